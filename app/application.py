@@ -1,0 +1,60 @@
+"""Creating the QApplication the way every Pivotal entry point needs it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6 import QtCore, QtWidgets
+
+
+def application() -> QtWidgets.QApplication:
+    """The QApplication, created once with shared OpenGL contexts.
+
+    pyqtgraph caches its shader programs per class, so every GL widget after the first
+    draws nothing unless contexts are shared; the attribute must precede the application.
+    """
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        QtCore.QCoreApplication.setAttribute(QtCore.Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+        app = QtWidgets.QApplication(sys.argv[:1])
+        app.setOrganizationName("Pivotal")
+        app.setApplicationName("Pivotal")
+    return app
+
+
+def has_display() -> bool:
+    """Whether a window can be shown (X11 or Wayland display, or a platform chosen)."""
+    if sys.platform != "linux":
+        return True
+    return bool(
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    )
+
+
+def run_editor(path: str) -> int:
+    """Open the editor on ``path``; exit status of the event loop (2 on bad input)."""
+    if not has_display():
+        print(
+            "main.py: no display (DISPLAY is not set). To see the demo without a screen, run "
+            "'xvfb-run -a python main.py screenshot --out demo.png', or 'make run', which "
+            "does that for you.",
+            file=sys.stderr,
+        )
+        return 2
+    from app.document import Document
+    from app.main_window import MainWindow
+    from app.scene.errors import SceneError
+
+    app = application()
+    try:
+        document = Document.from_file(path)
+    except SceneError as e:
+        print(f"main.py: {e}", file=sys.stderr)
+        return 2
+    window = MainWindow(document)
+    window.resize(1280, 800)
+    window.show()
+    return app.exec()

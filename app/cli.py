@@ -1,0 +1,147 @@
+"""The command line: ``python main.py [COMMAND] ...``.
+
+Commands:
+  (none) [SCENE]   open the editor (on the demo scene when SCENE is omitted)
+  bake             evaluate a scene or BVH file and write the arrays to a .npz
+  screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
+
+Bad input exits with status 2 and a one-line reason on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+EXIT_BAD_INPUT = 2
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_SCENE = ROOT / "resources" / "scenes" / "legs.json"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors exit 2 with one line (argparse's own status is 2 too)."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}\n")
+
+
+def parse_frames(text: str) -> np.ndarray:
+    """``START:END[:STEP]`` (END included) as an array of frames.
+
+    Raises
+    ------
+    ValueError
+        With a message naming what is wrong.
+    """
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
+        raise ValueError(f"--frames must be START:END[:STEP], got {text!r}")
+    try:
+        start, end = float(parts[0]), float(parts[1])
+        step = float(parts[2]) if len(parts) == 3 else 1.0
+    except ValueError:
+        raise ValueError(f"--frames must be numbers START:END[:STEP], got {text!r}") from None
+    if not all(np.isfinite([start, end, step])):
+        raise ValueError(f"--frames must be finite, got {text!r}")
+    if step <= 0:
+        raise ValueError(f"--frames STEP must be > 0, got {parts[2]!r}")
+    if end < start:
+        raise ValueError(f"--frames END {end:g} is before START {start:g}")
+    count = int(np.floor((end - start) / step + 1e-9)) + 1
+    return start + step * np.arange(count)
+
+
+def _bake(argv) -> int:
+    parser = _Parser(
+        prog="main.py bake",
+        description="Evaluate SCENE (a scene file or a .bvh) and write a NumPy .npz with "
+        "bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
+    )
+    parser.add_argument("scene", help="scene file (.json) or motion capture (.bvh)")
+    parser.add_argument("--out", required=True, help="output .npz path")
+    parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
+    parser.add_argument("--space", choices=("world", "object"),
+                        help="evaluate every constraint in this space")  # fmt: skip
+    args = parser.parse_args(argv)
+
+    from app.scene.errors import SceneError
+    from app.scene.evaluate import bake
+    from app.scene.io import load_scene
+
+    try:
+        frames = parse_frames(args.frames) if args.frames else None
+        scene = load_scene(args.scene)
+        for message in scene.messages:
+            print(message, file=sys.stderr)
+        result = bake(scene, frames=frames, space=args.space)
+    except (SceneError, ValueError) as e:
+        print(f"main.py bake: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        result.save_npz(args.out)
+    except OSError as e:
+        print(f"main.py bake: {args.out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
+    return 0
+
+
+def _screenshot(argv) -> int:
+    parser = _Parser(prog="main.py screenshot",
+                     description="Render SCENE in the editor and save a PNG.")  # fmt: skip
+    parser.add_argument("scene", nargs="?", default=str(DEMO_SCENE))
+    parser.add_argument("--out", required=True, help="output .png path")
+    parser.add_argument("--frame", type=float, help="frame to show (default: the first)")
+    parser.add_argument("--size", default="1280x800", help="window size WxH")
+    args = parser.parse_args(argv)
+    from app.render import render_screenshot
+
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+        path = render_screenshot(args.scene, args.out, frame=args.frame, size=(width, height))
+    except ValueError as e:
+        print(f"main.py screenshot: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(path)
+    return 0
+
+
+def _open(argv) -> int:
+    parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
+    parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
+    args = parser.parse_args(argv)
+    from app.application import run_editor
+
+    return run_editor(args.scene or str(DEMO_SCENE))
+
+
+COMMANDS = {"bake": _bake, "screenshot": _screenshot}
+
+HELP = f"""usage: python main.py [SCENE]
+       python main.py COMMAND [ARGS]
+
+Pivotal: a skeleton rig editor whose bodies rotate about several pivots at once.
+
+With no command, opens the editor on SCENE (default: {DEMO_SCENE.relative_to(ROOT)}).
+
+commands:
+  bake SCENE --out OUT.npz [--frames START:END[:STEP]] [--space world|object]
+                 evaluate a scene or .bvh and write the baked arrays
+  screenshot [SCENE] --out OUT.png [--frame F] [--size WxH]
+                 render the editor's viewport to a PNG (use under Xvfb when headless)
+
+'python main.py COMMAND --help' describes a command.
+"""
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("-h", "--help", "help"):
+        print(HELP, end="")
+        return 0
+    if argv and argv[0] in COMMANDS:
+        return COMMANDS[argv[0]](argv[1:])
+    return _open(argv)

@@ -1,0 +1,31 @@
+"""The one error type for bad input: it names the file, where in it, and why."""
+
+from __future__ import annotations
+
+
+class SceneError(ValueError):
+    """Bad scene or BVH input.
+
+    Parameters
+    ----------
+    reason : str
+        Why the input is refused, in words a user understands.
+    path : str, optional
+        Where: a JSON path (``bones[3].rotation``) or ``line 12`` for text formats.
+    file : str, optional
+        The file's name, when the input came from one.
+    """
+
+    def __init__(self, reason: str, path: str = "", file: str = ""):
+        self.reason = reason
+        self.path = path
+        self.file = file
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        parts = [p for p in (self.file, self.path) if p]
+        return ": ".join(parts + [self.reason])
+
+    def with_file(self, file: str) -> SceneError:
+        """The same error, naming ``file``."""
+        return SceneError(self.reason, self.path, file)

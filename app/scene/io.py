@@ -1,0 +1,104 @@
+"""Loading and saving scenes: scene files (JSON) and BVH motion capture.
+
+``load_scene`` never returns a partial scene: it parses and validates everything first and
+raises :class:`~app.scene.errors.SceneError` naming the file, where and why. ``save_scene``
+writes a temporary file next to the target and renames it over, so a crash or a full disk
+never leaves a half-written scene where the old one was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from app.scene.errors import SceneError
+from app.scene.model import Scene
+from app.scene.schema import scene_from_json, scene_to_json, validate
+
+
+def _reject_constant(token):
+    raise ValueError(f"{token} is not a valid JSON number")
+
+
+def load_scene(path) -> Scene:
+    """Read a scene file, or a ``.bvh`` file (by extension) as a scene.
+
+    Raises
+    ------
+    SceneError
+        For an unreadable, malformed or invalid file; the message names the file, the
+        location (JSON path or line) and the reason.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".bvh":
+        from app.scene.bvh import load_bvh
+
+        return load_bvh(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError("no such file", file=str(path)) from None
+    except UnicodeDecodeError as e:
+        raise SceneError(f"not UTF-8 text (byte {e.start})", file=str(path)) from None
+    except OSError as e:
+        raise SceneError(e.strerror or str(e), file=str(path)) from None
+    return loads_scene(text, str(path))
+
+
+def loads_scene(text: str, file: str = "") -> Scene:
+    """Parse a scene from JSON text; ``file`` names it in errors."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise SceneError(f"malformed JSON: {e.msg}", f"line {e.lineno} column {e.colno}",
+                         file) from None  # fmt: skip
+    except ValueError as e:
+        raise SceneError(f"malformed JSON: {e}", "", file) from None
+    try:
+        return scene_from_json(value)
+    except SceneError as e:
+        raise e.with_file(file) from None
+
+
+def dumps_scene(scene: Scene) -> str:
+    """The scene file text (UTF-8 JSON, two-space indent, newline at the end)."""
+    return json.dumps(scene_to_json(scene), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def save_scene(scene: Scene, path) -> None:
+    """Write ``scene`` to ``path`` atomically (temporary file, then rename).
+
+    Raises
+    ------
+    SceneError
+        If the scene is invalid (nothing is written) or the file cannot be written (the old
+        file, if any, is untouched).
+    """
+    path = Path(path)
+    try:
+        validate(scene)
+        text = dumps_scene(scene)
+    except (SceneError, ValueError) as e:
+        raise SceneError(f"cannot save: {e}", file=str(path)) from None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None

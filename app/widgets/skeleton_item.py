@@ -1,0 +1,49 @@
+"""A pyqtgraph GL item that draws a posed skeleton: octahedral bones and joint points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph.opengl as gl
+
+from app.scene.bone_shapes import octahedra
+from app.widgets.shading import LIT
+
+BONE_COLOR = (0.80, 0.82, 0.86, 1.0)
+JOINT_COLOR = (0.95, 0.75, 0.30, 1.0)
+
+
+class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
+    """Bones as octahedra from head to tail, joints as points.
+
+    Call :meth:`set_pose` with world heads and tails; colours may be given per bone.
+    """
+
+    def __init__(self, parentItem=None):
+        super().__init__(parentItem=parentItem)
+        self._mesh = gl.GLMeshItem(
+            parentItem=self, smooth=False, shader=LIT, glOptions="opaque",
+            drawEdges=True, edgeColor=(0.15, 0.15, 0.18, 1.0),
+        )  # fmt: skip
+        self._joints = gl.GLScatterPlotItem(parentItem=self, pxMode=True, size=7.0,
+                                            color=JOINT_COLOR, glOptions="opaque")  # fmt: skip
+
+    def set_pose(self, heads, tails, colors=None) -> None:
+        """Show bones from ``heads`` to ``tails`` (world, shape (B, 3)).
+
+        Parameters
+        ----------
+        colors : ndarray, shape (B, 4), optional
+            RGBA per bone; default a light grey.
+        """
+        heads = np.asarray(heads, dtype=float)
+        tails = np.asarray(tails, dtype=float)
+        if colors is None:
+            colors = np.tile(BONE_COLOR, (len(heads), 1))
+        verts, faces, bone_of_vertex = octahedra(heads, tails)
+        if len(faces):
+            self._mesh.setMeshData(vertexes=verts, faces=faces,
+                                   vertexColors=np.asarray(colors)[bone_of_vertex])  # fmt: skip
+            self._mesh.setVisible(True)
+        else:
+            self._mesh.setVisible(False)
+        self._joints.setData(pos=heads, color=JOINT_COLOR)

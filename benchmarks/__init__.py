@@ -1,0 +1,1 @@
+"""Pivotal's benchmarks: ``make bench`` runs :mod:`benchmarks.run`."""

@@ -1,0 +1,86 @@
+"""The command line: bake, help, and exit status 2 with one line for bad input."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from app.cli import parse_frames
+from app.scene.evaluate import bake
+from app.scene.io import load_scene
+
+from .conftest import ROOT, SCENES
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+
+
+def test_help_lists_the_commands():
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("bake", "screenshot"):
+        assert command in out.stdout
+
+
+def test_bake_a_bvh(tmp_path, cmu_01_01):
+    out = tmp_path / "x.npz"
+    proc = run("bake", cmu_01_01, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    data = np.load(out)
+    assert data["bone_to_world"].shape == (2752, 31, 4, 4)
+    assert data["heads"].shape == data["tails"].shape == (2752, 31, 3)
+    assert data["limit_violation_deg"].shape == (2752, 31)
+    assert data["bone_names"][0] == "Hips"
+    np.testing.assert_array_equal(data["frames"], np.arange(2752.0))
+
+
+def test_bake_matches_the_python_api_with_frames(tmp_path):
+    scene_path = SCENES / "legs.json"
+    out = tmp_path / "legs.npz"
+    proc = run("bake", scene_path, "--out", out, "--frames", "10:20:2.5", "--space", "world")
+    assert proc.returncode == 0, proc.stderr
+    data = np.load(out)
+    np.testing.assert_array_equal(data["frames"], [10, 12.5, 15, 17.5, 20])
+    expected = bake(load_scene(scene_path), [10, 12.5, 15, 17.5, 20], space="world")
+    np.testing.assert_array_equal(data["bone_to_world"], expected.bone_to_world)
+
+
+@pytest.mark.parametrize(
+    "args, why",
+    [
+        (["bake", "missing.json", "--out", "x.npz"], "no such file"),
+        (["bake", "resources/scenes/legs.json", "--out", "x.npz", "--frames", "5"], "START:END"),
+        (["bake", "resources/scenes/legs.json", "--out", "x.npz", "--frames", "9:3"], "before"),
+        (["bake", "resources/scenes/legs.json"], "--out"),
+        (["bake", "resources/scenes/legs.json", "--out", "x.npz", "--space", "up"], "invalid"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args, why):
+    proc = run(*args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert why in lines[-1]
+    assert len([line for line in lines if not line.startswith("usage:")]) == 1
+
+
+def test_bad_scene_names_file_path_and_reason(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a", '
+                   '"rotation": [2, 0, 0, 0]}]}')  # fmt: skip
+    proc = run("bake", bad, "--out", tmp_path / "x.npz")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"main.py bake: {bad}: bones[0].rotation: length 2 is not a unit quaternion"
+    )
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_parse_frames():
+    np.testing.assert_array_equal(parse_frames("0:4"), [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(parse_frames("1:2:0.25"), [1, 1.25, 1.5, 1.75, 2])
+    np.testing.assert_array_equal(parse_frames("0:10:3"), [0, 3, 6, 9])
+    with pytest.raises(ValueError, match="> 0"):
+        parse_frames("0:4:0")

@@ -1,0 +1,61 @@
+"""Animation keys: linear and slerp interpolation, held outside the keyed range."""
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation, Slerp
+
+from app.scene import quat
+from app.scene.keys import Keys, interpolate_linear, interpolate_slerp, sample
+
+
+def test_linear_keys_interpolate_and_hold():
+    keys = Keys([0, 10, 30], [[0, 0, 0], [10, 0, 0], [10, 20, 0]])
+    out = interpolate_linear(keys, [-5, 0, 5, 10, 20, 30, 99])
+    np.testing.assert_allclose(
+        out, [[0, 0, 0], [0, 0, 0], [5, 0, 0], [10, 0, 0], [10, 10, 0], [10, 20, 0], [10, 20, 0]]
+    )
+
+
+def test_slerp_keys_match_scipy(rng):
+    q = Rotation.random(4, rng=rng).as_quat(scalar_first=True)
+    key_frames = np.array([0.0, 7.0, 8.5, 20.0])
+    keys = Keys(key_frames, q)
+    frames = np.linspace(-3, 25, 200)
+    ours = interpolate_slerp(keys, frames)
+    ref = Slerp(key_frames, Rotation.from_quat(q, scalar_first=True))(np.clip(frames, 0, 20))
+    np.testing.assert_allclose(np.abs(np.sum(ours * ref.as_quat(scalar_first=True), axis=1)), 1,
+                               atol=1e-12)  # fmt: skip
+
+
+def test_slerp_keys_are_exact_at_key_frames_and_any_shape(rng):
+    q = Rotation.random(5, rng=rng).as_quat(scalar_first=True)
+    keys = Keys(np.arange(5) * 3.0, q)
+    np.testing.assert_array_equal(interpolate_slerp(keys, np.arange(5) * 3.0)[:4], q[:4])
+    assert interpolate_slerp(keys, np.zeros((2, 3))).shape == (2, 3, 4)
+
+
+def test_negated_keys_give_the_same_rotations(rng):
+    q = Rotation.random(3, rng=rng).as_quat(scalar_first=True)
+    flipped = q * np.array([[1], [-1], [1]])
+    frames = np.linspace(0, 2, 41)
+    a = interpolate_slerp(Keys([0, 1, 2], q), frames)
+    b = interpolate_slerp(Keys([0, 1, 2], flipped), frames)
+    np.testing.assert_allclose(quat.matrix_from_quat(a), quat.matrix_from_quat(b), atol=1e-12)
+
+
+def test_single_key_and_static_values():
+    keys = Keys([5], [[1, 2, 3]])
+    np.testing.assert_array_equal(interpolate_linear(keys, [0, 5, 9]), [[1, 2, 3]] * 3)
+    np.testing.assert_array_equal(sample((4, 5, 6), None, [1, 2]), [[4, 5, 6]] * 2)
+
+
+def test_key_editing_and_validation():
+    keys = Keys([0, 10], [[0, 0, 0], [1, 1, 1]])
+    assert list(keys.with_key(5, [2, 2, 2]).frames) == [0, 5, 10]
+    assert np.array_equal(keys.with_key(10, [3, 3, 3]).values[-1], [3, 3, 3])
+    assert list(keys.without_key(0).frames) == [10]
+    assert Keys([1], [[0, 0, 0]]).without_key(1) is None
+    with pytest.raises(KeyError):
+        keys.without_key(3)
+    with pytest.raises(ValueError, match="increasing"):
+        Keys([0, 0], [[0, 0, 0], [1, 1, 1]])
