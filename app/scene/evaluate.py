@@ -7,6 +7,9 @@ multi-parent integral) between evaluations.
 A constraint solver is a module with ``apply(constraint, context)``; it reads the current
 world transforms from the :class:`Context` and writes the driven bones' world transforms
 back with :meth:`Context.set_world`, which carries the change down to the descendants.
+A solver that caches work between evaluations (in ``context.cache[constraint.name]``) may
+also define ``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks
+through :meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
 """
 
 from __future__ import annotations
@@ -140,6 +143,18 @@ class Evaluator:
     def __init__(self, scene: Scene):
         self.scene = scene
         self.cache: dict = {}
+
+    def stale_constraints(self) -> list[str]:
+        """Names of the constraints whose cached work no longer matches the scene.
+
+        The next :meth:`evaluate` recomputes them (from the first frame whose inputs changed).
+        """
+        stale = []
+        for i, c in enumerate(self.scene.constraints):
+            is_stale = getattr(_solver(c.type, f"constraints[{i}]"), "is_stale", None)
+            if is_stale is not None and is_stale(c, self.cache.get(c.name), self.scene):
+                stale.append(c.name)
+        return stale
 
     def evaluate(self, frames=None, space: str | None = None) -> BakeResult:
         """Evaluate ``frames`` (default: the whole timeline).
