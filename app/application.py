@@ -20,6 +20,9 @@ def application() -> QtWidgets.QApplication:
         app = QtWidgets.QApplication(sys.argv[:1])
         app.setOrganizationName("Pivotal")
         app.setApplicationName("Pivotal")
+    from app import theme
+
+    theme.apply(app)
     return app
 
 
@@ -55,6 +58,14 @@ def run_editor(path: str) -> int:
         print(f"main.py: {e}", file=sys.stderr)
         return 2
     window = MainWindow(document)
-    window.resize(1280, 800)
+    if not window.restored_geometry:
+        window.resize(1280, 800)
     window.show()
+    if not os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"):
+        # After the window is up, offer what a crash left behind.
+        def recover():
+            if window.files.offer_recovery():
+                window.autosaver.autosave()
+
+        QtCore.QTimer.singleShot(0, recover)
     return app.exec()

@@ -96,12 +96,43 @@ def _screenshot(argv) -> int:
     parser.add_argument("--out", required=True, help="output .png path")
     parser.add_argument("--frame", type=float, help="frame to show (default: the first)")
     parser.add_argument("--size", default="1280x800", help="window size WxH")
+    parser.add_argument(
+        "--space",
+        choices=("world", "object"),
+        help="evaluate every constraint in this space (default: as authored)",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="Compare mode: the other space as a ghost, and the differences",
+    )
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="select a bone, a constraint or CONSTRAINT/PIVOT (repeatable)",
+    )
+    parser.add_argument("--axes", action="store_true", help="draw each bone's frame axes")
+    parser.add_argument(
+        "--viewport-only", action="store_true", help="save only the viewport, not the whole window"
+    )
     args = parser.parse_args(argv)
     from app.render import render_screenshot
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
-        path = render_screenshot(args.scene, args.out, frame=args.frame, size=(width, height))
+        path = render_screenshot(
+            args.scene,
+            args.out,
+            frame=args.frame,
+            size=(width, height),
+            space=args.space,
+            compare=args.compare,
+            select=args.select,
+            axes=args.axes,
+            viewport_only=args.viewport_only,
+        )
     except ValueError as e:
         print(f"main.py screenshot: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -130,7 +161,8 @@ With no command, opens the editor on SCENE (default: {DEMO_SCENE.relative_to(ROO
 commands:
   bake SCENE --out OUT.npz [--frames START:END[:STEP]] [--space world|object]
                  evaluate a scene or .bvh and write the baked arrays
-  screenshot [SCENE] --out OUT.png [--frame F] [--size WxH]
+  screenshot [SCENE] --out OUT.png [--frame F] [--size WxH] [--space world|object]
+             [--compare] [--select NAME]... [--axes] [--viewport-only]
                  render the editor's viewport to a PNG (use under Xvfb when headless)
 
 'python main.py COMMAND --help' describes a command.

@@ -10,30 +10,45 @@ from app.widgets.shading import LIT
 
 BONE_COLOR = (0.80, 0.82, 0.86, 1.0)
 JOINT_COLOR = (0.95, 0.75, 0.30, 1.0)
+EDGE_COLOR = (0.12, 0.12, 0.15, 1.0)
 
 
 class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
     """Bones as octahedra from head to tail, joints as points.
 
     Call :meth:`set_pose` with world heads and tails; colours may be given per bone.
+
+    Parameters
+    ----------
+    ghost : bool
+        Draw translucent, without joints or outlines (Compare mode's other space).
     """
 
-    def __init__(self, parentItem=None):
+    def __init__(self, parentItem=None, ghost: bool = False):
         super().__init__(parentItem=parentItem)
+        self._ghost = ghost
         self._mesh = gl.GLMeshItem(
-            parentItem=self, smooth=False, shader=LIT, glOptions="opaque",
-            drawEdges=True, edgeColor=(0.15, 0.15, 0.18, 1.0),
-        )  # fmt: skip
-        self._joints = gl.GLScatterPlotItem(parentItem=self, pxMode=True, size=7.0,
-                                            color=JOINT_COLOR, glOptions="opaque")  # fmt: skip
+            parentItem=self,
+            smooth=False,
+            shader=LIT,
+            glOptions="translucent" if ghost else "opaque",
+            drawEdges=not ghost,
+            edgeColor=EDGE_COLOR,
+        )
+        self._joints = gl.GLScatterPlotItem(
+            parentItem=self, pxMode=True, size=7.0, color=JOINT_COLOR, glOptions="opaque"
+        )
+        self._joints.setVisible(not ghost)
 
-    def set_pose(self, heads, tails, colors=None) -> None:
+    def set_pose(self, heads, tails, colors=None, joint_colors=None) -> None:
         """Show bones from ``heads`` to ``tails`` (world, shape (B, 3)).
 
         Parameters
         ----------
         colors : ndarray, shape (B, 4), optional
             RGBA per bone; default a light grey.
+        joint_colors : ndarray, shape (B, 4), optional
+            RGBA per joint (at each head); default amber.
         """
         heads = np.asarray(heads, dtype=float)
         tails = np.asarray(tails, dtype=float)
@@ -41,9 +56,12 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
             colors = np.tile(BONE_COLOR, (len(heads), 1))
         verts, faces, bone_of_vertex = octahedra(heads, tails)
         if len(faces):
-            self._mesh.setMeshData(vertexes=verts, faces=faces,
-                                   vertexColors=np.asarray(colors)[bone_of_vertex])  # fmt: skip
+            self._mesh.setMeshData(
+                vertexes=verts, faces=faces, vertexColors=np.asarray(colors)[bone_of_vertex]
+            )
             self._mesh.setVisible(True)
         else:
             self._mesh.setVisible(False)
-        self._joints.setData(pos=heads, color=JOINT_COLOR)
+        if not self._ghost:
+            color = JOINT_COLOR if joint_colors is None else np.asarray(joint_colors, float)
+            self._joints.setData(pos=heads, color=color)

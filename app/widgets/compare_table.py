@@ -1,0 +1,96 @@
+"""Compare mode's table: per bone, how far the two spaces put it apart, and world-space
+limit violations. It follows the document as the user scrubs, drags or edits."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.scene import compare
+
+COLUMNS = ["Bone", "Δ head", "Δ angle", "World limit"]
+
+
+class CompareTable(QtWidgets.QWidget):
+    """A caption naming the two spaces and a table with one row per bone."""
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.setObjectName("compareTable")
+        self._document = document
+        self.caption = QtWidgets.QLabel()
+        self.caption.setWordWrap(True)
+        self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("compareRows")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        for i in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(i, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.table)
+        document.pose_changed.connect(self.refresh)
+        document.compare_changed.connect(self.refresh)
+        self.refresh()
+
+    def rows(self) -> list[tuple[str, float, float, float]]:
+        """``(bone, head distance, angle in degrees, world limit violation)`` per bone."""
+        doc = self._document
+        pose, ghost = doc.pose(), doc.ghost_pose()
+        dist, angle = compare.pose_differences(pose.bone_to_world[0], ghost.bone_to_world[0])
+        world = doc.world_pose().limit_violation_deg[0]
+        return [
+            (str(n), float(d), float(a), float(w))
+            for n, d, a, w in zip(pose.bone_names, dist, angle, world)
+        ]
+
+    def refresh(self) -> None:
+        doc = self._document
+        if not doc.compare or not self.isVisible():
+            return
+        shown = doc.space or "as authored"
+        self.caption.setText(
+            f"Solid: <b>{shown}</b> · ghost: <b>{doc.ghost_space()}</b> at frame {doc.frame:g}"
+        )
+        rows = self.rows()
+        if len(rows) != len(doc.scene.bones):
+            return
+        self.table.setRowCount(len(rows))
+        pose = doc.pose()
+        radius = max(compare.skeleton_radius(pose.heads[0], pose.tails[0]), 1e-9)
+        for r, (name, dist, angle, world) in enumerate(rows):
+            level = float(compare.difference_level(np.array([dist]), np.array([angle]), radius)[0])
+            texts = [
+                name,
+                f"{dist:.4f}",
+                f"{angle:.2f}°",
+                f"+{world:.1f}°" if world > 0.05 else "—",
+            ]
+            for c, text in enumerate(texts):
+                item = self.table.item(r, c)
+                if item is None:
+                    item = QtWidgets.QTableWidgetItem()
+                    self.table.setItem(r, c, item)
+                item.setText(text)
+                align = (
+                    QtCore.Qt.AlignmentFlag.AlignRight if c else QtCore.Qt.AlignmentFlag.AlignLeft
+                )
+                item.setTextAlignment(align | QtCore.Qt.AlignmentFlag.AlignVCenter)
+                color = QtGui.QColor(220, 222, 228)
+                if c in (1, 2) and level > 0:
+                    color = QtGui.QColor.fromRgbF(
+                        0.86 + 0.14 * level, 0.86 - 0.44 * level, 0.88 - 0.76 * level
+                    )
+                if c == 3 and world > 0.05:
+                    color = QtGui.QColor(255, 102, 80)
+                item.setForeground(color)
+
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        self.refresh()

@@ -1,0 +1,432 @@
+"""The inspector: properties of the active selection, edited through undoable operations.
+
+A pivot or a bone shows its rotation at the current frame in three notations; editing any
+of them keys it at that frame (K keys the current values, Shift+K deletes the key). A
+pivot's position on its body and a position target are edited for the whole timeline, or
+as a key at the current frame when they are animated; the form says which.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+from app import operations
+from app.scene import editing
+from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
+from app.scene.model import Fabrik, MultiParent, PointsAt, Target
+from app.widgets.fields import RotationEditor, VectorEdit, spin_box
+
+
+def _keys_text(keys, what: str) -> str:
+    if keys is None:
+        return f"{what}: not animated"
+    return f"{what}: {len(keys)} key{'s' if len(keys) != 1 else ''}"
+
+
+class Inspector(QtWidgets.QScrollArea):
+    """Takes the document; rebuilds its form when the active item changes."""
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.setObjectName("inspector")
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._document = document
+        self._ref: Ref | None = None
+        self._refreshers: list = []
+        document.selection_changed.connect(self._rebuild)
+        document.structure_changed.connect(self._rebuild)
+        document.scene_replaced.connect(self._rebuild)
+        document.pose_changed.connect(self._refresh)
+        document.scene_changed.connect(self._refresh)
+        self._rebuild()
+
+    def sizeHint(self):
+        return QtCore.QSize(330, 480)
+
+    # --- building ------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        doc = self._document
+        ref = doc.active
+        if ref is not None and not editing.exists(doc.scene, ref):
+            ref = None
+        self._ref = ref
+        self._refreshers = []
+        page = QtWidgets.QWidget()
+        page.setObjectName("inspectorPage")
+        self._form = QtWidgets.QVBoxLayout(page)
+        self._form.setContentsMargins(8, 8, 8, 8)
+        self._form.setSpacing(8)
+        if ref is None:
+            self._build_scene()
+        elif ref.kind == BONE:
+            self._build_bone(ref)
+        elif ref.kind == PIVOT:
+            self._build_pivot(ref)
+        elif ref.kind == TARGET:
+            self._build_target(ref)
+        elif ref.kind == CONSTRAINT:
+            self._build_constraint(ref)
+        self._form.addStretch(1)
+        old = self.takeWidget()
+        if old is not None:
+            old.deleteLater()
+        self.setWidget(page)
+        self._refresh()
+
+    def _header(self, title: str, subtitle: str = "") -> None:
+        label = QtWidgets.QLabel(
+            f"<b style='font-size:12pt'>{title}</b>"
+            + (f"<br><span style='color:#9aa0a8'>{subtitle}</span>" if subtitle else "")
+        )
+        label.setObjectName("inspectorTitle")
+        label.setWordWrap(True)
+        self._form.addWidget(label)
+
+    def _group(self, title: str) -> QtWidgets.QFormLayout:
+        box = QtWidgets.QGroupBox(title)
+        form = QtWidgets.QFormLayout(box)
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setContentsMargins(6, 6, 6, 6)
+        self._form.addWidget(box)
+        self._last_group = box
+        return form
+
+    def _note(self, form, fn) -> QtWidgets.QLabel:
+        label = QtWidgets.QLabel()
+        label.setWordWrap(True)
+        label.setStyleSheet("color: #9aa0a8;")
+        form.addRow(label)
+        self._refreshers.append(lambda: label.setText(fn()))
+        return label
+
+    def _key_buttons(self, form, ref: Ref) -> None:
+        row = QtWidgets.QHBoxLayout()
+        key = QtWidgets.QPushButton("Key (K)")
+        key.setObjectName("keyButton")
+        key.setToolTip("Key the current values at the current frame")
+        unkey = QtWidgets.QPushButton("Delete key (Shift+K)")
+        unkey.setObjectName("deleteKeyButton")
+        key.clicked.connect(lambda: self._run(operations.set_key, self._document, [ref]))
+        unkey.clicked.connect(lambda: self._run(operations.delete_key, self._document, [ref]))
+        for b in (key, unkey):
+            b.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+            row.addWidget(b)
+        form.addRow(row)
+
+    def _run(self, fn, *args) -> None:
+        try:
+            fn(*args)
+        except operations.OperationError as e:
+            self._document.notify(str(e))
+            self._refresh()
+
+    def _rotation_group(self, ref: Ref, title: str, always_keys: bool = True):
+        doc = self._document
+        form = self._group(title)
+        editor = RotationEditor("rotation")
+        form.addRow(editor)
+        editor.edited.connect(
+            lambda q, source: self._run(operations.set_rotation, doc, ref, q, source)
+        )
+        self._refreshers.append(
+            lambda: editor.set_value(
+                editing.rotation_at(editing.resolve(doc.scene, ref), doc.frame)
+            )
+        )
+        self._key_buttons(form, ref)
+        self._note(form, lambda: self._key_state(ref))
+        return form
+
+    def _key_state(self, ref: Ref) -> str:
+        doc = self._document
+        item = editing.resolve(doc.scene, ref)
+        frames = editing.key_frames(doc.scene, ref)
+        here = np.any(frames == doc.frame)
+        parts = []
+        if hasattr(item, "rotation_keys"):
+            parts.append(_keys_text(item.rotation_keys, "rotation"))
+        for field, words in (("translation_keys", "translation"), ("position_keys", "position")):
+            if hasattr(item, field):
+                parts.append(_keys_text(getattr(item, field), words))
+        status = f"◆ key at frame {doc.frame:g}" if here else f"no key at frame {doc.frame:g}"
+        return " · ".join(parts) + f"<br>{status}"
+
+    def _build_scene(self) -> None:
+        doc = self._document
+        s = doc.scene
+        self._header("Scene", doc.path or "untitled")
+        form = self._group("Contents")
+        self._note(
+            form,
+            lambda: (
+                f"{len(s.bones)} bones, {len(s.constraints)} constraints, "
+                f"frames {s.frame_start}–{s.frame_end} at {s.fps:g} fps"
+            ),
+        )
+        hint = QtWidgets.QLabel(
+            "Click a bone, a pivot (orange) or a target (cyan) in the viewport or the "
+            "outliner to edit it. Drag pivots and targets; Shift+drag keeps them on the "
+            "ground plane; Ctrl+drag turns a pivot or bone and keys it."
+        )
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #9aa0a8;")
+        self._form.addWidget(hint)
+
+    def _build_bone(self, ref: Ref) -> None:
+        doc = self._document
+        bone = doc.scene.bone(ref.name)
+        driven = [c.name for c in doc.scene.constraints if ref.name in c.driven_bones()]
+        sub = f"child of {bone.parent}" if bone.parent else "root bone"
+        if driven:
+            sub += f" · driven by {', '.join(driven)}"
+        self._header(f"Bone {bone.name}", sub)
+        self._rotation_group(ref, "Pose rotation (local) at the current frame — edits key it")
+        form = self._group("Translation (head in the parent's frame)")
+        translation = VectorEdit(3, "translation")
+        form.addRow(translation)
+        translation.edited.connect(
+            lambda v: self._run(operations.set_bone_translation, doc, ref.name, v)
+        )
+        self._refreshers.append(
+            lambda: translation.set_value(
+                editing.translation_at(doc.scene.bone(ref.name), doc.frame)
+            )
+        )
+        self._note(
+            form,
+            lambda: (
+                "keyed: edits set a key at the current frame"
+                if doc.scene.bone(ref.name).translation_keys is not None
+                else "not animated: edits apply to the whole timeline"
+            ),
+        )
+        form = self._group("Rest (static values; limits are relative to this rotation)")
+        for field, label, n, dec in (
+            ("rotation", "Rotation w x y z", 4, 5),
+            ("scale", "Scale", 3, 4),
+            ("tail", "Tail", 3, 4),
+        ):
+            edit = VectorEdit(n, f"rest_{field}", decimals=dec)
+            form.addRow(label, edit)
+            edit.edited.connect(
+                lambda v, f=field: self._run(operations.set_bone_rest, doc, ref.name, f, v)
+            )
+            self._refreshers.append(lambda e=edit, f=field: e.set_value(self._rest(ref, f)))
+        form = self._group("World at the current frame")
+        self._note(form, lambda: self._world_text(ref.name))
+
+    def _rest(self, ref: Ref, field: str):
+        doc = self._document
+        if field == "tail":
+            return doc.scene.tail_of(doc.scene.bone_index(ref.name))
+        return getattr(doc.scene.bone(ref.name), field)
+
+    def _world_text(self, name: str) -> str:
+        doc = self._document
+        pose = doc.pose()
+        i = doc.scene.bone_index(name)
+        head = ", ".join(f"{v:.3f}" for v in pose.heads[0, i])
+        tail = ", ".join(f"{v:.3f}" for v in pose.tails[0, i])
+        text = f"head ({head})<br>tail ({tail})"
+        world = doc.world_pose().limit_violation_deg[0, i]
+        if world > 0.05:
+            text += (
+                f"<br><span style='color:#ff6650'>world space leaves its limit by "
+                f"{world:.1f}°</span>"
+            )
+        return text
+
+    def _build_pivot(self, ref: Ref) -> None:
+        doc = self._document
+        c = doc.scene.constraint(ref.name)
+        self._header(f"Pivot {ref.pivot}", f"of {c.name} · body {c.body} · {c.space} space")
+        form = self._group("Position on the body (body frame)")
+        position = VectorEdit(3, "position")
+        form.addRow(position)
+        position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
+        self._refreshers.append(
+            lambda: position.set_value(
+                editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
+            )
+        )
+        self._note(
+            form,
+            lambda: (
+                "keyed: edits and drags set a key at the current frame"
+                if editing.resolve(doc.scene, ref).position_keys is not None
+                else "not animated: edits and drags move it for the whole timeline"
+            ),
+        )
+        self._rotation_group(ref, "Rotation q_i at the current frame — edits key it")
+
+    def _build_target(self, ref: Ref) -> None:
+        doc = self._document
+        c = doc.scene.constraint(ref.name)
+        target = c.target
+        self._header(f"Target of {c.name}", f"{c.type.replace('_', '-')} constraint")
+        form = self._group("Aims at")
+        kind = QtWidgets.QComboBox()
+        kind.setObjectName("targetKind")
+        kind.addItem("a position", None)
+        for b in doc.scene.bones:
+            kind.addItem(f"bone {b.name} head", (b.name, "head"))
+            kind.addItem(f"bone {b.name} tail", (b.name, "tail"))
+        if target.bone is None:
+            kind.setCurrentIndex(0)
+        else:
+            kind.setCurrentIndex(max(kind.findData((target.bone, target.at)), 0))
+        kind.currentIndexChanged.connect(lambda _: self._set_target_kind(ref, kind.currentData()))
+        form.addRow(kind)
+        if target.bone is None:
+            position = VectorEdit(3, "position")
+            form.addRow("World position", position)
+            position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
+            self._refreshers.append(
+                lambda: position.set_value(
+                    editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
+                )
+            )
+            self._key_buttons(form, ref)
+            self._note(form, lambda: self._key_state(ref))
+
+    def _set_target_kind(self, ref: Ref, data) -> None:
+        doc = self._document
+        if data is None:
+            target = operations.target_here(doc, ref.name)
+        else:
+            target = Target(bone=data[0], at=data[1])
+        self._run(operations.set_target, doc, ref.name, target)
+
+    def _build_constraint(self, ref: Ref) -> None:
+        doc = self._document
+        c = doc.scene.constraint(ref.name)
+        kind = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
+        self._header(f"{c.name}", f"{kind.get(c.type, c.type)} constraint")
+        form = self._group("Evaluation")
+        space = QtWidgets.QComboBox()
+        space.setObjectName("constraintSpace")
+        space.addItems(["object", "world"])
+        space.setToolTip(
+            "The space saved in the file. The toolbar's World/Object toggle "
+            "overrides it for comparing, without editing the file."
+        )
+        form.addRow("Space (authored)", space)
+        space.currentTextChanged.connect(
+            lambda v: self._run(operations.set_constraint_field, doc, ref.name, "space", v)
+        )
+        self._refreshers.append(
+            lambda: self._set_combo(space, doc.scene.constraint(ref.name).space)
+        )
+        if isinstance(c, MultiParent):
+            form.addRow("Body", QtWidgets.QLabel(c.body))
+            substeps = QtWidgets.QSpinBox()
+            substeps.setObjectName("substeps")
+            substeps.setRange(1, 1000)
+            substeps.setKeyboardTracking(False)
+            form.addRow("Substeps per frame", substeps)
+            substeps.valueChanged.connect(
+                lambda v: self._run(
+                    operations.set_constraint_field, doc, ref.name, "substeps", int(v)
+                )
+            )
+            self._refreshers.append(
+                lambda: self._set_spin(substeps, doc.scene.constraint(ref.name).substeps)
+            )
+            integrator = QtWidgets.QComboBox()
+            integrator.setObjectName("integrator")
+            integrator.addItems(["seed", "twist"])
+            form.addRow("Integrator", integrator)
+            integrator.currentTextChanged.connect(
+                lambda v: self._run(operations.set_constraint_field, doc, ref.name, "integrator", v)
+            )
+            self._refreshers.append(
+                lambda: self._set_combo(integrator, doc.scene.constraint(ref.name).integrator)
+            )
+            pivots = ", ".join(p.name for p in c.pivots)
+            form.addRow("Pivots", QtWidgets.QLabel(pivots))
+            add = QtWidgets.QPushButton("Add pivot")
+            add.setObjectName("addPivotButton")
+            add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
+            form.addRow(add)
+        elif isinstance(c, (PointsAt, Fabrik)):
+            bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
+            form.addRow("Bones", QtWidgets.QLabel(bones))
+            t = c.target
+            form.addRow(
+                "Target",
+                QtWidgets.QLabel(
+                    f"bone {t.bone} {t.at}" if t.bone else "a position (drag the cyan handle)"
+                ),
+            )
+            if isinstance(c, Fabrik):
+                tol = spin_box(6, 1e-4, 1e-9, 1e6)
+                tol.setObjectName("tolerance")
+                form.addRow("Tolerance", tol)
+                tol.valueChanged.connect(
+                    lambda v: self._run(
+                        operations.set_constraint_field, doc, ref.name, "tolerance", float(v)
+                    )
+                )
+                self._refreshers.append(
+                    lambda: self._set_spin(tol, doc.scene.constraint(ref.name).tolerance)
+                )
+                its = QtWidgets.QSpinBox()
+                its.setObjectName("maxIterations")
+                its.setRange(1, 10000)
+                its.setKeyboardTracking(False)
+                form.addRow("Max iterations", its)
+                its.valueChanged.connect(
+                    lambda v: self._run(
+                        operations.set_constraint_field, doc, ref.name, "max_iterations", int(v)
+                    )
+                )
+                self._refreshers.append(
+                    lambda: self._set_spin(its, doc.scene.constraint(ref.name).max_iterations)
+                )
+        self._note(form, lambda: self._info_text(ref.name))
+
+    def _info_text(self, name: str) -> str:
+        doc = self._document
+        info = doc.pose().info.get(name)
+        text = ""
+        if isinstance(info, dict) and info:
+            text = "<br>".join(f"{k}: {self._fmt(v)}" for k, v in info.items())
+        if doc.evaluation_error:
+            text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
+        return text
+
+    @staticmethod
+    def _fmt(v) -> str:
+        a = np.asarray(v)
+        if a.dtype.kind in "fiu" and a.size:
+            return (
+                f"{float(a.reshape(-1)[0]):.4g}"
+                if a.size == 1
+                else np.array2string(a.reshape(-1)[:4], precision=3)
+            )
+        return str(v)
+
+    @staticmethod
+    def _set_combo(combo, text) -> None:
+        with QtCore.QSignalBlocker(combo):
+            combo.setCurrentText(text)
+
+    @staticmethod
+    def _set_spin(spin, value) -> None:
+        with QtCore.QSignalBlocker(spin):
+            spin.setValue(value)
+
+    # --- refreshing ----------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        doc = self._document
+        if self._ref != doc.active or (
+            self._ref is not None and not editing.exists(doc.scene, self._ref)
+        ):
+            self._rebuild()
+            return
+        for refresh in self._refreshers:
+            refresh()

@@ -1,0 +1,141 @@
+"""Viewport overlays drawn over the skeleton: handles, guide lines and text labels.
+
+Handles (pivots, targets) and labels ignore depth, so a pivot inside the foot or behind
+the shin stays visible and grabbable, as Blender draws its gizmos.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from OpenGL import GL
+from PySide6 import QtCore, QtGui
+
+#: Drawn over everything, blended.
+OVERLAY = {
+    GL.GL_DEPTH_TEST: False,
+    GL.GL_BLEND: True,
+    GL.GL_CULL_FACE: False,
+    "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA),
+}
+
+#: Depth-tested but blended: guide lines that the bones may hide.
+BLENDED = {
+    GL.GL_DEPTH_TEST: True,
+    GL.GL_BLEND: True,
+    GL.GL_CULL_FACE: False,
+    "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA),
+}
+
+
+class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
+    """Round screen-space handles with a dark outline, drawn over everything."""
+
+    def __init__(self, parentItem=None, size: float = 13.0):
+        super().__init__(parentItem=parentItem)
+        self._size = size
+        self._outline = gl.GLScatterPlotItem(parentItem=self, pxMode=True, glOptions=OVERLAY)
+        self._fill = gl.GLScatterPlotItem(parentItem=self, pxMode=True, glOptions=OVERLAY)
+        self._fill.setDepthValue(1)
+        self.set_handles(np.zeros((0, 3)), np.zeros((0, 4)))
+
+    def set_handles(self, positions, colors, selected=None) -> None:
+        """Handles at world ``positions`` (N, 3) with RGBA ``colors`` (N, 4).
+
+        ``selected`` (N,) bool draws those larger, with a white outline.
+        """
+        positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+        colors = np.asarray(colors, dtype=float).reshape(-1, 4)
+        n = len(positions)
+        selected = np.zeros(n, bool) if selected is None else np.asarray(selected, bool)
+        size = np.where(selected, self._size + 4, self._size)
+        outline = np.where(selected[:, None], [1.0, 1.0, 1.0, 1.0], [0.06, 0.06, 0.08, 0.95])
+        visible = n > 0
+        self._outline.setVisible(visible)
+        self._fill.setVisible(visible)
+        if visible:
+            self._outline.setData(pos=positions, color=outline, size=size + 5)
+            self._fill.setData(pos=positions, color=colors, size=size)
+
+
+class LabelsItem(gl.GLGraphicsItem.GLGraphicsItem):
+    """Text labels at world points (one QPainter pass for all), with a dark halo."""
+
+    def __init__(self, parentItem=None):
+        super().__init__(parentItem=parentItem)
+        self.setGLOptions(OVERLAY)
+        self._positions = np.zeros((0, 3))
+        self._texts: list[str] = []
+        self._colors: list[QtGui.QColor] = []
+        self.font = QtGui.QFont()
+        self.font.setPointSizeF(9.5)
+
+    def set_labels(self, positions, texts, colors) -> None:
+        """Labels ``texts`` at world ``positions`` (N, 3); ``colors`` RGBA 0..1 (N, 4)."""
+        self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+        self._texts = list(texts)
+        self._colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
+        self.update()
+
+    def paint(self):
+        if not self._texts:
+            return
+        self.setupGLState()
+        view = self.view()
+        rect = QtCore.QRectF(view.rect())
+        ndc_to_widget = QtGui.QMatrix4x4()
+        ndc_to_widget.viewport(rect.left(), rect.bottom(), rect.width(), -rect.height())
+        to_widget = ndc_to_widget * self.mvpMatrix()
+        painter = QtGui.QPainter(view)
+        painter.setRenderHints(
+            QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing
+        )
+        painter.setFont(self.font)
+        halo = QtGui.QColor(20, 20, 24, 200)
+        for p, text, color in zip(self._positions, self._texts, self._colors):
+            eye = (self.mvpMatrix() * QtGui.QVector4D(*p, 1.0)).w()
+            if eye <= 0:
+                continue  # behind the camera
+            at = to_widget.map(QtGui.QVector3D(*p)).toPointF() + QtCore.QPointF(10, -8)
+            painter.setPen(halo)
+            for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                painter.drawText(at + QtCore.QPointF(dx, dy), text)
+            painter.setPen(color)
+            painter.drawText(at, text)
+        painter.end()
+
+
+def axes_lines(bone_to_world, lengths) -> tuple[np.ndarray, np.ndarray]:
+    """Line segments of each bone's frame axes (x red, y green, z blue).
+
+    Parameters
+    ----------
+    bone_to_world : ndarray, shape (B, 4, 4)
+    lengths : ndarray, shape (B,)
+        Drawn length of the axes per bone.
+
+    Returns
+    -------
+    positions : ndarray, shape (6 B, 3)
+        Pairs of points for ``mode="lines"``.
+    colors : ndarray, shape (6 B, 4)
+    """
+    m = np.asarray(bone_to_world, dtype=float)
+    origin = m[:, :3, 3]
+    axes = m[:, :3, :3]
+    axes = axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-12)
+    ends = origin[:, None, :] + np.moveaxis(axes, 2, 1) * np.asarray(lengths)[:, None, None]
+    pos = np.empty((len(m), 3, 2, 3))
+    pos[:, :, 0] = origin[:, None, :]
+    pos[:, :, 1] = ends
+    rgb = np.array([[0.95, 0.25, 0.25, 1], [0.35, 0.9, 0.3, 1], [0.3, 0.5, 1.0, 1]])
+    colors = np.broadcast_to(rgb[None, :, None, :], (len(m), 3, 2, 4))
+    return pos.reshape(-1, 3), colors.reshape(-1, 4).copy()
+
+
+def circle_points(center, right, up, radius: float, segments: int = 64) -> np.ndarray:
+    """A closed circle (segments + 1, 3) around ``center`` in the plane of ``right``, ``up``."""
+    t = np.linspace(0.0, 2.0 * np.pi, segments + 1)
+    return np.asarray(center)[None] + radius * (
+        np.cos(t)[:, None] * np.asarray(right)[None] + np.sin(t)[:, None] * np.asarray(up)[None]
+    )

@@ -1,0 +1,203 @@
+"""The timeline: transport buttons, the current frame, the frame range, and the scrub bar.
+
+Frame range and fps are scene edits (undoable); the current frame and playback are not.
+When a constraint's cache is stale and being recomputed, a note says so, painted at once
+(before the computation, which blocks) and replaced by the time it took.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from app import operations, playback
+from app.widgets.scrub_bar import ScrubBar
+
+
+def _spin(name: str, tip: str, lo=-100000, hi=100000) -> QtWidgets.QSpinBox:
+    spin = QtWidgets.QSpinBox()
+    spin.setObjectName(name)
+    spin.setRange(lo, hi)
+    spin.setKeyboardTracking(False)
+    spin.setToolTip(tip)
+    spin.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
+    spin.setMinimumWidth(64)
+    return spin
+
+
+class TimelineWidget(QtWidgets.QWidget):
+    """Takes the document; talks only to it (and its player)."""
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.setObjectName("timeline")
+        self._document = document
+        player = document.player
+
+        self.scrub_bar = ScrubBar(document)
+        self.frame_spin = _spin("frameSpin", "Current frame")
+        self.start_spin = _spin("startSpin", "First frame of the range")
+        self.end_spin = _spin("endSpin", "Last frame of the range")
+        self.fps_spin = QtWidgets.QDoubleSpinBox()
+        self.fps_spin.setObjectName("fpsSpin")
+        self.fps_spin.setRange(0.01, 1000)
+        self.fps_spin.setDecimals(2)
+        self.fps_spin.setKeyboardTracking(False)
+        self.fps_spin.setSuffix(" fps")
+        self.fps_spin.setToolTip("Playback rate of the scene (frames per second)")
+        self.recompute_label = QtWidgets.QLabel()
+        self.recompute_label.setObjectName("recomputeLabel")
+        self.recompute_label.setMinimumWidth(220)
+        self._fade = QtCore.QTimer(self)
+        self._fade.setSingleShot(True)
+        self._fade.timeout.connect(self.recompute_label.clear)
+
+        style = self.style()
+        sp = QtWidgets.QStyle.StandardPixmap
+
+        def button(icon, tip, slot, name, checkable=False):
+            b = QtWidgets.QToolButton()
+            b.setObjectName(name)
+            b.setIcon(style.standardIcon(icon))
+            b.setToolTip(tip)
+            b.setAutoRaise(True)
+            b.setCheckable(checkable)
+            b.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+            (b.toggled if checkable else b.clicked).connect(slot)
+            return b
+
+        self.play_button = button(
+            sp.SP_MediaPlay, "Play / pause (Space)", player.toggle, "playButton"
+        )
+        self.loop_button = QtWidgets.QToolButton()
+        self.loop_button.setObjectName("loopButton")
+        self.loop_button.setText("⟲ Loop")
+        self.loop_button.setCheckable(True)
+        self.loop_button.setAutoRaise(True)
+        self.loop_button.setToolTip("Loop playback (L)")
+        self.loop_button.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self.loop_button.setChecked(player.loop)
+        self.loop_button.toggled.connect(player.set_loop)
+
+        row = QtWidgets.QHBoxLayout()
+        row.setContentsMargins(6, 2, 6, 0)
+        row.setSpacing(2)
+        for icon, tip, slot, name in (
+            (
+                sp.SP_MediaSkipBackward,
+                "Jump to start (Home)",
+                lambda: playback.jump_start(document),
+                "startButton",
+            ),
+            (
+                sp.SP_MediaSeekBackward,
+                "Previous key (Down)",
+                lambda: playback.previous_key(document),
+                "prevKeyButton",
+            ),
+            (
+                sp.SP_ArrowLeft,
+                "Step back (Left)",
+                lambda: playback.step(document, -1),
+                "stepBackButton",
+            ),
+        ):
+            row.addWidget(button(icon, tip, slot, name))
+        row.addWidget(self.play_button)
+        for icon, tip, slot, name in (
+            (
+                sp.SP_ArrowRight,
+                "Step forward (Right)",
+                lambda: playback.step(document, 1),
+                "stepButton",
+            ),
+            (
+                sp.SP_MediaSeekForward,
+                "Next key (Up)",
+                lambda: playback.next_key(document),
+                "nextKeyButton",
+            ),
+            (
+                sp.SP_MediaSkipForward,
+                "Jump to end (End)",
+                lambda: playback.jump_end(document),
+                "endButton",
+            ),
+        ):
+            row.addWidget(button(icon, tip, slot, name))
+        row.addWidget(self.loop_button)
+        row.addSpacing(12)
+        row.addWidget(QtWidgets.QLabel("Frame"))
+        row.addWidget(self.frame_spin)
+        row.addSpacing(12)
+        row.addWidget(QtWidgets.QLabel("Start"))
+        row.addWidget(self.start_spin)
+        row.addWidget(QtWidgets.QLabel("End"))
+        row.addWidget(self.end_spin)
+        row.addWidget(self.fps_spin)
+        row.addSpacing(12)
+        row.addWidget(self.recompute_label, 1)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 4)
+        layout.setSpacing(2)
+        layout.addLayout(row)
+        layout.addWidget(self.scrub_bar)
+
+        self.frame_spin.valueChanged.connect(document.set_frame)
+        self.start_spin.valueChanged.connect(lambda v: self._edit(frame_start=v))
+        self.end_spin.valueChanged.connect(lambda v: self._edit(frame_end=v))
+        self.fps_spin.valueChanged.connect(lambda v: self._edit(fps=v))
+        document.frame_changed.connect(self._on_frame)
+        document.scene_changed.connect(self._on_scene)
+        document.recompute_started.connect(self._on_recompute_started)
+        document.recompute_finished.connect(self._on_recompute_finished)
+        player.playing_changed.connect(self._on_playing)
+        player.loop_changed.connect(self.loop_button.setChecked)
+        self._on_scene()
+        self._on_frame(document.frame)
+
+    def _edit(self, **values) -> None:
+        try:
+            operations.set_timeline(self._document, **values)
+        except operations.OperationError as e:
+            self._document.notify(str(e))
+            self._on_scene()
+
+    def _on_frame(self, frame: float) -> None:
+        with QtCore.QSignalBlocker(self.frame_spin):
+            self.frame_spin.setValue(round(frame))
+
+    def _on_scene(self) -> None:
+        s = self._document.scene
+        for spin, value in (
+            (self.start_spin, s.frame_start),
+            (self.end_spin, s.frame_end),
+            (self.fps_spin, s.fps),
+        ):
+            with QtCore.QSignalBlocker(spin):
+                spin.setValue(value)
+        with QtCore.QSignalBlocker(self.frame_spin):
+            self.frame_spin.setRange(
+                min(s.frame_start, round(self._document.frame)),
+                max(s.frame_end, round(self._document.frame)),
+            )
+            self.frame_spin.setValue(round(self._document.frame))
+        self.scrub_bar.update()
+
+    def _on_playing(self, playing: bool) -> None:
+        sp = QtWidgets.QStyle.StandardPixmap
+        self.play_button.setIcon(
+            self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay)
+        )
+
+    def _on_recompute_started(self, names) -> None:
+        self._fade.stop()
+        self.recompute_label.setStyleSheet("color: #f0c43c;")
+        self.recompute_label.setText(f"⟳ Recomputing {', '.join(names)} (cache stale)…")
+        # The recomputation blocks the event loop: paint the note now, not after it.
+        self.recompute_label.repaint()
+
+    def _on_recompute_finished(self, names, seconds: float) -> None:
+        self.recompute_label.setStyleSheet("color: #9aa0a8;")
+        self.recompute_label.setText(f"Recomputed {', '.join(names)} in {seconds * 1e3:.0f} ms")
+        self._fade.start(2500)

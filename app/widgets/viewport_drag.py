@@ -1,0 +1,185 @@
+"""Gestures in the viewport: moving a handle, turning a pivot or bone with the arcball.
+
+A gesture previews its edit live (:class:`app.operations.LiveEdit`) and pushes one undo
+command on release; Escape cancels it and puts the item back exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.operations import LiveEdit
+from app.scene import editing, projection
+from app.scene.editing import BONE, PIVOT, TARGET, Ref
+from app.scene.gizmo import arcball_rotation, rotation_in_world, turn_in_frame
+from app.scene.transforms import rotation_from_matrix
+
+#: How near (pixels) the cursor must be to a handle's centre to grab it.
+HANDLE_RADIUS_PX = 10.0
+#: The arcball's smallest radius on screen (pixels).
+ARCBALL_RADIUS_PX = 90.0
+GROUND_NORMAL = np.array([0.0, 1.0, 0.0])
+
+
+def _frame_text(item_keys, frame: float) -> str:
+    return f" at frame {frame:g}" if item_keys is not None else ""
+
+
+class Drag:
+    """A gesture in progress."""
+
+    def __init__(self, viewport, document, live: LiveEdit):
+        self.viewport = viewport
+        self.document = document
+        self.live = live
+
+    def move(self, pixel, modifiers) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        if self.live.commit():
+            self.document.notify(f"{self.live.text} (Ctrl+Z undoes)")
+
+    def cancel(self) -> None:
+        self.live.cancel()
+        self.document.notify("Cancelled")
+
+
+class MoveDrag(Drag):
+    """Drag a point in a plane through it: facing the camera, or the ground (Shift).
+
+    Parameters
+    ----------
+    world_to_item : ndarray, shape (4, 4)
+        Where the dragged position lives: a pivot's body frame at the time of the press
+        (so the drag does not chase the body the pivot itself moves), or the identity.
+    """
+
+    def __init__(
+        self, viewport, document, live, point_in_world, pixel, ground: bool, world_to_item
+    ):
+        super().__init__(viewport, document, live)
+        self.point = np.asarray(point_in_world, dtype=float)
+        if ground:
+            self.normal = GROUND_NORMAL
+        else:
+            self.normal = projection.camera_axes(viewport.world_to_eye())[2]
+        self.world_to_item = world_to_item
+        hit = self._hit(pixel)
+        self.offset = self.point - hit if hit is not None else np.zeros(3)
+
+    def _hit(self, pixel):
+        origin, direction = self.viewport.ray(pixel)
+        return projection.ray_plane(origin, direction, self.point, self.normal)
+
+    def move(self, pixel, modifiers) -> None:
+        hit = self._hit(pixel)
+        if hit is None:
+            return
+        world = hit + self.offset
+        local = self.world_to_item[:3, :3] @ world + self.world_to_item[:3, 3]
+        self.live.preview(editing.with_position(self.live.original, self.document.frame, local))
+
+
+class RotateDrag(Drag):
+    """Turn a pivot's quaternion or a bone's local rotation with an arcball; keys it."""
+
+    def __init__(self, viewport, document, live, center_in_world, pixel, frame_rotation):
+        super().__init__(viewport, document, live)
+        self.center_world = np.asarray(center_in_world, dtype=float)
+        self.center_px = viewport.project(self.center_world[None])[0]
+        self.start_px = np.asarray(pixel, dtype=float)
+        self.radius = max(
+            ARCBALL_RADIUS_PX, 1.05 * float(np.linalg.norm(self.start_px - self.center_px))
+        )
+        self.eye_to_world = np.linalg.inv(viewport.world_to_eye())
+        self.frame_rotation = frame_rotation
+        self.start_rotation = editing.rotation_at(live.original, document.frame)
+        viewport.show_ring(self.center_world, self.radius)
+
+    def move(self, pixel, modifiers) -> None:
+        q_eye = arcball_rotation(self.start_px, pixel, self.center_px, self.radius)
+        q_world = rotation_in_world(q_eye, self.eye_to_world)
+        q = turn_in_frame(self.start_rotation, q_world, self.frame_rotation)
+        frame = self.document.frame
+        if self.live.ref.kind == PIVOT:
+            item = editing.with_pivot_rotation(self.live.original, frame, q)
+        else:
+            item = editing.with_bone_rotation(self.live.original, frame, q)
+        self.live.preview(item)
+
+    def finish(self) -> None:
+        self.viewport.show_ring(None, None)
+        super().finish()
+
+    def cancel(self) -> None:
+        self.viewport.show_ring(None, None)
+        super().cancel()
+
+
+def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> Drag | None:
+    """The gesture a press on ``ref`` begins, or ``None`` (with a note why) if none."""
+    scene = document.scene
+    frame = document.frame
+    pose = document.pose()
+    identity = np.array([1.0, 0.0, 0.0, 0.0])
+    if ctrl:
+        if ref.kind == PIVOT:
+            c = scene.constraint(ref.name)
+            body = scene.bone_index(c.body)
+            space = document.space or c.space
+            frame_rotation = (
+                rotation_from_matrix(pose.bone_to_world[0, body]) if space == "object" else identity
+            )
+            live = LiveEdit(document, ref, f"Rotate {ref.label()} at frame {frame:g}")
+            return RotateDrag(
+                viewport, document, live, viewport.handle_position(ref), pixel, frame_rotation
+            )
+        if ref.kind == BONE:
+            bone = scene.bone(ref.name)
+            i = scene.bone_index(ref.name)
+            driven = [c.name for c in scene.constraints if ref.name in c.driven_bones()]
+            if driven:
+                document.notify(
+                    f"{ref.name} is driven by {', '.join(driven)}; its keys "
+                    "show only where the constraint lets them"
+                )
+            if bone.parent is None:
+                frame_rotation = identity
+            else:
+                parent = scene.bone_index(bone.parent)
+                frame_rotation = rotation_from_matrix(pose.bone_to_world[0, parent])
+            live = LiveEdit(document, ref, f"Rotate {ref.label()} at frame {frame:g}")
+            return RotateDrag(viewport, document, live, pose.heads[0, i], pixel, frame_rotation)
+        return None
+    if ref.kind == PIVOT:
+        c = scene.constraint(ref.name)
+        pivot = editing.resolve(scene, ref)
+        body_to_world = pose.bone_to_world[0, scene.bone_index(c.body)]
+        live = LiveEdit(
+            document, ref, f"Move {ref.label()}" + _frame_text(pivot.position_keys, frame)
+        )
+        return MoveDrag(
+            viewport,
+            document,
+            live,
+            viewport.handle_position(ref),
+            pixel,
+            shift,
+            np.linalg.inv(body_to_world),
+        )
+    if ref.kind == TARGET:
+        target = editing.resolve(scene, ref)
+        if target.bone is not None:
+            document.notify(
+                f"The target of {ref.name} follows bone {target.bone}; "
+                "Edit ▸ Set Target ▸ To a Position makes it draggable"
+            )
+            return None
+        live = LiveEdit(
+            document, ref, f"Move {ref.label()}" + _frame_text(target.position_keys, frame)
+        )
+        return MoveDrag(
+            viewport, document, live, viewport.handle_position(ref), pixel, shift, np.eye(4)
+        )
+    return None

@@ -1,0 +1,72 @@
+"""Arcball and rotation bookkeeping (app.scene.gizmo), checked with scipy's Rotation."""
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from app.scene import quat
+from app.scene.gizmo import (
+    arcball_point,
+    arcball_rotation,
+    framing_distance,
+    rotation_in_world,
+    turn_in_frame,
+)
+
+
+def R(q):
+    return Rotation.from_quat(q, scalar_first=True)
+
+
+def test_arcball_point_lies_on_the_unit_sphere_front_or_rim(rng):
+    for pixel in rng.uniform(0, 400, (50, 2)):
+        p = arcball_point(pixel, [200, 200], 120)
+        assert np.isclose(np.linalg.norm(p), 1) and p[2] >= 0
+    assert np.allclose(arcball_point([200, 200], [200, 200], 100), [0, 0, 1])
+    assert np.allclose(arcball_point([300, 200], [200, 200], 100), [1, 0, 0])
+    assert np.allclose(arcball_point([200, 100], [200, 200], 100), [0, 1, 0])  # y up
+    assert np.allclose(arcball_point([200, 900], [200, 200], 100), [0, -1, 0])  # outside
+
+
+def test_dragging_the_front_to_the_right_rim_is_a_quarter_turn_about_up():
+    q = arcball_rotation([200, 200], [300, 200], [200, 200], 100)
+    expected = Rotation.from_rotvec([0, np.pi / 2, 0])
+    assert (R(q) * expected.inv()).magnitude() < 1e-9
+
+
+def test_the_point_under_the_cursor_follows_it(rng):
+    for _ in range(20):
+        a, b = rng.uniform(120, 280, (2, 2))
+        q = arcball_rotation(a, b, [200, 200], 100)
+        moved = quat.rotate(q, arcball_point(a, [200, 200], 100))
+        assert np.allclose(moved, arcball_point(b, [200, 200], 100), atol=1e-9)
+
+
+def test_rotation_in_world_conjugates_by_the_camera(rng):
+    eye_to_world = Rotation.random(random_state=1).as_matrix()
+    q_eye = Rotation.random(random_state=2).as_quat(scalar_first=True)
+    q_world = rotation_in_world(q_eye, eye_to_world)
+    v_eye = rng.normal(size=3)
+    # turning a vector in the eye frame, seen in the world, is q_world acting on E v
+    assert np.allclose(eye_to_world @ R(q_eye).apply(v_eye), R(q_world).apply(eye_to_world @ v_eye))
+
+
+def test_turn_in_frame_turns_the_world_rotation_by_delta():
+    p = Rotation.random(random_state=3)
+    r = Rotation.random(random_state=4)
+    d = Rotation.random(random_state=5)
+    q = turn_in_frame(
+        r.as_quat(scalar_first=True), d.as_quat(scalar_first=True), p.as_quat(scalar_first=True)
+    )
+    # the world rotation P r' equals D P r
+    assert ((p * R(q)) * (d * p * r).inv()).magnitude() < 1e-9
+    assert q @ r.as_quat(scalar_first=True) >= 0  # same hemisphere as the old key
+
+
+def test_framing_distance_fits_the_sphere_in_the_narrow_direction():
+    # a sphere of radius 1 at distance d subtends asin(1/d); it must fit in half the fov
+    for fov, aspect in ((60, 1.6), (60, 0.5), (90, 1.0)):
+        d = framing_distance(1.0, fov, aspect)
+        half_h = np.radians(fov) / 2
+        half_v = np.arctan(np.tan(half_h) / aspect)
+        assert np.arcsin(1 / d) < min(half_h, half_v)
+        assert np.arcsin(1 / d) > 0.8 * min(half_h, half_v)  # and does not leave it tiny
