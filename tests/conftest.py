@@ -31,3 +31,49 @@ def cmu_01_01():
     path = CMU_DIR / "01_01.bvh"
     assert path.exists(), "make test installs Debian's assimp-testmodels, which ships this clip"
     return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_settings(tmp_path_factory):
+    """Keep the editor's QSettings and recovery files out of the user's home."""
+    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
+                             QtCore.QSettings.Scope.UserScope,
+                             str(tmp_path_factory.mktemp("settings")))  # fmt: skip
+    os.environ["PIVOTAL_RECOVERY_DIR"] = str(tmp_path_factory.mktemp("recovery"))
+
+
+class Dialogs:
+    """Modal message boxes, recorded and answered instead of shown (a test never blocks).
+
+    ``answer`` is what ``question`` returns (default: Discard, so closing a window with
+    unsaved changes in a test's teardown discards them); ``calls`` lists ``(kind, title,
+    text)``.
+    """
+
+    def __init__(self):
+        from PySide6 import QtWidgets
+
+        self.answer = QtWidgets.QMessageBox.StandardButton.Discard
+        self.calls = []
+
+    def kinds(self):
+        return [c[0] for c in self.calls]
+
+
+@pytest.fixture(autouse=True)
+def dialogs(monkeypatch):
+    from PySide6 import QtWidgets
+
+    recorder = Dialogs()
+    box = QtWidgets.QMessageBox
+
+    def fake(kind):
+        def show(parent, title, text, *args, **kwargs):
+            recorder.calls.append((kind, title, text))
+            return recorder.answer if kind == "question" else box.StandardButton.Ok
+
+        return staticmethod(show)
+
+    for kind in ("question", "critical", "warning", "information", "about"):
+        monkeypatch.setattr(box, kind, fake(kind))
+    return recorder

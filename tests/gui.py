@@ -1,0 +1,45 @@
+"""Helpers for driving the editor with real Qt events in tests."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+LEFT = QtCore.Qt.MouseButton.LeftButton
+NO_MODS = QtCore.Qt.KeyboardModifier.NoModifier
+CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
+SHIFT = QtCore.Qt.KeyboardModifier.ShiftModifier
+
+
+def point(xy) -> QtCore.QPoint:
+    return QtCore.QPoint(int(round(float(xy[0]))), int(round(float(xy[1]))))
+
+
+def framebuffer(viewport, qtbot) -> np.ndarray:
+    """The viewport's rendered image, (H, W, 3) int BGR (device pixels)."""
+    qtbot.waitExposed(viewport)
+    image = viewport.grabFramebuffer()
+    width, height = image.width(), image.height()
+    data = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.bytesPerLine() * height)
+    rows = data.reshape(height, image.bytesPerLine())[:, : width * 4]
+    return rows.reshape(height, width, 4)[..., :3].astype(int)
+
+
+def drag(widget, start, end, modifiers=NO_MODS, steps: int = 8, qtbot=None) -> None:
+    """Press at ``start``, move in ``steps`` to ``end``, release: a real mouse drag."""
+    QTest.mousePress(widget, LEFT, modifiers, point(start))
+    for t in np.linspace(0, 1, steps + 1)[1:]:
+        QTest.mouseMove(widget, point(np.asarray(start) + t * (np.asarray(end) - start)))
+        if qtbot is not None:
+            qtbot.wait(5)
+    QTest.mouseRelease(widget, LEFT, modifiers, point(end))
+
+
+def click(widget, at, modifiers=NO_MODS) -> None:
+    QTest.mouseClick(widget, LEFT, modifiers, point(at))
+
+
+def key(widget, key_name: str, modifiers=NO_MODS) -> None:
+    """Press and release a key (``"Right"``, ``"K"``, ``"Space"``...) on ``widget``."""
+    QTest.keyClick(widget, getattr(QtCore.Qt.Key, f"Key_{key_name}"), modifiers)

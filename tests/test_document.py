@@ -1,0 +1,222 @@
+"""The document and its undo commands (Qt, no OpenGL needed)."""
+
+import numpy as np
+import pytest
+
+from app import operations
+from app.commands import ReplaceItem
+from app.document import Document
+from app.scene import editing
+from app.scene.editing import Ref
+from app.scene.evaluate import bake
+from app.scene.io import load_scene
+from app.scene.model import MultiParent, Pivot, PointsAt, Target
+
+from .conftest import SCENES
+
+
+@pytest.fixture
+def doc(qtbot):
+    return Document(load_scene(SCENES / "legs.json"))
+
+
+def recorder(signal):
+    calls = []
+    signal.connect(lambda *a: calls.append(a))
+    return calls
+
+
+def test_setters_emit_only_on_change(doc):
+    frames, poses, spaces = (
+        recorder(doc.frame_changed),
+        recorder(doc.pose_changed),
+        recorder(doc.space_changed),
+    )
+    doc.set_frame(0)
+    doc.set_space(None)
+    assert frames == poses == spaces == []
+    doc.set_frame(5)
+    doc.set_frame(5)
+    doc.set_space("world")
+    doc.set_space("world")
+    assert frames == [(5.0,)] and spaces == [("world",)] and len(poses) == 2
+    with pytest.raises(ValueError):
+        doc.set_space("sideways")
+
+
+def test_pose_is_the_bake_at_the_current_frame(doc):
+    doc.set_frame(17)
+    expected = bake(doc.scene, [17.0])
+    assert np.allclose(doc.pose().bone_to_world, expected.bone_to_world)
+    doc.prepare_timeline()  # the cached timeline gives the same pose
+    doc.set_frame(18)
+    assert np.allclose(doc.pose().heads, bake(doc.scene, [18.0]).heads)
+
+
+def test_replace_item_undo_redo_restores_exactly(doc):
+    before = doc.scene.copy()
+    i = doc.scene.bone_index("calf.l")
+    old = doc.scene.bones[i]
+    new = editing.with_bone_rotation(old, 3, [0.9, 0.1, 0, 0])
+    edits = recorder(doc.scene_changed)
+    doc.push(ReplaceItem(doc, "bones", i, old, new, "Rotate bone calf.l at frame 3"))
+    after = doc.scene.copy()
+    assert doc.scene.bones[i] is new and edits and doc.dirty
+    assert doc.undo_stack.undoText() == "Rotate bone calf.l at frame 3"
+    doc.undo_stack.undo()
+    assert doc.scene == before and not doc.dirty
+    doc.undo_stack.redo()
+    assert doc.scene == after
+
+
+def test_spin_box_edits_merge_into_one_command(doc):
+    ref = Ref.bone("calf.l")
+    for angle in (0.1, 0.2, 0.3):
+        operations.set_rotation(doc, ref, [np.cos(angle / 2), np.sin(angle / 2), 0, 0])
+    assert doc.undo_stack.count() == 1
+    doc.set_frame(4)
+    operations.set_rotation(doc, ref, [1, 0, 0, 0])  # another frame: another entry
+    assert doc.undo_stack.count() == 2
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert doc.scene.bone("calf.l").rotation_keys is None
+
+
+def test_live_edit_previews_and_pushes_one_command(doc):
+    ref = Ref.bone("calf.l")
+    before = doc.scene.copy()
+    live = editing_live = operations.LiveEdit(doc, ref, "Rotate bone calf.l at frame 0")
+    for angle in np.linspace(0.1, 0.5, 5):
+        bone = editing.with_bone_rotation(live.original, 0, [np.cos(angle), np.sin(angle), 0, 0])
+        editing_live.preview(bone)
+    assert doc.undo_stack.count() == 0 and doc.scene != before
+    previewed = doc.scene.copy()
+    changes = recorder(doc.scene_changed)
+    assert live.commit()
+    assert changes == []  # the command's first redo found its item in place
+    assert doc.undo_stack.count() == 1 and doc.scene == previewed
+    doc.undo_stack.undo()
+    assert doc.scene == before
+
+
+def test_live_edit_cancel_restores(doc):
+    before = doc.scene.copy()
+    live = operations.LiveEdit(doc, Ref.bone("hip"), "Move")
+    live.preview(editing.with_bone_translation(live.original, 0, (5, 5, 5)))
+    live.cancel()
+    assert doc.scene == before and doc.undo_stack.count() == 0
+
+
+def with_constraints(doc):
+    doc.scene.constraints[:] = [
+        MultiParent(name="roll", body="foot.l",
+                    pivots=(Pivot(name="heel"), Pivot(name="toe", position=(0, -0.06, 0.16)))),
+        PointsAt(name="aim", bone="calf.r", target=Target(position=(0, 0, 1))),
+    ]  # fmt: skip
+    doc.scene_edited()
+
+
+def test_structural_edits_undo_exactly_and_prune_the_selection(doc):
+    with_constraints(doc)
+    doc.undo_stack.clear()
+    before = doc.scene.copy()
+    snapshots = [before]
+
+    def step(fn, *args):
+        fn(*args)
+        snapshots.append(doc.scene.copy())
+
+    step(operations.add_pivot, doc, "roll")
+    assert doc.selection == (Ref.pivot_of("roll", "pivot"),)
+    step(operations.remove_pivot, doc, "roll", "heel")
+    doc.set_selection([Ref.bone("thigh.l"), Ref.bone("calf.l")])
+    step(operations.add_fabrik, doc)
+    assert doc.scene.constraints[-1].chain == ("thigh.l", "calf.l")
+    doc.set_selection([Ref.bone("hip"), Ref.bone("calf.l")])
+    step(operations.add_points_at, doc)
+    assert doc.scene.constraints[-1].target == Target(bone="hip", at="head")
+    step(operations.set_target, doc, "aim", Target(bone="hip", at="tail"))
+    step(operations.set_constraint_field, doc, "roll", "space", "world")
+    step(operations.set_timeline, doc, None, 10, 50)
+    doc.set_selection([Ref.constraint("aim")])
+    step(operations.delete_selected, doc)
+    assert doc.selection == ()  # the deleted constraint is no longer selected
+    for expected in reversed(snapshots[:-1]):
+        doc.undo_stack.undo()
+        assert doc.scene == expected
+    for expected in snapshots[1:]:
+        doc.undo_stack.redo()
+        assert doc.scene == expected
+
+
+def test_operation_errors_change_nothing(doc):
+    with_constraints(doc)
+    before = doc.scene.copy()
+    with pytest.raises(operations.OperationError, match="at least one"):
+        operations.remove_pivot(doc, "roll", "heel") or operations.remove_pivot(doc, "roll", "toe")
+    doc.undo_stack.undo()
+    assert doc.scene == before
+    doc.set_selection([Ref.pivot_of("roll", "heel"), Ref.pivot_of("roll", "toe")])
+    with pytest.raises(operations.OperationError, match="no pivot left"):
+        operations.delete_selected(doc)
+    assert doc.scene == before
+    doc.set_selection([])
+    with pytest.raises(operations.OperationError):
+        operations.set_key(doc)
+    with pytest.raises(operations.OperationError, match="no key"):
+        operations.delete_key(doc, [Ref.bone("calf.l")])
+    assert doc.scene == before
+
+
+def test_set_and_delete_key(doc):
+    before = doc.scene.copy()
+    doc.set_frame(12)
+    doc.set_selection([Ref.bone("thigh.r")])
+    pose = doc.pose().bone_to_world.copy()
+    operations.set_key(doc)
+    assert 12 in doc.scene.bone("thigh.r").rotation_keys.frames
+    assert np.allclose(doc.pose().bone_to_world, pose)  # keying holds the pose
+    assert doc.undo_stack.undoText() == "Set key on bone thigh.r at frame 12"
+    operations.delete_key(doc)
+    assert doc.scene == before
+
+
+def test_evaluation_failure_falls_back_to_the_bare_skeleton(doc, monkeypatch):
+    from app.scene import evaluate
+
+    monkeypatch.setitem(evaluate.SOLVER_MODULES, "points_at", "app.scene.no_such_solver")
+    failures = recorder(doc.evaluation_failed)
+    with_constraints(doc)
+    doc.scene.constraints[:] = doc.scene.constraints[1:]  # the points-at alone
+    doc.scene_edited()
+    pose = doc.pose()
+    bare = doc.scene.copy()
+    bare.constraints = []
+    assert np.allclose(pose.heads, bake(bare, [doc.frame]).heads)
+    assert "cannot be evaluated" in doc.evaluation_error and failures
+
+
+def test_replace_scene_resets_history_selection_and_frame(doc):
+    operations.set_rotation(doc, Ref.bone("hip"), [0, 1, 0, 0])
+    doc.set_selection([Ref.bone("hip")])
+    doc.set_frame(30)
+    replaced = recorder(doc.scene_replaced)
+    other = load_scene(SCENES / "legs.json")
+    doc.replace_scene(other, "/tmp/other.json")
+    assert doc.scene is other and doc.selection == () and doc.frame == other.frame_start
+    assert doc.undo_stack.count() == 0 and not doc.dirty and replaced
+    doc.replace_scene(load_scene(SCENES / "legs.json"), None, recovered=True)
+    assert doc.dirty
+
+
+def test_ghost_space_is_the_other_one(doc):
+    with_constraints(doc)
+    assert doc.ghost_space() == "world"  # authored object
+    doc.set_space("world")
+    assert doc.ghost_space() == "object"
+    doc.set_space(None)
+    for i, c in enumerate(doc.scene.constraints):
+        import dataclasses
+
+        doc.scene.constraints[i] = dataclasses.replace(c, space="world")
+    assert doc.ghost_space() == "object"
