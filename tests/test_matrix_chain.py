@@ -1,5 +1,7 @@
 """The matrix chain: the seed's factors, their product, and what cancels between two bones."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -159,6 +161,10 @@ def test_object_space_points_at_applies_on_the_right():
     np.testing.assert_allclose(chain.product(), world[:, 2], atol=1e-12)
     right_to_left = a_to_b_chain(scene, "calf.r", "calf.l", frames, bone_to_world=world)
     assert {f.bone for f in right_to_left.factors if f.cancelled} == {"hip"}
+    assert right_to_left.text(hide_cancelled=True) == (
+        "R_c(calf.l)^-1 [R_calf.l^-1 T_calf.l^-1 R_thigh.l^-1 T_thigh.l^-1] "
+        "T_thigh.r R_thigh.r T_calf.r R_calf.r"
+    )
     np.testing.assert_allclose(right_to_left.product(skip_cancelled=True),
                                a_to_b(world[:, 5], world[:, 2]), atol=1e-12)  # fmt: skip
     # Without limits or scale, both options give the same pose (the format's promise).
@@ -192,3 +198,29 @@ def test_a_body_moved_by_a_constraint(space, rng):
                 "object": "[T_hip R_hip] T_c(hip) R_c(hip) T_thigh.l"}[space]  # fmt: skip
     assert chain.text().startswith(expected)
     np.testing.assert_allclose(chain.product(), world[:, 3], atol=1e-12)
+
+
+def test_object_space_turn_of_a_non_uniformly_scaled_bone_reads_s_inverse_rc_s(rng):
+    """A rotation applied in the bone's frame before its own scale (no shear) is written
+    ``S^-1 R_c S``; the product still is the pose."""
+    scene = load_scene(SCENES / "legs.json")
+    calf = scene.bone_index("calf.l")
+    scene.bones[calf] = replace(scene.bones[calf], scale=(1.0, 2.0, 0.5))
+    scene.constraints.append(PointsAt(name="aim", bone="calf.l", target=Target(bone="foot.r")))
+    frames = np.arange(4.0)
+    skeleton = Skeleton.from_scene(scene)
+    local = local_transforms(scene, frames)
+    world = forward_kinematics(skeleton, local)
+    rc = Rotation.random(4, rng=rng).as_matrix()
+    turn = np.tile(np.eye(4), (4, 1, 1))
+    turn[:, :3, :3] = rc
+    s = np.diag([1.0, 2.0, 0.5, 1.0])
+    world[:, calf] = world[:, calf] @ np.linalg.inv(s) @ turn @ s
+    world[:, calf + 1] = world[:, calf] @ local[:, calf + 1]
+    chain = bone_chain(scene, "foot.l", frames, bone_to_world=world)
+    assert chain.text() == (
+        "[T_hip R_hip T_thigh.l R_thigh.l T_calf.l R_calf.l S_calf.l] S_calf.l^-1 R_c(calf.l) "
+        "S_calf.l T_foot.l R_foot.l"
+    )
+    np.testing.assert_allclose(chain.factors[8].matrix[:, :3, :3], rc, atol=1e-12)
+    np.testing.assert_allclose(chain.product(), world[:, calf + 1], atol=1e-12)

@@ -16,7 +16,9 @@ as its possibly constrained parent and its own keys put it) and ``W`` the evalua
   ``T(head') R_c T(-head) [chain]``; for a points-at, ``head' = head`` is the knee of the seed;
 - object space (option 2): ``W = U C`` with ``C = U^-1 W``, written ``[chain] R_c`` (with a
   ``T_c`` in front of ``R_c`` when the constraint also moved the head, as a multi-parent
-  body does).
+  body does, and as ``S^-1 R_c S`` when the bone's own non-uniform scale is kept free of
+  shear that way). A correction that is no rotation in any of these forms is one general
+  linear factor ``L_c``.
 
 :func:`a_to_b_chain` writes ``a_to_b = (b_to_world)^-1 a_to_world`` as factors and marks the
 factors that cancel: ``X^-1`` next to ``X`` after free reduction, which for bones with a
@@ -123,18 +125,21 @@ class MatrixChain:
 
     def text(self, *, hide_cancelled: bool = False) -> str:
         """The chain in the seed's notation, brackets included; cancelled factors are
-        ``~~struck~~`` (or left out), and an empty product is ``I``."""
-        opens = [sum(1 for s, _ in self.brackets if s == i) for i in range(len(self.factors))]
-        closes = [sum(1 for _, e in self.brackets if e == i + 1) for i in range(len(self.factors))]
+        ``~~struck~~`` (or left out, with the brackets around nothing but them), and an
+        empty product is ``I``."""
+        shown = [i for i, f in enumerate(self.factors) if not (hide_cancelled and f.cancelled)]
+        opens, closes = [0] * len(self.factors), [0] * len(self.factors)
+        for start, stop in self.brackets:
+            inside = [i for i in shown if start <= i < stop]
+            if inside:
+                opens[inside[0]] += 1
+                closes[inside[-1]] += 1
         words = []
-        for i, f in enumerate(self.factors):
-            if f.cancelled and hide_cancelled:
-                word = ""
-            else:
-                word = f"~~{f.label}~~" if f.cancelled else f.label
+        for i in shown:
+            f = self.factors[i]
+            word = f"~~{f.label}~~" if f.cancelled else f.label
             words.append("[" * opens[i] + word + "]" * closes[i])
-        text = " ".join(w for w in words if w)
-        return text or "I"
+        return " ".join(words) or "I"
 
 
 def _frames(frames) -> tuple[np.ndarray, bool]:
@@ -165,8 +170,18 @@ def _drivers(scene: Scene, space: str | None) -> dict:
     return out
 
 
-def _correction(name, constraints, space, unconstrained, constrained, tol):
-    """Factors of the correction ``C`` that takes ``unconstrained`` to ``constrained``."""
+def _is_rotation(linear) -> bool:
+    m = linear[..., :3, :3]
+    return np.abs(np.swapaxes(m, -1, -2) @ m - np.eye(3)).max(initial=0.0) <= 1e-9
+
+
+def _correction(name, scale, constraints, space, unconstrained, constrained, tol):
+    """Factors of the correction ``C`` that takes ``unconstrained`` to ``constrained``.
+
+    ``scale`` is the bone's own ``(3,)`` scale: an object-space rotation applied in the
+    bone's frame before its scale (``S^-1 R_c S``, which keeps ``T R S`` free of shear) is
+    written that way.
+    """
     label = ", ".join(constraints)
     if space == "world":
         c = constrained @ inverse(unconstrained)
@@ -174,23 +189,31 @@ def _correction(name, constraints, space, unconstrained, constrained, tol):
         c = inverse(unconstrained) @ constrained
     linear = c.copy()
     linear[..., :3, 3] = 0.0
-    gram = np.swapaxes(linear[..., :3, :3], -1, -2) @ linear[..., :3, :3]
-    kind = "R" if np.abs(gram - np.eye(3)).max(initial=0.0) <= 1e-9 else "L"
-    rc = Factor(f"{kind}_c({name})", kind, name, linear, constraint=label)
     if space == "world":
+        kind = "R" if _is_rotation(linear) else "L"
         head_before = unconstrained[..., :3, 3]
         head_after = constrained[..., :3, 3]
         moved = np.abs(head_after - head_before).max(initial=0.0) > tol
         after = f"T({name} head{chr(39) if moved else ''})"
-        before = f"T(-{name} head)"
         return [
             Factor(after, "T", name, T(head_after), constraint=label),
-            rc,
-            Factor(before, "T", name, T(-head_before), constraint=label),
+            Factor(f"{kind}_c({name})", kind, name, linear, constraint=label),
+            Factor(f"T(-{name} head)", "T", name, T(-head_before), constraint=label),
         ]
+    out = []
     if np.abs(c[..., :3, 3]).max(initial=0.0) > tol:
-        return [Factor(f"T_c({name})", "T", name, T(c[..., :3, 3]), constraint=label), rc]
-    return [rc]
+        out.append(Factor(f"T_c({name})", "T", name, T(c[..., :3, 3]), constraint=label))
+    scaled = S(np.broadcast_to(scale, linear.shape[:-2] + (3,)))
+    unscaled = S(np.broadcast_to(1.0 / scale, linear.shape[:-2] + (3,)))
+    in_rotation_frame = scaled @ linear @ unscaled
+    if _is_rotation(linear) or not _is_rotation(in_rotation_frame):
+        kind = "R" if _is_rotation(linear) else "L"
+        return out + [Factor(f"{kind}_c({name})", kind, name, linear, constraint=label)]
+    return out + [
+        Factor(f"S_{name}", "S", name, unscaled, inverted=True, constraint=label),
+        Factor(f"R_c({name})", "R", name, in_rotation_frame, constraint=label),
+        Factor(f"S_{name}", "S", name, scaled, constraint=label),
+    ]
 
 
 def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
@@ -241,8 +264,9 @@ def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
             for f in own[1:]:
                 local = local @ f.matrix
             constraints, bone_space = drivers[name]
-            extra = _correction(name, constraints, bone_space, parent_to_world @ local,
-                                evaluated[:, i], tol)  # fmt: skip
+            scale = np.asarray(scene.bones[i].scale, dtype=float)
+            extra = _correction(name, scale, constraints, bone_space,
+                                parent_to_world @ local, evaluated[:, i], tol)  # fmt: skip
             if bone_space == "world":  # C [chain so far]
                 brackets = [(s + len(extra), e + len(extra)) for s, e in brackets]
                 brackets.append((len(extra), len(extra) + len(factors)))
