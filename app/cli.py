@@ -83,8 +83,8 @@ def _bake(argv) -> int:
         return EXIT_BAD_INPUT
     try:
         result.save_npz(args.out)
-    except OSError as e:
-        print(f"main.py bake: {args.out}: cannot write: {e.strerror or e}", file=sys.stderr)
+    except SceneError as e:
+        print(f"main.py bake: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
     return 0
