@@ -311,9 +311,12 @@ def slerp(a, b, t) -> np.ndarray:
     b = np.where(dot < 0, -b, b)  # the shorter arc
     # The angle between a and b as 4-vectors, accurate for small and large angles alike.
     d, s = a - b, a + b
-    theta = 2.0 * np.arctan2(
-        np.sqrt(np.einsum("...i,...i->...", d, d)), np.sqrt(np.einsum("...i,...i->...", s, s))
-    )[..., None]
+    theta = (
+        2.0
+        * np.arctan2(
+            np.sqrt(np.einsum("...i,...i->...", d, d)), np.sqrt(np.einsum("...i,...i->...", s, s))
+        )[..., None]
+    )
     # sin keeps its relative precision for tiny angles, so the ratios are accurate down to
     # theta = 0, where a = b and any weights summing to one will do. At t = 0 and t = 1 the
     # ratios are exactly 1 and 0: the ends come back as they went in.
