@@ -57,7 +57,7 @@ def local_rotation(parent_to_world, bone_to_world) -> np.ndarray:
 
 
 def turn_about_head(bone_to_world, rotation) -> np.ndarray:
-    """Option 1: ``T(head) R(rotation) T(-head) bone_to_world``, shapes ``(F, 4, 4)``, ``(F, 4)``."""
+    """Option 1: ``T(head) R(rotation) T(-head) bone_to_world``; ``(F, 4, 4)``, ``(F, 4)``."""
     head = bone_to_world[..., :3, 3]
     return T(head) @ R(rotation) @ T(-head) @ bone_to_world
 

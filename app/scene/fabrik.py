@@ -58,7 +58,8 @@ def apply(constraint: Fabrik, ctx) -> None:
     segments = np.concatenate(
         [locals_[:, 1:, :3, 3], np.broadcast_to(tail, (len(frames), 1, 3))], axis=1
     )
-    _check_segments(segments, constraint.chain, frames, path)
+    size = 1.0 + np.abs(worlds[:, :, :3, 3]).max()
+    _check_segments(segments, constraint.chain, frames, path, 1e-12 * size)
     joints = np.concatenate([worlds[:, :, :3, 3], transform_points(worlds[:, -1], tail)[:, None]],
                             axis=1)  # fmt: skip
     target = ctx.target_positions(constraint.target)
@@ -99,8 +100,15 @@ def apply(constraint: Fabrik, ctx) -> None:
             tip = transform_points(before, segments[:, k])
             new[:, k] = turn_about_head(before, aim_delta(tip - head, aim - head))
         else:
-            rotation = object_rotation(before, segments[:, k], aim, scale[k], rigid,
-                                       limit=limits[k], d0=None if d0 is None else d0[:, k])
+            rotation = object_rotation(
+                before,
+                segments[:, k],
+                aim,
+                scale[k],
+                rigid,
+                limit=limits[k],
+                d0=None if d0 is None else d0[:, k],
+            )
             new[:, k] = turn_in_bone(before, rotation, scale[k])  # fmt: skip
         if limits[k] is not None:
             ctx.limit_violation_deg[:, idx[k]] = measure_violation(
@@ -116,9 +124,12 @@ def apply(constraint: Fabrik, ctx) -> None:
     }
 
 
-def _check_segments(segments, chain, frames, path):
-    """Refuse a chain bone with no length (nothing to turn towards the target)."""
-    zero = np.linalg.norm(segments, axis=-1) == 0  # (F, n)
+def _check_segments(segments, chain, frames, path, rounding):
+    """Refuse a chain bone with no length (nothing to turn towards the target).
+
+    Segments come from the world matrices, so "zero" is "within ``rounding``" of it.
+    """
+    zero = np.linalg.norm(segments, axis=-1) <= rounding  # (F, n)
     if np.any(zero):
         f, k = np.argwhere(zero)[0]
         what = "its tail" if k == len(chain) - 1 else f"the translation of {chain[k + 1]!r}"
@@ -139,8 +150,11 @@ def rest_bend(scene, constraint: Fabrik, idx, root_to_world, limits) -> np.ndarr
     its current pose, so it follows the animation of the chain's root.
     """
     bones = [scene.bones[i] for i in idx]
-    rest_local = trs(np.array([b.translation for b in bones]), np.array([b.rotation for b in bones]),
-                     np.array([b.scale for b in bones]))  # fmt: skip
+    rest_local = trs(
+        np.array([b.translation for b in bones]),
+        np.array([b.rotation for b in bones]),
+        np.array([b.scale for b in bones]),
+    )
     tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
     in_root = _bend_of(rest_local, tail)
     if in_root is None:

@@ -15,8 +15,9 @@ working set as they converge. Beyond the paper:
 - a *pole* swings the starting chain about the root-target line into the half-plane of the
   pole, so the solution bends in the plane of root, target and pole, on the pole's side;
 - a chain lying straight with the target on its own line (where the passes only fold it
-  along the line) is first bent, deterministically: towards the pole, else a given bend
-  direction (the rest pose's), else a fixed perpendicular;
+  along the line) starts instead from a circular bow from root to target, as long as the
+  chain, bulging towards the pole, else a given bend direction (the rest pose's), else a
+  fixed perpendicular: deterministic, and bent the way the rig bends;
 - with :class:`ChainPose` (object space), each stage from the root turns bone after bone
   within its rotation limit relative to its rest frame (:mod:`app.scene.limits`), so the
   solution, which a stage from the root always ends, keeps every limit. The stages from the
@@ -34,13 +35,10 @@ import numpy as np
 from app.scene import quat
 from app.scene.aim import unit
 from app.scene.limits import limited_rotation, perpendicular
-from app.scene.model import Limit
 
 #: A chain whose joints all lie within this fraction of its reach from the root-target line
 #: is straight on the target's line: FABRIK alone would never bend it.
 STRAIGHT = 1e-6
-#: How far the seed bend pushes the middle of a straight chain off its line (x reach).
-SEED_BEND = 0.1
 
 
 @dataclass(frozen=True)
@@ -208,11 +206,29 @@ def _across(v, axis):
     return v - np.einsum("nk,nk->n", v, axis)[:, None] * axis
 
 
-def _seed_bend(joints, root, axis, lengths, reach, side):
-    """Bend straight chains off their line towards ``side``: a sine arch over the chain."""
-    s = np.concatenate([np.zeros((len(reach), 1)), np.cumsum(lengths, axis=1)], 1) / reach[:, None]
-    arch = SEED_BEND * reach[:, None] * np.sin(np.pi * s)
-    return joints + arch[..., None] * side[:, None]
+def _bow(root, axis, distance, lengths, side):
+    """Joints ``(N, J, 3)`` on a circular arc from the root to the target, bulging to ``side``.
+
+    The arc is as long as the chain and its chord is the root-target segment, so the tail
+    starts on the target and the chain starts smoothly bent: where a straight chain lies on
+    the target's line, this is where FABRIK starts instead.
+    """
+    s = np.concatenate([np.zeros((len(root), 1)), np.cumsum(lengths, axis=1)], axis=1)
+    reach = s[:, -1]
+    ratio = np.clip(distance / reach, 0.0, 1.0)
+    # The arc's angle theta: chord / length = sin(theta/2) / (theta/2), solved by bisection.
+    lo, hi = np.zeros_like(ratio), np.full_like(ratio, 2 * np.pi)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        longer = np.sinc(mid / (2 * np.pi)) > ratio  # sin(mid/2)/(mid/2) is np.sinc(mid/2pi)
+        lo, hi = np.where(longer, mid, lo), np.where(longer, hi, mid)
+    theta = np.maximum(0.5 * (lo + hi), 1e-9)
+    radius = reach / theta
+    psi = s / radius[:, None]  # angle travelled along the arc at each joint
+    start = 0.5 * np.pi + 0.5 * theta[:, None]
+    x = 0.5 * distance[:, None] + radius[:, None] * np.cos(start - psi)
+    y = -radius[:, None] * np.cos(0.5 * theta)[:, None] + radius[:, None] * np.sin(start - psi)
+    return root[:, None] + x[..., None] * axis[:, None] + y[..., None] * side[:, None]
 
 
 # --- the solver ----------------------------------------------------------------------------
@@ -277,8 +293,12 @@ def solve(
         one = _solve_one(joints[0].tolist(), target[0].tolist(), tolerance, max_iterations)
         if one is not None:
             solved = np.array(one[0])[None]
-            return Solution(solved, np.array([one[1]]),
-                            np.linalg.norm(solved[:, -1] - target, axis=-1), np.array([one[2]]))
+            return Solution(
+                solved,
+                np.array([one[1]]),
+                np.linalg.norm(solved[:, -1] - target, axis=-1),
+                np.array([one[2]]),
+            )
     root = joints[:, 0].copy()
     reach = lengths.sum(axis=1)
     axis, at_root = unit(target - root)
@@ -306,7 +326,7 @@ def solve(
             hint, no_hint = np.zeros((N, 3)), np.ones(N, dtype=bool)
         hint = np.where(no_hint[:, None], perpendicular(axis), hint)
         side = np.where(has_pole[:, None], side, hint)
-        joints[straight] = _seed_bend(joints, root, axis, lengths, reach, side)[straight]
+        joints[straight] = _bow(root, axis, distance, lengths, side)[straight]
         forced |= straight
 
     iterations = np.zeros(N, dtype=np.intp)

@@ -44,8 +44,7 @@ _COMMON_KEYS = {"type", "name", "space"}
 _CONSTRAINT_KEYS = {
     "multi_parent": _COMMON_KEYS | {"body", "pivots", "substeps", "integrator"},
     "points_at": _COMMON_KEYS | {"bone", "target", "limit", "up"},
-    "fabrik": _COMMON_KEYS
-    | {"chain", "target", "tolerance", "max_iterations", "limits", "pole"},
+    "fabrik": _COMMON_KEYS | {"chain", "target", "tolerance", "max_iterations", "limits", "pole"},
 }
 
 
