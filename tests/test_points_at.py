@@ -254,6 +254,27 @@ def test_cone_limit_kept_in_object_space_and_reported_in_world_space(rng):
     assert direction_error_deg(tail - head, world.heads[:, -1] - head).max() < 1e-7
 
 
+def test_a_cone_that_allows_everything_changes_nothing_and_a_twist_range_clamps_the_up_roll(rng):
+    scene = random_chain_scene(rng, 3)
+    up = UpVector(axis=(0.3, 1.0, 0.2), toward=(0.0, 0.0, 1.0))
+    results = {}
+    for key, limit in (("free", None), ("cone", ConeLimit(degrees=180.0)),
+                       ("twist", ConeLimit(degrees=180.0, twist=(-5.0, 5.0)))):  # fmt: skip
+        scene.constraints = [PointsAt(name="aim", bone="b1", target=Target(bone="mover"),
+                                      up=up, limit=limit)]  # fmt: skip
+        results[key] = bake(scene, FRAMES, space="object")
+    np.testing.assert_allclose(results["cone"].bone_to_world, results["free"].bone_to_world,
+                               atol=1e-9)  # fmt: skip
+    b = scene.bone_index("b1")
+    u = np.asarray(scene.tail_of(b)) * scene.bones[b].scale
+    d = local_rest_relative(results["twist"], scene, "b1")
+    swing = shortest_arc_scipy(np.broadcast_to(u, (len(FRAMES), 3)), d.apply(u))
+    twist = np.degrees((swing.inv() * d).as_rotvec() @ (u / np.linalg.norm(u)))
+    assert np.abs(twist).max() <= 5 + 1e-7
+    np.testing.assert_allclose(results["twist"].tails[:, b], results["free"].tails[:, b], atol=1e-9)
+    assert not np.allclose(results["twist"].bone_to_world, results["free"].bone_to_world)
+
+
 def test_hinge_in_object_space_is_the_best_allowed_angle(rng):
     scene = random_chain_scene(rng, 3)
     limit = HingeLimit(axis=(0.3, 1.0, -0.2), min=-40.0, max=60.0)

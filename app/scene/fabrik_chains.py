@@ -128,22 +128,40 @@ def _replace_zero(d, r, fallback):
     return d, r
 
 
+def _reach(P, order, start, lengths, fallback) -> None:
+    """Place ``P[order[0]]`` at ``start``, then each next joint on the line to where it was.
+
+    The one step of both stages: joint ``j`` goes to ``cur + L (P[j] - cur) / |P[j] - cur|``
+    where ``cur`` is the joint just placed. Written with buffers so each step is a handful
+    of whole-array operations over every chain.
+    """
+    m = P.shape[2]
+    d, sq, r = np.empty((3, m)), np.empty((3, m)), np.empty(m)
+    P[order[0]] = start
+    cur = P[order[0]]
+    for j, length in zip(order[1:], lengths):
+        np.subtract(P[j], cur, out=d)
+        np.multiply(d, d, out=sq)
+        np.add(sq[0], sq[1], out=r)
+        np.add(r, sq[2], out=r)
+        np.sqrt(r, out=r)
+        if not r.all():
+            dd, rr = _replace_zero(d, r, fallback - cur)
+            d[...], r[...] = dd, rr
+        np.divide(length, r, out=r)
+        np.multiply(d, r, out=d)
+        np.add(cur, d, out=P[j])
+        cur = P[j]
+
+
 def reach_from_tip(P, target, lengths, root) -> None:
     """Tail onto the target, then each joint onto the line to its old place (in place).
 
     The paper's "forward reaching" stage (it starts at the end effector).
-
     ``P`` (J, 3, m), ``target`` and ``root`` (3, m), ``lengths`` (n, m).
     """
-    cur = target
-    P[-1] = cur
-    for i in range(P.shape[0] - 2, -1, -1):
-        d = P[i] - cur
-        r = _norm(d)
-        if not r.all():
-            d, r = _replace_zero(d, r, root - cur)
-        cur = cur + d * (lengths[i] / r)
-        P[i] = cur
+    J = P.shape[0]
+    _reach(P, range(J - 1, -1, -1), target, lengths[::-1], root)
 
 
 def reach_from_root(P, root, lengths, target) -> None:
@@ -151,15 +169,7 @@ def reach_from_root(P, root, lengths, target) -> None:
 
     The paper's "backward reaching" stage.
     """
-    cur = root
-    P[0] = cur
-    for i in range(P.shape[0] - 1):
-        d = P[i + 1] - cur
-        r = _norm(d)
-        if not r.all():
-            d, r = _replace_zero(d, r, target - cur)
-        cur = cur + d * (lengths[i] / r)
-        P[i + 1] = cur
+    _reach(P, range(P.shape[0]), root, lengths, target)
 
 
 def reach_from_root_limited(P, root, lengths, pose: ChainPose, target=None) -> None:
@@ -351,22 +361,45 @@ def solve(
         reach_from_root_limited(sub, R[:, near], L[:, near], pose.take(near))
         P[:, :, near] = sub
     gap = _norm(P[-1] - Tg)
-    active = near[(gap[near] > tolerance) | forced[near]]
-    for it in range(1, max_iterations + 1):
-        if not len(active):
-            break
-        sub, r, t, ln = P[:, :, active], R[:, active], Tg[:, active], L[:, active]
-        reach_from_tip(sub, t, ln, r)
-        if limited:
-            reach_from_root_limited(sub, r, ln, pose.take(active))
-        else:
-            reach_from_root(sub, r, ln, t)
-        P[:, :, active] = sub
-        iterations[active] = it
-        gap_active = _norm(sub[-1] - t)
-        active = active[gap_active > tolerance]
+    _iterate(P, R, Tg, L, near[(gap[near] > tolerance) | forced[near]], iterations, tolerance,
+             max_iterations, pose if limited else None)  # fmt: skip
     solved = P.transpose(2, 0, 1).copy()
     return Solution(solved, iterations, np.linalg.norm(solved[:, -1] - target, axis=-1), reachable)
+
+
+def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose) -> None:
+    """Iterate the chains ``ids`` of ``P`` (J, 3, N) in place until each one converges.
+
+    The chains work on a compact copy. A chain that converges is written back at once and
+    then rides along unused; the copy is compacted when a quarter of it is such riders, so
+    the cost follows the chains still iterating without a gather and scatter every time.
+    """
+    if not len(ids):
+        return
+    work, root, target, lengths = P[:, :, ids], R[:, ids], Tg[:, ids], L[:, ids]
+    sub_pose = None if pose is None else pose.take(ids)
+    alive = np.ones(len(ids), dtype=bool)
+    for it in range(1, max_iterations + 1):
+        reach_from_tip(work, target, lengths, root)
+        if sub_pose is None:
+            reach_from_root(work, root, lengths, target)
+        else:
+            reach_from_root_limited(work, root, lengths, sub_pose)
+        iterations[ids[alive]] = it
+        done = alive & (_norm(work[-1] - target) <= tolerance)
+        if done.any():
+            P[:, :, ids[done]] = work[:, :, done]
+            alive &= ~done
+        count = np.count_nonzero(alive)
+        if count == 0:
+            return
+        if count <= 0.75 * len(alive):
+            keep = np.flatnonzero(alive)
+            work, root, target, lengths = (work[:, :, keep], root[:, keep], target[:, keep],
+                                           lengths[:, keep])  # fmt: skip
+            ids, alive = ids[keep], np.ones(len(keep), dtype=bool)
+            sub_pose = None if sub_pose is None else sub_pose.take(keep)
+    P[:, :, ids[alive]] = work[:, :, alive]
 
 
 def _check_finite(values, what):
