@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -211,12 +212,11 @@ def test_a_straight_chain_on_its_target_line_bends_like_its_rest_pose():
     identity = [1.0, 0.0, 0.0, 0.0]
     bend = Rotation.from_euler("x", 20, degrees=True).as_quat(scalar_first=True)
     unbend = Rotation.from_euler("x", -20, degrees=True).as_quat(scalar_first=True)
-    # Rest pose bent about x (the middle joints towards -z... or +z); animation straight.
+    # The rest pose bends about x (out of the yz line); the animation holds the chain straight.
     scene = chain_scene([identity, bend, unbend, identity], [identity] * 4)
     r = bake(scene, [0.0], space="object")
     assert r.info["ik"]["distance"][0] <= 1e-6
-    rest = bake(Scene(bones=[b.__class__(**{**b.__dict__, "rotation_keys": None})
-                             for b in scene.bones]), [0.0])  # fmt: skip
+    rest = bake(Scene(bones=[replace(b, rotation_keys=None) for b in scene.bones]), [0.0])
     rest_side = np.sign(rest.heads[0, 2:4, 2].sum())
     assert rest_side != 0
     assert np.abs(r.heads[0, :, 0]).max() < 1e-9  # bends in the rest pose's plane
@@ -233,7 +233,7 @@ def test_a_straight_chain_on_its_target_line_bends_like_its_rest_pose():
 def test_bad_input_is_refused_with_where_and_why(rng):
     scene = random_chain_scene(rng, 4)
     bones = list(scene.bones)
-    bones[3] = Bone(**{**bones[3].__dict__, "translation": (0.0, 0.0, 0.0)})  # b2 sits on b1
+    bones[3] = replace(bones[3], translation=(0.0, 0.0, 0.0))  # b2 sits on b1's head
     scene.bones = bones
     with_fabrik(scene)
     with pytest.raises(

@@ -9,7 +9,7 @@ from scipy.spatial.transform import Rotation
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import dumps_scene, load_scene, loads_scene
-from app.scene.keys import Keys
+from app.scene.keys import Keys, sample
 from app.scene.model import Bone, ConeLimit, HingeLimit, PointsAt, Scene, Target, UpVector
 
 from .conftest import SCENES
@@ -157,8 +157,6 @@ def test_the_seed_example_left_calf_points_at_right_ankle():
 
     def tr(name, f):  # the animated T and R of a bone, read from its keys like the file says
         b = scene.bone(name)
-        from app.scene.keys import sample
-
         t = sample(b.translation, b.translation_keys, f)
         q = sample(b.rotation, b.rotation_keys, f, rotation=True)
         return T(t), Rm(q)

@@ -241,6 +241,40 @@ def _bow(root, axis, distance, lengths, side):
     return root[:, None] + x[..., None] * axis[:, None] + y[..., None] * side[:, None]
 
 
+def _shape_start(joints, target, lengths, reachable, pole, bend):
+    """The starting joints after the pole and the straight-chain rule, and which changed.
+
+    Returns ``(joints, forced)``: chains whose start changed iterate at least once, since
+    the changed start no longer has the chain's segment lengths.
+    """
+    N = len(joints)
+    root = joints[:, 0]
+    axis, at_root = unit(target - root)
+    forced = np.zeros(N, dtype=bool)
+    side, has_pole = np.zeros((N, 3)), np.zeros(N, dtype=bool)
+    if pole is not None:
+        swung, side, has_pole = _swing_to_pole(joints, root, axis, pole)
+        has_pole &= reachable & ~at_root
+        joints[has_pole] = swung[has_pole]
+        forced |= has_pole
+    rel = joints - root[:, None]
+    off_line = np.linalg.norm(_across(rel.reshape(-1, 3), np.repeat(axis, joints.shape[1], 0)),
+                              axis=-1).reshape(N, -1).max(axis=1)  # fmt: skip
+    reach = lengths.sum(axis=1)
+    straight = reachable & ~at_root & (off_line <= STRAIGHT * reach)
+    if np.any(straight):
+        if bend is not None:
+            hint, no_hint = unit(_across(np.broadcast_to(np.asarray(bend, float), (N, 3)), axis))
+        else:
+            hint, no_hint = np.zeros((N, 3)), np.ones(N, dtype=bool)
+        hint = np.where(no_hint[:, None], perpendicular(axis), hint)
+        side = np.where(has_pole[:, None], side, hint)
+        distance = np.linalg.norm(target - root, axis=-1)
+        joints[straight] = _bow(root, axis, distance, lengths, side)[straight]
+        forced |= straight
+    return joints, forced
+
+
 # --- the solver ----------------------------------------------------------------------------
 
 
@@ -311,33 +345,13 @@ def solve(
             )
     root = joints[:, 0].copy()
     reach = lengths.sum(axis=1)
-    axis, at_root = unit(target - root)
     distance = np.linalg.norm(target - root, axis=-1)
     reachable = distance <= reach
-    forced = np.zeros(N, dtype=bool)  # chains whose start was changed: iterate at least once
-
     if pole is not None:
         pole = np.broadcast_to(np.asarray(pole, dtype=float), (N, 3))
         _check_finite(pole, "the pole")
-        swung, side, has_pole = _swing_to_pole(joints, root, axis, pole)
-        has_pole &= reachable & ~at_root
-        joints[has_pole] = swung[has_pole]
-        forced |= has_pole
-    else:
-        side, has_pole = np.zeros((N, 3)), np.zeros(N, dtype=bool)
-    rel = joints - root[:, None]
-    off_line = np.linalg.norm(rel - np.einsum("njk,nk->nj", rel, axis)[..., None] * axis[:, None],
-                              axis=-1).max(axis=1)  # fmt: skip
-    straight = reachable & ~at_root & (off_line <= STRAIGHT * reach)
-    if np.any(straight):
-        if bend is not None:
-            hint, no_hint = unit(_across(np.broadcast_to(np.asarray(bend, float), (N, 3)), axis))
-        else:
-            hint, no_hint = np.zeros((N, 3)), np.ones(N, dtype=bool)
-        hint = np.where(no_hint[:, None], perpendicular(axis), hint)
-        side = np.where(has_pole[:, None], side, hint)
-        joints[straight] = _bow(root, axis, distance, lengths, side)[straight]
-        forced |= straight
+    joints, forced = _shape_start(joints, target, lengths, reachable, pole, bend)
+    axis, _ = unit(target - root)
 
     iterations = np.zeros(N, dtype=np.intp)
     P = np.ascontiguousarray(joints.transpose(1, 2, 0))  # (J, 3, N)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene import quat
-from app.scene.aim import aim_delta, unit
+from app.scene.aim import DEGENERATE, aim_delta, unit
 from app.scene.change_of_basis import (
     is_rigid,
     local_rotation,
@@ -154,7 +154,7 @@ def apply(constraint: PointsAt, ctx) -> None:
     bone_to_world = ctx.bone_to_world[:, b].copy()
     parent_world = parent_to_world(skeleton, ctx.bone_to_world, b).copy()
     head = bone_to_world[:, :3, 3]
-    degenerate = np.linalg.norm(target - head, axis=-1) <= 1e-12 * (1 + np.abs(head).max())
+    degenerate = np.linalg.norm(target - head, axis=-1) <= DEGENERATE
     limit = constraint.limit
     if ctx.space_of(constraint) == "world":
         new = turn_world(bone_to_world, tail, target, constraint.up)
