@@ -365,3 +365,20 @@ def test_points_at_keys_round_trip_and_bad_keys_name_their_path():
         broken["constraints"][0]["limit"] = limit
         with pytest.raises(SceneError, match=message):
             loads_scene(json.dumps(broken))
+
+
+@pytest.mark.parametrize("space", ["world", "object"])
+def test_non_uniform_scale_still_points_and_object_space_never_shears(rng, space):
+    scene = random_chain_scene(rng, 4, scale="non-uniform")
+    scene.constraints = [PointsAt(name="aim", bone="b2", target=Target(bone="mover"))]
+    r = bake(scene, FRAMES, space=space)
+    tail, head = tail_and_head(r, "b2", scene)
+    assert direction_error_deg(tail - head, r.heads[:, -1] - head).max() < 1e-7
+    b, p = scene.bone_index("b2"), scene.bone_index("b1")
+    local = np.linalg.inv(r.bone_to_world[:, p]) @ r.bone_to_world[:, b]
+    rotation = local[:, :3, :3] / np.asarray(scene.bones[b].scale)[None, None, :]
+    shear = np.abs(rotation @ np.swapaxes(rotation, 1, 2) - np.eye(3)).max()
+    if space == "object":  # the bone keeps the form T R S
+        assert shear < 1e-12
+    else:  # a world rotation of a frame skewed by its parents' scales need not
+        assert shear > 1e-3
