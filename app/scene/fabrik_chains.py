@@ -34,11 +34,8 @@ import numpy as np
 
 from app.scene import quat
 from app.scene.aim import unit
+from app.scene.fabrik_one import STRAIGHT, solve_one
 from app.scene.limits import limited_rotation, perpendicular
-
-#: A chain whose joints all lie within this fraction of its reach from the root-target line
-#: is straight on the target's line: FABRIK alone would never bend it.
-STRAIGHT = 1e-6
 
 
 @dataclass(frozen=True)
@@ -334,7 +331,7 @@ def solve(
                          "towards anything", int(chain), int(segment))  # fmt: skip
     limited = pose is not None and pose.last_limited() >= 0
     if N == 1 and pole is None and not limited:
-        one = _solve_one(joints[0].tolist(), target[0].tolist(), tolerance, max_iterations)
+        one = solve_one(joints[0].tolist(), target[0].tolist(), tolerance, max_iterations)
         if one is not None:
             solved = np.array(one[0])[None]
             return Solution(
@@ -420,78 +417,3 @@ def _check_finite(values, what):
     bad = ~np.all(np.isfinite(values), axis=-1)
     if np.any(bad):
         raise ChainError(f"{what} is not finite", int(np.flatnonzero(bad)[0]))
-
-
-# --- one chain: the same algorithm in plain floats ----------------------------------------
-#
-# Numpy costs about a microsecond per call whatever the array size, and a pass makes a few
-# calls per joint; for a single chain (the editor's current frame) plain Python floats are
-# several times faster. Used for one chain without pole or limits; the results agree with the
-# vectorized passes to rounding (tests/test_fabrik_chains.py).
-
-
-def _solve_one(joints, target, tolerance, max_iterations):
-    """One chain, no pole, no limits: joints ``[[x, y, z], ...]``; ``None`` if it is straight.
-
-    Returns ``(joints, iterations, reachable)`` or ``None`` when the chain lies straight on the
-    target's line (the vectorized path bends it first).
-    """
-    from math import sqrt
-
-    P = [list(p) for p in joints]
-    tx, ty, tz = target
-    L = []
-    for a, b in zip(P[:-1], P[1:]):
-        L.append(sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2))
-    reach = sum(L)
-    rx, ry, rz = P[0]
-    ax, ay, az = tx - rx, ty - ry, tz - rz
-    dist = sqrt(ax * ax + ay * ay + az * az)
-    if dist > reach:  # straight towards the target
-        ax, ay, az = ax / dist, ay / dist, az / dist
-        s = 0.0
-        for i, length in enumerate(L):
-            s += length
-            P[i + 1] = [rx + s * ax, ry + s * ay, rz + s * az]
-        return P, 1, False
-    if dist == 0.0:
-        return None
-    ax, ay, az = ax / dist, ay / dist, az / dist
-    off = 0.0
-    for x, y, z in P[1:]:
-        px, py, pz = x - rx, y - ry, z - rz
-        along = px * ax + py * ay + pz * az
-        px, py, pz = px - along * ax, py - along * ay, pz - along * az
-        off = max(off, px * px + py * py + pz * pz)
-    if sqrt(off) <= STRAIGHT * reach:
-        return None
-    n = len(L)
-    iterations = 0
-    x, y, z = P[-1]
-    gap = sqrt((x - tx) ** 2 + (y - ty) ** 2 + (z - tz) ** 2)
-    while gap > tolerance and iterations < max_iterations:
-        cx, cy, cz = tx, ty, tz
-        P[n] = [cx, cy, cz]
-        for i in range(n - 1, -1, -1):
-            x, y, z = P[i]
-            dx, dy, dz = x - cx, y - cy, z - cz
-            r = sqrt(dx * dx + dy * dy + dz * dz)
-            if r == 0.0:
-                return None
-            s = L[i] / r
-            cx, cy, cz = cx + dx * s, cy + dy * s, cz + dz * s
-            P[i] = [cx, cy, cz]
-        cx, cy, cz = rx, ry, rz
-        P[0] = [cx, cy, cz]
-        for i in range(n):
-            x, y, z = P[i + 1]
-            dx, dy, dz = x - cx, y - cy, z - cz
-            r = sqrt(dx * dx + dy * dy + dz * dz)
-            if r == 0.0:
-                return None
-            s = L[i] / r
-            cx, cy, cz = cx + dx * s, cy + dy * s, cz + dz * s
-            P[i + 1] = [cx, cy, cz]
-        iterations += 1
-        gap = sqrt((cx - tx) ** 2 + (cy - ty) ** 2 + (cz - tz) ** 2)
-    return P, iterations, True
