@@ -9,11 +9,10 @@ The seed "change of basis" gives two ways to apply a rotation ``R_c`` computed f
   the rotation is computed there and applied on the right,
   ``bone_to_world' = bone_to_world R_c`` (:func:`turn_in_bone`).
 
-A bone's *rotation frame* is its own frame before its own scale (``T R`` of ``T R S``); with
-a uniform scale its directions are the bone frame's directions. Object-space rotations are
-applied in it, so a bone with a non-uniform scale keeps the form ``T R S`` and never shears:
-``bone_to_world' = bone_to_world S^-1 R_c S``, which is ``bone_to_world R_c`` whenever the
-bone's own scale is uniform.
+Option 2 is applied exactly as the format page writes it, also for a bone with a
+non-uniform scale of its own: directions are read in the bone's frame (its scale included) and
+``R_c`` multiplies on the right, so such a bone's frame shears as it turns, which is what
+``bone_to_world R_c`` means there (with a uniform scale, ``S`` and ``R_c`` commute).
 """
 
 from __future__ import annotations
@@ -62,22 +61,16 @@ def turn_about_head(bone_to_world, rotation) -> np.ndarray:
     return T(head) @ R(rotation) @ T(-head) @ bone_to_world
 
 
-def turn_in_bone(bone_to_world, rotation, scale) -> np.ndarray:
-    """Option 2: ``bone_to_world S^-1 R(rotation) S`` (``bone_to_world R`` for uniform scale).
+def turn_in_bone(bone_to_world, rotation) -> np.ndarray:
+    """Option 2: ``bone_to_world R(rotation)``.
 
     Parameters
     ----------
     bone_to_world : ndarray, shape (F, 4, 4)
     rotation : ndarray, shape (F, 4)
-        Rotations in the bone's rotation frame.
-    scale : array_like, shape (3,)
-        The bone's own scale.
+        Rotations computed in the bone's frame.
     """
-    scale = np.asarray(scale, dtype=float)
-    turn = R(rotation)
-    if np.any(scale != scale[0]):
-        turn[..., :3, :3] *= scale[None, :] / scale[:, None]  # S^-1 R S, entrywise
-    return bone_to_world @ turn
+    return bone_to_world @ R(rotation)
 
 
 def rest_relative(rest_rotation, local_rotation) -> np.ndarray:

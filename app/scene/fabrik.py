@@ -70,7 +70,6 @@ def apply(constraint: Fabrik, ctx) -> None:
         check_finite(pole, frames, "pole", f"{path}.pole")
 
     limits = tuple(constraint.limits.get(name) for name in constraint.chain)
-    scale = np.array([b.scale for b in bones], dtype=float)
     rest = np.array([b.rotation for b in bones], dtype=float)
     world_space = ctx.space_of(constraint) == "world"
     has_limits = any(lim is not None for lim in limits)
@@ -80,7 +79,7 @@ def apply(constraint: Fabrik, ctx) -> None:
     pose = None
     if has_limits and not world_space:
         pose = ChainPose(rotation_from_matrix(root_parent), rest, d0,
-                         unit(scale * segments)[0], limits)  # fmt: skip
+                         unit(segments)[0], limits)  # fmt: skip
     bend = rest_bend(scene, constraint, idx, worlds[:, 0], limits)
     try:
         solution = solve(joints, target, tolerance=constraint.tolerance,
@@ -104,15 +103,14 @@ def apply(constraint: Fabrik, ctx) -> None:
                 before,
                 segments[:, k],
                 aim,
-                scale[k],
                 rigid,
                 limit=limits[k],
                 d0=None if d0 is None else d0[:, k],
             )
-            new[:, k] = turn_in_bone(before, rotation, scale[k])  # fmt: skip
+            new[:, k] = turn_in_bone(before, rotation)
         if limits[k] is not None:
             ctx.limit_violation_deg[:, idx[k]] = measure_violation(
-                limits[k], rest[k], parent, new[:, k], scale[k] * segments[:, k]
+                limits[k], rest[k], parent, new[:, k], segments[:, k]
             )
         parent = new[:, k]
     for k in range(n):  # each write carries the bone's other children along

@@ -16,9 +16,7 @@ as its possibly constrained parent and its own keys put it) and ``W`` the evalua
   ``T(head') R_c T(-head) [chain]``; for a points-at, ``head' = head`` is the knee of the seed;
 - object space (option 2): ``W = U C`` with ``C = U^-1 W``, written ``[chain] R_c`` (with a
   ``T_c`` in front of ``R_c`` when the constraint also moved the head, as a multi-parent
-  body does, and as ``S^-1 R_c S`` when the bone's own non-uniform scale is kept free of
-  shear that way). A correction that is no rotation in any of these forms is one general
-  linear factor ``L_c``.
+  body does). A correction that is no rotation is one general linear factor ``L_c``.
 
 :func:`a_to_b_chain` writes ``a_to_b = (b_to_world)^-1 a_to_world`` as factors and marks the
 factors that cancel: ``X^-1`` next to ``X`` after free reduction, which for bones with a
@@ -175,13 +173,8 @@ def _is_rotation(linear) -> bool:
     return np.abs(np.swapaxes(m, -1, -2) @ m - np.eye(3)).max(initial=0.0) <= 1e-9
 
 
-def _correction(name, scale, constraints, space, unconstrained, constrained, tol):
-    """Factors of the correction ``C`` that takes ``unconstrained`` to ``constrained``.
-
-    ``scale`` is the bone's own ``(3,)`` scale: an object-space rotation applied in the
-    bone's frame before its scale (``S^-1 R_c S``, which keeps ``T R S`` free of shear) is
-    written that way.
-    """
+def _correction(name, constraints, space, unconstrained, constrained, tol):
+    """Factors of the correction ``C`` that takes ``unconstrained`` to ``constrained``."""
     label = ", ".join(constraints)
     if space == "world":
         c = constrained @ inverse(unconstrained)
@@ -203,17 +196,8 @@ def _correction(name, scale, constraints, space, unconstrained, constrained, tol
     out = []
     if np.abs(c[..., :3, 3]).max(initial=0.0) > tol:
         out.append(Factor(f"T_c({name})", "T", name, T(c[..., :3, 3]), constraint=label))
-    scaled = S(np.broadcast_to(scale, linear.shape[:-2] + (3,)))
-    unscaled = S(np.broadcast_to(1.0 / scale, linear.shape[:-2] + (3,)))
-    in_rotation_frame = scaled @ linear @ unscaled
-    if _is_rotation(linear) or not _is_rotation(in_rotation_frame):
-        kind = "R" if _is_rotation(linear) else "L"
-        return out + [Factor(f"{kind}_c({name})", kind, name, linear, constraint=label)]
-    return out + [
-        Factor(f"S_{name}", "S", name, unscaled, inverted=True, constraint=label),
-        Factor(f"R_c({name})", "R", name, in_rotation_frame, constraint=label),
-        Factor(f"S_{name}", "S", name, scaled, constraint=label),
-    ]
+    kind = "R" if _is_rotation(linear) else "L"
+    return out + [Factor(f"{kind}_c({name})", kind, name, linear, constraint=label)]
 
 
 def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
@@ -264,8 +248,7 @@ def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
             for f in own[1:]:
                 local = local @ f.matrix
             constraints, bone_space = drivers[name]
-            scale = np.asarray(scene.bones[i].scale, dtype=float)
-            extra = _correction(name, scale, constraints, bone_space,
+            extra = _correction(name, constraints, bone_space,
                                 parent_to_world @ local, evaluated[:, i], tol)  # fmt: skip
             if bone_space == "world":  # C [chain so far]
                 brackets = [(s + len(extra), e + len(extra)) for s, e in brackets]

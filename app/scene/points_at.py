@@ -81,14 +81,13 @@ def object_rotation(
     bone_to_world,
     tail_in_bone,
     target,
-    scale,
     rigid: bool,
     *,
     limit: Limit | None = None,
     d0=None,
     up: UpVector | None = None,
 ):
-    """Option 2: the rotation ``R_c`` in the bone's rotation frame, for a stack of frames.
+    """Option 2: the rotation ``R_c`` in the bone's frame, for a stack of frames.
 
     Parameters
     ----------
@@ -97,8 +96,6 @@ def object_rotation(
         The direction to turn (the tail, or a FABRIK segment), in the bone's frame.
     target : ndarray, shape (F, 3)
         World positions; carried into the bone's frame by the inverse of its chain.
-    scale : array_like, shape (3,)
-        The bone's own scale.
     rigid : bool
         Whether the chain has no scale (its inverse is then a transposition).
     limit : Limit, optional
@@ -109,14 +106,13 @@ def object_rotation(
     ndarray, shape (F, 4)
         Apply with :func:`~app.scene.change_of_basis.turn_in_bone`.
     """
-    scale = np.asarray(scale, dtype=float)
     to_bone = world_to_bone(bone_to_world, rigid)
-    target_in_rot = scale * transform_points(to_bone, target)  # the rotation frame: S p
-    tail_in_rot = scale * np.asarray(tail_in_bone, dtype=float)
+    target_in_rot = transform_points(to_bone, target)
+    tail_in_rot = np.asarray(tail_in_bone, dtype=float)
     up_axis = toward = None
     if up is not None:
-        up_axis = np.broadcast_to(scale * np.asarray(up.axis, dtype=float), target.shape)
-        toward = scale * transform_vectors(to_bone, up.toward)
+        up_axis = np.broadcast_to(np.asarray(up.axis, dtype=float), target.shape)
+        toward = transform_vectors(to_bone, up.toward)
     if limit is None:
         return aim_delta(np.broadcast_to(tail_in_rot, target.shape), target_in_rot, up_axis, toward)
     # Limits are read in the rest frame: rotate the bone's-frame vectors by d0 to get there.
@@ -163,12 +159,12 @@ def apply(constraint: PointsAt, ctx) -> None:
         if limit is not None:
             d0 = rest_relative(bone.rotation, local_rotation(parent_world, bone_to_world))
         rigid = is_rigid(scene, skeleton, b)
-        rotation = object_rotation(bone_to_world, tail, target, bone.scale, rigid, limit=limit,
-                                   d0=d0, up=constraint.up)  # fmt: skip
-        new = turn_in_bone(bone_to_world, rotation, bone.scale)
+        rotation = object_rotation(bone_to_world, tail, target, rigid, limit=limit, d0=d0,
+                                   up=constraint.up)  # fmt: skip
+        new = turn_in_bone(bone_to_world, rotation)
     ctx.set_world(b, new)
     if limit is not None:
         ctx.limit_violation_deg[:, b] = measure_violation(
-            limit, bone.rotation, parent_world, new, np.asarray(bone.scale) * tail
+            limit, bone.rotation, parent_world, new, tail
         )
     ctx.info[constraint.name] = {"degenerate_frames": ctx.frames[degenerate]}
