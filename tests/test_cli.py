@@ -84,3 +84,12 @@ def test_parse_frames():
     np.testing.assert_array_equal(parse_frames("0:10:3"), [0, 3, 6, 9])
     with pytest.raises(ValueError, match="> 0"):
         parse_frames("0:4:0")
+
+
+def test_bake_to_an_unwritable_place_exits_2_and_keeps_the_old_file(tmp_path):
+    out = tmp_path / "x.npz"
+    out.write_bytes(b"old")
+    proc = run("bake", SCENES / "legs.json", "--out", tmp_path / "missing-dir" / "x.npz")
+    assert proc.returncode == 2
+    assert "cannot write" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert out.read_bytes() == b"old"

@@ -15,10 +15,12 @@ through :meth:`Evaluator.stale_constraints` to say that a recomputation is comin
 from __future__ import annotations
 
 import importlib
+import io
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.scene.atomic import write_atomic
 from app.scene.errors import SceneError
 from app.scene.keys import sample
 from app.scene.model import SPACES, Scene, Target
@@ -117,7 +119,10 @@ class BakeResult:
     ARRAYS = ("bone_names", "frames", "bone_to_world", "heads", "tails", "limit_violation_deg")
 
     def save_npz(self, path) -> None:
-        np.savez(path, **{name: getattr(self, name) for name in self.ARRAYS})
+        """Write the arrays to ``path`` atomically (raises SceneError if it cannot)."""
+        buffer = io.BytesIO()
+        np.savez(buffer, **{name: getattr(self, name) for name in self.ARRAYS})
+        write_atomic(path, buffer.getvalue())
 
 
 def default_frames(scene: Scene) -> np.ndarray:

@@ -9,10 +9,9 @@ never leaves a half-written scene where the old one was.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from app.scene.atomic import write_atomic
 from app.scene.errors import SceneError
 from app.scene.model import Scene
 from app.scene.schema import scene_from_json, scene_to_json, validate
@@ -82,23 +81,4 @@ def save_scene(scene: Scene, path) -> None:
         text = dumps_scene(scene)
     except (SceneError, ValueError) as e:
         raise SceneError(f"cannot save: {e}", file=str(path)) from None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as e:
-        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+    write_atomic(path, text)

@@ -48,9 +48,14 @@ class Target:
 
 @dataclass(frozen=True, kw_only=True)
 class ConeLimit:
-    """The tail direction stays within ``degrees`` of its rest direction."""
+    """The tail direction stays within ``degrees`` of its rest direction.
+
+    ``twist``, when given, is the ``(min, max)`` range in degrees of the rotation about the
+    rest tail direction (the twist of a swing-twist decomposition).
+    """
 
     degrees: float
+    twist: tuple[float, float] | None = None
     extra: Mapping = field(default_factory=dict)
 
 
@@ -116,6 +121,15 @@ class MultiParent(Constraint):
 
 
 @dataclass(frozen=True, kw_only=True)
+class UpVector:
+    """Fixes a points-at's roll: the bone's ``axis`` (its own frame) turns ``toward`` (world)."""
+
+    axis: Vec3
+    toward: Vec3
+    extra: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
 class PointsAt(Constraint):
     """Turn a bone so its tail points at a target."""
 
@@ -123,6 +137,7 @@ class PointsAt(Constraint):
     bone: str
     target: Target
     limit: Limit | None = None
+    up: UpVector | None = None
 
     def driven_bones(self):
         return (self.bone,)
@@ -141,12 +156,15 @@ class Fabrik(Constraint):
     tolerance: float = 1e-4
     max_iterations: int = 20
     limits: Mapping[str, Limit] = field(default_factory=dict)
+    #: Sets the plane the chain bends in (root, target and pole), on the pole's side.
+    pole: Target | None = None
 
     def driven_bones(self):
         return tuple(self.chain)
 
     def referenced_bones(self):
-        return tuple(self.chain) + ((self.target.bone,) if self.target.bone else ())
+        targets = (self.target, self.pole) if self.pole is not None else (self.target,)
+        return tuple(self.chain) + tuple(t.bone for t in targets if t.bone)
 
 
 CONSTRAINT_TYPES: dict[str, type[Constraint]] = {

@@ -26,6 +26,7 @@ from app.scene.model import (
     PointsAt,
     Scene,
     Target,
+    UpVector,
 )
 
 FORMAT = "pivotal-scene"
@@ -42,8 +43,8 @@ _PIVOT_KEYS = {"name", "position", "position_keys", "rotation", "rotation_keys"}
 _COMMON_KEYS = {"type", "name", "space"}
 _CONSTRAINT_KEYS = {
     "multi_parent": _COMMON_KEYS | {"body", "pivots", "substeps", "integrator"},
-    "points_at": _COMMON_KEYS | {"bone", "target", "limit"},
-    "fabrik": _COMMON_KEYS | {"chain", "target", "tolerance", "max_iterations", "limits"},
+    "points_at": _COMMON_KEYS | {"bone", "target", "limit", "up"},
+    "fabrik": _COMMON_KEYS | {"chain", "target", "tolerance", "max_iterations", "limits", "pole"},
 }
 
 
@@ -190,35 +191,72 @@ def target_from_json(value, path) -> Target:
 
 
 def limit_from_json(value, path) -> Limit:
-    """A rotation limit: ``{"cone": degrees}`` or ``{"hinge": {axis, min, max}}``."""
+    """A rotation limit: ``{"cone": degrees, "twist"?: {min, max}}`` or ``{"hinge": {...}}``."""
     obj = _object(value, path)
     kinds = [k for k in ("cone", "hinge") if k in obj]
     if len(kinds) != 1:
         raise SceneError('a limit is exactly one of "cone" or "hinge"', path)
-    extra = _extra(obj, {"cone", "hinge"})
+    extra = _extra(obj, {"cone", "hinge", "twist"})
     if kinds[0] == "cone":
         degrees = _number(obj["cone"], f"{path}.cone")
         if not 0 <= degrees <= 180:
             raise SceneError(f"a cone angle must lie in [0, 180] degrees, got {degrees:g}",
                              f"{path}.cone")  # fmt: skip
-        return ConeLimit(degrees=degrees, extra=extra)
+        twist = None
+        if obj.get("twist") is not None:
+            twist, twist_extra = _range(obj["twist"], f"{path}.twist", "twist")
+            if twist_extra:
+                extra["twist"] = twist_extra
+        return ConeLimit(degrees=degrees, twist=twist, extra=extra)
+    if "twist" in obj:
+        raise SceneError('a hinge fixes the twist itself; "twist" goes with a "cone"',
+                         f"{path}.twist")  # fmt: skip
     hinge = _object(obj["hinge"], f"{path}.hinge")
     hpath = f"{path}.hinge"
-    for key in ("axis", "min", "max"):
-        if key not in hinge:
-            raise SceneError(f'a hinge needs "{key}"', hpath)
+    if "axis" not in hinge:
+        raise SceneError('a hinge needs "axis"', hpath)
     axis = _vector(hinge["axis"], f"{hpath}.axis", 3)
     if math.sqrt(sum(a * a for a in axis)) == 0:
         raise SceneError("the hinge axis has zero length", f"{hpath}.axis")
-    lo, hi = _number(hinge["min"], f"{hpath}.min"), _number(hinge["max"], f"{hpath}.max")
-    if lo > hi:
-        raise SceneError(f"min {lo:g} is greater than max {hi:g}", hpath)
+    (lo, hi), _ = _range({k: v for k, v in hinge.items() if k in ("min", "max")}, hpath, "hinge")
     hinge_extra = _extra(hinge, {"axis", "min", "max"})
     return HingeLimit(
         axis=axis,
         min=lo,
         max=hi,
         extra={**extra, **({"hinge": hinge_extra} if hinge_extra else {})},
+    )
+
+
+def _range(value, path, what) -> tuple[tuple[float, float], dict]:
+    """``{"min": degrees, "max": degrees}`` with min <= max; unknown keys returned apart."""
+    obj = _object(value, path)
+    for key in ("min", "max"):
+        if key not in obj:
+            raise SceneError(f'a {what} needs "{key}"', path)
+    lo, hi = _number(obj["min"], f"{path}.min"), _number(obj["max"], f"{path}.max")
+    if lo > hi:
+        raise SceneError(f"min {lo:g} is greater than max {hi:g}", path)
+    return (lo, hi), _extra(obj, {"min", "max"})
+
+
+def _direction(value, path) -> tuple:
+    vector = _vector(value, path, 3)
+    if math.sqrt(sum(a * a for a in vector)) == 0:
+        raise SceneError("a direction must not have zero length", path)
+    return vector
+
+
+def up_from_json(value, path) -> UpVector:
+    """A points-at's ``up``: ``{"axis": [x, y, z] (bone), "toward": [x, y, z] (world)}``."""
+    obj = _object(value, path)
+    for key in ("axis", "toward"):
+        if key not in obj:
+            raise SceneError(f'an up vector needs "{key}"', path)
+    return UpVector(
+        axis=_direction(obj["axis"], f"{path}.axis"),
+        toward=_direction(obj["toward"], f"{path}.toward"),
+        extra=_extra(obj, {"axis", "toward"}),
     )
 
 
@@ -278,11 +316,12 @@ def _constraint(value, path):
         )  # fmt: skip
     target = target_from_json(_required(obj, "target", path), f"{path}.target")
     if kind == "points_at":
-        limit = obj.get("limit")
+        limit, up = obj.get("limit"), obj.get("up")
         return PointsAt(
             bone=_string(_required(obj, "bone", path), f"{path}.bone"),
             target=target,
             limit=None if limit is None else limit_from_json(limit, f"{path}.limit"),
+            up=None if up is None else up_from_json(up, f"{path}.up"),
             **common,
         )
     chain = _array(_required(obj, "chain", path), f"{path}.chain")
@@ -303,8 +342,10 @@ def _constraint(value, path):
         if bone_name not in names:
             raise SceneError(f"bone {bone_name!r} is not in the chain", lpath)
         limits[bone_name] = limit_from_json(limit, lpath)
-    return Fabrik(chain=names, target=target, tolerance=tolerance,
-                  max_iterations=iterations, limits=limits, **common)  # fmt: skip
+    pole = obj.get("pole")
+    pole = None if pole is None else target_from_json(pole, f"{path}.pole")
+    return Fabrik(chain=names, target=target, tolerance=tolerance, max_iterations=iterations,
+                  limits=limits, pole=pole, **common)  # fmt: skip
 
 
 def _unique(names, path, what):
@@ -410,9 +451,10 @@ def _bone_fields(c):
     elif isinstance(c, Fabrik):
         for k, name in enumerate(c.chain):
             yield f"chain[{k}]", name
-    target = getattr(c, "target", None)
-    if target is not None and target.bone is not None:
-        yield "target.bone", target.bone
+    for key in ("target", "pole"):
+        target = getattr(c, key, None)
+        if target is not None and target.bone is not None:
+            yield f"{key}.bone", target.bone
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -464,11 +506,15 @@ def target_to_json(target: Target) -> dict:
 def limit_to_json(limit: Limit) -> dict:
     if isinstance(limit, ConeLimit):
         out: dict[str, Any] = {"cone": float(limit.degrees)}
+        if limit.twist is not None:
+            twist_extra = dict(limit.extra.get("twist", {}))
+            out["twist"] = {"min": float(limit.twist[0]), "max": float(limit.twist[1]),
+                            **twist_extra}  # fmt: skip
     else:
         hinge_extra = dict(limit.extra.get("hinge", {}))
         out = {"hinge": {"axis": _vec(limit.axis), "min": float(limit.min),
                          "max": float(limit.max), **hinge_extra}}  # fmt: skip
-    out.update({k: v for k, v in limit.extra.items() if k != "hinge"})
+    out.update({k: v for k, v in limit.extra.items() if k not in ("hinge", "twist")})
     return out
 
 
@@ -492,11 +538,15 @@ def constraint_to_json(c) -> dict:
         out.update(bone=c.bone, target=target_to_json(c.target))
         if c.limit is not None:
             out["limit"] = limit_to_json(c.limit)
+        if c.up is not None:
+            out["up"] = {"axis": _vec(c.up.axis), "toward": _vec(c.up.toward), **c.up.extra}
     elif isinstance(c, Fabrik):
         out.update(chain=list(c.chain), target=target_to_json(c.target),
                    tolerance=c.tolerance, max_iterations=c.max_iterations)  # fmt: skip
         if c.limits:
             out["limits"] = {k: limit_to_json(v) for k, v in c.limits.items()}
+        if c.pole is not None:
+            out["pole"] = target_to_json(c.pole)
     out.update(c.extra)
     return out
 

@@ -1,0 +1,43 @@
+"""Writing a file all at once: a temporary file next to the target, then a rename.
+
+A crash, a full disk or a refused export never leaves a half-written file where the user's
+old one was; the old file (if any) keeps its permissions.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from app.scene.errors import SceneError
+
+
+def write_atomic(path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8, or bytes) to ``path`` atomically.
+
+    Raises
+    ------
+    SceneError
+        Naming the file and the reason when it cannot be written; the old file, if any, is
+        untouched and no temporary file is left behind.
+    """
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None

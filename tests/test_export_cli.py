@@ -1,0 +1,103 @@
+"""``python main.py export``: the same files as the Python API, and one line for bad input."""
+
+import numpy as np
+import pytest
+
+from app.export import FORMATS, ExportCancelled, bake_in_chunks
+from app.scene.bvh import load_bvh
+from app.scene.bvh_export import bvh_from_bake
+from app.scene.csv_export import csv_from_bake
+from app.scene.evaluate import bake
+from app.scene.io import load_scene
+
+from .conftest import SCENES
+from .test_cli import run
+
+LEGS = SCENES / "legs.json"
+
+
+def test_help_lists_export():
+    out = run("--help")
+    assert "export SCENE --out PATH" in out.stdout
+
+
+def test_bvh_and_csv_match_the_python_api(tmp_path):
+    scene = load_scene(LEGS)
+    result = bake(scene, np.arange(10.0, 41.0, 2.0), space="world")
+    for suffix, expected in ((".bvh", bvh_from_bake(scene, result).text),
+                             (".csv", csv_from_bake(result))):  # fmt: skip
+        out = tmp_path / f"legs{suffix}"
+        proc = run("export", LEGS, "--out", out, "--frames", "10:40:2", "--space", "world")
+        assert proc.returncode == 0, proc.stderr
+        assert out.read_text() == expected
+    back = load_bvh(tmp_path / "legs.bvh")
+    assert back.fps == pytest.approx(12.0)  # every second frame of 24 fps
+
+
+def test_explicit_format_and_rotation_order(tmp_path, cmu_01_01):
+    out = tmp_path / "mocap.txt"
+    proc = run("export", cmu_01_01, "--out", out, "--format", "bvh", "--frames", "0:100:10",
+               "--rotation-order", "yxz")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "CHANNELS 3 Yrotation Xrotation Zrotation" in text
+    assert "Frames: 11\n" in text
+
+
+def test_notes_go_to_stderr(tmp_path):
+    proc = run("export", LEGS, "--out", tmp_path / "legs.bvh", "--frames", "0:2")
+    assert proc.returncode == 0
+    assert "note: bone 'hip': its tail is not written" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args, why",
+    [
+        (["missing.json", "--out", "x.bvh"], "no such file"),
+        ([LEGS, "--out", "x.png"], "--format png needs the editor build"),
+        ([LEGS, "--out", "frames", "--format", "png-sequence"],
+         "--format png-sequence needs the editor build"),
+        ([LEGS, "--out", "x.txt"], "cannot tell the format from 'x.txt'; give --format"),
+        ([LEGS, "--out", "x.bvh", "--format", "gif"], "invalid choice: 'gif'"),
+        ([LEGS, "--out", "x.bvh", "--frames", "4:1"], "before START"),
+        ([LEGS, "--out", "x.bvh", "--rotation-order", "XXZ"], "rotation order must be one of"),
+        ([LEGS, "--out", "no/such/dir/x.bvh"], "cannot write: No such file or directory"),
+        ([LEGS], "--out"),
+    ],
+)  # fmt: skip
+def test_bad_input_exits_2_with_one_line(args, why, tmp_path):
+    proc = run("export", *args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert why in lines[-1]
+    assert len([line for line in lines if not line.startswith("usage:")]) == 1
+    assert proc.stdout == ""
+
+
+def test_a_refused_export_keeps_the_old_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "pivotal-scene", "version": 1, "bones": []}')
+    out = tmp_path / "out.csv"
+    out.write_text("yesterday's export")
+    proc = run("export", bad, "--out", out)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"main.py export: {bad}: bones: a scene needs at least one bone"
+    assert out.read_text() == "yesterday's export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "out.csv"]
+
+
+def test_png_formats_are_declared_for_the_editor_build():
+    assert FORMATS["png"].writer is None and FORMATS["png-sequence"].writer is None
+    assert {"bvh", "csv"} <= {name for name, f in FORMATS.items() if f.writer}
+
+
+def test_chunked_bake_equals_one_bake_and_can_be_cancelled(cmu_01_01):
+    scene = load_scene(cmu_01_01)
+    frames = np.arange(0.0, 1000.0)
+    seen = []
+    chunked = bake_in_chunks(scene, frames, progress=lambda d, t: seen.append((d, t)) or True,
+                             chunk=300)  # fmt: skip
+    assert seen == [(300, 1000), (600, 1000), (900, 1000), (1000, 1000)]
+    np.testing.assert_array_equal(chunked.bone_to_world, bake(scene, frames).bone_to_world)
+    with pytest.raises(ExportCancelled):
+        bake_in_chunks(scene, frames, progress=lambda d, t: d < 600, chunk=300)
