@@ -13,8 +13,6 @@ from app.scene.evaluate import bake
 from .conftest import SCENES
 from .gui import CTRL, SHIFT, click, drag, framebuffer, key
 
-BACKGROUND_BGR = np.array([54, 48, 46])
-
 
 @pytest.fixture
 def window(qtbot):

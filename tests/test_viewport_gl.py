@@ -5,6 +5,7 @@ import pytest
 
 from app.document import Document
 from app.main_window import MainWindow
+from app.widgets.viewport import BACKGROUND
 
 from .conftest import SCENES
 
@@ -40,7 +41,7 @@ def test_gl_context_is_real(window, qtbot):
 
 def test_viewport_draws_the_skeleton(window, qtbot):
     pixels = framebuffer(window.viewport, qtbot)
-    background = np.array([46, 40, 38])  # (38, 40, 46) as BGR
+    background = np.array(BACKGROUND[::-1])  # BGR
     # Bones are light grey; the background and the grid are dark.
     bright = pixels.min(axis=2) > 110
     assert bright.sum() > 500, "no bone pixels found"

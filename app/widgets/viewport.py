@@ -38,6 +38,8 @@ from app.widgets.viewport_drag import HANDLE_RADIUS_PX, Drag, start_drag
 #: World (Y-up) to pyqtgraph's view coordinates (Z-up): (x, y, z) -> (x, -z, y).
 WORLD_TO_VIEW = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], dtype=float)
 
+#: The viewport's clear colour, RGB 0..255.
+BACKGROUND = (46, 48, 54)
 SELECTED_COLOR = np.array([0.42, 0.70, 1.0, 1.0])  # Blender's pose-mode blue
 DRIVEN_COLOR = np.array([0.62, 0.82, 0.60, 1.0])  # bones a constraint drives, greenish
 VIOLATION_COLOR = np.array([1.0, 0.30, 0.25, 1.0])
@@ -70,7 +72,7 @@ class Viewport(gl.GLViewWidget):
         self._hover: Ref | None = None
         self._first_paint_exit = bool(os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"))
         self.setMouseTracking(True)
-        self.setBackgroundColor((46, 48, 54))
+        self.setBackgroundColor(BACKGROUND)
         self._build_items()
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
