@@ -16,7 +16,7 @@ from app import operations, playback, settings, theme
 from app.document import Document
 from app.files import FileController
 from app.recovery import Autosaver
-from app.scene.editing import BONE, PIVOT, TARGET
+from app.scene.editing import BONE, PIVOT, TARGET_KINDS
 from app.widgets.compare_table import CompareTable
 from app.widgets.inspector import Inspector
 from app.widgets.outliner import Outliner, build_add_menu
@@ -421,6 +421,10 @@ class MainWindow(QtWidgets.QMainWindow):
         bar.addAction(m["frameSelected"])
         bar.addSeparator()
         bar.addAction(m["play"])
+        for name in ("new", "open", "save", "undo", "redo", "play"):  # icons say enough
+            bar.widgetForAction(m[name]).setToolButtonStyle(
+                QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly
+            )
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
@@ -471,8 +475,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 "Drag: move on the body · Shift: on the ground · Ctrl+drag: rotate & key "
                 "· K key · Shift+K delete key"
             )
-        elif ref.kind == TARGET:
-            hint = "Drag: move the target · Shift: on the ground · K key · Shift+K delete key"
+        elif ref.kind in TARGET_KINDS:
+            hint = f"Drag: move the {ref.kind} · Shift: on the ground · K key · Shift+K delete key"
         elif ref.kind == BONE:
             hint = "Ctrl+drag: rotate & key · Shift+click: add bones · Edit ▸ Add for constraints"
         else:
@@ -549,7 +553,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """The default dock sizes: room for names on the left, for the inspector's fields
         on the right, and a compact timeline below."""
         self.resizeDocks(
-            [self.outliner_dock, self.inspector_dock], [230, 350], QtCore.Qt.Orientation.Horizontal
+            [self.outliner_dock, self.inspector_dock], [230, 370], QtCore.Qt.Orientation.Horizontal
         )
         self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)
 

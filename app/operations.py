@@ -11,7 +11,7 @@ import numpy as np
 
 from app.commands import InsertItem, RemoveItem, ReplaceItem, SetTimeline
 from app.scene import editing
-from app.scene.editing import CONSTRAINT, PIVOT, TARGET, Ref
+from app.scene.editing import CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.model import Fabrik, MultiParent, PointsAt, Target
 from app.scene.transforms import transform_points
 
@@ -145,8 +145,8 @@ def set_position(document, ref: Ref, position, merge: bool = True) -> None:
     """Move a pivot (on its body) or a position target (in the world) at the current frame."""
     frame = document.frame
     item = editing.resolve(document.scene, ref)
-    if ref.kind == TARGET and item.bone is not None:
-        raise OperationError("This target follows a bone; set it to a position first")
+    if ref.kind in TARGET_KINDS and item.bone is not None:
+        raise OperationError(f"This {ref.kind} follows a bone; set it to a position first")
     new = editing.with_position(item, frame, position)
     keyed = item.position_keys is not None
     text = f"Move {ref.label()}" + (f" at frame {_f(frame)}" if keyed else "")
@@ -321,32 +321,35 @@ def remove_constraint(document, name: str) -> None:
     document.push(RemoveItem(document, "constraints", index, f"Remove constraint {name}"))
 
 
-def set_target(document, constraint_name: str, target: Target) -> None:
+def set_target(document, constraint_name: str, target: Target, kind: str = "target") -> None:
+    """Aim a points-at or FABRIK constraint at ``target`` (``kind="pole"``: a FABRIK pole)."""
     constraint = _constraint(document, constraint_name)
-    if not isinstance(constraint, (PointsAt, Fabrik)):
-        raise OperationError(f"{constraint_name!r} has no target")
+    if not isinstance(constraint, (PointsAt, Fabrik)) or not hasattr(constraint, kind):
+        raise OperationError(f"{constraint_name!r} has no {kind}")
     if target.bone is not None:
         document.scene.bone(target.bone)
         words = f"bone {target.bone} {target.at}"
     else:
         words = "a position"
+    import dataclasses
+
     replace(
         document,
         Ref.constraint(constraint_name),
-        editing.with_target(constraint, target),
-        f"Set target of {constraint_name} to {words}",
+        dataclasses.replace(constraint, **{kind: target}),
+        f"Set {kind} of {constraint_name} to {words}",
     )
 
 
-def target_here(document, constraint_name: str) -> Target:
-    """A position target where the constraint's target is now (so nothing jumps)."""
+def target_here(document, constraint_name: str, kind: str = "target") -> Target:
+    """A position target where the constraint's target (or pole) is now: nothing jumps."""
     constraint = _constraint(document, constraint_name)
-    return Target(position=tuple(float(v) for v in target_world(document, constraint)))
+    return Target(position=tuple(float(v) for v in target_world(document, constraint, kind)))
 
 
-def target_world(document, constraint) -> np.ndarray:
-    """World position (3,) of a constraint's target at the current frame."""
-    target = constraint.target
+def target_world(document, constraint, kind: str = "target") -> np.ndarray:
+    """World position (3,) of a constraint's target (or ``kind="pole"``) at the current frame."""
+    target = getattr(constraint, kind)
     if target.bone is None:
         return editing.position_at(target, document.frame)
     pose = document.pose()

@@ -46,6 +46,8 @@ def render_screenshot(
         If the scene cannot be loaded (a :class:`~app.scene.errors.SceneError`), a name to
         select does not exist, or the image cannot be written.
     """
+    from PySide6 import QtCore, QtGui
+
     from app.application import application, has_display
     from app.document import Document
     from app.main_window import MainWindow
@@ -80,8 +82,17 @@ def render_screenshot(
     window.viewport.frame_all()
     for _ in range(10):
         app.processEvents()
-    widget = window.viewport if viewport_only else window
-    image = widget.grab().toImage()
+    # The viewport's own framebuffer: QPainter overlays (labels) drawn inside paintGL are
+    # in it, but not in what QWidget.grab() composes for the window.
+    viewport = window.viewport.grabFramebuffer()
+    if viewport_only:
+        image = viewport
+    else:
+        image = window.grab().toImage()
+        painter = QtGui.QPainter(image)
+        at = window.viewport.mapTo(window, QtCore.QPoint(0, 0))
+        painter.drawImage(QtCore.QRect(at, window.viewport.size()), viewport)
+        painter.end()
     out = Path(out_path).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     if not image.save(str(out)):

@@ -28,7 +28,9 @@ from app.scene.model import (
     Target,
 )
 
-BONE, CONSTRAINT, PIVOT, TARGET = "bone", "constraint", "pivot", "target"
+BONE, CONSTRAINT, PIVOT, TARGET, POLE = "bone", "constraint", "pivot", "target", "pole"
+#: Kinds that are a :class:`Target` of a constraint (its aim, or a FABRIK pole).
+TARGET_KINDS = (TARGET, POLE)
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Ref:
 
     Attributes
     ----------
-    kind : {"bone", "constraint", "pivot", "target"}
+    kind : {"bone", "constraint", "pivot", "target", "pole"}
     name : str
         The bone's name, or the constraint's name for the other kinds.
     pivot : str, optional
@@ -64,12 +66,16 @@ class Ref:
     def target_of(cls, constraint: str) -> Ref:
         return cls(TARGET, constraint)
 
+    @classmethod
+    def pole_of(cls, constraint: str) -> Ref:
+        return cls(POLE, constraint)
+
     def label(self) -> str:
         """Words for menus and undo texts: ``pivot heel``, ``target of aim``."""
         if self.kind == PIVOT:
             return f"pivot {self.pivot}"
-        if self.kind == TARGET:
-            return f"target of {self.name}"
+        if self.kind in TARGET_KINDS:
+            return f"{self.kind} of {self.name}"
         return f"{self.kind} {self.name}"
 
 
@@ -93,10 +99,10 @@ def resolve(scene: Scene, ref: Ref):
         if not isinstance(constraint, MultiParent):
             raise KeyError(f"{ref.name!r} has no pivots")
         return pivot_named(constraint, ref.pivot)
-    if ref.kind == TARGET:
-        target = getattr(constraint, "target", None)
+    if ref.kind in TARGET_KINDS:
+        target = getattr(constraint, ref.kind, None)
         if target is None:
-            raise KeyError(f"{ref.name!r} has no target")
+            raise KeyError(f"{ref.name!r} has no {ref.kind}")
         return target
     raise KeyError(f"unknown kind {ref.kind!r}")
 
@@ -156,6 +162,8 @@ def key_frames(scene: Scene, ref: Ref) -> np.ndarray:
             keys += [p.position_keys, p.rotation_keys]
     elif isinstance(item, (PointsAt, Fabrik)):
         keys = [item.target.position_keys]
+        if getattr(item, "pole", None) is not None:
+            keys.append(item.pole.position_keys)
     frames = [k.frames for k in keys if k is not None]
     return np.unique(np.concatenate(frames)) if frames else np.zeros(0)
 
@@ -250,7 +258,7 @@ def replace_in(owner_item, ref: Ref, new_item):
         return new_item
     if ref.kind == PIVOT:
         return replace_pivot(owner_item, new_item, ref.pivot)
-    return dataclasses.replace(owner_item, target=new_item)
+    return dataclasses.replace(owner_item, **{ref.kind: new_item})
 
 
 # --- keys ---------------------------------------------------------------------------------

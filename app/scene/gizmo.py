@@ -93,7 +93,9 @@ def turn_in_frame(rotation, delta_in_world, frame_rotation) -> np.ndarray:
 
 
 def framing_distance(radius: float, fov_degrees: float, aspect: float = 1.0) -> float:
-    """Camera distance at which a sphere of ``radius`` fills the view with a margin.
+    """Camera distance at which a sphere of ``radius`` just fits the view's narrow direction.
+
+    The sphere bounds a box, which is smaller, so 5 % less distance still leaves a margin.
 
     Parameters
     ----------
@@ -106,4 +108,4 @@ def framing_distance(radius: float, fov_degrees: float, aspect: float = 1.0) -> 
     """
     half = np.radians(fov_degrees) / 2.0
     half_narrow = np.arctan(np.tan(half) * min(1.0, 1.0 / aspect)) if aspect > 0 else half
-    return float(1.08 * radius / np.sin(min(half, half_narrow)))
+    return float(0.95 * radius / np.sin(min(half, half_narrow)))

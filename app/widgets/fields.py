@@ -25,7 +25,7 @@ def spin_box(decimals: int, step: float, lo: float = -BIG, hi: float = BIG, suff
     spin.setKeyboardTracking(False)
     spin.setSuffix(suffix)
     spin.setAccelerated(True)
-    spin.setMinimumWidth(62)
+    spin.setMinimumWidth(46)
     spin.setButtonSymbols(QtWidgets.QAbstractSpinBox.ButtonSymbols.NoButtons)
     return spin
 
@@ -95,14 +95,14 @@ class RotationEditor(QtWidgets.QWidget):
         self.euler = VectorEdit(
             3, f"{name}Euler", decimals=2, step=1.0, lo=-720, hi=720, suffix="°"
         )
-        self.quaternion = VectorEdit(4, f"{name}Quat", decimals=5, step=0.01, lo=-1, hi=1)
+        self.quaternion = VectorEdit(4, f"{name}Quat", decimals=4, step=0.01, lo=-1, hi=1)
         form = QtWidgets.QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow("Axis x y z", self.axis)
+        form.addRow("Axis", self.axis)
         form.addRow("Angle", self.angle)
         form.addRow("Euler XYZ", self.euler)
-        form.addRow("Quat w x y z", self.quaternion)
+        form.addRow("Quaternion", self.quaternion)
         self.axis.edited.connect(lambda _: self._from_axis_angle())
         self.angle.edited.connect(lambda _: self._from_axis_angle())
         self.euler.edited.connect(self._from_euler)

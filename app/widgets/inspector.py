@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app import operations
 from app.scene import editing
-from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
+from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.model import Fabrik, MultiParent, PointsAt, Target
 from app.widgets.fields import RotationEditor, VectorEdit, spin_box
 
@@ -43,7 +43,7 @@ class Inspector(QtWidgets.QScrollArea):
         self._rebuild()
 
     def sizeHint(self):
-        return QtCore.QSize(330, 480)
+        return QtCore.QSize(370, 480)
 
     # --- building ------------------------------------------------------------------------
 
@@ -65,7 +65,7 @@ class Inspector(QtWidgets.QScrollArea):
             self._build_bone(ref)
         elif ref.kind == PIVOT:
             self._build_pivot(ref)
-        elif ref.kind == TARGET:
+        elif ref.kind in TARGET_KINDS:
             self._build_target(ref)
         elif ref.kind == CONSTRAINT:
             self._build_constraint(ref)
@@ -183,7 +183,7 @@ class Inspector(QtWidgets.QScrollArea):
         if driven:
             sub += f" · driven by {', '.join(driven)}"
         self._header(f"Bone {bone.name}", sub)
-        self._rotation_group(ref, "Pose rotation (local) at the current frame — edits key it")
+        self._rotation_group(ref, "Pose rotation at this frame (local) — edits key it")
         form = self._group("Translation (head in the parent's frame)")
         translation = VectorEdit(3, "translation")
         form.addRow(translation)
@@ -203,9 +203,9 @@ class Inspector(QtWidgets.QScrollArea):
                 else "not animated: edits apply to the whole timeline"
             ),
         )
-        form = self._group("Rest (static values; limits are relative to this rotation)")
+        form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
-            ("rotation", "Rotation w x y z", 4, 5),
+            ("rotation", "Rotation", 4, 4),
             ("scale", "Scale", 3, 4),
             ("tail", "Tail", 3, 4),
         ):
@@ -260,14 +260,18 @@ class Inspector(QtWidgets.QScrollArea):
                 else "not animated: edits and drags move it for the whole timeline"
             ),
         )
-        self._rotation_group(ref, "Rotation q_i at the current frame — edits key it")
+        self._rotation_group(ref, "Rotation q_i at this frame — edits key it")
 
     def _build_target(self, ref: Ref) -> None:
         doc = self._document
         c = doc.scene.constraint(ref.name)
-        target = c.target
-        self._header(f"Target of {c.name}", f"{c.type.replace('_', '-')} constraint")
-        form = self._group("Aims at")
+        target = editing.resolve(doc.scene, ref)
+        what = "Pole" if ref.kind == "pole" else "Target"
+        sub = f"{c.type.replace('_', '-')} constraint"
+        if ref.kind == "pole":
+            sub += " · the chain bends towards it"
+        self._header(f"{what} of {c.name}", sub)
+        form = self._group("Aims at" if ref.kind == "target" else "Is at")
         kind = QtWidgets.QComboBox()
         kind.setObjectName("targetKind")
         kind.addItem("a position", None)
@@ -295,10 +299,10 @@ class Inspector(QtWidgets.QScrollArea):
     def _set_target_kind(self, ref: Ref, data) -> None:
         doc = self._document
         if data is None:
-            target = operations.target_here(doc, ref.name)
+            target = operations.target_here(doc, ref.name, ref.kind)
         else:
             target = Target(bone=data[0], at=data[1])
-        self._run(operations.set_target, doc, ref.name, target)
+        self._run(operations.set_target, doc, ref.name, target, ref.kind)
 
     def _build_constraint(self, ref: Ref) -> None:
         doc = self._document

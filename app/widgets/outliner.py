@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app import operations
 from app.scene import editing
-from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
+from app.scene.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
 from app.scene.model import Fabrik, MultiParent, PointsAt, Target
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
@@ -19,6 +19,7 @@ COLORS = {
     CONSTRAINT: QtGui.QColor(150, 215, 140),
     PIVOT: QtGui.QColor(255, 160, 60),
     TARGET: QtGui.QColor(80, 220, 255),
+    POLE: QtGui.QColor(200, 140, 255),
 }
 TYPE_WORDS = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
 
@@ -96,6 +97,8 @@ class Outliner(QtWidgets.QTreeWidget):
                         self._add(item, Ref.pivot_of(c.name, p.name), p.name)
                 elif isinstance(c, (PointsAt, Fabrik)):
                     self._add(item, Ref.target_of(c.name), "target")
+                    if getattr(c, "pole", None) is not None:
+                        self._add(item, Ref.pole_of(c.name), "pole")
             self.expandAll()
         self._update_texts()
         self._on_document_selection()
@@ -107,11 +110,12 @@ class Outliner(QtWidgets.QTreeWidget):
                 continue
             thing = editing.resolve(scene, ref)
             if ref.kind == CONSTRAINT:
-                item.setText(1, f"{TYPE_WORDS.get(thing.type, thing.type)} · {thing.space}")
-            elif ref.kind == TARGET:
-                item.setText(
-                    0, f"target → {thing.bone} {thing.at}" if thing.bone else "target (position)"
-                )
+                words = TYPE_WORDS.get(thing.type, thing.type)
+                item.setText(1, words)
+                item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
+            elif ref.kind in TARGET_KINDS:
+                words = f"→ {thing.bone} {thing.at}" if thing.bone else "(position)"
+                item.setText(0, f"{ref.kind} {words}")
                 item.setText(1, "◆" if thing.position_keys is not None else "")
             else:
                 keyed = len(editing.key_frames(scene, ref))
@@ -205,7 +209,7 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
             document,
             bones or [bone],
         )
-    if ref is not None and ref.kind in (CONSTRAINT, PIVOT, TARGET):
+    if ref is not None and ref.kind in (CONSTRAINT, PIVOT, *TARGET_KINDS):
         c = scene.constraint(ref.name)
         if isinstance(c, MultiParent):
             _act(menu, f"Add Pivot to {c.name}", operations.add_pivot, document, c.name)

@@ -11,6 +11,8 @@ import pyqtgraph.opengl as gl
 from OpenGL import GL
 from PySide6 import QtCore, QtGui
 
+from app.scene import projection
+
 #: Drawn over everything, blended.
 OVERLAY = {
     GL.GL_DEPTH_TEST: False,
@@ -82,26 +84,23 @@ class LabelsItem(gl.GLGraphicsItem.GLGraphicsItem):
             return
         self.setupGLState()
         view = self.view()
-        rect = QtCore.QRectF(view.rect())
-        ndc_to_widget = QtGui.QMatrix4x4()
-        ndc_to_widget.viewport(rect.left(), rect.bottom(), rect.width(), -rect.height())
-        to_widget = ndc_to_widget * self.mvpMatrix()
+        world_to_clip = projection.matrix_from_column_major(self.mvpMatrix().data())
+        at = projection.project(self._positions, world_to_clip, view.width(), view.height())
         painter = QtGui.QPainter(view)
         painter.setRenderHints(
             QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing
         )
         painter.setFont(self.font)
         halo = QtGui.QColor(20, 20, 24, 200)
-        for p, text, color in zip(self._positions, self._texts, self._colors):
-            eye = (self.mvpMatrix() * QtGui.QVector4D(*p, 1.0)).w()
-            if eye <= 0:
+        for (x, y), text, color in zip(at, self._texts, self._colors):
+            if not np.isfinite(x):
                 continue  # behind the camera
-            at = to_widget.map(QtGui.QVector3D(*p)).toPointF() + QtCore.QPointF(10, -8)
+            spot = QtCore.QPointF(x + 10, y - 8)
             painter.setPen(halo)
             for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                painter.drawText(at + QtCore.QPointF(dx, dy), text)
+                painter.drawText(spot + QtCore.QPointF(dx, dy), text)
             painter.setPen(color)
-            painter.drawText(at, text)
+            painter.drawText(spot, text)
         painter.end()
 
 

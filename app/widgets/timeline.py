@@ -46,7 +46,9 @@ class TimelineWidget(QtWidgets.QWidget):
         self.fps_spin.setToolTip("Playback rate of the scene (frames per second)")
         self.recompute_label = QtWidgets.QLabel()
         self.recompute_label.setObjectName("recomputeLabel")
-        self.recompute_label.setMinimumWidth(220)
+        self.recompute_label.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
+        )
         self._fade = QtCore.QTimer(self)
         self._fade.setSingleShot(True)
         self._fade.timeout.connect(self.recompute_label.clear)

@@ -20,8 +20,9 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
+from app.operations import target_world
 from app.scene import compare, editing, projection
-from app.scene.editing import PIVOT, TARGET, Ref
+from app.scene.editing import PIVOT, POLE, TARGET_KINDS, Ref
 from app.scene.gizmo import framing_distance
 from app.scene.model import Fabrik, MultiParent, PointsAt
 from app.widgets.overlays import (
@@ -42,12 +43,13 @@ WORLD_TO_VIEW = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1
 BACKGROUND = (46, 48, 54)
 SELECTED_COLOR = np.array([0.42, 0.70, 1.0, 1.0])  # Blender's pose-mode blue
 DRIVEN_COLOR = np.array([0.62, 0.82, 0.60, 1.0])  # bones a constraint drives, greenish
-VIOLATION_COLOR = np.array([1.0, 0.30, 0.25, 1.0])
+VIOLATION_COLOR = np.array([0.95, 0.18, 0.22, 1.0])
 PIVOT_COLOR = np.array([1.0, 0.58, 0.12, 1.0])
 TARGET_COLOR = np.array([0.25, 0.88, 1.0, 1.0])
+POLE_COLOR = np.array([0.78, 0.55, 1.0, 1.0])
 BONE_TARGET_COLOR = np.array([0.55, 0.70, 0.78, 1.0])  # a target that follows a bone
 DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
-DIFF_HIGH = np.array([1.0, 0.42, 0.12, 1.0])
+DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
 GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.28])
 BONE_PICK_RADIUS_PX = 7.0
 CLICK_SLOP_PX = 4.0
@@ -84,7 +86,7 @@ class Viewport(gl.GLViewWidget):
         self._root = gl.GLGraphicsItem.GLGraphicsItem()
         self._root.setTransform(QtGui.QMatrix4x4(*WORLD_TO_VIEW.reshape(-1)))
         self.addItem(self._root)
-        self._grid = gl.GLGridItem(color=(150, 150, 160, 60))
+        self._grid = gl.GLGridItem(color=(150, 150, 160, 50))
         self._grid.setParentItem(self._root)
         self._grid.rotate(90, 1, 0, 0)  # the grid item lies in XY; the ground is XZ
         self._world_axes = gl.GLLinePlotItem(
@@ -159,7 +161,7 @@ class Viewport(gl.GLViewWidget):
         radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
         self._radius = radius
         spacing = float(10 ** np.floor(np.log10(radius / 2)))
-        extent = max(4 * radius, 10 * spacing)
+        extent = max(2.5 * radius, 8 * spacing)
         extent = spacing * np.ceil(extent / spacing)
         self._grid.setSpacing(x=spacing, y=spacing)
         self._grid.setSize(x=2 * extent, y=2 * extent)
@@ -243,9 +245,10 @@ class Viewport(gl.GLViewWidget):
                     world = body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
                     out.append((Ref.pivot_of(c.name, p.name), world))
             elif isinstance(c, (PointsAt, Fabrik)):
-                from app.operations import target_world
-
                 out.append((Ref.target_of(c.name), np.asarray(target_world(doc, c), float)))
+                if getattr(c, "pole", None) is not None:
+                    pole = np.asarray(target_world(doc, c, "pole"), float)
+                    out.append((Ref.pole_of(c.name), pole))
         return out
 
     def handle_position(self, ref: Ref) -> np.ndarray:
@@ -314,11 +317,13 @@ class Viewport(gl.GLViewWidget):
         selected = set(doc.selection)
         colors, flags = [], []
         for ref, _ in handles:
+            target = None if ref.kind == PIVOT else editing.resolve(doc.scene, ref)
             if ref.kind == PIVOT:
                 colors.append(PIVOT_COLOR)
+            elif target.bone is not None:
+                colors.append(BONE_TARGET_COLOR)
             else:
-                target = editing.resolve(doc.scene, ref)
-                colors.append(TARGET_COLOR if target.bone is None else BONE_TARGET_COLOR)
+                colors.append(POLE_COLOR if ref.kind == POLE else TARGET_COLOR)
             hot = ref in selected or Ref.constraint(ref.name) in selected
             flags.append(hot or ref == self._hover)
         positions = np.array([p for _, p in handles]).reshape(-1, 3)
@@ -334,6 +339,9 @@ class Viewport(gl.GLViewWidget):
             if ref.kind == PIVOT:
                 start = pose.heads[0, scene.bone_index(c.body)]
                 color = (1.0, 0.6, 0.15, 0.55)
+            elif ref.kind == POLE:  # from the chain's middle joint, which bends towards it
+                start = pose.heads[0, scene.bone_index(c.chain[len(c.chain) // 2])]
+                color = (0.78, 0.55, 1.0, 0.5)
             else:
                 tip = c.bone if isinstance(c, PointsAt) else c.chain[-1]
                 start = pose.tails[0, scene.bone_index(tip)]
@@ -354,8 +362,8 @@ class Viewport(gl.GLViewWidget):
                 texts.append(ref.pivot)
                 colors.append(PIVOT_COLOR)
             else:
-                texts.append(f"target · {ref.name}")
-                colors.append(TARGET_COLOR)
+                texts.append(f"{ref.kind} · {ref.name}")
+                colors.append(POLE_COLOR if ref.kind == POLE else TARGET_COLOR)
         violation = pose.limit_violation_deg[0]
         for i in np.flatnonzero(violation > 0.05):
             positions.append(0.5 * (pose.heads[0, i] + pose.tails[0, i]))
@@ -411,7 +419,7 @@ class Viewport(gl.GLViewWidget):
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
         doc = self._document
-        if hit is not None and (hit.kind in (PIVOT, TARGET) or ctrl):
+        if hit is not None and (hit.kind in (PIVOT, *TARGET_KINDS) or ctrl):
             doc.set_selection([hit])
             self._drag = start_drag(self, doc, hit, pixel, ctrl=ctrl, shift=shift)
             if self._drag is not None:
@@ -469,7 +477,7 @@ class Viewport(gl.GLViewWidget):
         super().keyPressEvent(ev)
 
     def _set_hover(self, ref: Ref | None) -> None:
-        hover = ref if ref is not None and ref.kind in (PIVOT, TARGET) else None
+        hover = ref if ref is not None and ref.kind in (PIVOT, *TARGET_KINDS) else None
         if hover != self._hover:
             self._hover = hover
             cursor = (

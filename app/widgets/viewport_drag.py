@@ -10,7 +10,7 @@ import numpy as np
 
 from app.operations import LiveEdit
 from app.scene import editing, projection
-from app.scene.editing import BONE, PIVOT, TARGET, Ref
+from app.scene.editing import BONE, PIVOT, TARGET_KINDS, Ref
 from app.scene.gizmo import arcball_rotation, rotation_in_world, turn_in_frame
 from app.scene.transforms import rotation_from_matrix
 
@@ -168,12 +168,12 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
             shift,
             np.linalg.inv(body_to_world),
         )
-    if ref.kind == TARGET:
+    if ref.kind in TARGET_KINDS:
         target = editing.resolve(scene, ref)
         if target.bone is not None:
             document.notify(
-                f"The target of {ref.name} follows bone {target.bone}; "
-                "Edit ▸ Set Target ▸ To a Position makes it draggable"
+                f"The {ref.kind} of {ref.name} follows bone {target.bone}; "
+                "set it to a position (inspector or outliner menu) to drag it"
             )
             return None
         live = LiveEdit(
