@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from app.scene import editing
+from app.scene import compare, editing
 from app.scene.editing import Ref
 from app.scene.errors import SceneError
 from app.scene.evaluate import BakeResult, Evaluator, default_frames
@@ -29,6 +29,8 @@ from app.scene.model import Bone, Scene
 #: What an evaluation may raise on a scene the user is still building: bad input, a
 #: solver missing from this build, a vanishing anticommutator, a degenerate arc.
 EVALUATION_ERRORS = (SceneError, ArithmeticError, ValueError)
+#: Milliseconds of quiet after which the whole timeline is evaluated into the cache.
+WARM_DELAY_MS = 250
 
 
 def new_scene() -> Scene:
@@ -97,6 +99,13 @@ class Document(QtCore.QObject):
         self._recovered = False
         self._error = ""
         self._reset_evaluation()
+        #: Evaluates the whole timeline once the user pauses (after opening, an edit, a
+        #: change of space), so scrubbing and playback then only read the cache.
+        self._warm_timer = QtCore.QTimer(self)
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(WARM_DELAY_MS)
+        self._warm_timer.timeout.connect(self.prepare_timeline)
+        self._warm_timer.start()
         self.undo_stack = QtGui.QUndoStack(self)
         self._dirty = False
         self.undo_stack.cleanChanged.connect(self._update_dirty)
@@ -130,6 +139,7 @@ class Document(QtCore.QObject):
         self.player.pause()
         self._scene = scene
         self._reset_evaluation()
+        self._warm_timer.start()
         self.undo_stack.clear()
         self._recovered = recovered
         self._selection = ()
@@ -189,6 +199,7 @@ class Document(QtCore.QObject):
             return
         self._space = space
         self._poses.clear()
+        self._warm_timer.start()
         self.space_changed.emit(space)
         self.pose_changed.emit()
 
@@ -214,6 +225,7 @@ class Document(QtCore.QObject):
         if on == self._compare:
             return
         self._compare = on
+        self._warm_timer.start()
         self.compare_changed.emit(on)
         self.pose_changed.emit()
 
@@ -276,6 +288,7 @@ class Document(QtCore.QObject):
     def _edited(self, structure: bool) -> None:
         self._poses.clear()
         self._timelines.clear()
+        self._warm_timer.start()
         if structure:
             self.structure_changed.emit()
             kept = tuple(r for r in self._selection if editing.exists(self._scene, r))
@@ -297,6 +310,18 @@ class Document(QtCore.QObject):
         self._evaluators: dict = {}
         self._poses: dict = {}
         self._timelines: dict = {}
+
+    def _space_key(self, space):
+        """The override that gives the same evaluation: "as authored" is "object" when every
+        constraint is authored in object space (or "world" likewise), so the two share
+        their evaluator, caches and poses."""
+        if space is None:
+            spaces = {c.space for c in self._scene.constraints}
+            if len(spaces) == 1:
+                return spaces.pop()
+        if not self._scene.constraints:
+            return "object"  # nothing depends on the space: one evaluation serves all
+        return space
 
     def _evaluator(self, space) -> Evaluator:
         ev = self._evaluators.get(space)
@@ -336,6 +361,7 @@ class Document(QtCore.QObject):
         return self._error
 
     def _pose_in(self, space) -> BakeResult:
+        space = self._space_key(space)
         pose = self._poses.get(space)
         if pose is not None:
             return pose
@@ -365,14 +391,24 @@ class Document(QtCore.QObject):
         """The pose at the current frame in :meth:`ghost_space` (for Compare mode)."""
         return self._pose_in(self.ghost_space())
 
+    def differences(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per bone at the current frame: head distance and orientation angle (degrees)
+        between :meth:`pose` and :meth:`ghost_pose`, each shaped ``(B,)``; cached."""
+        key = ("differences",)
+        if key not in self._poses:
+            dist, angle = compare.pose_differences(self.pose().bone_to_world[0],
+                                                   self.ghost_pose().bone_to_world[0])  # fmt: skip
+            self._poses[key] = (dist, angle)
+        return self._poses[key]
+
     def world_pose(self) -> BakeResult:
         """The pose with every constraint in world space (where limits can be violated)."""
         return self._pose_in("world")
 
     def prepare_timeline(self) -> None:
         """Evaluate every frame of the timeline once, so playback only reads the cache."""
-        spaces = [self._space] + ([self.ghost_space()] if self._compare else [])
-        for space in spaces:
+        spaces = [self._space] + (["world", self.ghost_space()] if self._compare else [])
+        for space in {self._space_key(s) for s in spaces}:
             if space not in self._timelines:
                 self._timelines[space] = self._run(space, default_frames(self._scene))
 

@@ -3,7 +3,8 @@ the toolbar, the menus and the status bar, all wired to one document.
 
 The window builds things and connects them; the widgets only talk to the document. The
 transport keys (Space, Left/Right, Home/End, Up/Down, K, Shift+K) are window shortcuts, so
-they work wherever the focus is, except inside a text field, which keeps its keys.
+they work wherever the focus is, except inside a text field, which keeps its keys
+(:mod:`app.widgets.text_keys`).
 """
 
 from __future__ import annotations
@@ -23,18 +24,6 @@ from app.widgets.outliner import Outliner, build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.timeline import TimelineWidget
 from app.widgets.viewport import Viewport
-
-#: Keys that belong to a text field while it has the focus, even though they are shortcuts.
-TEXT_FIELD_KEYS = {
-    QtCore.Qt.Key.Key_Up,
-    QtCore.Qt.Key.Key_Down,
-    QtCore.Qt.Key.Key_Left,
-    QtCore.Qt.Key.Key_Right,
-    QtCore.Qt.Key.Key_Home,
-    QtCore.Qt.Key.Key_End,
-    QtCore.Qt.Key.Key_Space,
-    QtCore.Qt.Key.Key_Delete,
-}
 
 HELP_TEXT = """<h3>Pivotal controls</h3>
 <table cellspacing=4>
@@ -94,7 +83,6 @@ class MainWindow(QtWidgets.QMainWindow):
         document.evaluation_failed.connect(self._on_evaluation_failed)
         document.scene_changed.connect(self._update_status)
         self.files.recent_changed.connect(self._update_recent_menu)
-        QtWidgets.QApplication.instance().installEventFilter(self)
         self._update_title()
         self._update_status()
         self._update_hint()
@@ -430,6 +418,11 @@ class MainWindow(QtWidgets.QMainWindow):
         status = self.statusBar()
         self.frame_label = QtWidgets.QLabel()
         self.frame_label.setObjectName("frameStatus")
+        # A fixed width: a label that grows with its digits re-lays out the status bar on
+        # every frame of playback.
+        self.frame_label.setMinimumWidth(
+            self.frame_label.fontMetrics().horizontalAdvance("Frame 00000  (00000–00000)") + 8
+        )
         self.space_label = QtWidgets.QLabel()
         self.space_label.setObjectName("spaceStatus")
         self.hint_label = QtWidgets.QLabel()
@@ -526,23 +519,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # --- events --------------------------------------------------------------------------
 
-    def eventFilter(self, obj, ev) -> bool:
-        # A text field keeps its editing keys (Qt gives it Left/Right/Space/Home/End itself;
-        # Up/Down step a spin box): accepting the override stops the window's shortcut.
-        if ev.type() == QtCore.QEvent.Type.ShortcutOverride and ev.key() in TEXT_FIELD_KEYS:
-            if isinstance(
-                obj,
-                (
-                    QtWidgets.QAbstractSpinBox,
-                    QtWidgets.QLineEdit,
-                    QtWidgets.QTextEdit,
-                    QtWidgets.QPlainTextEdit,
-                ),
-            ):
-                ev.accept()
-                return True
-        return super().eventFilter(obj, ev)
-
     def showEvent(self, ev) -> None:
         super().showEvent(ev)
         if not self._sized_docks and not self._restored_state:
@@ -577,7 +553,6 @@ class MainWindow(QtWidgets.QMainWindow):
             self._save_settings()
         self.autosaver.stop()
         self.autosaver.discard()
-        QtWidgets.QApplication.instance().removeEventFilter(self)
         super().closeEvent(ev)
 
     def _save_settings(self) -> None:

@@ -38,3 +38,16 @@ def test_difference_level():
 
 def test_skeleton_radius():
     assert skeleton_radius([[0, 0, 0]], [[0, 2, 0]]) == 1.0
+
+
+def test_rotation_parts_match_the_polar_decomposition(rng):
+    from app.scene.compare import rotation_parts
+    from app.scene.transforms import rotation_from_matrix
+
+    m = transforms(Rotation.random(20, random_state=4), rng.normal(size=(20, 3)),
+                   scale=(1.5, 0.5, 2.0))  # fmt: skip
+    sheared = m.copy()
+    sheared[:10, :3, :3] = sheared[:10, :3, :3] @ Rotation.random(10, random_state=5).as_matrix()
+    for stack in (m, sheared):
+        ours, polar = rotation_parts(stack), rotation_from_matrix(stack)
+        assert np.allclose(np.abs(np.sum(ours * polar, axis=-1)), 1, atol=1e-12)

@@ -13,6 +13,25 @@ from app.scene import quat
 from app.scene.transforms import rotation_from_matrix
 
 
+def rotation_parts(bone_to_world) -> np.ndarray:
+    """The rotations of transforms ``(..., 4, 4)`` as quaternions ``(..., 4)``.
+
+    Where the linear part is a rotation times an axis scale (orthogonal columns, the usual
+    case), normalizing its columns gives the rotation exactly and cheaply; elsewhere
+    (shear from non-uniform scale under a rotated child) the polar decomposition does.
+    """
+    m = np.asarray(bone_to_world, dtype=float)[..., :3, :3]
+    lengths = np.linalg.norm(m, axis=-2, keepdims=True)
+    r = m / np.where(lengths > 0, lengths, 1.0)
+    gram = np.swapaxes(r, -1, -2) @ r
+    orthogonal = np.all(np.abs(gram - np.eye(3)) < 1e-9, axis=(-1, -2)) & (np.linalg.det(r) > 0)
+    out = np.empty(m.shape[:-2] + (4,))
+    out[orthogonal] = quat.quat_from_matrix(r[orthogonal])
+    if not np.all(orthogonal):
+        out[~orthogonal] = rotation_from_matrix(m[~orthogonal])
+    return out
+
+
 def pose_differences(bone_to_world_a, bone_to_world_b) -> tuple[np.ndarray, np.ndarray]:
     """Per-bone head distance and orientation angle between two poses.
 
@@ -30,7 +49,7 @@ def pose_differences(bone_to_world_a, bone_to_world_b) -> tuple[np.ndarray, np.n
     a = np.asarray(bone_to_world_a, dtype=float)
     b = np.asarray(bone_to_world_b, dtype=float)
     head_distance = np.linalg.norm(a[..., :3, 3] - b[..., :3, 3], axis=-1)
-    angle = quat.angle_between(rotation_from_matrix(a), rotation_from_matrix(b))
+    angle = quat.angle_between(rotation_parts(a), rotation_parts(b))
     return head_distance, np.degrees(angle)
 
 

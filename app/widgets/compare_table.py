@@ -29,8 +29,11 @@ class CompareTable(QtWidgets.QWidget):
         self.table.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
-        for i in range(1, len(COLUMNS)):
-            header.setSectionResizeMode(i, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed widths: sizing columns to their contents re-measures every cell on each
+        # change, which costs more than the rest of a scrub step.
+        for i, width in zip(range(1, len(COLUMNS)), (74, 66, 84)):
+            header.setSectionResizeMode(i, QtWidgets.QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(i, width)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.caption)
@@ -42,8 +45,8 @@ class CompareTable(QtWidgets.QWidget):
     def rows(self) -> list[tuple[str, float, float, float]]:
         """``(bone, head distance, angle in degrees, world limit violation)`` per bone."""
         doc = self._document
-        pose, ghost = doc.pose(), doc.ghost_pose()
-        dist, angle = compare.pose_differences(pose.bone_to_world[0], ghost.bone_to_world[0])
+        pose = doc.pose()
+        dist, angle = doc.differences()
         world = doc.world_pose().limit_violation_deg[0]
         return [
             (str(n), float(d), float(a), float(w))
@@ -76,12 +79,13 @@ class CompareTable(QtWidgets.QWidget):
                 item = self.table.item(r, c)
                 if item is None:
                     item = QtWidgets.QTableWidgetItem()
+                    align = (
+                        QtCore.Qt.AlignmentFlag.AlignRight
+                        if c
+                        else QtCore.Qt.AlignmentFlag.AlignLeft
+                    )
+                    item.setTextAlignment(align | QtCore.Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(r, c, item)
-                item.setText(text)
-                align = (
-                    QtCore.Qt.AlignmentFlag.AlignRight if c else QtCore.Qt.AlignmentFlag.AlignLeft
-                )
-                item.setTextAlignment(align | QtCore.Qt.AlignmentFlag.AlignVCenter)
                 color = QtGui.QColor(220, 222, 228)
                 if c in (1, 2) and level > 0:
                     color = QtGui.QColor.fromRgbF(
@@ -89,7 +93,11 @@ class CompareTable(QtWidgets.QWidget):
                     )
                 if c == 3 and world > 0.05:
                     color = QtGui.QColor(255, 102, 80)
-                item.setForeground(color)
+                # Only what changed: each change repaints the cell (and costs a redraw).
+                if item.text() != text:
+                    item.setText(text)
+                if item.foreground().color() != color:
+                    item.setForeground(color)
 
     def showEvent(self, ev):
         super().showEvent(ev)

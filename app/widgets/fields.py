@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.scene import quat
 from app.scene.euler import euler_xyz_from_quat, quat_from_euler_xyz
+from app.widgets.text_keys import keep_keys
 
 BIG = 1e9
 
@@ -27,7 +28,7 @@ def spin_box(decimals: int, step: float, lo: float = -BIG, hi: float = BIG, suff
     spin.setAccelerated(True)
     spin.setMinimumWidth(46)
     spin.setButtonSymbols(QtWidgets.QAbstractSpinBox.ButtonSymbols.NoButtons)
-    return spin
+    return keep_keys(spin)
 
 
 class VectorEdit(QtWidgets.QWidget):

@@ -16,6 +16,7 @@ from app.scene import editing
 from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.model import Fabrik, MultiParent, PointsAt, Target
 from app.widgets.fields import RotationEditor, VectorEdit, spin_box
+from app.widgets.text_keys import keep_keys
 
 
 def _keys_text(keys, what: str) -> str:
@@ -330,6 +331,7 @@ class Inspector(QtWidgets.QScrollArea):
             substeps.setObjectName("substeps")
             substeps.setRange(1, 1000)
             substeps.setKeyboardTracking(False)
+            keep_keys(substeps)
             form.addRow("Substeps per frame", substeps)
             substeps.valueChanged.connect(
                 lambda v: self._run(
@@ -381,6 +383,7 @@ class Inspector(QtWidgets.QScrollArea):
                 its.setObjectName("maxIterations")
                 its.setRange(1, 10000)
                 its.setKeyboardTracking(False)
+                keep_keys(its)
                 form.addRow("Max iterations", its)
                 its.valueChanged.connect(
                     lambda v: self._run(

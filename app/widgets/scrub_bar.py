@@ -82,19 +82,22 @@ class ScrubBar(QtWidgets.QWidget):
         if ev.buttons() & QtCore.Qt.MouseButton.LeftButton:
             self._document.set_frame(self.frame_at(ev.position().x()))
 
-    def paintEvent(self, ev):
-        doc = self._document
-        s = doc.scene
-        p = QtGui.QPainter(self)
+    def _background(self) -> QtGui.QPixmap:
+        """Ruler, ticks and key diamonds, drawn once per size, range and keys; each frame
+        change then only draws the playhead over it."""
+        s = self._document.scene
+        key = (self.width(), self.height(), s.frame_start, s.frame_end, self._keys.tobytes())
+        if getattr(self, "_cache_key", None) == key:
+            return self._cache
+        ratio = self.devicePixelRatioF()
+        pixmap = QtGui.QPixmap(int(self.width() * ratio), int(self.height() * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        p = QtGui.QPainter(pixmap)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         w, h = self.width(), self.height()
-        p.fillRect(self.rect(), QtGui.QColor(34, 35, 40))
-        p.fillRect(
-            QtCore.QRectF(
-                self.x_of(s.frame_start), 0, self.x_of(s.frame_end) - self.x_of(s.frame_start), h
-            ),
-            QtGui.QColor(44, 46, 52),
-        )
+        p.fillRect(QtCore.QRectF(0, 0, w, h), QtGui.QColor(34, 35, 40))
+        x0, x1 = self.x_of(s.frame_start), self.x_of(s.frame_end)
+        p.fillRect(QtCore.QRectF(x0, 0, x1 - x0, h), QtGui.QColor(44, 46, 52))
         span = max(s.frame_end - s.frame_start, 1)
         step = tick_step((w - 2 * MARGIN) / span)
         minor = max(step // 5, 1) if step >= 5 else step
@@ -118,24 +121,35 @@ class ScrubBar(QtWidgets.QWidget):
         y = h - 12
         for f in self._keys:
             x = self.x_of(float(f))
-            diamond = QtGui.QPolygonF(
-                [
-                    QtCore.QPointF(x, y - 6),
-                    QtCore.QPointF(x + 5, y),
-                    QtCore.QPointF(x, y + 6),
-                    QtCore.QPointF(x - 5, y),
-                ]
+            p.drawPolygon(
+                QtGui.QPolygonF(
+                    [
+                        QtCore.QPointF(x, y - 6),
+                        QtCore.QPointF(x + 5, y),
+                        QtCore.QPointF(x, y + 6),
+                        QtCore.QPointF(x - 5, y),
+                    ]
+                )
             )
-            p.drawPolygon(diamond)
-        # playhead
+        p.end()
+        self._cache_key, self._cache = key, pixmap
+        return pixmap
+
+    def paintEvent(self, ev):
+        doc = self._document
+        p = QtGui.QPainter(self)
+        p.drawPixmap(0, 0, self._background())
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         x = self.x_of(doc.frame)
         p.setPen(QtGui.QPen(PLAYHEAD_COLOR, 2))
-        p.drawLine(QtCore.QPointF(x, 14), QtCore.QPointF(x, h))
-        label = f"{doc.frame:g}"
+        p.drawLine(QtCore.QPointF(x, 14), QtCore.QPointF(x, self.height()))
         box = QtCore.QRectF(x - 18, 0, 36, 15)
         p.setPen(QtCore.Qt.PenStyle.NoPen)
         p.setBrush(PLAYHEAD_COLOR)
         p.drawRoundedRect(box, 3, 3)
         p.setPen(QtGui.QColor(255, 255, 255))
-        p.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, label)
+        font = p.font()
+        font.setPointSizeF(8.5)
+        p.setFont(font)
+        p.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, f"{doc.frame:g}")
         p.end()

@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app import operations, playback
 from app.widgets.scrub_bar import ScrubBar
+from app.widgets.text_keys import keep_keys
 
 
 def _spin(name: str, tip: str, lo=-100000, hi=100000) -> QtWidgets.QSpinBox:
@@ -21,7 +22,7 @@ def _spin(name: str, tip: str, lo=-100000, hi=100000) -> QtWidgets.QSpinBox:
     spin.setToolTip(tip)
     spin.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
     spin.setMinimumWidth(64)
-    return spin
+    return keep_keys(spin)
 
 
 class TimelineWidget(QtWidgets.QWidget):
@@ -44,6 +45,7 @@ class TimelineWidget(QtWidgets.QWidget):
         self.fps_spin.setKeyboardTracking(False)
         self.fps_spin.setSuffix(" fps")
         self.fps_spin.setToolTip("Playback rate of the scene (frames per second)")
+        keep_keys(self.fps_spin)
         self.recompute_label = QtWidgets.QLabel()
         self.recompute_label.setObjectName("recomputeLabel")
         self.recompute_label.setSizePolicy(

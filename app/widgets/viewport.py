@@ -267,9 +267,7 @@ class Viewport(gl.GLViewWidget):
             if name in pose.bone_names:
                 colors[scene.bone_index(name)] = DRIVEN_COLOR
         if ghost_pose is not None:
-            dist, angle = compare.pose_differences(
-                pose.bone_to_world[0], ghost_pose.bone_to_world[0]
-            )
+            dist, angle = doc.differences()
             radius = compare.skeleton_radius(pose.heads[0], pose.tails[0])
             level = compare.difference_level(dist, angle, radius)
             colors = DIFF_LOW + level[:, None] * (DIFF_HIGH - DIFF_LOW)
