@@ -37,8 +37,11 @@ def has_display() -> bool:
     )
 
 
-def run_editor(path: str) -> int:
-    """Open the editor on ``path``; exit status of the event loop (2 on bad input)."""
+def run_editor(path: str, play: bool = False) -> int:
+    """Open the editor on ``path``; exit status of the event loop (2 on bad input).
+
+    ``play`` starts playback (looping) once the window is up: the demo scene plays.
+    """
     if not has_display():
         print(
             "main.py: no display (DISPLAY is not set). To see the demo without a screen, run "
@@ -68,4 +71,6 @@ def run_editor(path: str) -> int:
                 window.autosaver.autosave()
 
         QtCore.QTimer.singleShot(0, recover)
+    if play:
+        QtCore.QTimer.singleShot(300, document.player.play)
     return app.exec()

@@ -188,7 +188,7 @@ def _open(argv) -> int:
     args = parser.parse_args(argv)
     from app.application import run_editor
 
-    return run_editor(args.scene or str(DEMO_SCENE))
+    return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
 
 
 COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export}
@@ -198,7 +198,8 @@ HELP = f"""usage: python main.py [SCENE]
 
 Pivotal: a skeleton rig editor whose bodies rotate about several pivots at once.
 
-With no command, opens the editor on SCENE (default: {DEMO_SCENE.relative_to(ROOT)}).
+With no command, opens the editor on SCENE (default: {DEMO_SCENE.relative_to(ROOT)}, which
+then plays).
 
 commands:
   bake SCENE --out OUT.npz [--frames START:END[:STEP]] [--space world|object]

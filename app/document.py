@@ -290,10 +290,12 @@ class Document(QtCore.QObject):
         self._timelines.clear()
         self._warm_timer.start()
         if structure:
-            self.structure_changed.emit()
+            # Prune the selection first: listeners of either signal see only what exists.
             kept = tuple(r for r in self._selection if editing.exists(self._scene, r))
-            if kept != self._selection:
-                self._selection = kept
+            pruned = kept != self._selection
+            self._selection = kept
+            self.structure_changed.emit()
+            if pruned:
                 self.selection_changed.emit()
         self.scene_changed.emit()
         self.pose_changed.emit()

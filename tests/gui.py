@@ -13,6 +13,8 @@ SHIFT = QtCore.Qt.KeyboardModifier.ShiftModifier
 
 
 def point(xy) -> QtCore.QPoint:
+    if isinstance(xy, (QtCore.QPoint, QtCore.QPointF)):
+        return QtCore.QPoint(round(xy.x()), round(xy.y()))
     return QtCore.QPoint(int(round(float(xy[0]))), int(round(float(xy[1]))))
 
 

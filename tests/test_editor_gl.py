@@ -239,3 +239,52 @@ def test_undo_menu_names_the_edit(window, qtbot):
     key(window.viewport, "K")
     undo = window.actions_by_name["undo"]
     assert undo.text() == "&Undo Set key on bone hip at frame 3"
+
+
+def test_up_and_down_step_a_spin_box_not_the_keys(window, qtbot):
+    doc = window.document
+    doc.set_selection([Ref.bone("thigh.r")])
+    spin = window.inspector.findChild(QtWidgets.QDoubleSpinBox, "translation1")
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus)
+    before = spin.value()
+    key(spin, "Up")
+    assert doc.frame == 0  # no jump to the next key
+    assert spin.value() > before  # the value stepped (and was applied as an edit)
+    assert doc.scene.bone("thigh.r").translation[1] == spin.value()
+
+
+def test_selecting_in_the_outliner_selects_in_the_document(window, qtbot):
+    doc, outliner = window.document, window.outliner
+    item = outliner.item_for(Ref.bone("calf.r"))
+    rect = outliner.visualItemRect(item)
+    click(outliner.viewport(), rect.center())
+    assert doc.selection == (Ref.bone("calf.r"),)
+    assert window.inspector.findChild(QtWidgets.QLabel, "inspectorTitle").text().find("calf.r") >= 0
+
+
+def test_outliner_context_menu_adds_a_constraint_undoably(window, qtbot, monkeypatch):
+    doc, outliner = window.document, window.outliner
+    before = doc.scene.copy()
+    chosen = []
+
+    def exec_menu(menu, at):
+        for action in menu.actions():
+            if action.text().startswith("Add Points-At"):
+                chosen.append(action.text())
+                action.trigger()
+                return action
+        return None
+
+    monkeypatch.setattr(outliner, "exec_menu", exec_menu)
+    item = outliner.item_for(Ref.bone("calf.l"))
+    rect = outliner.visualItemRect(item)
+    outliner.customContextMenuRequested.emit(rect.center())
+    assert chosen == ["Add Points-At Constraint on calf.l"]
+    c = doc.scene.constraints[-1]
+    assert c.type == "points_at" and c.bone == "calf.l"
+    assert outliner.item_for(Ref.constraint(c.name)) is not None
+    # the new constraint aims where the tail already is: nothing jumps
+    assert np.allclose(doc.pose().tails, bake(before, [doc.frame]).tails, atol=1e-9)
+    key(window.viewport, "Z", CTRL)
+    assert doc.scene == before and outliner.item_for(Ref.constraint(c.name)) is None

@@ -48,12 +48,13 @@ class Inspector(QtWidgets.QScrollArea):
 
     # --- building ------------------------------------------------------------------------
 
-    def _rebuild(self) -> None:
+    def _active(self) -> Ref | None:
         doc = self._document
         ref = doc.active
-        if ref is not None and not editing.exists(doc.scene, ref):
-            ref = None
-        self._ref = ref
+        return ref if ref is not None and editing.exists(doc.scene, ref) else None
+
+    def _rebuild(self) -> None:
+        ref = self._ref = self._active()
         self._refreshers = []
         page = QtWidgets.QWidget()
         page.setObjectName("inspectorPage")
@@ -429,10 +430,7 @@ class Inspector(QtWidgets.QScrollArea):
     # --- refreshing ----------------------------------------------------------------------
 
     def _refresh(self) -> None:
-        doc = self._document
-        if self._ref != doc.active or (
-            self._ref is not None and not editing.exists(doc.scene, self._ref)
-        ):
+        if self._ref != self._active():
             self._rebuild()
             return
         for refresh in self._refreshers:

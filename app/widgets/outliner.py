@@ -156,7 +156,11 @@ class Outliner(QtWidgets.QTreeWidget):
             self._document.set_selection([ref])
         menu = build_add_menu(self._document, self, ref)
         if not menu.isEmpty():
-            menu.exec(self.viewport().mapToGlobal(pos))
+            self.exec_menu(menu, self.viewport().mapToGlobal(pos))
+
+    def exec_menu(self, menu: QtWidgets.QMenu, at) -> None:
+        """Show ``menu`` modally at global position ``at`` (tests replace this)."""
+        menu.exec(at)
 
 
 def _act(menu, text, fn, *args, enabled=True):
