@@ -133,6 +133,9 @@ class Integral:
         """``q0 (4, G)`` and ``p0 (3, G)`` at grid points ``g`` (``0 <= g <= n_steps``)."""
         g = np.asarray(g, dtype=np.intp).reshape(-1)
         inner = g < self.n_steps
+        if not np.any(inner):
+            return (np.repeat(self.block_rotation[:, -1:], len(g), axis=1),
+                    np.repeat(self.block_position[:, -1:], len(g), axis=1))  # fmt: skip
         pieces = self.pieces
         starting = np.flatnonzero(pieces.grid_start >= 0)
         gi = np.where(inner, g, 0)

@@ -20,7 +20,7 @@ With the Dirichlet kernel ``sum_(j<k) e^(2ija) = e^(i(k-1)a) sin(ka) / sin(a)``:
   ``1/(kt)^2``, so below ``kt = 1`` the Taylor series is used instead:
   ``TS = sum_m (-1)^m t^(2m+1) / (2m+1)! P_(2m+2)(k)`` and
   ``TC = sum_(m>=1) (-1)^m t^(2m) / (2m)! P_(2m+1)(k)`` with the power sums
-  ``P_p(k) = sum_(j<k) j^p`` (Faulhaber's polynomials); twelve terms reach rounding level.
+  ``P_p(k) = sum_(j<k) j^p`` (Faulhaber's polynomials); nine terms reach rounding level.
 
 Everything is elementwise over the arrays given.
 """
@@ -33,7 +33,7 @@ from math import comb, factorial
 
 import numpy as np
 
-_SERIES_TERMS = 12
+_SERIES_TERMS = 9
 
 
 @cache
