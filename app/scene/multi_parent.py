@@ -36,7 +36,12 @@ from app.scene.multi_parent_cache import (
 )
 from app.scene.multi_parent_increments import MAX_PIVOTS, increment, qmul, rotate
 from app.scene.multi_parent_increments import normalize as normalize_components
-from app.scene.multi_parent_plan import grid_time, ordered_pivots, subdivisions
+from app.scene.multi_parent_plan import (
+    grid_time,
+    max_turn_rate,
+    ordered_pivots,
+    subdivisions,
+)
 from app.scene.multi_parent_scan import CHUNK
 from app.scene.quat import canonical, conj, mul, normalize
 from app.scene.skeleton import Skeleton, forward_kinematics, local_transforms
@@ -93,18 +98,7 @@ def _partial_steps(inputs: Inputs, t0, t1, q, p):
     scale = np.asarray(inputs.scale)
     rotations = [(pv.rotation, pv.rotation_keys) for pv in pivots]
     # The step's turn is bounded by each pivot's fastest key interval, as in the plan.
-    bound = np.zeros(len(t0))
-    for _, keys in rotations:
-        if keys is not None and len(keys) >= 2:
-            dq = canonical(normalize(mul(keys.values[1:], conj(keys.values[:-1]))))
-            speed = 2 * np.arctan2(np.linalg.norm(dq[:, 1:], axis=-1), dq[:, 0])
-            speed = np.concatenate([[0.0], speed / np.diff(keys.frames), [0.0]])
-            lo = np.searchsorted(keys.frames, t0, side="right")
-            hi = np.searchsorted(keys.frames, t1, side="left")
-            fastest = speed[lo]
-            for extra in range(1, int(np.max(hi - lo, initial=0)) + 1):
-                fastest = np.maximum(fastest, speed[np.minimum(lo + extra, hi)])
-            bound += fastest * (t1 - t0)
+    bound = sum(max_turn_rate(keys, t0, t1) for _, keys in rotations) * (t1 - t0)
     m = subdivisions(bound)
     q, p = q.copy(), p.copy()
     for j in range(int(m.max(initial=0))):
@@ -144,6 +138,9 @@ def states_at(integral: Integral, frames) -> tuple[np.ndarray, np.ndarray]:
     n = np.clip(np.floor((frames - fs) * s), 0, N).astype(np.intp)
     n -= (grid_time(fs, s, n) > frames) & (n > 0)
     n += (grid_time(fs, s, n + 1) <= frames) & (n < N)
+    slots = integral.frame_rotation.shape[1]
+    if len(frames) == slots and np.array_equal(frames, fs + np.arange(slots)):
+        return integral.frame_rotation.T, integral.frame_position.T  # the whole cache
     rotation = np.empty((4, len(frames)))
     position = np.empty((3, len(frames)))
     cached = (n % s == 0) | (n == N)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.scene.keys import sample
+from app.scene.keys import Keys, sample
 from app.scene.model import Pivot
 from app.scene.quat import canonical, conj, mul, normalize
 
@@ -107,18 +107,27 @@ def _interval(key_frames: np.ndarray, times: np.ndarray):
     return np.clip(j, 0, max(len(key_frames) - 2, 0)), inside
 
 
-def _max_speed(track: _Track, t0: np.ndarray, t1: np.ndarray) -> np.ndarray:
-    """Fastest angular speed (rad/frame) of a pivot over each time span ``[t0, t1]``."""
-    frames = track.rot_frames
-    if len(frames) < 2:
+def max_turn_rate(keys: Keys | None, t0, t1) -> np.ndarray:
+    """Fastest angular speed (radians per frame) of slerped ``keys`` within each ``[t0, t1]``.
+
+    Zero before the first key, after the last and without keys. Only the key intervals the
+    spans touch are looked at.
+    """
+    t0 = np.asarray(t0, dtype=float)
+    t1 = np.asarray(t1, dtype=float)
+    if keys is None or len(keys) < 2:
         return np.zeros(t0.shape)
-    padded = np.concatenate([[0.0], track.speed, [0.0]])  # holds before and after the keys
-    j0 = np.searchsorted(frames, t0, side="right")  # padded index of the interval at t0
-    j1 = np.searchsorted(frames, t1, side="left")  # ... and of the one reaching t1
-    out = padded[j0]
-    for extra in range(1, int(np.max(j1 - j0, initial=0)) + 1):
-        j = np.minimum(j0 + extra, j1)
-        out = np.maximum(out, padded[j])
+    frames, values = keys.frames, keys.values
+    first = np.searchsorted(frames, t0, side="right") - 1  # interval containing t0
+    last = np.searchsorted(frames, t1, side="left") - 1  # ... and the one reaching t1
+    out = np.zeros(t0.shape)
+    for extra in range(int(np.max(last - first, initial=0)) + 1):
+        j = np.minimum(first + extra, last)
+        inside = (j >= 0) & (j < len(frames) - 1)
+        jc = np.clip(j, 0, len(frames) - 2)
+        delta = canonical(normalize(mul(values[jc + 1], conj(values[jc]))))
+        angle = 2.0 * np.arctan2(np.linalg.norm(delta[..., 1:], axis=-1), delta[..., 0])
+        out = np.maximum(out, np.where(inside, angle / (frames[jc + 1] - frames[jc]), 0.0))
     return out
 
 
@@ -268,7 +277,7 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     if len(gen):
         g0 = t_a[gen]
         g1 = grid_time(frame_start, substeps, starts[gen] + 1)
-        bound = sum(_max_speed(track, g0, g1) for track in tracks) / substeps
+        bound = sum(max_turn_rate(t.pivot.rotation_keys, g0, g1) for t in tracks) / substeps
         m[gen] = subdivisions(bound)
 
     # Constant segments' pieces (every segment's, general ones overwritten below).

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -101,14 +102,21 @@ class PieceStates:
         k = np.asarray(k, dtype=float).reshape(-1)
         return chunked(lambda s, e: self._at(index[s:e], k[s:e]), len(index))
 
+    @cached_property
+    def _packed(self) -> np.ndarray:
+        """Everything :meth:`at` reads, one row per component: one gather per query chunk."""
+        return np.concatenate([self.half_angle[None], self.rotation, self.turned,
+                               self.position, self.terms.reshape(-1, len(self))])  # fmt: skip
+
     def _at(self, index, k):
-        a = self.half_angle[index]
+        data = self._packed[:, index]
+        a, Q, Y, P = data[0], data[1:5], data[5:9], data[9:12]
+        terms = data[12:].reshape(-1, 3, len(index))
         ka = k * a
         cos_ka, sin_ka = np.cos(ka), np.sin(ka)
-        rotation = cos_ka * self.rotation[:, index] + sin_ka * self.turned[:, index]
-        terms = self.terms[:, :, index]
+        rotation = cos_ka * Q + sin_ka * Y
         c, s = rotation_sums(k, a, cos_ka, sin_ka)
-        position = self.position[:, index] + k * terms[0] + c * terms[1] + s * terms[2]
+        position = P + k * terms[0] + c * terms[1] + s * terms[2]
         if len(terms) == 6:
             tc, ts = weighted_rotation_sums(k, a)
             position += 0.5 * k * (k - 1) * terms[3] + tc * terms[4] + ts * terms[5]
