@@ -105,17 +105,18 @@ class PieceStates:
     @cached_property
     def _packed(self) -> np.ndarray:
         """Everything :meth:`at` reads, one row per component: one gather per query chunk."""
-        return np.concatenate([self.half_angle[None], self.rotation, self.turned,
+        a = self.half_angle[None]
+        return np.concatenate([a, np.cos(a), np.sin(a), self.rotation, self.turned,
                                self.position, self.terms.reshape(-1, len(self))])  # fmt: skip
 
     def _at(self, index, k):
         data = self._packed[:, index]
-        a, Q, Y, P = data[0], data[1:5], data[5:9], data[9:12]
-        terms = data[12:].reshape(-1, 3, len(index))
+        a, cos_a, sin_a = data[0], data[1], data[2]
+        Q, Y, P, terms = data[3:7], data[7:11], data[11:14], data[14:].reshape(-1, 3, len(index))
         ka = k * a
         cos_ka, sin_ka = np.cos(ka), np.sin(ka)
         rotation = cos_ka * Q + sin_ka * Y
-        c, s = rotation_sums(k, a, cos_ka, sin_ka)
+        c, s = rotation_sums(k, a, cos_ka, sin_ka, cos_a, sin_a)
         position = P + k * terms[0] + c * terms[1] + s * terms[2]
         if len(terms) == 6:
             tc, ts = weighted_rotation_sums(k, a)

@@ -67,7 +67,7 @@ def power_sum(p: int, k) -> np.ndarray:
     return out
 
 
-def rotation_sums(k, a, cos_ka=None, sin_ka=None):
+def rotation_sums(k, a, cos_ka=None, sin_ka=None, cos_a=None, sin_a=None):
     """``C(k), S(k)`` of the module docstring.
 
     Parameters
@@ -75,14 +75,15 @@ def rotation_sums(k, a, cos_ka=None, sin_ka=None):
     k : array_like of integer values
     a : array_like
         Half angles ``a >= 0`` of the rotation; broadcasts with ``k``.
-    cos_ka, sin_ka : array_like, optional
-        ``cos(k a)`` and ``sin(k a)``, when the caller has them already.
+    cos_ka, sin_ka, cos_a, sin_a : array_like, optional
+        ``cos(k a)``, ``sin(k a)``, ``cos(a)``, ``sin(a)``, when the caller has them already.
     """
     k = np.asarray(k, dtype=float)
     a = np.asarray(a, dtype=float)
     if cos_ka is None:
         cos_ka, sin_ka = np.cos(k * a), np.sin(k * a)
-    sa, ca = np.sin(a), np.cos(a)
+    sa = np.sin(a) if sin_a is None else sin_a
+    ca = np.cos(a) if cos_a is None else cos_a
     ratio = np.where(sa == 0, k, sin_ka / np.where(sa == 0, 1.0, sa))
     # cos((k-1)a) and sin((k-1)a) by the angle difference formulas.
     return ratio * (cos_ka * ca + sin_ka * sa) - k, ratio * (sin_ka * ca - cos_ka * sa)
