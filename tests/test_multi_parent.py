@@ -10,7 +10,7 @@ from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.keys import Keys
 from app.scene.model import Bone, MultiParent, Pivot, Scene
-from app.scene.multi_parent_plan import MAX_STEP_ANGLE
+from app.scene.multi_parent_plan import MAX_PIVOT_STEP_ANGLE
 
 from .test_multi_parent_reference import literal, pivot_rotation, rotation_keys
 
@@ -210,11 +210,11 @@ def test_huge_key_jumps_stay_finite_and_converge(integrator):
 
 
 def test_subdivision_follows_the_stated_bound():
-    """A step whose pivots turn by 2 pi together runs as 2 pi / MAX_STEP_ANGLE substeps:
-    frame 4 -> 5 at one substep per frame equals 16 substeps per frame there."""
+    """A step in which each of two pivots turns by pi runs as pi / MAX_PIVOT_STEP_ANGLE
+    substeps: frame 4 -> 5 at one substep per frame equals 8 substeps per frame there."""
     coarse = bake(huge_jump_scene(1), [5.0])
     assert coarse.info["mp"]["subdivided_steps"] == 1
-    steps = int(np.ceil(2 * np.pi / MAX_STEP_ANGLE))
+    steps = int(np.ceil(np.pi / MAX_PIVOT_STEP_ANGLE))
     fine = bake(huge_jump_scene(steps), [5.0])
     assert fine.info["mp"]["subdivided_steps"] == 0
     np.testing.assert_allclose(coarse.bone_to_world, fine.bone_to_world, atol=1e-12)

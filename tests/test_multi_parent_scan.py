@@ -11,7 +11,13 @@ from app.scene.keys import Keys
 from app.scene.model import Pivot
 from app.scene.multi_parent_cache import BLOCK_STEPS, Inputs, update
 from app.scene.multi_parent_increments import increment, symmetrized_product
-from app.scene.multi_parent_plan import MAX_STEP_ANGLE, ordered_pivots, plan_steps
+from app.scene.multi_parent_plan import (
+    MAX_PIVOT_STEP_ANGLE,
+    MAX_STEP_ANGLE,
+    ordered_pivots,
+    plan_steps,
+    subdivisions,
+)
 from app.scene.multi_parent_scan import integrate
 from app.scene.rotation_sums import power_sum, rotation_sums, weighted_rotation_sums
 
@@ -98,13 +104,22 @@ def test_plan_subdivides_steps_beyond_the_bound_and_nothing_else():
     plan = plan_steps(pivots, 0, 2, 4, (1, 1, 1), BLOCK_STEPS)
     increments = increment(plan.rotation, "seed")
     turn = 2 * np.arctan2(np.linalg.norm(plan.rotation[1:], axis=0), plan.rotation[0])  # (P, Np)
+    assert np.all(turn <= MAX_PIVOT_STEP_ANGLE + 1e-12)
     assert np.all(turn.sum(axis=0) <= MAX_STEP_ANGLE + 1e-12)
-    # Frame 0 -> 1: 3.0 + 0.1 rad at two steps per frame -> ceil(1.55 / (pi / 8)) = 4 substeps.
-    assert plan.length[0] == 2 * math.ceil(1.55 / MAX_STEP_ANGLE)
-    # Frame 1 -> 2: 0.5 + 0.1 rad: 0.3 rad per step is below the bound, one substep each.
+    # Frame 0 -> 1: the fast pivot turns 1.5 rad per step -> ceil(1.5 / (pi / 8)) = 4 substeps.
+    assert plan.length[0] == 2 * math.ceil(1.5 / MAX_PIVOT_STEP_ANGLE)
+    # Frame 1 -> 2: 0.25 and 0.05 rad per step are below the bounds, one substep each.
     assert plan.length[1] == 2 and plan.per_grid[1] == 1
     assert plan.subdivided == 2
     assert np.all(increments.rotation[0] > math.cos(MAX_STEP_ANGLE / 2) - 1e-12)
+
+
+def test_many_pivots_turning_together_are_held_by_the_total_bound():
+    """Ten pivots, each just under the per-pivot bound: their total (about 3.9 rad) would let
+    products approach a half turn, so the step is cut to keep the total under pi / 2."""
+    angles = np.full((10, 1), 0.39)
+    assert subdivisions(angles)[0] == math.ceil(3.9 / MAX_STEP_ANGLE)
+    assert subdivisions(np.full((2, 1), 0.39))[0] == 1
 
 
 def test_a_key_off_the_grid_makes_its_step_a_general_one():

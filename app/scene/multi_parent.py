@@ -98,8 +98,7 @@ def _partial_steps(inputs: Inputs, t0, t1, q, p):
     scale = np.asarray(inputs.scale)
     rotations = [(pv.rotation, pv.rotation_keys) for pv in pivots]
     # The step's turn is bounded by each pivot's fastest key interval, as in the plan.
-    bound = sum(max_turn_rate(keys, t0, t1) for _, keys in rotations) * (t1 - t0)
-    m = subdivisions(bound)
+    m = subdivisions(np.array([max_turn_rate(keys, t0, t1) * (t1 - t0) for _, keys in rotations]))
     q, p = q.copy(), p.copy()
     for j in range(int(m.max(initial=0))):
         active = j < m

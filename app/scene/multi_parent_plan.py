@@ -17,13 +17,16 @@ therefore cuts the grid into *pieces*, runs of equal substeps that it describes 
   ``R_i`` is taken literally from the slerped keys at the step's ends (on the shorter arc,
   ``w >= 0``, so keys ``q`` and ``-q`` give the same motion).
 
-Large steps are subdivided. A grid step is integrated as ``m = ceil(sum_i theta_i /
-MAX_STEP_ANGLE)`` equal substeps, where ``theta_i`` bounds how far pivot ``i`` turns within
-the step (its fastest key interval's angular speed times the step). Each substep then turns
-the pivots by at most ``MAX_STEP_ANGLE`` together, which keeps every product in the
-anticommutator's sum within ``MAX_STEP_ANGLE / 2`` of the identity on the unit sphere
-(``w >= cos(MAX_STEP_ANGLE / 2)``): the sum cannot vanish and normalizing it loses nothing.
-``m`` depends only on the keys and the grid, so the subdivision is deterministic.
+Large steps are subdivided. With ``theta_i`` a bound on how far pivot ``i`` turns within a
+grid step (its fastest key interval's angular speed times the step), the step is integrated as
+
+    m = max(1, ceil(max_i theta_i / MAX_PIVOT_STEP_ANGLE), ceil(sum_i theta_i / MAX_STEP_ANGLE))
+
+equal substeps. In each substep no pivot turns more than ``MAX_PIVOT_STEP_ANGLE`` (the
+accuracy bound), and all together no more than ``MAX_STEP_ANGLE``: every product in the
+anticommutator's sum then lies within ``MAX_STEP_ANGLE / 2`` of the identity on the unit
+sphere (``w >= cos(MAX_STEP_ANGLE / 2)``), so the sum cannot vanish and normalizing it loses
+nothing. ``m`` depends only on the keys and the grid, so the subdivision is deterministic.
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ from app.scene.keys import Keys, sample
 from app.scene.model import Pivot
 from app.scene.quat import canonical, conj, mul, normalize
 
-#: Largest total turn (radians) of all pivots together in one integration substep.
-#: pi/8 keeps each step's anticommutator well conditioned (every product has
-#: w >= cos(pi/16) > 0.98) and the scheme's own per-step error small; everyday animation
-#: (a quarter turn over a few frames at 4 substeps per frame) never reaches it.
-MAX_STEP_ANGLE = np.pi / 8
+#: Largest turn (radians) of one pivot in one integration substep: keeps the scheme's own
+#: per-step error small. Everyday animation (a quarter turn over two frames at 4 substeps per
+#: frame) stays below it.
+MAX_PIVOT_STEP_ANGLE = np.pi / 8
+#: Largest turn of all pivots together in one substep: every product in the anticommutator's
+#: sum keeps w >= cos(pi/4) > 0.7, so the sum is far from vanishing.
+MAX_STEP_ANGLE = np.pi / 2
 
 
 def ordered_pivots(pivots) -> tuple[Pivot, ...]:
@@ -136,9 +141,14 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return values[np.append(True, values[1:] != values[:-1])] if len(values) else values
 
 
-def subdivisions(total_angle: np.ndarray) -> np.ndarray:
-    """Substeps a grid step needs when its pivots turn by ``total_angle`` radians together."""
-    return np.maximum(1, np.ceil(total_angle / MAX_STEP_ANGLE)).astype(np.intp)
+def subdivisions(angles) -> np.ndarray:
+    """Substeps each step needs when its pivots turn by ``angles (P, X)`` radians in it."""
+    angles = np.asarray(angles, dtype=float)
+    if len(angles) == 0:
+        return np.ones(angles.shape[1:], dtype=np.intp)
+    m = np.maximum(np.ceil(angles.max(axis=0) / MAX_PIVOT_STEP_ANGLE),
+                   np.ceil(angles.sum(axis=0) / MAX_STEP_ANGLE))  # fmt: skip
+    return np.maximum(1, m).astype(np.intp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -270,15 +280,15 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         if len(track.pos_frames) >= 2:
             j, inside = _interval(track.pos_frames, t_mid)
             seg_velocity[:, i] = np.where(inside, track.velocity[j].T / substeps, 0.0)
-    m = subdivisions(seg_angle.sum(axis=0))
+    m = subdivisions(seg_angle)
 
     # General steps: the fastest interval within the step bounds each pivot's turn.
     gen = np.flatnonzero(is_general)
     if len(gen):
         g0 = t_a[gen]
         g1 = grid_time(frame_start, substeps, starts[gen] + 1)
-        bound = sum(max_turn_rate(t.pivot.rotation_keys, g0, g1) for t in tracks) / substeps
-        m[gen] = subdivisions(bound)
+        bound = [max_turn_rate(t.pivot.rotation_keys, g0, g1) / substeps for t in tracks]
+        m[gen] = subdivisions(np.array(bound))
 
     # Constant segments' pieces (every segment's, general ones overwritten below).
     half = seg_angle / (2.0 * m)
