@@ -161,3 +161,15 @@ def test_agrees_until_the_key_before_the_first_difference():
     slid = dataclasses.replace(a, position_keys=Keys([5.0, 8.0], [[0, 0, 0], [1, 0, 0]]))
     slid_more = dataclasses.replace(a, position_keys=Keys([5.0, 8.0], [[0, 0, 0], [2, 0, 0]]))
     assert agrees_until((slid,), (slid_more,)) == 5
+
+
+def test_moving_a_body_whose_pivots_never_turn_moves_it():
+    """No keys at all: an empty grid, and still the start state is an input."""
+    body = Bone(name="body", translation=(0.0, 1.0, 0.0))
+    mp = MultiParent(name="mp", body="body", pivots=(Pivot(name="p", position=(1, 0, 0)),))
+    scene = Scene(bones=[body], constraints=[mp], frame_end=10)
+    evaluator = Evaluator(scene)
+    assert np.allclose(evaluator.evaluate([5.0]).heads[0, 0], [0.0, 1.0, 0.0])
+    scene.bones[0] = dataclasses.replace(body, translation=(2.0, 1.0, 0.0))
+    assert evaluator.stale_constraints() == ["mp"]
+    np.testing.assert_array_equal(evaluator.evaluate([5.0]).heads[0, 0], [2.0, 1.0, 0.0])

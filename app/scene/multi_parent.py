@@ -244,4 +244,6 @@ def is_stale(constraint: MultiParent, cache_entry, scene: Scene) -> bool:
         steps = grid_steps(inputs)
     except SceneError:
         return True
+    if not integral.inputs.same_start(inputs):
+        return True
     return not (first_stale_step(integral, inputs) == integral.n_steps == steps)

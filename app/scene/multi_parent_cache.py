@@ -1,16 +1,18 @@
 """The multi-parent integral kept between evaluations, and what an edit invalidates.
 
 The state at a frame is always the integral from ``frame_start`` along the timeline, so an
-evaluator keeps the body's state at every grid point (:class:`Integral`) and, after an edit,
-recomputes only from the first grid step whose inputs changed. The inputs are compared, not
-tracked: :func:`agrees_until` finds, for each pivot, the last time up to which its old and new
-keys describe the same motion. Recomputation restarts at the start of that step's scan block
-(:mod:`app.scene.multi_parent_scan`) from the state the cache holds there, which gives the same
-bits as recomputing everything.
+evaluator keeps it (:class:`Integral`: the state at the start of every piece of the plan,
+from which any grid point follows in closed form, and the state at every whole frame) and,
+after an edit, recomputes only from the first grid step whose inputs changed. The inputs are
+compared, not tracked: :func:`agrees_until` finds, for each pivot, the last time up to which
+its old and new keys describe the same motion. Recomputation restarts at the start of that
+step's scan block (:mod:`app.scene.multi_parent_scan`) from the state the cache holds there,
+which gives the same bits as recomputing everything.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -201,7 +203,8 @@ def update(integral: Integral | None, inputs: Inputs) -> Integral:
     """
     n_steps = grid_steps(inputs)
     stale = first_stale_step(integral, inputs)
-    if integral is not None and stale == integral.n_steps == n_steps:
+    unchanged_start = integral is not None and integral.inputs.same_start(inputs)
+    if unchanged_start and stale == integral.n_steps == n_steps:
         if integral.inputs == inputs:
             return integral
         # Only what does not move the body changed (a pivot's unused static rotation):
@@ -239,6 +242,4 @@ def update(integral: Integral | None, inputs: Inputs) -> Integral:
     if keep:
         rotation = np.concatenate([integral.frame_rotation[:, :keep], rotation], axis=1)
         position = np.concatenate([integral.frame_position[:, :keep], position], axis=1)
-    object.__setattr__(new, "frame_rotation", rotation)
-    object.__setattr__(new, "frame_position", position)
-    return new
+    return dataclasses.replace(new, frame_rotation=rotation, frame_position=position)
