@@ -19,7 +19,7 @@ import numpy as np
 
 EXIT_BAD_INPUT = 2
 ROOT = Path(__file__).resolve().parent.parent
-DEMO_SCENE = ROOT / "resources" / "scenes" / "legs.json"
+DEMO_SCENE = ROOT / "resources" / "scenes" / "foot_roll.json"
 
 
 class _Parser(argparse.ArgumentParser):

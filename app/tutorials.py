@@ -2,9 +2,8 @@
 
 Each entry pairs a scene with a short Markdown text that says what to try and what to notice.
 Paths in the index are relative to the index file (absolute paths are allowed, for clips
-that a system package installs). An entry whose scene is still being written elsewhere
-carries ``"pending"`` (what it waits for, shown while its scene file is missing); one that
-needs something outside the repository carries ``"requires"``. No Qt here: the editor
+that a system package installs). An entry that needs something outside the repository
+carries ``"requires"``, shown while its scene file is missing. No Qt here: the editor
 builds its menu and text panel from :func:`load_tutorials`.
 """
 
@@ -29,9 +28,6 @@ class Tutorial:
     id, title : str
     scene, text : Path
         Absolute paths of the scene (``.json`` or ``.bvh``) and of its Markdown text.
-    pending : str or None
-        What the scene waits for while it is not in this build yet; once the scene file
-        exists the tutorial is available whatever this says.
     requires : str or None
         What outside the repository the scene needs.
     """
@@ -40,7 +36,6 @@ class Tutorial:
     title: str
     scene: Path
     text: Path
-    pending: str | None = None
     requires: str | None = None
 
     @property
@@ -52,8 +47,6 @@ class Tutorial:
         """A sentence for a disabled menu entry ("" when available)."""
         if self.available:
             return ""
-        if self.pending is not None:
-            return f"coming with {self.pending}"
         return f"needs {self.requires or self.scene}"
 
     def markdown(self) -> str:
@@ -96,7 +89,6 @@ def load_tutorials(index=INDEX) -> list[Tutorial]:
             title=entry["title"],
             scene=(index.parent / entry["scene"]).resolve(),
             text=(index.parent / entry["text"]).resolve(),
-            pending=entry.get("pending"),
             requires=entry.get("requires"),
         )
         if not tutorial.text.is_file():

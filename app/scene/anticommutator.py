@@ -60,7 +60,10 @@ def _polarized(qs: np.ndarray) -> np.ndarray:
     """Symmetrized product by polarization, for small ``n`` (module docstring)."""
     n = qs.shape[-2]
     signs = _signs(n)
-    # Component-major (..., 4, 2^(n-1)): one matrix product forms every signed sum.
+    # Component-major (..., 4, 2^(n-1)): one matrix product forms every signed sum. BLAS may
+    # block it differently for different batch sizes, so the last bits of a step can depend on
+    # how many steps are computed together; code that needs bit-identical results whatever
+    # the batch (the multi-parent scan) accumulates its sums elementwise instead.
     lead = qs.shape[:-2]
     x = (np.swapaxes(qs, -1, -2).reshape(-1, n) @ signs.T).reshape(lead + (4, len(signs)))
     s = x[..., 0, :]
