@@ -92,10 +92,19 @@ class LabelsItem(gl.GLGraphicsItem.GLGraphicsItem):
         )
         painter.setFont(self.font)
         halo = QtGui.QColor(20, 20, 24, 200)
+        metrics = QtGui.QFontMetrics(self.font)
+        taken: list[QtCore.QRectF] = []
         for (x, y), text, color in zip(at, self._texts, self._colors):
             if not np.isfinite(x):
                 continue  # behind the camera
-            spot = QtCore.QPointF(x + 10, y - 8)
+            # Nearby handles (heel, ball, toe) would print over each other: step a label
+            # down until it is clear of those already placed.
+            bounds = QtCore.QRectF(metrics.boundingRect(text))  # relative to the baseline
+            box = bounds.translated(x + 10, y - 6)
+            while any(box.intersects(t) for t in taken):
+                box.translate(0, box.height() + 1)
+            taken.append(box)
+            spot = QtCore.QPointF(box.left() - bounds.left(), box.top() - bounds.top())
             painter.setPen(halo)
             for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                 painter.drawText(spot + QtCore.QPointF(dx, dy), text)

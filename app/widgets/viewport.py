@@ -152,22 +152,27 @@ class Viewport(gl.GLViewWidget):
         )
 
     def frame_all(self) -> None:
-        """Frame the whole skeleton over its timeline, size the grid, reset the view angle."""
+        """Frame the skeleton and its handles at the current frame (Blender's View All),
+        lay the ground grid under everything the timeline reaches, reset the view angle."""
         doc = self._document
         frames = np.linspace(doc.scene.frame_start, doc.scene.frame_end, 9)
-        pose = doc.evaluate(frames, doc.space)
-        points = np.concatenate([pose.heads.reshape(-1, 3), pose.tails.reshape(-1, 3)])
+        path = doc.evaluate(frames, doc.space)
+        reach = np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
+        pose = doc.pose()
+        points = np.concatenate([pose.heads[0], pose.tails[0]]
+                                + [p[None] for _, p in self.handles()])  # fmt: skip
         lo, hi = points.min(axis=0), points.max(axis=0)
         radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
         self._radius = radius
         spacing = float(10 ** np.floor(np.log10(radius / 2)))
-        extent = max(2.5 * radius, 8 * spacing)
-        extent = spacing * np.ceil(extent / spacing)
+        r_lo, r_hi = reach.min(axis=0), reach.max(axis=0)
+        ground = (r_lo + r_hi) / 2
+        extent = max(0.6 * float(np.linalg.norm(r_hi - r_lo)) + radius, 8 * spacing)
+        extent = spacing * min(np.ceil(extent / spacing), 200)
         self._grid.setSpacing(x=spacing, y=spacing)
         self._grid.setSize(x=2 * extent, y=2 * extent)
         self._grid.resetTransform()
         self._grid.rotate(90, 1, 0, 0)
-        ground = (lo + hi) / 2
         self._grid.translate(
             spacing * round(ground[0] / spacing), 0, spacing * round(ground[2] / spacing)
         )
