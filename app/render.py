@@ -46,7 +46,7 @@ def render_screenshot(
         If the scene cannot be loaded (a :class:`~app.scene.errors.SceneError`), a name to
         select does not exist, or the image cannot be written.
     """
-    from PySide6 import QtCore, QtGui
+    from PySide6 import QtCore, QtGui, QtWidgets
 
     from app.application import application, has_display
     from app.document import Document
@@ -93,6 +93,12 @@ def render_screenshot(
         at = window.viewport.mapTo(window, QtCore.QPoint(0, 0))
         painter.drawImage(QtCore.QRect(at, window.viewport.size()), viewport)
         painter.end()
+    labels = window.viewport.findChild(QtWidgets.QWidget, "viewportLabels")
+    painter = QtGui.QPainter(image)
+    if not viewport_only:
+        painter.translate(window.viewport.mapTo(window, QtCore.QPoint(0, 0)))
+    labels.render(painter, QtCore.QPoint(0, 0), QtGui.QRegion(), QtWidgets.QWidget.RenderFlag(0))
+    painter.end()
     out = Path(out_path).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     if not image.save(str(out)):

@@ -7,6 +7,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.scene import compare
+from app.widgets.throttle import Throttle
 
 COLUMNS = ["Bone", "Δ head", "Δ angle", "World limit"]
 
@@ -38,7 +39,9 @@ class CompareTable(QtWidgets.QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.caption)
         layout.addWidget(self.table)
-        document.pose_changed.connect(self.refresh)
+        # Scrubbing and playback refresh the numbers ten times a second, not every frame.
+        self._throttled = Throttle(self.refresh, 100, self)
+        document.pose_changed.connect(self._throttled)
         document.compare_changed.connect(self.refresh)
         self.refresh()
 

@@ -17,6 +17,7 @@ from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.model import Fabrik, MultiParent, PointsAt, Target
 from app.widgets.fields import RotationEditor, VectorEdit, spin_box
 from app.widgets.text_keys import keep_keys
+from app.widgets.throttle import Throttle
 
 
 def _keys_text(keys, what: str) -> str:
@@ -39,7 +40,9 @@ class Inspector(QtWidgets.QScrollArea):
         document.selection_changed.connect(self._rebuild)
         document.structure_changed.connect(self._rebuild)
         document.scene_replaced.connect(self._rebuild)
-        document.pose_changed.connect(self._refresh)
+        # Values follow scrubbing and drags ten times a second; edits show at once.
+        self._throttled = Throttle(self._refresh, 100, self)
+        document.pose_changed.connect(self._throttled)
         document.scene_changed.connect(self._refresh)
         self._rebuild()
 

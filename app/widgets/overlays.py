@@ -1,7 +1,7 @@
 """Viewport overlays drawn over the skeleton: handles, guide lines and text labels.
 
-Handles (pivots, targets) and labels ignore depth, so a pivot inside the foot or behind
-the shin stays visible and grabbable, as Blender draws its gizmos.
+Handles (pivots, targets) ignore depth, so a pivot inside the foot or behind the shin stays
+visible and grabbable, as Blender draws its gizmos; labels sit in a raster overlay on top.
 """
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph.opengl as gl
 from OpenGL import GL
-from PySide6 import QtCore, QtGui
-
-from app.scene import projection
+from PySide6 import QtCore, QtGui, QtWidgets
 
 #: Drawn over everything, blended.
 OVERLAY = {
@@ -60,40 +58,48 @@ class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
             self._fill.setData(pos=positions, color=colors, size=size)
 
 
-class LabelsItem(gl.GLGraphicsItem.GLGraphicsItem):
-    """Text labels at world points (one QPainter pass for all), with a dark halo."""
+class LabelsOverlay(QtWidgets.QWidget):
+    """Text labels at world points, painted by the raster engine in a transparent child
+    widget over the viewport, with a dark halo.
 
-    def __init__(self, parentItem=None):
-        super().__init__(parentItem=parentItem)
-        self.setGLOptions(OVERLAY)
+    A QPainter inside ``paintGL`` would set up OpenGL's paint engine on every frame, which
+    costs more under llvmpipe than drawing the whole skeleton; this overlay is composed
+    over the GL image in the same pass instead. ``project`` maps world points (N, 3) to
+    widget pixels with the camera of the frame being drawn.
+    """
+
+    def __init__(self, parent, project):
+        super().__init__(parent)
+        self.setObjectName("viewportLabels")
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_TranslucentBackground)
+        self._project = project
         self._positions = np.zeros((0, 3))
         self._texts: list[str] = []
         self._colors: list[QtGui.QColor] = []
         self.font = QtGui.QFont()
         self.font.setPointSizeF(9.5)
+        parent.installEventFilter(self)
+        self.setGeometry(parent.rect())
+
+    def eventFilter(self, obj, ev) -> bool:
+        if ev.type() == QtCore.QEvent.Type.Resize:
+            self.setGeometry(obj.rect())
+        return False
 
     def set_labels(self, positions, texts, colors) -> None:
         """Labels ``texts`` at world ``positions`` (N, 3); ``colors`` RGBA 0..1 (N, 4)."""
         self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
         self._texts = list(texts)
         self._colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
-        self.update()
+        self.refresh()
 
-    def paint(self):
-        if not self._texts:
-            return
-        self.setupGLState()
-        view = self.view()
-        world_to_clip = projection.matrix_from_column_major(self.mvpMatrix().data())
-        at = projection.project(self._positions, world_to_clip, view.width(), view.height())
-        painter = QtGui.QPainter(view)
-        painter.setRenderHints(
-            QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing
-        )
-        painter.setFont(self.font)
-        halo = QtGui.QColor(20, 20, 24, 200)
+    def _layout(self) -> list[tuple[QtCore.QRectF, QtCore.QPointF, str, QtGui.QColor]]:
+        """Where each label goes: its box, its baseline point, text and colour."""
+        at = self._project(self._positions) if len(self._positions) else np.zeros((0, 2))
         metrics = QtGui.QFontMetrics(self.font)
-        taken: list[QtCore.QRectF] = []
+        placed, taken = [], []
         for (x, y), text, color in zip(at, self._texts, self._colors):
             if not np.isfinite(x):
                 continue  # behind the camera
@@ -105,6 +111,24 @@ class LabelsItem(gl.GLGraphicsItem.GLGraphicsItem):
                 box.translate(0, box.height() + 1)
             taken.append(box)
             spot = QtCore.QPointF(box.left() - bounds.left(), box.top() - bounds.top())
+            placed.append((box, spot, text, color))
+        return placed
+
+    def refresh(self) -> None:
+        """Repaint the labels (the whole overlay: measured faster here than repainting only
+        the labels' rectangles, which makes Qt compose many small regions)."""
+        self.update()
+
+    def paintEvent(self, ev):
+        if not self._texts:
+            return
+        painter = QtGui.QPainter(self)
+        painter.setRenderHints(
+            QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing
+        )
+        painter.setFont(self.font)
+        halo = QtGui.QColor(20, 20, 24, 200)
+        for _, spot, text, color in self._layout():
             painter.setPen(halo)
             for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                 painter.drawText(spot + QtCore.QPointF(dx, dy), text)

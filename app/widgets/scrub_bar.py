@@ -42,10 +42,19 @@ class ScrubBar(QtWidgets.QWidget):
         )
         self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Drag to scrub · Left/Right step · Up/Down jump to keys · Space plays")
-        document.frame_changed.connect(self.update)
+        document.frame_changed.connect(self._move_playhead)
+        self._playhead_x = None
         document.scene_changed.connect(self._update_keys)
         document.selection_changed.connect(self._update_keys)
         self._update_keys()
+
+    def _move_playhead(self, frame: float) -> None:
+        """Repaint only around the old and the new playhead (a scrub step's whole cost)."""
+        x = self.x_of(frame)
+        for at in (self._playhead_x, x):
+            if at is not None:
+                self.update(QtCore.QRect(int(at) - 22, 0, 44, self.height()))
+        self._playhead_x = x
 
     def sizeHint(self):
         return QtCore.QSize(600, 44)

@@ -29,7 +29,7 @@ from app.widgets.overlays import (
     BLENDED,
     OVERLAY,
     HandlesItem,
-    LabelsItem,
+    LabelsOverlay,
     axes_lines,
     circle_points,
 )
@@ -110,8 +110,7 @@ class Viewport(gl.GLViewWidget):
         self._ring.setVisible(False)
         self._handles = HandlesItem(parentItem=self._root)
         self._handles.setDepthValue(10)
-        self._labels = LabelsItem(parentItem=self._root)
-        self._labels.setDepthValue(20)
+        self._labels = LabelsOverlay(self, self.project)
 
     # --- camera and projection -----------------------------------------------------------
 
@@ -495,6 +494,17 @@ class Viewport(gl.GLViewWidget):
         super().leaveEvent(ev)
 
     # --- painting ------------------------------------------------------------------------
+
+    def update(self) -> None:
+        """Repaint, labels included (pyqtgraph calls this after every camera move)."""
+        super().update()
+        labels = getattr(self, "_labels", None)  # pyqtgraph updates before it exists
+        if labels is not None:
+            labels.refresh()
+
+    def labels(self) -> list[str]:
+        """The texts of the labels drawn over the viewport (pivots, targets, limits)."""
+        return self._labels.texts
 
     def paintGL(self):
         super().paintGL()
