@@ -130,6 +130,7 @@ def test_space_toggle_compare_ghost_and_world_limit_violations(qtbot):
     # the violated bone is drawn red
     red = (world_image[..., 2] > 180) & (world_image[..., 1] < 90) & (world_image[..., 0] < 100)
     assert red.sum() > 30
+    assert any(t.startswith("calf.l +") and "past limit" in t for t in vp.labels())
     # the scene itself is untouched: the toggle is not an edit
     assert doc.undo_stack.count() == 0 and doc.scene.constraints[0].space == "object"
     # Compare: the other space appears as a translucent ghost, and the table lists the bones
@@ -154,6 +155,9 @@ def test_space_toggle_compare_ghost_and_world_limit_violations(qtbot):
     assert doc.space is None
     doc.set_frame(30)
     assert np.allclose(doc.pose().tails, object_pose.tails)
+    # as authored (object) with the world ghost: the violation is marked on the ghost
+    assert doc.compare and doc.ghost_space() == "world"
+    assert any("past limit (world)" in t for t in vp.labels())
 
 
 @pytest.mark.parametrize("scene", ["fabrik_arm.json", "calf_points_at_ankle.json"])

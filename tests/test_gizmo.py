@@ -71,3 +71,18 @@ def test_framing_distance_fits_the_sphere_in_the_narrow_direction():
         half_v = np.arctan(np.tan(half_h) / aspect)
         assert np.arcsin(0.95 / d) <= min(half_h, half_v) + 1e-12
         assert np.arcsin(0.95 / d) > 0.99 * min(half_h, half_v)  # and does not leave it tiny
+
+
+def test_broadside_direction_looks_across_the_spread():
+    from app.scene.gizmo import broadside_direction
+
+    walk = np.array([[x, y, 0.02 * np.sin(x)] for x in np.linspace(0, 3, 30) for y in (0, 1)])
+    d = broadside_direction(walk, turn_degrees=0)
+    assert np.allclose(d, [0, 0, 1], atol=1e-2)  # a walk along X is seen from the side, in front
+    arm = np.array([[t * 0.87, 1.3, t * 0.5] for t in np.linspace(0, 0.7, 20)])
+    arm[::2, 1] += 0.1
+    d = broadside_direction(arm, turn_degrees=0)
+    assert abs(d @ np.array([0.87, 0, 0.5])) < 1e-6 and d[2] > 0  # across the arm
+    turned = broadside_direction(walk, turn_degrees=30)
+    assert np.isclose(np.degrees(np.arccos(turned @ [0, 0, 1])), 30, atol=0.1)
+    assert turned[1] == 0 and np.isclose(np.linalg.norm(turned), 1)

@@ -109,3 +109,33 @@ def framing_distance(radius: float, fov_degrees: float, aspect: float = 1.0) -> 
     half = np.radians(fov_degrees) / 2.0
     half_narrow = np.arctan(np.tan(half) * min(1.0, 1.0 / aspect)) if aspect > 0 else half
     return float(0.95 * radius / np.sin(min(half, half_narrow)))
+
+
+def broadside_direction(points, turn_degrees: float = 25.0) -> np.ndarray:
+    """A horizontal direction from which a camera sees a pose broadside (Y up).
+
+    The horizontal direction in which the points spread least is the one to look along:
+    a walk seen from the side, an arm seen across its swing. The sign puts the camera in
+    front (+Z, else +X); the direction is then turned by ``turn_degrees`` about Y (a
+    three-quarter view shows depth).
+
+    Parameters
+    ----------
+    points : array_like, shape (N, 3)
+        World points (the skeleton's joints over its timeline).
+
+    Returns
+    -------
+    ndarray, shape (3,)
+        Unit vector from the points towards the camera, with ``y = 0``.
+    """
+    p = np.asarray(points, dtype=float).reshape(-1, 3)[:, [0, 2]]
+    p = p - p.mean(axis=0)
+    _, vectors = np.linalg.eigh(p.T @ p)  # ascending eigenvalues
+    x, z = vectors[:, 0]
+    if z < -1e-9 or (abs(z) <= 1e-9 and x < 0):
+        x, z = -x, -z
+    t = np.radians(turn_degrees)
+    # turn about +Y: (x, z) -> (x cos t + z sin t, -x sin t + z cos t)
+    d = np.array([x * np.cos(t) + z * np.sin(t), 0.0, -x * np.sin(t) + z * np.cos(t)])
+    return d / np.linalg.norm(d)

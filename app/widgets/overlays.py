@@ -31,7 +31,7 @@ BLENDED = {
 class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
     """Round screen-space handles with a dark outline, drawn over everything."""
 
-    def __init__(self, parentItem=None, size: float = 13.0):
+    def __init__(self, parentItem=None, size: float = 10.0):
         super().__init__(parentItem=parentItem)
         self._size = size
         self._outline = gl.GLScatterPlotItem(parentItem=self, pxMode=True, glOptions=OVERLAY)
@@ -48,13 +48,13 @@ class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
         colors = np.asarray(colors, dtype=float).reshape(-1, 4)
         n = len(positions)
         selected = np.zeros(n, bool) if selected is None else np.asarray(selected, bool)
-        size = np.where(selected, self._size + 4, self._size)
+        size = np.where(selected, self._size + 3, self._size)
         outline = np.where(selected[:, None], [1.0, 1.0, 1.0, 1.0], [0.06, 0.06, 0.08, 0.95])
         visible = n > 0
         self._outline.setVisible(visible)
         self._fill.setVisible(visible)
         if visible:
-            self._outline.setData(pos=positions, color=outline, size=size + 5)
+            self._outline.setData(pos=positions, color=outline, size=size + 4)
             self._fill.setData(pos=positions, color=colors, size=size)
 
 
@@ -107,6 +107,8 @@ class LabelsOverlay(QtWidgets.QWidget):
             # down until it is clear of those already placed.
             bounds = QtCore.QRectF(metrics.boundingRect(text))  # relative to the baseline
             box = bounds.translated(x + 10, y - 6)
+            if box.right() > self.width() - 4:  # no room on the right: the left side
+                box.translate(-box.width() - 20, 0)
             while any(box.intersects(t) for t in taken):
                 box.translate(0, box.height() + 1)
             taken.append(box)

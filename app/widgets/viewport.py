@@ -23,7 +23,7 @@ from PySide6 import QtCore, QtGui
 from app.operations import target_world
 from app.scene import compare, editing, projection
 from app.scene.editing import PIVOT, POLE, TARGET_KINDS, Ref
-from app.scene.gizmo import framing_distance
+from app.scene.gizmo import broadside_direction, framing_distance
 from app.scene.model import Fabrik, MultiParent, PointsAt
 from app.widgets.overlays import (
     BLENDED,
@@ -51,6 +51,7 @@ BONE_TARGET_COLOR = np.array([0.55, 0.70, 0.78, 1.0])  # a target that follows a
 DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
 DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
 GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.28])
+GHOST_VIOLATION_COLOR = np.array([1.0, 0.25, 0.25, 0.45])
 BONE_PICK_RADIUS_PX = 7.0
 CLICK_SLOP_PX = 4.0
 
@@ -176,7 +177,9 @@ class Viewport(gl.GLViewWidget):
             spacing * round(ground[0] / spacing), 0, spacing * round(ground[2] / spacing)
         )
         self._update_world_axes(extent, ground, spacing)
-        self.opts["elevation"], self.opts["azimuth"] = 15, -55
+        toward = WORLD_TO_VIEW[:3, :3] @ broadside_direction(reach)
+        self.opts["elevation"] = 15
+        self.opts["azimuth"] = float(np.degrees(np.arctan2(toward[1], toward[0])))
         self.frame_points(points)
         self.refresh()
 
@@ -295,9 +298,7 @@ class Viewport(gl.GLViewWidget):
         self._skeleton.set_pose(heads, tails, self._bone_colors(pose, ghost), joints)
         self._ghost.setVisible(ghost is not None)
         if ghost is not None:
-            self._ghost.set_pose(
-                ghost.heads[0], ghost.tails[0], np.tile(GHOST_COLOR, (len(heads), 1))
-            )
+            self._ghost.set_pose(ghost.heads[0], ghost.tails[0], self._ghost_colors(ghost))
         self._refresh_axes(pose)
         handles = self.handles()
         self._refresh_handles(handles)
@@ -354,6 +355,14 @@ class Viewport(gl.GLViewWidget):
         if pos:
             self._guides.setData(pos=np.array(pos), color=np.array(colors))
 
+    @staticmethod
+    def _ghost_colors(ghost) -> np.ndarray:
+        """Translucent blue, and translucent red where the ghost (world space, say) leaves
+        a limit."""
+        colors = np.tile(GHOST_COLOR, (len(ghost.bone_names), 1))
+        colors[ghost.limit_violation_deg[0] > 0.05] = GHOST_VIOLATION_COLOR
+        return colors
+
     def _refresh_labels(self, pose, handles) -> None:
         doc = self._document
         scene = doc.scene
@@ -366,11 +375,17 @@ class Viewport(gl.GLViewWidget):
             else:
                 texts.append(f"{ref.kind} · {ref.name}")
                 colors.append(POLE_COLOR if ref.kind == POLE else TARGET_COLOR)
-        violation = pose.limit_violation_deg[0]
-        for i in np.flatnonzero(violation > 0.05):
-            positions.append(0.5 * (pose.heads[0, i] + pose.tails[0, i]))
-            texts.append(f"{scene.bones[i].name}: limit +{violation[i]:.1f}°")
-            colors.append(VIOLATION_COLOR)
+        # Limit violations (world space only has them) on the bone that has them: the
+        # solid pose, or the ghost in Compare mode.
+        shown = [(pose, "")]
+        if doc.compare:
+            shown.append((doc.ghost_pose(), f" ({doc.ghost_space()})"))
+        for p, words in shown:
+            violation = p.limit_violation_deg[0]
+            for i in np.flatnonzero(violation > 0.05):
+                positions.append(0.5 * (p.heads[0, i] + p.tails[0, i]))
+                texts.append(f"{scene.bones[i].name} +{violation[i]:.1f}° past limit{words}")
+                colors.append(VIOLATION_COLOR)
         self._labels.set_labels(
             np.array(positions).reshape(-1, 3), texts, np.array(colors).reshape(-1, 4)
         )
