@@ -95,6 +95,10 @@ class LabelsOverlay(QtWidgets.QWidget):
         self._colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
         self.refresh()
 
+    @property
+    def texts(self) -> list[str]:
+        return list(self._texts)
+
     def _layout(self) -> list[tuple[QtCore.QRectF, QtCore.QPointF, str, QtGui.QColor]]:
         """Where each label goes: its box, its baseline point, text and colour."""
         at = self._project(self._positions) if len(self._positions) else np.zeros((0, 2))
