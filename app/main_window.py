@@ -480,6 +480,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.compare_dock.setVisible(on)
         if on:
             self.compare_dock.raise_()
+            if not self.compare_dock.isFloating():  # room for a row per bone
+                rows = min(len(self.document.scene.bones), 12)
+                self.resizeDocks([self.compare_dock], [90 + 30 * rows],
+                                 QtCore.Qt.Orientation.Vertical)  # fmt: skip
         self._update_status()
 
     def _on_playing(self, playing: bool) -> None:

@@ -50,7 +50,7 @@ POLE_COLOR = np.array([0.78, 0.55, 1.0, 1.0])
 BONE_TARGET_COLOR = np.array([0.55, 0.70, 0.78, 1.0])  # a target that follows a bone
 DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
 DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
-GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.28])
+GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.34])
 GHOST_VIOLATION_COLOR = np.array([1.0, 0.25, 0.25, 0.45])
 BONE_PICK_RADIUS_PX = 7.0
 CLICK_SLOP_PX = 4.0
@@ -156,11 +156,16 @@ class Viewport(gl.GLViewWidget):
         lay the ground grid under everything the timeline reaches, reset the view angle."""
         doc = self._document
         frames = np.linspace(doc.scene.frame_start, doc.scene.frame_end, 9)
-        path = doc.evaluate(frames, doc.space)
+        path = doc.evaluate(
+            frames, None
+        )  # as authored: the camera angle stays when the space flips
         reach = np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
         pose = doc.pose()
-        points = np.concatenate([pose.heads[0], pose.tails[0]]
-                                + [p[None] for _, p in self.handles()])  # fmt: skip
+        shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in self.handles()]
+        if doc.compare:  # the ghost is part of the picture
+            ghost = doc.ghost_pose()
+            shown += [ghost.heads[0], ghost.tails[0]]
+        points = np.concatenate(shown)
         lo, hi = points.min(axis=0), points.max(axis=0)
         radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
         self._radius = radius
