@@ -18,9 +18,10 @@ from app.document import Document
 from app.files import FileController
 from app.recovery import Autosaver
 from app.scene.editing import BONE, PIVOT, TARGET_KINDS
+from app.widgets.add_menu import build_add_menu
 from app.widgets.compare_table import CompareTable
 from app.widgets.inspector import Inspector
-from app.widgets.outliner import Outliner, build_add_menu
+from app.widgets.outliner import Outliner
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.timeline import TimelineWidget
 from app.widgets.viewport import Viewport

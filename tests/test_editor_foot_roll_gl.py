@@ -194,3 +194,27 @@ def test_adding_and_removing_pivots_from_the_menus(qtbot):
     doc.undo_stack.undo()
     doc.undo_stack.undo()
     assert doc.scene == before
+
+
+def test_right_click_on_a_pivot_offers_to_remove_it(qtbot, monkeypatch):
+    win = open_foot_roll(qtbot)
+    doc, vp = win.document, win.viewport
+    before = doc.scene.copy()
+    offered = []
+
+    def exec_menu(menu, at):
+        offered.extend(a.text() for a in menu.actions() if a.text())
+        next(a for a in menu.actions() if a.text() == "Remove Pivot swing").trigger()
+
+    monkeypatch.setattr(vp, "exec_menu", exec_menu)
+    at = vp.project([vp.handle_position(Ref.pivot_of(ROLL, "swing"))])[0]
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from .gui import point
+
+    QTest.mouseClick(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, point(at))
+    assert "Add Pivot to foot_roll" in offered and f"Remove Constraint {ROLL}" in offered
+    assert [p.name for p in doc.scene.constraint(ROLL).pivots] == ["heel", "ball", "toe"]
+    doc.undo_stack.undo()
+    assert doc.scene == before

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app import operations
 from app.scene import editing
 from app.scene.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
-from app.scene.model import Fabrik, MultiParent, PointsAt, Target
+from app.scene.model import Fabrik, MultiParent, PointsAt
+from app.widgets.add_menu import build_add_menu
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 COLORS = {
@@ -161,92 +161,3 @@ class Outliner(QtWidgets.QTreeWidget):
     def exec_menu(self, menu: QtWidgets.QMenu, at) -> None:
         """Show ``menu`` modally at global position ``at`` (tests replace this)."""
         menu.exec(at)
-
-
-def _act(menu, text, fn, *args, enabled=True):
-    document = args[0]
-
-    def run():
-        try:
-            fn(*args)
-        except operations.OperationError as e:
-            document.notify(str(e))
-
-    action = menu.addAction(text)
-    action.triggered.connect(run)
-    action.setEnabled(enabled)
-    return action
-
-
-def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
-    """The menu of things to add, remove or retarget for ``ref`` (or the selection).
-
-    Shared by the outliner's context menu and the main window's Edit ▸ Add menu.
-    """
-    menu = QtWidgets.QMenu(parent)
-    scene = document.scene
-    ref = ref or document.active
-    bones = document.selected_bones()
-    if ref is not None and ref.kind == BONE:
-        bone = ref.name
-        _act(
-            menu,
-            f"Add Multi-Parent Constraint on {bone}",
-            operations.add_multi_parent,
-            document,
-            bone,
-        )
-        others = [b for b in bones if b != bone]
-        aim = f" at {others[-1]}" if others else ""
-        _act(
-            menu,
-            f"Add Points-At Constraint on {bone}{aim}",
-            operations.add_points_at,
-            document,
-            bones or [bone],
-        )
-        chain_words = f"{len(bones)} selected bones" if len(bones) > 1 else f"{bone} and its parent"
-        _act(
-            menu,
-            f"Add FABRIK Constraint on {chain_words}",
-            operations.add_fabrik,
-            document,
-            bones or [bone],
-        )
-    if ref is not None and ref.kind in (CONSTRAINT, PIVOT, *TARGET_KINDS):
-        c = scene.constraint(ref.name)
-        if isinstance(c, MultiParent):
-            _act(menu, f"Add Pivot to {c.name}", operations.add_pivot, document, c.name)
-            if ref.kind == PIVOT:
-                _act(
-                    menu,
-                    f"Remove Pivot {ref.pivot}",
-                    operations.remove_pivot,
-                    document,
-                    c.name,
-                    ref.pivot,
-                    enabled=len(c.pivots) > 1,
-                )
-        if isinstance(c, (PointsAt, Fabrik)):
-            target_menu = menu.addMenu(f"Set Target of {c.name}")
-            _act(
-                target_menu,
-                "To a Position (where it is now)",
-                lambda d, n: operations.set_target(d, n, operations.target_here(d, n)),
-                document,
-                c.name,
-            )
-            target_menu.addSeparator()
-            for b in scene.bones:
-                for at in ("head", "tail"):
-                    _act(
-                        target_menu,
-                        f"To {b.name} {at}",
-                        operations.set_target,
-                        document,
-                        c.name,
-                        Target(bone=b.name, at=at),
-                    )
-        menu.addSeparator()
-        _act(menu, f"Remove Constraint {c.name}", operations.remove_constraint, document, c.name)
-    return menu
