@@ -1,10 +1,9 @@
 """The main window: viewport in the centre, outliner, inspector, timeline and compare docks,
 the toolbar, the menus and the status bar, all wired to one document.
 
-The window builds things and connects them; the widgets only talk to the document. The
-transport keys (Space, Left/Right, Home/End, Up/Down, K, Shift+K) are window shortcuts, so
-they work wherever the focus is, except inside a text field, which keeps its keys
-(:mod:`app.widgets.text_keys`).
+The window builds things and connects them; the widgets only talk to the document. Its
+actions, menus and toolbar are in :mod:`app.window_actions`; file handling in
+:mod:`app.files`.
 """
 
 from __future__ import annotations
@@ -13,40 +12,20 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app import operations, playback, settings, theme
+from app import settings, theme
 from app.document import Document
 from app.files import FileController
 from app.recovery import Autosaver
 from app.scene.editing import BONE, PIVOT, TARGET_KINDS
-from app.widgets.add_menu import build_add_menu
 from app.widgets.compare_table import CompareTable
 from app.widgets.inspector import Inspector
 from app.widgets.outliner import Outliner
-from app.widgets.space_toggle import SpaceToggle
 from app.widgets.timeline import TimelineWidget
 from app.widgets.viewport import Viewport
-
-HELP_TEXT = """<h3>Pivotal controls</h3>
-<table cellspacing=4>
-<tr><td><b>Viewport</b></td><td></td></tr>
-<tr><td>Drag on empty space</td><td>orbit · Ctrl: pan · wheel: zoom</td></tr>
-<tr><td>Click</td><td>select a bone, pivot (orange), target (cyan) · Shift adds</td></tr>
-<tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
-<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
-<tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
-<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
-<tr><td><b>Timeline</b></td><td></td></tr>
-<tr><td>Space</td><td>play / pause · L loop</td></tr>
-<tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
-<tr><td>Up / Down</td><td>next / previous key of the selection</td></tr>
-<tr><td>K · Shift+K</td><td>key the selection · delete its key at this frame</td></tr>
-<tr><td><b>Spaces</b></td><td></td></tr>
-<tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
-<tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
-</table>"""
+from app.window_actions import WindowActions
 
 
-class MainWindow(QtWidgets.QMainWindow):
+class MainWindow(WindowActions, QtWidgets.QMainWindow):
     """Pivotal's main window for one document."""
 
     def __init__(
@@ -140,281 +119,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCorner(QtCore.Qt.Corner.BottomRightCorner, area.RightDockWidgetArea)
         self._sized_docks = False
 
-    def _action(
-        self, name, text, slot=None, shortcut=None, tip="", checkable=False, icon=None
-    ) -> QtGui.QAction:
-        action = QtGui.QAction(text, self)
-        action.setObjectName(name)
-        if shortcut:
-            shortcuts = shortcut if isinstance(shortcut, list) else [shortcut]
-            action.setShortcuts([QtGui.QKeySequence(s) for s in shortcuts])
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(f"{tip} ({action.shortcut().toString()})" if shortcut else tip)
-        if icon is not None:
-            action.setIcon(self.style().standardIcon(icon))
-        action.setCheckable(checkable)
-        if slot is not None:
-            (action.toggled if checkable else action.triggered).connect(slot)
-        self.addAction(action)
-        self.actions_by_name[name] = action
-        return action
-
-    def _safely(self, fn, *args):
-        """A slot that runs an operation and reports an OperationError in the status bar."""
-
-        def run(*_):
-            try:
-                fn(*args)
-            except operations.OperationError as e:
-                self.statusBar().showMessage(str(e), 6000)
-
-        return run
-
-    def _build_actions(self) -> None:
-        doc = self.document
-        sp = QtWidgets.QStyle.StandardPixmap
-        a = self._action
-        a("new", "&New", self.files.new, "Ctrl+N", "Start a new scene", icon=sp.SP_FileIcon)
-        a(
-            "open",
-            "&Open…",
-            lambda: self.files.open(),
-            "Ctrl+O",
-            "Open a scene file or a BVH motion capture",
-            icon=sp.SP_DialogOpenButton,
-        )
-        a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
-        a(
-            "saveAs",
-            "Save &As…",
-            lambda: self.files.save_as(),
-            "Ctrl+Shift+S",
-            "Save the scene to another file",
-        )
-        a("quit", "&Quit", self.close, "Ctrl+Q", "Quit Pivotal")
-        undo = doc.undo_stack.createUndoAction(self, "&Undo")
-        undo.setObjectName("undo")
-        undo.setShortcut(QtGui.QKeySequence("Ctrl+Z"))
-        undo.setIcon(self.style().standardIcon(sp.SP_ArrowBack))
-        redo = doc.undo_stack.createRedoAction(self, "&Redo")
-        redo.setObjectName("redo")
-        redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
-        redo.setIcon(self.style().standardIcon(sp.SP_ArrowForward))
-        for action in (undo, redo):
-            self.addAction(action)
-            self.actions_by_name[action.objectName()] = action
-        a(
-            "key",
-            "Set &Key",
-            self._safely(operations.set_key, doc),
-            "K",
-            "Key the selection at the current frame",
-        )
-        a(
-            "deleteKey",
-            "&Delete Key",
-            self._safely(operations.delete_key, doc),
-            "Shift+K",
-            "Delete the selection's key at the current frame",
-        )
-        a(
-            "delete",
-            "De&lete",
-            self._safely(operations.delete_selected, doc),
-            ["Delete", "X"],
-            "Remove the selected pivots or constraints",
-        )
-        a(
-            "selectNone",
-            "Select &None",
-            lambda: doc.set_selection([]),
-            "Alt+A",
-            "Clear the selection",
-        )
-        a(
-            "frameSelected",
-            "&Frame Selected",
-            self.viewport.frame_selection,
-            "F",
-            "Point the camera at the selection",
-        )
-        a(
-            "frameAll",
-            "Frame &All",
-            self.viewport.frame_all,
-            "Shift+F",
-            "Point the camera at the whole skeleton",
-        )
-        a(
-            "boneAxes",
-            "Bone &Axes",
-            self.viewport.set_show_axes,
-            None,
-            "Draw each bone's frame axes (x red, y green, z blue)",
-            checkable=True,
-        )
-        a(
-            "compare",
-            "&Compare Spaces",
-            doc.set_compare,
-            "C",
-            "Draw the other space as a ghost and list the differences",
-            checkable=True,
-        )
-        a(
-            "spaceWorld",
-            "&World Space",
-            lambda: doc.set_space("world"),
-            "1",
-            "Evaluate every constraint in world space (not an edit)",
-        )
-        a(
-            "spaceObject",
-            "&Object Space",
-            lambda: doc.set_space("object"),
-            "2",
-            "Evaluate every constraint in object space (not an edit)",
-        )
-        a(
-            "spaceAuthored",
-            "As A&uthored",
-            lambda: doc.set_space(None),
-            "3",
-            "Evaluate each constraint in its own space, as saved",
-        )
-        a(
-            "play",
-            "&Play / Pause",
-            doc.player.toggle,
-            "Space",
-            "Play or pause",
-            icon=sp.SP_MediaPlay,
-        )
-        a("loop", "&Loop", doc.player.set_loop, "L", "Loop playback", checkable=True)
-        self.actions_by_name["loop"].setChecked(doc.player.loop)
-        doc.player.loop_changed.connect(self.actions_by_name["loop"].setChecked)
-        a("stepForward", "Step &Forward", lambda: playback.step(doc, 1), "Right", "Next frame")
-        a("stepBack", "Step &Back", lambda: playback.step(doc, -1), "Left", "Previous frame")
-        a("jumpStart", "Jump to &Start", lambda: playback.jump_start(doc), "Home", "First frame")
-        a("jumpEnd", "Jump to &End", lambda: playback.jump_end(doc), "End", "Last frame")
-        a(
-            "nextKey",
-            "&Next Key",
-            lambda: playback.next_key(doc) or self._no_key("after"),
-            "Up",
-            "Next key of the selection",
-        )
-        a(
-            "previousKey",
-            "P&revious Key",
-            lambda: playback.previous_key(doc) or self._no_key("before"),
-            "Down",
-            "Previous key of the selection",
-        )
-        a("controls", "&Controls", self._show_controls, "F1", "Mouse and keyboard controls")
-        a("about", "&About Pivotal", self._show_about)
-        doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
-        doc.player.playing_changed.connect(self._on_playing)
-
-    def _no_key(self, where: str) -> None:
-        self.statusBar().showMessage(f"No key {where} frame {self.document.frame:g}", 3000)
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        m = self.actions_by_name
-        file = bar.addMenu("&File")
-        for name in ("new", "open"):
-            file.addAction(m[name])
-        self.recent_menu = file.addMenu("Open &Recent")
-        self.recent_menu.setObjectName("recentMenu")
-        self._update_recent_menu()
-        file.addSeparator()
-        for name in ("save", "saveAs"):
-            file.addAction(m[name])
-        file.addSeparator()
-        file.addAction(m["quit"])
-        edit = bar.addMenu("&Edit")
-        edit.addAction(m["undo"])
-        edit.addAction(m["redo"])
-        edit.addSeparator()
-        edit.addAction(m["key"])
-        edit.addAction(m["deleteKey"])
-        edit.addSeparator()
-        self.add_menu = edit.addMenu("&Add / Remove")
-        self.add_menu.setObjectName("addMenu")
-        self.add_menu.aboutToShow.connect(self._fill_add_menu)
-        edit.addAction(m["delete"])
-        edit.addAction(m["selectNone"])
-        view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "boneAxes"):
-            view.addAction(m[name])
-        view.addSeparator()
-        for name in ("spaceWorld", "spaceObject", "spaceAuthored", "compare"):
-            view.addAction(m[name])
-        view.addSeparator()
-        for dock in (
-            self.outliner_dock,
-            self.inspector_dock,
-            self.timeline_dock,
-            self.compare_dock,
-            self.history_dock,
-        ):
-            view.addAction(dock.toggleViewAction())
-        play = bar.addMenu("&Playback")
-        for name in (
-            "play",
-            "loop",
-            None,
-            "stepBack",
-            "stepForward",
-            "jumpStart",
-            "jumpEnd",
-            None,
-            "previousKey",
-            "nextKey",
-        ):
-            play.addSeparator() if name is None else play.addAction(m[name])
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(m["controls"])
-        help_menu.addAction(m["about"])
-
-    def _fill_add_menu(self) -> None:
-        self.add_menu.clear()
-        source = build_add_menu(self.document, self)
-        for action in source.actions():
-            self.add_menu.addAction(action)
-        if not source.actions():
-            hint = self.add_menu.addAction("Select a bone or a constraint first")
-            hint.setEnabled(False)
-        self._add_source = source  # keep the actions' owner alive while the menu shows
-
-    def _build_toolbar(self) -> None:
-        bar = self.addToolBar("Main")
-        bar.setObjectName("mainToolBar")
-        bar.setMovable(False)
-        bar.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        m = self.actions_by_name
-        for name in ("new", "open", "save"):
-            bar.addAction(m[name])
-        bar.addSeparator()
-        bar.addAction(m["undo"])
-        bar.addAction(m["redo"])
-        bar.addSeparator()
-        self.space_toggle = SpaceToggle(self.document)
-        bar.addWidget(self.space_toggle)
-        bar.addAction(m["compare"])
-        bar.widgetForAction(m["compare"]).setObjectName("compareToggle")
-        bar.addSeparator()
-        bar.addAction(m["boneAxes"])
-        bar.addAction(m["frameSelected"])
-        bar.addSeparator()
-        bar.addAction(m["play"])
-        for name in ("new", "open", "save", "undo", "redo", "play"):  # icons say enough
-            bar.widgetForAction(m[name]).setToolButtonStyle(
-                QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly
-            )
-
     def _build_status_bar(self) -> None:
         status = self.statusBar()
         self.frame_label = QtWidgets.QLabel()
@@ -487,11 +191,6 @@ class MainWindow(QtWidgets.QMainWindow):
                                  QtCore.Qt.Orientation.Vertical)  # fmt: skip
         self._update_status()
 
-    def _on_playing(self, playing: bool) -> None:
-        sp = QtWidgets.QStyle.StandardPixmap
-        icon = sp.SP_MediaPause if playing else sp.SP_MediaPlay
-        self.actions_by_name["play"].setIcon(self.style().standardIcon(icon))
-
     def _on_evaluation_failed(self, reason: str) -> None:
         self.error_label.setVisible(bool(reason))
         short = reason if len(reason) < 90 else reason[:87] + "…"
@@ -499,28 +198,6 @@ class MainWindow(QtWidgets.QMainWindow):
             f"⚠ {short} — showing the skeleton without constraints" if reason else ""
         )
         self.error_label.setToolTip(reason)
-
-    def _update_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        files = settings.recent_files()
-        for i, path in enumerate(files):
-            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
-            action.setToolTip(path)
-            action.setStatusTip(path)
-            action.triggered.connect(lambda _=False, p=path: self.files.open_recent(p))
-        self.recent_menu.setEnabled(bool(files))
-
-    def _show_controls(self) -> None:
-        QtWidgets.QMessageBox.information(self, "Controls", HELP_TEXT)
-
-    def _show_about(self) -> None:
-        QtWidgets.QMessageBox.about(
-            self,
-            "About Pivotal",
-            "<h3>Pivotal</h3><p>A skeleton rig editor whose bodies rotate about several pivots "
-            "at once (the multi-parent constraint and its normalized anticommutator), with "
-            "points-at and FABRIK constraints evaluated in world or object space.</p>",
-        )
 
     # --- events --------------------------------------------------------------------------
 
