@@ -45,6 +45,7 @@ class ReplaceItem(QtGui.QUndoCommand):
         ):
             return False
         self.new = other.new
+        self.setText(other.text())  # "Set space of roll to object", not the first value
         return True
 
 
@@ -111,4 +112,5 @@ class SetTimeline(QtGui.QUndoCommand):
         if not isinstance(other, SetTimeline) or other.merge_key != self.merge_key:
             return False
         self.new = other.new
+        self.setText(other.text())
         return True

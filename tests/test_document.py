@@ -220,3 +220,17 @@ def test_ghost_space_is_the_other_one(doc):
 
         doc.scene.constraints[i] = dataclasses.replace(c, space="world")
     assert doc.ghost_space() == "object"
+
+
+def test_merged_edits_are_named_by_the_last_value(doc):
+    with_constraints(doc)
+    doc.undo_stack.clear()
+    operations.set_constraint_field(doc, "roll", "space", "world")
+    operations.set_constraint_field(doc, "roll", "substeps", 8)
+    operations.set_constraint_field(doc, "roll", "substeps", 9)
+    assert doc.undo_stack.count() == 2
+    assert doc.undo_stack.undoText() == "Set substeps of roll to 9"
+    doc.undo_stack.undo()
+    assert (
+        doc.scene.constraint("roll").substeps == 4 and doc.scene.constraint("roll").space == "world"
+    )

@@ -169,3 +169,20 @@ def test_constraint_scenes_open_and_every_frame_matches_the_bake(qtbot, scene):
     for frame in (0, 17, 60, 120):
         doc.set_frame(frame)
         assert np.allclose(doc.pose().bone_to_world[0], full.bone_to_world[frame])
+
+
+def test_authored_space_is_an_edit_the_toggle_is_not(qtbot):
+    win = open_window(qtbot, "calf_points_at_ankle.json", frame=30)
+    doc = win.document
+    name = "calf.l points at right ankle"
+    before = doc.scene.copy()
+    doc.set_selection([Ref.constraint(name)])
+    combo = win.inspector.findChild(QtWidgets.QComboBox, "constraintSpace")
+    assert combo.currentText() == "object"
+    combo.setCurrentText("world")  # what choosing it in the list does
+    assert doc.scene.constraint(name).space == "world" and doc.dirty
+    assert doc.undo_stack.undoText() == f"Set space of {name} to world"
+    assert np.allclose(doc.pose().tails, bake(doc.scene, [30]).tails)
+    key(win.viewport, "Z", CTRL)
+    assert doc.scene == before and not doc.dirty
+    assert combo.currentText() == "object"  # the inspector follows the undo
