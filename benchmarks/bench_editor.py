@@ -26,7 +26,7 @@ SIZE = (1280, 800)
 
 
 def demo_scene() -> Path:
-    """The foot roll once it exists; the points-at demo until then."""
+    """The demo scene ``python main.py`` opens (the foot roll)."""
     from app.cli import DEMO_SCENE
 
     return Path(DEMO_SCENE)

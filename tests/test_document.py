@@ -127,6 +127,7 @@ def test_structural_edits_undo_exactly_and_prune_the_selection(doc):
         snapshots.append(doc.scene.copy())
 
     step(operations.add_pivot, doc, "roll")
+    step(operations.set_position, doc, Ref.target_of("aim"), (0.3, 0.2, 0.9))
     assert doc.selection == (Ref.pivot_of("roll", "pivot"),)
     step(operations.remove_pivot, doc, "roll", "heel")
     doc.set_selection([Ref.bone("thigh.l"), Ref.bone("calf.l")])
@@ -138,6 +139,12 @@ def test_structural_edits_undo_exactly_and_prune_the_selection(doc):
     step(operations.set_target, doc, "aim", Target(bone="hip", at="tail"))
     step(operations.set_constraint_field, doc, "roll", "space", "world")
     step(operations.set_timeline, doc, None, 10, 50)
+    step(operations.set_bone_rest, doc, "calf.r", "tail", (0, -0.5, 0.1))
+    step(operations.set_bone_translation, doc, "hip", (0.1, 1.1, 0))
+    doc.set_frame(12)
+    step(operations.set_rotation, doc, Ref.pivot_of("roll", "toe"), [0.8, 0.6, 0, 0])
+    step(operations.set_key, doc, [Ref.bone("thigh.r"), Ref.pivot_of("roll", "toe")])
+    step(operations.delete_key, doc, [Ref.bone("thigh.r")])
     doc.set_selection([Ref.constraint("aim")])
     step(operations.delete_selected, doc)
     assert doc.selection == ()  # the deleted constraint is no longer selected
