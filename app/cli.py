@@ -4,7 +4,7 @@ Commands:
   (none) [SCENE]   open the editor (on the demo scene when SCENE is omitted)
   bake             evaluate a scene or BVH file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
-  export           write the evaluated animation as BVH or CSV
+  export           write the evaluated animation as BVH, CSV, NPZ or PNG images
 
 Bad input exits with status 2 and a one-line reason on standard error.
 """
@@ -147,7 +147,9 @@ def _export(argv) -> int:
     parser = _Parser(
         prog="main.py export",
         description="Evaluate SCENE (constraints included) and write it in another format. "
-        "BVH and CSV write atomically; nothing is written when the input is refused.",
+        "Every format writes atomically; nothing is written when the input is refused. "
+        "png renders the viewport at the first frame, png-sequence every frame into the "
+        "folder --out (frame_0000.png...); both need a display (use xvfb-run without one).",
     )
     parser.add_argument("scene", help="scene file (.json) or motion capture (.bvh)")
     parser.add_argument("--out", required=True, help="output path")
@@ -159,6 +161,12 @@ def _export(argv) -> int:
     parser.add_argument("--rotation-order", default="ZXY", metavar="ORDER",
                         help="BVH rotation channel order (default ZXY: Zrotation Xrotation "
                         "Yrotation)")  # fmt: skip
+    parser.add_argument(
+        "--size",
+        default="1280x720",
+        metavar="WxH",
+        help="image size for png and png-sequence (default 1280x720)",
+    )
     args = parser.parse_args(argv)
 
     from app.scene.errors import SceneError
@@ -166,12 +174,13 @@ def _export(argv) -> int:
 
     try:
         fmt = format_for(args.format, args.out)
+        size = _parse_size(args.size)
         frames = parse_frames(args.frames) if args.frames else None
         scene = load_scene(args.scene)
         for message in scene.messages:
             print(message, file=sys.stderr)
         request = ExportRequest(scene, Path(args.out), frames, args.space,
-                                {"rotation_order": args.rotation_order})  # fmt: skip
+                                {"rotation_order": args.rotation_order, "size": size})  # fmt: skip
         notes = run_export(fmt, request)
     except (SceneError, ValueError) as e:
         print(f"main.py export: {e}", file=sys.stderr)
@@ -180,6 +189,15 @@ def _export(argv) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f"exported {args.scene} as {fmt.name} to {args.out}")
     return 0
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    """``WxH`` as two integers (a ValueError names the text otherwise)."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size must be WxH in pixels, got {text!r}") from None
+    return width, height
 
 
 def _open(argv) -> int:
@@ -207,9 +225,11 @@ commands:
   screenshot [SCENE] --out OUT.png [--frame F] [--size WxH] [--space world|object]
              [--compare] [--select NAME]... [--axes] [--viewport-only]
                  render the editor's viewport to a PNG (use under Xvfb when headless)
-  export SCENE --out PATH [--format bvh|csv] [--frames START:END[:STEP]]
-         [--space world|object] [--rotation-order ZXY]
-                 write the evaluated animation as BVH or CSV (format from PATH's suffix)
+  export SCENE --out PATH [--format bvh|csv|npz|png|png-sequence]
+         [--frames START:END[:STEP]] [--space world|object] [--rotation-order ZXY]
+         [--size WxH]
+                 write the evaluated animation as BVH, CSV or NPZ, or render the viewport
+                 to a PNG or a PNG sequence (format from PATH's suffix)
 
 'python main.py COMMAND --help' describes a command.
 """

@@ -414,6 +414,23 @@ class Document(QtCore.QObject):
             if space not in self._timelines:
                 self._timelines[space] = self._run(space, default_frames(self._scene))
 
+    def timeline(self) -> BakeResult:
+        """Every frame of the timeline in the current space, from the cache (evaluated once
+        after each edit; scrubbing never re-evaluates it)."""
+        return self.timeline_in(self._space)
+
+    def timeline_if_ready(self) -> BakeResult | None:
+        """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
+        return self._timelines.get(self._space_key(self._space))
+
+    def timeline_in(self, space: str | None) -> BakeResult:
+        """Every frame of the timeline with ``space`` overriding (``None``: as authored)."""
+        key = self._space_key(space)
+        result = self._timelines.get(key)
+        if result is None:
+            result = self._timelines[key] = self._run(key, default_frames(self._scene))
+        return result
+
     def evaluate(self, frames, space: str | None = None) -> BakeResult:
         """Evaluate other frames with the document's caches (``space`` overrides)."""
         return self._run(space, np.asarray(frames, dtype=float).reshape(-1))

@@ -2,9 +2,9 @@
 
 Every format is an :class:`ExportFormat` in :data:`FORMATS`, whose ``writer`` names a function
 ``writer(request: ExportRequest) -> list[str]`` (the notes to show the user) as
-``"module:function"``, imported only when used: the PNG formats will live with the renderer
-(Qt), which this module must not import. A format whose writer is not in this build yet has
-``writer = None`` and says in ``unavailable`` what it needs.
+``"module:function"``, imported only when used: the PNG formats live with the renderer
+(:mod:`app.image_export`, Qt), which this module does not import. A format whose writer is
+not in a build has ``writer = None`` and says in ``unavailable`` what it needs.
 
 Every writer writes atomically (a temporary file, then a rename), so a refused or failed
 export leaves whatever was at the output path untouched. Long evaluations can report
@@ -53,8 +53,6 @@ class ExportFormat:
     unavailable: str = ""
 
 
-_NEEDS_EDITOR = "needs the editor build (the viewport renderer), which this build does not have yet"
-
 FORMATS = {
     f.name: f
     for f in (
@@ -62,9 +60,12 @@ FORMATS = {
                      "app.export:write_bvh_request"),
         ExportFormat("csv", ".csv", "heads, tails and world quaternions per frame and bone",
                      "app.export:write_csv_request"),
-        ExportFormat("png", ".png", "the viewport as an image", None, _NEEDS_EDITOR),
-        ExportFormat("png-sequence", "", "the animation as numbered PNG images", None,
-                     _NEEDS_EDITOR),
+        ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
+                     "app.export:write_npz_request"),
+        ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
+                     "app.image_export:write_png_request"),
+        ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
+                     "app.image_export:write_png_sequence_request"),
     )
 }  # fmt: skip
 
@@ -170,6 +171,11 @@ def write_csv_request(request: ExportRequest) -> list[str]:
     from app.scene.csv_export import write_csv
 
     write_csv(request.out, request.bake())
+    return []
+
+
+def write_npz_request(request: ExportRequest) -> list[str]:
+    request.bake().save_npz(request.out)
     return []
 
 

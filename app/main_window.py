@@ -14,13 +14,20 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app import settings, theme
 from app.document import Document
+from app.export_actions import ExportController
 from app.files import FileController
 from app.recovery import Autosaver
 from app.scene.editing import BONE, PIVOT, TARGET_KINDS
+from app.step_through import StepThrough
 from app.widgets.compare_table import CompareTable
+from app.widgets.curve_view import CurveView
 from app.widgets.inspector import Inspector
+from app.widgets.matrix_panel import MatrixPanel
 from app.widgets.outliner import Outliner
+from app.widgets.step_panel import StepPanel
+from app.widgets.teaching_drawing import TrailSettings
 from app.widgets.timeline import TimelineWidget
+from app.widgets.tutorial_panel import TutorialPanel
 from app.widgets.viewport import Viewport
 from app.window_actions import WindowActions
 
@@ -40,8 +47,11 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         self.setObjectName("mainWindow")
         self.document = document
         self.files = FileController(self, document)
+        self.exports = ExportController(self, document)
+        self.step_through = StepThrough(document)
         self.actions_by_name: dict[str, QtGui.QAction] = {}
         self.viewport = Viewport(document)
+        self.viewport.set_step_through(self.step_through)
         self.setCentralWidget(self.viewport)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
@@ -108,9 +118,35 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         )
         self.splitDockWidget(self.inspector_dock, self.compare_dock, QtCore.Qt.Orientation.Vertical)
         self.compare_dock.hide()
+        # Teaching and analysis, hidden until asked for (View menu, Help ▸ Tutorials).
+        self.curve_view = CurveView(doc)
+        self.matrix_panel = MatrixPanel(doc)
+        self.step_panel = StepPanel(doc, self.step_through)
+        self.tutorial_panel = TutorialPanel(doc)
+        self.curves_dock = self._dock(
+            "Curves", "curvesDock", self.curve_view, area.BottomDockWidgetArea
+        )
         self.timeline_dock = self._dock(
             "Timeline", "timelineDock", self.timeline, area.BottomDockWidgetArea
         )
+        # The curves above the timeline, sharing its width; the matrix chain beside them.
+        self.splitDockWidget(self.curves_dock, self.timeline_dock, QtCore.Qt.Orientation.Vertical)
+        self.matrix_dock = self._dock(
+            "Matrix Chain", "matrixDock", self.matrix_panel, area.BottomDockWidgetArea
+        )
+        self.splitDockWidget(self.curves_dock, self.matrix_dock, QtCore.Qt.Orientation.Horizontal)
+        self.step_dock = self._dock(
+            "Step Through", "stepDock", self.step_panel, area.RightDockWidgetArea
+        )
+        self.tutorial_dock = self._dock(
+            "Tutorial", "tutorialDock", self.tutorial_panel, area.RightDockWidgetArea
+        )
+        self.tabifyDockWidget(self.inspector_dock, self.step_dock)
+        self.tabifyDockWidget(self.inspector_dock, self.tutorial_dock)
+        for dock in (self.curves_dock, self.matrix_dock, self.step_dock, self.tutorial_dock):
+            dock.hide()
+        self.inspector_dock.raise_()
+        self.tutorial_panel.closed.connect(self.tutorial_dock.hide)
         self.timeline_dock.setFeatures(
             self.timeline_dock.features()
             & ~QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -242,6 +278,9 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("view/bone_axes", self.viewport.show_axes)
+        trails = self.viewport.trails
+        for key in ("enabled", "before", "after", "ghosts", "every"):
+            s.setValue(f"view/trails_{key}", getattr(trails, key))
 
     def _restore_settings(self) -> None:
         s = settings.settings()
@@ -254,3 +293,16 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
             self.compare_dock.setVisible(self.document.compare)
         axes = s.value("view/bone_axes", False)
         self.actions_by_name["boneAxes"].setChecked(axes in (True, "true"))
+        default = TrailSettings()
+        try:
+            trails = TrailSettings(
+                *(
+                    (s.value(f"view/trails_{k}", getattr(default, k)) in (True, "true"))
+                    if isinstance(getattr(default, k), bool)
+                    else int(s.value(f"view/trails_{k}", getattr(default, k)))
+                    for k in ("enabled", "before", "after", "ghosts", "every")
+                )
+            )
+        except (TypeError, ValueError):
+            trails = default
+        self.set_trails(trails)

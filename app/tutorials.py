@@ -13,7 +13,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from app.scene.errors import SceneError
+from app.scene.transforms import inverse, transform_points
 
 INDEX = Path(__file__).resolve().parent.parent / "resources" / "tutorials" / "index.json"
 FORMAT = "pivotal-tutorials"
@@ -96,3 +99,74 @@ def load_tutorials(index=INDEX) -> list[Tutorial]:
                              str(index))  # fmt: skip
         out.append(tutorial)
     return out
+
+
+@dataclass(frozen=True)
+class BasisChange:
+    """A scene's ``tutorial`` key of kind ``basis_change`` (``docs/scene-format.md``).
+
+    Attributes
+    ----------
+    point, point_at, point_label : str
+        The bone whose head (or tail) is the point, and its name in the text.
+    frames : tuple of (str, str)
+        ``(bone, label)`` of each basis the point is shown in.
+    quoted : dict
+        Bone name -> the coordinates the text quotes, ``(3,)``.
+    forward : ndarray, shape (3,)
+        The direction every basis looks along, in its own coordinates.
+    """
+
+    point: str
+    point_at: str
+    point_label: str
+    frames: tuple
+    quoted: dict
+    forward: np.ndarray
+
+
+def basis_change_of(scene) -> BasisChange | None:
+    """The scene's basis-change tutorial data, or ``None`` (none, another kind, or bones
+    that are not in the scene: the scene was edited)."""
+    data = scene.extra.get("tutorial")
+    if not isinstance(data, dict) or data.get("kind") != "basis_change":
+        return None
+    try:
+        point = data["point"]
+        frames = tuple((f["bone"], f.get("label", f["bone"])) for f in data["frames"])
+        names = set(scene.bone_names())
+        if point["bone"] not in names or any(b not in names for b, _ in frames):
+            return None
+        return BasisChange(
+            point=point["bone"],
+            point_at=point.get("at", "head"),
+            point_label=point.get("label", point["bone"]),
+            frames=frames,
+            quoted={k: np.asarray(v, float) for k, v in data.get("point_in_frames", {}).items()},
+            forward=np.asarray(data.get("forward", [0, 0, -1]), float),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def point_in_frames(tutorial: BasisChange, scene, bone_to_world) -> tuple[np.ndarray, dict]:
+    """The point in world coordinates and in each basis.
+
+    Parameters
+    ----------
+    bone_to_world : ndarray, shape (B, 4, 4)
+        The evaluated pose.
+
+    Returns
+    -------
+    point_in_world : ndarray, shape (3,)
+    coordinates : dict
+        Bone name of each basis -> the point in that basis, ``(3,)``.
+    """
+    i = scene.bone_index(tutorial.point)
+    m = np.asarray(bone_to_world, float)
+    local = np.zeros(3) if tutorial.point_at == "head" else np.asarray(scene.tail_of(i), float)
+    world = transform_points(m[i], local)
+    coordinates = {bone: transform_points(inverse(m[scene.bone_index(bone)]), world)
+                   for bone, _ in tutorial.frames}  # fmt: skip
+    return world, coordinates

@@ -8,11 +8,14 @@ field, which keeps its keys (:mod:`app.widgets.text_keys`).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app import operations, playback, settings
+from app import operations, playback, settings, tutorials
+from app.scene.errors import SceneError
+from app.scene.io import load_scene
 from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 
@@ -33,6 +36,11 @@ HELP_TEXT = """<h3>Pivotal controls</h3>
 <tr><td><b>Spaces</b></td><td></td></tr>
 <tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
 <tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
+<tr><td><b>Teaching and analysis</b></td><td></td></tr>
+<tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
+<tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
+<tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
+<tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
 </table>"""
 
 
@@ -212,6 +220,45 @@ class WindowActions:
             "Down",
             "Previous key of the selection",
         )
+        a("trails", "Motion &Trails", self._toggle_trails, "T",
+          "Draw the paths of what the constraints move around the current frame",
+          checkable=True)  # fmt: skip
+        a(
+            "ghosts",
+            "Onion-Skin &Ghosts",
+            self._toggle_ghosts,
+            "Shift+T",
+            "Draw the poses every few frames around the current one",
+            checkable=True,
+        )
+        a("stepThrough", "&Step Through", self._toggle_step_through, "Alt+S",
+          "Run the selected FABRIK or multi-parent constraint one pass or step at a time",
+          checkable=True)  # fmt: skip
+        a(
+            "nextPass",
+            "Next Pass",
+            self.step_through.next,
+            "Alt+Right",
+            "Step-through: the next pass or integration step",
+        )
+        a(
+            "previousPass",
+            "Previous Pass",
+            self.step_through.previous,
+            "Alt+Left",
+            "Step-through: the previous pass or integration step",
+        )
+        self.step_through.changed.connect(
+            lambda: self.actions_by_name["stepThrough"].setChecked(self.step_through.active)
+        )
+        for name, text, tip in (
+            ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
+            ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
+            ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
+            ("png", "Viewport &Image (PNG)…", "The viewport as it is now"),
+            ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
+        ):
+            a(f"export_{name}", text, lambda _=False, n=name: self.exports.export(n), tip=tip)
         a("controls", "&Controls", self._show_controls, "F1", "Mouse and keyboard controls")
         a("about", "&About Pivotal", self._show_about)
         doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
@@ -232,6 +279,10 @@ class WindowActions:
         file.addSeparator()
         for name in ("save", "saveAs"):
             file.addAction(m[name])
+        export = file.addMenu("&Export")
+        export.setObjectName("exportMenu")
+        for name in ("bvh", "csv", "npz", None, "png", "png-sequence"):
+            export.addSeparator() if name is None else export.addAction(m[f"export_{name}"])
         file.addSeparator()
         file.addAction(m["quit"])
         edit = bar.addMenu("&Edit")
@@ -253,14 +304,23 @@ class WindowActions:
         for name in ("spaceWorld", "spaceObject", "spaceAuthored", "compare"):
             view.addAction(m[name])
         view.addSeparator()
+        for name in ("trails", "ghosts", "stepThrough", "previousPass", "nextPass"):
+            view.addAction(m[name])
+        view.addSeparator()
         for dock in (
             self.outliner_dock,
             self.inspector_dock,
             self.timeline_dock,
             self.compare_dock,
             self.history_dock,
+            self.curves_dock,
+            self.matrix_dock,
+            self.step_dock,
+            self.tutorial_dock,
         ):
-            view.addAction(dock.toggleViewAction())
+            toggle = dock.toggleViewAction()
+            toggle.setObjectName(f"show_{dock.objectName()}")
+            view.addAction(toggle)
         play = bar.addMenu("&Playback")
         for name in (
             "play",
@@ -277,6 +337,10 @@ class WindowActions:
             play.addSeparator() if name is None else play.addAction(m[name])
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(m["controls"])
+        self.tutorials_menu = help_menu.addMenu("&Tutorials")
+        self.tutorials_menu.setObjectName("tutorialsMenu")
+        self._build_tutorials_menu()
+        help_menu.addSeparator()
         help_menu.addAction(m["about"])
 
     def _fill_add_menu(self) -> None:
@@ -314,6 +378,102 @@ class WindowActions:
             bar.widgetForAction(m[name]).setToolButtonStyle(
                 QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly
             )
+        self._build_trails_bar()
+
+    def _build_trails_bar(self) -> None:
+        """Trails: how many frames before and after, ghosts every how many frames."""
+        self.addToolBarBreak()
+        bar = self.addToolBar("Trails")
+        bar.setObjectName("trailsToolBar")
+        bar.setMovable(False)
+        m = self.actions_by_name
+        bar.addAction(m["trails"])
+        self.trail_spins = {}
+        for key, label, tip in (
+            ("before", " before ", "Frames of path before the current frame"),
+            ("after", " after ", "Frames of path after the current frame"),
+            ("every", " every ", "Frames between onion-skin ghosts"),
+        ):
+            if key == "every":
+                bar.addSeparator()
+                bar.addAction(m["ghosts"])
+            bar.addWidget(QtWidgets.QLabel(label))
+            spin = QtWidgets.QSpinBox()
+            spin.setObjectName(f"trails_{key}")
+            spin.setRange(1 if key == "every" else 0, 10000)
+            spin.setToolTip(tip)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(lambda v, k=key: self._set_trail(**{k: int(v)}))
+            bar.addWidget(spin)
+            self.trail_spins[key] = spin
+        self.trails_bar = bar
+        bar.setVisible(False)
+
+    # --- trails, step-through, tutorials -------------------------------------------------
+
+    def set_trails(self, trails) -> None:
+        """Show ``trails`` (:class:`~app.widgets.teaching_drawing.TrailSettings`) and
+        mirror them in the actions and the Trails bar."""
+        self.viewport.set_trails(trails)
+        for name, on in (("trails", trails.enabled), ("ghosts", trails.ghosts)):
+            with QtCore.QSignalBlocker(self.actions_by_name[name]):
+                self.actions_by_name[name].setChecked(on)
+        for key, spin in self.trail_spins.items():
+            with QtCore.QSignalBlocker(spin):
+                spin.setValue(getattr(trails, key))
+        self.trails_bar.setVisible(trails.enabled or trails.ghosts)
+
+    def _set_trail(self, **changes) -> None:
+        self.set_trails(dataclasses.replace(self.viewport.trails, **changes))
+
+    def _toggle_trails(self, on: bool) -> None:
+        self._set_trail(enabled=bool(on))
+
+    def _toggle_ghosts(self, on: bool) -> None:
+        self._set_trail(ghosts=bool(on))
+
+    def _toggle_step_through(self, on: bool) -> None:
+        if on:
+            self.step_dock.show()
+            self.step_dock.raise_()
+            if not self.step_through.start():
+                self.statusBar().showMessage(self.step_through.error, 6000)
+        else:
+            self.step_through.stop()
+
+    def _build_tutorials_menu(self) -> None:
+        menu = self.tutorials_menu
+        try:
+            found = tutorials.load_tutorials()
+        except SceneError as e:
+            action = menu.addAction(f"Tutorials unavailable: {e}")
+            action.setEnabled(False)
+            return
+        for t in found:
+            action = menu.addAction(t.title)
+            action.setObjectName(f"tutorial_{t.id}")
+            action.setEnabled(t.available)
+            action.setStatusTip(t.why_unavailable() or f"Open the tutorial scene {t.scene.name}")
+            action.triggered.connect(lambda _=False, t=t: self.open_tutorial(t))
+            self.actions_by_name[f"tutorial_{t.id}"] = action
+
+    def open_tutorial(self, tutorial) -> bool:
+        """Open ``tutorial``'s scene (as an untitled copy) and show its text."""
+        try:
+            scene = load_scene(tutorial.scene)
+        except SceneError as e:
+            from app.files import error_text
+
+            e = e if e.file else e.with_file(str(tutorial.scene))
+            QtWidgets.QMessageBox.critical(self, "Cannot open the tutorial", error_text(e))
+            return False
+        if not self.files.maybe_save("opening a tutorial"):
+            return False
+        self.tutorial_panel.open(tutorial, scene)
+        self.tutorial_dock.show()
+        self.tutorial_dock.raise_()
+        self.statusBar().showMessage(f"Tutorial: {tutorial.title}", 6000)
+        return True
 
     def _on_playing(self, playing: bool) -> None:
         sp = QtWidgets.QStyle.StandardPixmap

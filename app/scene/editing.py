@@ -29,6 +29,9 @@ from app.scene.model import (
 )
 
 BONE, CONSTRAINT, PIVOT, TARGET, POLE = "bone", "constraint", "pivot", "target", "pole"
+#: A viewport handle on a bone's head that moves the bone (a tutorial's point); selecting it
+#: selects the bone, so it is never part of a selection itself.
+POINT = "point"
 #: Kinds that are a :class:`Target` of a constraint (its aim, or a FABRIK pole).
 TARGET_KINDS = (TARGET, POLE)
 

@@ -161,15 +161,17 @@ class Evaluator:
                 stale.append(c.name)
         return stale
 
-    def evaluate(self, frames=None, space: str | None = None) -> BakeResult:
-        """Evaluate ``frames`` (default: the whole timeline).
+    def context(self, frames=None, space: str | None = None, until: str | None = None) -> Context:
+        """The evaluation's context after forward kinematics and the constraints before
+        ``until`` (all of them when ``None``).
 
-        Parameters
-        ----------
-        frames : array_like, shape (F,), optional
-            Frames in any order, fractional allowed.
-        space : {"world", "object"}, optional
-            Overrides every constraint's ``space``.
+        With ``until`` naming a constraint, the context holds the pose that constraint
+        starts from: the step-through traces a solver from there.
+
+        Raises
+        ------
+        SceneError
+            Bad input, or no constraint named ``until``.
         """
         scene = self.scene
         if space is not None and space not in SPACES:
@@ -177,6 +179,9 @@ class Evaluator:
         frames = default_frames(scene) if frames is None else np.asarray(frames, float).reshape(-1)
         if not np.all(np.isfinite(frames)):
             raise SceneError("frames must be finite numbers", "frames")
+        names = [c.name for c in scene.constraints]
+        if until is not None and until not in names:
+            raise SceneError(f"no constraint named {until!r}", "constraints")
         skeleton = Skeleton.from_scene(scene)
         bone_to_parent = local_transforms(scene, frames)
         ctx = Context(
@@ -189,15 +194,30 @@ class Evaluator:
             space_override=space,
             cache=self.cache,
         )
-        live = {c.name for c in scene.constraints}
+        live = set(names)
         for stale in [k for k in self.cache if k not in live]:
             del self.cache[stale]
         for i, constraint in enumerate(scene.constraints):
+            if constraint.name == until:
+                break
             _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
-        heads, tails = heads_and_tails(scene, ctx.bone_to_world)
+        return ctx
+
+    def evaluate(self, frames=None, space: str | None = None) -> BakeResult:
+        """Evaluate ``frames`` (default: the whole timeline).
+
+        Parameters
+        ----------
+        frames : array_like, shape (F,), optional
+            Frames in any order, fractional allowed.
+        space : {"world", "object"}, optional
+            Overrides every constraint's ``space``.
+        """
+        ctx = self.context(frames, space)
+        heads, tails = heads_and_tails(self.scene, ctx.bone_to_world)
         return BakeResult(
-            bone_names=np.array(skeleton.names),
-            frames=frames,
+            bone_names=np.array(ctx.skeleton.names),
+            frames=ctx.frames,
             bone_to_world=ctx.bone_to_world,
             heads=heads,
             tails=tails,

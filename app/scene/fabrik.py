@@ -14,9 +14,15 @@ follows the animation, and no frame depends on another):
 Segment ``k`` runs, in bone ``k``'s frame, to the next chain bone's (current) translation,
 or to the last bone's ``tail``. ``info[name]`` holds ``iterations``, ``distance`` (tail to
 target) and ``reachable`` per frame.
+
+:func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones;
+:func:`trace` runs the same solve for one frame keeping every reaching pass (the editor's
+step-through).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,6 +37,8 @@ from app.scene.change_of_basis import (
 )
 from app.scene.errors import SceneError
 from app.scene.fabrik_chains import ChainError, ChainPose, solve
+from app.scene.fabrik_trace import ChainTrace
+from app.scene.fabrik_trace import trace as chain_trace
 from app.scene.model import Fabrik, HingeLimit
 from app.scene.points_at import check_finite, constraint_path, measure_violation, object_rotation
 from app.scene.transforms import (
@@ -42,13 +50,59 @@ from app.scene.transforms import (
 )
 
 
-def apply(constraint: Fabrik, ctx) -> None:
-    """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring)."""
+@dataclass(frozen=True, eq=False)
+class ChainSetup:
+    """What solving one constraint over the context's frames starts from.
+
+    Attributes
+    ----------
+    idx : list of int
+        The chain's bone indices, root first.
+    root_parent : ndarray, shape (F, 4, 4)
+        World transform of the frame the chain hangs from.
+    locals_ : ndarray, shape (F, n, 4, 4)
+        Each chain bone's current ``bone_to_parent``.
+    segments : ndarray, shape (F, n, 3)
+        Each segment in its bone's frame.
+    joints : ndarray, shape (F, n + 1, 3)
+        The starting joints in world coordinates.
+    target, pole : ndarray, shape (F, 3) (``pole`` may be None)
+    bend : ndarray, shape (F, 3), or None
+    pose : ChainPose or None
+        Set in object space when the chain has limits.
+    limits : tuple of Limit or None
+    rest : ndarray, shape (n, 4)
+    d0 : ndarray, shape (F, n, 4), or None
+    world_space : bool
+    """
+
+    idx: list
+    root_parent: np.ndarray
+    locals_: np.ndarray
+    segments: np.ndarray
+    joints: np.ndarray
+    target: np.ndarray
+    pole: np.ndarray | None
+    bend: np.ndarray | None
+    pose: ChainPose | None
+    limits: tuple
+    rest: np.ndarray
+    d0: np.ndarray | None
+    world_space: bool
+
+
+def setup(constraint: Fabrik, ctx) -> ChainSetup:
+    """Read the chain, its target and its limits from the context (the current pose).
+
+    Raises
+    ------
+    SceneError
+        A chain bone of no length, a non-finite target or pole.
+    """
     path = constraint_path(ctx, constraint)
     scene, skeleton, frames = ctx.scene, ctx.skeleton, ctx.frames
     idx = [skeleton.index(name) for name in constraint.chain]
     bones = [scene.bones[i] for i in idx]
-    n = len(idx)
     tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
 
     root_parent = parent_to_world(skeleton, ctx.bone_to_world, idx[0]).copy()
@@ -81,36 +135,45 @@ def apply(constraint: Fabrik, ctx) -> None:
         pose = ChainPose(rotation_from_matrix(root_parent), rest, d0,
                          unit(segments)[0], limits)  # fmt: skip
     bend = rest_bend(scene, constraint, idx, worlds[:, 0], limits)
-    try:
-        solution = solve(joints, target, tolerance=constraint.tolerance,
-                         max_iterations=constraint.max_iterations, pole=pole, bend=bend,
-                         pose=pose)  # fmt: skip
-    except ChainError as e:  # finite inputs and lengths were checked: this is a safety net
-        raise SceneError(f"{e.reason} (frame {frames[e.chain]:g})", f"{path}.chain") from None
+    return ChainSetup(idx, root_parent, locals_, segments, joints, target, pole, bend, pose,
+                      limits, rest, d0, world_space)  # fmt: skip
 
-    rigid = is_rigid(scene, skeleton, idx[-1])
-    parent = root_parent
-    new = np.empty_like(worlds)
+
+def apply(constraint: Fabrik, ctx) -> None:
+    """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring)."""
+    s = setup(constraint, ctx)
+    try:
+        solution = solve(s.joints, s.target, tolerance=constraint.tolerance,
+                         max_iterations=constraint.max_iterations, pole=s.pole, bend=s.bend,
+                         pose=s.pose)  # fmt: skip
+    except ChainError as e:  # finite inputs and lengths were checked: this is a safety net
+        raise SceneError(f"{e.reason} (frame {ctx.frames[e.chain]:g})",
+                         f"{constraint_path(ctx, constraint)}.chain") from None  # fmt: skip
+
+    idx, n = s.idx, len(s.idx)
+    rigid = is_rigid(ctx.scene, ctx.skeleton, idx[-1])
+    parent = s.root_parent
+    new = np.empty((len(ctx.frames), n, 4, 4))
     for k in range(n):
-        before = parent @ locals_[:, k]  # the bone carried by the bones already turned
+        before = parent @ s.locals_[:, k]  # the bone carried by the bones already turned
         aim = solution.joints[:, k + 1]
-        if world_space:
+        if s.world_space:
             head = before[:, :3, 3]
-            tip = transform_points(before, segments[:, k])
+            tip = transform_points(before, s.segments[:, k])
             new[:, k] = turn_about_head(before, aim_delta(tip - head, aim - head))
         else:
             rotation = object_rotation(
                 before,
-                segments[:, k],
+                s.segments[:, k],
                 aim,
                 rigid,
-                limit=limits[k],
-                d0=None if d0 is None else d0[:, k],
+                limit=s.limits[k],
+                d0=None if s.d0 is None else s.d0[:, k],
             )
             new[:, k] = turn_in_bone(before, rotation)
-        if limits[k] is not None:
+        if s.limits[k] is not None:
             ctx.limit_violation_deg[:, idx[k]] = measure_violation(
-                limits[k], rest[k], parent, new[:, k], segments[:, k]
+                s.limits[k], s.rest[k], parent, new[:, k], s.segments[:, k]
             )
         parent = new[:, k]
     for k in range(n):  # each write carries the bone's other children along
@@ -120,6 +183,26 @@ def apply(constraint: Fabrik, ctx) -> None:
         "distance": solution.distance,
         "reachable": solution.reachable,
     }
+
+
+def trace(constraint: Fabrik, ctx, frame_index: int = 0) -> ChainTrace:
+    """The solve of frame ``ctx.frames[frame_index]``, stage by stage (the step-through).
+
+    ``ctx`` holds the pose just before this constraint
+    (:meth:`app.scene.evaluate.Evaluator.context` with ``until``). The trace's last joints
+    are what :func:`apply` turns the bones towards at that frame.
+    """
+    s = setup(constraint, ctx)
+    f = frame_index
+    return chain_trace(
+        s.joints[f],
+        s.target[f],
+        tolerance=constraint.tolerance,
+        max_iterations=constraint.max_iterations,
+        pole=None if s.pole is None else s.pole[f],
+        bend=None if s.bend is None else s.bend[f],
+        pose=None if s.pose is None else s.pose.take([f]),
+    )
 
 
 def _check_segments(segments, chain, frames, path, rounding):

@@ -289,6 +289,7 @@ def solve(
     pole=None,
     bend=None,
     pose: ChainPose | None = None,
+    record=None,
 ) -> Solution:
     """Solve ``N`` chains of ``J`` joints for their targets.
 
@@ -308,6 +309,15 @@ def solve(
         no pole (the rest pose's bend); default: a fixed perpendicular.
     pose : ChainPose, optional
         Honour each bone's rotation limit in the stages from the root (object space).
+    record : callable, optional
+        For one chain (``N == 1``) only: ``record(stage, iteration, joints (J, 3))`` is
+        called with the joints as they are after each stage, in order: ``"start"`` (the
+        joints given), ``"shaped"`` (after the pole and the straight-chain rule changed
+        them), ``"straight"`` (an out-of-reach target: the chain laid along the line to it),
+        ``"limits"`` (the pass from the root that brings the start within the limits, or
+        aims a limited chain at an out-of-reach target), then ``"from_tip"`` and
+        ``"from_root"`` of each iteration. The last joints recorded are the solution's.
+        :mod:`app.scene.fabrik_trace` builds the step-through on it.
 
     Returns
     -------
@@ -317,9 +327,15 @@ def solve(
     ------
     ChainError
         A non-finite joint, target or pole, or a zero-length segment, naming the chain.
+    ValueError
+        ``record`` with more than one chain.
     """
     joints = np.array(joints, dtype=float)
     N, J = joints.shape[:2]
+    if record is not None:
+        if N != 1:
+            raise ValueError(f"record follows one chain, got {N}")
+        record("start", 0, joints[0].copy())
     target = np.broadcast_to(np.asarray(target, dtype=float), (N, 3)).copy()
     _check_finite(joints.reshape(N, -1), "a joint")
     _check_finite(target, "the target")
@@ -331,7 +347,8 @@ def solve(
                          "towards anything", int(chain), int(segment))  # fmt: skip
     limited = pose is not None and pose.last_limited() >= 0
     if N == 1 and pole is None and not limited:
-        one = solve_one(joints[0].tolist(), target[0].tolist(), tolerance, max_iterations)
+        one = solve_one(joints[0].tolist(), target[0].tolist(), tolerance, max_iterations,
+                        None if record is None else _recorder(record))  # fmt: skip
         if one is not None:
             solved = np.array(one[0])[None]
             return Solution(
@@ -348,6 +365,8 @@ def solve(
         pole = np.broadcast_to(np.asarray(pole, dtype=float), (N, 3))
         _check_finite(pole, "the pole")
     joints, forced = _shape_start(joints, target, lengths, reachable, pole, bend)
+    if record is not None and forced[0]:
+        record("shaped", 0, joints[0].copy())
     axis, _ = unit(target - root)
 
     iterations = np.zeros(N, dtype=np.intp)
@@ -365,20 +384,30 @@ def solve(
             cumulative = np.concatenate([np.zeros((1, len(far))), np.cumsum(L[:, far], 0)], 0)
             P[:, :, far] = R[None, :, far] + cumulative[:, None, :] * axis[far].T[None]
         iterations[far] = 1
+        if record is not None:
+            record("limits" if limited else "straight", 1, P[:, :, 0].copy())
 
     near = np.flatnonzero(reachable)
     if limited and len(near):  # start from the pose placed within its limits
         sub = P[:, :, near]
         reach_from_root_limited(sub, R[:, near], L[:, near], pose.take(near))
         P[:, :, near] = sub
+        if record is not None:
+            record("limits", 0, P[:, :, 0].copy())
     gap = _norm(P[-1] - Tg)
     _iterate(P, R, Tg, L, near[(gap[near] > tolerance) | forced[near]], iterations, tolerance,
-             max_iterations, pose if limited else None)  # fmt: skip
+             max_iterations, pose if limited else None, record)  # fmt: skip
     solved = P.transpose(2, 0, 1).copy()
     return Solution(solved, iterations, np.linalg.norm(solved[:, -1] - target, axis=-1), reachable)
 
 
-def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose) -> None:
+def _recorder(record):
+    """``record`` for :func:`solve_one`, which keeps its joints as lists."""
+    return lambda stage, iteration, joints: record(stage, iteration, np.array(joints, float))
+
+
+def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose,
+             record=None) -> None:  # fmt: skip
     """Iterate the chains ``ids`` of ``P`` (J, 3, N) in place until each one converges.
 
     The chains work on a compact copy. A chain that converges is written back at once and
@@ -392,10 +421,14 @@ def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose) -> N
     alive = np.ones(len(ids), dtype=bool)
     for it in range(1, max_iterations + 1):
         reach_from_tip(work, target, lengths, root)
+        if record is not None:  # one chain (solve checks), so work[:, :, 0] is it
+            record("from_tip", it, work[:, :, 0].copy())
         if sub_pose is None:
             reach_from_root(work, root, lengths, target)
         else:
             reach_from_root_limited(work, root, lengths, sub_pose)
+        if record is not None:
+            record("from_root", it, work[:, :, 0].copy())
         iterations[ids[alive]] = it
         done = alive & (_norm(work[-1] - target) <= tolerance)
         if done.any():

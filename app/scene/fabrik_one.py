@@ -16,8 +16,12 @@ from math import sqrt
 STRAIGHT = 1e-6
 
 
-def solve_one(joints, target, tolerance, max_iterations):
+def solve_one(joints, target, tolerance, max_iterations, record=None):
     """One chain, no pole, no limits: joints ``[[x, y, z], ...]`` and target ``[x, y, z]``.
+
+    ``record(stage, iteration, joints)``, when given, is called with the joints after each
+    stage (see :func:`app.scene.fabrik_chains.solve`); it is not called on the way to a
+    ``None``, where the vectorized path starts over and records instead.
 
     Returns
     -------
@@ -41,6 +45,8 @@ def solve_one(joints, target, tolerance, max_iterations):
         for i, length in enumerate(L):
             s += length
             P[i + 1] = [rx + s * ax, ry + s * ay, rz + s * az]
+        if record is not None:
+            record("straight", 1, P)
         return P, 1, False
     if dist == 0.0:
         return None
@@ -55,6 +61,7 @@ def solve_one(joints, target, tolerance, max_iterations):
         return None
     n = len(L)
     iterations = 0
+    stages = []  # recorded only once the solve is known to finish here
     x, y, z = P[-1]
     gap = sqrt((x - tx) ** 2 + (y - ty) ** 2 + (z - tz) ** 2)
     while gap > tolerance and iterations < max_iterations:
@@ -69,6 +76,8 @@ def solve_one(joints, target, tolerance, max_iterations):
             s = L[i] / r
             cx, cy, cz = cx + dx * s, cy + dy * s, cz + dz * s
             P[i] = [cx, cy, cz]
+        if record is not None:
+            stages.append(("from_tip", iterations + 1, [list(p) for p in P]))
         cx, cy, cz = rx, ry, rz
         P[0] = [cx, cy, cz]
         for i in range(n):
@@ -81,5 +90,10 @@ def solve_one(joints, target, tolerance, max_iterations):
             cx, cy, cz = cx + dx * s, cy + dy * s, cz + dz * s
             P[i + 1] = [cx, cy, cz]
         iterations += 1
+        if record is not None:
+            stages.append(("from_root", iterations, [list(p) for p in P]))
         gap = sqrt((cx - tx) ** 2 + (cy - ty) ** 2 + (cz - tz) ** 2)
+    if record is not None:
+        for stage in stages:
+            record(*stage)
     return P, iterations, True

@@ -121,10 +121,12 @@ class MatrixChain:
     def labels(self) -> list[str]:
         return [f.label for f in self.factors]
 
-    def text(self, *, hide_cancelled: bool = False) -> str:
+    def text(self, *, hide_cancelled: bool = False, word=None) -> str:
         """The chain in the seed's notation, brackets included; cancelled factors are
         ``~~struck~~`` (or left out, with the brackets around nothing but them), and an
-        empty product is ``I``."""
+        empty product is ``I``.
+
+        ``word(factor) -> str`` writes each factor instead (the editor's rich text)."""
         shown = [i for i, f in enumerate(self.factors) if not (hide_cancelled and f.cancelled)]
         opens, closes = [0] * len(self.factors), [0] * len(self.factors)
         for start, stop in self.brackets:
@@ -135,8 +137,11 @@ class MatrixChain:
         words = []
         for i in shown:
             f = self.factors[i]
-            word = f"~~{f.label}~~" if f.cancelled else f.label
-            words.append("[" * opens[i] + word + "]" * closes[i])
+            if word is not None:
+                text = word(f)
+            else:
+                text = f"~~{f.label}~~" if f.cancelled else f.label
+            words.append("[" * opens[i] + text + "]" * closes[i])
         return " ".join(words) or "I"
 
 

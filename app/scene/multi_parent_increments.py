@@ -205,8 +205,20 @@ class Increment:
     def pivot_sum(self, v) -> np.ndarray:
         """``sum_i M_i v_i`` for offsets ``v (3, P, X)``; the step's displacement ``(3, X)``."""
         if self.integrator == "seed":
-            return sum_pivots(v - rotate(self.pivot_rotation, v))
+            return sum_pivots(self.contributions(v))
         return left_jacobian_apply(self.total_rotvec, -sum_pivots(cross(self.pivot_rotvec, v)))
+
+    def contributions(self, v) -> np.ndarray:
+        """Each pivot's share ``M_i v_i`` of the displacement, ``(3, P, X)``.
+
+        For the seed, ``v_i - R_i v_i R_i*``: :meth:`pivot_sum` is their sum, bit for bit.
+        For the twist, ``-J(Phi) (phi_i x v_i)``, whose sum is :meth:`pivot_sum` up to
+        rounding (the step applies ``J`` once, to the sum).
+        """
+        if self.integrator == "seed":
+            return v - rotate(self.pivot_rotation, v)
+        phi = self.total_rotvec[:, None]
+        return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
 
 
 def increment(R, integrator: str) -> Increment:

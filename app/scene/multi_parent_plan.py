@@ -358,3 +358,43 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         block_steps=block_steps,
         subdivided=int(np.sum((ends - starts)[m > 1])),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class PieceTiming:
+    """Where each piece of a plan lies in time (for tracing steps one at a time).
+
+    Attributes
+    ----------
+    grid : ndarray of int, shape (Np,)
+        The grid point at which the piece's grid step (or run of grid steps) starts.
+    substeps : ndarray of int, shape (Np,)
+        ``m``: substeps per grid step there (more than 1 where the step is subdivided).
+    rank : ndarray of int, shape (Np,)
+        For the pieces of a subdivided general step (one substep each), which substep of
+        the grid step the piece is; 0 elsewhere.
+    general : ndarray of bool, shape (Np,)
+        The piece is a substep of a general step (a key inside the grid step).
+    """
+
+    grid: np.ndarray
+    substeps: np.ndarray
+    rank: np.ndarray
+    general: np.ndarray
+
+
+def piece_timing(plan: StepPlan) -> PieceTiming:
+    """The timing of every piece of ``plan`` (a whole plan: its first piece is on the grid).
+
+    A general step of ``m`` substeps is ``m`` consecutive pieces, the first on the grid and
+    the others with ``grid_start == -1``; a constant piece runs ``per_grid`` substeps per
+    grid step from its ``grid_start``.
+    """
+    starting = plan.grid_start >= 0
+    group = np.cumsum(starting) - 1
+    first = np.flatnonzero(starting)
+    size = np.diff(np.append(first, len(plan.grid_start)))[group]
+    general = size > 1
+    rank = np.arange(len(plan.grid_start)) - first[group]
+    substeps = np.where(general, size, plan.per_grid)
+    return PieceTiming(plan.grid_start[first][group], substeps, rank, general)

@@ -177,3 +177,22 @@ def circle_points(center, right, up, radius: float, segments: int = 64) -> np.nd
     return np.asarray(center)[None] + radius * (
         np.cos(t)[:, None] * np.asarray(right)[None] + np.sin(t)[:, None] * np.asarray(up)[None]
     )
+
+
+def arrow_lines(starts, ends, head: float = 0.22) -> np.ndarray:
+    """Line segments ``(6 N, 3)`` (pairs, for ``mode="lines"``) of arrows from ``starts`` to
+    ``ends`` ``(N, 3)``: the shaft and two barbs ``head`` of its length long, in a plane
+    holding the shaft (arrows of no length are points)."""
+    starts = np.asarray(starts, dtype=float).reshape(-1, 3)
+    ends = np.asarray(ends, dtype=float).reshape(-1, 3)
+    shaft = ends - starts
+    length = np.linalg.norm(shaft, axis=1, keepdims=True)
+    d = shaft / np.where(length > 0, length, 1.0)
+    # A side direction: across the shaft, from the world axis least along it.
+    least = np.eye(3)[np.argmin(np.abs(d), axis=1)]
+    side = np.cross(d, least)
+    side /= np.maximum(np.linalg.norm(side, axis=1, keepdims=True), 1e-12)
+    back = ends - head * shaft
+    spread = 0.45 * head * length * side
+    pos = np.stack([starts, ends, ends, back + spread, ends, back - spread], axis=1)
+    return pos.reshape(-1, 3)

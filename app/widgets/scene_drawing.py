@@ -12,9 +12,10 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6 import QtGui
 
+from app import tutorials
 from app.operations import target_world
 from app.scene import compare, editing
-from app.scene.editing import PIVOT, POLE, Ref
+from app.scene.editing import PIVOT, POINT, POLE, Ref
 from app.scene.model import Fabrik, MultiParent, PointsAt
 from app.widgets.overlays import (
     BLENDED,
@@ -24,6 +25,7 @@ from app.widgets.overlays import (
     axes_lines,
 )
 from app.widgets.skeleton_item import BONE_COLOR, JOINT_COLOR, SkeletonItem
+from app.widgets.teaching_drawing import POINT_COLOR, TeachingDrawing, TrailSettings
 
 #: World (Y-up) to pyqtgraph's view coordinates (Z-up): (x, y, z) -> (x, -z, y).
 WORLD_TO_VIEW = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], dtype=float)
@@ -44,10 +46,15 @@ VIOLATION_EPS_DEG = 0.05
 
 
 def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
-    """Every pivot, target and pole at the current frame: ``(ref, world position (3,))``."""
+    """Every pivot, target and pole at the current frame, and a basis-change tutorial's
+    point: ``(ref, world position (3,))``."""
     scene = document.scene
     pose = document.pose()
     out = []
+    tutorial = tutorials.basis_change_of(scene)
+    if tutorial is not None and len(pose.bone_names) == len(scene.bones):
+        world, _ = tutorials.point_in_frames(tutorial, scene, pose.bone_to_world[0])
+        out.append((Ref(POINT, tutorial.point), world))
     for c in scene.constraints:
         if isinstance(c, MultiParent):
             try:
@@ -119,6 +126,7 @@ class SceneDrawing:
         self._handles = HandlesItem(parentItem=self._root)
         self._handles.setDepthValue(10)
         self.labels = LabelsOverlay(view, view.project)
+        self.teaching = TeachingDrawing(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
 
     def _lines(self, depth: int, width: float, mode: str = "lines") -> gl.GLLinePlotItem:
@@ -151,8 +159,10 @@ class SceneDrawing:
 
     # --- the document --------------------------------------------------------------------
 
-    def draw(self, document, show_axes: bool, hover: Ref | None) -> None:
-        """Rebuild everything from the document's pose at the current frame."""
+    def draw(self, document, show_axes: bool, hover: Ref | None,
+             trails: TrailSettings | None = None, steps=None) -> None:  # fmt: skip
+        """Rebuild everything from the document's pose at the current frame, with the
+        trails and the step-through state (:class:`~app.step_through.StepThrough`)."""
         pose = document.pose()
         if len(pose.bone_names) != len(document.scene.bones):
             return  # a structural edit is halfway; the next pose_changed redraws
@@ -168,7 +178,11 @@ class SceneDrawing:
         handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles)
-        self._draw_labels(document, pose, handles)
+        extra = self.teaching.draw_trails(document, trails or TrailSettings(),
+                                          document.selected_bones())  # fmt: skip
+        extra += self.teaching.draw_steps(steps, self.scale)
+        extra += self.teaching.draw_tutorial(document, pose, self.scale)
+        self._draw_labels(document, pose, handles, extra)
 
     def _draw_axes(self, pose, show: bool) -> None:
         self._bone_axes.setVisible(show)
@@ -184,13 +198,16 @@ class SceneDrawing:
         selected = set(document.selection)
         colors, flags = [], []
         for ref, _ in handles:
-            if ref.kind == PIVOT:
+            if ref.kind == POINT:
+                colors.append(POINT_COLOR)
+            elif ref.kind == PIVOT:
                 colors.append(PIVOT_COLOR)
             elif editing.resolve(document.scene, ref).bone is not None:
                 colors.append(BONE_TARGET_COLOR)
             else:
                 colors.append(POLE_COLOR if ref.kind == POLE else TARGET_COLOR)
             hot = ref in selected or Ref.constraint(ref.name) in selected
+            hot = hot or (ref.kind == POINT and Ref.bone(ref.name) in selected)
             flags.append(hot or ref == hover)
         positions = np.array([p for _, p in handles]).reshape(-1, 3)
         self._handles.set_handles(positions, np.array(colors).reshape(-1, 4), np.array(flags))
@@ -201,6 +218,8 @@ class SceneDrawing:
         scene = document.scene
         pos, colors = [], []
         for ref, world in handles:
+            if ref.kind == POINT:
+                continue
             c = scene.constraint(ref.name)
             if ref.kind == PIVOT:
                 start = pose.heads[0, scene.bone_index(c.body)]
@@ -218,12 +237,16 @@ class SceneDrawing:
         if pos:
             self._guides.setData(pos=np.array(pos), color=np.array(colors))
 
-    def _draw_labels(self, document, pose, handles) -> None:
+    def _draw_labels(self, document, pose, handles, extra=()) -> None:
         scene = document.scene
         positions, texts, colors = [], [], []
         for ref, world in handles:
             positions.append(world)
-            if ref.kind == PIVOT:
+            if ref.kind == POINT:
+                tutorial = tutorials.basis_change_of(scene)
+                texts.append(tutorial.point_label if tutorial else ref.name)
+                colors.append(POINT_COLOR)
+            elif ref.kind == PIVOT:
                 texts.append(ref.pivot)
                 colors.append(PIVOT_COLOR)
             else:
@@ -240,6 +263,10 @@ class SceneDrawing:
                 positions.append(0.5 * (p.heads[0, i] + p.tails[0, i]))
                 texts.append(f"{scene.bones[i].name} +{violation[i]:.1f}° past limit{words}")
                 colors.append(VIOLATION_COLOR)
+        for position, text, color in extra:
+            positions.append(position)
+            texts.append(text)
+            colors.append(color)
         self.labels.set_labels(
             np.array(positions).reshape(-1, 3), texts, np.array(colors).reshape(-1, 4)
         )

@@ -21,13 +21,16 @@ import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
 from app.scene import editing, projection
-from app.scene.editing import PIVOT, TARGET_KINDS, Ref
+from app.scene.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.scene.gizmo import broadside_direction, framing_distance
 from app.widgets.add_menu import build_add_menu
 from app.widgets.overlays import circle_points
 from app.widgets.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
+from app.widgets.teaching_drawing import TrailSettings
 from app.widgets.viewport_drag import HANDLE_RADIUS_PX, Drag, start_drag
 
+#: Handles a press drags (a bone press orbits unless Ctrl is held).
+DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
 #: The viewport's clear colour, RGB 0..255.
 BACKGROUND = (46, 48, 54)
 BONE_PICK_RADIUS_PX = 7.0
@@ -51,6 +54,8 @@ class Viewport(gl.GLViewWidget):
         self._press_hit: Ref | None = None
         self._press_extend = False
         self._hover: Ref | None = None
+        self._trails = TrailSettings()
+        self._steps = None
         self._first_paint_exit = bool(os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"))
         self.setMouseTracking(True)
         self.setBackgroundColor(BACKGROUND)
@@ -163,13 +168,34 @@ class Viewport(gl.GLViewWidget):
         self._show_axes = bool(on)
         self.refresh()
 
+    @property
+    def trails(self) -> TrailSettings:
+        return self._trails
+
+    def set_trails(self, settings: TrailSettings) -> None:
+        """Motion trails and onion-skin ghosts around the current frame."""
+        self._trails = settings
+        self.refresh()
+
+    @property
+    def teaching(self):
+        """The trails, ghosts, step-through and tutorial items (what they show)."""
+        return self._drawing.teaching
+
+    def set_step_through(self, model) -> None:
+        """Draw the passes of a :class:`~app.step_through.StepThrough` as it moves."""
+        self._steps = model
+        model.changed.connect(self.refresh)
+        self.refresh()
+
     def handles(self) -> list[tuple[Ref, np.ndarray]]:
         """Every pivot, target and pole at the current frame: ``(ref, world position)``."""
         return handles_of(self._document)
 
     def refresh(self) -> None:
         """Rebuild what is drawn from the document (pose, ghost, handles, labels)."""
-        self._drawing.draw(self._document, self._show_axes, self._hover)
+        self._drawing.draw(self._document, self._show_axes, self._hover, self._trails,
+                           self._steps)  # fmt: skip
         self.update()
 
     def show_ring(self, center, radius_px: float | None) -> None:
@@ -221,8 +247,8 @@ class Viewport(gl.GLViewWidget):
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
         doc = self._document
-        if hit is not None and (hit.kind in (PIVOT, *TARGET_KINDS) or ctrl):
-            doc.set_selection([hit])
+        if hit is not None and (hit.kind in DRAGGABLE or ctrl):
+            doc.set_selection([Ref.bone(hit.name) if hit.kind == POINT else hit])
             self._drag = start_drag(self, doc, hit, pixel, ctrl=ctrl, shift=shift)
             if self._drag is not None:
                 ev.accept()
@@ -274,6 +300,8 @@ class Viewport(gl.GLViewWidget):
 
     def _click(self, hit: Ref | None, extend: bool) -> None:
         doc = self._document
+        if hit is not None and hit.kind == POINT:
+            hit = Ref.bone(hit.name)
         if hit is None:
             if not extend:
                 doc.set_selection([])
@@ -295,7 +323,7 @@ class Viewport(gl.GLViewWidget):
         super().keyPressEvent(ev)
 
     def _set_hover(self, ref: Ref | None) -> None:
-        hover = ref if ref is not None and ref.kind in (PIVOT, *TARGET_KINDS) else None
+        hover = ref if ref is not None and ref.kind in DRAGGABLE else None
         if hover != self._hover:
             self._hover = hover
             cursor = (

@@ -10,7 +10,7 @@ import numpy as np
 
 from app.operations import LiveEdit
 from app.scene import editing, projection
-from app.scene.editing import BONE, PIVOT, TARGET_KINDS, Ref
+from app.scene.editing import BONE, PIVOT, POINT, TARGET_KINDS, Ref
 from app.scene.gizmo import arcball_rotation, rotation_in_world, turn_in_frame
 from app.scene.transforms import rotation_from_matrix
 
@@ -56,9 +56,18 @@ class MoveDrag(Drag):
     """
 
     def __init__(
-        self, viewport, document, live, point_in_world, pixel, ground: bool, world_to_item
+        self,
+        viewport,
+        document,
+        live,
+        point_in_world,
+        pixel,
+        ground: bool,
+        world_to_item,
+        moved=editing.with_position,
     ):
         super().__init__(viewport, document, live)
+        self.moved = moved  # (item, frame, position in its frame) -> the moved item
         self.point = np.asarray(point_in_world, dtype=float)
         if ground:
             self.normal = GROUND_NORMAL
@@ -78,7 +87,7 @@ class MoveDrag(Drag):
             return
         world = hit + self.offset
         local = self.world_to_item[:3, :3] @ world + self.world_to_item[:3, 3]
-        self.live.preview(editing.with_position(self.live.original, self.document.frame, local))
+        self.live.preview(self.moved(self.live.original, self.document.frame, local))
 
 
 class RotateDrag(Drag):
@@ -168,6 +177,14 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
             shift,
             np.linalg.inv(body_to_world),
         )
+    if ref.kind == POINT:  # a bone's head: moves the bone (its translation, or a key)
+        bone = scene.bone(ref.name)
+        parent_to_world = (np.eye(4) if bone.parent is None
+                           else pose.bone_to_world[0, scene.bone_index(bone.parent)])  # fmt: skip
+        live = LiveEdit(document, Ref.bone(ref.name), f"Move bone {ref.name}"
+                        + _frame_text(bone.translation_keys, frame))  # fmt: skip
+        return MoveDrag(viewport, document, live, viewport.handle_position(ref), pixel, shift,
+                        np.linalg.inv(parent_to_world), editing.with_bone_translation)  # fmt: skip
     if ref.kind in TARGET_KINDS:
         target = editing.resolve(scene, ref)
         if target.bone is not None:

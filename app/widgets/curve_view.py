@@ -1,0 +1,314 @@
+"""The curve view: the selection's values over the whole timeline.
+
+For a pivot or a free bone, its quaternion ``w, x, y, z`` (left axis) and rotation angle
+(right axis, degrees) with the keys as diamonds; for a driven bone (or its constraint), its
+head's world position and, below, by how much world and object space part (distance and
+angle). The current frame is a line: drag it (or click the plot) to scrub. Clicking a key
+jumps to its frame and selects whose key it is, so K and Shift+K act on it.
+
+Everything plotted comes from the keys or from the document's whole-timeline cache: a scrub
+only moves the line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from app.scene import compare
+from app.scene.curve_subjects import DRIVEN, POSITION, ROTATION, CurveSubject, subject_of
+from app.scene.curves import rotation_curve
+from app.scene.keys import sample
+from app.widgets.plots import DualPlot
+from app.widgets.throttle import Throttle
+
+COLORS = {
+    "w": (215, 217, 224),
+    "x": (240, 90, 90),
+    "y": (120, 215, 95),
+    "z": (95, 150, 255),
+    "angle": (255, 175, 60),
+    "distance": (80, 215, 255),
+}
+#: Points per curve at least, so slerp between sparse keys is drawn smooth.
+MIN_SAMPLES = 400
+#: Milliseconds of quiet after an edit before a driven bone's curves are re-read (the
+#: document evaluates the whole timeline then).
+DRIVEN_DELAY_MS = 300
+
+
+def _pen(name: str, width: float = 1.6):
+    return pg.mkPen(COLORS[name], width=width)
+
+
+class CurveView(QtWidgets.QWidget):
+    """The curve view panel; its plot is the ``PlotWidget`` named ``curveView``."""
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.setObjectName("curvePanel")
+        self._document = document
+        self.subject: CurveSubject | None = None
+        self._series: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._owners: list = []
+        self._picked_key: float | None = None
+        self.title = QtWidgets.QLabel()
+        self.title.setObjectName("curveTitle")
+        self.title.setWordWrap(True)
+        self.plot = DualPlot("curveView")
+        self.difference = DualPlot("differenceView")
+        self.difference.set_right_axis("angle (°)")
+        self.difference.getPlotItem().setLabel("left", "distance", color="#c8cad0")
+        self.difference.getPlotItem().setLabel("bottom", "frame", color="#c8cad0")
+        self.difference_note = QtWidgets.QLabel()
+        self.difference_note.setObjectName("differenceNote")
+        self.difference_note.setStyleSheet("color: #9aa0a8;")
+        self.difference_note.setWordWrap(True)
+        self.difference.setXLink(self.plot)
+        self.plot.getPlotItem().setLabel("bottom", "frame", color="#c8cad0")
+        splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        splitter.addWidget(self.plot)
+        lower = QtWidgets.QWidget()
+        lower_layout = QtWidgets.QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.difference_note)
+        lower_layout.addWidget(self.difference)
+        splitter.addWidget(lower)
+        splitter.setSizes([300, 170])
+        self._lower = lower
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(splitter, 1)
+
+        for plot in (self.plot, self.difference):
+            plot.frame_dragged.connect(self._scrub)
+        self._throttled = Throttle(self.refresh, 100, self)
+        self._later = QtCore.QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(DRIVEN_DELAY_MS)
+        self._later.timeout.connect(self.refresh)
+        document.frame_changed.connect(self._on_frame)
+        document.selection_changed.connect(self.refresh)
+        document.scene_changed.connect(self._on_scene)
+        document.space_changed.connect(self._on_space)
+        document.scene_replaced.connect(self.refresh)
+        self._stale = True
+        self.refresh()
+
+    # --- what the tests and the window read ----------------------------------------------
+
+    def series(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The plotted curves by name (``w``, ``x``, ``y``, ``z``, ``angle``; ``px``... for
+        positions; ``distance``, ``angle difference``): ``(frames, values)``."""
+        return dict(self._series)
+
+    def key_markers(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The key diamonds by curve name: ``(frames, values)``."""
+        return dict(self._keys)
+
+    @property
+    def picked_key(self) -> float | None:
+        """The frame of the key last clicked (drawn ringed), or ``None``."""
+        return self._picked_key
+
+    # --- reacting to the document --------------------------------------------------------
+
+    def _scrub(self, frame: float) -> None:
+        s = self._document.scene
+        self._document.set_frame(float(min(max(round(frame), s.frame_start), s.frame_end)))
+        self._on_frame(self._document.frame)  # the line snaps to the whole frame
+
+    def _on_frame(self, frame: float) -> None:
+        self.plot.set_frame(frame)
+        self.difference.set_frame(frame)
+
+    def _on_scene(self) -> None:
+        if self.subject is not None and self.subject.kind == DRIVEN:
+            self._later.start()
+        else:
+            self._throttled()
+
+    def _on_space(self, _space) -> None:
+        if self.subject is not None and self.subject.kind == DRIVEN:
+            self.refresh()
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        if self._stale:
+            self.refresh()
+
+    # --- building the plots --------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Rebuild the curves for the active selection (only while visible)."""
+        if not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
+        doc = self._document
+        previous = self.subject
+        self.subject = subject_of(doc.scene, doc.active)
+        if previous is None or self.subject is None or previous.ref != self.subject.ref:
+            self._picked_key = None
+        self.plot.clear_items()
+        self.difference.clear_items()
+        self._series, self._keys, self._owners = {}, {}, []
+        s = doc.scene
+        for plot in (self.plot, self.difference):
+            plot.set_frame_range(s.frame_start, s.frame_end)
+            plot.set_frame(doc.frame)
+        subject = self.subject
+        self._lower.setVisible(subject is not None and subject.kind == DRIVEN)
+        if subject is None:
+            self.title.setText(
+                "Select a pivot, a bone, a constraint or a position target to plot it over "
+                "the timeline."
+            )
+            self.plot.set_right_axis(None)
+            return
+        self.title.setText(f"<b>{subject.title}</b>")
+        if subject.kind == ROTATION:
+            self._plot_rotation(subject)
+        elif subject.kind == POSITION:
+            self._plot_position(subject)
+        else:
+            self._plot_driven(subject)
+        self._draw_picked()
+        self.plot.auto_y()
+        if subject.kind == DRIVEN:
+            self.difference.auto_y()
+
+    def _frames(self) -> np.ndarray:
+        s = self._document.scene
+        count = max(s.frame_end - s.frame_start + 1, MIN_SAMPLES)
+        return np.linspace(s.frame_start, s.frame_end, count)
+
+    def _curve(self, plot, frames, values, name, right=False, label=None, style=None):
+        item = pg.PlotDataItem(frames, values, pen=_pen(style or name))
+        (plot.add_right if right else plot.add_left)(item, label or name)
+        # After adding: both look up the view box, which the item has only then.
+        item.setDownsampling(auto=True, method="peak")
+        item.setClipToView(True)
+        return item
+
+    def _markers(self, plot, frames, values, name, owners=None, right=False, style=None):
+        """Key diamonds on a curve; clicking one picks that key."""
+        if len(frames) == 0:
+            return
+        color = COLORS[style or name]
+        markers = pg.ScatterPlotItem(
+            x=frames, y=values, symbol="d", size=11, brush=pg.mkBrush(*color),
+            pen=pg.mkPen((20, 20, 24), width=1), hoverable=True,
+            hoverBrush=pg.mkBrush(255, 255, 255), data=list(range(len(frames))),
+            tip=lambda x, y, data: f"key at frame {x:g}: {y:.4g} (click to jump)",
+        )  # fmt: skip
+        markers.setZValue(20)
+        markers.sigClicked.connect(lambda _item, points, ev: self._key_clicked(points, ev))
+        (plot.add_right if right else plot.add_left)(markers)
+        self._keys[name] = (np.asarray(frames, float), np.asarray(values, float))
+        if owners is not None:
+            self._owners = owners
+
+    def _plot_rotation(self, subject: CurveSubject) -> None:
+        frames = self._frames()
+        curve = rotation_curve(subject.static, subject.keys, frames)
+        self.plot.set_right_axis("angle (°)")
+        self.plot.getPlotItem().setLabel("left", "q = (w, x, y, z)", color="#c8cad0")
+        for i, name in enumerate("wxyz"):
+            self._curve(self.plot, frames, curve.quats[:, i], name)
+            self._series[name] = (frames, curve.quats[:, i])
+        self._curve(self.plot, frames, curve.angle_deg, "angle", right=True, label="angle (°)")
+        self._series["angle"] = (frames, curve.angle_deg)
+        for i, name in enumerate("wxyz"):
+            self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name)
+        self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True)
+
+    def _plot_position(self, subject: CurveSubject) -> None:
+        frames = self._frames()
+        values = sample(subject.static, subject.keys, frames)
+        self.plot.set_right_axis(None)
+        self.plot.getPlotItem().setLabel("left", "position (world)", color="#c8cad0")
+        for i, axis in enumerate("xyz"):
+            self._curve(self.plot, frames, values[:, i], f"p{axis}", label=axis, style=axis)
+            self._series[f"p{axis}"] = (frames, values[:, i])
+        if subject.keys is not None:
+            for i, axis in enumerate("xyz"):
+                self._markers(self.plot, subject.keys.frames, subject.keys.values[:, i],
+                              f"p{axis}", style=axis)  # fmt: skip
+
+    def _plot_driven(self, subject: CurveSubject) -> None:
+        doc = self._document
+        timeline = doc.timeline()
+        frames = timeline.frames
+        heads = timeline.heads[:, subject.bone]
+        self.plot.set_right_axis(None)
+        space = doc.space or "as authored"
+        self.plot.getPlotItem().setLabel("left", f"head (world, {space})", color="#c8cad0")
+        for i, axis in enumerate("xyz"):
+            self._curve(self.plot, frames, heads[:, i], f"p{axis}", label=axis, style=axis)
+            self._series[f"p{axis}"] = (frames, heads[:, i])
+        key_frames = subject.key_frames()
+        rows = np.clip(np.rint(key_frames - frames[0]).astype(int), 0, len(frames) - 1)
+        owners = [ref for _, ref in subject.key_owners]
+        for i, axis in enumerate("xyz"):
+            self._markers(self.plot, key_frames, heads[rows, i], f"p{axis}", owners, style=axis)
+        world, obj = doc.timeline_in("world"), doc.timeline_in("object")
+        b = subject.bone
+        distance, angle = compare.pose_differences(world.bone_to_world[:, b],
+                                                   obj.bone_to_world[:, b])  # fmt: skip
+        self._curve(self.difference, frames, distance, "distance", label="distance")
+        self._curve(self.difference, frames, angle, "angle", right=True, label="angle (°)")
+        self._series["distance"] = (frames, distance)
+        self._series["angle difference"] = (frames, angle)
+        self.difference_note.setText(
+            f"World space against object space, every frame: the head up to "
+            f"{distance.max():.3g} apart, the orientation up to {angle.max():.3g}°"
+            + (
+                " (they agree: no limits or non-uniform scale in play)"
+                if distance.max() < 1e-9 and angle.max() < 1e-6
+                else ""
+            )  # fmt: skip
+        )
+
+    # --- keys ----------------------------------------------------------------------------
+
+    def _key_clicked(self, points, ev) -> None:
+        if not len(points):
+            return
+        ev.accept()
+        point = points[0]
+        frame = float(point.pos().x())
+        self._picked_key = frame
+        doc = self._document
+        if self._owners:
+            owner = self._owners[int(point.data())]
+            if owner not in doc.selection:
+                doc.set_selection([owner])  # whose key it is: K / Shift+K act on it
+        doc.set_frame(frame)
+        self._draw_picked()
+        doc.notify(f"Key at frame {frame:g} — K re-keys, Shift+K deletes it")
+
+    def _draw_picked(self) -> None:
+        item = getattr(self, "_ring", None)
+        if item is not None:
+            self.plot.getPlotItem().removeItem(item)
+            self._ring = None
+        if self._picked_key is None:
+            return
+        xs, ys = [], []
+        for name, (frames, values) in self._keys.items():
+            if name == "angle":
+                continue  # on the right axis
+            at = np.isclose(frames, self._picked_key)
+            xs += list(frames[at])
+            ys += list(values[at])
+        if not xs:
+            return
+        self._ring = pg.ScatterPlotItem(x=xs, y=ys, symbol="o", size=19, brush=None,
+                                        pen=pg.mkPen((255, 255, 255), width=2))  # fmt: skip
+        self._ring.setZValue(19)
+        self.plot.getPlotItem().addItem(self._ring)

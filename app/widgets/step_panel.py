@@ -1,0 +1,223 @@
+"""The step-through panel: which constraint, which pass or step, and its numbers.
+
+FABRIK: one row per stage (the start, each pass from the tip and from the root) with the
+distance from the tail to the target after it. Multi-parent: one row per integration
+substep from the previous frame, with the combined rotation's angle and the displacement,
+and for the substep shown each pivot's offset ``v_i``, its increment ``R_i`` and its
+contribution ``v_i - R_i v_i R_i*``. The viewport draws the stage shown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+from app.scene import quat
+from app.step_through import FABRIK, MULTI_PARENT
+
+
+def _vec(v, digits: int = 4) -> str:
+    return "(" + ", ".join(f"{x:+.{digits}f}" for x in np.asarray(v, float)) + ")"
+
+
+def _table(name: str, headers) -> QtWidgets.QTableWidget:
+    table = QtWidgets.QTableWidget(0, len(headers))
+    table.setObjectName(name)
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+class StepPanel(QtWidgets.QWidget):
+    """Takes the document and its :class:`~app.step_through.StepThrough`."""
+
+    def __init__(self, document, model, parent=None):
+        super().__init__(parent)
+        self.setObjectName("stepPanel")
+        self._document = document
+        self._model = model
+        self.combo = QtWidgets.QComboBox()
+        self.combo.setObjectName("stepConstraint")
+        self.combo.setToolTip("The FABRIK or multi-parent constraint to step through")
+        self.toggle = QtWidgets.QPushButton("Step through")
+        self.toggle.setObjectName("stepToggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setToolTip("Trace the constraint at the current frame, a pass at a time")
+        self.buttons = {}
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.combo, 1)
+        row.addWidget(self.toggle)
+        nav = QtWidgets.QHBoxLayout()
+        sp = QtWidgets.QStyle.StandardPixmap
+        for name, text, icon, tip, slot in (
+            ("stepFirst", "", sp.SP_MediaSkipBackward, "First stage", model.first),
+            ("stepPrevious", "Previous", sp.SP_ArrowLeft, "Previous pass or step (Alt+Left)",
+             model.previous),
+            ("stepNext", "Next", sp.SP_ArrowRight, "Next pass or step (Alt+Right)", model.next),
+            ("stepLast", "", sp.SP_MediaSkipForward, "Last stage: the solver's result",
+             model.last),
+        ):  # fmt: skip
+            b = QtWidgets.QToolButton()
+            b.setObjectName(name)
+            b.setText(text)
+            b.setIcon(self.style().standardIcon(icon))
+            if text:
+                b.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            b.setToolTip(tip)
+            b.clicked.connect(slot)
+            nav.addWidget(b)
+            self.buttons[name] = b
+        self.position = QtWidgets.QLabel()
+        self.position.setObjectName("stepPosition")
+        nav.addWidget(self.position, 1)
+        self.description = QtWidgets.QLabel()
+        self.description.setObjectName("stepDescription")
+        self.description.setWordWrap(True)
+        self.description.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.stages = _table("stepStages", ["#", "stage", "tail → target"])
+        self.pivots = _table("stepPivots", ["pivot", "v_i", "R_i angle", "v_i − R_i v_i R_i*"])
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(row)
+        layout.addLayout(nav)
+        layout.addWidget(self.description)
+        layout.addWidget(self.stages, 2)
+        layout.addWidget(self.pivots, 1)
+        self.combo.activated.connect(self._on_combo)
+        self.toggle.toggled.connect(self._on_toggle)
+        self.stages.itemSelectionChanged.connect(self._on_row)
+        model.changed.connect(self.refresh)
+        document.structure_changed.connect(self._fill)
+        self._fill()
+        self.refresh()
+
+    def _fill(self) -> None:
+        names = self._model.candidates()
+        with QtCore.QSignalBlocker(self.combo):
+            current = self.combo.currentText()
+            self.combo.clear()
+            self.combo.addItems(names)
+            if current in names:
+                self.combo.setCurrentText(current)
+        self.combo.setEnabled(bool(names))
+        self.toggle.setEnabled(bool(names))
+
+    def _on_combo(self, _index) -> None:
+        if self._model.active:
+            self._model.start(self.combo.currentText())
+
+    def _on_toggle(self, on: bool) -> None:
+        if on and not self._model.active:
+            self._model.start(self.combo.currentText() or None)
+        elif not on:
+            self._model.stop()
+
+    def _on_row(self) -> None:
+        rows = self.stages.selectionModel().selectedRows()
+        if rows:
+            self._model.set_index(rows[0].row())
+
+    # --- showing -------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        m = self._model
+        with QtCore.QSignalBlocker(self.toggle):
+            self.toggle.setChecked(m.active)
+        if m.constraint and m.constraint != self.combo.currentText():
+            with QtCore.QSignalBlocker(self.combo):
+                self.combo.setCurrentText(m.constraint)
+        for b in self.buttons.values():
+            b.setEnabled(m.active and m.count() > 0)
+        if not m.active or m.trace is None:
+            self.position.setText("")
+            self.description.setText(m.error or "Press <b>Step through</b> to trace the "
+                                     "constraint at the current frame.")  # fmt: skip
+            self.stages.setRowCount(0)
+            self.pivots.setRowCount(0)
+            self.pivots.setVisible(False)
+            return
+        if m.kind == FABRIK:
+            self._show_fabrik()
+        elif m.kind == MULTI_PARENT:
+            self._show_multi_parent()
+
+    def _rows(self, rows) -> None:
+        table = self.stages
+        with QtCore.QSignalBlocker(table):
+            table.setRowCount(len(rows))
+            for r, values in enumerate(rows):
+                for c, value in enumerate(values):
+                    item = QtWidgets.QTableWidgetItem(value)
+                    if c != 1:
+                        item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight
+                                              | QtCore.Qt.AlignmentFlag.AlignVCenter)  # fmt: skip
+                    table.setItem(r, c, item)
+            table.resizeColumnToContents(0)
+            table.selectRow(self._model.index)
+        item = table.item(self._model.index, 0)
+        if item is not None:
+            table.scrollToItem(item)
+
+    def _show_fabrik(self) -> None:
+        m = self._model
+        trace = m.trace
+        self.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target"])
+        self.pivots.setVisible(False)
+        names = {"start": "start", "shaped": "shaped", "straight": "straight",
+                 "limits": "within limits", "from_tip": "pass from the tip",
+                 "from_root": "pass from the root"}  # fmt: skip
+        self._rows([(str(k), f"{names[s.kind]}" + (f" · it. {s.iteration}" if s.iteration else ""),
+                     f"{s.tail_distance:.3g}") for k, s in enumerate(trace.stages)])  # fmt: skip
+        stage = trace.stages[m.index]
+        solution = trace.solution
+        self.position.setText(f"stage {m.index + 1} of {len(trace)} · frame "
+                              f"{self._document.frame:g}")  # fmt: skip
+        done = (f"Solved in {int(solution.iterations[0])} iteration(s); the target is "
+                f"{'within' if solution.reachable[0] else 'out of'} reach.")  # fmt: skip
+        self.description.setText(f"<b>{m.constraint}</b>: {stage.describe()}<br>"
+                                 f"<span style='color:#9aa0a8'>{done}</span>")  # fmt: skip
+
+    def _show_multi_parent(self) -> None:
+        m = self._model
+        st = m.trace
+        self.stages.setHorizontalHeaderLabels(["#", "time (frame)", "turn {R_i} · |Δp0|"])
+        if len(st) == 0:
+            self.stages.setRowCount(0)
+            self.pivots.setRowCount(0)
+            self.pivots.setVisible(False)
+            self.position.setText(f"frame {self._document.frame:g}")
+            self.description.setText(
+                f"<b>{m.constraint}</b>: no integration step ends at this frame (before or at "
+                "the first frame, or after the pivots' last key, the body holds still). "
+                "Scrub to a frame where it moves."
+            )
+            return
+        angles = st.combined_angle_deg()
+        moves = np.linalg.norm(st.displacement(), axis=1)
+        self._rows([(str(k), f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}"
+                     + (" (subdivided)" if st.subdivided[k] else ""),
+                     f"{angles[k]:.3f}° · {moves[k]:.3g}") for k in range(len(st))])  # fmt: skip
+        k = m.index
+        self.position.setText(f"step {k + 1} of {len(st)} · frame {self._document.frame:g}")
+        axis, angle = quat.to_axis_angle(st.combined[k])
+        self.description.setText(
+            f"<b>{m.constraint}</b> ({st.space} space, {st.integrator}): substep t = "
+            f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}.<br>Combined rotation "
+            f"{{R_i}} = [{', '.join(f'{v:.5f}' for v in st.combined[k])}]: "
+            f"{np.degrees(angle):.3f}° about {_vec(axis)}.<br>p0 moves by "
+            f"Σ (v_i − R_i v_i R_i*) = {_vec(st.displacement()[k])}."
+        )
+        self.pivots.setVisible(True)
+        table = self.pivots
+        table.setRowCount(len(st.pivot_names))
+        inc_angles = np.degrees(2 * np.arccos(np.clip(np.abs(st.increments[k, :, 0]), 0, 1)))
+        for r, name in enumerate(st.pivot_names):
+            values = (name, _vec(st.offsets[k, r], 3), f"{inc_angles[r]:.3f}°",
+                      _vec(st.contributions[k, r], 5))  # fmt: skip
+            for c, value in enumerate(values):
+                table.setItem(r, c, QtWidgets.QTableWidgetItem(value))
+        table.resizeColumnsToContents()

@@ -1,0 +1,159 @@
+"""The curve view, driven with real mouse events: what it plots, scrubbing, picking keys."""
+
+import numpy as np
+import pytest
+from PySide6 import QtWidgets
+from scipy.spatial.transform import Rotation, Slerp
+
+from app.document import Document
+from app.main_window import MainWindow
+from app.scene import evaluate
+from app.scene.editing import Ref
+from app.scene.evaluate import bake
+from app.scene.transforms import rotation_from_matrix
+
+from .conftest import SCENES
+from .gui import click, drag
+
+ROLL = "foot_roll"
+
+
+@pytest.fixture
+def window(qtbot):
+    document = Document.from_file(SCENES / "foot_roll.json")
+    win = MainWindow(document, restore_settings=False)
+    win.resize(1280, 860)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    qtbot.waitActive(win)
+    # View ▸ Curves (the dock's own toggle action, as the menu shows it)
+    win.findChild(QtWidgets.QDockWidget, "curvesDock").toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: win.curve_view.isVisible())
+    return win
+
+
+def select_in_outliner(window, qtbot, ref):
+    outliner = window.outliner
+    item = outliner.item_for(ref)
+    outliner.scrollToItem(item)
+    click(outliner.viewport(), outliner.visualItemRect(item).center())
+    qtbot.waitUntil(lambda: window.document.active == ref)
+    qtbot.wait(20)
+
+
+def scipy_curve(keys, frames):
+    """The keyed rotation at ``frames`` by scipy's Slerp, holding before and after."""
+    slerp = Slerp(keys.frames, Rotation.from_quat(keys.values, scalar_first=True))
+    return slerp(np.clip(frames, keys.frames[0], keys.frames[-1])).as_quat(scalar_first=True)
+
+
+def test_the_curve_view_plots_the_keyed_quaternion(window, qtbot):
+    doc = window.document
+    view = window.findChild(QtWidgets.QWidget, "curveView")
+    assert view is window.curve_view.plot  # the PlotWidget the issue names
+    select_in_outliner(window, qtbot, Ref.pivot_of(ROLL, "heel"))
+    pivot = doc.scene.constraint(ROLL).pivots[0]
+    assert pivot.name == "heel"
+    series = window.curve_view.series()
+    frames = series["w"][0]
+    assert frames[0] == doc.scene.frame_start and frames[-1] == doc.scene.frame_end
+    plotted = np.stack([series[c][1] for c in "wxyz"], axis=1)
+    expected = scipy_curve(pivot.rotation_keys, frames)
+    # The same rotation at every plotted frame (q and -q are one rotation) ...
+    np.testing.assert_allclose(np.abs(np.einsum("fi,fi->f", plotted, expected)), 1.0, atol=1e-9)
+    # ... drawn without sign flips, so the curves are continuous.
+    assert np.all(np.einsum("fi,fi->f", plotted[1:], plotted[:-1]) > 0)
+    np.testing.assert_allclose(series["angle"][1],
+                               np.degrees(Rotation.from_quat(expected, scalar_first=True)
+                                          .magnitude()), atol=1e-7)  # fmt: skip
+    markers = window.curve_view.key_markers()
+    np.testing.assert_array_equal(markers["w"][0], pivot.rotation_keys.frames)
+    keyed = np.stack([markers[c][1] for c in "wxyz"], axis=1)
+    np.testing.assert_allclose(np.abs(np.einsum("ki,ki->k", keyed, pivot.rotation_keys.values)),
+                               1.0, atol=1e-12)  # fmt: skip
+
+
+def test_dragging_the_frame_line_scrubs(window, qtbot):
+    doc = window.document
+    select_in_outliner(window, qtbot, Ref.pivot_of(ROLL, "heel"))
+    plot = window.curve_view.plot
+    doc.prepare_timeline()
+    calls = []
+    original = evaluate.Evaluator.evaluate
+    evaluate.Evaluator.evaluate = lambda self, *a, **k: calls.append(a) or original(self, *a, **k)
+    try:
+        start = plot.pixel_of(doc.frame, 0.0)
+        end = plot.pixel_of(30.0, 0.0)
+        drag(plot.viewport(), (start.x(), start.y()), (end.x(), end.y()), steps=12, qtbot=qtbot)
+    finally:
+        evaluate.Evaluator.evaluate = original
+    assert doc.frame == 30
+    assert calls == []  # every frame of the scrub came from the whole-timeline cache
+    assert plot.frame_line.value() == pytest.approx(30.0)
+    np.testing.assert_allclose(doc.pose().heads, bake(doc.scene, [30.0]).heads, atol=1e-12)
+    assert window.timeline.frame_spin.value() == 30
+    # A click on the plot's background scrubs there too.
+    spot = plot.pixel_of(70.0, -0.9)
+    click(plot.viewport(), (spot.x(), spot.y()))
+    assert doc.frame == 70
+
+
+def test_clicking_a_key_jumps_to_it(window, qtbot):
+    doc = window.document
+    select_in_outliner(window, qtbot, Ref.pivot_of(ROLL, "heel"))
+    frames, values = window.curve_view.key_markers()["x"]
+    k = int(np.flatnonzero(frames == 48)[0])
+    spot = window.curve_view.plot.pixel_of(frames[k], values[k])
+    click(window.curve_view.plot.viewport(), (spot.x(), spot.y()))
+    assert doc.frame == 48 and window.curve_view.picked_key == 48
+    assert doc.selection == (Ref.pivot_of(ROLL, "heel"),)  # Shift+K would delete this key
+
+
+def test_a_driven_body_shows_its_path_and_world_against_object(window, qtbot):
+    doc = window.document
+    select_in_outliner(window, qtbot, Ref.constraint(ROLL))
+    view = window.curve_view
+    assert view.subject.kind == "driven" and view.difference.isVisible()
+    series = view.series()
+    result = bake(doc.scene)
+    foot = doc.scene.bone_index("foot")
+    for i, axis in enumerate("xyz"):
+        np.testing.assert_array_equal(series[f"p{axis}"][0], result.frames)
+        np.testing.assert_allclose(series[f"p{axis}"][1], result.heads[:, foot, i], atol=1e-12)
+    world, obj = bake(doc.scene, space="world"), bake(doc.scene, space="object")
+    np.testing.assert_allclose(series["distance"][1],
+                               np.linalg.norm(world.heads[:, foot] - obj.heads[:, foot], axis=1),
+                               atol=1e-12)  # fmt: skip
+    relative = (Rotation.from_quat(rotation_from_matrix(world.bone_to_world[:, foot]),
+                                   scalar_first=True).inv()
+                * Rotation.from_quat(rotation_from_matrix(obj.bone_to_world[:, foot]),
+                                     scalar_first=True))  # fmt: skip
+    np.testing.assert_allclose(series["angle difference"][1], np.degrees(relative.magnitude()),
+                               atol=1e-6)  # fmt: skip
+    assert series["distance"][1].max() > 0.1  # the foot rolls another way about world axes
+    # The diamonds are the pivots' keys; clicking one selects that pivot at its frame.
+    frames, values = view.key_markers()["px"]
+    k = int(np.flatnonzero(frames == 20)[0])
+    spot = view.plot.pixel_of(frames[k], values[k])
+    click(view.plot.viewport(), (spot.x(), spot.y()))
+    assert doc.frame == 20
+    owner = doc.active
+    assert owner.kind == "pivot" and owner.name == ROLL
+    pivot = doc.scene.constraint(ROLL).pivots
+    assert any(p.name == owner.pivot and 20 in p.rotation_keys.frames for p in pivot)
+
+
+def test_an_edit_redraws_the_curve(window, qtbot):
+    doc = window.document
+    select_in_outliner(window, qtbot, Ref.pivot_of(ROLL, "heel"))
+    doc.set_frame(30)
+    from app import operations
+
+    operations.set_rotation(doc, Ref.pivot_of(ROLL, "heel"), [0.0, 0.0, 1.0, 0.0])
+    window.curve_view._throttled.flush()
+    qtbot.wait(150)
+    window.curve_view._throttled.flush()
+    frames, values = window.curve_view.key_markers()["y"]
+    assert 30 in frames and abs(values[list(frames).index(30)]) == pytest.approx(1.0, abs=1e-12)
