@@ -145,6 +145,8 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         self.tabifyDockWidget(self.inspector_dock, self.tutorial_dock)
         for dock in (self.curves_dock, self.matrix_dock, self.step_dock, self.tutorial_dock):
             dock.hide()
+        for dock in (self.curves_dock, self.matrix_dock):
+            dock.visibilityChanged.connect(lambda shown, d=dock: self._give_room(d, shown))
         self.inspector_dock.raise_()
         self.tutorial_panel.closed.connect(self.tutorial_dock.hide)
         self.timeline_dock.setFeatures(
@@ -226,6 +228,12 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
                 self.resizeDocks([self.compare_dock], [90 + 30 * rows],
                                  QtCore.Qt.Orientation.Vertical)  # fmt: skip
         self._update_status()
+
+    def _give_room(self, dock, shown: bool) -> None:
+        """A bottom panel that opens gets two fifths of the height (it holds plots and
+        matrices, which a sliver of a dock would clip)."""
+        if shown and not dock.isFloating() and dock.height() < 0.3 * self.height():
+            self.resizeDocks([dock], [int(0.4 * self.height())], QtCore.Qt.Orientation.Vertical)
 
     def _on_evaluation_failed(self, reason: str) -> None:
         self.error_label.setVisible(bool(reason))

@@ -46,8 +46,6 @@ def render_screenshot(
         If the scene cannot be loaded (a :class:`~app.scene.errors.SceneError`), a name to
         select does not exist, or the image cannot be written.
     """
-    from PySide6 import QtCore, QtGui, QtWidgets
-
     from app.application import application, has_display
     from app.document import Document
     from app.main_window import MainWindow
@@ -82,23 +80,9 @@ def render_screenshot(
     window.viewport.frame_all()
     for _ in range(10):
         app.processEvents()
-    # The viewport's own framebuffer: QPainter overlays (labels) drawn inside paintGL are
-    # in it, but not in what QWidget.grab() composes for the window.
-    viewport = window.viewport.grabFramebuffer()
-    if viewport_only:
-        image = viewport
-    else:
-        image = window.grab().toImage()
-        painter = QtGui.QPainter(image)
-        at = window.viewport.mapTo(window, QtCore.QPoint(0, 0))
-        painter.drawImage(QtCore.QRect(at, window.viewport.size()), viewport)
-        painter.end()
-    labels = window.viewport.findChild(QtWidgets.QWidget, "viewportLabels")
-    painter = QtGui.QPainter(image)
-    if not viewport_only:
-        painter.translate(window.viewport.mapTo(window, QtCore.QPoint(0, 0)))
-    labels.render(painter, QtCore.QPoint(0, 0), QtGui.QRegion(), QtWidgets.QWidget.RenderFlag(0))
-    painter.end()
+    from app.image_export import viewport_image
+
+    image = viewport_image(window.viewport) if viewport_only else window_image(window)
     out = Path(out_path).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     if not image.save(str(out)):
@@ -106,3 +90,21 @@ def render_screenshot(
     window.autosaver.stop()
     window.close()
     return str(out)
+
+
+def window_image(window):
+    """The whole window as the user sees it, as a ``QImage``.
+
+    ``QWidget.grab()`` composes the window but not the OpenGL viewport's own framebuffer, nor
+    the labels drawn over it: both are painted in at the viewport's place.
+    """
+    from PySide6 import QtCore, QtGui
+
+    from app.image_export import viewport_image
+
+    image = window.grab().toImage()
+    painter = QtGui.QPainter(image)
+    at = window.viewport.mapTo(window, QtCore.QPoint(0, 0))
+    painter.drawImage(QtCore.QRect(at, window.viewport.size()), viewport_image(window.viewport))
+    painter.end()
+    return image

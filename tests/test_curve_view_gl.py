@@ -115,7 +115,7 @@ def test_a_driven_body_shows_its_path_and_world_against_object(window, qtbot):
     doc = window.document
     select_in_outliner(window, qtbot, Ref.constraint(ROLL))
     view = window.curve_view
-    assert view.subject.kind == "driven" and view.difference.isVisible()
+    assert view.subject.kind == "driven" and view.lower.isVisible()
     series = view.series()
     result = bake(doc.scene)
     foot = doc.scene.bone_index("foot")
@@ -157,3 +157,46 @@ def test_an_edit_redraws_the_curve(window, qtbot):
     window.curve_view._throttled.flush()
     frames, values = window.curve_view.key_markers()["y"]
     assert 30 in frames and abs(values[list(frames).index(30)]) == pytest.approx(1.0, abs=1e-12)
+
+
+def open_curves(qtbot, path):
+    document = Document.from_file(path)
+    win = MainWindow(document, restore_settings=False)
+    win.resize(1280, 860)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.curves_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: win.curve_view.isVisible())
+    return win
+
+
+def test_a_tumbling_box_turns_a_quarter_turn_per_tip(qtbot):
+    win = open_curves(qtbot, SCENES / "tumbling_box.json")
+    select_in_outliner(win, qtbot, Ref.constraint("tumble"))
+    frames, turn = win.curve_view.series()["turn"]
+    box = win.document.scene.bone_index("box")
+    result = bake(win.document.scene)
+    rotations = Rotation.from_quat(rotation_from_matrix(result.bone_to_world[:, box]),
+                                   scalar_first=True)  # fmt: skip
+    # Every frame's turn from the last one is scipy's; they add up, 90 degrees per edge.
+    steps = (rotations[1:] * rotations[:-1].inv()).magnitude()
+    np.testing.assert_allclose(turn, np.degrees(np.concatenate([[0], np.cumsum(steps)])),
+                               atol=1e-6)  # fmt: skip
+    at_rest = frames[np.flatnonzero(np.isin(frames, [16, 32, 48, 64]))]
+    np.testing.assert_allclose(turn[at_rest.astype(int)], [90, 180, 270, 360], atol=1e-6)
+
+
+def test_a_motion_capture_root_shows_its_keyed_translation(qtbot, cmu_01_01):
+    win = open_curves(qtbot, cmu_01_01)
+    select_in_outliner(win, qtbot, Ref.bone("Hips"))
+    view = win.curve_view
+    assert view.lower.isVisible()
+    hips = win.document.scene.bone("Hips")
+    frames, _ = view.series()["ty"]
+    keys = hips.translation_keys
+    rows = np.searchsorted(frames, keys.frames)  # every key frame is a plotted frame
+    for i, axis in enumerate("xyz"):
+        np.testing.assert_allclose(view.series()[f"t{axis}"][1][rows], keys.values[:, i],
+                                   atol=1e-12)  # fmt: skip
+    assert "ty" not in view.key_markers()  # a key on every frame: no diamonds

@@ -19,7 +19,7 @@ import numpy as np
 from app.scene import editing
 from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.keys import Keys
-from app.scene.model import Fabrik, MultiParent, PointsAt, Scene
+from app.scene.model import Bone, Fabrik, MultiParent, PointsAt, Scene
 
 ROTATION, DRIVEN, POSITION = "rotation", "driven", "position"
 
@@ -45,6 +45,8 @@ class CurveSubject:
     key_owners : tuple of (float, Ref)
         For ``"driven"``: each frame at which something driving the bone is keyed, and
         what (the first owner when several are keyed there).
+    bone_item : Bone or None
+        For a free bone's ``"rotation"``: the bone (its translation keys are plotted too).
     """
 
     kind: str
@@ -55,6 +57,7 @@ class CurveSubject:
     bone: int | None = None
     drivers: tuple = ()
     key_owners: tuple = ()
+    bone_item: Bone | None = None
 
     def key_frames(self) -> np.ndarray:
         if self.kind == DRIVEN:
@@ -109,7 +112,8 @@ def subject_of(scene: Scene, ref: Ref | None) -> CurveSubject | None:
         if _driving(scene, ref.name):
             return _driven(scene, ref.name)
         return CurveSubject(ROTATION, f"bone {ref.name}: local rotation", ref,
-                            tuple(item.rotation), item.rotation_keys)  # fmt: skip
+                            tuple(item.rotation), item.rotation_keys,
+                            bone_item=item)  # fmt: skip
     if ref.kind == CONSTRAINT:
         driven = item.driven_bones()
         return _driven(scene, driven[-1]) if driven else None

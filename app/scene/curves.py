@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene import quat
 from app.scene.keys import Keys, sample
 
 
@@ -87,3 +88,25 @@ def rotation_curve(static, keys: Keys | None, frames) -> RotationCurve:
         key_quats=key_quats,
         key_angle_deg=angle_deg(key_quats),
     )
+
+
+def accumulated_turn_deg(quats) -> np.ndarray:
+    """How far a rotation has turned since its first sample, unwrapped, in degrees ``(F,)``.
+
+    The sum of the frame-to-frame turns as rotation vectors, ``|sum_k log(q_k q_(k-1)^-1)|``
+    (world axes): for a body turning about one axis it is the angle unwrapped past 360 degrees
+    (a box tumbling four times reads 360, not 0), turning back brings it back, and in general
+    it is the length of the integrated angular displacement. Samples must be dense enough
+    that no step turns more than half a turn.
+
+    Parameters
+    ----------
+    quats : array_like, shape (F, 4)
+        World rotations ``[w, x, y, z]`` (either sign).
+    """
+    quats = np.asarray(quats, dtype=float)
+    if len(quats) == 0:
+        return np.zeros(0)
+    steps = quat.canonical(quat.mul(quats[1:], quat.conj(quats[:-1])))
+    total = np.concatenate([np.zeros((1, 3)), np.cumsum(quat.to_rotvec(steps), axis=0)])
+    return np.degrees(np.linalg.norm(total, axis=1))

@@ -13,6 +13,15 @@ import numpy as np
 
 from app.scene.fabrik_chains import ChainPose, Solution, solve
 
+#: Each recorded stage's short name (tables, labels).
+STAGE_NAMES = {
+    "start": "start",
+    "shaped": "shaped",
+    "straight": "straight",
+    "limits": "within limits",
+    "from_tip": "pass from the tip",
+    "from_root": "pass from the root",
+}
 #: What each recorded stage is, in a teacher's words.
 STAGE_WORDS = {
     "start": "the chain as the pose puts it",
@@ -47,6 +56,10 @@ class Stage:
     joints: np.ndarray
     tail_distance: float
     root_offset: float
+
+    def name(self) -> str:
+        """``pass from the tip · it. 2``: the stage's short name and its iteration."""
+        return STAGE_NAMES[self.kind] + (f" · it. {self.iteration}" if self.iteration else "")
 
     def describe(self) -> str:
         """One line: the stage, its iteration and the distances."""

@@ -35,7 +35,7 @@ class TrailPoint:
 
 def trail_points(scene: Scene, bones=()) -> list[TrailPoint]:
     """What the constraints move (body heads, chain and aim tips), then the tails of
-    ``bones`` (names), without repeats."""
+    ``bones`` (names; the head of a root bone), without repeats."""
     out: list[TrailPoint] = []
     for c in scene.constraints:
         if isinstance(c, MultiParent):
@@ -44,8 +44,10 @@ def trail_points(scene: Scene, bones=()) -> list[TrailPoint]:
             out.append(TrailPoint(f"{c.bone} tip", scene.bone_index(c.bone), "tail"))
         elif isinstance(c, Fabrik):
             out.append(TrailPoint(f"{c.chain[-1]} tip", scene.bone_index(c.chain[-1]), "tail"))
-    for name in bones:
-        out.append(TrailPoint(f"{name} tip", scene.bone_index(name), "tail"))
+    for name in bones:  # a root's head is where the whole body goes (a mocap hip)
+        root = scene.bone(name).parent is None
+        out.append(TrailPoint(f"{name} {'head' if root else 'tip'}", scene.bone_index(name),
+                              "head" if root else "tail"))  # fmt: skip
     seen, unique = set(), []
     for p in out:
         if (p.bone, p.at) not in seen:

@@ -17,8 +17,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from app.scene import compare
+from app.scene.compare import rotation_parts
 from app.scene.curve_subjects import DRIVEN, POSITION, ROTATION, CurveSubject, subject_of
-from app.scene.curves import rotation_curve
+from app.scene.curves import accumulated_turn_deg, rotation_curve
 from app.scene.keys import sample
 from app.widgets.plots import DualPlot
 from app.widgets.throttle import Throttle
@@ -33,6 +34,8 @@ COLORS = {
 }
 #: Points per curve at least, so slerp between sparse keys is drawn smooth.
 MIN_SAMPLES = 400
+#: More keys than this (motion capture: one per frame) are not drawn as diamonds.
+MAX_DIAMONDS = 400
 #: Milliseconds of quiet after an edit before a driven bone's curves are re-read (the
 #: document evaluates the whole timeline then).
 DRIVEN_DELAY_MS = 300
@@ -58,23 +61,23 @@ class CurveView(QtWidgets.QWidget):
         self.title.setObjectName("curveTitle")
         self.title.setWordWrap(True)
         self.plot = DualPlot("curveView")
-        self.difference = DualPlot("differenceView")
-        self.difference.set_right_axis("angle (°)")
-        self.difference.getPlotItem().setLabel("left", "distance", color="#c8cad0")
-        self.difference.getPlotItem().setLabel("bottom", "frame", color="#c8cad0")
-        self.difference_note = QtWidgets.QLabel()
-        self.difference_note.setObjectName("differenceNote")
-        self.difference_note.setStyleSheet("color: #9aa0a8;")
-        self.difference_note.setWordWrap(True)
-        self.difference.setXLink(self.plot)
+        #: Below the main plot: world against object space for a driven bone, the
+        #: translation for a bone whose translation is keyed (a motion-capture root).
+        self.lower = DualPlot("curveLowerView")
+        self.lower.getPlotItem().setLabel("bottom", "frame", color="#c8cad0")
+        self.lower_note = QtWidgets.QLabel()
+        self.lower_note.setObjectName("curveLowerNote")
+        self.lower_note.setStyleSheet("color: #9aa0a8;")
+        self.lower_note.setWordWrap(True)
+        self.lower.setXLink(self.plot)
         self.plot.getPlotItem().setLabel("bottom", "frame", color="#c8cad0")
         splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         splitter.addWidget(self.plot)
         lower = QtWidgets.QWidget()
         lower_layout = QtWidgets.QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(self.difference_note)
-        lower_layout.addWidget(self.difference)
+        lower_layout.addWidget(self.lower_note)
+        lower_layout.addWidget(self.lower)
         splitter.addWidget(lower)
         splitter.setSizes([300, 170])
         self._lower = lower
@@ -84,7 +87,7 @@ class CurveView(QtWidgets.QWidget):
         layout.addWidget(self.title)
         layout.addWidget(splitter, 1)
 
-        for plot in (self.plot, self.difference):
+        for plot in (self.plot, self.lower):
             plot.frame_dragged.connect(self._scrub)
         self._throttled = Throttle(self.refresh, 100, self)
         self._later = QtCore.QTimer(self)
@@ -102,8 +105,9 @@ class CurveView(QtWidgets.QWidget):
     # --- what the tests and the window read ----------------------------------------------
 
     def series(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """The plotted curves by name (``w``, ``x``, ``y``, ``z``, ``angle``; ``px``... for
-        positions; ``distance``, ``angle difference``): ``(frames, values)``."""
+        """The plotted curves by name: ``w``, ``x``, ``y``, ``z``, ``angle`` of a rotation
+        (and ``tx``... of a keyed translation); ``px``, ``py``, ``pz`` of a position (and
+        ``turn``, ``distance``, ``angle difference`` of a driven bone): ``(frames, values)``."""
         return dict(self._series)
 
     def key_markers(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -124,7 +128,7 @@ class CurveView(QtWidgets.QWidget):
 
     def _on_frame(self, frame: float) -> None:
         self.plot.set_frame(frame)
-        self.difference.set_frame(frame)
+        self.lower.set_frame(frame)
 
     def _on_scene(self) -> None:
         if self.subject is not None and self.subject.kind == DRIVEN:
@@ -155,14 +159,14 @@ class CurveView(QtWidgets.QWidget):
         if previous is None or self.subject is None or previous.ref != self.subject.ref:
             self._picked_key = None
         self.plot.clear_items()
-        self.difference.clear_items()
+        self.lower.clear_items()
         self._series, self._keys, self._owners = {}, {}, []
         s = doc.scene
-        for plot in (self.plot, self.difference):
+        for plot in (self.plot, self.lower):
             plot.set_frame_range(s.frame_start, s.frame_end)
             plot.set_frame(doc.frame)
         subject = self.subject
-        self._lower.setVisible(subject is not None and subject.kind == DRIVEN)
+        self._lower.setVisible(False)
         if subject is None:
             self.title.setText(
                 "Select a pivot, a bone, a constraint or a position target to plot it over "
@@ -178,9 +182,14 @@ class CurveView(QtWidgets.QWidget):
         else:
             self._plot_driven(subject)
         self._draw_picked()
+        self._fit()
+        # Once more when the layout has settled (a plot just shown has no height yet).
+        QtCore.QTimer.singleShot(0, self._fit)
+
+    def _fit(self) -> None:
         self.plot.auto_y()
-        if subject.kind == DRIVEN:
-            self.difference.auto_y()
+        if self._lower.isVisibleTo(self):
+            self.lower.auto_y()
 
     def _frames(self) -> np.ndarray:
         s = self._document.scene
@@ -188,7 +197,10 @@ class CurveView(QtWidgets.QWidget):
         return np.linspace(s.frame_start, s.frame_end, count)
 
     def _curve(self, plot, frames, values, name, right=False, label=None, style=None):
-        item = pg.PlotDataItem(frames, values, pen=_pen(style or name))
+        pen = _pen(style or name)
+        if right:  # dashed: read on the right axis
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        item = pg.PlotDataItem(frames, values, pen=pen)
         (plot.add_right if right else plot.add_left)(item, label or name)
         # After adding: both look up the view box, which the item has only then.
         item.setDownsampling(auto=True, method="peak")
@@ -223,9 +235,29 @@ class CurveView(QtWidgets.QWidget):
             self._series[name] = (frames, curve.quats[:, i])
         self._curve(self.plot, frames, curve.angle_deg, "angle", right=True, label="angle (°)")
         self._series["angle"] = (frames, curve.angle_deg)
-        for i, name in enumerate("wxyz"):
-            self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name)
-        self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True)
+        if len(curve.key_frames) <= MAX_DIAMONDS:  # one per mocap frame would be a smear
+            for i, name in enumerate("wxyz"):
+                self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name)
+            self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True)
+        bone = subject.bone_item
+        if bone is not None and bone.translation_keys is not None:
+            self._plot_translation(bone, frames)
+
+    def _plot_translation(self, bone, frames) -> None:
+        """A keyed translation (a motion-capture root's path) in the lower plot."""
+        self._lower.setVisible(True)
+        values = sample(bone.translation, bone.translation_keys, frames)
+        self.lower.set_right_axis(" ")  # an empty axis: the frames line up with the plot above
+        self.lower.getPlotItem().setLabel("left", "translation", color="#c8cad0")
+        for i, axis in enumerate("xyz"):
+            self._curve(self.lower, frames, values[:, i], f"t{axis}", label=axis, style=axis)
+            self._series[f"t{axis}"] = (frames, values[:, i])
+        keys = bone.translation_keys
+        if len(keys) <= MAX_DIAMONDS:
+            for i, axis in enumerate("xyz"):
+                self._markers(self.lower, keys.frames, keys.values[:, i], f"t{axis}", style=axis)
+        self.lower_note.setText(f"{bone.name}'s translation (its head in its parent's frame), "
+                                f"{len(keys)} keys")  # fmt: skip
 
     def _plot_position(self, subject: CurveSubject) -> None:
         frames = self._frames()
@@ -256,15 +288,22 @@ class CurveView(QtWidgets.QWidget):
         owners = [ref for _, ref in subject.key_owners]
         for i, axis in enumerate("xyz"):
             self._markers(self.plot, key_frames, heads[rows, i], f"p{axis}", owners, style=axis)
+        turn = accumulated_turn_deg(rotation_parts(timeline.bone_to_world[:, subject.bone]))
+        self.plot.set_right_axis("turn since first frame (°)")
+        self._curve(self.plot, frames, turn, "angle", right=True, label="turn (°)")
+        self._series["turn"] = (frames, turn)
+        self._lower.setVisible(True)
+        self.lower.set_right_axis("angle (°)")
+        self.lower.getPlotItem().setLabel("left", "distance", color="#c8cad0")
         world, obj = doc.timeline_in("world"), doc.timeline_in("object")
         b = subject.bone
         distance, angle = compare.pose_differences(world.bone_to_world[:, b],
                                                    obj.bone_to_world[:, b])  # fmt: skip
-        self._curve(self.difference, frames, distance, "distance", label="distance")
-        self._curve(self.difference, frames, angle, "angle", right=True, label="angle (°)")
+        self._curve(self.lower, frames, distance, "distance", label="distance")
+        self._curve(self.lower, frames, angle, "angle", right=True, label="angle (°)")
         self._series["distance"] = (frames, distance)
         self._series["angle difference"] = (frames, angle)
-        self.difference_note.setText(
+        self.lower_note.setText(
             f"World space against object space, every frame: the head up to "
             f"{distance.max():.3g} apart, the orientation up to {angle.max():.3g}°"
             + (

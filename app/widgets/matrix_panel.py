@@ -20,19 +20,12 @@ from PySide6 import QtCore, QtWidgets
 
 from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
 from app.scene.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
+from app.widgets.matrix_cards import Card, MatrixCards
 from app.widgets.throttle import Throttle
 
 WORLD = "world"
 KIND_COLORS = {"T": "#7fb2ff", "R": "#ffb35c", "S": "#c79bff", "L": "#ff7a7a"}
 CONSTRAINT_COLOR = "#8fdc80"
-#: Pixels a factor card takes, for wrapping them into rows.
-CARD_WIDTH = 250
-
-
-def number(v: float) -> str:
-    """A matrix entry: 3 decimals, no ``-0.000``."""
-    text = f"{v:.3f}"
-    return "0.000" if text == "-0.000" else text
 
 
 def factor_html(label: str) -> str:
@@ -45,14 +38,6 @@ def factor_html(label: str) -> str:
     else:
         text = html.escape(name)
     return text + ("<sup>-1</sup>" if inverse else "")
-
-
-def matrix_html(m: np.ndarray) -> str:
-    rows = "".join(
-        "<tr>" + "".join(f"<td align=right>&nbsp;{number(v)}</td>" for v in row) + "</tr>"
-        for row in np.asarray(m)
-    )
-    return f"<table cellspacing=0 cellpadding=1 style='font-family: monospace'>{rows}</table>"
 
 
 class MatrixPanel(QtWidgets.QWidget):
@@ -72,9 +57,20 @@ class MatrixPanel(QtWidgets.QWidget):
         self.relative_combo.setToolTip(
             "Map into world coordinates, or into another bone's frame (a_to_b, right to left)"
         )
-        self.view = QtWidgets.QTextBrowser()
-        self.view.setObjectName("matrixChain")
-        self.view.setOpenLinks(False)
+        self.formula = QtWidgets.QLabel()
+        self.formula.setObjectName("matrixFormula")
+        self.formula.setWordWrap(True)
+        self.formula.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.formula.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes = QtWidgets.QLabel()
+        self.notes.setObjectName("matrixNotes")
+        self.notes.setWordWrap(True)
+        self.cards_view = MatrixCards()
+        scroll = QtWidgets.QScrollArea()
+        scroll.setObjectName("matrixChain")
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.cards_view)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("From bone"))
         row.addWidget(self.bone_combo, 1)
@@ -83,10 +79,11 @@ class MatrixPanel(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(row)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.formula)
+        layout.addWidget(self.notes)
+        layout.addWidget(scroll, 1)
         self._throttled = Throttle(self.refresh, 100, self)
         self._stale = True
-        self._columns = 0
         self.bone_combo.currentTextChanged.connect(lambda _: self.refresh())
         self.relative_combo.currentTextChanged.connect(lambda _: self.refresh())
         document.pose_changed.connect(self._throttled)
@@ -139,14 +136,6 @@ class MatrixPanel(QtWidgets.QWidget):
         if self._stale:
             self.refresh()
 
-    def resizeEvent(self, ev) -> None:
-        super().resizeEvent(ev)
-        if self._columns != self._column_count():
-            self._throttled()
-
-    def _column_count(self) -> int:
-        return max(1, (self.view.viewport().width() - 8) // CARD_WIDTH)
-
     def refresh(self) -> None:
         if not self.isVisible():
             self._stale = True
@@ -156,7 +145,7 @@ class MatrixPanel(QtWidgets.QWidget):
         bone = self.bone_combo.currentText()
         relative = self.relative_combo.currentText() or WORLD
         if not bone:
-            self.view.setHtml("<p>No bones.</p>")
+            self.formula.setText("No bones.")
             return
         pose = doc.pose()
         frame = doc.frame
@@ -175,8 +164,7 @@ class MatrixPanel(QtWidgets.QWidget):
         self.chain = chain
         product = chain.product()
         self._cards = [(f.label, f.matrix) for f in chain.factors] + [(result, product)]
-        self._columns = self._column_count()
-        self.view.setHtml(self._html(chain, result, product, evaluated, relative))
+        self._show(chain, result, product, evaluated, relative)
 
     @staticmethod
     def _formula(chain: MatrixChain) -> str:
@@ -190,45 +178,34 @@ class MatrixPanel(QtWidgets.QWidget):
 
         return chain.text(word=word)
 
-    def _html(self, chain, result, product, evaluated, relative) -> str:
+    def _show(self, chain, result, product, evaluated, relative) -> None:
         doc = self._document
         space = f"{doc.space} space" if doc.space else "their authored spaces"
         error = float(np.abs(product - evaluated).max())
         ok = error <= 1e-9 * max(1.0, float(np.abs(evaluated).max()))
-        head = (f"<b>{html.escape(result)}</b> at frame {doc.frame:g} · constraints in "
-                f"{space}")  # fmt: skip
-        lines = [
-            f"<p>{head}</p>",
-            f"<p style='font-size:13pt'>{html.escape(result)} = {self._formula(chain)}</p>",
-        ]
+        formula = (f"<span style='font-size:12.5pt'>{html.escape(result)} = "
+                   f"{self._formula(chain)}</span>")  # fmt: skip
+        if formula != self.formula.text():  # rich text is laid out again only when it changes
+            self.formula.setText(formula)
         if relative != WORLD:
-            lines.append(
-                "<p style='color:#9aa0a8'>Read right to left: up the first bone's chain to "
-                "the world, then down the second's, inverted. Struck-through factors meet "
-                "their inverses and cancel (the common ancestors).</p>"
-            )
-        if any(f.constraint for f in chain.factors):
-            lines.append(
-                f"<p style='color:#9aa0a8'><span style='color:{CONSTRAINT_COLOR}'>Green</span>"
-                " factors are constraint corrections: on the left of the bracketed chain "
-                "in world space (about the head), on its right in object space.</p>"
-            )
-        lines.append(
-            f"<p style='color:{'#8fdc80' if ok else '#ff6650'}'>"
-            f"{'✓' if ok else '✗'} product − evaluated pose: max |Δ| = {error:.1e}</p>"
-        )
-        columns = self._column_count()
-        cells = []
-        for f in chain.factors:
-            color = "#8a8d96" if f.cancelled else KIND_COLORS.get(f.kind, "#dddddd")
-            label = factor_html(f.label)
-            if f.cancelled:
-                label = f"<s>{label}</s>"
-            cells.append(f"<td valign=top style='padding:4px'><span style='color:{color}'>"
-                         f"<b>{label}</b></span>{matrix_html(f.matrix)}</td>")  # fmt: skip
-        cells.append(f"<td valign=top style='padding:4px; background:#26384f'><b>= "
-                     f"{html.escape(result)}</b>{matrix_html(product)}</td>")  # fmt: skip
-        rows = ["<tr>" + "".join(cells[i : i + columns]) + "</tr>"
-                for i in range(0, len(cells), columns)]  # fmt: skip
-        lines.append(f"<table cellspacing=6>{''.join(rows)}</table>")
-        return "".join(lines)
+            note = ("Read right to left: up the first bone's chain to the world, then down the "
+                    "second's, inverted. Struck-through factors meet their inverses and cancel "
+                    "(the common ancestors).")  # fmt: skip
+        elif any(f.constraint for f in chain.factors):
+            note = ("Green factors are constraint corrections: left of the bracketed chain in "
+                    "world space (about the head), right of it in object space.")  # fmt: skip
+        else:
+            note = "Root first: each bone's translation, then its rotation."
+        check = "✓" if ok else "✗"
+        self.notes.setText(f"Frame {doc.frame:g}, constraints in {space}. {note}  {check} "
+                           f"product − evaluated pose: max |Δ| = {error:.1e}")  # fmt: skip
+        self.notes.setStyleSheet(f"color: {'#a8c8a0' if ok else '#ff6650'};")
+        cards = [
+            Card(factor_html(f.label), f.matrix,
+                 CONSTRAINT_COLOR if f.constraint else KIND_COLORS.get(f.kind, "#dddddd"),
+                 struck=f.cancelled)
+            for f in chain.factors
+        ]  # fmt: skip
+        # The product first, as the formula reads: result = factors.
+        product_card = Card(f"{html.escape(result)} =", product, "#ffffff", highlight=True)
+        self.cards_view.set_cards([product_card] + cards)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 FRAME_LINE_COLOR = (80, 150, 255)
 BACKGROUND = (34, 35, 40)
@@ -78,14 +78,23 @@ class DualPlot(pg.PlotWidget):
         self._left_items, self._right_items = [], []
         self.legend.clear()
 
+    @staticmethod
+    def _cached(item) -> None:
+        """Paint ``item`` (and its parts) once into a pixmap: moving the frame line then
+        repaints its strip from the pixmaps instead of drawing thousands of segments."""
+        for part in [item, *item.childItems()]:
+            part.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
     def add_left(self, item, name: str | None = None) -> None:
         self.getPlotItem().addItem(item)
+        self._cached(item)
         self._left_items.append(item)
         if name:
             self.legend.addItem(item, name)
 
     def add_right(self, item, name: str | None = None) -> None:
         self.right.addItem(item)
+        self._cached(item)
         self._right_items.append(item)
         if name:
             self.legend.addItem(item, name)
@@ -115,8 +124,10 @@ class DualPlot(pg.PlotWidget):
             if len(values):
                 lo, hi = float(values.min()), float(values.max())
                 span = max(hi - lo, 1e-9 * max(abs(lo), abs(hi), 1.0), 1e-6)
-                # Room at the top for the legend's row.
-                vb.setYRange(lo - 0.08 * span, hi + 0.3 * span, padding=0)
+                # Room at the top for the legend's row (about 30 pixels).
+                pixels = max(vb.height(), 60.0)
+                top = max(0.3, 34.0 / (pixels - 34.0)) if pixels > 68 else 1.0
+                vb.setYRange(lo - 0.08 * span, hi + top * span, padding=0)
         self.set_frame_range(*self.frame_line.maxRange)
 
     def pixel_of(self, frame: float, value: float, right: bool = False) -> QtCore.QPointF:

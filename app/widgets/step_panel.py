@@ -20,6 +20,11 @@ def _vec(v, digits: int = 4) -> str:
     return "(" + ", ".join(f"{x:+.{digits}f}" for x in np.asarray(v, float)) + ")"
 
 
+def _column(v, digits: int) -> str:
+    """A vector as a column of numbers (x, y, z on three lines): narrow table cells."""
+    return "\n".join(f"{x:+.{digits}f}" for x in np.asarray(v, float))
+
+
 def _table(name: str, headers) -> QtWidgets.QTableWidget:
     table = QtWidgets.QTableWidget(0, len(headers))
     table.setObjectName(name)
@@ -28,7 +33,12 @@ def _table(name: str, headers) -> QtWidgets.QTableWidget:
     table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setStretchLastSection(False)
+    for column in range(len(headers)):
+        mode = QtWidgets.QHeaderView.ResizeMode
+        header.setSectionResizeMode(column, mode.Stretch if column == 1 else mode.ResizeToContents)
+    table.setWordWrap(False)
     return table
 
 
@@ -79,7 +89,13 @@ class StepPanel(QtWidgets.QWidget):
         self.description.setWordWrap(True)
         self.description.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.stages = _table("stepStages", ["#", "stage", "tail → target"])
-        self.pivots = _table("stepPivots", ["pivot", "v_i", "R_i angle", "v_i − R_i v_i R_i*"])
+        self.pivots = _table("stepPivots", ["pivot", "v_i", "R_i", "v_i − R_i v_i R_i*"])
+        self.pivots.horizontalHeader().setSectionResizeMode(
+            3, QtWidgets.QHeaderView.ResizeMode.Stretch
+        )
+        self.pivots.horizontalHeader().setSectionResizeMode(
+            1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents
+        )
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(row)
@@ -156,7 +172,6 @@ class StepPanel(QtWidgets.QWidget):
                         item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight
                                               | QtCore.Qt.AlignmentFlag.AlignVCenter)  # fmt: skip
                     table.setItem(r, c, item)
-            table.resizeColumnToContents(0)
             table.selectRow(self._model.index)
         item = table.item(self._model.index, 0)
         if item is not None:
@@ -167,11 +182,8 @@ class StepPanel(QtWidgets.QWidget):
         trace = m.trace
         self.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target"])
         self.pivots.setVisible(False)
-        names = {"start": "start", "shaped": "shaped", "straight": "straight",
-                 "limits": "within limits", "from_tip": "pass from the tip",
-                 "from_root": "pass from the root"}  # fmt: skip
-        self._rows([(str(k), f"{names[s.kind]}" + (f" · it. {s.iteration}" if s.iteration else ""),
-                     f"{s.tail_distance:.3g}") for k, s in enumerate(trace.stages)])  # fmt: skip
+        self._rows([(str(k), s.name(), f"{s.tail_distance:.3g}")
+                    for k, s in enumerate(trace.stages)])  # fmt: skip
         stage = trace.stages[m.index]
         solution = trace.solution
         self.position.setText(f"stage {m.index + 1} of {len(trace)} · frame "
@@ -216,8 +228,12 @@ class StepPanel(QtWidgets.QWidget):
         table.setRowCount(len(st.pivot_names))
         inc_angles = np.degrees(2 * np.arccos(np.clip(np.abs(st.increments[k, :, 0]), 0, 1)))
         for r, name in enumerate(st.pivot_names):
-            values = (name, _vec(st.offsets[k, r], 3), f"{inc_angles[r]:.3f}°",
-                      _vec(st.contributions[k, r], 5))  # fmt: skip
+            values = (name, _column(st.offsets[k, r], 3), f"{inc_angles[r]:.3f}°",
+                      _column(st.contributions[k, r], 5))  # fmt: skip
             for c, value in enumerate(values):
-                table.setItem(r, c, QtWidgets.QTableWidgetItem(value))
-        table.resizeColumnsToContents()
+                item = QtWidgets.QTableWidgetItem(value)
+                if c:
+                    item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight
+                                          | QtCore.Qt.AlignmentFlag.AlignVCenter)  # fmt: skip
+                table.setItem(r, c, item)
+        table.resizeRowsToContents()

@@ -97,8 +97,9 @@ class TeachingDrawing:
         self.tutorial_lines = lines(7, 3.0, BLENDED)
         #: What the trails show, for tests: ``{label: (frames (W,), positions (W, 3))}``.
         self.trail_paths: dict = {}
-        #: The ghost poses' frames.
+        #: The ghost poses' frames, and their heads and tails (for framing the view).
         self.ghost_frames = np.zeros(0)
+        self.ghost_points = np.zeros((0, 3))
         #: The step-through's arrow scale (drawn length / true length), 0 when none.
         self.arrow_scale = 0.0
         #: The joints of the FABRIK stage drawn (J, 3), or None.
@@ -111,6 +112,7 @@ class TeachingDrawing:
         frame = document.frame
         self.trail_paths = {}
         self.ghost_frames = np.zeros(0)
+        self.ghost_points = np.zeros((0, 3))
         show = settings.enabled
         window = trails.window(frame, settings.before, settings.after, scene.frame_start,
                                scene.frame_end) if show else np.zeros(0)  # fmt: skip
@@ -149,8 +151,10 @@ class TeachingDrawing:
             self.ghost_frames = ghost
             B = heads.shape[1]
             colors = np.repeat(_fade(ghost, frame, settings.before, settings.after), B, axis=0)
-            colors[:, 3] *= 0.4
+            colors[:, 3] *= 0.35
             self.ghosts.set_pose(heads[rows].reshape(-1, 3), tails[rows].reshape(-1, 3), colors)
+            self.ghost_points = np.concatenate([heads[rows].reshape(-1, 3),
+                                                tails[rows].reshape(-1, 3)])  # fmt: skip
         return labels
 
     @staticmethod
@@ -163,6 +167,11 @@ class TeachingDrawing:
             return timeline.heads[rows], timeline.tails[rows], frames
         result = document.evaluate(frames, document.space)
         return result.heads, result.tails, frames
+
+    def drawn_points(self) -> np.ndarray:
+        """Trail and ghost points drawn now (N, 3): Frame All keeps them in view."""
+        paths = [p for _, p in self.trail_paths.values()]
+        return np.concatenate(paths + [self.ghost_points]) if paths else self.ghost_points
 
     # --- step-through --------------------------------------------------------------------
 
@@ -194,8 +203,9 @@ class TeachingDrawing:
         root = trace.stages[0].joints[0]
         dots = [joints, trace.target[None]]
         colors = [np.tile(STAGE_COLOR, (len(joints), 1)), [(0.25, 0.88, 1.0, 1.0)]]
-        labels = [(joints[-1], f"pass {index}: tail → target {stage.tail_distance:.3g}",
+        labels = [(joints[-1], f"{stage.name()}: tail → target {stage.tail_distance:.3g}",
                    STAGE_COLOR)]  # fmt: skip
+
         if stage.root_offset > 0:
             dots.append(root[None])
             colors.append([ROOT_OFF_COLOR])
@@ -241,8 +251,12 @@ class TeachingDrawing:
                                  color=np.array([SUM_COLOR] + [(1.0, 0.6, 0.15, 1.0)]
                                                 * len(pivots)), size=8.0)  # fmt: skip
         self.step_points.setVisible(True)
-        labels = [(p0 + a * contributions[i], f"{name}: v−RvR*", PIVOT_ARROW_COLORS[i % 5])
-                  for i, name in enumerate(st.pivot_names)]  # fmt: skip
+        size = np.linalg.norm(contributions, axis=1)
+        labels = [
+            (p0 + a * contributions[i], f"{name}: v−RvR*", PIVOT_ARROW_COLORS[i % 5])
+            for i, name in enumerate(st.pivot_names)
+            if size[i] > 1e-9 * max(biggest, 1e-300)
+        ]  # a still pivot adds nothing
         labels.append((p0 + a * total, f"Σ = Δp0 (arrows ×{a:.3g})", SUM_COLOR))
         labels.append((p0 + 0.5 * reach * axis, f"{{R_i}}: {np.degrees(angle):.3f}°",
                        AXIS_COLOR))  # fmt: skip
@@ -272,7 +286,7 @@ class TeachingDrawing:
             extra_pos += [origin, world]  # the point seen from this basis
             extra_col += [(0.9, 0.9, 0.5, 0.35)] * 2
             c = coords[bone]
-            labels.append((origin, f"{bone}: ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
+            labels.append((origin, f"in {bone}: ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
                            FRAME_LABEL_COLOR))  # fmt: skip
         self.tutorial_lines.setData(pos=np.concatenate([pos, np.array(extra_pos)]),
                                     color=np.concatenate([col, np.array(extra_col)]))  # fmt: skip

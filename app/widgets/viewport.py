@@ -113,6 +113,7 @@ class Viewport(gl.GLViewWidget):
         reach = np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
         pose = doc.pose()
         shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in self.handles()]
+        shown.append(self._drawing.teaching.drawn_points())  # trails and ghosts, when on
         if doc.compare:  # the ghost is part of the picture
             ghost = doc.ghost_pose()
             shown += [ghost.heads[0], ghost.tails[0]]
