@@ -174,7 +174,7 @@ def _export(argv) -> int:
 
     try:
         fmt = format_for(args.format, args.out)
-        size = _parse_size(args.size)
+        size = _parse_size(args.size) if fmt.name.startswith("png") else None
         frames = parse_frames(args.frames) if args.frames else None
         scene = load_scene(args.scene)
         for message in scene.messages:

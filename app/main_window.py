@@ -20,14 +20,10 @@ from app.recovery import Autosaver
 from app.scene.editing import BONE, PIVOT, TARGET_KINDS
 from app.step_through import StepThrough
 from app.widgets.compare_table import CompareTable
-from app.widgets.curve_view import CurveView
 from app.widgets.inspector import Inspector
-from app.widgets.matrix_panel import MatrixPanel
 from app.widgets.outliner import Outliner
-from app.widgets.step_panel import StepPanel
 from app.widgets.teaching_drawing import TrailSettings
 from app.widgets.timeline import TimelineWidget
-from app.widgets.tutorial_panel import TutorialPanel
 from app.widgets.viewport import Viewport
 from app.window_actions import WindowActions
 
@@ -99,6 +95,7 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         self.inspector.setMinimumWidth(320)
         self.timeline = TimelineWidget(doc)
         self.compare_table = CompareTable(doc)
+        self._makers: dict = {}
         self.history = QtWidgets.QUndoView(doc.undo_stack)
         self.history.setObjectName("history")
         self.history.setEmptyLabel("Opened")
@@ -118,29 +115,22 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         )
         self.splitDockWidget(self.inspector_dock, self.compare_dock, QtCore.Qt.Orientation.Vertical)
         self.compare_dock.hide()
-        # Teaching and analysis, hidden until asked for (View menu, Help ▸ Tutorials).
-        self.curve_view = CurveView(doc)
-        self.matrix_panel = MatrixPanel(doc)
-        self.step_panel = StepPanel(doc, self.step_through)
-        self.tutorial_panel = TutorialPanel(doc)
-        self.curves_dock = self._dock(
-            "Curves", "curvesDock", self.curve_view, area.BottomDockWidgetArea
-        )
+        # Teaching and analysis, hidden until asked for (View menu, Help ▸ Tutorials); each
+        # panel is built the first time its dock shows, so they cost nothing at startup.
+        self.curves_dock = self._lazy_dock("Curves", "curvesDock", self._make_curve_view,
+                                           area.BottomDockWidgetArea)  # fmt: skip
         self.timeline_dock = self._dock(
             "Timeline", "timelineDock", self.timeline, area.BottomDockWidgetArea
         )
         # The curves above the timeline, sharing its width; the matrix chain beside them.
         self.splitDockWidget(self.curves_dock, self.timeline_dock, QtCore.Qt.Orientation.Vertical)
-        self.matrix_dock = self._dock(
-            "Matrix Chain", "matrixDock", self.matrix_panel, area.BottomDockWidgetArea
-        )
+        self.matrix_dock = self._lazy_dock("Matrix Chain", "matrixDock", self._make_matrix_panel,
+                                           area.BottomDockWidgetArea)  # fmt: skip
         self.splitDockWidget(self.curves_dock, self.matrix_dock, QtCore.Qt.Orientation.Horizontal)
-        self.step_dock = self._dock(
-            "Step Through", "stepDock", self.step_panel, area.RightDockWidgetArea
-        )
-        self.tutorial_dock = self._dock(
-            "Tutorial", "tutorialDock", self.tutorial_panel, area.RightDockWidgetArea
-        )
+        self.step_dock = self._lazy_dock("Step Through", "stepDock", self._make_step_panel,
+                                         area.RightDockWidgetArea)  # fmt: skip
+        self.tutorial_dock = self._lazy_dock("Tutorial", "tutorialDock", self._make_tutorial_panel,
+                                             area.RightDockWidgetArea)  # fmt: skip
         self.tabifyDockWidget(self.inspector_dock, self.step_dock)
         self.tabifyDockWidget(self.inspector_dock, self.tutorial_dock)
         for dock in (self.curves_dock, self.matrix_dock, self.step_dock, self.tutorial_dock):
@@ -148,7 +138,6 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         for dock in (self.curves_dock, self.matrix_dock):
             dock.visibilityChanged.connect(lambda shown, d=dock: self._give_room(d, shown))
         self.inspector_dock.raise_()
-        self.tutorial_panel.closed.connect(self.tutorial_dock.hide)
         self.timeline_dock.setFeatures(
             self.timeline_dock.features()
             & ~QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -156,6 +145,61 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, area.LeftDockWidgetArea)
         self.setCorner(QtCore.Qt.Corner.BottomRightCorner, area.RightDockWidgetArea)
         self._sized_docks = False
+
+    def _lazy_dock(self, title: str, name: str, make, area) -> QtWidgets.QDockWidget:
+        """A dock whose widget ``make()`` builds the first time it shows (or is asked for)."""
+        placeholder = QtWidgets.QWidget()
+        placeholder.setProperty("pivotal_placeholder", True)
+        dock = self._dock(title, name, placeholder, area)
+        self._makers[name] = make
+        dock.visibilityChanged.connect(lambda shown, d=dock: shown and self._panel(d))
+        return dock
+
+    def _panel(self, dock: QtWidgets.QDockWidget):
+        """The dock's panel, built now if it was not yet."""
+        make = self._makers.pop(dock.objectName(), None)
+        if make is not None:
+            dock.widget().deleteLater()
+            dock.setWidget(make())
+        return dock.widget()
+
+    def _make_curve_view(self):
+        from app.widgets.curve_view import CurveView
+
+        return CurveView(self.document)
+
+    def _make_matrix_panel(self):
+        from app.widgets.matrix_panel import MatrixPanel
+
+        return MatrixPanel(self.document)
+
+    def _make_step_panel(self):
+        from app.widgets.step_panel import StepPanel
+
+        return StepPanel(self.document, self.step_through)
+
+    def _make_tutorial_panel(self):
+        from app.widgets.tutorial_panel import TutorialPanel
+
+        panel = TutorialPanel(self.document)
+        panel.closed.connect(self.tutorial_dock.hide)
+        return panel
+
+    @property
+    def curve_view(self):
+        return self._panel(self.curves_dock)
+
+    @property
+    def matrix_panel(self):
+        return self._panel(self.matrix_dock)
+
+    @property
+    def step_panel(self):
+        return self._panel(self.step_dock)
+
+    @property
+    def tutorial_panel(self):
+        return self._panel(self.tutorial_dock)
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()

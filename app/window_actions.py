@@ -248,9 +248,7 @@ class WindowActions:
             "Alt+Left",
             "Step-through: the previous pass or integration step",
         )
-        self.step_through.changed.connect(
-            lambda: self.actions_by_name["stepThrough"].setChecked(self.step_through.active)
-        )
+        self.step_through.changed.connect(self._mirror_step_through)
         for name, text, tip in (
             ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
             ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
@@ -431,6 +429,12 @@ class WindowActions:
 
     def _toggle_ghosts(self, on: bool) -> None:
         self._set_trail(ghosts=bool(on))
+
+    def _mirror_step_through(self) -> None:
+        """The action shows whether the mode is on (without starting it over)."""
+        action = self.actions_by_name["stepThrough"]
+        with QtCore.QSignalBlocker(action):
+            action.setChecked(self.step_through.active)
 
     def _toggle_step_through(self, on: bool) -> None:
         if on:

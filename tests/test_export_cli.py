@@ -92,6 +92,16 @@ def test_a_refused_export_keeps_the_old_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "out.csv"]
 
 
+def test_npz_holds_the_bake(tmp_path):
+    out = tmp_path / "legs.npz"
+    proc = run("export", LEGS, "--out", out, "--frames", "3:9", "--space", "world")
+    assert proc.returncode == 0, proc.stderr
+    expected = bake(load_scene(LEGS), np.arange(3.0, 10.0), space="world")
+    with np.load(out) as data:
+        for name in expected.ARRAYS:
+            np.testing.assert_array_equal(data[name], getattr(expected, name))
+
+
 def test_every_format_has_a_writer_and_the_module_stays_free_of_qt():
     assert set(FORMATS) == {"bvh", "csv", "npz", "png", "png-sequence"}
     assert all(f.writer for f in FORMATS.values())

@@ -234,3 +234,20 @@ def test_multi_parent_step_through_shows_each_pivots_contribution(qtbot):
     st = model.trace
     foot = doc.scene.bone_index("foot")
     np.testing.assert_array_equal(st.position[-1], bake(doc.scene, [40.0]).heads[0, foot])
+
+
+def test_trail_settings_persist(qtbot):
+    from app import settings
+    from app.widgets.teaching_drawing import TrailSettings
+
+    win = MainWindow(Document.from_file(SCENES / "legs.json"))
+    qtbot.addWidget(win)
+    win.show()
+    win.set_trails(TrailSettings(enabled=True, before=7, after=3, ghosts=True, every=2))
+    win.close()
+    again = MainWindow(Document.from_file(SCENES / "legs.json"))
+    qtbot.addWidget(again)
+    assert again.viewport.trails == TrailSettings(True, 7, 3, True, 2)
+    assert again.actions_by_name["trails"].isChecked()
+    assert again.findChild(QtWidgets.QSpinBox, "trails_before").value() == 7
+    settings.settings().clear()  # later tests start from the default layout
