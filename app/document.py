@@ -431,6 +431,15 @@ class Document(QtCore.QObject):
             result = self._timelines[key] = self._run(key, default_frames(self._scene))
         return result
 
+    def context_before(self, constraint: str, frames=None):
+        """The evaluation context just before ``constraint`` at ``frames`` (default: the
+        current frame) in the current space, with the document's caches: what the
+        step-through traces a solver from. Raises what an evaluation raises."""
+        key = self._space_key(self._space)
+        frames = [self._frame] if frames is None else frames
+        return self._evaluator(key).context(np.asarray(frames, dtype=float).reshape(-1), key,
+                                            until=constraint)  # fmt: skip
+
     def evaluate(self, frames, space: str | None = None) -> BakeResult:
         """Evaluate other frames with the document's caches (``space`` overrides)."""
         return self._run(space, np.asarray(frames, dtype=float).reshape(-1))

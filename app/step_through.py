@@ -13,7 +13,6 @@ from PySide6 import QtCore
 
 from app.scene import fabrik
 from app.scene.errors import SceneError
-from app.scene.evaluate import Evaluator
 from app.scene.model import Fabrik, MultiParent
 from app.scene.multi_parent_steps import steps
 from app.widgets.throttle import Throttle
@@ -138,11 +137,14 @@ class StepThrough(QtCore.QObject):
         doc = self._document
         try:
             c = doc.scene.constraint(self.constraint)
+            ctx = doc.context_before(c.name)  # the pose the solver starts from, cached
             if isinstance(c, Fabrik):
-                ctx = Evaluator(doc.scene).context([doc.frame], doc.space, until=c.name)
                 self.trace = fabrik.trace(c, ctx)
             elif isinstance(c, MultiParent):
-                self.trace = steps(c, doc.scene, doc.frame, doc.space)
+                space = ctx.space_of(c)
+                entry = ctx.cache.get(c.name)
+                cached = entry.get(space) if isinstance(entry, dict) else None
+                self.trace = steps(c, doc.scene, doc.frame, space, integral=cached)
             else:
                 raise SceneError(f"{c.name!r} cannot be stepped through")
             self.error = ""

@@ -63,8 +63,8 @@ class Stage:
 
     def describe(self) -> str:
         """One line: the stage, its iteration and the distances."""
-        head = f"iteration {self.iteration}: " if self.iteration and self.kind.startswith(
-            ("from_", "limits")) else ""  # fmt: skip
+        passes = self.kind in ("from_tip", "from_root")
+        head = f"iteration {self.iteration}: " if passes else ""
         text = f"{head}{STAGE_WORDS[self.kind]} · tail → target {self.tail_distance:.4g}"
         if self.root_offset > 0:
             text += f" · root off by {self.root_offset:.4g}"

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.scene.model import MultiParent, Scene
 from app.scene.multi_parent import inputs_of
-from app.scene.multi_parent_cache import BLOCK_STEPS, update
+from app.scene.multi_parent_cache import BLOCK_STEPS, Integral, update
 from app.scene.multi_parent_increments import increment, qmul, rotate
 from app.scene.multi_parent_plan import grid_time, piece_timing, plan_steps
 
@@ -85,7 +85,8 @@ def _conj(q):
     return q * np.array([1.0, -1.0, -1.0, -1.0]).reshape((4,) + (1,) * (q.ndim - 1))
 
 
-def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None = None) -> Steps:
+def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None = None,
+          integral: Integral | None = None) -> Steps:  # fmt: skip
     """The integration substeps from whole frame ``frame - 1`` to ``frame``.
 
     Frames at or before ``frame_start``, and after the pivots' last key, have no steps (the
@@ -99,6 +100,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         A whole frame (a fractional one is rounded down).
     space : {"world", "object"}, optional
         Overrides the constraint's space, as the editor's toggle does.
+    integral : Integral, optional
+        An evaluator's cached integral for this constraint (``cache[name][space]``): what is
+        still valid of it is reused, with the same bits as integrating anew.
 
     Raises
     ------
@@ -107,7 +111,7 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     """
     space = space or constraint.space
     inputs = inputs_of(constraint, scene, space)
-    integral = update(None, inputs)  # the same bits as the evaluator's cache
+    integral = update(integral, inputs)  # reuses what is valid; the same bits either way
     fs, s, N = inputs.frame_start, inputs.substeps, integral.n_steps
     frame = int(np.floor(frame))
     g1 = int(np.clip((frame - fs) * s, 0, N))
