@@ -184,7 +184,7 @@ class CurveView(QtWidgets.QWidget):
         self._draw_picked()
         self._fit()
         # Once more when the layout has settled (a plot just shown has no height yet).
-        QtCore.QTimer.singleShot(0, self._fit)
+        QtCore.QTimer.singleShot(0, self, self._fit)
 
     def _fit(self) -> None:
         self.plot.auto_y()

@@ -114,8 +114,8 @@ class TutorialPanel(QtWidgets.QWidget):
             return
         world, coords = tutorials.point_in_frames(tutorial, doc.scene, pose.bone_to_world[0])
         self.caption.setText(
-            f"<b>{tutorial.point_label}</b> in each basis, live: drag the yellow point (or a "
-            "basis) in the viewport."
+            f"<b>{tutorial.point_label}</b> in each basis, live: drag the yellow point in "
+            "the viewport, or turn a basis (Ctrl+drag it)."
         )
         self._rows = [("world", world)] + [(bone, coords[bone]) for bone, _ in tutorial.frames]
         labels = {bone: label for bone, label in tutorial.frames}
