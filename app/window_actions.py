@@ -18,6 +18,7 @@ from app.scene.errors import SceneError
 from app.scene.io import load_scene
 from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
+from app.widgets.text_keys import keep_keys
 
 HELP_TEXT = """<h3>Pivotal controls</h3>
 <table cellspacing=4>
@@ -402,6 +403,7 @@ class WindowActions:
             spin.setToolTip(tip)
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(lambda v, k=key: self._set_trail(**{k: int(v)}))
+            keep_keys(spin)  # Up/Down step the value here, not the timeline
             bar.addWidget(spin)
             self.trail_spins[key] = spin
         self.trails_bar = bar

@@ -142,7 +142,15 @@ def test_the_right_to_left_transform_strikes_the_hip_terms(qtbot):
     win = open_window(qtbot, "legs.json", frame=12.0)
     show_matrix(win, qtbot)
     panel, doc = win.matrix_panel, win.document
-    panel.set_bones("calf.r", "calf.l")
+    for combo, name in ((panel.bone_combo, "calf.r"), (panel.relative_combo, "calf.l")):
+        QTest.mouseClick(combo, QtCore.Qt.MouseButton.LeftButton)  # open the list ...
+        view = combo.view()
+        qtbot.waitUntil(view.isVisible)
+        qtbot.wait(QtWidgets.QApplication.doubleClickInterval() + 50)  # not the opening click
+        row = view.visualRect(view.model().index(combo.findText(name), 0))
+        QTest.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                         pos=row.center())  # ... and pick the bone  # fmt: skip
+        qtbot.waitUntil(lambda c=combo, n=name: c.currentText() == n)
     chain = panel.chain
     assert chain.text() == ("R_calf.l^-1 T_calf.l^-1 R_thigh.l^-1 T_thigh.l^-1 ~~R_hip^-1~~ "
                             "~~T_hip^-1~~ ~~T_hip~~ ~~R_hip~~ T_thigh.r R_thigh.r T_calf.r "
