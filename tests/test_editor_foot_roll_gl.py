@@ -218,3 +218,26 @@ def test_right_click_on_a_pivot_offers_to_remove_it(qtbot, monkeypatch):
     assert [p.name for p in doc.scene.constraint(ROLL).pivots] == ["heel", "ball", "toe"]
     doc.undo_stack.undo()
     assert doc.scene == before
+
+
+def test_letters_typed_in_a_combo_box_choose_items_and_fire_no_shortcut(qtbot):
+    """C (Compare) and L (Loop) are window shortcuts; in a combo box they are typed text."""
+    win = open_foot_roll(qtbot)
+    doc = win.document
+    doc.set_selection([Ref.constraint(ROLL)])
+    qtbot.wait(20)
+    combo = win.findChild(QtWidgets.QComboBox, "constraintSpace")
+    assert combo is not None and combo.currentText() == "object"
+    combo.setFocus()
+    qtbot.waitUntil(combo.hasFocus)
+    compare, loop = doc.compare, doc.player.loop
+    for letter in "CL":
+        key(combo, letter)
+    assert (doc.compare, doc.player.loop) == (compare, loop)
+    qtbot.wait(QtWidgets.QApplication.keyboardInputInterval() + 100)  # a new type-ahead search
+    key(combo, "W")  # type-ahead picks "world": an authored-space edit
+    assert combo.currentText() == "world"
+    assert doc.scene.constraint(ROLL).space == "world"
+    win.setFocus()
+    key(win, "C")  # outside the combo the letter is the shortcut again
+    assert doc.compare != compare

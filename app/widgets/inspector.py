@@ -277,7 +277,7 @@ class Inspector(QtWidgets.QScrollArea):
             sub += " · the chain bends towards it"
         self._header(f"{what} of {c.name}", sub)
         form = self._group("Aims at" if ref.kind == "target" else "Is at")
-        kind = QtWidgets.QComboBox()
+        kind = keep_keys(QtWidgets.QComboBox())
         kind.setObjectName("targetKind")
         kind.addItem("a position", None)
         for b in doc.scene.bones:
@@ -315,7 +315,7 @@ class Inspector(QtWidgets.QScrollArea):
         kind = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
         self._header(f"{c.name}", f"{kind.get(c.type, c.type)} constraint")
         form = self._group("Evaluation")
-        space = QtWidgets.QComboBox()
+        space = keep_keys(QtWidgets.QComboBox())
         space.setObjectName("constraintSpace")
         space.addItems(["object", "world"])
         space.setToolTip(
@@ -345,7 +345,7 @@ class Inspector(QtWidgets.QScrollArea):
             self._refreshers.append(
                 lambda: self._set_spin(substeps, doc.scene.constraint(ref.name).substeps)
             )
-            integrator = QtWidgets.QComboBox()
+            integrator = keep_keys(QtWidgets.QComboBox())
             integrator.setObjectName("integrator")
             integrator.addItems(["seed", "twist"])
             form.addRow("Integrator", integrator)

@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtWidgets
 from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
 from app.scene.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
 from app.widgets.matrix_cards import Card, MatrixCards
+from app.widgets.text_keys import keep_keys
 from app.widgets.throttle import Throttle
 
 WORLD = "world"
@@ -49,10 +50,10 @@ class MatrixPanel(QtWidgets.QWidget):
         self._document = document
         self.chain: MatrixChain | None = None
         self._cards: list[tuple[str, np.ndarray]] = []
-        self.bone_combo = QtWidgets.QComboBox()
+        self.bone_combo = keep_keys(QtWidgets.QComboBox())
         self.bone_combo.setObjectName("matrixBone")
         self.bone_combo.setToolTip("The bone whose frame the chain maps from")
-        self.relative_combo = QtWidgets.QComboBox()
+        self.relative_combo = keep_keys(QtWidgets.QComboBox())
         self.relative_combo.setObjectName("matrixRelative")
         self.relative_combo.setToolTip(
             "Map into world coordinates, or into another bone's frame (a_to_b, right to left)"

@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.scene import quat
 from app.step_through import FABRIK, MULTI_PARENT
+from app.widgets.text_keys import keep_keys
 
 
 def _vec(v, digits: int = 4) -> str:
@@ -50,7 +51,7 @@ class StepPanel(QtWidgets.QWidget):
         self.setObjectName("stepPanel")
         self._document = document
         self._model = model
-        self.combo = QtWidgets.QComboBox()
+        self.combo = keep_keys(QtWidgets.QComboBox())
         self.combo.setObjectName("stepConstraint")
         self.combo.setToolTip("The FABRIK or multi-parent constraint to step through")
         self.toggle = QtWidgets.QPushButton("Step through")

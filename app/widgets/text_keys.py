@@ -1,9 +1,11 @@
-"""Text fields keep their editing keys even where the window has shortcuts for them.
+"""Fields keep their editing keys even where the window has shortcuts for them.
 
-The timeline's keys (Left/Right, Home/End, Space, Up/Down...) are window shortcuts. Qt
-already lets a line edit keep Left/Right/Home/End/Space, but a spin box's Up/Down (step the
-value) would go to the shortcuts. :func:`keep_keys` installs a filter on a field that
-claims those keys for it; nothing else in the application pays for an event filter.
+The timeline's keys (Left/Right, Home/End, Space, Up/Down...) and the single letters (K, F,
+C, L, T, X) are window shortcuts. Qt already lets a line edit keep Left/Right/Home/End/Space
+and typed text, but a spin box's Up/Down (step the value) would go to the shortcuts, and so
+would the letters a combo box uses to jump to an item by typing. :func:`keep_keys` installs a
+filter on a field that claims those keys for it; nothing else in the application pays for an
+event filter.
 """
 
 from __future__ import annotations
@@ -18,9 +20,23 @@ KEYS = {
 }  # fmt: skip
 
 
+_COMMAND_MODIFIERS = (
+    QtCore.Qt.KeyboardModifier.ControlModifier
+    | QtCore.Qt.KeyboardModifier.AltModifier
+    | QtCore.Qt.KeyboardModifier.MetaModifier
+)
+
+
+def _is_typed_text(ev) -> bool:
+    """A printable character typed without Ctrl/Alt/Meta (Shift is part of the text)."""
+    return bool(ev.text()) and ev.text().isprintable() and not ev.modifiers() & _COMMAND_MODIFIERS
+
+
 class _KeepKeys(QtCore.QObject):
     def eventFilter(self, obj, ev) -> bool:
-        if ev.type() == QtCore.QEvent.Type.ShortcutOverride and ev.key() in KEYS:
+        if ev.type() != QtCore.QEvent.Type.ShortcutOverride:
+            return False
+        if ev.key() in KEYS or (isinstance(obj, QtWidgets.QComboBox) and _is_typed_text(ev)):
             ev.accept()  # the field's keyPressEvent gets the key; no shortcut fires
             return True
         return False
@@ -30,7 +46,7 @@ _FILTER: _KeepKeys | None = None
 
 
 def keep_keys(field: QtWidgets.QWidget) -> QtWidgets.QWidget:
-    """Let ``field`` (a spin box or line edit) keep its editing keys; returns it."""
+    """Let ``field`` (a spin box, line edit or combo box) keep its editing keys; returns it."""
     global _FILTER
     if _FILTER is None:
         _FILTER = _KeepKeys(QtCore.QCoreApplication.instance())

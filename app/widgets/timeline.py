@@ -25,6 +25,35 @@ def _spin(name: str, tip: str, lo=-100000, hi=100000) -> QtWidgets.QSpinBox:
     return keep_keys(spin)
 
 
+class ElidedLabel(QtWidgets.QLabel):
+    """A one-line label that shrinks with its room: the text ends in "…" where it does not
+    fit, and the whole text is in the tooltip."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:
+        return getattr(self, "_full", "")
+
+    def clear(self) -> None:
+        self.setText("")
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return QtCore.QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(
+            self.text(), QtCore.Qt.TextElideMode.ElideRight, max(self.width(), 0)
+        )
+        super().setText(shown)
+
+
 class TimelineWidget(QtWidgets.QWidget):
     """Takes the document; talks only to it (and its player)."""
 
@@ -46,7 +75,7 @@ class TimelineWidget(QtWidgets.QWidget):
         self.fps_spin.setSuffix(" fps")
         self.fps_spin.setToolTip("Playback rate of the scene (frames per second)")
         keep_keys(self.fps_spin)
-        self.recompute_label = QtWidgets.QLabel()
+        self.recompute_label = ElidedLabel()
         self.recompute_label.setObjectName("recomputeLabel")
         self.recompute_label.setSizePolicy(
             QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
