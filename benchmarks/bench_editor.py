@@ -104,6 +104,14 @@ def scrub_latency_ms(path, compare: bool, warm: bool, samples: int = 60) -> floa
     otherwise each frame is evaluated on demand, none of them seen before.
     """
     app, window = _window(path, compare)
+    try:
+        return measure_scrub_latency_ms(app, window, warm, samples)
+    finally:
+        _close(app, window)
+
+
+def measure_scrub_latency_ms(app, window, warm: bool, samples: int = 60) -> float:
+    """:func:`scrub_latency_ms` on a window already open (other benchmarks set it up)."""
     viewport, doc, spin = window.viewport, window.document, window.timeline.frame_spin
     doc._warm_timer.stop()
     if warm:
@@ -123,7 +131,6 @@ def scrub_latency_ms(path, compare: bool, warm: bool, samples: int = 60) -> floa
         _wait_swap(app, swapped, 1)
         if swapped:
             latencies.append(swapped[0] - start)
-    _close(app, window)
     return 1e3 * statistics.median(latencies)
 
 

@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.bench_editor import _close, measure_scrub_latency_ms
 from benchmarks.common import Row, median_time
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,40 +60,14 @@ def _pivot_or_root(document):
     return [Ref.bone(document.scene.bones[0].name)]
 
 
-def _close(app, window) -> None:
-    window.document.undo_stack.clear()
-    window.autosaver.stop()
-    window.close()
-    window.deleteLater()
-    app.processEvents()
-
-
 def scrub_latency_ms(path, teaching: bool, samples: int = 60) -> float:
     """Median time from the frame spin box's new value to the swapped viewport frame, the
     timeline cache warm (as it is a moment after opening)."""
     app, window = _window(path, teaching)
-    viewport, doc, spin = window.viewport, window.document, window.timeline.frame_spin
-    doc._warm_timer.stop()
-    doc.prepare_timeline()
-    swapped = []
-    viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
-    scene = doc.scene
-    span = scene.frame_end - scene.frame_start + 1
-    frames = [scene.frame_start + (7 * k) % span for k in range(1, min(samples, span - 1) + 1)]
-    latencies = []
-    for frame in frames:
-        for _ in range(3):
-            app.processEvents()
-        swapped.clear()
-        start = time.perf_counter()
-        spin.setValue(frame)
-        deadline = time.perf_counter() + 2
-        while not swapped and time.perf_counter() < deadline:
-            app.processEvents()
-        if swapped:
-            latencies.append(swapped[0] - start)
-    _close(app, window)
-    return 1e3 * statistics.median(latencies)
+    try:
+        return measure_scrub_latency_ms(app, window, warm=True, samples=samples)
+    finally:
+        _close(app, window)
 
 
 def curve_view_ms(path) -> tuple[float, float]:

@@ -6,6 +6,27 @@ import numpy as np
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
+
+def open_window(qtbot, path, frame=None, size=(1100, 760)):
+    """The main window on the scene at ``path``, shown, exposed and active (window shortcuts
+    need the active window); ``frame`` is the current frame to start at."""
+    from app.document import Document
+    from app.main_window import MainWindow
+
+    document = Document.from_file(path)
+    if frame is not None:
+        document.set_frame(frame)
+    win = MainWindow(document, restore_settings=False)
+    win.resize(*size)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    qtbot.waitActive(win)
+    qtbot.wait(20)
+    return win
+
+
 LEFT = QtCore.Qt.MouseButton.LeftButton
 NO_MODS = QtCore.Qt.KeyboardModifier.NoModifier
 CTRL = QtCore.Qt.KeyboardModifier.ControlModifier

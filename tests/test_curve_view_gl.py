@@ -5,13 +5,12 @@ import pytest
 from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.document import Document
-from app.main_window import MainWindow
 from app.scene import evaluate
 from app.scene.editing import Ref
 from app.scene.evaluate import bake
 from app.scene.transforms import rotation_from_matrix
 
+from . import gui
 from .conftest import SCENES
 from .gui import click, drag
 
@@ -20,18 +19,7 @@ ROLL = "foot_roll"
 
 @pytest.fixture
 def window(qtbot):
-    document = Document.from_file(SCENES / "foot_roll.json")
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1280, 860)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    # View ▸ Curves (the dock's own toggle action, as the menu shows it)
-    win.findChild(QtWidgets.QDockWidget, "curvesDock").toggleViewAction().trigger()
-    qtbot.waitUntil(lambda: win.curve_view.isVisible())
-    return win
+    return open_curves(qtbot, SCENES / "foot_roll.json")
 
 
 def select_in_outliner(window, qtbot, ref):
@@ -160,12 +148,8 @@ def test_an_edit_redraws_the_curve(window, qtbot):
 
 
 def open_curves(qtbot, path):
-    document = Document.from_file(path)
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1280, 860)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
+    """The window on ``path`` with View ▸ Curves shown (the dock's own toggle action)."""
+    win = gui.open_window(qtbot, path, size=(1280, 860))
     win.curves_dock.toggleViewAction().trigger()
     qtbot.waitUntil(lambda: win.curve_view.isVisible())
     return win

@@ -7,12 +7,11 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from app.document import Document
-from app.main_window import MainWindow
 from app.scene import editing
 from app.scene.editing import Ref
 from app.scene.evaluate import bake
 
+from . import gui
 from .conftest import SCENES
 from .gui import CTRL, SHIFT, click, drag, framebuffer, key
 
@@ -20,17 +19,7 @@ ARM = "arm reaches"
 
 
 def open_window(qtbot, name, frame=0):
-    document = Document.from_file(SCENES / name)
-    document.set_frame(frame)
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1100, 760)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    qtbot.wait(20)
-    return win
+    return gui.open_window(qtbot, SCENES / name, frame)
 
 
 def changed_pixels(a, b, threshold=40):

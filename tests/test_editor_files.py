@@ -14,6 +14,7 @@ from app.recovery import orphans
 from app.scene.editing import Ref
 from app.scene.io import load_scene
 
+from . import gui
 from .conftest import CMU_DIR, SCENES
 from .gui import CTRL, SHIFT, key
 
@@ -22,15 +23,7 @@ Button = QtWidgets.QMessageBox.StandardButton
 
 @pytest.fixture
 def window(qtbot):
-    document = Document.from_file(SCENES / "legs.json")
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1000, 700)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    return win
+    return gui.open_window(qtbot, SCENES / "legs.json", size=(1000, 700))
 
 
 def choose_file(monkeypatch, path, save=False):

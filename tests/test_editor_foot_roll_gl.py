@@ -5,12 +5,11 @@ import numpy as np
 from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
-from app.document import Document
-from app.main_window import MainWindow
 from app.scene import editing
 from app.scene.editing import Ref
 from app.scene.evaluate import bake
 
+from . import gui
 from .conftest import SCENES
 from .gui import CTRL, SHIFT, click, drag, framebuffer, key
 
@@ -19,17 +18,7 @@ FRAME = 14  # mid-step: the heel and ball pivots are turning
 
 
 def open_foot_roll(qtbot, frame=FRAME):
-    document = Document.from_file(SCENES / "foot_roll.json")
-    document.set_frame(frame)
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1100, 760)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    qtbot.wait(20)
-    return win
+    return gui.open_window(qtbot, SCENES / "foot_roll.json", frame)
 
 
 def changed(a, b, threshold=40):

@@ -5,26 +5,17 @@ import pytest
 from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
-from app.document import Document
-from app.main_window import MainWindow
 from app.scene.editing import Ref
 from app.scene.evaluate import bake
 
+from . import gui
 from .conftest import SCENES
 from .gui import CTRL, SHIFT, click, drag, framebuffer, key
 
 
 @pytest.fixture
 def window(qtbot):
-    document = Document.from_file(SCENES / "legs.json")
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1100, 760)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)  # window shortcuts need the active window
-    return win
+    return gui.open_window(qtbot, SCENES / "legs.json")
 
 
 def settle(qtbot, ms=30):

@@ -10,26 +10,16 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from app import export_actions
-from app.document import Document
-from app.main_window import MainWindow
 from app.scene.bvh import load_bvh
 from app.scene.evaluate import bake
 from app.scene.transforms import rotation_from_matrix
 
+from . import gui
 from .conftest import SCENES
 
 
 def open_window(qtbot, path, size=(1100, 760)):
-    document = Document.from_file(path)
-    win = MainWindow(document, restore_settings=False)
-    win.resize(*size)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    qtbot.wait(20)
-    return win
+    return gui.open_window(qtbot, path, size=size)
 
 
 def save_to(monkeypatch, path):

@@ -13,6 +13,7 @@ from app.scene.evaluate import Evaluator, bake
 from app.scene.fabrik_chains import solve
 from app.scene.multi_parent_steps import steps
 
+from . import gui
 from .conftest import SCENES
 from .gui import SHIFT, click, framebuffer, key
 
@@ -20,17 +21,7 @@ ALT = QtCore.Qt.KeyboardModifier.AltModifier
 
 
 def open_window(qtbot, name, frame=0.0, size=(1280, 860)):
-    document = Document.from_file(SCENES / name)
-    document.set_frame(frame)
-    win = MainWindow(document, restore_settings=False)
-    win.resize(*size)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    qtbot.wait(20)
-    return win
+    return gui.open_window(qtbot, SCENES / name, frame, size)
 
 
 def select_in_outliner(window, qtbot, ref):

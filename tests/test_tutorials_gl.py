@@ -5,28 +5,19 @@ import pytest
 from PySide6 import QtWidgets
 
 from app import operations
-from app.document import Document
-from app.main_window import MainWindow
 from app.scene.editing import POINT, Ref
 from app.scene.io import load_scene
 from app.scene.transforms import inverse, transform_points
 from app.tutorials import load_tutorials
 
+from . import gui
 from .conftest import SCENES
 from .gui import drag
 
 
 @pytest.fixture
 def window(qtbot):
-    document = Document.from_file(SCENES / "legs.json")
-    win = MainWindow(document, restore_settings=False)
-    win.resize(1280, 860)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    return win
+    return gui.open_window(qtbot, SCENES / "legs.json", size=(1280, 860))
 
 
 def test_every_tutorial_opens_its_scene_and_shows_its_text(window, qtbot):
