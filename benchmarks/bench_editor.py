@@ -32,7 +32,11 @@ def demo_scene() -> Path:
     return Path(DEMO_SCENE)
 
 
-def _window(path, compare: bool):
+def _window(path, compare: bool, setup=None):
+    """The main window on ``path`` at the benchmark size, its GL context ready.
+
+    ``setup(window)`` runs after showing and before settling (other benchmarks open docks).
+    """
     from app.application import application
     from app.document import Document
     from app.main_window import MainWindow
@@ -43,6 +47,8 @@ def _window(path, compare: bool):
     window.resize(*SIZE)
     window.show()
     document.set_compare(compare)
+    if setup is not None:
+        setup(window)
     deadline = time.perf_counter() + 5
     while not window.viewport.isValid() and time.perf_counter() < deadline:
         app.processEvents()

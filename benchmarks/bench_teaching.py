@@ -18,37 +18,27 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import bench_editor
 from benchmarks.bench_editor import _close, measure_scrub_latency_ms
 from benchmarks.common import Row, median_time
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "resources" / "scenes"
 CMU = Path("/usr/share/assimp/models/BVH/01_01.bvh")
-SIZE = (1280, 800)
 
 
 def _window(path, teaching: bool):
-    from app.application import application
-    from app.document import Document
-    from app.main_window import MainWindow
+    """The editor's benchmark window; with ``teaching``, Curves and Matrix docks, trails and
+    ghosts on, a pivot (or the root) selected."""
     from app.widgets.teaching_drawing import TrailSettings
 
-    app = application()
-    document = Document.from_file(path)
-    window = MainWindow(document, restore_settings=False)
-    window.resize(*SIZE)
-    window.show()
-    if teaching:
+    def setup(window):
         window.curves_dock.show()
         window.matrix_dock.show()
         window.set_trails(TrailSettings(enabled=True, ghosts=True))
-        document.set_selection(_pivot_or_root(document))
-    deadline = time.perf_counter() + 5
-    while not window.viewport.isValid() and time.perf_counter() < deadline:
-        app.processEvents()
-    for _ in range(20):
-        app.processEvents()
-    return app, window
+        window.document.set_selection(_pivot_or_root(window.document))
+
+    return bench_editor._window(path, False, setup if teaching else None)
 
 
 def _pivot_or_root(document):
