@@ -34,6 +34,12 @@ def recovery_dir() -> Path:
     return Path(base) / "pivotal" / "recovery"
 
 
+def _remove(*files: Path) -> None:
+    """Delete ``files``; one that is already gone is fine."""
+    for f in files:
+        f.unlink(missing_ok=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -63,11 +69,7 @@ class RecoveryFile:
         return load_scene(self.scene_file)
 
     def discard(self) -> None:
-        for f in (self.scene_file, self.meta_file):
-            try:
-                f.unlink()
-            except FileNotFoundError:
-                pass
+        _remove(self.scene_file, self.meta_file)
 
 
 def orphans(directory=None) -> list[RecoveryFile]:
@@ -124,11 +126,7 @@ class Autosaver(QtCore.QObject):
 
     def discard(self) -> None:
         """Remove this session's recovery files (saved, or a clean exit)."""
-        for f in (self.scene_file, self.meta_file):
-            try:
-                f.unlink()
-            except FileNotFoundError:
-                pass
+        _remove(self.scene_file, self.meta_file)
 
     def stop(self) -> None:
         self._timer.stop()

@@ -121,6 +121,21 @@ class Inspector(QtWidgets.QScrollArea):
             row.addWidget(b)
         form.addRow(row)
 
+    def _int_field(self, form, label, object_name, ref: Ref, field: str, maximum: int) -> None:
+        """A spin box for an integer field of the constraint ``ref`` (from 1 to ``maximum``)."""
+        doc = self._document
+        spin = keep_keys(QtWidgets.QSpinBox())
+        spin.setObjectName(object_name)
+        spin.setRange(1, maximum)
+        spin.setKeyboardTracking(False)
+        form.addRow(label, spin)
+        spin.valueChanged.connect(
+            lambda v: self._run(operations.set_constraint_field, doc, ref.name, field, int(v))
+        )
+        self._refreshers.append(
+            lambda: self._set_spin(spin, getattr(doc.scene.constraint(ref.name), field))
+        )
+
     def _run(self, fn, *args) -> None:
         try:
             fn(*args)
@@ -331,20 +346,7 @@ class Inspector(QtWidgets.QScrollArea):
         )
         if isinstance(c, MultiParent):
             form.addRow("Body", QtWidgets.QLabel(c.body))
-            substeps = QtWidgets.QSpinBox()
-            substeps.setObjectName("substeps")
-            substeps.setRange(1, 1000)
-            substeps.setKeyboardTracking(False)
-            keep_keys(substeps)
-            form.addRow("Substeps per frame", substeps)
-            substeps.valueChanged.connect(
-                lambda v: self._run(
-                    operations.set_constraint_field, doc, ref.name, "substeps", int(v)
-                )
-            )
-            self._refreshers.append(
-                lambda: self._set_spin(substeps, doc.scene.constraint(ref.name).substeps)
-            )
+            self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
             integrator = keep_keys(QtWidgets.QComboBox())
             integrator.setObjectName("integrator")
             integrator.addItems(["seed", "twist"])
@@ -383,20 +385,8 @@ class Inspector(QtWidgets.QScrollArea):
                 self._refreshers.append(
                     lambda: self._set_spin(tol, doc.scene.constraint(ref.name).tolerance)
                 )
-                its = QtWidgets.QSpinBox()
-                its.setObjectName("maxIterations")
-                its.setRange(1, 10000)
-                its.setKeyboardTracking(False)
-                keep_keys(its)
-                form.addRow("Max iterations", its)
-                its.valueChanged.connect(
-                    lambda v: self._run(
-                        operations.set_constraint_field, doc, ref.name, "max_iterations", int(v)
-                    )
-                )
-                self._refreshers.append(
-                    lambda: self._set_spin(its, doc.scene.constraint(ref.name).max_iterations)
-                )
+                self._int_field(form, "Max iterations", "maxIterations", ref, "max_iterations",
+                                10000)  # fmt: skip
         self._note(form, lambda: self._info_text(ref.name))
 
     def _info_text(self, name: str) -> str:
