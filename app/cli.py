@@ -119,7 +119,7 @@ def _screenshot(argv) -> int:
         "--viewport-only", action="store_true", help="save only the viewport, not the whole window"
     )
     args = parser.parse_args(argv)
-    from app.render import render_screenshot
+    from app.window.render import render_screenshot
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -142,7 +142,7 @@ def _screenshot(argv) -> int:
 
 
 def _export(argv) -> int:
-    from app.export import FORMATS, ExportRequest, format_for, run_export
+    from app.editor.export import FORMATS, ExportRequest, format_for, run_export
 
     parser = _Parser(
         prog="main.py export",
@@ -204,7 +204,7 @@ def _open(argv) -> int:
     parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
     parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
     args = parser.parse_args(argv)
-    from app.application import run_editor
+    from app.window.application import run_editor
 
     return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
 

@@ -37,9 +37,9 @@ def _window(path, compare: bool, setup=None):
 
     ``setup(window)`` runs after showing and before settling (other benchmarks open docks).
     """
-    from app.application import application
-    from app.document import Document
-    from app.main_window import MainWindow
+    from app.editor.document import Document
+    from app.window.application import application
+    from app.window.main_window import MainWindow
 
     app = application()
     document = Document.from_file(path)

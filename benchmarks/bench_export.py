@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from app.scene.bvh import load_bvh
-from app.scene.bvh_export import bvh_from_bake, write_bvh
-from app.scene.csv_export import csv_from_bake
 from app.scene.evaluate import bake
-from app.scene.transforms import rotation_from_matrix
+from app.scene.formats.bvh import load_bvh
+from app.scene.formats.bvh_export import bvh_from_bake, write_bvh
+from app.scene.formats.csv_export import csv_from_bake
+from app.scene.math.transforms import rotation_from_matrix
 from benchmarks.common import Row, median_time
 
 CMU = Path("/usr/share/assimp/models/BVH/01_01.bvh")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from app.scene import quat
-from app.scene.anticommutator import normalized_anticommutator
-from app.scene.bvh import load_bvh
-from app.scene.keys import sample
-from app.scene.skeleton import Skeleton, forward_kinematics, local_transforms
-from app.scene.transforms import trs
+from app.scene.formats.bvh import load_bvh
+from app.scene.math import quat
+from app.scene.math.anticommutator import normalized_anticommutator
+from app.scene.math.transforms import trs
+from app.scene.rig.keys import sample
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, local_transforms
 from benchmarks.common import Row, median_time
 
 CMU = Path("/usr/share/assimp/models/BVH/01_01.bvh")

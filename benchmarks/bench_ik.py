@@ -21,8 +21,13 @@ import statistics
 
 import numpy as np
 
+from app.scene.constraints.fabrik.chains import (
+    reach_from_root,
+    reach_from_tip,
+    segment_lengths,
+    solve,
+)
 from app.scene.evaluate import Evaluator
-from app.scene.fabrik_chains import reach_from_root, reach_from_tip, segment_lengths, solve
 from app.scene.io import loads_scene
 from benchmarks.common import Row, median_time
 

@@ -42,7 +42,7 @@ def _window(path, teaching: bool):
 
 
 def _pivot_or_root(document):
-    from app.scene.editing import Ref
+    from app.scene.rig.editing import Ref
 
     for c in document.scene.constraints:
         if c.type == "multi_parent":
@@ -63,10 +63,10 @@ def scrub_latency_ms(path, teaching: bool, samples: int = 60) -> float:
 def curve_view_ms(path) -> tuple[float, float]:
     """The curve view alone (1000×320, a bone's quaternion and angle over every frame): a
     frame change until its plot has repainted; and rebuilding its curves (a new selection)."""
-    from app.application import application
-    from app.document import Document
-    from app.scene.editing import Ref
+    from app.editor.document import Document
+    from app.scene.rig.editing import Ref
     from app.widgets.curve_view import CurveView
+    from app.window.application import application
 
     app = application()
     doc = Document.from_file(path)
@@ -97,10 +97,10 @@ def curve_view_ms(path) -> tuple[float, float]:
 
 def trace_ms() -> list[tuple[str, float, float]]:
     """One frame traced for the step-through, against evaluating that frame."""
-    from app.scene import fabrik
+    from app.scene.constraints.fabrik import solver as fabrik
+    from app.scene.constraints.multi_parent.steps import steps
     from app.scene.evaluate import Evaluator
     from app.scene.io import load_scene
-    from app.scene.multi_parent_steps import steps
 
     out = []
     arm = load_scene(SCENES / "fabrik_arm.json")
@@ -123,7 +123,7 @@ def trace_ms() -> list[tuple[str, float, float]]:
 def png_sequence_ms_per_frame() -> tuple[float, float]:
     """The foot roll's 97 frames through the viewport to PNG files, per frame; and the
     viewport's own redraw of a frame (grab without encoding), per frame."""
-    from app.image_export import render_at, viewport_image, write_sequence
+    from app.window.image_export import render_at, viewport_image, write_sequence
 
     app, window = _window(SCENES / "foot_roll.json", teaching=False)
     doc, viewport = window.document, window.viewport

@@ -10,8 +10,8 @@ from PySide6.QtTest import QTest
 def open_window(qtbot, path, frame=None, size=(1100, 760)):
     """The main window on the scene at ``path``, shown, exposed and active (window shortcuts
     need the active window); ``frame`` is the current frame to start at."""
-    from app.document import Document
-    from app.main_window import MainWindow
+    from app.editor.document import Document
+    from app.window.main_window import MainWindow
 
     document = Document.from_file(path)
     if frame is not None:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.scene import quat
-from app.scene.anticommutator import POLARIZATION_MAX, symmetrized_product
+from app.scene.math import quat
+from app.scene.math.anticommutator import POLARIZATION_MAX, symmetrized_product
 
 
 def brute_force(qs):
@@ -38,7 +38,7 @@ def test_small_rotations_like_integration_steps(rng, n):
 
 def test_both_algorithms_agree_where_they_meet(rng):
     """Polarization (n <= POLARIZATION_MAX) and the subset program give the same sums."""
-    from app.scene import anticommutator as ac
+    from app.scene.math import anticommutator as ac
 
     n = POLARIZATION_MAX
     qs = Rotation.random(n, rng=rng).as_quat(scalar_first=True)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.scene.bvh import load_bvh, parse_bvh
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
+from app.scene.formats.bvh import load_bvh, parse_bvh
 from app.scene.io import load_scene
 
 from .conftest import CMU_DIR

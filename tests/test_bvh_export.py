@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.scene.bvh import parse_bvh
-from app.scene.bvh_export import bvh_from_bake, write_bvh
 from app.scene.errors import SceneError
-from app.scene.euler import ORDERS
 from app.scene.evaluate import BakeResult, bake
+from app.scene.formats.bvh import parse_bvh
+from app.scene.formats.bvh_export import bvh_from_bake, write_bvh
 from app.scene.io import load_scene
-from app.scene.keys import Keys
-from app.scene.model import Bone, Scene
-from app.scene.skeleton import Skeleton, forward_kinematics, heads_and_tails, local_transforms
+from app.scene.math.euler import ORDERS
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Bone, Scene
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, heads_and_tails, local_transforms
 
 from .test_bvh import independent_bvh_positions
 

@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from app.scene.compare import difference_level, pose_differences, skeleton_radius
+from app.scene.analysis.compare import difference_level, pose_differences, skeleton_radius
 
 
 def transforms(rotations, positions, scale=(1, 1, 1)):
@@ -41,8 +41,8 @@ def test_skeleton_radius():
 
 
 def test_rotation_parts_match_the_polar_decomposition(rng):
-    from app.scene.compare import rotation_parts
-    from app.scene.transforms import rotation_from_matrix
+    from app.scene.analysis.compare import rotation_parts
+    from app.scene.math.transforms import rotation_from_matrix
 
     m = transforms(Rotation.random(20, random_state=4), rng.normal(size=(20, 3)),
                    scale=(1.5, 0.5, 2.0))  # fmt: skip

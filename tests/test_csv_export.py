@@ -6,10 +6,10 @@ import io
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from app.scene.csv_export import COLUMNS, csv_from_bake, write_csv
 from app.scene.evaluate import BakeResult, bake
+from app.scene.formats.csv_export import COLUMNS, csv_from_bake, write_csv
 from app.scene.io import load_scene
-from app.scene.transforms import rotation_from_matrix
+from app.scene.math.transforms import rotation_from_matrix
 
 from .conftest import SCENES
 from .test_fk import random_scene

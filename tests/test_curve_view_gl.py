@@ -6,9 +6,9 @@ from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation, Slerp
 
 from app.scene import evaluate
-from app.scene.editing import Ref
 from app.scene.evaluate import bake
-from app.scene.transforms import rotation_from_matrix
+from app.scene.math.transforms import rotation_from_matrix
+from app.scene.rig.editing import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -137,7 +137,7 @@ def test_an_edit_redraws_the_curve(window, qtbot):
     doc = window.document
     select_in_outliner(window, qtbot, Ref.pivot_of(ROLL, "heel"))
     doc.set_frame(30)
-    from app import operations
+    from app.editor import operations
 
     operations.set_rotation(doc, Ref.pivot_of(ROLL, "heel"), [0.0, 0.0, 1.0, 0.0])
     window.curve_view._throttled.flush()

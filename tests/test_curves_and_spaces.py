@@ -6,14 +6,14 @@ import types
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene.curves import continuous, rotation_curve
+from app.scene.analysis.curves import continuous, rotation_curve
+from app.scene.analysis.space_compare import space_difference
 from app.scene.evaluate import SOLVER_MODULES
 from app.scene.io import load_scene
-from app.scene.keys import Keys
-from app.scene.model import PointsAt, Target
-from app.scene.skeleton import Skeleton, forward_kinematics, local_transforms
-from app.scene.space_compare import space_difference
-from app.scene.transforms import T
+from app.scene.math.transforms import T
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import PointsAt, Target
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, local_transforms
 
 from .conftest import SCENES
 

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from app import operations
-from app.commands import ReplaceItem
-from app.document import Document
-from app.scene import editing
-from app.scene.editing import Ref
+from app.editor import operations
+from app.editor.commands import ReplaceItem
+from app.editor.document import Document
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
-from app.scene.model import MultiParent, Pivot, PointsAt, Target
+from app.scene.rig import editing
+from app.scene.rig.editing import Ref
+from app.scene.rig.model import MultiParent, Pivot, PointsAt, Target
 
 from .conftest import SCENES
 

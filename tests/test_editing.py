@@ -1,16 +1,16 @@
-"""Pure item edits (app.scene.editing): keys, positions, pivots, new constraints."""
+"""Pure item edits (app.scene.rig.editing): keys, positions, pivots, new constraints."""
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene import editing
-from app.scene.editing import Ref
 from app.scene.evaluate import Evaluator
+from app.scene.formats.schema import validate
 from app.scene.io import dumps_scene, loads_scene
-from app.scene.keys import Keys
-from app.scene.model import Bone, MultiParent, Pivot, PointsAt, Scene, Target
-from app.scene.schema import validate
+from app.scene.rig import editing
+from app.scene.rig.editing import Ref
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Bone, MultiParent, Pivot, PointsAt, Scene, Target
 
 
 def arm_scene():

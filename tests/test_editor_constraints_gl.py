@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from app.scene import editing
-from app.scene.editing import Ref
 from app.scene.evaluate import bake
+from app.scene.rig import editing
+from app.scene.rig.editing import Ref
 
 from . import gui
 from .conftest import SCENES

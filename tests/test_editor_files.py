@@ -7,12 +7,12 @@ import sys
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app import operations, settings
-from app.document import Document
-from app.main_window import MainWindow
-from app.recovery import orphans
-from app.scene.editing import Ref
+from app.editor import operations, settings
+from app.editor.document import Document
+from app.editor.recovery import orphans
 from app.scene.io import load_scene
+from app.scene.rig.editing import Ref
+from app.window.main_window import MainWindow
 
 from . import gui
 from .conftest import CMU_DIR, SCENES
@@ -143,10 +143,10 @@ def test_recovery_after_a_crash(qtbot, tmp_path, monkeypatch, dialogs):
         "import os, sys\n"
         "from PySide6 import QtWidgets\n"
         "app = QtWidgets.QApplication([])\n"
-        "from app.document import Document\n"
-        "from app.recovery import Autosaver\n"
-        "from app import operations\n"
-        "from app.scene.editing import Ref\n"
+        "from app.editor.document import Document\n"
+        "from app.editor.recovery import Autosaver\n"
+        "from app.editor import operations\n"
+        "from app.scene.rig.editing import Ref\n"
         f"doc = Document.from_file({str(SCENES / 'legs.json')!r})\n"
         "doc.set_frame(5)\n"
         "operations.set_key(doc, [Ref.bone('calf.l')])\n"

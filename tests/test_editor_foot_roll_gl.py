@@ -5,9 +5,9 @@ import numpy as np
 from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
-from app.scene import editing
-from app.scene.editing import Ref
 from app.scene.evaluate import bake
+from app.scene.rig import editing
+from app.scene.rig.editing import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -135,7 +135,7 @@ def test_an_edit_makes_the_cache_stale_and_the_timeline_says_so(qtbot):
     notes = []
     doc.recompute_started.connect(lambda names: notes.append(
         win.timeline.recompute_label.text()))  # fmt: skip
-    from app import operations
+    from app.editor import operations
 
     operations.set_position(doc, Ref.pivot_of(ROLL, "toe"), (0.0, -0.08, 0.2))
     doc.pose()  # the viewport asks for the pose; the stale integral is recomputed

@@ -5,8 +5,8 @@ import pytest
 from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
-from app.scene.editing import Ref
 from app.scene.evaluate import bake
+from app.scene.rig.editing import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -124,7 +124,7 @@ def test_playback_follows_the_clock_and_loops(window, qtbot):
 
 
 def operations_range(doc, start, end):
-    from app import operations
+    from app.editor import operations
 
     operations.set_timeline(doc, frame_start=start, frame_end=end)
 

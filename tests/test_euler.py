@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.scene.euler import ORDERS, euler_from_matrix, matrix_from_euler
+from app.scene.math.euler import ORDERS, euler_from_matrix, matrix_from_euler
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -50,7 +50,7 @@ def test_unknown_order_is_refused():
 
 
 def test_blender_xyz_matches_scipy_extrinsic_xyz(rng):
-    from app.scene.euler import euler_xyz_from_quat, quat_from_euler_xyz
+    from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
 
     angles = rng.uniform(-180, 180, (200, 3))
     angles[:, 1] *= 0.49
@@ -61,8 +61,8 @@ def test_blender_xyz_matches_scipy_extrinsic_xyz(rng):
 
 
 def test_blender_xyz_applies_x_first():
-    from app.scene import quat
-    from app.scene.euler import quat_from_euler_xyz
+    from app.scene.math import quat
+    from app.scene.math.euler import quat_from_euler_xyz
 
     q = quat_from_euler_xyz([90, 90, 0])
     # x first takes y to z, then y takes z to x
@@ -70,7 +70,7 @@ def test_blender_xyz_applies_x_first():
 
 
 def test_blender_xyz_keeps_the_rotation_at_gimbal_lock():
-    from app.scene.euler import euler_xyz_from_quat, quat_from_euler_xyz
+    from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
 
     for b in (90.0, -90.0):
         for a, c in ((30, 0), (10, 40), (-120, 75)):

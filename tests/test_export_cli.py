@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.export import FORMATS, ExportCancelled, bake_in_chunks
-from app.scene.bvh import load_bvh
-from app.scene.bvh_export import bvh_from_bake
-from app.scene.csv_export import csv_from_bake
+from app.editor.export import FORMATS, ExportCancelled, bake_in_chunks
 from app.scene.evaluate import bake
+from app.scene.formats.bvh import load_bvh
+from app.scene.formats.bvh_export import bvh_from_bake
+from app.scene.formats.csv_export import csv_from_bake
 from app.scene.io import dumps_scene, load_scene
 
 from .conftest import ROOT, SCENES
@@ -105,7 +105,7 @@ def test_npz_holds_the_bake(tmp_path):
 def test_every_format_has_a_writer_and_the_module_stays_free_of_qt():
     assert set(FORMATS) == {"bvh", "csv", "npz", "png", "png-sequence"}
     assert all(f.writer for f in FORMATS.values())
-    code = "import sys, app.export; print('PySide6' in sys.modules)"
+    code = "import sys, app.editor.export; print('PySide6' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.strip() == "False"
 

@@ -9,10 +9,10 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
-from app import export_actions
-from app.scene.bvh import load_bvh
 from app.scene.evaluate import bake
-from app.scene.transforms import rotation_from_matrix
+from app.scene.formats.bvh import load_bvh
+from app.scene.math.transforms import rotation_from_matrix
+from app.window import export_actions
 
 from . import gui
 from .conftest import SCENES

@@ -12,8 +12,8 @@ from scipy.spatial.transform import Rotation
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import dumps_scene, load_scene, loads_scene
-from app.scene.keys import Keys
-from app.scene.model import Bone, ConeLimit, Fabrik, HingeLimit, Scene, Target
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Bone, ConeLimit, Fabrik, HingeLimit, Scene, Target
 
 from .conftest import ROOT, SCENES
 from .test_points_at import (

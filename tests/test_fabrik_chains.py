@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from app.scene.fabrik_chains import ChainError, segment_lengths, solve
+from app.scene.constraints.fabrik.chains import ChainError, segment_lengths, solve
 
 
 def paper_fabrik(p, t, tol, max_iterations):

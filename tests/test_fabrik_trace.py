@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from app.scene import fabrik
+from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.fabrik.chains import ChainPose, solve
+from app.scene.constraints.fabrik.trace import trace
 from app.scene.evaluate import Evaluator, bake
-from app.scene.fabrik_chains import ChainPose, solve
-from app.scene.fabrik_trace import trace
 from app.scene.io import load_scene
-from app.scene.model import ConeLimit
+from app.scene.rig.model import ConeLimit
 
 from .conftest import SCENES
 from .test_fabrik_chains import random_chains, random_targets

@@ -4,16 +4,16 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from app.scene.evaluate import bake
-from app.scene.keys import Keys
-from app.scene.model import Bone, Scene
-from app.scene.skeleton import (
+from app.scene.math.transforms import trs
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Bone, Scene
+from app.scene.rig.skeleton import (
     Skeleton,
     forward_kinematics,
     local_transforms,
     point_in_bone,
     propagate,
 )
-from app.scene.transforms import trs
 
 
 def random_scene(rng, n_bones=9, n_keys=4):

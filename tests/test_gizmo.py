@@ -1,16 +1,16 @@
-"""Arcball and rotation bookkeeping (app.scene.gizmo), checked with scipy's Rotation."""
+"""Arcball and rotation bookkeeping (app.scene.analysis.gizmo), checked with scipy's Rotation."""
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from app.scene import quat
-from app.scene.gizmo import (
+from app.scene.analysis.gizmo import (
     arcball_point,
     arcball_rotation,
     framing_distance,
     rotation_in_world,
     turn_in_frame,
 )
+from app.scene.math import quat
 
 
 def R(q):
@@ -74,7 +74,7 @@ def test_framing_distance_fits_the_sphere_in_the_narrow_direction():
 
 
 def test_broadside_direction_looks_across_the_spread():
-    from app.scene.gizmo import broadside_direction
+    from app.scene.analysis.gizmo import broadside_direction
 
     walk = np.array([[x, y, 0.02 * np.sin(x)] for x in np.linspace(0, 3, 30) for y in (0, 1)])
     d = broadside_direction(walk, turn_degrees=0)

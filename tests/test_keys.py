@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene import quat
-from app.scene.keys import Keys, interpolate_linear, interpolate_slerp, sample
+from app.scene.math import quat
+from app.scene.rig.keys import Keys, interpolate_linear, interpolate_slerp, sample
 
 
 def test_linear_keys_interpolate_and_hold():

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.scene import quat
-from app.scene.limits import (
+from app.scene.math import quat
+from app.scene.rig.limits import (
     circular_excess,
     clamp_circular,
     cone_direction,
@@ -13,7 +13,7 @@ from app.scene.limits import (
     twist_angle,
     violation_deg,
 )
-from app.scene.model import ConeLimit, HingeLimit
+from app.scene.rig.model import ConeLimit, HingeLimit
 
 
 def unit_vectors(rng, n):

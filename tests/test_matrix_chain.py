@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.analysis.matrix_chain import a_to_b_chain, bone_chain, chain_from_bake
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
-from app.scene.matrix_chain import a_to_b_chain, bone_chain, chain_from_bake
-from app.scene.model import MultiParent, Pivot, PointsAt, Target
-from app.scene.skeleton import Skeleton, a_to_b, forward_kinematics, local_transforms
-from app.scene.transforms import T
+from app.scene.math.transforms import T
+from app.scene.rig.model import MultiParent, Pivot, PointsAt, Target
+from app.scene.rig.skeleton import Skeleton, a_to_b, forward_kinematics, local_transforms
 
 from .conftest import SCENES
 from .test_fk import random_scene

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.multi_parent.plan import MAX_PIVOT_STEP_ANGLE
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
-from app.scene.keys import Keys
-from app.scene.model import Bone, MultiParent, Pivot, Scene
-from app.scene.multi_parent_plan import MAX_PIVOT_STEP_ANGLE
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
 
 from .test_multi_parent_reference import literal, pivot_rotation, rotation_keys
 

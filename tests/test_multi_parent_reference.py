@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene.anticommutator import VanishingAnticommutatorError, normalized_anticommutator
-from app.scene.keys import Keys
-from app.scene.model import Pivot
+from app.scene.math.anticommutator import VanishingAnticommutatorError, normalized_anticommutator
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Pivot
 
 
 def pivot_rotation(pivot: Pivot, t: float) -> Rotation:

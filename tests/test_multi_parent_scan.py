@@ -6,20 +6,20 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from app.scene import anticommutator
-from app.scene.keys import Keys
-from app.scene.model import Pivot
-from app.scene.multi_parent_cache import BLOCK_STEPS, Inputs, update
-from app.scene.multi_parent_increments import increment, symmetrized_product
-from app.scene.multi_parent_plan import (
+from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Inputs, update
+from app.scene.constraints.multi_parent.increments import increment, symmetrized_product
+from app.scene.constraints.multi_parent.plan import (
     MAX_PIVOT_STEP_ANGLE,
     MAX_STEP_ANGLE,
     ordered_pivots,
     plan_steps,
     subdivisions,
 )
-from app.scene.multi_parent_scan import integrate
-from app.scene.rotation_sums import power_sum, rotation_sums, weighted_rotation_sums
+from app.scene.constraints.multi_parent.scan import integrate
+from app.scene.math import anticommutator
+from app.scene.math.rotation_sums import power_sum, rotation_sums, weighted_rotation_sums
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Pivot
 
 
 @pytest.mark.parametrize("a", [0.0, 1e-300, 1e-9, 1e-5, 3e-3, 0.05, 0.4, 1.1, 1.5])

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.multi_parent.steps import steps
 from app.scene.evaluate import bake
 from app.scene.io import load_scene, loads_scene
-from app.scene.multi_parent_steps import steps
-from app.scene.transforms import rotation_from_matrix
+from app.scene.math.transforms import rotation_from_matrix
 
 from .conftest import SCENES
 
@@ -154,7 +154,7 @@ def test_a_cached_integral_gives_the_same_steps_even_when_stale():
     import dataclasses
 
     from app.scene.evaluate import Evaluator
-    from app.scene.keys import Keys
+    from app.scene.rig.keys import Keys
 
     scene = keyed_scene("seed", "object")
     evaluator = Evaluator(scene)

@@ -9,8 +9,8 @@ from scipy.spatial.transform import Rotation
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import dumps_scene, load_scene, loads_scene
-from app.scene.keys import Keys, sample
-from app.scene.model import Bone, ConeLimit, HingeLimit, PointsAt, Scene, Target, UpVector
+from app.scene.rig.keys import Keys, sample
+from app.scene.rig.model import Bone, ConeLimit, HingeLimit, PointsAt, Scene, Target, UpVector
 
 from .conftest import SCENES
 

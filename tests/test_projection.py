@@ -1,10 +1,10 @@
-"""CPU projection and picking (app.scene.projection) against textbook camera matrices."""
+"""CPU projection and picking (app.scene.analysis.projection) against textbook camera matrices."""
 
 import numpy as np
 import pytest
 from PySide6 import QtGui
 
-from app.scene import projection
+from app.scene.analysis import projection
 
 
 def look_at(eye, center, up):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene import quat
+from app.scene.math import quat
 
 TOL = 1e-12
 

@@ -5,13 +5,13 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from app.document import Document
-from app.main_window import MainWindow
-from app.scene import fabrik
-from app.scene.editing import Ref
+from app.editor.document import Document
+from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.fabrik.chains import solve
+from app.scene.constraints.multi_parent.steps import steps
 from app.scene.evaluate import Evaluator, bake
-from app.scene.fabrik_chains import solve
-from app.scene.multi_parent_steps import steps
+from app.scene.rig.editing import Ref
+from app.window.main_window import MainWindow
 
 from . import gui
 from .conftest import SCENES
@@ -236,7 +236,7 @@ def test_multi_parent_step_through_shows_each_pivots_contribution(qtbot):
 
 
 def test_trail_settings_persist(qtbot):
-    from app import settings
+    from app.editor import settings
     from app.widgets.teaching_drawing import TrailSettings
 
     win = MainWindow(Document.from_file(SCENES / "legs.json"))

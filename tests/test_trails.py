@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from app.scene import trails
+from app.scene.analysis import trails
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 

@@ -3,8 +3,8 @@
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from app.scene import quat
-from app.scene.transforms import (
+from app.scene.math import quat
+from app.scene.math.transforms import (
     R,
     S,
     T,

@@ -5,13 +5,13 @@ import json
 import numpy as np
 import pytest
 
+from app.editor.tutorials import INDEX, load_tutorials
+from app.scene.analysis.matrix_chain import a_to_b_chain
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import dumps_scene, load_scene, loads_scene
-from app.scene.matrix_chain import a_to_b_chain
-from app.scene.skeleton import a_to_b
-from app.scene.transforms import inverse, transform_points
-from app.tutorials import INDEX, load_tutorials
+from app.scene.math.transforms import inverse, transform_points
+from app.scene.rig.skeleton import a_to_b
 
 from .conftest import CMU_DIR, SCENES
 

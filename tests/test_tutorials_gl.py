@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from app import operations
-from app.scene.editing import POINT, Ref
+from app.editor import operations
+from app.editor.tutorials import load_tutorials
 from app.scene.io import load_scene
-from app.scene.transforms import inverse, transform_points
-from app.tutorials import load_tutorials
+from app.scene.math.transforms import inverse, transform_points
+from app.scene.rig.editing import POINT, Ref
 
 from . import gui
 from .conftest import SCENES

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from app.document import Document
-from app.main_window import MainWindow
+from app.editor.document import Document
 from app.widgets.viewport import BACKGROUND
+from app.window.main_window import MainWindow
 
 from .conftest import SCENES
 

@@ -18,13 +18,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.application import application  # noqa: E402
-from app.document import Document  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
-from app.render import window_image  # noqa: E402
-from app.scene.editing import Ref  # noqa: E402
-from app.tutorials import load_tutorials  # noqa: E402
+from app.editor.document import Document  # noqa: E402
+from app.editor.tutorials import load_tutorials  # noqa: E402
+from app.scene.rig.editing import Ref  # noqa: E402
 from app.widgets.teaching_drawing import TrailSettings  # noqa: E402
+from app.window.application import application  # noqa: E402
+from app.window.main_window import MainWindow  # noqa: E402
+from app.window.render import window_image  # noqa: E402
 
 SCENES = ROOT / "resources" / "scenes"
 OUT = ROOT / "docs" / "screenshots"

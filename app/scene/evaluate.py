@@ -20,24 +20,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.scene.atomic import write_atomic
 from app.scene.errors import SceneError
-from app.scene.keys import sample
-from app.scene.model import SPACES, Scene, Target
-from app.scene.skeleton import (
+from app.scene.formats.atomic import write_atomic
+from app.scene.math.transforms import transform_points
+from app.scene.rig.keys import sample
+from app.scene.rig.model import SPACES, Scene, Target
+from app.scene.rig.skeleton import (
     Skeleton,
     forward_kinematics,
     heads_and_tails,
     local_transforms,
     propagate,
 )
-from app.scene.transforms import transform_points
 
 #: Constraint type -> the module that solves it.
 SOLVER_MODULES = {
-    "multi_parent": "app.scene.multi_parent",
-    "points_at": "app.scene.points_at",
-    "fabrik": "app.scene.fabrik",
+    "multi_parent": "app.scene.constraints.multi_parent.solver",
+    "points_at": "app.scene.constraints.points_at",
+    "fabrik": "app.scene.constraints.fabrik.solver",
 }
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.scene.atomic import write_atomic
 from app.scene.errors import SceneError
-from app.scene.model import Scene
-from app.scene.schema import scene_from_json, scene_to_json, validate
+from app.scene.formats.atomic import write_atomic
+from app.scene.formats.schema import scene_from_json, scene_to_json, validate
+from app.scene.rig.model import Scene
 
 
 def _reject_constant(token):
@@ -32,7 +32,7 @@ def load_scene(path) -> Scene:
     """
     path = Path(path)
     if path.suffix.lower() == ".bvh":
-        from app.scene.bvh import load_bvh
+        from app.scene.formats.bvh import load_bvh
 
         return load_bvh(path)
     try:

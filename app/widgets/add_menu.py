@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from app import operations
-from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
-from app.scene.model import Fabrik, MultiParent, PointsAt, Target
+from app.editor import operations
+from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
 
 
 def _act(menu, text, fn, *args, enabled=True):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.scene import quat
-from app.scene.euler import euler_xyz_from_quat, quat_from_euler_xyz
+from app.scene.math import quat
+from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
 from app.widgets.text_keys import keep_keys
 
 BIG = 1e9

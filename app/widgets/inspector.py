@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app import operations
-from app.scene import editing
-from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
-from app.scene.model import Fabrik, MultiParent, PointsAt, Target
+from app.editor import operations
+from app.scene.rig import editing
+from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
 from app.widgets.fields import RotationEditor, VectorEdit, spin_box
 from app.widgets.text_keys import keep_keys
 from app.widgets.throttle import Throttle

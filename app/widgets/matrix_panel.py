@@ -7,7 +7,7 @@ in world space, ``[chain] R_c`` in object space. With a second bone chosen the p
 the transform from the first bone's frame to the second's, right to left, with the factors
 that cancel (the common ancestors', the seed's hip terms) struck through.
 
-The chain comes from :mod:`app.scene.matrix_chain`; this widget only lays it out.
+The chain comes from :mod:`app.scene.analysis.matrix_chain`; this widget only lays it out.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import re
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.scene.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
-from app.scene.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
+from app.scene.analysis.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
+from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
 from app.widgets.matrix_cards import Card, MatrixCards
 from app.widgets.text_keys import keep_keys
 from app.widgets.throttle import Throttle

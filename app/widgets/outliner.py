@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.scene import editing
-from app.scene.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
-from app.scene.model import Fabrik, MultiParent, PointsAt
+from app.scene.rig import editing
+from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
+from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.widgets.add_menu import build_add_menu
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1

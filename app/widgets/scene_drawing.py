@@ -12,11 +12,12 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6 import QtGui
 
-from app import tutorials
-from app.operations import target_world
-from app.scene import compare, editing
-from app.scene.editing import PIVOT, POINT, POLE, Ref
-from app.scene.model import Fabrik, MultiParent, PointsAt
+from app.editor import tutorials
+from app.editor.operations import target_world
+from app.scene.analysis import compare
+from app.scene.rig import editing
+from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
+from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.widgets.overlays import (
     BLENDED,
     OVERLAY,
@@ -162,7 +163,7 @@ class SceneDrawing:
     def draw(self, document, show_axes: bool, hover: Ref | None,
              trails: TrailSettings | None = None, steps=None) -> None:  # fmt: skip
         """Rebuild everything from the document's pose at the current frame, with the
-        trails and the step-through state (:class:`~app.step_through.StepThrough`)."""
+        trails and the step-through state (:class:`~app.editor.step_through.StepThrough`)."""
         pose = document.pose()
         if len(pose.bone_names) != len(document.scene.bones):
             return  # a structural edit is halfway; the next pose_changed redraws

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.playback import key_frames_of_selection
+from app.editor.playback import key_frames_of_selection
 
 MARGIN = 14
 KEY_COLOR = QtGui.QColor(240, 196, 60)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph.opengl as gl
 
-from app.scene.bone_shapes import octahedra
+from app.scene.analysis.bone_shapes import octahedra
 from app.widgets.shading import LIT
 
 BONE_COLOR = (0.80, 0.82, 0.86, 1.0)

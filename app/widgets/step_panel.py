@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.scene import quat
-from app.step_through import FABRIK, MULTI_PARENT
+from app.editor.step_through import FABRIK, MULTI_PARENT
+from app.scene.math import quat
 from app.widgets.text_keys import keep_keys
 
 
@@ -44,7 +44,7 @@ def _table(name: str, headers) -> QtWidgets.QTableWidget:
 
 
 class StepPanel(QtWidgets.QWidget):
-    """Takes the document and its :class:`~app.step_through.StepThrough`."""
+    """Takes the document and its :class:`~app.editor.step_through.StepThrough`."""
 
     def __init__(self, document, model, parent=None):
         super().__init__(parent)

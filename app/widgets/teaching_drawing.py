@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph.opengl as gl
 
-from app import tutorials
-from app.scene import trails
-from app.scene.quat import matrix_from_quat, to_axis_angle
-from app.step_through import FABRIK, MULTI_PARENT
+from app.editor import tutorials
+from app.editor.step_through import FABRIK, MULTI_PARENT
+from app.scene.analysis import trails
+from app.scene.math.quat import matrix_from_quat, to_axis_angle
 from app.widgets.overlays import BLENDED, OVERLAY, arrow_lines, axes_lines
 from app.widgets.skeleton_item import SkeletonItem
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app import operations, playback
+from app.editor import operations, playback
 from app.widgets.scrub_bar import ScrubBar
 from app.widgets.text_keys import keep_keys
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app import tutorials
+from app.editor import tutorials
 from app.widgets.throttle import Throttle
 
 

@@ -7,7 +7,7 @@ Mouse: a press on a handle (pivot, target) selects it and drags it in the plane 
 facing the camera (Shift: along the ground); Ctrl+drag on a pivot or bone turns it with an
 arcball and keys it. A press on a bone selects it (Shift adds to the selection). Anything
 else orbits, pans and zooms as pyqtgraph does; a click on empty space clears the selection.
-Picking projects points on the CPU (:mod:`app.scene.projection`), never with GL_SELECT.
+Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
-from app.scene import editing, projection
-from app.scene.editing import PIVOT, POINT, TARGET_KINDS, Ref
-from app.scene.gizmo import broadside_direction, framing_distance
+from app.scene.analysis import projection
+from app.scene.analysis.gizmo import broadside_direction, framing_distance
+from app.scene.rig import editing
+from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.overlays import circle_points
 from app.widgets.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
@@ -184,7 +185,7 @@ class Viewport(gl.GLViewWidget):
         return self._drawing.teaching
 
     def set_step_through(self, model) -> None:
-        """Draw the passes of a :class:`~app.step_through.StepThrough` as it moves."""
+        """Draw the passes of a :class:`~app.editor.step_through.StepThrough` as it moves."""
         self._steps = model
         model.changed.connect(self.refresh)
         self.refresh()

@@ -1,6 +1,6 @@
 """Gestures in the viewport: moving a handle, turning a pivot or bone with the arcball.
 
-A gesture previews its edit live (:class:`app.operations.LiveEdit`) and pushes one undo
+A gesture previews its edit live (:class:`app.editor.operations.LiveEdit`) and pushes one undo
 command on release; Escape cancels it and puts the item back exactly.
 """
 
@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.operations import LiveEdit
-from app.scene import editing, projection
-from app.scene.editing import BONE, PIVOT, POINT, TARGET_KINDS, Ref
-from app.scene.gizmo import arcball_rotation, rotation_in_world, turn_in_frame
-from app.scene.transforms import rotation_from_matrix
+from app.editor.operations import LiveEdit
+from app.scene.analysis import projection
+from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world, turn_in_frame
+from app.scene.math.transforms import rotation_from_matrix
+from app.scene.rig import editing
+from app.scene.rig.editing import BONE, PIVOT, POINT, TARGET_KINDS, Ref
 
 #: How near (pixels) the cursor must be to a handle's centre to grab it.
 HANDLE_RADIUS_PX = 10.0

@@ -1,0 +1,1 @@
+"""The Qt-side document and everything that edits it: undo commands, operations, files, playback."""

@@ -1,0 +1,195 @@
+"""Export formats, and running an export for the command line or the editor.
+
+Every format is an :class:`ExportFormat` in :data:`FORMATS`, whose ``writer`` names a function
+``writer(request: ExportRequest) -> list[str]`` (the notes to show the user) as
+``"module:function"``, imported only when used: the PNG formats live with the renderer
+(:mod:`app.window.image_export`, Qt), which this module does not import. A format whose writer is
+not in a build has ``writer = None`` and says in ``unavailable`` what it needs.
+
+Every writer writes atomically (a temporary file, then a rename), so a refused or failed
+export leaves whatever was at the output path untouched. Long evaluations can report
+progress and be cancelled (:func:`bake_in_chunks`), for the editor's progress dialog.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from app.scene.evaluate import BakeResult, Evaluator, default_frames
+from app.scene.rig.model import Scene
+
+
+class ExportCancelled(Exception):
+    """The user cancelled a running export; nothing was written."""
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One export format.
+
+    Attributes
+    ----------
+    name : str
+        ``--format`` value.
+    suffix : str
+        The usual file suffix, also used to guess the format from ``--out``.
+    description : str
+    writer : str or None
+        ``"module:function"`` taking an :class:`ExportRequest`; ``None`` when this build
+        cannot write the format.
+    unavailable : str
+        Why the format cannot be written yet (when ``writer`` is ``None``).
+    """
+
+    name: str
+    suffix: str
+    description: str
+    writer: str | None
+    unavailable: str = ""
+
+
+FORMATS = {
+    f.name: f
+    for f in (
+        ExportFormat("bvh", ".bvh", "evaluated animation as BVH motion capture",
+                     "app.editor.export:write_bvh_request"),
+        ExportFormat("csv", ".csv", "heads, tails and world quaternions per frame and bone",
+                     "app.editor.export:write_csv_request"),
+        ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
+                     "app.editor.export:write_npz_request"),
+        ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
+                     "app.window.image_export:write_png_request"),
+        ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
+                     "app.window.image_export:write_png_sequence_request"),
+    )
+}  # fmt: skip
+
+
+def format_for(name: str | None, out) -> ExportFormat:
+    """The format called ``name``, or the one whose suffix ``out`` has.
+
+    Raises
+    ------
+    ValueError
+        Unknown name, a suffix that names no format, or a format this build cannot write.
+    """
+    if name is None:
+        suffix = Path(out).suffix.lower()
+        matches = [f for f in FORMATS.values() if f.suffix and f.suffix == suffix]
+        if not matches:
+            raise ValueError(f"cannot tell the format from {str(out)!r}; give --format "
+                             f"({'|'.join(FORMATS)})")  # fmt: skip
+        fmt = matches[0]
+    elif name not in FORMATS:
+        raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}")
+    else:
+        fmt = FORMATS[name]
+    if fmt.writer is None:
+        raise ValueError(f"--format {fmt.name} {fmt.unavailable}")
+    return fmt
+
+
+#: ``progress(done, total) -> bool``: frames evaluated so far; return False to cancel.
+Progress = Callable[[int, int], bool]
+
+
+def bake_in_chunks(scene: Scene, frames=None, space: str | None = None,
+                   progress: Progress | None = None, chunk: int = 256) -> BakeResult:  # fmt: skip
+    """:func:`~app.scene.evaluate.bake`, ``chunk`` frames at a time, reporting progress.
+
+    One :class:`~app.scene.evaluate.Evaluator` evaluates every chunk, so constraint caches
+    (the multi-parent integral) carry over and the result equals a single bake. The
+    per-constraint ``info`` of a chunked bake is the last chunk's.
+
+    Raises
+    ------
+    ExportCancelled
+        When ``progress`` returns False.
+    """
+    frames = default_frames(scene) if frames is None else np.asarray(frames, float).reshape(-1)
+    evaluator = Evaluator(scene)
+    parts = []
+    for start in range(0, max(len(frames), 1), chunk):
+        parts.append(evaluator.evaluate(frames[start : start + chunk], space))
+        if progress is not None and progress(min(start + chunk, len(frames)), len(frames)) is False:
+            raise ExportCancelled("export cancelled")
+    if len(parts) == 1:
+        return parts[0]
+    return BakeResult(
+        bone_names=parts[0].bone_names,
+        frames=np.concatenate([p.frames for p in parts]),
+        bone_to_world=np.concatenate([p.bone_to_world for p in parts]),
+        heads=np.concatenate([p.heads for p in parts]),
+        tails=np.concatenate([p.tails for p in parts]),
+        limit_violation_deg=np.concatenate([p.limit_violation_deg for p in parts]),
+        info=parts[-1].info,
+    )
+
+
+@dataclass
+class ExportRequest:
+    """Everything one export needs.
+
+    Attributes
+    ----------
+    scene : Scene
+    out : Path
+    frames : ndarray (F,) or None
+        ``None``: the scene's whole timeline.
+    space : {"world", "object"} or None
+        Overrides every constraint's space, as in ``bake``.
+    options : dict
+        Format-specific options (``rotation_order`` for BVH).
+    progress : Progress or None
+    """
+
+    scene: Scene
+    out: Path
+    frames: np.ndarray | None = None
+    space: str | None = None
+    options: dict = field(default_factory=dict)
+    progress: Progress | None = None
+
+    def bake(self) -> BakeResult:
+        return bake_in_chunks(self.scene, self.frames, self.space, self.progress)
+
+
+def write_bvh_request(request: ExportRequest) -> list[str]:
+    from app.scene.formats.bvh_export import DEFAULT_ORDER, write_bvh
+
+    order = request.options.get("rotation_order") or DEFAULT_ORDER
+    export = write_bvh(request.out, request.scene, request.bake(), order=order)
+    return list(export.notes)
+
+
+def write_csv_request(request: ExportRequest) -> list[str]:
+    from app.scene.formats.csv_export import write_csv
+
+    write_csv(request.out, request.bake())
+    return []
+
+
+def write_npz_request(request: ExportRequest) -> list[str]:
+    request.bake().save_npz(request.out)
+    return []
+
+
+def run_export(fmt: ExportFormat, request: ExportRequest) -> list[str]:
+    """Run ``fmt``'s writer on ``request``; the notes it returns are for the user.
+
+    Raises
+    ------
+    SceneError, ValueError
+        Bad input, naming where and why; nothing is written.
+    ExportCancelled
+    """
+    if fmt.writer is None:
+        raise ValueError(f"--format {fmt.name} {fmt.unavailable}")
+    module, function = fmt.writer.split(":")
+    writer = getattr(importlib.import_module(module), function)
+    return writer(request)

@@ -1,0 +1,170 @@
+"""File handling for the main window: New, Open, Save, Save As, recent files, recovery.
+
+Opening loads and validates the whole file *before* anything else happens: a file that
+fails shows its reason and location and leaves the open document exactly as it was (no
+prompt, no half-loaded scene). Only a file that loaded asks about unsaved changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtWidgets
+
+from app.editor import settings
+from app.editor.document import new_scene
+from app.editor.recovery import orphans
+from app.scene.errors import SceneError
+from app.scene.io import load_scene, save_scene
+
+OPEN_FILTER = (
+    "Scenes and motion capture (*.json *.bvh);;Pivotal scenes (*.json);;"
+    "BVH motion capture (*.bvh);;All files (*)"
+)
+SAVE_FILTER = "Pivotal scenes (*.json)"
+
+
+def error_text(e: SceneError, verb: str = "opened") -> str:
+    """A dialog's text for a refused file: what, where, why."""
+    name = Path(e.file).name if e.file else "The file"
+    where = e.path or "the file as a whole"
+    return (
+        f"<b>{name}</b> could not be {verb}.<br><br>"
+        f"<b>Where:</b> {where}<br><b>Why:</b> {e.reason}"
+        + (f"<br><br><span style='color:gray'>{e.file}</span>" if e.file else "")
+    )
+
+
+class FileController(QtCore.QObject):
+    """File operations of one main window and its document."""
+
+    recent_changed = QtCore.Signal()
+
+    def __init__(self, window, document):
+        super().__init__(window)
+        self.window = window
+        self.document = document
+
+    # --- asking --------------------------------------------------------------------------
+
+    def display_name(self) -> str:
+        return Path(self.document.path).name if self.document.path else "untitled"
+
+    def maybe_save(self, doing: str = "closing") -> bool:
+        """Whether it is fine to drop the document (saved, discarded, or unchanged)."""
+        if not self.document.dirty:
+            return True
+        buttons = QtWidgets.QMessageBox.StandardButton
+        answer = QtWidgets.QMessageBox.question(
+            self.window,
+            "Unsaved changes",
+            f"Save the changes to {self.display_name()} before {doing}?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )
+        if answer == buttons.Save:
+            return self.save()
+        return answer == buttons.Discard
+
+    # --- commands ------------------------------------------------------------------------
+
+    def new(self) -> bool:
+        if not self.maybe_save("starting a new scene"):
+            return False
+        self.document.replace_scene(new_scene(), None)
+        self.document.notify("New scene")
+        return True
+
+    def open(self, path=None) -> bool:
+        """Open ``path`` (or ask for one). Returns whether a new scene is now open."""
+        if path is None:
+            start = str(Path(self.document.path).parent) if self.document.path else ""
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Open", start, OPEN_FILTER)
+            if not path:
+                return False
+        try:
+            scene = load_scene(path)
+        except SceneError as e:
+            if not e.file:
+                e = e.with_file(str(path))
+            QtWidgets.QMessageBox.critical(self.window, "Cannot open file", error_text(e))
+            return False
+        if not self.maybe_save("opening another file"):
+            return False
+        self.document.replace_scene(scene, str(Path(path).resolve()))
+        settings.add_recent(path)
+        self.recent_changed.emit()
+        notes = "; ".join(str(m) for m in scene.messages)
+        self.document.notify(f"Opened {Path(path).name}" + (f" — {notes}" if notes else ""))
+        return True
+
+    def save(self) -> bool:
+        path = self.document.path
+        if path is None or Path(path).suffix.lower() != ".json":
+            return self.save_as()
+        return self._write(path)
+
+    def save_as(self, path=None) -> bool:
+        if path is None:
+            current = self.document.path
+            suggestion = str(Path(current).with_suffix(".json")) if current else "untitled.json"
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(
+                self.window, "Save As", suggestion, SAVE_FILTER
+            )
+            if not path:
+                return False
+            if Path(path).suffix == "":
+                path += ".json"
+        return self._write(path)
+
+    def _write(self, path) -> bool:
+        try:
+            save_scene(self.document.scene, path)
+        except SceneError as e:
+            QtWidgets.QMessageBox.critical(self.window, "Cannot save", error_text(e, "saved"))
+            return False
+        self.document.mark_saved(str(Path(path).resolve()))
+        settings.add_recent(path)
+        self.recent_changed.emit()
+        self.document.notify(f"Saved {Path(path).name}")
+        return True
+
+    def open_recent(self, path: str) -> bool:
+        if not Path(path).exists():
+            settings.remove_recent(path)
+            self.recent_changed.emit()
+            self.document.notify(f"{path} no longer exists; removed from recent files")
+            return False
+        return self.open(path)
+
+    # --- recovery ------------------------------------------------------------------------
+
+    def offer_recovery(self) -> bool:
+        """After a crash: offer the unsaved work it left. Returns whether it was recovered."""
+        found = orphans()
+        if not found:
+            return False
+        newest = found[0]
+        buttons = QtWidgets.QMessageBox.StandardButton
+        answer = QtWidgets.QMessageBox.question(
+            self.window,
+            "Recover unsaved work?",
+            f"Pivotal did not close normally last time. Recover the {newest.describe()}?\n\n"
+            "No discards it.",
+            buttons.Yes | buttons.No,
+            buttons.Yes,
+        )
+        if answer != buttons.Yes:
+            for r in found:
+                r.discard()
+            return False
+        try:
+            scene = newest.load()
+        except SceneError as e:
+            QtWidgets.QMessageBox.critical(self.window, "Cannot recover", error_text(e))
+            return False
+        self.document.replace_scene(scene, newest.original_path, recovered=True)
+        for r in found:
+            r.discard()
+        self.document.notify("Recovered unsaved work; save it to keep it")
+        return True

@@ -1,0 +1,1 @@
+"""The multi-parent constraint: plan, increments, scans, cache, steps and the solver."""

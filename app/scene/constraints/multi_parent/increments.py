@@ -1,0 +1,251 @@
+"""One integration step of the multi-parent constraint: the seed's update and its limit.
+
+A step takes the pivots' increments ``R_i`` (one per pivot) and moves the body
+``(p0, q0)``. Both integrators have the same shape, which is what lets
+:mod:`app.scene.constraints.multi_parent.scan` run them as scans:
+
+- the orientation is multiplied by one unit quaternion ``A`` per step, on the left in world
+  space (``q0' = A q0``) and on the right in object space (``q0' = q0 A``);
+- the position moves by ``sum_i M_i v_i``, a fixed linear map ``M_i`` per pivot applied to
+  the pivot's offset from ``p0``: ``v_i = R(q0) S pos_i`` in world space, or the body-frame
+  ``S pos_i`` with the sum then turned by ``R(q0)`` in object space.
+
+``"seed"`` (the seed's update equations): ``A = {R_i}``, the normalized anticommutator, and
+``M_i v = v - R_i v R_i*``.
+
+``"twist"`` (their Δt -> 0 limit, integrated exactly over the step): pivot ``i`` turns with the
+constant angular velocity ``omega_i = phi_i / dt``, ``phi_i = 2 log(R_i)``, about the line
+through its position at the step's start. The body follows the rigid motion of the summed
+twist; relative to ``p0`` its velocity field is ``Omega x (x - p0) + c`` with
+``Omega = sum_i omega_i`` and ``c = -sum_i omega_i x v_i``, whose SE(3) exponential over the
+step is ``A = exp(Phi / 2)``, ``Phi = sum_i phi_i``, and ``p0' = p0 + J(Phi) c dt`` with ``J``
+the left Jacobian of SO(3); so ``M_i v = -J(Phi) (phi_i x v)``. See ``docs/multi-parent.md``.
+
+Arrays are component-major: quaternions ``(4, X)``, vectors ``(3, X)``, per pivot
+``(4, P, X)`` and ``(3, P, X)``, so every operation is a handful of elementwise expressions
+over all pivots and steps at once; sums over pivots run in pivot order.
+Only elementwise arithmetic is used (no BLAS): a step's result does not depend on how many
+other steps are computed with it, which the scan's bit-identical recomputation relies on.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+#: The anticommutator of n pivots sums n! orders; beyond this many it is refused.
+MAX_PIVOTS = 10
+#: Up to this many pivots the symmetrized product uses polarization (see
+#: :mod:`app.scene.math.anticommutator`); above, the subset recursion.
+_POLARIZATION_MAX = 6
+
+INTEGRATORS = ("seed", "twist")
+
+
+def qmul(a, b):
+    """Hamilton product of component-major quaternions ``(4, ...)``, as a ``(4, ...)`` array."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    out = np.empty((4,) + np.broadcast_shapes(aw.shape, bw.shape))
+    out[0] = aw * bw - ax * bx - ay * by - az * bz
+    out[1] = aw * bx + ax * bw + ay * bz - az * by
+    out[2] = aw * by - ax * bz + ay * bw + az * bx
+    out[3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
+
+
+def cross(a, b):
+    """Cross product of component-major vectors ``(3, ...)``."""
+    out = np.empty((3,) + np.broadcast_shapes(a[0].shape, b[0].shape))
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+def rotate(q, v):
+    """Rotate component-major vectors ``v (3, ...)`` by unit quaternions ``q (4, ...)``."""
+    u = q[1:]
+    t = 2.0 * cross(u, v)
+    return v + q[0] * t + cross(u, t)
+
+
+def dot(a, b):
+    """Dot product over the leading (component) axis."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def normalize(q):
+    """Unit quaternions (component-major)."""
+    return q / np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+
+
+@cache
+def _signs(n: int) -> np.ndarray:
+    return np.array([(1,) + s for s in itertools.product((1, -1), repeat=n - 1)], dtype=float)
+
+
+def sum_pivots(x) -> np.ndarray:
+    """``x[:, 0] + x[:, 1] + ...``: the sum over the pivot axis of ``(C, P, X)``, in order."""
+    out = x[:, 0].copy()
+    for i in range(1, x.shape[1]):
+        out += x[:, i]
+    return out
+
+
+def symmetrized_product(R) -> np.ndarray:
+    """Sum of the products of ``R[:, 0] .. R[:, P-1]`` in every order, elementwise over steps.
+
+    The same sum as :func:`app.scene.math.anticommutator.symmetrized_product`, for component-major
+    stacks ``(4, P, X)`` and with elementwise arithmetic only.
+
+    Returns
+    -------
+    ndarray, shape (4, X)
+    """
+    n = R.shape[1]
+    if n == 1:
+        return R[:, 0].copy()
+    if n == 2:
+        a, b = R[:, 0], R[:, 1]
+        w = a[0] * b[0] - dot(a[1:], b[1:])
+        return 2.0 * np.concatenate([w[None], a[0] * b[1:] + b[0] * a[1:]])
+    if n <= _POLARIZATION_MAX:
+        # P = 2^-(n-1) sum_e (prod e) (sum_i e_i a_i)^n, and (s + v)^k = c_k + d_k v.
+        total = np.zeros((4,) + R.shape[2:])
+        for signs in _signs(n):
+            x = R[:, 0].copy()
+            for i in range(1, n):
+                if signs[i] > 0:
+                    x += R[:, i]
+                else:
+                    x -= R[:, i]
+            s, v2 = x[0], dot(x[1:], x[1:])
+            c, d = s, np.ones_like(s)
+            for _ in range(n - 1):
+                c, d = c * s - d * v2, c + d * s
+            weight = np.prod(signs) / 2.0 ** (n - 1)
+            total[0] += weight * c
+            total[1:] += (weight * d) * x[1:]
+        return total
+    # Subset recursion: P(S) = sum over i in S of P(S without i) R_i.
+    layer = {1 << i: R[:, i] for i in range(n)}
+    for size in range(2, n + 1):
+        nxt = {}
+        for mask in (m for m in range(1 << n) if bin(m).count("1") == size):
+            acc = None
+            for i in range(n):
+                if mask >> i & 1:
+                    term = qmul(layer[mask ^ (1 << i)], R[:, i])
+                    acc = term if acc is None else acc + term
+            nxt[mask] = acc
+        layer = nxt
+    return layer[(1 << n) - 1]
+
+
+def _half_angle_axis(q):
+    """Half angle ``atan2(|v|, w)`` and unit axis (``x`` where there is none) of ``q``."""
+    s = np.sqrt(dot(q[1:], q[1:]))
+    safe = np.where(s == 0, 1.0, s)
+    axis = np.where(s == 0, np.array([1.0, 0.0, 0.0])[:, None], q[1:] / safe)
+    return np.arctan2(s, q[0]), axis
+
+
+def rotation_vectors(R) -> np.ndarray:
+    """``2 log(R)``: rotation vectors ``(3, ...)`` of unit quaternions ``(4, ...)``, ``w >= 0``."""
+    v = R[1:]
+    s = np.sqrt(dot(v, v))
+    # 2 atan2(s, w) / s, which tends to 2 / w as s -> 0.
+    ratio = np.where(s > 1e-300, 2.0 * np.arctan2(s, R[0]) / np.where(s == 0, 1.0, s), 2.0 / R[0])
+    return ratio * v
+
+
+def left_jacobian_apply(phi, x):
+    """``J(phi) x`` for the left Jacobian of SO(3), component-major ``(3, X)``.
+
+    ``J = I + (1 - cos t)/t^2 [phi]x + (t - sin t)/t^3 [phi]x^2`` with ``t = |phi|``; its
+    series is used below ``t = 1e-3``, where the closed form cancels.
+    """
+    t2 = dot(phi, phi)
+    t = np.sqrt(t2)
+    small = t < 1e-3
+    safe = np.where(small, 1.0, t)
+    a = np.where(small, 0.5 - t2 / 24.0 + t2 * t2 / 720.0,
+                 2.0 * np.sin(0.5 * safe) ** 2 / safe**2)  # fmt: skip
+    b = np.where(small, 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0,
+                 (safe - np.sin(safe)) / safe**3)  # fmt: skip
+    px = cross(phi, x)
+    return x + a * px + b * cross(phi, px)
+
+
+@dataclass(frozen=True, eq=False)
+class Increment:
+    """The per-step update of one integrator, for ``X`` steps at once (module docstring).
+
+    Attributes
+    ----------
+    rotation : ndarray, shape (4, X)
+        ``A``: the body's rotation per step, unit with ``w >= 0``.
+    half_angle : ndarray, shape (X,)
+        ``atan2(|A_xyz|, A_w)``, so ``A^k = (cos(k half_angle), sin(k half_angle) axis)``.
+    axis : ndarray, shape (3, X)
+    """
+
+    integrator: str
+    rotation: np.ndarray
+    half_angle: np.ndarray
+    axis: np.ndarray
+    pivot_rotation: np.ndarray  # (4, P, X): R_i
+    pivot_rotvec: np.ndarray | None  # (3, P, X): phi_i (twist only)
+    total_rotvec: np.ndarray | None  # (3, X): Phi (twist only)
+
+    def pivot_sum(self, v) -> np.ndarray:
+        """``sum_i M_i v_i`` for offsets ``v (3, P, X)``; the step's displacement ``(3, X)``."""
+        if self.integrator == "seed":
+            return sum_pivots(self.contributions(v))
+        return left_jacobian_apply(self.total_rotvec, -sum_pivots(cross(self.pivot_rotvec, v)))
+
+    def contributions(self, v) -> np.ndarray:
+        """Each pivot's share ``M_i v_i`` of the displacement, ``(3, P, X)``.
+
+        For the seed, ``v_i - R_i v_i R_i*``: :meth:`pivot_sum` is their sum, bit for bit.
+        For the twist, ``-J(Phi) (phi_i x v_i)``, whose sum is :meth:`pivot_sum` up to
+        rounding (the step applies ``J`` once, to the sum).
+        """
+        if self.integrator == "seed":
+            return v - rotate(self.pivot_rotation, v)
+        phi = self.total_rotvec[:, None]
+        return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
+
+
+def increment(R, integrator: str) -> Increment:
+    """The step update for pivot increments ``R (4, P, X)`` (unit, ``w >= 0``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown integrator, or where the seed's anticommutator vanishes (which the
+        plan's step bound rules out; see :mod:`app.scene.constraints.multi_parent.plan`).
+    """
+    R = np.asarray(R, dtype=float)
+    if integrator == "seed":
+        total = symmetrized_product(R)
+        norm = np.sqrt(total[0] * total[0] + dot(total[1:], total[1:]))
+        if not np.all(norm > 0):
+            raise ValueError("the normalized anticommutator of the pivots' steps vanishes")
+        A = total / norm
+        A = np.where(A[0] < 0, -A, A)
+        half, axis = _half_angle_axis(A)
+        return Increment("seed", A, half, axis, R, None, None)
+    if integrator == "twist":
+        phi = rotation_vectors(R)
+        Phi = sum_pivots(phi)
+        t = np.sqrt(dot(Phi, Phi))
+        axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
+        half = 0.5 * t
+        A = np.concatenate([np.cos(half)[None], np.sin(half) * axis])
+        return Increment("twist", A, half, axis, R, phi, Phi)
+    raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")

@@ -1,0 +1,349 @@
+"""The multi-parent integral over the whole timeline as a blocked scan, with no step loop.
+
+Every step multiplies the body's orientation by a unit quaternion ``A_n`` (on the left in
+world space, on the right in object space) and moves its position by a displacement that
+depends on the orientation before the step (:mod:`app.scene.constraints.multi_parent.increments`).
+So
+the orientations are a cumulative product and the positions a cumulative sum of
+displacements computed from them: two scans.
+
+The plan (:mod:`app.scene.constraints.multi_parent.plan`) hands over *pieces*, runs of ``L``
+substeps
+with the same ``A = (cos a, sin a n)`` and the same per-pivot maps. Within a piece both scans
+have closed forms:
+
+- orientation: ``A^k = (cos ka, sin ka n)``, so ``q0(k) = cos(ka) Q + sin(ka) Y`` with the
+  piece's starting orientation ``Q`` and ``Y = n Q`` (world) or ``Q n`` (object);
+- position: ``R(A^k) x = x + (cos 2ka - 1)(x - n n.x) + sin 2ka (n x x)`` makes substep
+  ``k``'s displacement ``x0 + (cos 2ka - 1) x1 + sin 2ka x2`` (plus ``k`` times the same form
+  when pivots slide along the body), with ``x0, x1, x2`` computed once per piece from ``Q``,
+  and :mod:`app.scene.math.rotation_sums` sums that over ``k`` exactly.
+
+Across pieces: the pieces' totals ``A^L`` are combined within each block by a logarithmic
+(Hillis-Steele) scan renormalized at every level, the blocks' totals are chained in order,
+and the pieces' displacement totals are summed the same way (a ``cumsum`` within blocks, the
+blocks chained). Every orientation is thus a product of O(log) normalized factors: ``| |q0| -
+1 |`` stays at rounding level however many steps there are, and the work is proportional to
+the number of pieces, not of steps.
+
+Blocks have fixed boundaries on the step grid (``block_steps`` grid steps each, from
+``frame_start``), pieces never straddle them, and all arithmetic is elementwise or
+sequential along the grid. Recomputing from the start of any block, given the state the
+earlier computation had there, therefore gives the same bits as recomputing everything.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from app.scene.constraints.multi_parent.increments import (
+    cross,
+    dot,
+    increment,
+    normalize,
+    qmul,
+    rotate,
+)
+from app.scene.constraints.multi_parent.plan import StepPlan
+from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
+
+
+@dataclass(frozen=True, eq=False)
+class PieceStates:
+    """The body's state at the start of each piece, and what continues it within the piece.
+
+    Attributes
+    ----------
+    grid_start, per_grid, block : ndarray of int, shape (Np,)
+        As in :class:`~app.scene.constraints.multi_parent.plan.StepPlan`.
+    half_angle : ndarray, shape (Np,)
+        ``a`` of the piece's step rotation ``A``.
+    rotation, turned : ndarray, shape (4, Np)
+        ``Q`` and ``Y``: the orientation after ``k`` substeps is ``cos(ka) Q + sin(ka) Y``.
+    position : ndarray, shape (3, Np)
+        ``p0`` at the piece's start.
+    terms : ndarray, shape (3, 3, Np) or (6, 3, Np)
+        ``x0, x1, x2`` (and their velocity counterparts) of the module docstring.
+    """
+
+    grid_start: np.ndarray
+    per_grid: np.ndarray
+    block: np.ndarray
+    half_angle: np.ndarray
+    rotation: np.ndarray
+    turned: np.ndarray
+    position: np.ndarray
+    terms: np.ndarray
+
+    def __len__(self):
+        return len(self.half_angle)
+
+    def head(self, n: int) -> PieceStates:
+        """The first ``n`` pieces."""
+        return PieceStates(*(getattr(self, f)[..., :n] for f in self.__dataclass_fields__))
+
+    def concatenate(self, other: PieceStates) -> PieceStates:
+        """These pieces followed by ``other``'s."""
+        if self.terms.shape[0] != other.terms.shape[0]:  # velocity terms on one side only
+            width = max(self.terms.shape[0], other.terms.shape[0])
+            a, b = (_pad_terms(x.terms, width) for x in (self, other))
+        else:
+            a, b = self.terms, other.terms
+        fields = [f for f in self.__dataclass_fields__ if f != "terms"]
+        joined = {f: np.concatenate([getattr(self, f), getattr(other, f)], axis=-1)
+                  for f in fields}  # fmt: skip
+        return PieceStates(**joined, terms=np.concatenate([a, b], axis=-1))
+
+    def at(self, index, k):
+        """``q0 (4, G)`` and ``p0 (3, G)`` after ``k`` substeps of pieces ``index``."""
+        index = np.asarray(index).reshape(-1)
+        k = np.asarray(k, dtype=float).reshape(-1)
+        return chunked(lambda s, e: self._at(index[s:e], k[s:e]), len(index))
+
+    @cached_property
+    def _packed(self) -> np.ndarray:
+        """Everything :meth:`at` reads, one row per component: one gather per query chunk."""
+        a = self.half_angle[None]
+        return np.concatenate([a, np.cos(a), np.sin(a), self.rotation, self.turned,
+                               self.position, self.terms.reshape(-1, len(self))])  # fmt: skip
+
+    def _at(self, index, k):
+        data = self._packed[:, index]
+        a, cos_a, sin_a = data[0], data[1], data[2]
+        Q, Y, P, terms = data[3:7], data[7:11], data[11:14], data[14:].reshape(-1, 3, len(index))
+        ka = k * a
+        cos_ka, sin_ka = np.cos(ka), np.sin(ka)
+        rotation = cos_ka * Q + sin_ka * Y
+        c, s = rotation_sums(k, a, cos_ka, sin_ka, cos_a, sin_a)
+        position = P + k * terms[0] + c * terms[1] + s * terms[2]
+        if len(terms) == 6:
+            tc, ts = weighted_rotation_sums(k, a)
+            position += 0.5 * k * (k - 1) * terms[3] + tc * terms[4] + ts * terms[5]
+        return rotation, position
+
+
+def _pad_terms(terms, width):
+    if terms.shape[0] == width:
+        return terms
+    return np.concatenate([terms, np.zeros((width - terms.shape[0],) + terms.shape[1:])])
+
+
+@dataclass(frozen=True, eq=False)
+class ScanResult:
+    """Piece states from a block on, and the states the scan chains from block to block.
+
+    ``block_rotation (4, nb + 1)`` and ``block_position (3, nb + 1)`` hold the state at the
+    start of each block from the plan's first on, and last the state at the grid's end.
+    """
+
+    pieces: PieceStates
+    block_rotation: np.ndarray
+    block_position: np.ndarray
+
+
+def _qmul_scalar(a, b):
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    q = (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+         aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)  # fmt: skip
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+#: Elementwise work runs over chunks of about this many entries: a few thousand doubles per
+#: array stay in the CPU caches, and temporaries stay below the allocator's threshold for
+#: memory it returns to the system (and faults back in) on every allocation.
+CHUNK = 2048
+#: Pieces per chunk in the scan (their arrays are few and each pass is short).
+PIECE_CHUNK = 8192
+
+
+def chunked(fn, n: int, size: int = CHUNK):
+    """``fn(start, stop)`` over ``[0, n)`` in chunks, the results joined on the last axis.
+
+    ``fn`` returns an array or a tuple of arrays; results do not depend on the chunking
+    since the work is elementwise.
+    """
+    parts = [fn(s, min(s + size, n)) for s in range(0, max(n, 1), size)]
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(p, axis=-1) for p in zip(*parts))
+    return np.concatenate(parts, axis=-1)
+
+
+def _block_layout(block: np.ndarray, n_blocks: int):
+    """First piece of each block, pieces per block, and each piece's rank in its block."""
+    first = np.searchsorted(block, np.arange(n_blocks))
+    count = np.diff(np.append(first, len(block)))
+    rank = np.arange(len(block)) - np.repeat(first, count)
+    return first, count, rank
+
+
+def _within_block_prefix(totals, block, rank, count, world: bool):
+    """Exclusive prefix products of piece totals within each block, and each block's total.
+
+    Parameters
+    ----------
+    totals : ndarray, shape (4, Np)
+    block, rank : ndarray of int, shape (Np,)
+    count : ndarray of int, shape (nb,)
+
+    Returns
+    -------
+    before : ndarray, shape (4, Np)
+        The product of the block's earlier pieces (identity for its first piece).
+    block_total : ndarray, shape (4, nb)
+    """
+    nb, width = len(count), int(count.max())
+    x = np.zeros((4, nb, width))
+    x[0] = 1.0
+    x[:, block, rank] = totals
+
+    def scan_rows(lo, hi):  # Hillis-Steele: x_j <- x_j x_(j - shift), log2(width) levels
+        rows = x[:, lo:hi]
+        shift = 1
+        while shift < width:
+            later, earlier = rows[:, :, shift:], rows[:, :, :-shift]
+            # Each level multiplies unit quaternions: the length drifts by an ulp or two per
+            # level, and is restored once at the end.
+            rows[:, :, shift:] = qmul(later, earlier) if world else qmul(earlier, later)
+            shift *= 2
+        rows[:] = normalize(rows)
+
+    for lo in range(0, nb, max(1, CHUNK // width)):
+        scan_rows(lo, lo + max(1, CHUNK // width))
+    identity = np.array([1.0, 0.0, 0.0, 0.0])[:, None]
+    before = np.where(rank > 0, x[:, block, np.maximum(rank - 1, 0)], identity)
+    return before, x[:, np.arange(nb), count - 1]
+
+
+def _within_block_sums(d, block, rank, count):
+    """Exclusive prefix sums of piece displacements within each block, and block totals.
+
+    ``d (3, Np)``; returns ``before (3, Np)`` and ``block_total (3, nb)``.
+    """
+    nb, width = len(count), int(count.max())
+    x = np.zeros((3, nb, width + 1))
+    x[:, block, rank + 1] = d
+    inclusive = np.cumsum(x, axis=2)  # sequential along each block: deterministic
+    return inclusive[:, block, rank], inclusive[:, np.arange(nb), count]
+
+
+def _displacement_terms(inc, plan, start, stop, Q, world: bool):
+    """``x0, x1, x2`` (and their velocity counterparts) of pieces ``start .. stop - 1``.
+
+    Returns
+    -------
+    terms : ndarray, shape (3, 3, n) or (6, 3, n)
+    """
+    n = inc.axis
+
+    def three(vectors):  # vectors (3, P, Np), body frame
+        if not world:
+            m = inc.pivot_sum(vectors)
+            return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
+        w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
+        if inc.integrator == "twist":
+            y = [wi - n * dot(n, wi) for wi in w]
+            z = [cross(n, wi) for wi in w]
+            return [inc.pivot_sum(np.stack(x, axis=1)) for x in (w, y, z)]
+        # The seed's M_i x = x - R_i x, applied to w, to y = w - n (n.w) and to n x w;
+        # a rotation keeps cross products, so R_i (n x w) = (R_i n) x (R_i w).
+        x0, x1, x2 = (np.zeros(n.shape) for _ in range(3))
+        for i, wi in enumerate(w):
+            r = inc.pivot_rotation[:, i]
+            rw = rotate(r, wi)
+            rn = rotate(r, n)
+            mw = wi - rw
+            x0 += mw
+            x1 += mw - dot(n, wi) * (n - rn)
+            x2 += cross(n, wi) - cross(rn, rw)
+        return [x0, x1, x2]
+
+    terms = three(plan.position[..., start:stop])
+    if plan.velocity is not None:
+        terms += three(plan.velocity[..., start:stop])
+    return np.array(terms)
+
+
+def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> ScanResult:
+    """Integrate the plan's pieces from its first block on.
+
+    Parameters
+    ----------
+    plan : StepPlan
+        From :func:`~app.scene.constraints.multi_parent.plan.plan_steps` (``.from_block(b)``).
+    integrator : {"seed", "twist"}
+    space : {"world", "object"}
+    q_start : array_like, shape (4,)
+        The body's orientation at the plan's first grid point (a block start).
+    p_start : array_like, shape (3,)
+        Its position there.
+
+    Returns
+    -------
+    ScanResult
+    """
+    world = space == "world"
+    q_start = tuple(float(v) for v in q_start)
+    p_start = np.asarray(p_start, dtype=float)
+    B = plan.block_steps
+    first_block = plan.first_grid // B
+    n_blocks = -(-(plan.n_steps - plan.first_grid) // B)
+    L = plan.length
+    n_terms = 3 if plan.velocity is None else 6
+    if len(L) == 0:
+        empty = PieceStates(plan.grid_start, plan.per_grid, plan.block, np.empty(0),
+                            np.empty((4, 0)), np.empty((4, 0)), np.empty((3, 0)),
+                            np.empty((n_terms, 3, 0)))  # fmt: skip
+        return ScanResult(empty, np.array(q_start)[:, None], p_start[:, None].copy())
+
+    n_pieces = len(L)
+    size = PIECE_CHUNK
+    bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
+    incs = [increment(plan.rotation[..., s:e], integrator) for s, e in bounds]
+    half_angle = np.concatenate([inc.half_angle for inc in incs])
+    axis = np.concatenate([inc.axis for inc in incs], axis=1)
+    block = plan.block - first_block
+    first_piece, count, rank = _block_layout(block, n_blocks)
+
+    # Orientation: piece totals A^L, prefix within blocks, blocks chained in order.
+    la = L * half_angle
+    totals = np.concatenate([np.cos(la)[None], np.sin(la) * axis])
+    before, block_total = _within_block_prefix(totals, block, rank, count, world)
+    chain = [q_start]
+    for t in block_total.T.tolist():
+        chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
+    block_rotation = np.array(chain).T  # (4, nb + 1)
+
+    def starts(s, e):  # each piece's starting Q, its Y, and its x-terms
+        Qb = block_rotation[:, block[s:e]]
+        Q = normalize(qmul(before[:, s:e], Qb) if world else qmul(Qb, before[:, s:e]))
+        pure_axis = np.concatenate([np.zeros((1, e - s)), axis[:, s:e]])
+        Y = qmul(pure_axis, Q) if world else qmul(Q, pure_axis)
+        terms = _displacement_terms(incs[s // size], plan, s, e, Q, world)
+        return Q, Y, terms
+
+    Q, Y, terms = chunked(starts, n_pieces, size)
+
+    # Position: each piece's total displacement in closed form, summed like the rotations.
+    def totals_of(s, e):
+        c, s_ = rotation_sums(L[s:e], half_angle[s:e])
+        d = L[s:e] * terms[0, :, s:e] + c * terms[1, :, s:e] + s_ * terms[2, :, s:e]
+        if n_terms == 6:
+            tc, ts = weighted_rotation_sums(L[s:e], half_angle[s:e])
+            d += (0.5 * L[s:e] * (L[s:e] - 1.0) * terms[3, :, s:e] + tc * terms[4, :, s:e]
+                  + ts * terms[5, :, s:e])  # fmt: skip
+        return d
+
+    d = chunked(totals_of, n_pieces, size)
+    sums_before, block_sum = _within_block_sums(d, block, rank, count)
+    block_position = np.cumsum(np.concatenate([p_start[:, None], block_sum], axis=1), axis=1)
+    P = block_position[:, block] + sums_before
+
+    pieces = PieceStates(plan.grid_start, plan.per_grid, plan.block, half_angle, Q, Y, P,
+                         terms)  # fmt: skip
+    return ScanResult(pieces, block_rotation, block_position)

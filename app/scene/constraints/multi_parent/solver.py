@@ -1,0 +1,250 @@
+"""The multi-parent constraint: a body rotating about several pivots at once.
+
+The solver of ``docs/scene-format.md`` (``multi_parent``), loaded by
+:mod:`app.scene.evaluate`. The body starts at ``frame_start`` where forward kinematics puts
+it and moves by the seed's update equations (or their limit, ``integrator: "twist"``) on the
+grid ``frame_start + k / substeps``:
+
+- :mod:`app.scene.constraints.multi_parent.plan` lays the pivots' keys onto the grid (and subdivides
+  large steps),
+- :mod:`app.scene.constraints.multi_parent.increments` is one step of either integrator,
+- :mod:`app.scene.constraints.multi_parent.scan` integrates the whole grid as two scans,
+- :mod:`app.scene.constraints.multi_parent.cache` keeps the result between evaluations and decides
+what
+  an edit invalidates.
+
+Here: the state at the requested frames (grid points from the cache; a frame between grid
+points by one partial step from the grid point before it), written as the body's world
+transform ``T(p0) R(q0) S(body scale)``.
+
+``context.cache[constraint.name]`` holds ``{"space": last space, "world"/"object":
+Integral}``; ``context.info[constraint.name]`` reports what the evaluation did.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.scene.constraints.multi_parent.cache import (
+    Inputs,
+    Integral,
+    first_stale_step,
+    grid_steps,
+    update,
+)
+from app.scene.constraints.multi_parent.increments import MAX_PIVOTS, increment, qmul, rotate
+from app.scene.constraints.multi_parent.increments import normalize as normalize_components
+from app.scene.constraints.multi_parent.plan import (
+    grid_time,
+    max_turn_rate,
+    ordered_pivots,
+    subdivisions,
+)
+from app.scene.constraints.multi_parent.scan import CHUNK
+from app.scene.errors import SceneError
+from app.scene.math.quat import canonical, conj, mul, normalize
+from app.scene.math.transforms import rotation_from_matrix
+from app.scene.rig.keys import sample
+from app.scene.rig.model import MultiParent, Scene
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, local_transforms
+
+
+def initial_state(scene: Scene, body: str):
+    """The body's position and orientation at ``frame_start`` from forward kinematics.
+
+    Returns
+    -------
+    position : ndarray, shape (3,)
+        The body's head in world coordinates.
+    rotation : ndarray, shape (4,)
+        Its world rotation: the rotation part of ``bone_to_world`` with the body's own scale
+        divided out (the nearest rotation, should an ancestor shear it).
+    """
+    index = scene.bone_index(body)
+    frames = np.array([float(scene.frame_start)])
+    bone_to_world = forward_kinematics(Skeleton.from_scene(scene), local_transforms(scene, frames))
+    m = bone_to_world[0, index]
+    scale = np.asarray(scene.bones[index].scale, dtype=float)
+    return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
+
+
+def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
+    """The integral's inputs for ``constraint`` in ``space`` (see :class:`Inputs`)."""
+    if len(constraint.pivots) > MAX_PIVOTS:
+        where = f"constraints[{scene.constraints.index(constraint)}].pivots"
+        raise SceneError(
+            f"{len(constraint.pivots)} pivots: at most {MAX_PIVOTS} are supported (their "
+            f"anticommutator sums every order of the pivots, {len(constraint.pivots)}! of them)",
+            where,
+        )
+    position, rotation = initial_state(scene, constraint.body)
+    return Inputs(
+        space=space,
+        integrator=constraint.integrator,
+        substeps=int(constraint.substeps),
+        frame_start=int(scene.frame_start),
+        scale=tuple(float(v) for v in scene.bone(constraint.body).scale),
+        rotation=tuple(rotation.tolist()),
+        position=tuple(position.tolist()),
+        pivots=ordered_pivots(constraint.pivots),
+    )
+
+
+def _partial_steps(inputs: Inputs, t0, t1, q, p):
+    """Integrate from grid times ``t0 (F,)`` to frames ``t1 (F,)`` in one (subdivided) step.
+
+    ``q (4, F)`` and ``p (3, F)`` are the states at ``t0``; returns the states at ``t1``.
+    """
+    pivots = inputs.pivots
+    scale = np.asarray(inputs.scale)
+    rotations = [(pv.rotation, pv.rotation_keys) for pv in pivots]
+    # The step's turn is bounded by each pivot's fastest key interval, as in the plan.
+    m = subdivisions(np.array([max_turn_rate(keys, t0, t1) * (t1 - t0) for _, keys in rotations]))
+    q, p = q.copy(), p.copy()
+    for j in range(int(m.max(initial=0))):
+        active = j < m
+        a = np.where(active, t0 + (t1 - t0) * (j / m), t1)
+        b = np.where(j + 1 >= m, t1, t0 + (t1 - t0) * ((j + 1) / m))
+        R = np.stack([
+            canonical(normalize(mul(sample(st, ks, b, rotation=True),
+                                    conj(sample(st, ks, a, rotation=True))))).T
+            for st, ks in rotations
+        ], axis=1)  # fmt: skip
+        u = np.stack([(sample(pv.position, pv.position_keys, a) * scale).T for pv in pivots],
+                     axis=1)  # fmt: skip
+        inc = increment(R, inputs.integrator)
+        if inputs.space == "world":
+            d = inc.pivot_sum(rotate(q[:, None], u))
+            q_next = qmul(inc.rotation, q)
+        else:
+            d = rotate(q, inc.pivot_sum(u))
+            q_next = qmul(q, inc.rotation)
+        q = np.where(active, normalize_components(q_next), q)
+        p = np.where(active, p + d, p)
+    return q, p
+
+
+def states_at(integral: Integral, frames) -> tuple[np.ndarray, np.ndarray]:
+    """The body's ``(q0, p0)`` at ``frames``, shapes ``(F, 4)`` and ``(F, 3)``.
+
+    Frames before ``frame_start`` hold its state; whole frames read the per-frame cache;
+    another frame on the grid is read from the pieces; a frame between grid points is one
+    partial step from the grid point before it; after the grid's end (the pivots' last key)
+    the body holds still.
+    """
+    inputs = integral.inputs
+    fs, s, N = inputs.frame_start, inputs.substeps, integral.n_steps
+    frames = np.asarray(frames, dtype=float).reshape(-1)
+    n = np.clip(np.floor((frames - fs) * s), 0, N).astype(np.intp)
+    n -= (grid_time(fs, s, n) > frames) & (n > 0)
+    n += (grid_time(fs, s, n + 1) <= frames) & (n < N)
+    slots = integral.frame_rotation.shape[1]
+    if len(frames) == slots and np.array_equal(frames, fs + np.arange(slots)):
+        return integral.frame_rotation.T, integral.frame_position.T  # the whole cache
+    rotation = np.empty((4, len(frames)))
+    position = np.empty((3, len(frames)))
+    cached = (n % s == 0) | (n == N)
+    slot = np.minimum(-(-n[cached] // s), integral.frame_rotation.shape[1] - 1)
+    rotation[:, cached] = integral.frame_rotation[:, slot]
+    position[:, cached] = integral.frame_position[:, slot]
+    if not np.all(cached):
+        rotation[:, ~cached], position[:, ~cached] = integral.grid_states(n[~cached])
+    partial = (frames > grid_time(fs, s, n)) & (n < N)
+    if np.any(partial):
+        t0 = grid_time(fs, s, n[partial])
+        rotation[:, partial], position[:, partial] = _partial_steps(
+            inputs, t0, frames[partial], rotation[:, partial], position[:, partial]
+        )
+    return rotation.T, position.T
+
+
+def body_to_world(rotation, position, scale) -> np.ndarray:
+    """``T(p0) R(q0) S(scale)`` for ``rotation (F, 4)``, ``position (F, 3)``: ``(F, 4, 4)``.
+
+    Built entry by entry over all frames (as the forward kinematics does), a few thousand
+    frames at a time.
+    """
+    rotation = np.asarray(rotation, dtype=float)
+    position = np.asarray(position, dtype=float)
+    sx, sy, sz = (float(v) for v in scale)
+    out = np.zeros((len(rotation), 4, 4))
+    out[:, :3, 3] = position
+    out[:, 3, 3] = 1.0
+
+    def fill(lo, hi):
+        w, x, y, z = rotation[lo:hi].T
+        m = out[lo:hi]
+        m[:, 0, 0] = (1 - 2 * (y * y + z * z)) * sx
+        m[:, 0, 1] = 2 * (x * y - w * z) * sy
+        m[:, 0, 2] = 2 * (x * z + w * y) * sz
+        m[:, 1, 0] = 2 * (x * y + w * z) * sx
+        m[:, 1, 1] = (1 - 2 * (x * x + z * z)) * sy
+        m[:, 1, 2] = 2 * (y * z - w * x) * sz
+        m[:, 2, 0] = 2 * (x * z - w * y) * sx
+        m[:, 2, 1] = 2 * (y * z + w * x) * sy
+        m[:, 2, 2] = (1 - 2 * (x * x + y * y)) * sz
+
+    for lo in range(0, len(rotation), CHUNK):
+        fill(lo, lo + CHUNK)
+    return out
+
+
+def _entry(cache: dict, name: str) -> dict:
+    entry = cache.get(name)
+    if not isinstance(entry, dict) or "space" not in entry:
+        entry = cache[name] = {"space": None}
+    return entry
+
+
+def _with_path(constraint, scene, error: SceneError) -> SceneError:
+    return SceneError(error.reason, f"constraints[{scene.constraints.index(constraint)}]."
+                      f"{error.path}")  # fmt: skip
+
+
+def apply(constraint: MultiParent, ctx) -> None:
+    """Drive the body: its world transform at every context frame (see module docstring)."""
+    space = ctx.space_of(constraint)
+    inputs = inputs_of(constraint, ctx.scene, space)
+    entry = _entry(ctx.cache, constraint.name)
+    old = entry.get(space)
+    try:
+        integral = update(old, inputs)
+    except SceneError as e:
+        raise _with_path(constraint, ctx.scene, e) from None
+    entry["space"] = space
+    entry[space] = integral
+    rotation, position = states_at(integral, ctx.frames)
+    body = ctx.skeleton.index(constraint.body)
+    ctx.set_world(body, body_to_world(rotation, position, inputs.scale))
+    recomputed = integral is not old and integral.recomputed_from <= integral.n_steps
+    ctx.info[constraint.name] = {
+        "recomputed_from_frame": (
+            float(grid_time(inputs.frame_start, inputs.substeps, integral.recomputed_from))
+            if recomputed
+            else None
+        ),
+        "grid_steps": integral.n_steps,
+        "subdivided_steps": integral.subdivided,
+    }
+
+
+def is_stale(constraint: MultiParent, cache_entry, scene: Scene) -> bool:
+    """Whether the next evaluation must integrate anything again.
+
+    Compares the constraint's current inputs, in the space it was last evaluated in, with
+    those of the cached integral.
+    """
+    if not isinstance(cache_entry, dict) or cache_entry.get("space") is None:
+        return True
+    space = cache_entry["space"]
+    integral = cache_entry.get(space)
+    if integral is None:
+        return True
+    inputs = inputs_of(constraint, scene, space)
+    try:
+        steps = grid_steps(inputs)
+    except SceneError:
+        return True
+    if not integral.inputs.same_start(inputs):
+        return True
+    return not (first_stale_step(integral, inputs) == integral.n_steps == steps)

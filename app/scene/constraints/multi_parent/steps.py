@@ -1,0 +1,174 @@
+"""The multi-parent integration one step at a time: what the step-through shows.
+
+The solver integrates the whole timeline as two scans
+(:mod:`app.scene.constraints.multi_parent.scan`)
+and never forms a step's pieces one by one. To show a step, :func:`steps` takes the same
+plan (the pivots' increments ``R_i`` and positions per substep), the same step update
+(:func:`~app.scene.constraints.multi_parent.increments.increment`: the anticommutator and each
+pivot's
+``M_i v_i``) and the integral's own states at each substep, and lays them out per substep
+in world coordinates. Nothing here integrates: the states are the solver's, so the state
+after the last step is the evaluated pose bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Integral, update
+from app.scene.constraints.multi_parent.increments import increment, qmul, rotate
+from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
+from app.scene.constraints.multi_parent.solver import inputs_of
+from app.scene.rig.model import MultiParent, Scene
+
+
+@dataclass(frozen=True, eq=False)
+class Steps:
+    """The substeps that take the body from one frame to the next.
+
+    ``S`` substeps, ``P`` pivots (in the integrator's order: by name). Everything is in world
+    coordinates, whatever the constraint's space.
+
+    Attributes
+    ----------
+    constraint, space, integrator : str
+    pivot_names : tuple of str
+    times : ndarray, shape (S + 1,)
+        Frame times of the substeps' boundaries.
+    rotation : ndarray, shape (S + 1, 4)
+        The body's world rotation ``q0`` at each boundary.
+    position : ndarray, shape (S + 1, 3)
+        Its head ``p0``.
+    pivot_positions : ndarray, shape (S, P, 3)
+        Each pivot ``p_i`` at the start of each substep.
+    offsets : ndarray, shape (S, P, 3)
+        ``v_i = p_i - p0``.
+    increments : ndarray, shape (S, P, 4)
+        ``R_i`` as world rotations (in object space ``q0 R_i q0^-1``).
+    contributions : ndarray, shape (S, P, 3)
+        Each pivot's share of the step's displacement: ``v_i - R_i v_i R_i*`` for the seed.
+    combined : ndarray, shape (S, 4)
+        The body's turn in the substep as a world rotation: ``{R_i}``, the normalized
+        anticommutator (for the twist integrator, ``exp(sum_i phi_i / 2)``).
+    subdivided : ndarray of bool, shape (S,)
+        The substep belongs to a grid step split for its large turn.
+    """
+
+    constraint: str
+    space: str
+    integrator: str
+    pivot_names: tuple
+    times: np.ndarray
+    rotation: np.ndarray
+    position: np.ndarray
+    pivot_positions: np.ndarray
+    offsets: np.ndarray
+    increments: np.ndarray
+    contributions: np.ndarray
+    combined: np.ndarray
+    subdivided: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.combined)
+
+    def displacement(self) -> np.ndarray:
+        """The sum of the contributions per substep, ``(S, 3)``."""
+        return self.contributions.sum(axis=1)
+
+    def combined_angle_deg(self) -> np.ndarray:
+        """The angle of each substep's combined rotation, ``(S,)`` degrees."""
+        w = np.clip(np.abs(self.combined[:, 0]), 0.0, 1.0)
+        return np.degrees(2.0 * np.arccos(w))
+
+
+def _conj(q):
+    return q * np.array([1.0, -1.0, -1.0, -1.0]).reshape((4,) + (1,) * (q.ndim - 1))
+
+
+def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None = None,
+          integral: Integral | None = None) -> Steps:  # fmt: skip
+    """The integration substeps from whole frame ``frame - 1`` to ``frame``.
+
+    Frames at or before ``frame_start``, and after the pivots' last key, have no steps (the
+    body holds still): the result then has ``S = 0`` and the state at ``frame``.
+
+    Parameters
+    ----------
+    constraint : MultiParent
+    scene : Scene
+    frame : int
+        A whole frame (a fractional one is rounded down).
+    space : {"world", "object"}, optional
+        Overrides the constraint's space, as the editor's toggle does.
+    integral : Integral, optional
+        An evaluator's cached integral for this constraint (``cache[name][space]``): what is
+        still valid of it is reused, with the same bits as integrating anew.
+
+    Raises
+    ------
+    SceneError
+        As the evaluation does (too many pivots, a grid too long).
+    """
+    space = space or constraint.space
+    inputs = inputs_of(constraint, scene, space)
+    integral = update(integral, inputs)  # reuses what is valid; the same bits either way
+    fs, s, N = inputs.frame_start, inputs.substeps, integral.n_steps
+    frame = int(np.floor(frame))
+    g1 = int(np.clip((frame - fs) * s, 0, N))
+    g0 = int(np.clip((frame - 1 - fs) * s, 0, g1))
+    plan = plan_steps(inputs.pivots, fs, s, N, inputs.scale, BLOCK_STEPS)
+    timing = piece_timing(plan)
+
+    # Every substep in [g0, g1) as (piece, substep within the piece).
+    general = timing.general
+    inside = general & (timing.grid >= g0) & (timing.grid < g1)
+    lo = np.where(general, 0, np.clip((g0 - plan.grid_start) * plan.per_grid, 0, plan.length))
+    hi = np.where(general, inside.astype(int),
+                  np.clip((g1 - plan.grid_start) * plan.per_grid, 0, plan.length))  # fmt: skip
+    count = np.maximum(hi - lo, 0)
+    piece = np.repeat(np.arange(len(count)), count)
+    k = np.arange(len(piece)) - np.repeat(np.cumsum(count) - count, count) + lo[piece]
+    m = timing.substeps[piece]
+    times = np.where(
+        general[piece],
+        grid_time(fs, s, timing.grid[piece] + timing.rank[piece] / m),
+        grid_time(fs, s, plan.grid_start[piece] + k / np.maximum(plan.per_grid[piece], 1)),
+    )
+
+    if len(piece):
+        q, p = integral.pieces.at(piece, k)  # (4, S), (3, S): the solver's own states
+    else:
+        q, p = np.empty((4, 0)), np.empty((3, 0))
+    q_end, p_end = integral.grid_states([g1])
+    R = plan.rotation[:, :, piece]  # (4, P, S)
+    u = plan.position[:, :, piece]
+    if plan.velocity is not None:
+        u = u + k * plan.velocity[:, :, piece]
+    inc = increment(R, inputs.integrator)
+    q_p = q[:, None]  # (4, 1, S): broadcast over pivots
+    v = rotate(q_p, u)
+    if space == "world":
+        contributions = inc.contributions(v)
+        world_R, combined = R, inc.rotation
+    else:
+        contributions = rotate(q_p, inc.contributions(u))
+        world_R = qmul(qmul(q_p, R), _conj(q_p))
+        combined = qmul(qmul(q, inc.rotation), _conj(q))
+
+    return Steps(
+        constraint=constraint.name,
+        space=space,
+        integrator=inputs.integrator,
+        pivot_names=tuple(pv.name for pv in inputs.pivots),
+        times=np.append(times, grid_time(fs, s, g1)),
+        rotation=np.concatenate([q, q_end], axis=1).T,
+        position=np.concatenate([p, p_end], axis=1).T,
+        pivot_positions=np.transpose(p[:, None] + v, (2, 1, 0)),
+        offsets=np.transpose(v, (2, 1, 0)),
+        increments=np.transpose(world_R, (2, 1, 0)),
+        contributions=np.transpose(contributions, (2, 1, 0)),
+        combined=combined.T,
+        subdivided=m > 1,
+    )

@@ -1,0 +1,1 @@
+"""Files: the scene schema, BVH in and out, CSV, and atomic writes."""

@@ -1,0 +1,277 @@
+"""BVH motion capture as a scene (``docs/scene-format.md``, "BVH import").
+
+One bone per ROOT/JOINT with ``translation`` = OFFSET; position channels (on any joint)
+become ``translation_keys`` (a component without a channel keeps the OFFSET's); rotation
+channels, in their listed order, become ``rotation_keys`` with ``R = R_c1 @ R_c2 @ R_c3``
+(degrees); an End Site becomes the bone's ``tail``. Frame ``k`` of the motion is frame ``k``,
+``fps = 1 / Frame Time``.
+
+Errors name the line. More motion lines than ``Frames:`` declares are cut to the declared
+count and reported in ``scene.messages``; fewer are refused as truncated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from app.scene.errors import SceneError
+from app.scene.math import quat
+from app.scene.rig.keys import Keys
+from app.scene.rig.model import Bone, Scene
+
+_AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+_CHANNELS = {f"{a}{kind}" for a in "XYZ" for kind in ("position", "rotation")}
+
+
+@dataclass
+class _Joint:
+    name: str
+    parent: int
+    line: int
+    offset: tuple = (0.0, 0.0, 0.0)
+    channels: list = field(default_factory=list)
+    end_site: tuple | None = None
+
+
+class _Lines:
+    """Non-blank lines as token lists, with their 1-based line numbers."""
+
+    def __init__(self, text: str):
+        self.items = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            tokens = line.split()
+            if tokens:
+                self.items.append((number, tokens))
+        self.pos = 0
+
+    def next(self, what: str):
+        if self.pos >= len(self.items):
+            last = self.items[-1][0] if self.items else 0
+            raise SceneError(f"unexpected end of file, expected {what}", f"line {last}")
+        item = self.items[self.pos]
+        self.pos += 1
+        return item
+
+    def peek(self):
+        return self.items[self.pos] if self.pos < len(self.items) else (None, None)
+
+
+def _floats(tokens, line, what):
+    try:
+        values = tuple(float(t) for t in tokens)
+    except ValueError:
+        raise SceneError(f"{what}: expected numbers, got {' '.join(tokens)!r}",
+                         f"line {line}") from None  # fmt: skip
+    if not all(np.isfinite(values)):
+        raise SceneError(f"{what}: numbers must be finite", f"line {line}")
+    return values
+
+
+def _expect(lines, word):
+    line, tokens = lines.next(f'"{word}"')
+    if tokens[0] != word:
+        raise SceneError(f'expected "{word}", got {tokens[0]!r}', f"line {line}")
+    return line, tokens
+
+
+def _parse_joint(lines, joints, parent, name, header_line):
+    index = len(joints)
+    joints.append(_Joint(name=name, parent=parent, line=header_line))
+    _expect(lines, "{")
+    seen_offset = False
+    while True:
+        line, tokens = lines.next('"}"')
+        head = tokens[0]
+        if head == "OFFSET":
+            if len(tokens) != 4:
+                raise SceneError("OFFSET needs 3 numbers", f"line {line}")
+            joints[index].offset = _floats(tokens[1:], line, "OFFSET")
+            seen_offset = True
+        elif head == "CHANNELS":
+            if len(tokens) < 2:
+                raise SceneError("CHANNELS needs a count", f"line {line}")
+            try:
+                count = int(tokens[1])
+            except ValueError:
+                raise SceneError(f"CHANNELS count {tokens[1]!r} is not an integer",
+                                 f"line {line}") from None  # fmt: skip
+            names = tokens[2:]
+            if count != len(names):
+                raise SceneError(f"CHANNELS declares {count} channels but lists {len(names)}",
+                                 f"line {line}")  # fmt: skip
+            for n in names:
+                if n not in _CHANNELS:
+                    raise SceneError(f"unknown channel {n!r}", f"line {line}")
+            if len(set(names)) != len(names):
+                raise SceneError("a channel is listed twice", f"line {line}")
+            joints[index].channels = names
+        elif head == "JOINT":
+            if len(tokens) < 2:
+                raise SceneError("JOINT needs a name", f"line {line}")
+            _parse_joint(lines, joints, index, " ".join(tokens[1:]), line)
+        elif head == "End" and tokens[1:2] == ["Site"]:
+            _expect(lines, "{")
+            oline, otokens = _expect(lines, "OFFSET")
+            if len(otokens) != 4:
+                raise SceneError("OFFSET needs 3 numbers", f"line {oline}")
+            joints[index].end_site = _floats(otokens[1:], oline, "End Site OFFSET")
+            _expect(lines, "}")
+        elif head == "}":
+            if not seen_offset:
+                raise SceneError(f"joint {name!r} has no OFFSET", f"line {header_line}")
+            return
+        else:
+            raise SceneError(f"unexpected {head!r} inside joint {name!r}", f"line {line}")
+
+
+def parse_bvh(text: str, file: str = "") -> Scene:
+    """Parse BVH text into a scene; ``file`` names it in errors and messages."""
+    try:
+        return _parse(text, file)
+    except SceneError as e:
+        raise e.with_file(file) from None
+
+
+def load_bvh(path) -> Scene:
+    """Read a ``.bvh`` file as a scene (see the module docstring)."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise SceneError("no such file", file=str(path)) from None
+    except OSError as e:
+        raise SceneError(e.strerror or str(e), file=str(path)) from None
+    return parse_bvh(text, str(path))
+
+
+def _parse(text: str, file: str) -> Scene:
+    found = re.search(r"^[ \t]*MOTION[ \t]*\r?$", text, re.MULTILINE)
+    head, motion = (text[: found.start()], text[found.end() :]) if found else (text, "")
+    lines = _Lines(head)
+    _expect(lines, "HIERARCHY")
+    joints: list[_Joint] = []
+    while True:
+        line, tokens = lines.peek()
+        if line is None:
+            break
+        lines.next("ROOT")
+        if tokens[0] != "ROOT" or len(tokens) < 2:
+            raise SceneError(f'expected "ROOT name", got {" ".join(tokens)!r}', f"line {line}")
+        _parse_joint(lines, joints, -1, " ".join(tokens[1:]), line)
+    if not joints:
+        raise SceneError("no ROOT joint", "line 1")
+    names = {}
+    for j in joints:
+        if j.name in names:
+            raise SceneError(f"joint name {j.name!r} is used twice (first on line "
+                             f"{names[j.name]})", f"line {j.line}")  # fmt: skip
+        names[j.name] = j.line
+    if not found:
+        raise SceneError('no "MOTION" section', f"line {len(text.splitlines())}")
+
+    first_motion_line = head.count("\n") + 1
+    frames, frame_time, data, messages = _parse_motion(motion, first_motion_line, joints, file)
+    return _scene(joints, frames, frame_time, data, messages)
+
+
+def _parse_motion(motion: str, line0: int, joints, file: str):
+    """Frames, frame time, the (N, C) channel array, and messages about the motion."""
+    raw = motion.splitlines()
+    # raw[0] is the rest of the "MOTION" line; raw[i] is line line0 + i of the file.
+    numbered = [(line0 + i, s) for i, s in enumerate(raw) if s.strip()]
+    header = [(n, s) for n, s in numbered[:2]]
+    if len(header) < 2:
+        raise SceneError('expected "Frames:" and "Frame Time:" after MOTION', f"line {line0}")
+    (n1, s1), (n2, s2) = header
+    t1, t2 = s1.split(), s2.split()
+    if t1[:1] != ["Frames:"] or len(t1) != 2:
+        raise SceneError(f'expected "Frames: N", got {s1.strip()!r}', f"line {n1}")
+    try:
+        declared = int(t1[1])
+    except ValueError:
+        raise SceneError(f"frame count {t1[1]!r} is not an integer", f"line {n1}") from None
+    if declared < 1:
+        raise SceneError(f"frame count must be at least 1, got {declared}", f"line {n1}")
+    if t2[:2] != ["Frame", "Time:"] or len(t2) != 3:
+        raise SceneError(f'expected "Frame Time: seconds", got {s2.strip()!r}', f"line {n2}")
+    frame_time = _floats(t2[2:], n2, "Frame Time")[0]
+    if frame_time <= 0:
+        raise SceneError(f"Frame Time must be > 0, got {t2[2]}", f"line {n2}")
+
+    rows = numbered[2:]
+    channels = sum(len(j.channels) for j in joints)
+    messages = []
+    if len(rows) < declared:
+        last = rows[-1][0] if rows else n2
+        raise SceneError(f"truncated: Frames declares {declared} frames but the file has "
+                         f"{len(rows)} motion lines", f"line {last}")  # fmt: skip
+    if len(rows) > declared:
+        extra = len(rows) - declared
+        messages.append(
+            f"{file or 'BVH'}: line {rows[declared][0]}: {extra} motion line(s) beyond the "
+            f"{declared} that Frames declares were ignored"
+        )
+        rows = rows[:declared]
+    counts = np.fromiter((len(s.split()) for _, s in rows), dtype=np.intp, count=len(rows))
+    bad = np.flatnonzero(counts != channels)
+    if len(bad):
+        n, _ = rows[bad[0]]
+        raise SceneError(f"expected {channels} numbers (the channels of the hierarchy), got "
+                         f"{counts[bad[0]]}", f"line {n}")  # fmt: skip
+    try:
+        data = np.array(" ".join(s for _, s in rows).split(), dtype=float)
+    except ValueError:
+        for n, s in rows:
+            _floats(s.split(), n, "motion")
+        raise  # pragma: no cover - _floats raises first
+    data = data.reshape(declared, channels) if channels else np.zeros((declared, 0))
+    finite = np.isfinite(data).all(axis=1)
+    if not finite.all():
+        n, _ = rows[int(np.argmin(finite))]
+        raise SceneError("motion values must be finite numbers", f"line {n}")
+    return declared, frame_time, data, messages
+
+
+def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
+    key_frames = np.arange(n_frames, dtype=float)
+    bones = []
+    column = 0
+    for j in joints:
+        cols = {name: column + k for k, name in enumerate(j.channels)}
+        column += len(j.channels)
+        translation_keys = rotation_keys = None
+        if any(name.endswith("position") for name in j.channels):
+            values = np.tile(np.array(j.offset, dtype=float), (n_frames, 1))
+            for axis, a in enumerate("XYZ"):
+                if f"{a}position" in cols:
+                    values[:, axis] = data[:, cols[f"{a}position"]]
+            translation_keys = Keys(key_frames, values)
+        rot_channels = [name for name in j.channels if name.endswith("rotation")]
+        if rot_channels:
+            q = None
+            for name in rot_channels:  # R = R_c1 @ R_c2 @ R_c3: q = q_c1 * q_c2 * q_c3
+                angle = np.radians(data[:, cols[name]])
+                qc = quat.from_axis_angle(np.array(_AXES[name[0]]), angle)
+                q = qc if q is None else quat.mul(q, qc)
+            rotation_keys = Keys(key_frames, quat.normalize(q))
+        bones.append(
+            Bone(
+                name=j.name,
+                parent=None if j.parent < 0 else joints[j.parent].name,
+                translation=tuple(j.offset),
+                tail=None if j.end_site is None else tuple(j.end_site),
+                translation_keys=translation_keys,
+                rotation_keys=rotation_keys,
+            )
+        )
+    return Scene(
+        bones=bones,
+        fps=1.0 / frame_time,
+        frame_start=0,
+        frame_end=n_frames - 1,
+        messages=messages,
+    )

@@ -1,0 +1,1 @@
+"""Quaternion and transform algebra: pure functions on ``(..., 4)`` and ``(..., 3)`` arrays."""

@@ -1,0 +1,406 @@
+"""Quaternions, vectorized over leading axes.
+
+Conventions (the same everywhere in :mod:`app.scene`):
+
+- A quaternion is an array ``[w, x, y, z]`` (scalar first), shape ``(..., 4)``;
+  vectors are shape ``(..., 3)``. Every function broadcasts over leading axes.
+- Hamilton's product: ``i*j = k``, ``j*k = i``, ``k*i = j``, ``i*i = -1``.
+- Rotations are active and act on column vectors: ``rotate(q, v) = q v q*``, and
+  ``matrix_from_quat(q) @ v`` is the same vector. ``mul(a, b)`` applies ``b`` first.
+- A rotation by ``angle`` radians about the unit ``axis`` is
+  ``[cos(angle/2), sin(angle/2) * axis]``. ``q`` and ``-q`` are the same rotation.
+
+The symmetrized product used by the multi-parent constraint lives in
+:mod:`app.scene.math.anticommutator` and is re-exported here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "identity",
+    "mul",
+    "conj",
+    "inverse",
+    "norm",
+    "normalize",
+    "canonical",
+    "rotate",
+    "from_axis_angle",
+    "to_axis_angle",
+    "from_rotvec",
+    "to_rotvec",
+    "matrix_from_quat",
+    "quat_from_matrix",
+    "slerp",
+    "exp",
+    "log",
+    "angle_between",
+    "shortest_arc",
+    "normalized_anticommutator",
+    "symmetrized_product",
+    "VanishingAnticommutatorError",
+]
+
+
+def identity(shape=()) -> np.ndarray:
+    """The identity rotation ``[1, 0, 0, 0]`` broadcast to ``shape + (4,)``."""
+    q = np.zeros(tuple(np.atleast_1d(shape)) + (4,) if shape != () else (4,))
+    q[..., 0] = 1.0
+    return q
+
+
+def mul(a, b) -> np.ndarray:
+    """Hamilton product ``a * b`` (rotation ``b`` first, then ``a``).
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 4)
+        Quaternions; leading axes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        axis=-1,
+    )
+
+
+def conj(q) -> np.ndarray:
+    """Conjugate ``[w, -x, -y, -z]``; the inverse rotation of a unit quaternion."""
+    q = np.asarray(q, dtype=float)
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def norm(q) -> np.ndarray:
+    """Euclidean length, shape ``(...)``."""
+    return np.linalg.norm(np.asarray(q, dtype=float), axis=-1)
+
+
+def inverse(q) -> np.ndarray:
+    """Multiplicative inverse ``q* / |q|^2`` (any non-zero quaternion)."""
+    q = np.asarray(q, dtype=float)
+    n2 = np.sum(q * q, axis=-1, keepdims=True)
+    if np.any(n2 == 0):
+        raise ZeroDivisionError("the zero quaternion has no inverse")
+    return conj(q) / n2
+
+
+def normalize(q) -> np.ndarray:
+    """Scale to unit length.
+
+    Raises
+    ------
+    ValueError
+        If a quaternion has zero (or non-finite) length: it names no rotation.
+    """
+    q = np.asarray(q, dtype=float)
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    if not np.all(np.isfinite(n)) or np.any(n == 0):
+        raise ValueError("cannot normalize a zero or non-finite quaternion")
+    return q / n
+
+
+def canonical(q) -> np.ndarray:
+    """The same rotation with ``w >= 0`` (the shorter arc from the identity)."""
+    q = np.asarray(q, dtype=float)
+    return np.where(q[..., :1] < 0, -q, q)
+
+
+def rotate(q, v) -> np.ndarray:
+    """Rotate vectors ``v`` by unit quaternions ``q``: ``q v q*``.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+    v : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+    """
+    q = np.asarray(q, dtype=float)
+    v = np.asarray(v, dtype=float)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    vx, vy, vz = v[..., 0], v[..., 1], v[..., 2]
+    # v + 2w (u x v) + 2 u x (u x v), with the cross products written out: np.cross costs
+    # more than the arithmetic on the small stacks of single-frame solves.
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return np.stack(
+        [
+            vx + w * tx + (y * tz - z * ty),
+            vy + w * ty + (z * tx - x * tz),
+            vz + w * tz + (x * ty - y * tx),
+        ],
+        axis=-1,
+    )
+
+
+def from_axis_angle(axis, angle) -> np.ndarray:
+    """Rotation by ``angle`` radians about ``axis`` (normalized here).
+
+    Parameters
+    ----------
+    axis : array_like, shape (..., 3)
+    angle : array_like, shape (...)
+
+    Raises
+    ------
+    ValueError
+        If an axis has zero length while its angle is not zero.
+    """
+    axis = np.asarray(axis, dtype=float)
+    angle = np.asarray(angle, dtype=float)
+    lead = np.broadcast_shapes(axis.shape[:-1], angle.shape)
+    axis = np.broadcast_to(axis, lead + (3,))
+    angle = np.broadcast_to(angle, lead)
+    n = np.linalg.norm(axis, axis=-1)
+    if np.any((n == 0) & (angle != 0)):
+        raise ValueError("a rotation axis has zero length")
+    unit = axis / np.where(n == 0, 1.0, n)[..., None]
+    half = 0.5 * angle
+    return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * unit], axis=-1)
+
+
+def to_axis_angle(q):
+    """Axis and angle of unit quaternions, angle in ``[0, pi]``.
+
+    Returns
+    -------
+    axis : ndarray, shape (..., 3)
+        Unit axis; ``[1, 0, 0]`` for the identity, where any axis would do.
+    angle : ndarray, shape (...)
+    """
+    q = canonical(q)
+    s = np.linalg.norm(q[..., 1:], axis=-1)
+    angle = 2.0 * np.arctan2(s, q[..., 0])
+    safe = np.where(s == 0, 1.0, s)[..., None]
+    axis = np.where((s == 0)[..., None], np.array([1.0, 0.0, 0.0]), q[..., 1:] / safe)
+    return axis, angle
+
+
+def _sinc(x):
+    """``sin(x)/x`` with the removable singularity filled in."""
+    return np.sinc(np.asarray(x) / np.pi)
+
+
+def exp(q) -> np.ndarray:
+    """Quaternion exponential ``e^w (cos|v| + v/|v| sin|v|)``.
+
+    For a pure quaternion ``[0, angle/2 * axis]`` it is the rotation by ``angle``.
+    """
+    q = np.asarray(q, dtype=float)
+    v = q[..., 1:]
+    theta = np.linalg.norm(v, axis=-1)
+    scale = np.exp(q[..., 0])
+    return np.concatenate(
+        [(scale * np.cos(theta))[..., None], (scale * _sinc(theta))[..., None] * v], axis=-1
+    )
+
+
+def log(q) -> np.ndarray:
+    """Quaternion logarithm ``[log|q|, v/|v| atan2(|v|, w)]`` (principal branch).
+
+    For a unit quaternion with ``w >= 0`` the vector part is ``angle/2 * axis`` with
+    angle in ``[0, pi]``; pass :func:`canonical` first to get the shorter arc.
+    """
+    q = np.asarray(q, dtype=float)
+    v = q[..., 1:]
+    s = np.linalg.norm(v, axis=-1)
+    n = np.linalg.norm(q, axis=-1)
+    if np.any(n == 0):
+        raise ValueError("the zero quaternion has no logarithm")
+    theta = np.arctan2(s, q[..., 0])
+    # theta / s, stable near s = 0 (there theta/s -> 1/w).
+    ratio = np.where(s > 1e-300, theta / np.where(s == 0, 1.0, s), 1.0 / q[..., 0])
+    return np.concatenate([np.log(n)[..., None], ratio[..., None] * v], axis=-1)
+
+
+def from_rotvec(rotvec) -> np.ndarray:
+    """Rotation from a rotation vector ``angle * axis``, shape ``(..., 3)``."""
+    rotvec = np.asarray(rotvec, dtype=float)
+    return exp(np.concatenate([np.zeros(rotvec.shape[:-1] + (1,)), 0.5 * rotvec], axis=-1))
+
+
+def to_rotvec(q) -> np.ndarray:
+    """Rotation vector ``angle * axis`` of the shorter arc, shape ``(..., 3)``."""
+    return 2.0 * log(normalize(canonical(q)))[..., 1:]
+
+
+def matrix_from_quat(q) -> np.ndarray:
+    """3x3 rotation matrices of unit quaternions, shape ``(..., 3, 3)``."""
+    q = np.asarray(q, dtype=float)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    m = np.empty(q.shape[:-1] + (3, 3))
+    m[..., 0, 0] = 1 - 2 * (yy + zz)
+    m[..., 0, 1] = 2 * (xy - wz)
+    m[..., 0, 2] = 2 * (xz + wy)
+    m[..., 1, 0] = 2 * (xy + wz)
+    m[..., 1, 1] = 1 - 2 * (xx + zz)
+    m[..., 1, 2] = 2 * (yz - wx)
+    m[..., 2, 0] = 2 * (xz - wy)
+    m[..., 2, 1] = 2 * (yz + wx)
+    m[..., 2, 2] = 1 - 2 * (xx + yy)
+    return m
+
+
+def quat_from_matrix(m) -> np.ndarray:
+    """Unit quaternions (``w >= 0``) of rotation matrices, shape ``(..., 3, 3)``.
+
+    Shepperd's method: of the four candidate formulas, each quaternion uses the one whose
+    pivot (``w``, ``x``, ``y`` or ``z``) is largest, so half turns are as exact as the rest.
+    """
+    m = np.asarray(m, dtype=float)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    trace = m00 + m11 + m22
+    decision = np.stack([m00, m11, m22, trace], axis=-1)
+    choice = np.argmax(decision, axis=-1)
+
+    q = np.empty(m.shape[:-2] + (4,))
+    # Pivot on x, y or z: i is the largest diagonal entry.
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        sel = choice == i
+        if not np.any(sel):
+            continue
+        mi = m[sel]
+        qi = np.empty(mi.shape[:-2] + (4,))
+        qi[..., 1 + i] = 1 - decision[sel][..., 3] + 2 * mi[..., i, i]
+        qi[..., 1 + j] = mi[..., j, i] + mi[..., i, j]
+        qi[..., 1 + k] = mi[..., k, i] + mi[..., i, k]
+        qi[..., 0] = mi[..., k, j] - mi[..., j, k]
+        q[sel] = qi
+    sel = choice == 3
+    if np.any(sel):
+        mi = m[sel]
+        qi = np.empty(mi.shape[:-2] + (4,))
+        qi[..., 0] = 1 + decision[sel][..., 3]
+        qi[..., 1] = mi[..., 2, 1] - mi[..., 1, 2]
+        qi[..., 2] = mi[..., 0, 2] - mi[..., 2, 0]
+        qi[..., 3] = mi[..., 1, 0] - mi[..., 0, 1]
+        q[sel] = qi
+    return canonical(q / np.linalg.norm(q, axis=-1, keepdims=True))
+
+
+def slerp(a, b, t) -> np.ndarray:
+    """Spherical linear interpolation along the shorter arc.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 4)
+        Unit quaternions at ``t = 0`` and ``t = 1``.
+    t : array_like, shape (...)
+        Interpolation parameter; broadcasts with the leading axes of ``a`` and ``b``.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        Exactly ``a`` at ``t = 0`` and exactly ``b`` (or ``-b``, the same rotation, when
+        ``b`` lies on the far hemisphere) at ``t = 1``; stable for nearly equal inputs.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    t = np.asarray(t, dtype=float)[..., None]
+    dot = np.einsum("...i,...i->...", a, b)[..., None]
+    b = np.where(dot < 0, -b, b)  # the shorter arc
+    # The angle between a and b as 4-vectors, accurate for small and large angles alike.
+    d, s = a - b, a + b
+    theta = (
+        2.0
+        * np.arctan2(
+            np.sqrt(np.einsum("...i,...i->...", d, d)), np.sqrt(np.einsum("...i,...i->...", s, s))
+        )[..., None]
+    )
+    # sin keeps its relative precision for tiny angles, so the ratios are accurate down to
+    # theta = 0, where a = b and any weights summing to one will do. At t = 0 and t = 1 the
+    # ratios are exactly 1 and 0: the ends come back as they went in.
+    sin_theta = np.sin(theta)
+    degenerate = sin_theta == 0
+    denominator = np.where(degenerate, 1.0, sin_theta)
+    ca = np.where(degenerate, 1.0 - t, np.sin((1.0 - t) * theta) / denominator)
+    cb = np.where(degenerate, t, np.sin(t * theta) / denominator)
+    return ca * a + cb * b
+
+
+def angle_between(a, b) -> np.ndarray:
+    """Rotation angle in ``[0, pi]`` of ``a^-1 b`` for unit quaternions, shape ``(...)``."""
+    d = mul(conj(a), b)
+    # 2*acos(|w|), through atan2 so that small angles keep their precision.
+    return 2.0 * np.arctan2(np.linalg.norm(d[..., 1:], axis=-1), np.abs(d[..., 0]))
+
+
+def shortest_arc(u, v) -> np.ndarray:
+    """Smallest rotation taking the direction of ``u`` to the direction of ``v``.
+
+    Parameters
+    ----------
+    u, v : array_like, shape (..., 3)
+        Non-zero vectors (any length).
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        Unit quaternions. For nearly opposite directions ``[1 + u.v, u x v]`` loses its
+        precision, so ``u`` is first given a half turn about the perpendicular axis built
+        from the coordinate axis least aligned with it, then the small remaining arc.
+
+    Raises
+    ------
+    ValueError
+        If a vector has zero length.
+    """
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    nu = np.linalg.norm(u, axis=-1, keepdims=True)
+    nv = np.linalg.norm(v, axis=-1, keepdims=True)
+    if (
+        np.any(nu == 0)
+        or np.any(nv == 0)
+        or not (np.all(np.isfinite(nu)) and np.all(np.isfinite(nv)))
+    ):
+        raise ValueError("shortest arc of a zero-length or non-finite direction")
+    u, v = np.broadcast_arrays(u / nu, v / nv)
+    q = _arc_of_units(u, v)
+    # 1 + u.v < 2e-6: within 0.002 rad of a half turn, where its rounding error dominates.
+    opposite = 1.0 + np.sum(u * v, axis=-1) < 2e-6
+    if np.any(opposite):
+        uo, vo = u[opposite], v[opposite]
+        e = np.zeros_like(uo)
+        e[np.arange(len(uo)), np.argmin(np.abs(uo), axis=-1)] = 1.0
+        perp = np.cross(uo, e)
+        perp /= np.linalg.norm(perp, axis=-1, keepdims=True)
+        half_turn = np.concatenate([np.zeros((len(uo), 1)), perp], axis=-1)
+        q = q.copy()
+        q[opposite] = mul(_arc_of_units(rotate(half_turn, uo), vo), half_turn)
+    return q
+
+
+def _arc_of_units(u, v):
+    """``[1 + u.v, u x v]`` normalized, for unit ``u`` and ``v`` not opposite."""
+    q = np.concatenate([1.0 + np.sum(u * v, axis=-1, keepdims=True), np.cross(u, v)], axis=-1)
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    return q / np.where(n == 0, 1.0, n)
+
+
+from app.scene.math.anticommutator import (  # noqa: E402  (re-export; it uses mul from here)
+    VanishingAnticommutatorError,
+    normalized_anticommutator,
+    symmetrized_product,
+)

@@ -1,0 +1,146 @@
+"""Homogeneous 4x4 transforms, vectorized over leading axes.
+
+Column vectors: ``p_in_b = a_to_b @ p_in_a``. A bone's local transform is
+``bone_to_parent = T(translation) @ R(rotation) @ S(scale)``. See :mod:`app.scene` for the
+naming conventions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.scene.math.quat import matrix_from_quat, quat_from_matrix
+
+
+def T(translation) -> np.ndarray:
+    """Translations ``(..., 3)`` as transforms ``(..., 4, 4)``."""
+    translation = np.asarray(translation, dtype=float)
+    m = np.zeros(translation.shape[:-1] + (4, 4))
+    m[..., 0, 0] = m[..., 1, 1] = m[..., 2, 2] = m[..., 3, 3] = 1.0
+    m[..., :3, 3] = translation
+    return m
+
+
+def R(rotation) -> np.ndarray:
+    """Rotations given as quaternions ``(..., 4)`` as transforms ``(..., 4, 4)``."""
+    rotation = np.asarray(rotation, dtype=float)
+    m = np.zeros(rotation.shape[:-1] + (4, 4))
+    m[..., :3, :3] = matrix_from_quat(rotation)
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def S(scale) -> np.ndarray:
+    """Axis scales ``(..., 3)`` as transforms ``(..., 4, 4)``."""
+    scale = np.asarray(scale, dtype=float)
+    m = np.zeros(scale.shape[:-1] + (4, 4))
+    m[..., 0, 0] = scale[..., 0]
+    m[..., 1, 1] = scale[..., 1]
+    m[..., 2, 2] = scale[..., 2]
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def compose(*transforms) -> np.ndarray:
+    """Product of transforms, left to right as written: ``compose(A, B) = A @ B``."""
+    out = np.asarray(transforms[0], dtype=float)
+    for m in transforms[1:]:
+        out = out @ np.asarray(m, dtype=float)
+    return out
+
+
+def trs(translation, rotation, scale) -> np.ndarray:
+    """``T(translation) @ R(rotation) @ S(scale)`` in one pass, shapes broadcasting.
+
+    Parameters
+    ----------
+    translation : array_like, shape (..., 3)
+    rotation : array_like, shape (..., 4)
+        Unit quaternions.
+    scale : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+    """
+    translation = np.asarray(translation, dtype=float)
+    rotation = np.asarray(rotation, dtype=float)
+    scale = np.asarray(scale, dtype=float)
+    lead = np.broadcast_shapes(translation.shape[:-1], rotation.shape[:-1], scale.shape[:-1])
+    m = np.zeros(lead + (4, 4))
+    m[..., :3, :3] = matrix_from_quat(rotation) * scale[..., None, :]
+    m[..., :3, 3] = translation
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def rigid_inverse(a_to_b) -> np.ndarray:
+    """Inverse of rigid transforms (rotation and translation only), as the seed spells it.
+
+    ``(T R)^-1 = R^-1 T^-1``: the rotation is transposed and the translation negated and
+    rotated back: ``b_to_a = [R^T, -R^T t]``. Wrong for transforms with scale; use
+    :func:`inverse` there.
+    """
+    a_to_b = np.asarray(a_to_b, dtype=float)
+    rot_t = np.swapaxes(a_to_b[..., :3, :3], -1, -2)
+    out = np.zeros_like(a_to_b)
+    out[..., :3, :3] = rot_t
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", rot_t, a_to_b[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def inverse(a_to_b) -> np.ndarray:
+    """Inverse of affine transforms (scale and shear allowed), shape ``(..., 4, 4)``."""
+    a_to_b = np.asarray(a_to_b, dtype=float)
+    linear_inv = np.linalg.inv(a_to_b[..., :3, :3])
+    out = np.zeros_like(a_to_b)
+    out[..., :3, :3] = linear_inv
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", linear_inv, a_to_b[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def transform_points(a_to_b, points_in_a) -> np.ndarray:
+    """Apply transforms ``(..., 4, 4)`` to points ``(..., 3)``; shapes broadcast."""
+    a_to_b = np.asarray(a_to_b, dtype=float)
+    points_in_a = np.asarray(points_in_a, dtype=float)
+    return np.einsum("...ij,...j->...i", a_to_b[..., :3, :3], points_in_a) + a_to_b[..., :3, 3]
+
+
+def transform_vectors(a_to_b, vectors_in_a) -> np.ndarray:
+    """Apply the linear part of transforms to direction vectors ``(..., 3)``."""
+    a_to_b = np.asarray(a_to_b, dtype=float)
+    return np.einsum("...ij,...j->...i", a_to_b[..., :3, :3], np.asarray(vectors_in_a, float))
+
+
+def rotation_from_matrix(m) -> np.ndarray:
+    """Nearest rotation (polar decomposition) of the linear part of ``m``, as quaternions.
+
+    Parameters
+    ----------
+    m : array_like, shape (..., 3, 3) or (..., 4, 4)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        ``w >= 0``. For ``R @ diag(s)`` with positive ``s`` (and any uniform factor) it is
+        exactly ``R``'s quaternion; with shear it is the rotation nearest in Frobenius norm.
+    """
+    m = np.asarray(m, dtype=float)[..., :3, :3]
+    u, _, vt = np.linalg.svd(m)
+    rot = u @ vt
+    # A reflection (negative determinant) has no rotation; flip the weakest axis.
+    flip = np.linalg.det(rot) < 0
+    if np.any(flip):
+        u = u.copy()
+        u[flip, :, -1] *= -1
+        rot = u @ vt
+    return quat_from_matrix(rot)
+
+
+def angle_between_directions(u, v) -> np.ndarray:
+    """Angle in radians between direction vectors ``(..., 3)``; ``0`` if either is zero."""
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    return np.arctan2(np.linalg.norm(np.cross(u, v), axis=-1), np.sum(u * v, axis=-1))

@@ -1,0 +1,510 @@
+"""The main window's actions, menus and toolbar (a part of :class:`MainWindow`).
+
+Every action has an object name (``actions_by_name["compare"]``), a shortcut where one is
+expected, and a status tip. The transport keys (Space, Left/Right, Home/End, Up/Down, K,
+Shift+K) are window shortcuts, so they work wherever the focus is, except inside a text
+field, which keeps its keys (:mod:`app.widgets.text_keys`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.editor import operations, playback, settings, tutorials
+from app.scene.errors import SceneError
+from app.scene.io import load_scene
+from app.widgets.add_menu import build_add_menu
+from app.widgets.space_toggle import SpaceToggle
+from app.widgets.text_keys import keep_keys
+
+HELP_TEXT = """<h3>Pivotal controls</h3>
+<table cellspacing=4>
+<tr><td><b>Viewport</b></td><td></td></tr>
+<tr><td>Drag on empty space</td><td>orbit · Ctrl: pan · wheel: zoom</td></tr>
+<tr><td>Click</td><td>select a bone, pivot (orange), target (cyan) · Shift adds</td></tr>
+<tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
+<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
+<tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
+<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
+<tr><td><b>Timeline</b></td><td></td></tr>
+<tr><td>Space</td><td>play / pause · L loop</td></tr>
+<tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
+<tr><td>Up / Down</td><td>next / previous key of the selection</td></tr>
+<tr><td>K · Shift+K</td><td>key the selection · delete its key at this frame</td></tr>
+<tr><td><b>Spaces</b></td><td></td></tr>
+<tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
+<tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
+<tr><td><b>Teaching and analysis</b></td><td></td></tr>
+<tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
+<tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
+<tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
+<tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
+</table>"""
+
+
+class WindowActions:
+    """Actions, menus and toolbar of :class:`app.window.main_window.MainWindow` (a mixin: it uses
+    the
+    window's document, files, viewport and docks)."""
+
+    def _action(
+        self, name, text, slot=None, shortcut=None, tip="", checkable=False, icon=None
+    ) -> QtGui.QAction:
+        action = QtGui.QAction(text, self)
+        action.setObjectName(name)
+        if shortcut:
+            shortcuts = shortcut if isinstance(shortcut, list) else [shortcut]
+            action.setShortcuts([QtGui.QKeySequence(s) for s in shortcuts])
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(f"{tip} ({action.shortcut().toString()})" if shortcut else tip)
+        if icon is not None:
+            action.setIcon(self.style().standardIcon(icon))
+        action.setCheckable(checkable)
+        if slot is not None:
+            (action.toggled if checkable else action.triggered).connect(slot)
+        self.addAction(action)
+        self.actions_by_name[name] = action
+        return action
+
+    def _safely(self, fn, *args):
+        """A slot that runs an operation and reports an OperationError in the status bar."""
+
+        def run(*_):
+            try:
+                fn(*args)
+            except operations.OperationError as e:
+                self.statusBar().showMessage(str(e), 6000)
+
+        return run
+
+    def _build_actions(self) -> None:
+        doc = self.document
+        sp = QtWidgets.QStyle.StandardPixmap
+        a = self._action
+        a("new", "&New", self.files.new, "Ctrl+N", "Start a new scene", icon=sp.SP_FileIcon)
+        a(
+            "open",
+            "&Open…",
+            lambda: self.files.open(),
+            "Ctrl+O",
+            "Open a scene file or a BVH motion capture",
+            icon=sp.SP_DialogOpenButton,
+        )
+        a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
+        a(
+            "saveAs",
+            "Save &As…",
+            lambda: self.files.save_as(),
+            "Ctrl+Shift+S",
+            "Save the scene to another file",
+        )
+        a("quit", "&Quit", self.close, "Ctrl+Q", "Quit Pivotal")
+        undo = doc.undo_stack.createUndoAction(self, "&Undo")
+        undo.setObjectName("undo")
+        undo.setShortcut(QtGui.QKeySequence("Ctrl+Z"))
+        undo.setIcon(self.style().standardIcon(sp.SP_ArrowBack))
+        redo = doc.undo_stack.createRedoAction(self, "&Redo")
+        redo.setObjectName("redo")
+        redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
+        redo.setIcon(self.style().standardIcon(sp.SP_ArrowForward))
+        for action in (undo, redo):
+            self.addAction(action)
+            self.actions_by_name[action.objectName()] = action
+        a(
+            "key",
+            "Set &Key",
+            self._safely(operations.set_key, doc),
+            "K",
+            "Key the selection at the current frame",
+        )
+        a(
+            "deleteKey",
+            "&Delete Key",
+            self._safely(operations.delete_key, doc),
+            "Shift+K",
+            "Delete the selection's key at the current frame",
+        )
+        a(
+            "delete",
+            "De&lete",
+            self._safely(operations.delete_selected, doc),
+            ["Delete", "X"],
+            "Remove the selected pivots or constraints",
+        )
+        a(
+            "selectNone",
+            "Select &None",
+            lambda: doc.set_selection([]),
+            "Alt+A",
+            "Clear the selection",
+        )
+        a(
+            "frameSelected",
+            "&Frame Selected",
+            self.viewport.frame_selection,
+            "F",
+            "Point the camera at the selection",
+        )
+        a(
+            "frameAll",
+            "Frame &All",
+            self.viewport.frame_all,
+            "Shift+F",
+            "Point the camera at the whole skeleton",
+        )
+        a(
+            "boneAxes",
+            "Bone &Axes",
+            self.viewport.set_show_axes,
+            None,
+            "Draw each bone's frame axes (x red, y green, z blue)",
+            checkable=True,
+        )
+        a(
+            "compare",
+            "&Compare Spaces",
+            doc.set_compare,
+            "C",
+            "Draw the other space as a ghost and list the differences",
+            checkable=True,
+        )
+        a(
+            "spaceWorld",
+            "&World Space",
+            lambda: doc.set_space("world"),
+            "1",
+            "Evaluate every constraint in world space (not an edit)",
+        )
+        a(
+            "spaceObject",
+            "&Object Space",
+            lambda: doc.set_space("object"),
+            "2",
+            "Evaluate every constraint in object space (not an edit)",
+        )
+        a(
+            "spaceAuthored",
+            "As A&uthored",
+            lambda: doc.set_space(None),
+            "3",
+            "Evaluate each constraint in its own space, as saved",
+        )
+        a(
+            "play",
+            "&Play / Pause",
+            doc.player.toggle,
+            "Space",
+            "Play or pause",
+            icon=sp.SP_MediaPlay,
+        )
+        a("loop", "&Loop", doc.player.set_loop, "L", "Loop playback", checkable=True)
+        self.actions_by_name["loop"].setChecked(doc.player.loop)
+        doc.player.loop_changed.connect(self.actions_by_name["loop"].setChecked)
+        a("stepForward", "Step &Forward", lambda: playback.step(doc, 1), "Right", "Next frame")
+        a("stepBack", "Step &Back", lambda: playback.step(doc, -1), "Left", "Previous frame")
+        a("jumpStart", "Jump to &Start", lambda: playback.jump_start(doc), "Home", "First frame")
+        a("jumpEnd", "Jump to &End", lambda: playback.jump_end(doc), "End", "Last frame")
+        a(
+            "nextKey",
+            "&Next Key",
+            lambda: playback.next_key(doc) or self._no_key("after"),
+            "Up",
+            "Next key of the selection",
+        )
+        a(
+            "previousKey",
+            "P&revious Key",
+            lambda: playback.previous_key(doc) or self._no_key("before"),
+            "Down",
+            "Previous key of the selection",
+        )
+        a("trails", "Motion &Trails", self._toggle_trails, "T",
+          "Draw the paths of what the constraints move around the current frame",
+          checkable=True)  # fmt: skip
+        a(
+            "ghosts",
+            "Onion-Skin &Ghosts",
+            self._toggle_ghosts,
+            "Shift+T",
+            "Draw the poses every few frames around the current one",
+            checkable=True,
+        )
+        a("stepThrough", "&Step Through", self._toggle_step_through, "Alt+S",
+          "Run the selected FABRIK or multi-parent constraint one pass or step at a time",
+          checkable=True)  # fmt: skip
+        a(
+            "nextPass",
+            "Next Pass",
+            self.step_through.next,
+            "Alt+Right",
+            "Step-through: the next pass or integration step",
+        )
+        a(
+            "previousPass",
+            "Previous Pass",
+            self.step_through.previous,
+            "Alt+Left",
+            "Step-through: the previous pass or integration step",
+        )
+        self.step_through.changed.connect(self._mirror_step_through)
+        for name, text, tip in (
+            ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
+            ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
+            ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
+            ("png", "Viewport &Image (PNG)…", "The viewport as it is now"),
+            ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
+        ):
+            a(f"export_{name}", text, lambda _=False, n=name: self.exports.export(n), tip=tip)
+        a("controls", "&Controls", self._show_controls, "F1", "Mouse and keyboard controls")
+        a("about", "&About Pivotal", self._show_about)
+        doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
+        doc.player.playing_changed.connect(self._on_playing)
+
+    def _no_key(self, where: str) -> None:
+        self.statusBar().showMessage(f"No key {where} frame {self.document.frame:g}", 3000)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        m = self.actions_by_name
+        file = bar.addMenu("&File")
+        for name in ("new", "open"):
+            file.addAction(m[name])
+        self.recent_menu = file.addMenu("Open &Recent")
+        self.recent_menu.setObjectName("recentMenu")
+        self._update_recent_menu()
+        file.addSeparator()
+        for name in ("save", "saveAs"):
+            file.addAction(m[name])
+        export = file.addMenu("&Export")
+        export.setObjectName("exportMenu")
+        for name in ("bvh", "csv", "npz", None, "png", "png-sequence"):
+            export.addSeparator() if name is None else export.addAction(m[f"export_{name}"])
+        file.addSeparator()
+        file.addAction(m["quit"])
+        edit = bar.addMenu("&Edit")
+        edit.addAction(m["undo"])
+        edit.addAction(m["redo"])
+        edit.addSeparator()
+        edit.addAction(m["key"])
+        edit.addAction(m["deleteKey"])
+        edit.addSeparator()
+        self.add_menu = edit.addMenu("&Add / Remove")
+        self.add_menu.setObjectName("addMenu")
+        self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        edit.addAction(m["delete"])
+        edit.addAction(m["selectNone"])
+        view = bar.addMenu("&View")
+        for name in ("frameSelected", "frameAll", "boneAxes"):
+            view.addAction(m[name])
+        view.addSeparator()
+        for name in ("spaceWorld", "spaceObject", "spaceAuthored", "compare"):
+            view.addAction(m[name])
+        view.addSeparator()
+        for name in ("trails", "ghosts", "stepThrough", "previousPass", "nextPass"):
+            view.addAction(m[name])
+        view.addSeparator()
+        for dock in (
+            self.outliner_dock,
+            self.inspector_dock,
+            self.timeline_dock,
+            self.compare_dock,
+            self.history_dock,
+            self.curves_dock,
+            self.matrix_dock,
+            self.step_dock,
+            self.tutorial_dock,
+        ):
+            toggle = dock.toggleViewAction()
+            toggle.setObjectName(f"show_{dock.objectName()}")
+            view.addAction(toggle)
+        play = bar.addMenu("&Playback")
+        for name in (
+            "play",
+            "loop",
+            None,
+            "stepBack",
+            "stepForward",
+            "jumpStart",
+            "jumpEnd",
+            None,
+            "previousKey",
+            "nextKey",
+        ):
+            play.addSeparator() if name is None else play.addAction(m[name])
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(m["controls"])
+        self.tutorials_menu = help_menu.addMenu("&Tutorials")
+        self.tutorials_menu.setObjectName("tutorialsMenu")
+        self._build_tutorials_menu()
+        help_menu.addSeparator()
+        help_menu.addAction(m["about"])
+
+    def _fill_add_menu(self) -> None:
+        self.add_menu.clear()
+        source = build_add_menu(self.document, self)
+        for action in source.actions():
+            self.add_menu.addAction(action)
+        if not source.actions():
+            hint = self.add_menu.addAction("Select a bone or a constraint first")
+            hint.setEnabled(False)
+        self._add_source = source  # keep the actions' owner alive while the menu shows
+
+    def _build_toolbar(self) -> None:
+        bar = self.addToolBar("Main")
+        bar.setObjectName("mainToolBar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        m = self.actions_by_name
+        for name in ("new", "open", "save"):
+            bar.addAction(m[name])
+        bar.addSeparator()
+        bar.addAction(m["undo"])
+        bar.addAction(m["redo"])
+        bar.addSeparator()
+        self.space_toggle = SpaceToggle(self.document)
+        bar.addWidget(self.space_toggle)
+        bar.addAction(m["compare"])
+        bar.widgetForAction(m["compare"]).setObjectName("compareToggle")
+        bar.addSeparator()
+        bar.addAction(m["boneAxes"])
+        bar.addAction(m["frameSelected"])
+        bar.addSeparator()
+        bar.addAction(m["play"])
+        for name in ("new", "open", "save", "undo", "redo", "play"):  # icons say enough
+            bar.widgetForAction(m[name]).setToolButtonStyle(
+                QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly
+            )
+        self._build_trails_bar()
+
+    def _build_trails_bar(self) -> None:
+        """Trails: how many frames before and after, ghosts every how many frames."""
+        self.addToolBarBreak()
+        bar = self.addToolBar("Trails")
+        bar.setObjectName("trailsToolBar")
+        bar.setMovable(False)
+        m = self.actions_by_name
+        bar.addAction(m["trails"])
+        self.trail_spins = {}
+        for key, label, tip in (
+            ("before", " before ", "Frames of path before the current frame"),
+            ("after", " after ", "Frames of path after the current frame"),
+            ("every", " every ", "Frames between onion-skin ghosts"),
+        ):
+            if key == "every":
+                bar.addSeparator()
+                bar.addAction(m["ghosts"])
+            bar.addWidget(QtWidgets.QLabel(label))
+            spin = QtWidgets.QSpinBox()
+            spin.setObjectName(f"trails_{key}")
+            spin.setRange(1 if key == "every" else 0, 10000)
+            spin.setToolTip(tip)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(lambda v, k=key: self._set_trail(**{k: int(v)}))
+            keep_keys(spin)  # Up/Down step the value here, not the timeline
+            bar.addWidget(spin)
+            self.trail_spins[key] = spin
+        self.trails_bar = bar
+        bar.setVisible(False)
+
+    # --- trails, step-through, tutorials -------------------------------------------------
+
+    def set_trails(self, trails) -> None:
+        """Show ``trails`` (:class:`~app.widgets.teaching_drawing.TrailSettings`) and
+        mirror them in the actions and the Trails bar."""
+        self.viewport.set_trails(trails)
+        for name, on in (("trails", trails.enabled), ("ghosts", trails.ghosts)):
+            with QtCore.QSignalBlocker(self.actions_by_name[name]):
+                self.actions_by_name[name].setChecked(on)
+        for key, spin in self.trail_spins.items():
+            with QtCore.QSignalBlocker(spin):
+                spin.setValue(getattr(trails, key))
+        self.trails_bar.setVisible(trails.enabled or trails.ghosts)
+
+    def _set_trail(self, **changes) -> None:
+        self.set_trails(dataclasses.replace(self.viewport.trails, **changes))
+
+    def _toggle_trails(self, on: bool) -> None:
+        self._set_trail(enabled=bool(on))
+
+    def _toggle_ghosts(self, on: bool) -> None:
+        self._set_trail(ghosts=bool(on))
+
+    def _mirror_step_through(self) -> None:
+        """The action shows whether the mode is on (without starting it over)."""
+        action = self.actions_by_name["stepThrough"]
+        with QtCore.QSignalBlocker(action):
+            action.setChecked(self.step_through.active)
+
+    def _toggle_step_through(self, on: bool) -> None:
+        if on:
+            self.step_dock.show()
+            self.step_dock.raise_()
+            if not self.step_through.start():
+                self.statusBar().showMessage(self.step_through.error, 6000)
+        else:
+            self.step_through.stop()
+
+    def _build_tutorials_menu(self) -> None:
+        menu = self.tutorials_menu
+        try:
+            found = tutorials.load_tutorials()
+        except SceneError as e:
+            action = menu.addAction(f"Tutorials unavailable: {e}")
+            action.setEnabled(False)
+            return
+        for t in found:
+            action = menu.addAction(t.title)
+            action.setObjectName(f"tutorial_{t.id}")
+            action.setEnabled(t.available)
+            action.setStatusTip(t.why_unavailable() or f"Open the tutorial scene {t.scene.name}")
+            action.triggered.connect(lambda _=False, t=t: self.open_tutorial(t))
+            self.actions_by_name[f"tutorial_{t.id}"] = action
+
+    def open_tutorial(self, tutorial) -> bool:
+        """Open ``tutorial``'s scene (as an untitled copy) and show its text."""
+        try:
+            scene = load_scene(tutorial.scene)
+        except SceneError as e:
+            from app.editor.files import error_text
+
+            e = e if e.file else e.with_file(str(tutorial.scene))
+            QtWidgets.QMessageBox.critical(self, "Cannot open the tutorial", error_text(e))
+            return False
+        if not self.files.maybe_save("opening a tutorial"):
+            return False
+        self.tutorial_panel.open(tutorial, scene)
+        self.tutorial_dock.show()
+        self.tutorial_dock.raise_()
+        self.statusBar().showMessage(f"Tutorial: {tutorial.title}", 6000)
+        return True
+
+    def _on_playing(self, playing: bool) -> None:
+        sp = QtWidgets.QStyle.StandardPixmap
+        icon = sp.SP_MediaPause if playing else sp.SP_MediaPlay
+        self.actions_by_name["play"].setIcon(self.style().standardIcon(icon))
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = settings.recent_files()
+        for i, path in enumerate(files):
+            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
+            action.setToolTip(path)
+            action.setStatusTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.files.open_recent(p))
+        self.recent_menu.setEnabled(bool(files))
+
+    def _show_controls(self) -> None:
+        QtWidgets.QMessageBox.information(self, "Controls", HELP_TEXT)
+
+    def _show_about(self) -> None:
+        QtWidgets.QMessageBox.about(
+            self,
+            "About Pivotal",
+            "<h3>Pivotal</h3><p>A skeleton rig editor whose bodies rotate about several pivots "
+            "at once (the multi-parent constraint and its normalized anticommutator), with "
+            "points-at and FABRIK constraints evaluated in world or object space.</p>",
+        )

@@ -1,0 +1,361 @@
+"""The main window: viewport in the centre, outliner, inspector, timeline and compare docks,
+the toolbar, the menus and the status bar, all wired to one document.
+
+The window builds things and connects them; the widgets only talk to the document. Its
+actions, menus and toolbar are in :mod:`app.window.actions`; file handling in
+:mod:`app.editor.files`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.editor import settings
+from app.editor.document import Document
+from app.editor.files import FileController
+from app.editor.recovery import Autosaver
+from app.editor.step_through import StepThrough
+from app.scene.rig.editing import BONE, PIVOT, TARGET_KINDS
+from app.widgets.compare_table import CompareTable
+from app.widgets.inspector import Inspector
+from app.widgets.outliner import Outliner
+from app.widgets.teaching_drawing import TrailSettings
+from app.widgets.timeline import TimelineWidget
+from app.widgets.viewport import Viewport
+from app.window import theme
+from app.window.actions import WindowActions
+from app.window.export_actions import ExportController
+
+
+class MainWindow(WindowActions, QtWidgets.QMainWindow):
+    """Pivotal's main window for one document."""
+
+    def __init__(
+        self,
+        document: Document,
+        parent=None,
+        autosave_ms: int | None = None,
+        restore_settings: bool = True,
+    ):
+        super().__init__(parent)
+        theme.apply(QtWidgets.QApplication.instance())
+        self.setObjectName("mainWindow")
+        self.document = document
+        self.files = FileController(self, document)
+        self.exports = ExportController(self, document)
+        self.step_through = StepThrough(document)
+        self.actions_by_name: dict[str, QtGui.QAction] = {}
+        self.viewport = Viewport(document)
+        self.viewport.set_step_through(self.step_through)
+        self.setCentralWidget(self.viewport)
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status_bar()
+        self.autosaver = Autosaver(
+            document, **({"interval_ms": autosave_ms} if autosave_ms else {})
+        )
+        document.path_changed.connect(self._update_title)
+        document.dirty_changed.connect(self._update_title)
+        document.frame_changed.connect(self._update_status)
+        document.space_changed.connect(self._update_status)
+        document.compare_changed.connect(self._on_compare)
+        document.selection_changed.connect(self._update_hint)
+        document.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        document.evaluation_failed.connect(self._on_evaluation_failed)
+        document.scene_changed.connect(self._update_status)
+        self.files.recent_changed.connect(self._update_recent_menu)
+        self._update_title()
+        self._update_status()
+        self._update_hint()
+        self.restored_geometry = self._restored_state = False
+        self._persist = restore_settings
+        if restore_settings:
+            self._restore_settings()
+
+    # --- layout --------------------------------------------------------------------------
+
+    def _dock(self, title: str, name: str, widget, area) -> QtWidgets.QDockWidget:
+        dock = QtWidgets.QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        doc = self.document
+        area = QtCore.Qt.DockWidgetArea
+        self.outliner = Outliner(doc)
+        self.outliner.setMinimumWidth(190)
+        self.inspector = Inspector(doc)
+        self.inspector.setMinimumWidth(320)
+        self.timeline = TimelineWidget(doc)
+        self.compare_table = CompareTable(doc)
+        self._makers: dict = {}
+        self.history = QtWidgets.QUndoView(doc.undo_stack)
+        self.history.setObjectName("history")
+        self.history.setEmptyLabel("Opened")
+        self.outliner_dock = self._dock(
+            "Outliner", "outlinerDock", self.outliner, area.LeftDockWidgetArea
+        )
+        self.history_dock = self._dock(
+            "History", "historyDock", self.history, area.LeftDockWidgetArea
+        )
+        self.tabifyDockWidget(self.outliner_dock, self.history_dock)
+        self.outliner_dock.raise_()
+        self.inspector_dock = self._dock(
+            "Inspector", "inspectorDock", self.inspector, area.RightDockWidgetArea
+        )
+        self.compare_dock = self._dock(
+            "Compare", "compareDock", self.compare_table, area.RightDockWidgetArea
+        )
+        self.splitDockWidget(self.inspector_dock, self.compare_dock, QtCore.Qt.Orientation.Vertical)
+        self.compare_dock.hide()
+        # Teaching and analysis, hidden until asked for (View menu, Help ▸ Tutorials); each
+        # panel is built the first time its dock shows, so they cost nothing at startup.
+        self.curves_dock = self._lazy_dock("Curves", "curvesDock", self._make_curve_view,
+                                           area.BottomDockWidgetArea)  # fmt: skip
+        self.timeline_dock = self._dock(
+            "Timeline", "timelineDock", self.timeline, area.BottomDockWidgetArea
+        )
+        # The curves above the timeline, sharing its width; the matrix chain beside them.
+        self.splitDockWidget(self.curves_dock, self.timeline_dock, QtCore.Qt.Orientation.Vertical)
+        self.matrix_dock = self._lazy_dock("Matrix Chain", "matrixDock", self._make_matrix_panel,
+                                           area.BottomDockWidgetArea)  # fmt: skip
+        self.splitDockWidget(self.curves_dock, self.matrix_dock, QtCore.Qt.Orientation.Horizontal)
+        self.step_dock = self._lazy_dock("Step Through", "stepDock", self._make_step_panel,
+                                         area.RightDockWidgetArea)  # fmt: skip
+        self.tutorial_dock = self._lazy_dock("Tutorial", "tutorialDock", self._make_tutorial_panel,
+                                             area.RightDockWidgetArea)  # fmt: skip
+        self.tabifyDockWidget(self.inspector_dock, self.step_dock)
+        self.tabifyDockWidget(self.inspector_dock, self.tutorial_dock)
+        for dock in (self.curves_dock, self.matrix_dock, self.step_dock, self.tutorial_dock):
+            dock.hide()
+        for dock in (self.curves_dock, self.matrix_dock):
+            dock.visibilityChanged.connect(lambda shown, d=dock: self._give_room(d, shown))
+        self.inspector_dock.raise_()
+        self.timeline_dock.setFeatures(
+            self.timeline_dock.features()
+            & ~QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, area.LeftDockWidgetArea)
+        self.setCorner(QtCore.Qt.Corner.BottomRightCorner, area.RightDockWidgetArea)
+        self._sized_docks = False
+
+    def _lazy_dock(self, title: str, name: str, make, area) -> QtWidgets.QDockWidget:
+        """A dock whose widget ``make()`` builds the first time it shows (or is asked for)."""
+        placeholder = QtWidgets.QWidget()
+        placeholder.setProperty("pivotal_placeholder", True)
+        dock = self._dock(title, name, placeholder, area)
+        self._makers[name] = make
+        dock.visibilityChanged.connect(lambda shown, d=dock: shown and self._panel(d))
+        return dock
+
+    def _panel(self, dock: QtWidgets.QDockWidget):
+        """The dock's panel, built now if it was not yet."""
+        make = self._makers.pop(dock.objectName(), None)
+        if make is not None:
+            dock.widget().deleteLater()
+            dock.setWidget(make())
+        return dock.widget()
+
+    def _make_curve_view(self):
+        from app.widgets.curve_view import CurveView
+
+        return CurveView(self.document)
+
+    def _make_matrix_panel(self):
+        from app.widgets.matrix_panel import MatrixPanel
+
+        return MatrixPanel(self.document)
+
+    def _make_step_panel(self):
+        from app.widgets.step_panel import StepPanel
+
+        return StepPanel(self.document, self.step_through)
+
+    def _make_tutorial_panel(self):
+        from app.widgets.tutorial_panel import TutorialPanel
+
+        panel = TutorialPanel(self.document)
+        panel.closed.connect(self.tutorial_dock.hide)
+        return panel
+
+    @property
+    def curve_view(self):
+        return self._panel(self.curves_dock)
+
+    @property
+    def matrix_panel(self):
+        return self._panel(self.matrix_dock)
+
+    @property
+    def step_panel(self):
+        return self._panel(self.step_dock)
+
+    @property
+    def tutorial_panel(self):
+        return self._panel(self.tutorial_dock)
+
+    def _build_status_bar(self) -> None:
+        status = self.statusBar()
+        self.frame_label = QtWidgets.QLabel()
+        self.frame_label.setObjectName("frameStatus")
+        # A fixed width: a label that grows with its digits re-lays out the status bar on
+        # every frame of playback.
+        self.frame_label.setMinimumWidth(
+            self.frame_label.fontMetrics().horizontalAdvance("Frame 00000  (00000–00000)") + 8
+        )
+        self.space_label = QtWidgets.QLabel()
+        self.space_label.setObjectName("spaceStatus")
+        self.hint_label = QtWidgets.QLabel()
+        self.hint_label.setObjectName("hintStatus")
+        self.hint_label.setStyleSheet("color: #9aa0a8;")
+        self.error_label = QtWidgets.QLabel()
+        self.error_label.setObjectName("errorStatus")
+        self.error_label.setStyleSheet("color: #ff6650;")
+        self.error_label.hide()
+        status.addPermanentWidget(self.error_label)
+        status.addPermanentWidget(self.hint_label)
+        status.addPermanentWidget(self.space_label)
+        status.addPermanentWidget(self.frame_label)
+
+    # --- status --------------------------------------------------------------------------
+
+    def _update_title(self, *_) -> None:
+        doc = self.document
+        name = Path(doc.path).name if doc.path else "untitled"
+        self.setWindowTitle(f"{name}[*] — Pivotal")
+        self.setWindowModified(doc.dirty)
+
+    def _update_status(self, *_) -> None:
+        doc = self.document
+        s = doc.scene
+        self.frame_label.setText(f"Frame {doc.frame:g}  ({s.frame_start}–{s.frame_end})")
+        if doc.space is None:
+            spaces = sorted({c.space for c in s.constraints})
+            authored = "/".join(spaces) if spaces else "no constraints"
+            text = f"Space: as authored ({authored})"
+        else:
+            text = f"Space: {doc.space} (override)"
+        if doc.compare:
+            text += f" · ghost: {doc.ghost_space()}"
+        self.space_label.setText(text)
+
+    def _update_hint(self) -> None:
+        ref = self.document.active
+        if ref is None:
+            hint = "Click to select · drag to orbit · F frames · F1 lists the controls"
+        elif ref.kind == PIVOT:
+            hint = (
+                "Drag: move on the body · Shift: on the ground · Ctrl+drag: rotate & key "
+                "· K key · Shift+K delete key"
+            )
+        elif ref.kind in TARGET_KINDS:
+            hint = f"Drag: move the {ref.kind} · Shift: on the ground · K key · Shift+K delete key"
+        elif ref.kind == BONE:
+            hint = "Ctrl+drag: rotate & key · Shift+click: add bones · Edit ▸ Add for constraints"
+        else:
+            hint = "Right-click in the outliner to add pivots or set the target"
+        self.hint_label.setText(hint)
+
+    def _on_compare(self, on: bool) -> None:
+        self.compare_dock.setVisible(on)
+        if on:
+            self.compare_dock.raise_()
+            if not self.compare_dock.isFloating():  # room for a row per bone
+                rows = min(len(self.document.scene.bones), 12)
+                self.resizeDocks([self.compare_dock], [90 + 30 * rows],
+                                 QtCore.Qt.Orientation.Vertical)  # fmt: skip
+        self._update_status()
+
+    def _give_room(self, dock, shown: bool) -> None:
+        """A bottom panel that opens gets two fifths of the height (it holds plots and
+        matrices, which a sliver of a dock would clip)."""
+        if shown and not dock.isFloating() and dock.height() < 0.3 * self.height():
+            self.resizeDocks([dock], [int(0.4 * self.height())], QtCore.Qt.Orientation.Vertical)
+
+    def _on_evaluation_failed(self, reason: str) -> None:
+        self.error_label.setVisible(bool(reason))
+        short = reason if len(reason) < 90 else reason[:87] + "…"
+        self.error_label.setText(
+            f"⚠ {short} — showing the skeleton without constraints" if reason else ""
+        )
+        self.error_label.setToolTip(reason)
+
+    # --- events --------------------------------------------------------------------------
+
+    def showEvent(self, ev) -> None:
+        super().showEvent(ev)
+        if not self._sized_docks and not self._restored_state:
+            self._sized_docks = True
+            self.size_docks()
+
+    def size_docks(self) -> None:
+        """The default dock sizes: room for names on the left, for the inspector's fields
+        on the right, and a compact timeline below."""
+        self.resizeDocks(
+            [self.outliner_dock, self.inspector_dock], [230, 370], QtCore.Qt.Orientation.Horizontal
+        )
+        self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)
+
+    def dragEnterEvent(self, ev) -> None:
+        if ev.mimeData().hasUrls() and any(u.isLocalFile() for u in ev.mimeData().urls()):
+            ev.acceptProposedAction()
+
+    def dropEvent(self, ev) -> None:
+        files = [u.toLocalFile() for u in ev.mimeData().urls() if u.isLocalFile()]
+        if files:
+            ev.acceptProposedAction()
+            # Open after the drop returns: a dialog inside a drop handler blocks the source.
+            QtCore.QTimer.singleShot(0, lambda: self.files.open(files[0]))
+
+    def closeEvent(self, ev) -> None:
+        if not self.files.maybe_save("closing"):
+            ev.ignore()
+            return
+        self.document.player.pause()
+        if self._persist:
+            self._save_settings()
+        self.autosaver.stop()
+        self.autosaver.discard()
+        super().closeEvent(ev)
+
+    def _save_settings(self) -> None:
+        s = settings.settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("view/bone_axes", self.viewport.show_axes)
+        trails = self.viewport.trails
+        for key in ("enabled", "before", "after", "ghosts", "every"):
+            s.setValue(f"view/trails_{key}", getattr(trails, key))
+
+    def _restore_settings(self) -> None:
+        s = settings.settings()
+        geometry = s.value("window/geometry")
+        state = s.value("window/state")
+        #: Whether a saved window geometry was restored (else the caller picks a size).
+        self.restored_geometry = geometry is not None and self.restoreGeometry(geometry)
+        self._restored_state = state is not None and self.restoreState(state)
+        if self._restored_state:
+            self.compare_dock.setVisible(self.document.compare)
+        axes = s.value("view/bone_axes", False)
+        self.actions_by_name["boneAxes"].setChecked(axes in (True, "true"))
+        default = TrailSettings()
+        try:
+            trails = TrailSettings(
+                *(
+                    (s.value(f"view/trails_{k}", getattr(default, k)) in (True, "true"))
+                    if isinstance(getattr(default, k), bool)
+                    else int(s.value(f"view/trails_{k}", getattr(default, k)))
+                    for k in ("enabled", "before", "after", "ghosts", "every")
+                )
+            )
+        except (TypeError, ValueError):
+            trails = default
+        self.set_trails(trails)
