@@ -38,8 +38,8 @@ def _window(path, compare: bool, setup=None):
     ``setup(window)`` runs after showing and before settling (other benchmarks open docks).
     """
     from app.editor.document import Document
-    from app.window.application import application
     from app.window.main_window import MainWindow
+    from app.window.qt_app import application
 
     app = application()
     document = Document.from_file(path)

@@ -30,7 +30,7 @@ CMU = Path("/usr/share/assimp/models/BVH/01_01.bvh")
 def _window(path, teaching: bool):
     """The editor's benchmark window; with ``teaching``, Curves and Matrix docks, trails and
     ghosts on, a pivot (or the root) selected."""
-    from app.widgets.teaching_drawing import TrailSettings
+    from app.widgets.viewport.teaching_drawing import TrailSettings
 
     def setup(window):
         window.curves_dock.show()
@@ -65,8 +65,8 @@ def curve_view_ms(path) -> tuple[float, float]:
     frame change until its plot has repainted; and rebuilding its curves (a new selection)."""
     from app.editor.document import Document
     from app.scene.rig.editing import Ref
-    from app.widgets.curve_view import CurveView
-    from app.window.application import application
+    from app.widgets.panels.curve_view import CurveView
+    from app.window.qt_app import application
 
     app = application()
     doc = Document.from_file(path)

@@ -1,7 +1,11 @@
 """The model never knows its views: app.scene imports no Qt, pyqtgraph or OpenGL."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from .conftest import ROOT
 
@@ -19,3 +23,114 @@ def test_app_scene_imports_no_gui_modules():
                           cwd=ROOT, timeout=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+# The import graph, read with ast: every import anywhere in a module (lazy ones in functions
+# too, since a lazy import is still a dependency), resolved to the modules of app/.
+APP = ROOT / "app"
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for path in APP.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        mods[name] = path
+    return mods
+
+
+def _imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        else:
+            continue
+        for t in targets:
+            while t and t not in mods:
+                t = t.rpartition(".")[0]
+            if t and t != name and not (mods[t].name == "__init__.py" and name.startswith(t + ".")):
+                found.add(t)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    return {name: _imports(name, path, mods) for name, path in mods.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle, as the list of modules around it, or None (iterative DFS)."""
+    state = dict.fromkeys(graph, 0)  # 0 new, 1 on the stack, 2 done
+    for start in graph:
+        if state[start]:
+            continue
+        stack = [(start, iter(sorted(graph[start])))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                path.pop()
+                state[node] = 2
+            elif state[child] == 1:
+                return path[path.index(child):] + [child]
+            elif state[child] == 0:
+                state[child] = 1
+                stack.append((child, iter(sorted(graph[child]))))
+                path.append(child)
+    return None
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_no_import_circle_under_app():
+    cycle = _cycle(_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+@pytest.mark.parametrize(
+    "layer, forbidden",
+    [
+        ("app.scene", ("app.editor", "app.widgets", "app.window", "app.cli")),
+        ("app.editor", ("app.widgets", "app.window", "app.cli")),
+        ("app.widgets", ("app.window", "app.cli")),
+    ],
+)
+def test_imports_go_one_way(layer, forbidden):
+    bad = [
+        f"{name} imports {dep}"
+        for name, deps in _graph().items()
+        if name == layer or name.startswith(layer + ".")
+        for dep in deps
+        if any(dep == f or dep.startswith(f + ".") for f in forbidden)
+    ]
+    assert bad == []
+
+
+def test_folders_and_modules_stay_small():
+    crowded = {
+        str(d.relative_to(ROOT)): n
+        for d in [APP, *(p for p in APP.rglob("*") if p.is_dir() and p.name != "__pycache__")]
+        if (n := len([f for f in d.glob("*.py") if f.name != "__init__.py"])) > 15
+    }
+    assert crowded == {}
+    long = {}
+    for path in APP.rglob("*.py"):
+        lines = path.read_text().count("\n")
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        if lines > 420 and "One idea:" not in doc:
+            long[str(path.relative_to(ROOT))] = lines
+    assert long == {}, "long modules must say in their docstring which one idea they hold"

@@ -237,7 +237,7 @@ def test_multi_parent_step_through_shows_each_pivots_contribution(qtbot):
 
 def test_trail_settings_persist(qtbot):
     from app.editor import settings
-    from app.widgets.teaching_drawing import TrailSettings
+    from app.widgets.viewport.teaching_drawing import TrailSettings
 
     win = MainWindow(Document.from_file(SCENES / "legs.json"))
     qtbot.addWidget(win)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from app.editor.document import Document
-from app.widgets.viewport import BACKGROUND
+from app.widgets.viewport.viewport import BACKGROUND
 from app.window.main_window import MainWindow
 
 from .conftest import SCENES

@@ -1,7 +1,7 @@
 """Small widget helpers: the throttle of secondary panels, the scrub bar's ruler."""
 
+from app.editor.throttle import Throttle
 from app.widgets.scrub_bar import tick_step
-from app.widgets.throttle import Throttle
 
 
 def test_throttle_runs_at_once_then_once_more_at_the_end(qtbot):

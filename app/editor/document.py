@@ -9,6 +9,9 @@ Edits go through :class:`~app.editor.commands` undo commands pushed with :meth:`
 the commands call :meth:`set_item`, :meth:`insert_item`, :meth:`remove_item` and
 :meth:`set_timeline`. A drag previews with :meth:`set_item` and pushes one command on
 release (whose first ``redo`` finds the item already in place and changes nothing).
+
+One idea: the document, the single owner of the editor's state; its parts (selection, spaces,
+evaluators, timeline cache) are small and share that state, so they stay together.
 """
 
 from __future__ import annotations

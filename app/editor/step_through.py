@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from PySide6 import QtCore
 
+from app.editor.throttle import Throttle
 from app.scene.constraints.fabrik import solver as fabrik
 from app.scene.constraints.multi_parent.steps import steps
 from app.scene.errors import SceneError
 from app.scene.rig.model import Fabrik, MultiParent
-from app.widgets.throttle import Throttle
 
 FABRIK, MULTI_PARENT = "fabrik", "multi_parent"
 TRACEABLE = (FABRIK, MULTI_PARENT)

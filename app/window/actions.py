@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor import operations, playback, settings, tutorials
 from app.scene.errors import SceneError
 from app.scene.io import load_scene
-from app.widgets.add_menu import build_add_menu
+from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.text_keys import keep_keys
 
@@ -413,7 +413,7 @@ class WindowActions:
     # --- trails, step-through, tutorials -------------------------------------------------
 
     def set_trails(self, trails) -> None:
-        """Show ``trails`` (:class:`~app.widgets.teaching_drawing.TrailSettings`) and
+        """Show ``trails`` (:class:`~app.widgets.viewport.teaching_drawing.TrailSettings`) and
         mirror them in the actions and the Trails bar."""
         self.viewport.set_trails(trails)
         for name, on in (("trails", trails.enabled), ("ghosts", trails.ghosts)):

@@ -1,40 +1,13 @@
-"""Creating the QApplication the way every Pivotal entry point needs it."""
+"""Starting the editor: the window on a scene, or the error that stops it."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore
 
-
-def application() -> QtWidgets.QApplication:
-    """The QApplication, created once with shared OpenGL contexts.
-
-    pyqtgraph caches its shader programs per class, so every GL widget after the first
-    draws nothing unless contexts are shared; the attribute must precede the application.
-    """
-    app = QtWidgets.QApplication.instance()
-    if app is None:
-        QtCore.QCoreApplication.setAttribute(QtCore.Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
-        app = QtWidgets.QApplication(sys.argv[:1])
-        app.setOrganizationName("Pivotal")
-        app.setApplicationName("Pivotal")
-    from app.window import theme
-
-    theme.apply(app)
-    return app
-
-
-def has_display() -> bool:
-    """Whether a window can be shown (X11 or Wayland display, or a platform chosen)."""
-    if sys.platform != "linux":
-        return True
-    return bool(
-        os.environ.get("DISPLAY")
-        or os.environ.get("WAYLAND_DISPLAY")
-        or os.environ.get("QT_QPA_PLATFORM")
-    )
+from app.window.qt_app import application, has_display
 
 
 def run_editor(path: str, play: bool = False) -> int:

@@ -135,8 +135,8 @@ class _Offscreen:
 
     def __init__(self, request: ExportRequest, whole_motion: bool = False):
         from app.editor.document import Document
-        from app.widgets.viewport import Viewport
-        from app.window.application import application, has_display
+        from app.widgets.viewport.viewport import Viewport
+        from app.window.qt_app import application, has_display
 
         if not has_display():
             raise ValueError("--format png needs a display to render on; run under xvfb-run "

@@ -18,12 +18,12 @@ from app.editor.files import FileController
 from app.editor.recovery import Autosaver
 from app.editor.step_through import StepThrough
 from app.scene.rig.editing import BONE, PIVOT, TARGET_KINDS
-from app.widgets.compare_table import CompareTable
-from app.widgets.inspector import Inspector
-from app.widgets.outliner import Outliner
-from app.widgets.teaching_drawing import TrailSettings
+from app.widgets.panels.compare_table import CompareTable
+from app.widgets.panels.inspector import Inspector
+from app.widgets.panels.outliner import Outliner
 from app.widgets.timeline import TimelineWidget
-from app.widgets.viewport import Viewport
+from app.widgets.viewport.teaching_drawing import TrailSettings
+from app.widgets.viewport.viewport import Viewport
 from app.window import theme
 from app.window.actions import WindowActions
 from app.window.export_actions import ExportController
@@ -165,22 +165,22 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         return dock.widget()
 
     def _make_curve_view(self):
-        from app.widgets.curve_view import CurveView
+        from app.widgets.panels.curve_view import CurveView
 
         return CurveView(self.document)
 
     def _make_matrix_panel(self):
-        from app.widgets.matrix_panel import MatrixPanel
+        from app.widgets.panels.matrix_panel import MatrixPanel
 
         return MatrixPanel(self.document)
 
     def _make_step_panel(self):
-        from app.widgets.step_panel import StepPanel
+        from app.widgets.panels.step_panel import StepPanel
 
         return StepPanel(self.document, self.step_through)
 
     def _make_tutorial_panel(self):
-        from app.widgets.tutorial_panel import TutorialPanel
+        from app.widgets.panels.tutorial_panel import TutorialPanel
 
         panel = TutorialPanel(self.document)
         panel.closed.connect(self.tutorial_dock.hide)

@@ -48,8 +48,8 @@ def render_screenshot(
     """
     from app.editor.document import Document
     from app.scene.rig.editing import Ref
-    from app.window.application import application, has_display
     from app.window.main_window import MainWindow
+    from app.window.qt_app import application, has_display
 
     if not has_display():
         raise ValueError("no display to render on; run under xvfb-run")

@@ -39,6 +39,8 @@ from functools import cache
 
 import numpy as np
 
+from app.scene.math.quat import mul
+
 #: Largest supported n: the dynamic program holds every subset, 2^n of them.
 MAX_FACTORS = 20
 #: Up to this n the polarization identity is used (see the module docstring).
@@ -117,8 +119,6 @@ def symmetrized_product(qs) -> np.ndarray:
     -------
     ndarray, shape (..., 4)
     """
-    from app.scene.math.quat import mul
-
     qs = np.asarray(qs, dtype=float)
     if qs.ndim < 2 or qs.shape[-1] != 4:
         raise ValueError(f"expected quaternions shaped (..., n, 4), got {qs.shape}")

@@ -11,7 +11,7 @@ Conventions (the same everywhere in :mod:`app.scene`):
   ``[cos(angle/2), sin(angle/2) * axis]``. ``q`` and ``-q`` are the same rotation.
 
 The symmetrized product used by the multi-parent constraint lives in
-:mod:`app.scene.math.anticommutator` and is re-exported here.
+:mod:`app.scene.math.anticommutator`, which builds on this module (never the other way).
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ __all__ = [
     "log",
     "angle_between",
     "shortest_arc",
-    "normalized_anticommutator",
-    "symmetrized_product",
-    "VanishingAnticommutatorError",
 ]
 
 
@@ -398,9 +395,3 @@ def _arc_of_units(u, v):
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     return q / np.where(n == 0, 1.0, n)
 
-
-from app.scene.math.anticommutator import (  # noqa: E402  (re-export; it uses mul from here)
-    VanishingAnticommutatorError,
-    normalized_anticommutator,
-    symmetrized_product,
-)

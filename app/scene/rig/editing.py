@@ -7,6 +7,8 @@ except pivot rotations, which only mean something as animation and are always ke
 
 :class:`Ref` names what the user selected (a bone, a constraint, a pivot, a target) by
 names, so a selection survives edits that replace items.
+
+One idea: item-to-item edit functions and the reference type they take.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ working set as they converge. Beyond the paper:
   tip are the paper's, unconstrained.
 
 Shapes: ``N`` chains, ``J = n + 1`` joints, ``n`` bones.
+
+One idea: the batch FABRIK solver (its passes, limits and pole share the compaction state).
 """
 
 from __future__ import annotations

@@ -18,15 +18,15 @@ from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
-from app.widgets.overlays import (
+from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
     HandlesItem,
     LabelsOverlay,
     axes_lines,
 )
-from app.widgets.skeleton_item import BONE_COLOR, JOINT_COLOR, SkeletonItem
-from app.widgets.teaching_drawing import POINT_COLOR, TeachingDrawing, TrailSettings
+from app.widgets.viewport.skeleton_item import BONE_COLOR, JOINT_COLOR, SkeletonItem
+from app.widgets.viewport.teaching_drawing import POINT_COLOR, TeachingDrawing, TrailSettings
 
 #: World (Y-up) to pyqtgraph's view coordinates (Z-up): (x, y, z) -> (x, -z, y).
 WORLD_TO_VIEW = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], dtype=float)

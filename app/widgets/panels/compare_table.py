@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.editor.throttle import Throttle
 from app.scene.analysis import compare
-from app.widgets.throttle import Throttle
 
 COLUMNS = ["Bone", "Δ head", "Δ angle", "World limit"]
 

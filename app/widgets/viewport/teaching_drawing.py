@@ -17,8 +17,8 @@ from app.editor import tutorials
 from app.editor.step_through import FABRIK, MULTI_PARENT
 from app.scene.analysis import trails
 from app.scene.math.quat import matrix_from_quat, to_axis_angle
-from app.widgets.overlays import BLENDED, OVERLAY, arrow_lines, axes_lines
-from app.widgets.skeleton_item import SkeletonItem
+from app.widgets.viewport.overlays import BLENDED, OVERLAY, arrow_lines, axes_lines
+from app.widgets.viewport.skeleton_item import SkeletonItem
 
 BEFORE_COLOR = np.array([1.0, 0.55, 0.25])  # onion skin: the past warm
 AFTER_COLOR = np.array([0.35, 0.85, 0.65])  # and the future cool, as Blender's

@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph.opengl as gl
 
 from app.scene.analysis.bone_shapes import octahedra
-from app.widgets.shading import LIT
+from app.widgets.viewport.shading import LIT
 
 BONE_COLOR = (0.80, 0.82, 0.86, 1.0)
 JOINT_COLOR = (0.95, 0.75, 0.30, 1.0)

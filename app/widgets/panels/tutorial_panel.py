@@ -13,7 +13,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import tutorials
-from app.widgets.throttle import Throttle
+from app.editor.throttle import Throttle
 
 
 def _coords(v) -> str:

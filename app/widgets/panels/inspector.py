@@ -12,12 +12,12 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
+from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
 from app.widgets.fields import RotationEditor, VectorEdit, spin_box
 from app.widgets.text_keys import keep_keys
-from app.widgets.throttle import Throttle
 
 
 def _keys_text(keys, what: str) -> str:

@@ -16,13 +16,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from app.editor.throttle import Throttle
 from app.scene.analysis import compare
 from app.scene.analysis.compare import rotation_parts
 from app.scene.analysis.curve_subjects import DRIVEN, POSITION, ROTATION, CurveSubject, subject_of
 from app.scene.analysis.curves import accumulated_turn_deg, rotation_curve
 from app.scene.rig.keys import sample
-from app.widgets.plots import DualPlot
-from app.widgets.throttle import Throttle
+from app.widgets.panels.plots import DualPlot
 
 COLORS = {
     "w": (215, 217, 224),

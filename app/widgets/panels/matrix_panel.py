@@ -18,11 +18,11 @@ import re
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from app.editor.throttle import Throttle
 from app.scene.analysis.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
-from app.widgets.matrix_cards import Card, MatrixCards
+from app.widgets.panels.matrix_cards import Card, MatrixCards
 from app.widgets.text_keys import keep_keys
-from app.widgets.throttle import Throttle
 
 WORLD = "world"
 KIND_COLORS = {"T": "#7fb2ff", "R": "#ffb35c", "S": "#c79bff", "L": "#ff7a7a"}

@@ -1,0 +1,107 @@
+"""Reading JSON values with a place: each reader checks one value and names its JSON path when it
+is wrong (``bones[3].rotation: expected a number, got a string``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from app.scene.errors import SceneError
+from app.scene.rig.keys import Keys
+
+UNIT_TOLERANCE = 1e-6
+
+
+def type_name(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def read_object(value, path) -> dict:
+    if not isinstance(value, dict):
+        raise SceneError(f"expected an object, got {type_name(value)}", path)
+    return value
+
+
+def read_array(value, path) -> list:
+    if not isinstance(value, list):
+        raise SceneError(f"expected an array, got {type_name(value)}", path)
+    return value
+
+
+def read_number(value, path) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SceneError(f"expected a number, got {type_name(value)}", path)
+    if not math.isfinite(value):
+        raise SceneError(f"{value} is not a finite number", path)
+    return float(value)
+
+
+def read_integer(value, path) -> int:
+    number = read_number(value, path)
+    if number != int(number):
+        raise SceneError(f"expected an integer, got {value}", path)
+    return int(number)
+
+
+def read_string(value, path, non_empty=True) -> str:
+    if not isinstance(value, str):
+        raise SceneError(f"expected a string, got {type_name(value)}", path)
+    if non_empty and not value:
+        raise SceneError("must not be empty", path)
+    return value
+
+
+def read_vector(value, path, size) -> tuple:
+    items = read_array(value, path)
+    if len(items) != size:
+        raise SceneError(f"expected {size} numbers, got {len(items)}", path)
+    return tuple(read_number(x, f"{path}[{i}]") for i, x in enumerate(items))
+
+
+def read_unit_quat(value, path) -> tuple:
+    q = read_vector(value, path, 4)
+    length = math.sqrt(sum(x * x for x in q))
+    if abs(length - 1.0) > UNIT_TOLERANCE:
+        raise SceneError(f"length {length:.6g} is not a unit quaternion", path)
+    return q
+
+
+def read_keys(value, path, size, quaternion=False) -> Keys:
+    items = read_array(value, path)
+    if not items:
+        raise SceneError("a key list must not be empty", path)
+    frames, values = [], []
+    for i, item in enumerate(items):
+        ipath = f"{path}[{i}]"
+        pair = read_array(item, ipath)
+        if len(pair) != 2:
+            raise SceneError("expected [frame, value]", ipath)
+        frame = read_number(pair[0], f"{ipath}[0]")
+        if frames and frame <= frames[-1]:
+            raise SceneError(
+                f"key frame {frame:g} is not after the previous key's frame {frames[-1]:g}"
+                " (keys are sorted by frame, no frame twice)",
+                f"{ipath}[0]",
+            )
+        frames.append(frame)
+        values.append(read_unit_quat(pair[1], f"{ipath}[1]") if quaternion else
+                      read_vector(pair[1], f"{ipath}[1]", size))  # fmt: skip
+    return Keys(np.array(frames), np.array(values))
+
+
+def read_extra(obj: dict, known: set) -> dict:
+    return {k: v for k, v in obj.items() if k not in known}

@@ -1,0 +1,1 @@
+"""The docked panels: outliner, inspector, curves, matrix chain, step-through, tutorials."""
