@@ -187,6 +187,8 @@ class Scene:
     frame_end: int = 120
     version: int = 1
     extra: dict = field(default_factory=dict)
+    #: Skinned meshes (``app.scene.rig.mesh.SkinnedMesh``) drawn deformed by the bones.
+    meshes: tuple = ()
     #: Notes from loading (a BVH's extra motion lines, ...); not part of the scene's value.
     messages: list = field(default_factory=list, compare=False, repr=False)
 
@@ -229,4 +231,5 @@ class Scene:
             frame_end=self.frame_end,
             version=self.version,
             extra=dict(self.extra),
+            meshes=self.meshes,
         )
