@@ -27,9 +27,10 @@ from app.widgets.viewport.viewport import Viewport
 from app.window import theme
 from app.window.actions import WindowActions
 from app.window.export_actions import ExportController
+from app.window.teaching_actions import TeachingActions
 
 
-class MainWindow(WindowActions, QtWidgets.QMainWindow):
+class MainWindow(WindowActions, TeachingActions, QtWidgets.QMainWindow):
     """Pivotal's main window for one document."""
 
     def __init__(
