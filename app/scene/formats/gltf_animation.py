@@ -33,12 +33,16 @@ def frame_rate(times: np.ndarray) -> float:
     if not len(gaps):
         return FALLBACK_FPS
     step = float(gaps.min())
+    # The smallest gap of float32 times is only good to ~1e-5 of a step; refine it by least
+    # squares over every key (twice: the multiples can only get better) before judging.
+    for _ in range(2):
+        n = np.round(times / step)
+        if not np.any(n != 0):
+            break
+        step = float(np.dot(n, times) / np.dot(n, n))
     n = np.round(times / step)
     if np.any(np.abs(times - n * step) > _tolerance(times, step)):
         return FALLBACK_FPS
-    # Least squares over every key: far more precise than one float32 gap.
-    if np.any(n != 0):
-        step = float(np.dot(n, times) / np.dot(n, n))
     fps = 1.0 / step
     nearest = round(fps)
     if nearest > 0 and abs(fps - nearest) <= 1e-6 * fps:
