@@ -70,6 +70,9 @@ def loads_scene(text: str, file: str = "") -> Scene:
                          file) from None  # fmt: skip
     except ValueError as e:
         raise SceneError(f"malformed JSON: {e}", "", file) from None
+    except RecursionError:
+        raise SceneError("malformed JSON: arrays or objects nested too deeply", "",
+                         file) from None  # fmt: skip
     try:
         return scene_from_json(value)
     except SceneError as e:
