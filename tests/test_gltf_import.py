@@ -120,6 +120,9 @@ def test_step_holds_each_key_until_the_next():
     _channel(b, 0, "translation", [0.0, 0.5, 1.0], values, "STEP")
     scene = parse_gltf(b.gltf_bytes())
     assert scene.fps == 2.0
+    keys = scene.bones[0].translation_keys
+    assert keys.interpolation == ("constant",) * 3  # format §B
+    np.testing.assert_array_equal(keys.frames, [0, 1, 2])
     frames = np.arange(0, 3)
     got = local_transforms(scene, frames)[:, 0, :3, 3]
     np.testing.assert_array_equal(got, values)
@@ -366,7 +369,8 @@ def test_bounds_on_depth_and_frames():
     n = 10_002
     b.doc["nodes"] = [{"name": f"b{i}", "children": [i + 1]} for i in range(n - 1)] + [{}]
     e = _refused(b.gltf_bytes())
-    assert "deeper than the bound of 10000" in e.reason and e.path.startswith("/nodes/")
+    assert "hierarchy depth 10001 is more than the bound of 10,000" in e.reason
+    assert e.path == "/nodes/10000"
 
     b = Builder()
     _arm(b)
@@ -374,4 +378,5 @@ def test_bounds_on_depth_and_frames():
     b.doc["animations"][0]["samplers"][0]["input"] = b.accessor(np.array([0.0, 0.25, 1e7]))
     b.doc["animations"][0]["samplers"][0]["output"] = b.accessor(np.zeros((3, 3)))
     e = _refused(b.gltf_bytes())
-    assert "bound of 10000000 frames" in e.reason and e.path.startswith("/accessors/")
+    assert "frame count" in e.reason and "bound of 10,000,000" in e.reason
+    assert e.path.startswith("/accessors/")

@@ -58,12 +58,6 @@ def frames_of(times: np.ndarray, fps: float) -> np.ndarray:
     return np.where(close, nearest, frames)
 
 
-def sample_step(times: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """A ``STEP`` sampler at times ``at``: the value of the last key at or before each time."""
-    i = np.searchsorted(times, at + 1e-9 * np.maximum(1.0, np.abs(at)), side="right") - 1
-    return values[np.clip(i, 0, len(times) - 1)]
-
-
 def sample_cubic(times: np.ndarray, triples: np.ndarray, at: np.ndarray) -> np.ndarray:
     """A ``CUBICSPLINE`` sampler at times ``at`` (clamped to its first and last key).
 

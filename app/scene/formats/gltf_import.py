@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats import gltf_animation as anim
 from app.scene.formats.gltf_buffers import (
@@ -37,11 +38,6 @@ from app.scene.math import quat
 from app.scene.rig.keys import Keys
 from app.scene.rig.mesh import SkinnedMesh
 from app.scene.rig.model import Bone, Scene
-
-#: Bounds on hostile input (``docs/scene-format.md`` §D).
-MAX_BONES = 10**5
-MAX_DEPTH = 10**4
-MAX_FRAMES = 10**7
 
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
 
@@ -85,16 +81,14 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
     bone_nodes = [n for n in order if is_bone[n]]
     if not bone_nodes:
         raise SceneError("the scene has no node that can be a bone", "/nodes")
-    if len(bone_nodes) > MAX_BONES:
-        raise SceneError(f"{len(bone_nodes)} bones exceed the bound of {MAX_BONES}", "/nodes")
+    bounds.check_bone_count(len(bone_nodes), "/nodes")
     names = _names(nodes, bone_nodes)
     local = {n: _local(nodes[n], pointer("nodes", n)) for n in order}
-    keys, fps, span = _animation(doc, acc, animation, names)
+    keys, fps, span = _animation(doc, acc, animation, names, len(bone_nodes))
     bones = []
     for n in bone_nodes:
         t, q, s, _ = local[n]
         kw = keys.get(n, {})
-        s = kw.pop("scale", s)
         parent = parents[n] if parents[n] >= 0 else None
         bones.append(Bone(name=names[n], parent=None if parent is None else names[parent],
                           translation=tuple(t), rotation=tuple(q),
@@ -145,9 +139,7 @@ def _hierarchy(doc, nodes):
         for m in reversed(chain):
             d += 1
             depth[m] = d
-            if d > MAX_DEPTH:
-                raise SceneError(f"hierarchy deeper than the bound of {MAX_DEPTH}",
-                                 pointer("nodes", m))  # fmt: skip
+            bounds.check_depth(d + 1, pointer("nodes", m))  # a root counts as 1
     return parents, children
 
 
@@ -241,7 +233,7 @@ def _local(node, where):
 # --- animation ----------------------------------------------------------------------------
 
 
-def _animation(doc, acc, name, names):
+def _animation(doc, acc, name, names, n_bones):
     """``{node: {"translation_keys": Keys, ...}}``, fps and ``(frame_start, frame_end)``."""
     animations = items(doc, "animations")
     if name is not None:
@@ -308,10 +300,14 @@ def _animation(doc, acc, name, names):
     fps = anim.frame_rate(np.concatenate([r[3] for r in read]))
     first = min(float(r[3][0]) for r in read) * fps
     last = max(float(r[3][-1]) for r in read) * fps
+    where = read[int(np.argmax([r[3][-1] for r in read]))][5]
+    bounds.check_fps(fps, where)
+    bounds.check_frame_number(first, where)
+    bounds.check_frame_number(last, where)
+    count = bounds.frame_count(round(first), round(last))
+    bounds.check_frame_count(count, where)
+    bounds.check_poses(count, n_bones, where)  # what bake would refuse, refused at load
     span = (int(round(first)), int(round(last)))
-    if not np.isfinite(first * last) or span[1] - span[0] + 1 > MAX_FRAMES:
-        raise SceneError(f"the key times span more than the bound of {MAX_FRAMES} frames",
-                         read[0][5])  # fmt: skip
     out: dict = {"messages": messages}
     for node, path, kind, times, values, _ in read:
         frames, values = _keys(path, kind, times, values, fps)
@@ -325,12 +321,8 @@ def _animation(doc, acc, name, names):
             if np.any(values <= 0):
                 raise SceneError("scale keys must be > 0 (bones cannot mirror)",
                                  _where_out(read, node))  # fmt: skip
-            if np.abs(values - values[0]).max() > 1e-9:
-                messages.append(f"node {names[node]!r}: animated scale is not kept (this "
-                                "build has no scale keys); its first key is used")  # fmt: skip
-            out.setdefault(node, {})["scale"] = values[0]
-            continue
-        out.setdefault(node, {})[f"{path}_keys"] = Keys(frames, values)
+        interpolation = ("constant",) * len(frames) if kind == "STEP" else None
+        out.setdefault(node, {})[f"{path}_keys"] = Keys(frames, values, interpolation)
     return out, fps, span
 
 
@@ -339,16 +331,13 @@ def _where_out(read, node):
 
 
 def _keys(path, kind, times, values, fps):
-    """Key frames and values: LINEAR keys as they are, STEP and CUBICSPLINE sampled at every
-    frame from the first key to the last (STEP until keys carry a constant interpolation)."""
+    """Key frames and values: LINEAR and STEP keys as they are (STEP becomes constant keys),
+    CUBICSPLINE sampled at every frame from the first key to the last."""
     frames = anim.frames_of(times, fps)
-    if kind == "LINEAR":
+    if kind != "CUBICSPLINE":
         return frames, values
     every = np.arange(np.round(frames[0]), np.round(frames[-1]) + 1.0)
-    at = every / fps
-    if kind == "STEP":
-        return every, anim.sample_step(times, values, at)
-    return every, anim.sample_cubic(times, values, at)
+    return every, anim.sample_cubic(times, values, every / fps)
 
 
 # --- meshes -------------------------------------------------------------------------------
