@@ -243,10 +243,10 @@ class Accessors:
         where = where or pointer("accessors", a)
         acc = obj(items(self.doc, "accessors")[a], where)
         ctype = acc.get("componentType")
-        if ctype not in COMPONENT_DTYPES or isinstance(ctype, bool):
+        if not isinstance(ctype, int) or isinstance(ctype, bool) or ctype not in COMPONENT_DTYPES:
             raise SceneError(f"unknown componentType {ctype!r}", where + "/componentType")
         kind = acc.get("type")
-        if kind not in TYPE_SHAPES:
+        if not isinstance(kind, str) or kind not in TYPE_SHAPES:
             raise SceneError(f"unknown type {kind!r}", where + "/type")
         count = integer(acc.get("count"), where + "/count", 1)
         normalized = acc.get("normalized", False)
