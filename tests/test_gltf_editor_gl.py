@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+from pxr import Usd, UsdSkel
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor.files import OPEN_FILTER
@@ -44,7 +45,8 @@ def test_open_with_ctrl_o_then_export_gltf_from_the_menu(qtbot, tmp_path, monkey
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(out), "")))  # fmt: skip
     menu = win.findChild(QtWidgets.QMenu, "exportMenu")
-    assert win.actions_by_name["export_gltf"] in menu.actions()
+    for name in ("glb", "gltf", "usda", "usdc"):
+        assert win.actions_by_name[f"export_{name}"] in menu.actions()
     win.actions_by_name["export_gltf"].trigger()
     assert "Exported back.gltf" in win.statusBar().currentMessage()
     (report,) = validate(out)
@@ -52,6 +54,15 @@ def test_open_with_ctrl_o_then_export_gltf_from_the_menu(qtbot, tmp_path, monkey
     back = load_scene(out)
     assert back.meshes[0].joints == doc.scene.meshes[0].joints
     np.testing.assert_allclose(bake(back).heads, bake(doc.scene).heads, atol=1e-6)
+    usd = tmp_path / "back.usda"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(usd), "")))  # fmt: skip
+    win.actions_by_name["export_usda"].trigger()
+    assert "Exported back.usda" in win.statusBar().currentMessage()
+    stage = Usd.Stage.Open(str(usd))
+    skel = UsdSkel.Skeleton(stage.GetPrimAtPath("/Pivotal/Skeleton"))
+    assert list(skel.GetJointsAttr().Get()) == ["hip", "hip/knee", "hip/knee/node_2"]
+    assert stage.GetPrimAtPath("/Pivotal/skin").HasAPI(UsdSkel.BindingAPI)
 
 
 def test_dropping_a_glb_opens_it_and_a_broken_one_keeps_the_document(qtbot, tmp_path, dialogs):

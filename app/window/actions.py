@@ -253,6 +253,8 @@ class WindowActions:
             ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
             ("glb", "&glTF Binary (GLB)…", "Bones, skin, mesh and the baked animation"),
             ("gltf", "glTF (&JSON)…", "As GLB, in one .gltf file"),
+            ("usda", "&USD…", "UsdSkel skeleton, animation and skinned meshes (.usda)"),
+            ("usdc", "USD Binar&y…", "As USD, in the binary crate format (.usdc)"),
             ("png", "Viewport &Image (PNG)…", "The viewport as it is now"),
             ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
         ):
@@ -279,7 +281,8 @@ class WindowActions:
             file.addAction(m[name])
         export = file.addMenu("&Export")
         export.setObjectName("exportMenu")
-        for name in ("bvh", "csv", "npz", "glb", "gltf", None, "png", "png-sequence"):
+        for name in ("bvh", "csv", "npz", "glb", "gltf", "usda", "usdc", None, "png",
+                     "png-sequence"):  # fmt: skip
             export.addSeparator() if name is None else export.addAction(m[f"export_{name}"])
         file.addSeparator()
         file.addAction(m["quit"])

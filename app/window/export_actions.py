@@ -1,4 +1,4 @@
-"""File ▸ Export in the editor: BVH, CSV, the baked arrays, glTF, the viewport as PNG, the
+"""File ▸ Export in the editor: BVH, CSV, the baked arrays, glTF, USD, the viewport as PNG, the
 animation as a PNG sequence.
 
 Each export evaluates the whole timeline in the current space (the toggle), exactly as
@@ -29,6 +29,8 @@ FILTERS = {
     "png": "PNG image (*.png)",
     "glb": "glTF 2.0 binary (*.glb)",
     "gltf": "glTF 2.0 (*.gltf)",
+    "usda": "USD text (*.usda)",
+    "usdc": "USD binary (*.usdc)",
 }
 TITLES = {
     "bvh": "Export BVH",
@@ -38,6 +40,8 @@ TITLES = {
     "png-sequence": "Export PNG Sequence",
     "glb": "Export glTF Binary",
     "gltf": "Export glTF",
+    "usda": "Export USD",
+    "usdc": "Export USD Binary",
 }
 
 
