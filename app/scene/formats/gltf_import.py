@@ -252,6 +252,7 @@ def _animation(doc, acc, name, names, n_bones):
     if not isinstance(samplers, list) or not isinstance(channels, list):
         raise SceneError("an animation needs samplers and channels arrays", where)
     read = []  # (node, path, kind, times, values, pointer)
+    inputs: dict = {}  # accessor -> key times
     messages = []
     for c, channel in enumerate(channels):
         cw = f"{where}/channels/{c}"
@@ -274,12 +275,15 @@ def _animation(doc, acc, name, names, n_bones):
             raise SceneError(f"unknown interpolation {kind!r}", sw + "/interpolation")
         i = index(doc, "accessors", sampler.get("input"), sw + "/input")
         o = index(doc, "accessors", sampler.get("output"), sw + "/output")
-        times = acc.read(i)
-        if times.shape[1] != 1 or not np.all(np.isfinite(times)):
-            raise SceneError("key times must be finite scalars", pointer("accessors", i))
-        times = times[:, 0]
-        if np.any(np.diff(times) <= 0):
-            raise SceneError("key times must increase strictly", pointer("accessors", i))
+        if i not in inputs:  # channels usually share their inputs: read each once
+            times = acc.read(i)
+            if times.shape[1] != 1 or not np.all(np.isfinite(times)):
+                raise SceneError("key times must be finite scalars", pointer("accessors", i))
+            times = times[:, 0]
+            if np.any(np.diff(times) <= 0):
+                raise SceneError("key times must increase strictly", pointer("accessors", i))
+            inputs[i] = times
+        times = inputs[i]
         if path == "weights":
             messages.append(f"{cw}: morph target weights are not evaluated (ignored)")
             continue
@@ -295,7 +299,7 @@ def _animation(doc, acc, name, names, n_bones):
         read.append((node, path, kind, times, values, pointer("accessors", i)))
     if not read:
         return {"messages": messages}, anim.FALLBACK_FPS, (0, 0)
-    fps = anim.frame_rate(np.concatenate([r[3] for r in read]))
+    fps = anim.frame_rate(np.concatenate([inputs[i] for i in sorted(inputs)]))
     first = min(float(r[3][0]) for r in read) * fps
     last = max(float(r[3][-1]) for r in read) * fps
     where = read[int(np.argmax([r[3][-1] for r in read]))][5]
@@ -307,8 +311,11 @@ def _animation(doc, acc, name, names, n_bones):
     bounds.check_poses(count, n_bones, where)  # what bake would refuse, refused at load
     span = (int(round(first)), int(round(last)))
     out: dict = {"messages": messages}
+    frames_of = {}  # id(times) -> frames, once per input accessor
     for node, path, kind, times, values, _ in read:
-        frames, values = _keys(path, kind, times, values, fps)
+        if id(times) not in frames_of:
+            frames_of[id(times)] = anim.frames_of(times, fps)
+        frames, values = _keys(kind, times, frames_of[id(times)], values, fps)
         if path == "rotation":
             values = np.roll(values, 1, axis=1)  # [x, y, z, w] -> [w, x, y, z]
             norm = np.linalg.norm(values, axis=1, keepdims=True)
@@ -328,10 +335,9 @@ def _where_out(read, node):
     return next(r[5] for r in read if r[0] == node)
 
 
-def _keys(path, kind, times, values, fps):
+def _keys(kind, times, frames, values, fps):
     """Key frames and values: LINEAR and STEP keys as they are (STEP becomes constant keys),
     CUBICSPLINE sampled at every frame from the first key to the last."""
-    frames = anim.frames_of(times, fps)
     if kind != "CUBICSPLINE":
         return frames, values
     every = np.arange(np.round(frames[0]), np.round(frames[-1]) + 1.0)
