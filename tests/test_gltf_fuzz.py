@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
+from app.scene.formats.gltf_export import gltf_bytes, gltf_from_bake
 from app.scene.formats.gltf_import import parse_gltf
+from app.scene.io import load_scene
+from tests.conftest import SCENES
 from tests.gltf_files import Builder
 from tests.test_gltf_import import _channel, _skinned
 
@@ -31,6 +34,16 @@ SEED = _seed()
 GLB = SEED.glb_bytes()
 GLTF = SEED.gltf_bytes()
 DOC = json.loads(GLTF)
+
+
+def _exported() -> bytes:
+    """What our exporter writes (fabrik_arm, every 10th frame): a third seed."""
+    scene = load_scene(SCENES / "fabrik_arm.json")
+    result = bake(scene, np.arange(0.0, 121.0, 10.0))
+    return gltf_bytes(gltf_from_bake(scene, result), binary=True)
+
+
+SEEDS = {"glb": GLB, "gltf": GLTF, "exported": _exported()}
 
 
 def _judge(data: bytes) -> None:
@@ -61,12 +74,14 @@ def test_the_seeds_are_valid_scenes():
     for data in (GLB, GLTF):
         scene = parse_gltf(data)
         assert scene.bone_names() == ["hip", "knee", "node_2"] and len(scene.meshes) == 1
+    scene = parse_gltf(SEEDS["exported"])
+    assert scene.bone_names() == load_scene(SCENES / "fabrik_arm.json").bone_names()
 
 
 @FUZZ
-@given(st.data(), st.sampled_from(["glb", "gltf"]))
+@given(st.data(), st.sampled_from(sorted(SEEDS)))
 def test_byte_flips(data, kind):
-    raw = bytearray(GLB if kind == "glb" else GLTF)
+    raw = bytearray(SEEDS[kind])
     flips = data.draw(st.lists(st.tuples(st.integers(0, len(raw) - 1), st.integers(0, 255)),
                                min_size=1, max_size=8))  # fmt: skip
     for at, value in flips:
@@ -75,9 +90,9 @@ def test_byte_flips(data, kind):
 
 
 @FUZZ
-@given(st.data(), st.sampled_from(["glb", "gltf"]))
+@given(st.data(), st.sampled_from(sorted(SEEDS)))
 def test_truncations(data, kind):
-    raw = GLB if kind == "glb" else GLTF
+    raw = SEEDS[kind]
     _judge(raw[: data.draw(st.integers(0, len(raw) - 1))])
 
 

@@ -33,26 +33,32 @@ from app.scene.rig.model import Scene
 _F32 = np.float32
 
 
-def _cross(u, v):
-    """Cross products of component-major vectors ``(3, ...)``."""
-    return np.stack([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                     u[0] * v[1] - u[1] * v[0]])  # fmt: skip
+def _cross(u, v) -> list:
+    """Cross products of component-major vectors (three planes each)."""
+    return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
 
 
 def _quat_of_planes(r: np.ndarray) -> np.ndarray:
     """Unit quaternions ``(..., 4)`` (``w >= 0``) of rotation matrices stored as planes
-    ``(3, 3, ...)``: Shepperd's method, each quaternion from its largest pivot."""
+    ``(3, 3, ...)``: Shepperd's method, each quaternion from its largest pivot (the ``w``
+    formula for most, the others only where a diagonal entry beats the trace)."""
     trace = r[0, 0] + r[1, 1] + r[2, 2]
-    candidates = np.stack([
-        [1 + trace, r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]],
-        [r[2, 1] - r[1, 2], 1 + r[0, 0] - r[1, 1] - r[2, 2], r[0, 1] + r[1, 0], r[0, 2] + r[2, 0]],
-        [r[0, 2] - r[2, 0], r[0, 1] + r[1, 0], 1 - r[0, 0] + r[1, 1] - r[2, 2], r[1, 2] + r[2, 1]],
-        [r[1, 0] - r[0, 1], r[0, 2] + r[2, 0], r[1, 2] + r[2, 1], 1 - r[0, 0] - r[1, 1] + r[2, 2]],
-    ])  # fmt: skip
+    q = np.stack([1 + trace, r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
     pivot = np.argmax(np.stack([trace, r[0, 0], r[1, 1], r[2, 2]]), axis=0)
-    q = np.take_along_axis(candidates, pivot[None, None], axis=0)[0]  # (4, ...)
-    q = q / np.sqrt(np.sum(q * q, axis=0))
-    q = np.where(q[0] < 0, -q, q)
+    for k in (1, 2, 3):
+        at = pivot == k
+        if not np.any(at):
+            continue
+        m = r[:, :, at]
+        i, j, l = k - 1, k % 3, (k + 1) % 3
+        part = np.empty((4, m.shape[-1]))
+        part[0] = m[l, j] - m[j, l]
+        part[1 + i] = 1 + m[i, i] - m[j, j] - m[l, l]
+        part[1 + j] = m[i, j] + m[j, i]
+        part[1 + l] = m[i, l] + m[l, i]
+        q[:, at] = part
+    q /= np.sqrt(np.sum(q * q, axis=0))
+    q *= np.where(q[0] < 0, -1.0, 1.0)
     return np.moveaxis(q, 0, -1)
 
 
@@ -75,8 +81,8 @@ def local_trs(parents: np.ndarray, bone_to_world: np.ndarray):
         # inv(A): its rows are cross products of A's columns, over the determinant.
         c0, c1, c2 = parent[:, 0], parent[:, 1], parent[:, 2]
         rows = [_cross(c1, c2), _cross(c2, c0), _cross(c0, c1)]
-        det = np.sum(c0 * rows[0], axis=0)
-        rows = [r / det for r in rows]
+        det = c0[0] * rows[0][0] + c0[1] * rows[0][1] + c0[2] * rows[0][2]
+        rows = [[x / det for x in r] for r in rows]
         offset = own[:, 3] - parent[:, 3]
         block = np.empty((3, 4) + own.shape[2:])
         for i in range(3):
