@@ -48,6 +48,11 @@ TYPE_SHAPES = {
 #: buffer's real size.
 MAX_ZERO_COMPONENTS = 10**7
 
+#: Required extensions that change nothing Pivotal reads (materials, textures) or that it
+#: reads anyway (KHR_mesh_quantization: integer vertex attributes). Others (Draco, meshopt
+#: compression) are refused rather than misread.
+_HARMLESS_EXTENSIONS = ("KHR_materials_", "KHR_texture_", "EXT_texture_", "KHR_mesh_quantization",
+                        "KHR_lights_punctual", "KHR_xmp")
 _GLB_MAGIC = b"glTF"
 _CHUNK_JSON = 0x4E4F534A
 _CHUNK_BIN = 0x004E4942
@@ -87,6 +92,14 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
         raise SceneError("not glTF 2.0: no asset.version", "/asset/version")
     if asset["version"].split(".")[0] != "2":
         raise SceneError(f"not glTF 2.0: asset.version is {asset['version']!r}", "/asset/version")
+    required = value.get("extensionsRequired", [])
+    if not isinstance(required, list):
+        raise SceneError("must be an array", "/extensionsRequired")
+    for k, name in enumerate(required):
+        if not isinstance(name, str) or not name.startswith(_HARMLESS_EXTENSIONS):
+            raise SceneError(f"needs extension {name!r}, which Pivotal cannot read (it would "
+                             "misread geometry or animation)",
+                             f"/extensionsRequired/{k}")  # fmt: skip
     return value, blob
 
 

@@ -8,11 +8,12 @@
   frame, ``LINEAR``, time ``(frame - first exported frame) / fps``. The local transforms come
   from the bake (constraints included, in the chosen space): ``bone_to_parent =
   inv(parent_to_world) @ bone_to_world``, split into T, R (polar) and S.
-- The scene's own meshes are written back with their own skins (their joints and inverse
-  bind matrices, so they deform as they did); a scene without meshes gets one small box per
-  bone, skinned to it, with a skin per root tree whose joints are all its bones and whose
-  inverse bind matrices come from the first exported frame's pose. (One skin per tree: a
-  glTF skin's joints must share a root, and no node may be added above the roots.)
+- A skin per root tree whose joints are all its bones and whose inverse bind matrices come
+  from the first exported frame's pose (one skin per tree: a glTF skin's joints must share a
+  root, and no node may be added above the roots). A scene without meshes gets one small box
+  per bone skinned to it through that skin; the scene's own meshes are written back with
+  their own skins instead (their joints and inverse bind matrices, so they deform as they
+  did), and the tree skins are then used by no mesh (the validator's info UNUSED_OBJECT).
 
 Keys are baked at every frame, so every sampler is ``LINEAR`` (a constant key is exact at the
 frames written; nothing is exported unbaked). The container is built with ``pygltflib``; the
@@ -198,6 +199,9 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
     roots = [i for i in range(len(names)) if parents[i] < 0]
     if scene.meshes:
         mesh_nodes = [_imported_mesh(gltf, blob, m, index) for m in scene.meshes]
+        for r in roots:  # every bone in a skin, for tools that build armatures from skins
+            tree = _tree(parents, r)
+            _skin(gltf, blob, tree, inverse(world[0, tree]))
     else:
         mesh_nodes = [_boxes(gltf, blob, scene, world[0], parents, r) for r in roots]
     gltf.scenes = [gl.Scene(nodes=roots + mesh_nodes)]
@@ -276,14 +280,20 @@ _CUBE_TRIANGLES = np.array([
 ])  # fmt: skip
 
 
-def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
-    """One box per bone of ``root``'s tree (from head to tail in the first exported frame's
-    pose, skinned to its bone alone), and the tree's skin."""
+def _tree(parents: np.ndarray, root: int) -> list[int]:
+    """``root`` and every bone below it, parents first."""
     tree, stack = [], [root]
     while stack:
         b = stack.pop()
         tree.append(b)
         stack.extend(int(c) for c in np.flatnonzero(parents == b))
+    return tree
+
+
+def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
+    """One box per bone of ``root``'s tree (from head to tail in the first exported frame's
+    pose, skinned to its bone alone), and the tree's skin."""
+    tree = _tree(parents, root)
     heads = first_world[:, :3, 3]
     size = 0.02 * max(float(np.ptp(heads, axis=0).max()), 1.0)
     positions, triangles = [], []
