@@ -2,6 +2,7 @@
 either a valid scene (which bakes to finite numbers) or a SceneError that names a place —
 never another exception, a hang or a crash."""
 
+import copy
 import json
 import os
 
@@ -127,7 +128,7 @@ def test_json_mutations(mutations):
             if junk == "delete":
                 del parent[path[-1]]
             else:
-                parent[path[-1]] = junk
+                parent[path[-1]] = copy.deepcopy(junk)  # st.just shares its object
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation removed this place
     _judge(json.dumps(doc).encode())
