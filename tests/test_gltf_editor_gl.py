@@ -110,3 +110,31 @@ def test_command_line_bakes_and_screenshots_gltf(tmp_path):
     assert not image.isNull() and image.width() > 100
     pixels = np.frombuffer(image.constBits(), np.uint8, image.bytesPerLine() * image.height())
     assert len(np.unique(pixels.reshape(-1, 4)[:, :3], axis=0)) > 20  # something is drawn
+
+
+def test_command_line_picks_a_named_animation(tmp_path):
+    b = Builder()
+    _skinned(b)
+    _channel(b, 0, "translation", [0.0, 1.0], [[0, 1, 0], [1, 1, 0]])
+    b.doc["animations"][0]["name"] = "slide"
+    b.doc["animations"].append({"name": "lift", "samplers": [], "channels": []})
+    lift = b.doc["animations"][1]
+    lift["samplers"].append({"input": b.accessor(np.array([0.0, 0.25, 0.5]), minmax=True),
+                             "output": b.accessor(np.array([[0, 1, 0], [0, 2, 0], [0, 3, 0.0]]))})
+    lift["channels"].append({"sampler": 0, "target": {"node": 0, "path": "translation"}})
+    path = tmp_path / "two.glb"
+    path.write_bytes(b.glb_bytes())
+    npz = tmp_path / "lift.npz"
+
+    def run(*args):
+        return subprocess.run([sys.executable, str(ROOT / "main.py"), *map(str, args)],
+                              capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+
+    done = run("bake", path, "--out", npz, "--animation", "lift")
+    assert done.returncode == 0, done.stderr
+    heads = np.load(npz)["heads"]
+    np.testing.assert_allclose(heads[:, 0], [[0, 1, 0], [0, 2, 0], [0, 3, 0]], atol=1e-7)
+    done = run("export", path, "--out", tmp_path / "x.glb", "--animation", "walk")
+    assert done.returncode == 2 and "/animations" in done.stderr and "'walk'" in done.stderr
+    done = run("bake", SCENES / "legs.json", "--out", npz, "--animation", "lift")
+    assert done.returncode == 2 and "--animation applies to glTF" in done.stderr
