@@ -127,9 +127,9 @@ class WindowActions:
         a(
             "delete",
             "De&lete",
-            self._safely(operations.delete_selected, doc),
+            self._delete_selected,
             ["Delete", "X"],
-            "Remove the selected pivots or constraints",
+            "Delete the selected bones, pivots or constraints",
         )
         a(
             "selectNone",
@@ -291,6 +291,8 @@ class WindowActions:
         self.add_menu = edit.addMenu("&Add / Remove")
         self.add_menu.setObjectName("addMenu")
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        for name in ("addBone", "extrude", "renameBone"):
+            edit.addAction(m[name])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")

@@ -226,6 +226,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         )
         form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
+            ("translation", "Translation", 3, 4),
             ("rotation", "Rotation", 4, 4),
             ("scale", "Scale", 3, 4),
             ("tail", "Tail", 3, 4),
