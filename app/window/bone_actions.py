@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import bone_operations, operations
+from app.editor import bone_operations, constraint_operations, operations
 from app.scene.rig.bone_edits import DELETE, REPARENT
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
 from app.widgets.panels.add_menu import build_add_menu
@@ -47,12 +47,10 @@ class BoneActions:
           "A new bone at the selected bone's tail (its child), or a root at the origin")
         a("extrude", "&Extrude Bone", self._safely(bone_operations.extrude, doc), "E",
           "A child bone from each selected bone's tail, continuing it")  # fmt: skip
-        a("renameBone", "&Rename Bone…", self._rename_active_bone, "F2",
-          "Rename the active bone (every constraint naming it follows)")  # fmt: skip
+        a("renameBone", "&Rename…", self._rename_active_bone, "F2",
+          "Rename the active bone or pivot (every constraint naming it follows)")  # fmt: skip
         self.outliner.reparent_requested.connect(self._reparent)
-        self.outliner.rename_requested.connect(
-            lambda old, new: self._safely(bone_operations.rename_bone, doc, old, new)()
-        )
+        self.outliner.rename_requested.connect(self._rename)
 
     def _popup_add_menu(self) -> None:
         """Shift+A: the add menu under the mouse, its first entry (Add Bone) active."""
@@ -63,23 +61,32 @@ class BoneActions:
             menu.setActiveAction(first)
         menu.popup(QtGui.QCursor.pos())
 
+    def _rename(self, ref, new: str) -> None:
+        doc = self.document
+        if ref.kind == BONE:
+            self._safely(bone_operations.rename_bone, doc, ref.name, new)()
+        else:
+            self._safely(constraint_operations.rename_pivot, doc, ref.name, ref.pivot, new)()
+
     def _rename_active_bone(self) -> None:
+        """F2: rename the active bone or pivot (in place in the outliner, else a dialog)."""
         doc = self.document
         ref = doc.active
-        if ref is None or ref.kind != BONE:
-            self.statusBar().showMessage("Select a bone to rename it", 4000)
+        if ref is None or ref.kind not in (BONE, PIVOT):
+            self.statusBar().showMessage("Select a bone or a pivot to rename it", 4000)
             return
         item = self.outliner.item_for(ref)
         if self.outliner.hasFocus() and item is not None:
             self.outliner.editItem(item, 0)  # in place, as the outliner's own F2 would
             return
+        name = ref.name if ref.kind == BONE else ref.pivot
         dialog = QtWidgets.QInputDialog(self)
-        dialog.setObjectName("renameBoneDialog")
-        dialog.setWindowTitle("Rename Bone")
-        dialog.setLabelText(f"New name for {ref.name}:")
-        dialog.setTextValue(ref.name)
+        dialog.setObjectName("renameDialog")
+        dialog.setWindowTitle("Rename")
+        dialog.setLabelText(f"New name for {ref.label()}:")
+        dialog.setTextValue(name)
         if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
-            self._safely(bone_operations.rename_bone, doc, ref.name, dialog.textValue())()
+            self._rename(ref, dialog.textValue())
 
     def _reparent(self, name: str, parent, keep: str) -> None:
         self._safely(bone_operations.reparent_bone, self.document, name, parent, keep)()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
+from app.editor import constraint_operations, operations
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
@@ -265,6 +265,11 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         doc = self._document
         c = doc.scene.constraint(ref.name)
         self._header(f"Pivot {ref.pivot}", f"of {c.name} · body {c.body} · {c.space} space")
+        name = keep_keys(QtWidgets.QLineEdit(ref.pivot))
+        name.setObjectName("pivotName")
+        name.editingFinished.connect(lambda: name.text() != ref.pivot and self._run(
+            constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()))
+        self._group("Name").addRow(name)
         form = self._group("Position on the body (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)

@@ -2,7 +2,7 @@
 
 Selecting here selects in the document (and so in the viewport); the context menu adds and
 removes pivots and constraints and sets targets, all through undoable operations. A bone's
-name is edited in place (double-click or F2) to rename it; dragging a bone onto another
+or a pivot's name is edited in place (double-click or F2) to rename it; dragging a bone onto another
 makes it that bone's child keeping its place in the world (Shift at the drop: keeping its
 local values, so it moves with its new parent); dropping it on "Bones" makes it a root.
 The drag is the widget's own (press, move, release), not Qt's drag and drop: nothing
@@ -34,14 +34,14 @@ class Outliner(QtWidgets.QTreeWidget):
 
     Signals
     -------
-    rename_requested(str, str)
-        A bone's name was edited: old and new name.
+    rename_requested(object, str)
+        A bone's or a pivot's name was edited: its :class:`Ref` and the new name.
     reparent_requested(str, object, str)
         A bone was dropped on another: its name, the new parent (``None``: a root) and
         ``"world"`` or ``"local"`` (what it keeps).
     """
 
-    rename_requested = QtCore.Signal(str, str)
+    rename_requested = QtCore.Signal(object, str)
     reparent_requested = QtCore.Signal(str, object, str)
 
     def __init__(self, document, parent=None):
@@ -84,7 +84,7 @@ class Outliner(QtWidgets.QTreeWidget):
         item = QtWidgets.QTreeWidgetItem(parent, [text, ""])
         item.setData(0, REF_ROLE, ref)
         item.setForeground(0, COLORS[ref.kind])
-        if ref.kind == BONE:
+        if ref.kind in (BONE, PIVOT):
             item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsEditable)
         self._items[ref] = item
         return item
@@ -149,14 +149,23 @@ class Outliner(QtWidgets.QTreeWidget):
 
     # --- renaming and reparenting ---------------------------------------------------------
 
+    def edit(self, index, *args):
+        """Only the name column is edited, wherever in the row the double-click lands."""
+        if args and index.isValid() and index.column() != 0:
+            index = index.siblingAtColumn(0)
+        return super().edit(index, *args)
+
     def _on_item_changed(self, item, column: int) -> None:
         ref = item.data(0, REF_ROLE)
-        if column != 0 or ref is None or ref.kind != BONE or item.text(0) == ref.name:
+        if column != 0 or ref is None or ref.kind not in (BONE, PIVOT):
             return
+        name = ref.name if ref.kind == BONE else ref.pivot
         new = item.text(0)
+        if new == name:
+            return
         with QtCore.QSignalBlocker(self):
-            item.setText(0, ref.name)  # the rename arrives through the document, or not
-        self.rename_requested.emit(ref.name, new)
+            item.setText(0, name)  # the rename arrives through the document, or not
+        self.rename_requested.emit(ref, new)
 
     def _drop_parent(self, pos):
         """The bone (name) or ``None`` (root) a drop at ``pos`` makes the parent, or
