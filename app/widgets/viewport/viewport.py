@@ -5,9 +5,10 @@ scene item hangs under one root item whose transform turns world Y-up into the v
 
 Mouse: a press on a handle (pivot, target) selects it and drags it in the plane through it
 facing the camera (Shift: along the ground), and so does a press on a selected bone's tail
-(its rest tail); Ctrl+drag on a pivot or bone turns it with an
-arcball and keys it. A press on a bone selects it (Shift adds to the selection). Anything
-else orbits, pans and zooms as pyqtgraph does; a click on empty space clears the selection.
+(its rest tail), and one on a shown limit's cone rim or hinge ends (its angles). Ctrl+drag
+on a pivot or bone turns it with an arcball and keys it. A press on a bone selects it
+(Shift adds to the selection). Anything else orbits, pans and zooms as pyqtgraph does; a
+click on empty space clears the selection.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
@@ -27,6 +28,7 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.limit_drag import start_limit_drag
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
 from app.widgets.viewport.tail_drag import start_tail_drag
@@ -251,8 +253,9 @@ class Viewport(gl.GLViewWidget):
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
         doc = self._document
-        if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a selected bone's tail
-            self._drag = start_tail_drag(self, doc, pixel, shift)
+        if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a limit, a tail
+            self._drag = (start_limit_drag(self, doc, pixel)
+                          or start_tail_drag(self, doc, pixel, shift))  # fmt: skip
             if self._drag is not None:
                 ev.accept()
                 return
