@@ -293,6 +293,11 @@ class WindowActions:
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
         for name in ("addBone", "extrude", "renameBone"):
             edit.addAction(m[name])
+        pose = edit.addMenu("&Pose")
+        pose.setObjectName("poseMenu")
+        for name in ("copyPose", "pastePose", "pastePoseFlipped", "clearRotation",
+                     "clearLocation"):  # fmt: skip
+            pose.addAction(m[name])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")

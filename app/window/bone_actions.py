@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import bone_operations, constraint_operations, operations
+from app.editor import bone_operations, constraint_operations, operations, pose_operations
 from app.scene.rig.bone_edits import DELETE, REPARENT
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
 from app.widgets.panels.add_menu import build_add_menu
@@ -49,8 +49,30 @@ class BoneActions:
           "A child bone from each selected bone's tail, continuing it")  # fmt: skip
         a("renameBone", "&Rename…", self._rename_active_bone, "F2",
           "Rename the active bone or pivot (every constraint naming it follows)")  # fmt: skip
+        a("copyPose", "&Copy Pose", self._copy_pose, "Ctrl+C",
+          "Copy the selected bones' pose at this frame")  # fmt: skip
+        a("pastePose", "&Paste Pose", lambda: self._paste_pose(False), "Ctrl+V",
+          "Paste the copied pose at this frame (keys it)")  # fmt: skip
+        a("pastePoseFlipped", "Paste &Flipped Pose", lambda: self._paste_pose(True),
+          "Ctrl+Shift+V", "Paste the copied pose mirrored onto the other side's bones")
+        a("clearRotation", "Clear &Rotation", self._safely(pose_operations.clear, doc, True),
+          "Alt+R", "The selected bones back to their rest rotation at this frame")
+        a("clearLocation", "Clear &Location", self._safely(pose_operations.clear, doc, False),
+          "Alt+G", "The selected bones back to their rest location at this frame")
         self.outliner.reparent_requested.connect(self._reparent)
         self.outliner.rename_requested.connect(self._rename)
+
+    def _copy_pose(self) -> None:
+        try:
+            text = pose_operations.copy_pose(self.document)
+        except operations.OperationError as e:
+            self.statusBar().showMessage(str(e), 6000)
+            return
+        QtGui.QGuiApplication.clipboard().setText(text)
+
+    def _paste_pose(self, flipped: bool) -> None:
+        text = QtGui.QGuiApplication.clipboard().text()
+        self._safely(pose_operations.paste_pose, self.document, text, flipped)()
 
     def _popup_add_menu(self) -> None:
         """Shift+A: the add menu under the mouse, its first entry (Add Bone) active."""
