@@ -164,11 +164,15 @@ def test_outliner_renames_in_place_and_reparents_by_drag(qtbot):
     assert outliner.item_for(Ref.bone("palm")).parent() is outliner.item_for(Ref.bone(root))
     # Shift at the drop: onto "Bones" (a root), keeping its local values
     local = doc.scene.bone("palm").translation
+    image = framebuffer(win.viewport, qtbot)
     start = outliner.visualItemRect(outliner.item_for(Ref.bone("palm"))).center()
     group = outliner.visualItemRect(outliner.topLevelItem(0)).center()
     drag(outliner.viewport(), start, group, modifiers=SHIFT, qtbot=qtbot)
     assert doc.scene.bone("palm").parent is None
     assert doc.scene.bone("palm").translation == local
+    assert doc.undo_stack.undoText() == "Make palm a root, keeping its local values"
+    qtbot.wait(30)  # its values now read in the world: the hand and fingers jump
+    assert changed_pixels(image, framebuffer(win.viewport, qtbot)) > 100
 
 
 def test_dragging_a_selected_tail_sets_its_rest_tail(qtbot):
