@@ -192,3 +192,28 @@ def test_dragging_a_selected_tail_sets_its_rest_tail(qtbot):
     assert changed_pixels(image, framebuffer(vp, qtbot)) > 100
     key(vp, "Z", gui.CTRL)
     assert doc.scene.bone("root").tail == (0.0, 1.0, 0.0)
+
+
+def test_rest_values_in_the_inspector(qtbot):
+    win = new_scene_window(qtbot)
+    doc, vp = win.document, win.viewport
+    click(vp, bone_pixel(win, "root"))
+    image = framebuffer(vp, qtbot)
+    for field, index, text in (("translation", 0, "0.4"), ("scale", 1, "1.5"),
+                               ("rotation", 3, "1")):  # fmt: skip
+        spin = win.inspector.findChild(QtWidgets.QDoubleSpinBox, f"rest_{field}{index}")
+        spin.setFocus()
+        QTest.keyClick(spin, QtCore.Qt.Key.Key_A, gui.CTRL)
+        QTest.keyClicks(spin, text)
+        QTest.keyClick(spin, QtCore.Qt.Key.Key_Return)
+        assert doc.undo_stack.undoText() == f"Set rest {field} of bone root"
+    bone = doc.scene.bone("root")
+    assert bone.translation == (0.4, 0.0, 0.0) and bone.scale == (1.0, 1.5, 1.0)
+    # (1, 0, 0, 1) normalized: 90° about Z, so the tail (0, 1, 0) * 1.5 points along -X
+    assert np.allclose(bone.rotation, np.array([1, 0, 0, 1]) / np.sqrt(2))
+    pose = doc.pose()
+    assert np.allclose(pose.heads[0, 0], [0.4, 0, 0])
+    assert np.allclose(pose.tails[0, 0], [0.4 - 1.5, 0, 0])
+    assert doc.undo_stack.count() == 3
+    qtbot.wait(30)
+    assert changed_pixels(image, framebuffer(vp, qtbot)) > 100
