@@ -163,3 +163,33 @@ def test_renaming_a_pivot_in_the_inspector_and_the_outliner(qtbot):
     assert [p.name for p in doc.scene.constraint("foot_roll").pivots] == [
         "heel_pivot", "ball", "tip", "swing"]  # fmt: skip
     assert "already has a pivot named" in win.statusBar().currentMessage()
+
+
+def test_multi_parent_and_fabrik_solver_settings(qtbot):
+    win = gui.open_window(qtbot, SCENES / "foot_roll.json", frame=40)
+    doc = win.document
+    select_in_outliner(win, Ref.constraint("foot_roll"))
+    before = doc.pose().bone_to_world.copy()
+    pick(find(win, QtWidgets.QComboBox, "constraintSpace"), "w")
+    assert doc.scene.constraint("foot_roll").space == "world"
+    assert doc.undo_stack.undoText() == "Set space of foot_roll to world"
+    world = bake(doc.scene, [40])
+    assert np.allclose(doc.pose().bone_to_world, world.bone_to_world)
+    assert not np.allclose(world.bone_to_world, before)  # the foot rolls sideways now
+    type_into(find(win, QtWidgets.QSpinBox, "substeps"), "8")
+    assert doc.scene.constraint("foot_roll").substeps == 8
+    pick(find(win, QtWidgets.QComboBox, "integrator"), "t")
+    assert doc.scene.constraint("foot_roll").integrator == "twist"
+    assert np.allclose(doc.pose().bone_to_world, bake(doc.scene, [40]).bone_to_world)
+    assert doc.undo_stack.count() == 3
+
+    win2 = gui.open_window(qtbot, SCENES / "fabrik_arm.json", frame=20)
+    doc2 = win2.document
+    select_in_outliner(win2, Ref.constraint("arm reaches"))
+    type_into(find(win2, QtWidgets.QDoubleSpinBox, "tolerance"), "0.01")
+    type_into(find(win2, QtWidgets.QSpinBox, "maxIterations"), "3")
+    c = doc2.scene.constraint("arm reaches")
+    assert (c.tolerance, c.max_iterations) == (0.01, 3)
+    assert doc2.pose().info["arm reaches"]["iterations"] <= 3
+    assert [doc2.undo_stack.text(i) for i in range(2)] == [
+        "Set tolerance of arm reaches to 0.01", "Set max_iterations of arm reaches to 3"]
