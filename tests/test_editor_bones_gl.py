@@ -6,7 +6,7 @@ viewport's pixels.
 """
 
 import numpy as np
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from app.scene.evaluate import bake
@@ -217,3 +217,37 @@ def test_rest_values_in_the_inspector(qtbot):
     assert doc.undo_stack.count() == 3
     qtbot.wait(30)
     assert changed_pixels(image, framebuffer(vp, qtbot)) > 100
+
+
+def test_clear_parent_from_the_outliner_menu_keeps_the_place(qtbot):
+    win = gui.open_window(qtbot, SCENES / "fabrik_arm.json")
+    doc, outliner = win.document, win.outliner
+    doc.scene.constraints.clear()  # compare bare skeletons
+    doc.scene_edited()
+    before = bake(doc.scene, [0]).bone_to_world[0, doc.scene.bone_index("forearm")]
+    text = "Clear Parent of forearm (keep its place)"
+
+    def choose():
+        menu = QtWidgets.QApplication.activePopupWidget()
+        if menu is None:
+            QtCore.QTimer.singleShot(10, choose)
+            return
+        for _ in range(len(menu.actions())):
+            if menu.activeAction() is not None and menu.activeAction().text() == text:
+                break
+            QTest.keyClick(menu, QtCore.Qt.Key.Key_Down)
+        QTest.keyClick(menu, QtCore.Qt.Key.Key_Return)
+
+    QtCore.QTimer.singleShot(0, choose)
+    index = outliner.indexFromItem(outliner.item_for(Ref.bone("forearm")), 0)
+    pos = outliner.visualRect(index).center()
+    # the context-menu event a right click makes (QTest's click goes around the window's
+    # translation of a right press into one)
+    QTest.mouseClick(outliner.viewport(), LEFT, NO_MODS, pos)
+    event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, pos,
+                                    outliner.viewport().mapToGlobal(pos))  # fmt: skip
+    QtWidgets.QApplication.sendEvent(outliner.viewport(), event)
+    qtbot.waitUntil(lambda: doc.scene.bone("forearm").parent is None)
+    after = bake(doc.scene, [0]).bone_to_world[0, doc.scene.bone_index("forearm")]
+    assert np.allclose(after, before, atol=1e-9)
+    assert doc.undo_stack.undoText() == "Make forearm a root, keeping its place"

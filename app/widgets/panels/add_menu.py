@@ -42,6 +42,8 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
          bone_operations.add_bone, document, parent)  # fmt: skip
     if parent is not None:
         _act(menu, f"Extrude from {parent}", bone_operations.extrude, document)
+        _act(menu, f"Clear Parent of {parent} (keep its place)", bone_operations.reparent_bone,
+             document, parent, None, enabled=scene.bone(parent).parent is not None)  # fmt: skip
     menu.addSeparator()
     if ref is not None and ref.kind == BONE:
         bone = ref.name
