@@ -4,7 +4,7 @@ max, a cone's rim its angle. One named undo step per drag; the pixels change."""
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from app.editor import constraint_operations
+from app.editor.authoring import constraint_operations
 from app.scene.analysis import limit_shapes
 from app.scene.rig import constraint_edits
 from app.scene.rig.editing import Ref

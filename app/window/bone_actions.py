@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import bone_operations, constraint_operations, operations, pose_operations
+from app.editor import operations
+from app.editor.authoring import bone_operations, constraint_operations, pose_operations
 from app.scene.rig.bone_edits import DELETE, REPARENT
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
 from app.widgets.panels.add_menu import build_add_menu

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from app.editor import bone_operations, operations
+from app.editor import operations
+from app.editor.authoring import bone_operations
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
 

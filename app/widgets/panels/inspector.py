@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import constraint_operations, operations
+from app.editor import operations
+from app.editor.authoring import constraint_operations
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref

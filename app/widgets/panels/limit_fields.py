@@ -3,15 +3,15 @@
 :class:`LimitEditor` edits one limit (none, a cone with an optional twist range, or a
 hinge); :func:`build_points_at` and :func:`build_fabrik` put these editors into the
 inspector's constraint form. Every change goes through
-:mod:`app.editor.constraint_operations` (one undo command; spin-box steps merge).
+:mod:`app.editor.authoring.constraint_operations` (one undo command; spin-box steps merge).
 """
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import constraint_operations as ops
 from app.editor import operations
+from app.editor.authoring import constraint_operations as ops
 from app.scene.rig import constraint_edits
 from app.scene.rig.model import ConeLimit, HingeLimit, Target
 from app.widgets.fields import VectorEdit, spin_box

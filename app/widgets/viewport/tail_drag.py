@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor.bone_operations import tail_edit
+from app.editor.authoring.bone_operations import tail_edit
 from app.scene.analysis import projection
 from app.scene.rig import editing
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, MoveDrag

@@ -1,13 +1,13 @@
 """Bone operations the widgets call: add, extrude, delete, rename, reparent, move a tail.
 
-Each is one undo command (:class:`~app.editor.bone_commands.SetRig`, or a replaced bone for
-a tail) named for what it did; a refusal raises
+Each is one undo command (:class:`~app.editor.authoring.bone_commands.SetRig`, or a
+replaced bone for a tail) named for what it did; a refusal raises
 :class:`~app.editor.operations.OperationError` with the reason in the user's words.
 """
 
 from __future__ import annotations
 
-from app.editor.bone_commands import SetRig
+from app.editor.authoring.bone_commands import SetRig
 from app.editor.operations import OperationError, replace
 from app.scene.rig import bone_edits, editing
 from app.scene.rig.bone_edits import KEEP_WORLD, REPARENT
