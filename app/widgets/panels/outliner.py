@@ -183,6 +183,7 @@ class Outliner(QtWidgets.QTreeWidget):
         ref = item.data(0, REF_ROLE) if item is not None else None
         left = ev.button() == QtCore.Qt.MouseButton.LeftButton
         self._dragged = ref if left and ref is not None and ref.kind == BONE else None
+        self._hint = False  # the drop parent the status bar speaks of
         self._drag_from = ev.position().toPoint()
         super().mousePressEvent(ev)
 
@@ -194,6 +195,11 @@ class Outliner(QtWidgets.QTreeWidget):
                 shape = (QtCore.Qt.CursorShape.DragMoveCursor if parent is not False
                          else QtCore.Qt.CursorShape.ForbiddenCursor)  # fmt: skip
                 self.viewport().setCursor(shape)
+                if parent is not False and parent != self._dragged.name and parent != self._hint:
+                    self._hint = parent
+                    where = f"a child of {parent}" if parent else "a root"
+                    self._document.notify(f"Drop to make {self._dragged.name} {where}, keeping "
+                                          "its place (Shift: keeping its local values)")
             ev.accept()
             return
         super().mouseMoveEvent(ev)
