@@ -2,6 +2,8 @@
 max, a cone's rim its angle. One named undo step per drag; the pixels change."""
 
 import numpy as np
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
 from app.editor.authoring import constraint_operations
@@ -38,6 +40,8 @@ def test_dragging_a_hinge_end_sets_its_max(qtbot):
     goal = shape.head + Rotation.from_rotvec(np.radians(95) * shape.hinge_axis).apply(
         shape.rest_tail)
     start, end = vp.project([max_end, goal])
+    QTest.mouseMove(vp, gui.point(start))  # hovering an end says it can be grabbed
+    assert vp.cursor().shape() == QtCore.Qt.CursorShape.OpenHandCursor
     drag(vp, start, end, qtbot=qtbot)
     limit = doc.scene.constraint(AIM).limit
     assert limit.min == 0.0 and abs(limit.max - 95.0) < 1.0  # a pixel's worth

@@ -66,8 +66,9 @@ class LimitDrag(Drag):
             else f" to hinge {limit.min:.1f}..{limit.max:.1f}°")  # fmt: skip
 
 
-def start_limit_drag(viewport, document, pixel) -> LimitDrag | None:
-    """The limit drag a press at ``pixel`` begins (on a hinge end or a cone rim), or ``None``."""
+def limit_under(viewport, document, pixel):
+    """``(shape, end, grabbed point)`` of the shown limit part under ``pixel`` (a hinge end:
+    ``end`` 0 or 1; a cone rim: ``end`` ``None``), or ``None``."""
     pixel = np.asarray(pixel, float)
     for shape in shown_shapes(document):
         if isinstance(shape.limit, ConeLimit):
@@ -76,10 +77,16 @@ def start_limit_drag(viewport, document, pixel) -> LimitDrag | None:
             d = projection.segment_distances(pixel, screen, np.roll(screen, -1, axis=0))
             k = int(np.argmin(d))
             if d[k] <= RIM_RADIUS_PX:
-                return LimitDrag(viewport, document, shape, None, rim[k])
+                return shape, None, rim[k]
         else:
             ends = limit_shapes.hinge_ends(shape)
             i = projection.nearest_within(viewport.project(ends), pixel, HANDLE_RADIUS_PX)
             if i >= 0:
-                return LimitDrag(viewport, document, shape, i, ends[i])
+                return shape, i, ends[i]
     return None
+
+
+def start_limit_drag(viewport, document, pixel) -> LimitDrag | None:
+    """The limit drag a press at ``pixel`` begins (on a hinge end or a cone rim), or ``None``."""
+    found = limit_under(viewport, document, pixel)
+    return None if found is None else LimitDrag(viewport, document, *found)

@@ -28,10 +28,10 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
-from app.widgets.viewport.limit_drag import start_limit_drag
+from app.widgets.viewport.limit_drag import limit_under, start_limit_drag
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
-from app.widgets.viewport.tail_drag import start_tail_drag
+from app.widgets.viewport.tail_drag import start_tail_drag, tail_under
 from app.widgets.viewport.teaching_drawing import TrailSettings
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
@@ -278,6 +278,11 @@ class Viewport(gl.GLViewWidget):
             return
         if ev.buttons() == QtCore.Qt.MouseButton.NoButton:
             self._set_hover(self.pick(pixel))
+            if self._hover is None:  # a selected tail or a limit's rim or end: grabbable
+                doc = self._document
+                grab = limit_under(self, doc, pixel) or tail_under(self, doc, pixel)
+                self.setCursor(QtCore.Qt.CursorShape.OpenHandCursor if grab
+                               else QtCore.Qt.CursorShape.ArrowCursor)  # fmt: skip
             return
         super().mouseMoveEvent(ev)
 
