@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor import operations, playback, settings
 from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
+from app.widgets.viewport.gizmo_items import GizmoToolbar
 
 HELP_TEXT = """<h3>Pivotal controls</h3>
 <table cellspacing=4>
@@ -24,6 +25,11 @@ HELP_TEXT = """<h3>Pivotal controls</h3>
 <tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
 <tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
 <tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
+<tr><td>Move · Rotate (toolbar)</td><td>arrows / rings on the selection · Local: its own axes
+· Ctrl snaps (0.1 / 5°)</td></tr>
+<tr><td>G · R</td><td>move / rotate with the mouse · X/Y/Z lock an axis (twice: local) ·
+type a number (R Z 90) · Ctrl snaps · Enter or click confirms · Esc or right-click
+cancels</td></tr>
 <tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
 <tr><td><b>Timeline</b></td><td></td></tr>
 <tr><td>Space</td><td>play / pause · L loop</td></tr>
@@ -131,6 +137,10 @@ class WindowActions:
             ["Delete", "X"],
             "Remove the selected pivots or constraints",
         )
+        a("grab", "&Move (G)", lambda: self.viewport.transform_mode.start("move"), "G",
+          "Move the selected bone, pivot or target with the mouse (X/Y/Z lock an axis)")
+        a("rotate", "&Rotate (R)", lambda: self.viewport.transform_mode.start("rotate"), "R",
+          "Rotate the selected bone or pivot with the mouse (X/Y/Z lock an axis)")
         a(
             "selectNone",
             "Select &None",
@@ -291,6 +301,8 @@ class WindowActions:
         self.add_menu = edit.addMenu("&Add / Remove")
         self.add_menu.setObjectName("addMenu")
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        edit.addAction(m["grab"])
+        edit.addAction(m["rotate"])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
@@ -366,6 +378,8 @@ class WindowActions:
         bar.addAction(m["compare"])
         bar.widgetForAction(m["compare"]).setObjectName("compareToggle")
         bar.addSeparator()
+        self.gizmo_toolbar = GizmoToolbar(self.viewport.gizmo)
+        bar.addWidget(self.gizmo_toolbar)
         bar.addAction(m["boneAxes"])
         bar.addAction(m["frameSelected"])
         bar.addSeparator()

@@ -26,9 +26,11 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.gizmo_items import GizmoLayer
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
 from app.widgets.viewport.teaching_drawing import TrailSettings
+from app.widgets.viewport.transform_mode import TransformMode
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
 DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
@@ -61,6 +63,8 @@ class Viewport(gl.GLViewWidget):
         self.setMouseTracking(True)
         self.setBackgroundColor(BACKGROUND)
         self._drawing = SceneDrawing(self)
+        self.gizmo = GizmoLayer(self, document)  # rotate rings and move arrows
+        self.transform_mode = TransformMode(self, document, self.gizmo)  # G / R
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
         document.scene_replaced.connect(self.frame_all)
@@ -198,6 +202,7 @@ class Viewport(gl.GLViewWidget):
         """Rebuild what is drawn from the document (pose, ghost, handles, labels)."""
         self._drawing.draw(self._document, self._show_axes, self._hover, self._trails,
                            self._steps)  # fmt: skip
+        self.gizmo.sync(force=True)
         self.update()
 
     def show_ring(self, center, radius_px: float | None) -> None:
@@ -245,6 +250,10 @@ class Viewport(gl.GLViewWidget):
         if ev.button() != QtCore.Qt.MouseButton.LeftButton:
             super().mousePressEvent(ev)
             return
+        self._drag = self.gizmo.start_drag(pixel)
+        if self._drag is not None:
+            ev.accept()
+            return
         hit = self.pick(pixel)
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
@@ -267,6 +276,7 @@ class Viewport(gl.GLViewWidget):
             ev.accept()
             return
         if ev.buttons() == QtCore.Qt.MouseButton.NoButton:
+            self.gizmo.hover(pixel)
             self._set_hover(self.pick(pixel))
             return
         super().mouseMoveEvent(ev)
@@ -347,6 +357,9 @@ class Viewport(gl.GLViewWidget):
         drawing = getattr(self, "_drawing", None)  # pyqtgraph updates before it exists
         if drawing is not None:
             drawing.labels.refresh()
+        gizmo = getattr(self, "gizmo", None)
+        if gizmo is not None:
+            gizmo.sync()  # the rings keep their size on screen as the camera moves
 
     def labels(self) -> list[str]:
         """The texts of the labels drawn over the viewport (pivots, targets, limits)."""
