@@ -41,6 +41,10 @@ def test_facing_mask_keeps_the_half_towards_the_eye():
     mask = facing_mask(ring, [0, 0, 0], [0, 0, 10])  # eye on +Z
     assert np.array_equal(mask, ring[:, 2] >= -1e-9)
     assert 0 < mask.sum() < len(ring)
+    # face-on, a ring lies in the hiding plane; a margin keeps it whole
+    face_on = ring_points([0, 0, 0], [0, 0, 1], 1.0, segments=8)
+    assert facing_mask(face_on, [0, 0, 0], [0, 0, 10], margin=0.05).all()
+    assert not facing_mask(ring, [0, 0, 0], [0, 0, 10], margin=0.05)[ring[:, 2] < -0.1].any()
 
 
 def test_polyline_distance_matches_dense_sampling(rng):

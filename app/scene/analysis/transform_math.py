@@ -50,7 +50,7 @@ def ring_points(center, axis, radius: float, segments: int = 72) -> np.ndarray:
     )
 
 
-def facing_mask(points, center, eye) -> np.ndarray:
+def facing_mask(points, center, eye, margin: float = 0.0) -> np.ndarray:
     """Which points of a ring lie on the half facing the camera (Blender hides the rest).
 
     Parameters
@@ -58,6 +58,9 @@ def facing_mask(points, center, eye) -> np.ndarray:
     points : array_like, shape (M, 3)
     center, eye : array_like, shape (3,)
         The ring's centre and the camera position, world.
+    margin : float
+        Points up to this far (world units) behind the plane through ``center`` facing the
+        camera still count: a ring seen face-on lies in that plane and stays whole.
 
     Returns
     -------
@@ -65,7 +68,8 @@ def facing_mask(points, center, eye) -> np.ndarray:
     """
     p = np.asarray(points, dtype=float) - np.asarray(center, dtype=float)
     to_eye = np.asarray(eye, dtype=float) - np.asarray(center, dtype=float)
-    return p @ to_eye >= -1e-9 * np.linalg.norm(to_eye)
+    to_eye = to_eye / np.linalg.norm(to_eye)
+    return p @ to_eye >= -(margin + 1e-12)
 
 
 def polyline_distance(pixel, points_px, mask=None) -> float:

@@ -39,6 +39,9 @@ OFF = "off"
 RING_RADIUS_PX = 72.0
 VIEW_RING_RADIUS_PX = 86.0
 ARROW_LENGTH_PX = 85.0
+#: A ring seen face-on lies in the plane that hides the back halves: keep points this far
+#: (a fraction of the radius) behind it, so it shows whole (Blender offsets its clip plane).
+RING_MARGIN = 0.05
 #: How near (pixels) the cursor must be to a ring or an arrow to grab it.
 PICK_RADIUS_PX = 8.0
 AXIS_COLORS = np.array([[1.0, 0.30, 0.36, 1.0], [0.52, 0.90, 0.20, 1.0],
@@ -74,6 +77,7 @@ class GizmoLayer:
         self.mode = OFF
         self.local = False
         self.hovered: str | None = None
+        self.suspended = False  # hidden (a modal transform runs)
         self._axis_line = None  # (center, axis, color) while a modal transform locks one
         self._key = None
         self._syncing = False
@@ -110,7 +114,7 @@ class GizmoLayer:
     # --- geometry ------------------------------------------------------------------------
 
     def _subject(self):
-        if self.mode == OFF:
+        if self.mode == OFF or self.suspended:
             return None
         subject, _ = subject_for(self._document, self._document.active, self.mode)
         return subject
@@ -130,8 +134,8 @@ class GizmoLayer:
             radius = RING_RADIUS_PX * per_px
             for k, name in enumerate("xyz"):
                 ring = ring_points(center, axes[:, k], radius)
-                parts.append(Part(name, axes[:, k], ring, facing_mask(ring, center, eye),
-                                  AXIS_COLORS[k], radius))  # fmt: skip
+                front = facing_mask(ring, center, eye, margin=RING_MARGIN * radius)
+                parts.append(Part(name, axes[:, k], ring, front, AXIS_COLORS[k], radius))
             right, up, forward = projection.camera_axes(view.world_to_eye())
             view_radius = VIEW_RING_RADIUS_PX * per_px
             ring = ring_points(center, -forward, view_radius)
@@ -221,6 +225,8 @@ class GizmoLayer:
         if subject is None:
             self._document.notify(why)
             return None
+        if subject.note:
+            self._document.notify(subject.note)
         if self.mode == ROTATE:
             dial = Dial(self._view, subject.center, part.axis, pixel, part.radius)
             return RingDrag(self._view, self._document, subject, dial)
@@ -292,6 +298,11 @@ class GizmoToolbar(QtWidgets.QWidget):
         self.local_button.setToolTip("Gizmo axes: the item's own (on) or the world's (off)")
         self.local_button.toggled.connect(gizmo.set_local)
         layout.addWidget(self.local_button)
+        self.setStyleSheet(  # as the space toggle: a checked button is plainly on
+            "QToolButton { padding: 3px 9px; border: 1px solid #1c1d21; background: #3a3c42; }"
+            "QToolButton:checked { background: #4270be; color: white; }"
+            "QToolButton:hover:!checked { background: #474a52; }"
+        )
 
     def _choose(self, name: str, on: bool) -> None:
         if on:

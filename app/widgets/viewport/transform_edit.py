@@ -100,6 +100,12 @@ class Subject:
             else:
                 self.keyed = item.position_keys is not None
                 self.start_value = editing.position_at(item, frame)
+        self.note = ""  # said in the status bar when the gesture begins
+        if ref.kind == BONE:
+            driven = [c.name for c in scene.constraints if ref.name in c.driven_bones()]
+            if driven:
+                self.note = (f"{ref.name} is driven by {', '.join(driven)}; its values show "
+                             "only where the constraint lets them")  # fmt: skip
         verb = "Rotate" if mode == ROTATE else "Move"
         self.live = LiveEdit(document, ref, f"{verb} {ref.label()}"
                              + (_at(frame) if self.keyed else ""))  # fmt: skip

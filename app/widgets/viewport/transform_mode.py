@@ -92,6 +92,7 @@ class TransformMode(QtCore.QObject):
         self.axis, self.local = None, False
         self.number.clear()
         self._ctrl_key = False
+        self._gizmo.suspended = True  # Blender hides the gizmo while a transform runs
         view.setFocus(QtCore.Qt.FocusReason.OtherFocusReason)
         self._rebuild()
         return True
@@ -99,11 +100,12 @@ class TransformMode(QtCore.QObject):
     def _switch(self, mode: str) -> None:
         if mode == self.mode:
             return
-        subject, why = subject_for(self._document, self.subject.ref, mode)
+        ref = self.subject.ref
+        self.subject.cancel()  # the new subject starts from the item as it was
+        subject, why = subject_for(self._document, ref, mode)
         if subject is None:
             self._document.notify(why)
-            return
-        self.subject.cancel()
+            subject, mode = subject_for(self._document, ref, self.mode)[0], self.mode
         self.subject, self.mode = subject, mode
         self.number.clear()
         self._rebuild()
@@ -120,6 +122,7 @@ class TransformMode(QtCore.QObject):
     def _end(self):
         subject, self.subject = self.subject, None
         self.header.hide()
+        self._gizmo.suspended = False
         self._gizmo.show_axis_line(None)
         self.changed.emit("")
         return subject
@@ -204,7 +207,7 @@ class TransformMode(QtCore.QObject):
 
     def _show(self) -> None:
         text = self.text()
-        self.header.setText(f"{text}    <span style='color:#9aa0a8'>{HINT}</span>")
+        self.header.setText(f"<b>{text}</b><br><span style='color:#9aa0a8'>{HINT}</span>")
         self.header.adjustSize()
         self.header.show()
         self.header.raise_()
