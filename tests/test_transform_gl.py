@@ -384,3 +384,33 @@ def test_g_r_x_y_z_are_text_in_a_text_field(qtbot):
     key(vp, "R")
     assert not vp.transform_mode.active
     assert "Select a bone" in win.statusBar().currentMessage()
+
+
+def test_a_ring_seen_nearly_edge_on_turns_by_the_drag_along_it_and_esc_cancels(qtbot):
+    """The camera looks 15° down: the Y ring is a thin ellipse, turned by the cursor's travel
+    along its tangent (30° of ring dragged is close to 30° turned); Esc puts it back."""
+    win = open_legs(qtbot)
+    doc, vp = win.document, win.viewport
+    doc.set_selection([Ref.bone("calf.l")])
+    choose(win, "rotate")
+    before = doc.scene.copy()
+    i = doc.scene.bone_index("calf.l")
+    pose = doc.pose()
+    ring, start, end = ring_grab(vp, "y", steps=6)
+    eye = np.linalg.inv(vp.world_to_eye())[:3, 3]
+    facing = abs(ring.axis @ (eye - pose.heads[0, i])) / np.linalg.norm(eye - pose.heads[0, i])
+    assert facing < 0.4  # seen nearly edge-on
+    drag(vp, start, end, qtbot=qtbot)
+    turn = (world_rotation(doc.pose(), i) * world_rotation(pose, i).inv()).as_rotvec()
+    assert turn[1] > 0 and np.allclose(turn[[0, 2]], 0, atol=1e-9)
+    assert 20 < np.degrees(turn[1]) < 40
+    assert doc.undo_stack.count() == 1
+    doc.undo_stack.undo()
+    # Esc during a ring drag: the scene exactly as before, nothing on the stack
+    QTest.mousePress(vp, LEFT, NO_MODS, point(start))
+    for t in np.linspace(0, 1, 5)[1:]:
+        QTest.mouseMove(vp, point(start + t * (end - start)))
+    assert doc.scene != before
+    key(vp, "Escape")
+    QTest.mouseRelease(vp, LEFT, NO_MODS, point(end))
+    assert doc.scene == before and doc.undo_stack.index() == 0

@@ -20,7 +20,7 @@ ANGLE_STEP = np.radians(5.0)
 DISTANCE_STEP = 0.1
 #: A ring seen more edge-on than this (|cos| between its axis and the view) is turned by
 #: the tangent drag; sweeping an angle around a squashed ellipse would jump.
-DIAL_MIN_COSINE = 0.25
+DIAL_MIN_COSINE = 0.4
 
 
 def ring_points(center, axis, radius: float, segments: int = 72) -> np.ndarray:
