@@ -247,10 +247,12 @@ def test_r_z_z_locks_the_local_axis_and_typed_numbers_edit_like_blender(qtbot):
     doc, vp = win.document, win.viewport
     doc.set_selection([Ref.bone("thigh.r")])
     r0 = editing.rotation_at(doc.scene.bone("thigh.r"), FRAME)
+    space = doc.space
     key(vp, "R")
     key(vp, "Z")
     key(vp, "Z")  # twice: the bone's own Z
-    type_keys(vp, "12")
+    type_keys(vp, "12")  # 1 is typed, not the World Space shortcut
+    assert doc.space == space
     key(vp, "Backspace")
     type_keys(vp, "5-")  # 15, then the sign flips
     assert "Z local" in vp.transform_mode.text() and "[-15|]" in vp.transform_mode.text()
@@ -414,3 +416,46 @@ def test_a_ring_seen_nearly_edge_on_turns_by_the_drag_along_it_and_esc_cancels(q
     key(vp, "Escape")
     QTest.mouseRelease(vp, LEFT, NO_MODS, point(end))
     assert doc.scene == before and doc.undo_stack.index() == 0
+    # and a right click during the drag cancels too
+    QTest.mousePress(vp, LEFT, NO_MODS, point(start))
+    QTest.mouseMove(vp, point(end))
+    assert doc.scene != before
+    QTest.mousePress(vp, QtCore.Qt.MouseButton.RightButton, NO_MODS, point(end))
+    QTest.mouseRelease(vp, QtCore.Qt.MouseButton.RightButton, NO_MODS, point(end))
+    QTest.mouseRelease(vp, LEFT, NO_MODS, point(end))
+    assert doc.scene == before and doc.undo_stack.index() == 0
+
+
+def test_hovering_a_ring_lights_it_and_g_moves_a_keyed_target_in_the_view_plane(qtbot):
+    win = gui.open_window(qtbot, SCENES / "fabrik_arm.json", FRAME)
+    doc, vp = win.document, win.viewport
+    ref = Ref.target_of("arm reaches")
+    doc.set_selection([Ref.bone("hand")])
+    choose(win, "rotate")
+    ring, start, _ = ring_grab(vp, "x")
+    QTest.mouseMove(vp, point(start))
+    qtbot.wait(30)
+    assert vp.gizmo.hovered == "x"
+    image = framebuffer(vp, qtbot)
+    shown = vp.project(ring.points[ring.mask])
+    assert color_near(image, shown, vp.devicePixelRatioF(), (255, 230, 89)) > 0.8  # lit
+    # G on the (animated) target: a free move in the plane facing the camera, keyed
+    doc.set_selection([ref])
+    p0 = vp.handle_position(ref).copy()
+    at = vp.project([p0])[0]
+    QTest.mouseMove(vp, point(at + (30, 30)))
+    key(vp, "G")
+    assert vp.gizmo.parts() == []  # the gizmo hides while G runs
+    for t in np.linspace(0, 1, 5)[1:]:
+        QTest.mouseMove(vp, point(at + (30, 30) + t * np.array([40, -25])))
+        qtbot.wait(5)
+    click(vp, at + (70, 5))
+    target = editing.resolve(doc.scene, ref)
+    assert FRAME in target.position_keys.frames
+    offset = editing.position_at(target, FRAME) - p0
+    forward = np.linalg.inv(vp.world_to_eye())[:3, 2]
+    assert np.linalg.norm(offset) > 0.01 and abs(offset @ forward) < 1e-6 * np.linalg.norm(forward)
+    # the target now projects where the cursor was dragged to
+    assert np.allclose(vp.project([editing.position_at(target, FRAME)])[0], at + (40, -25),
+                       atol=1.0)  # fmt: skip
+    assert doc.undo_stack.undoText() == f"Move target of arm reaches at frame {FRAME}"

@@ -199,8 +199,9 @@ class GizmoLayer:
                 pos.append(segments)
                 colors.append(np.tile(color, (len(segments), 1)))
         visible = bool(pos) and sum(len(p) for p in pos) > 0
-        self._outline.setVisible(visible)
-        self._lines.setVisible(visible)
+        if visible != self._lines.visible():  # each call repaints the view
+            self._outline.setVisible(visible)
+            self._lines.setVisible(visible)
         if visible:
             points = np.concatenate(pos)
             self._outline.setData(pos=points, color=np.tile(OUTLINE_COLOR, (len(points), 1)))

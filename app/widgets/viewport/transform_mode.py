@@ -75,6 +75,8 @@ class TransformMode(QtCore.QObject):
         if self.active:
             self._switch(mode)
             return True
+        if getattr(self._view, "_drag", None) is not None:
+            return False  # a mouse drag is under way
         subject, why = subject_for(self._document, self._document.active, mode)
         if subject is None:
             self._document.notify(why)

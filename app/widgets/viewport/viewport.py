@@ -245,6 +245,12 @@ class Viewport(gl.GLViewWidget):
         pos = ev.position()
         pixel = np.array([pos.x(), pos.y()])
         mods = ev.modifiers()
+        if self._drag is not None and ev.button() == QtCore.Qt.MouseButton.RightButton:
+            drag, self._drag = self._drag, None  # right-click cancels, as Esc (Blender)
+            drag.cancel()
+            self._press = None  # its release opens no menu
+            ev.accept()
+            return
         self._press = pos
         self._press_hit = None
         if ev.button() != QtCore.Qt.MouseButton.LeftButton:
