@@ -292,6 +292,12 @@ def test_esc_and_right_click_cancel_leaving_no_trace(qtbot, monkeypatch):
         assert doc.scene == before and doc.undo_stack.count() == 0
         assert not vp.transform_mode.active
     assert menus == []  # the right click cancelled; it opened no menu
+    # changing the frame (the timeline, the transport keys) ends a transform too
+    key(vp, "R")
+    type_keys(vp, "30")
+    assert doc.scene != before
+    doc.set_frame(FRAME + 5)
+    assert not vp.transform_mode.active and doc.scene == before
 
 
 def test_x_locks_an_axis_during_g_and_deletes_nothing(qtbot):

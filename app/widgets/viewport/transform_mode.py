@@ -62,6 +62,11 @@ class TransformMode(QtCore.QObject):
         self.header.move(8, 8)
         self.header.hide()
         viewport.installEventFilter(self)
+        # Anything else that changes the scene or the frame ends the transform first: its
+        # preview was built on what they replace.
+        document.undo_stack.indexChanged.connect(self._interrupted)
+        document.frame_changed.connect(self._interrupted)
+        document.scene_replaced.connect(self._interrupted)
 
     @property
     def active(self) -> bool:
@@ -120,6 +125,10 @@ class TransformMode(QtCore.QObject):
     def cancel(self) -> None:
         self._end().cancel()
         self._document.notify("Cancelled")
+
+    def _interrupted(self, *_) -> None:
+        if self.active:
+            self.cancel()
 
     def _end(self):
         subject, self.subject = self.subject, None
@@ -248,8 +257,8 @@ class TransformMode(QtCore.QObject):
             elif ev.button() == QtCore.Qt.MouseButton.RightButton:
                 self.cancel()
             return True
-        if kind in (T.MouseButtonDblClick,):
-            return True
+        if kind in (T.MouseButtonDblClick, T.Wheel):
+            return True  # no zoom: the cursor's readings are measured in this camera
         return False
 
     def _key(self, ev) -> None:
