@@ -465,3 +465,53 @@ def test_hovering_a_ring_lights_it_and_g_moves_a_keyed_target_in_the_view_plane(
     assert np.allclose(vp.project([editing.position_at(target, FRAME)])[0], at + (40, -25),
                        atol=1.0)  # fmt: skip
     assert doc.undo_stack.undoText() == f"Move target of arm reaches at frame {FRAME}"
+
+
+def test_r_turns_every_selected_bone_about_its_own_head_in_one_undo_step(qtbot):
+    win = open_legs(qtbot)
+    doc, vp = win.document, win.viewport
+    before = doc.scene.copy()
+    names = ["thigh.l", "calf.l", "thigh.r"]  # calf.l follows its selected parent
+    doc.set_selection([Ref.bone(n) for n in names])
+    pose = doc.pose()
+    calf_rotation = doc.scene.bone("calf.l").rotation
+    key(vp, "R")
+    key(vp, "X")
+    type_keys(vp, "20")
+    key(vp, "Return")
+    after = doc.pose()
+    turn = Rotation.from_euler("x", 20, degrees=True)
+    for name in names:
+        i = doc.scene.bone_index(name)
+        got = world_rotation(after, i) * world_rotation(pose, i).inv()
+        assert (got * turn.inv()).magnitude() < 1e-9, name
+    for name in ("thigh.l", "thigh.r"):
+        i = doc.scene.bone_index(name)
+        assert np.allclose(after.heads[0, i], pose.heads[0, i])  # each about its own head
+    assert doc.scene.bone("calf.l").rotation == calf_rotation  # carried, not turned twice
+    assert doc.undo_stack.count() == 1
+    assert doc.undo_stack.undoText() == f"Rotate bone thigh.l, bone thigh.r at frame {FRAME}"
+    doc.undo_stack.undo()
+    assert doc.scene == before
+
+
+def test_g_moves_two_pivots_of_one_constraint_together(qtbot):
+    win = gui.open_window(qtbot, SCENES / "foot_roll.json", 14)
+    doc, vp = win.document, win.viewport
+    refs = [Ref.pivot_of("foot_roll", "heel"), Ref.pivot_of("foot_roll", "toe")]
+    doc.set_selection(refs)
+    body_to_world = doc.pose().bone_to_world[0, doc.scene.bone_index("foot")].copy()
+    starts = [vp.handle_position(r).copy() for r in refs]
+    before = doc.scene.copy()
+    key(vp, "G")
+    key(vp, "Y")
+    type_keys(vp, ".1")
+    key(vp, "Return")
+    for ref, p0 in zip(refs, starts):
+        pivot = editing.resolve(doc.scene, ref)
+        world = body_to_world[:3, :3] @ np.array(pivot.position) + body_to_world[:3, 3]
+        assert np.allclose(world - p0, [0, 0.1, 0]), ref.pivot
+    assert doc.undo_stack.count() == 1
+    assert doc.undo_stack.undoText() == "Move pivot heel, pivot toe"
+    doc.undo_stack.undo()
+    assert doc.scene == before

@@ -116,7 +116,7 @@ class GizmoLayer:
     def _subject(self):
         if self.mode == OFF or self.suspended:
             return None
-        subject, _ = subject_for(self._document, self._document.active, self.mode)
+        subject, _ = subject_for(self._document, self.mode)
         return subject
 
     def parts(self) -> list[Part]:
@@ -222,7 +222,7 @@ class GizmoLayer:
         part = self.pick(pixel)
         if part is None:
             return None
-        subject, why = subject_for(self._document, self._document.active, self.mode)
+        subject, why = subject_for(self._document, self.mode)
         if subject is None:
             self._document.notify(why)
             return None
@@ -230,37 +230,42 @@ class GizmoLayer:
             self._document.notify(subject.note)
         if self.mode == ROTATE:
             dial = Dial(self._view, subject.center, part.axis, pixel, part.radius)
-            return RingDrag(self._view, self._document, subject, dial)
+            return RingDrag(self._view, self._document, subject, dial, self._axis_index(part))
         slide = Slide(self._view, subject.center, pixel, part.axis)
-        return ArrowDrag(self._view, self._document, subject, slide)
+        return ArrowDrag(self._view, self._document, subject, slide, self._axis_index(part))
+
+    def _axis_index(self, part: Part) -> int | None:
+        """0, 1, 2 for a Local X, Y, Z part (each item then uses its own axis), else None."""
+        return "xyz".index(part.name) if self.local and part.name in "xyz" else None
 
 
 class _GizmoDrag(Drag):
-    def __init__(self, viewport, document, subject):
-        super().__init__(viewport, document, subject.live)
+    def __init__(self, viewport, document, subject, k):
+        super().__init__(viewport, document, subject)  # previews, commits and cancels
         self.subject = subject
+        self.k = k  # the local axis each item uses, or None: the part's world axis
 
 
 class RingDrag(_GizmoDrag):
     """Turn the item about a ring's axis; Ctrl snaps to 5°."""
 
-    def __init__(self, viewport, document, subject, dial: Dial):
-        super().__init__(viewport, document, subject)
+    def __init__(self, viewport, document, subject, dial: Dial, k=None):
+        super().__init__(viewport, document, subject, k)
         self.dial = dial
 
     def move(self, pixel, modifiers) -> None:
         angle = self.dial.angle(pixel)
         if modifiers & QtCore.Qt.KeyboardModifier.ControlModifier:
             angle = float(snapped(angle, ANGLE_STEP))
-        self.subject.rotate_about(self.dial.axis, angle)
+        self.subject.rotate_about(self.dial.axis, angle, self.k, self.k is not None)
         self.document.notify(f"{self.subject.text}: {np.degrees(angle):.1f}°")
 
 
 class ArrowDrag(_GizmoDrag):
     """Move the item along an arrow's axis; Ctrl snaps to 0.1 units."""
 
-    def __init__(self, viewport, document, subject, slide: Slide):
-        super().__init__(viewport, document, subject)
+    def __init__(self, viewport, document, subject, slide: Slide, k=None):
+        super().__init__(viewport, document, subject, k)
         self.slide = slide
 
     def move(self, pixel, modifiers) -> None:
@@ -270,7 +275,7 @@ class ArrowDrag(_GizmoDrag):
         distance = float(offset @ self.slide.axis)
         if modifiers & QtCore.Qt.KeyboardModifier.ControlModifier:
             distance = float(snapped(distance, DISTANCE_STEP))
-        self.subject.move(distance * self.slide.axis)
+        self.subject.move(distance * self.slide.axis, self.k, self.k is not None)
         self.document.notify(f"{self.subject.text}: {distance:+.3f}")
 
 

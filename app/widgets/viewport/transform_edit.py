@@ -1,9 +1,9 @@
 """What a rotate or move gesture edits (a bone, a pivot, a target), however it is driven.
 
-The gizmo's rings and arrows and the modal G/R keys all turn or move one item by a world
-rotation about its centre or a world offset; :class:`Subject` turns that into the item's
-own numbers and previews them (:class:`app.editor.operations.LiveEdit`: one undo command
-when the gesture ends, nothing at all when it is cancelled). Like the arcball and handle
+The gizmo's rings and arrows and the modal G/R keys all turn or move the selected items by
+a world rotation about each one's centre or by a world offset; :class:`Item` turns that into
+an item's own numbers and :class:`Subject` previews them for the whole selection (one undo
+entry when the gesture ends, nothing at all when it is cancelled). Like the arcball and handle
 drags, a change keys the channel at the current frame when it is animated and edits the
 static (rest) value otherwise; a pivot's rotation only means something as animation and is
 always keyed.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor.operations import LiveEdit
+from app.editor.commands import ReplaceItem
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import turn_in_frame
 from app.scene.analysis.transform_math import (
@@ -51,8 +51,8 @@ def _at(frame: float) -> str:
     return f" at frame {frame:g}"
 
 
-class Subject:
-    """One item being turned or moved by a gesture.
+class Item:
+    """One item a gesture turns or moves, read when the gesture begins.
 
     Attributes
     ----------
@@ -62,14 +62,17 @@ class Subject:
     local_axes : ndarray, shape (3, 3)
         Columns: the item's own x, y, z in world (a bone's frame; a pivot's body's frame;
         the world's for a target).
+    keyed : bool
+        Whether the edited channel is animated (the gesture keys it) or static.
     """
 
     def __init__(self, document, ref: Ref, mode: str):
-        self.document = document
         self.ref = ref
         self.mode = mode
+        self.frame = document.frame
         scene, frame, pose = document.scene, document.frame, document.pose()
-        item = editing.resolve(scene, ref)
+        self.original = item = editing.resolve(scene, ref)
+        self.collection, self.index = editing.owner(scene, ref)
         self.local_axes = np.eye(3)
         self.frame_rotation = IDENTITY_Q  # the frame the item's rotation is read in
         self.world_to_item = np.eye(4)  # where its position lives
@@ -100,76 +103,152 @@ class Subject:
             else:
                 self.keyed = item.position_keys is not None
                 self.start_value = editing.position_at(item, frame)
-        self.note = ""  # said in the status bar when the gesture begins
-        if ref.kind == BONE:
-            driven = [c.name for c in scene.constraints if ref.name in c.driven_bones()]
-            if driven:
-                self.note = (f"{ref.name} is driven by {', '.join(driven)}; its values show "
-                             "only where the constraint lets them")  # fmt: skip
-        verb = "Rotate" if mode == ROTATE else "Move"
-        self.live = LiveEdit(document, ref, f"{verb} {ref.label()}"
-                             + (_at(frame) if self.keyed else ""))  # fmt: skip
 
-    @property
-    def text(self) -> str:
-        """The undo command's name."""
-        return self.live.text
-
-    def axes(self, local: bool) -> np.ndarray:
-        """Columns: the X, Y, Z the gesture turns about or moves along (world or local)."""
-        return self.local_axes if local else np.eye(3)
-
-    def rotate(self, delta_in_world) -> None:
-        """Preview the item turned by the world rotation ``delta_in_world`` (4,) about
-        :attr:`center`."""
+    def rotated(self, delta_in_world):
+        """The item turned by the world rotation ``delta_in_world`` (4,) about its centre."""
         q = turn_in_frame(self.start_value, delta_in_world, self.frame_rotation)
-        item, frame = self.live.original, self.document.frame
         if self.ref.kind == PIVOT:
-            new = editing.with_pivot_rotation(item, frame, q)
-        elif self.keyed:
-            new = editing.with_bone_rotation(item, frame, q)
-        else:
-            new = editing.with_bone_rest(item, rotation=q)
-        self.live.preview(new)
+            return editing.with_pivot_rotation(self.original, self.frame, q)
+        if self.keyed:
+            return editing.with_bone_rotation(self.original, self.frame, q)
+        return editing.with_bone_rest(self.original, rotation=q)
 
-    def rotate_about(self, axis, angle: float) -> None:
-        """Preview a turn of ``angle`` radians about the world direction ``axis``."""
-        self.rotate(quat.from_axis_angle(np.asarray(axis, dtype=float), angle))
-
-    def move(self, offset_in_world) -> None:
-        """Preview the item's point moved by the world vector ``offset_in_world`` (3,)."""
+    def moved(self, offset_in_world):
+        """The item with its point moved by the world vector ``offset_in_world`` (3,)."""
         world = self.center + np.asarray(offset_in_world, dtype=float)
         local = self.world_to_item[:3, :3] @ world + self.world_to_item[:3, 3]
-        item, frame = self.live.original, self.document.frame
         if self.ref.kind == BONE:
-            self.live.preview(editing.with_bone_translation(item, frame, local))
+            return editing.with_bone_translation(self.original, self.frame, local)
+        return editing.with_position(self.original, self.frame, local)
+
+
+class Subject:
+    """What one gesture edits: the selected items that can be turned (or moved), each about
+    its own centre (Blender's "individual origins"); the active one (selected last) places
+    the gizmo and gives the dial its centre.
+
+    Previews replace the items' owners (a bone, or the constraint that holds a pivot or a
+    target; two pivots of one constraint share it) from the state the gesture began in;
+    :meth:`commit` pushes one undo entry, :meth:`cancel` restores everything exactly.
+    """
+
+    def __init__(self, document, items: list[Item], mode: str):
+        self.document = document
+        self.items = items
+        self.mode = mode
+        self.active = items[-1]
+        self.ref = self.active.ref
+        self.refs = [it.ref for it in items]
+        scene = document.scene
+        self.old_owners = {(it.collection, it.index): getattr(scene, it.collection)[it.index]
+                           for it in items}  # fmt: skip
+        self.new_owners = dict(self.old_owners)
+        verb = "Rotate" if mode == ROTATE else "Move"
+        keyed = any(it.keyed for it in items)
+        self.text = (f"{verb} {', '.join(r.label() for r in self.refs)}"
+                     + (_at(document.frame) if keyed else ""))  # fmt: skip
+        self.note = ""  # said in the status bar when the gesture begins
+        bones = {r.name for r in self.refs if r.kind == BONE}
+        driven = sorted({c.name for c in scene.constraints
+                         for b in c.driven_bones() if b in bones})  # fmt: skip
+        if driven:
+            self.note = (f"Driven by {', '.join(driven)}: a driven bone's values show only "
+                         "where the constraint lets them")  # fmt: skip
+
+    @property
+    def center(self) -> np.ndarray:
+        return self.active.center
+
+    def axes(self, local: bool) -> np.ndarray:
+        """Columns: the active item's X, Y, Z (its own, or the world's)."""
+        return self.active.local_axes if local else np.eye(3)
+
+    def _preview(self, new_items) -> None:
+        owners = dict(self.old_owners)
+        for it, new in zip(self.items, new_items):
+            key = (it.collection, it.index)
+            owners[key] = editing.replace_in(owners[key], it.ref, new)
+        for (collection, index), owner in owners.items():
+            if owner is not self.new_owners[(collection, index)]:
+                self.document.set_item(collection, index, owner)
+        self.new_owners = owners
+
+    def rotate_about(self, axis, angle: float, k: int | None = None, local: bool = False):
+        """Preview a turn of ``angle`` radians about the world direction ``axis``; with
+        ``local`` each item turns about its own axis ``k`` instead."""
+        def delta(it):
+            a = it.local_axes[:, k] if local and k is not None else np.asarray(axis, float)
+            return quat.from_axis_angle(a, angle)
+
+        self._preview([it.rotated(delta(it)) for it in self.items])
+
+    def move(self, offset_in_world, k: int | None = None, local: bool = False) -> None:
+        """Preview every item moved by the world vector ``offset_in_world`` (3,); with
+        ``local`` each moves that far along its own axis ``k``."""
+        offset = np.asarray(offset_in_world, dtype=float)
+        if local and k is not None:
+            distance = float(offset @ self.active.local_axes[:, k])
+            self._preview([it.moved(distance * it.local_axes[:, k]) for it in self.items])
         else:
-            self.live.preview(editing.with_position(item, frame, local))
+            self._preview([it.moved(offset) for it in self.items])
 
     def reset(self) -> None:
-        """Back to the item as it was (the gesture goes on)."""
-        self.live.cancel()
-        self.live.new_owner = self.live.old_owner
+        """Back to the items as they were (the gesture goes on)."""
+        self._preview([it.original for it in self.items])
 
     def commit(self) -> bool:
-        return self.live.commit()
+        """Push one undo entry (if anything changed); returns whether it did."""
+        changed = [(key, self.old_owners[key], new) for key, new in self.new_owners.items()
+                   if new != self.old_owners[key]]  # fmt: skip
+        if not changed:
+            self.cancel()
+            return False
+        stack = self.document.undo_stack
+        if len(changed) > 1:
+            stack.beginMacro(self.text)
+        for (collection, index), old, new in changed:
+            stack.push(ReplaceItem(self.document, collection, index, old, new, self.text))
+        if len(changed) > 1:
+            stack.endMacro()
+        return True
 
     def cancel(self) -> None:
-        self.live.cancel()
+        for (collection, index), old in self.old_owners.items():
+            if getattr(self.document.scene, collection)[index] is not old:
+                self.document.set_item(collection, index, old)
+        self.new_owners = dict(self.old_owners)
 
 
-def subject_for(document, ref: Ref | None, mode: str) -> tuple[Subject | None, str]:
-    """The subject a gesture on ``ref`` edits, or ``(None, why not)``."""
-    if ref is None:
+def _ancestors(scene, name: str) -> set[str]:
+    out = set()
+    parent = scene.bone(name).parent
+    while parent is not None:
+        out.add(parent)
+        parent = scene.bone(parent).parent
+    return out
+
+
+def subject_for(document, mode: str, refs=None) -> tuple[Subject | None, str]:
+    """What a gesture edits: the selected items it can turn (or move), or ``(None, why
+    not)``. A bone whose ancestor is selected too is left to follow it (as in Blender)."""
+    refs = list(document.selection if refs is None else refs)
+    if not refs:
         return None, "Select a bone, a pivot or a target first"
     kinds = ROTATABLE if mode == ROTATE else MOVABLE
-    if ref.kind not in kinds:
+    scene = document.scene
+    usable = [r for r in refs if r.kind in kinds]
+    usable = [r for r in usable if r.kind not in TARGET_KINDS
+              or editing.resolve(scene, r).bone is None]  # fmt: skip
+    bones = {r.name for r in usable if r.kind == BONE}
+    usable = [r for r in usable if r.kind != BONE or not (_ancestors(scene, r.name) & bones)]
+    if not usable:
+        ref = refs[-1]
+        if ref.kind in TARGET_KINDS and ref.kind in kinds:
+            return None, (f"The {ref.kind} of {ref.name} follows a bone; set it to a position "
+                          "(inspector or outliner menu) to move it")  # fmt: skip
         what = "a bone or a pivot" if mode == ROTATE else "a bone, a pivot or a target"
         return None, f"{ref.label().capitalize()} cannot be {mode}d; select {what}"
-    if ref.kind in TARGET_KINDS and editing.resolve(document.scene, ref).bone is not None:
-        return None, (f"The {ref.kind} of {ref.name} follows a bone; set it to a position "
-                      "(inspector or outliner menu) to move it")  # fmt: skip
-    return Subject(document, ref, mode), ""
+    return Subject(document, [Item(document, r, mode) for r in usable], mode), ""
 
 
 class Dial:

@@ -82,7 +82,7 @@ class TransformMode(QtCore.QObject):
             return True
         if getattr(self._view, "_drag", None) is not None:
             return False  # a mouse drag is under way
-        subject, why = subject_for(self._document, self._document.active, mode)
+        subject, why = subject_for(self._document, mode)
         if subject is None:
             self._document.notify(why)
             return False
@@ -107,12 +107,11 @@ class TransformMode(QtCore.QObject):
     def _switch(self, mode: str) -> None:
         if mode == self.mode:
             return
-        ref = self.subject.ref
-        self.subject.cancel()  # the new subject starts from the item as it was
-        subject, why = subject_for(self._document, ref, mode)
+        self.subject.cancel()  # the new subject starts from the items as they were
+        subject, why = subject_for(self._document, mode)
         if subject is None:
             self._document.notify(why)
-            subject, mode = subject_for(self._document, ref, self.mode)[0], self.mode
+            subject, mode = subject_for(self._document, self.mode)[0], self.mode
         self.subject, self.mode = subject, mode
         self.number.clear()
         self._rebuild()
@@ -173,7 +172,7 @@ class TransformMode(QtCore.QObject):
                 angle = self._reader.angle(self.pixel)
                 if self._ctrl:
                     angle = float(snapped(angle, ANGLE_STEP))
-            subject.rotate_about(axis, angle)
+            subject.rotate_about(axis, angle, self.axis, self.local)
             self.amount = float(np.degrees(angle))
         else:
             axis = self.axis_vector()
@@ -190,7 +189,7 @@ class TransformMode(QtCore.QObject):
                         offset = axis * float(snapped(offset @ axis, DISTANCE_STEP))
                     else:
                         offset = snapped(offset, DISTANCE_STEP)
-            subject.move(offset)
+            subject.move(offset, self.axis, self.local)
             self.amount = float(offset @ axis) if axis is not None else float(
                 np.linalg.norm(offset))  # fmt: skip
             self.offset = np.asarray(offset, dtype=float)
