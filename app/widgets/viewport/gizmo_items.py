@@ -81,6 +81,11 @@ class GizmoLayer:
         self._axis_line = None  # (center, axis, color) while a modal transform locks one
         self._key = None
         self._syncing = False
+        self._parts_key = None  # parts() for this camera and state, until the pose changes
+        self._parts: list[Part] = []
+        self._screen: list[np.ndarray] = []
+        for signal in (document.pose_changed, document.selection_changed):
+            signal.connect(self._forget)
         self._root = gl.GLGraphicsItem.GLGraphicsItem()
         self._root.setTransform(QtGui.QMatrix4x4(*WORLD_TO_VIEW.reshape(-1)))
         self._root.setDepthValue(20)  # after the scene: over the skeleton and handles
@@ -119,8 +124,21 @@ class GizmoLayer:
         subject, _ = subject_for(self._document, self.mode)
         return subject
 
+    def _forget(self) -> None:
+        self._parts_key = None
+
     def parts(self) -> list[Part]:
         """The parts of the gizmo for the active item, as drawn now ([] when none)."""
+        view = self._view
+        key = (view.world_to_clip().tobytes(), view.width(), view.height(), self.mode,
+               self.local, self.suspended, self._document.frame)  # fmt: skip
+        if key != self._parts_key:
+            self._parts = self._build_parts()
+            self._screen = [view.project(p.points) for p in self._parts]
+            self._parts_key = key
+        return self._parts
+
+    def _build_parts(self) -> list[Part]:
         subject = self._subject()
         if subject is None:
             return []
@@ -152,8 +170,8 @@ class GizmoLayer:
     def pick(self, pixel) -> Part | None:
         """The part under a widget pixel, or ``None`` (picked on the CPU)."""
         parts = self.parts()
-        distances = [polyline_distance(pixel, self._view.project(p.points), p.mask)
-                     for p in parts]  # fmt: skip
+        distances = [polyline_distance(pixel, screen, p.mask)
+                     for p, screen in zip(parts, self._screen)]  # fmt: skip
         i = nearest_part(distances, PICK_RADIUS_PX)
         return parts[i] if i >= 0 else None
 
