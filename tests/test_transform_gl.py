@@ -515,3 +515,24 @@ def test_g_moves_two_pivots_of_one_constraint_together(qtbot):
     assert doc.undo_stack.undoText() == "Move pivot heel, pivot toe"
     doc.undo_stack.undo()
     assert doc.scene == before
+
+
+def test_g_z_z_moves_along_the_bone_own_z_and_keys_an_animated_translation(qtbot):
+    win = open_legs(qtbot)
+    doc, vp = win.document, win.viewport
+    doc.set_selection([Ref.bone("calf.r")])
+    i = doc.scene.bone_index("calf.r")
+    pose = doc.pose()
+    own_z = pose.bone_to_world[0, i, :3, 2]
+    key(vp, "G")
+    key(vp, "Z")
+    key(vp, "Z")
+    type_keys(vp, ".2")
+    assert "Z local" in vp.transform_mode.text()
+    key(vp, "Return")
+    head = doc.pose().heads[0, i]
+    assert np.allclose(head - pose.heads[0, i], 0.2 * own_z)  # along its own (turned) z
+    assert abs(own_z[2] - 1) > 0.01  # which is not the world's here
+    calf = doc.scene.bone("calf.r")
+    assert calf.translation_keys is None  # static translation: the rest value moved
+    assert doc.undo_stack.undoText() == "Move bone calf.r"
