@@ -67,6 +67,7 @@ class TransformMode(QtCore.QObject):
         document.undo_stack.indexChanged.connect(self._interrupted)
         document.frame_changed.connect(self._interrupted)
         document.scene_replaced.connect(self._interrupted)
+        document.selection_changed.connect(self._interrupted)
 
     @property
     def active(self) -> bool:

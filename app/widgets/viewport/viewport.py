@@ -7,6 +7,9 @@ Mouse: a press on a handle (pivot, target) selects it and drags it in the plane 
 facing the camera (Shift: along the ground); Ctrl+drag on a pivot or bone turns it with an
 arcball and keys it. A press on a bone selects it (Shift adds to the selection). Anything
 else orbits, pans and zooms as pyqtgraph does; a click on empty space clears the selection.
+The rotate and move gizmos (:mod:`~app.widgets.viewport.gizmo_items`) take a press on their
+rings and arrows first; G and R start a modal transform
+(:mod:`~app.widgets.viewport.transform_mode`) that takes every key and click until it ends.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
