@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 COLORS = {

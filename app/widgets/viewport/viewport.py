@@ -27,7 +27,7 @@ from app.scene.analysis import projection
 from app.scene.analysis.gizmo import broadside_direction, framing_distance
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
 from app.widgets.viewport.gizmo_items import GizmoLayer
 from app.widgets.viewport.overlays import circle_points
