@@ -181,6 +181,8 @@ class GizmoLayer:
         """Rebuild the lines when the camera, the pose or the state changed."""
         if self._syncing:
             return
+        if self.mode == OFF and self._axis_line is None and not self._lines.visible():
+            return  # nothing drawn and nothing to draw: costs the viewport nothing
         view, doc = self._view, self._document
         key = None
         if not force:
