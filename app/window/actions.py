@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor import operations, playback, settings
 from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
+from app.window.mesh_actions import build_mesh_actions
 
 HELP_TEXT = """<h3>Pivotal controls</h3>
 <table cellspacing=4>
@@ -160,6 +161,7 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
+        build_mesh_actions(self)
         a(
             "compare",
             "&Compare Spaces",
@@ -295,6 +297,9 @@ class WindowActions:
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
         for name in ("frameSelected", "frameAll", "boneAxes"):
+            view.addAction(m[name])
+        view.addSeparator()
+        for name in ("showBoth", "showMesh", "showBones", "xray"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("spaceWorld", "spaceObject", "spaceAuthored", "compare"):

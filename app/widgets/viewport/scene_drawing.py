@@ -18,6 +18,7 @@ from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+from app.widgets.viewport.mesh_item import MeshLayer
 from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
@@ -120,6 +121,7 @@ class SceneDrawing:
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
+        self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
         self._ring = self._lines(9, width=2, mode="line_strip")
@@ -175,6 +177,7 @@ class SceneDrawing:
         self._ghost.setVisible(ghost is not None)
         if ghost is not None:
             self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost))
+        self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
         handles = handles_of(document)
         self.draw_handles(document, handles, hover)

@@ -26,6 +26,7 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.panels.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.mesh_item import DISPLAYS
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
 from app.widgets.viewport.teaching_drawing import TrailSettings
@@ -168,6 +169,26 @@ class Viewport(gl.GLViewWidget):
     def set_show_axes(self, on: bool) -> None:
         """Draw each bone's frame axes (x red, y green, z blue): the bases of the seed."""
         self._show_axes = bool(on)
+        self.refresh()
+
+    @property
+    def mesh_display(self) -> str:
+        """What is drawn when the scene has skinned meshes: ``"mesh"``, ``"bones"``, ``"both"``."""
+        return self._drawing.meshes.display
+
+    def set_mesh_display(self, display: str) -> None:
+        if display not in DISPLAYS:
+            raise ValueError(f"display must be one of {DISPLAYS}, not {display!r}")
+        self._drawing.meshes.display = display
+        self.refresh()
+
+    @property
+    def xray(self) -> bool:
+        """Bones drawn over the skinned meshes."""
+        return self._drawing.meshes.xray
+
+    def set_xray(self, on: bool) -> None:
+        self._drawing.meshes.xray = bool(on)
         self.refresh()
 
     @property
