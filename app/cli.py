@@ -51,8 +51,11 @@ def parse_frames(text: str) -> np.ndarray:
         raise ValueError(f"--frames STEP must be > 0, got {parts[2]!r}")
     if end < start:
         raise ValueError(f"--frames END {end:g} is before START {start:g}")
-    count = int(np.floor((end - start) / step + 1e-9)) + 1
-    return start + step * np.arange(count)
+    count = np.floor((end - start) / step + 1e-9) + 1
+    from app.scene.bounds import check_frame_count
+
+    check_frame_count(count, "--frames")  # 0:1e300 is refused here, not allocated
+    return start + step * np.arange(int(count))
 
 
 def _bake(argv) -> int:

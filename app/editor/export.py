@@ -62,6 +62,10 @@ FORMATS = {
                      "app.editor.export:write_csv_request"),
         ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
                      "app.editor.export:write_npz_request"),
+        ExportFormat("glb", ".glb", "glTF 2.0 binary: bones, skin, mesh and the baked animation",
+                     "app.editor.export:write_gltf_request"),
+        ExportFormat("gltf", ".gltf", "glTF 2.0 JSON (buffer inside): as glb",
+                     "app.editor.export:write_gltf_request"),
         ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
                      "app.window.image_export:write_png_request"),
         ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
@@ -172,6 +176,17 @@ def write_csv_request(request: ExportRequest) -> list[str]:
 
     write_csv(request.out, request.bake())
     return []
+
+
+def write_gltf_request(request: ExportRequest) -> list[str]:
+    from app.scene.formats.gltf_export import write_gltf
+
+    result = request.bake()
+    start = float(request.scene.frame_start)
+    rest = None
+    if result.frames[0] != start:  # the nodes' rest pose is frame_start's, exported or not
+        rest = bake_in_chunks(request.scene, [start], request.space)
+    return write_gltf(request.out, request.scene, result, rest)
 
 
 def write_npz_request(request: ExportRequest) -> list[str]:
