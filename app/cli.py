@@ -121,6 +121,10 @@ def _screenshot(argv) -> int:
     parser.add_argument(
         "--viewport-only", action="store_true", help="save only the viewport, not the whole window"
     )
+    parser.add_argument("--show", choices=("both", "mesh", "bones"), default="both",
+                        help="skinned meshes and bones, the meshes only, or the bones only")
+    parser.add_argument("--no-xray", action="store_true",
+                        help="let the meshes hide the bones inside them")  # fmt: skip
     args = parser.parse_args(argv)
     from app.window.render import render_screenshot
 
@@ -136,6 +140,8 @@ def _screenshot(argv) -> int:
             select=args.select,
             axes=args.axes,
             viewport_only=args.viewport_only,
+            show=args.show,
+            xray=not args.no_xray,
         )
     except ValueError as e:
         print(f"main.py screenshot: {e}", file=sys.stderr)

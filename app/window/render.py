@@ -15,6 +15,8 @@ def render_screenshot(
     select=(),
     axes=False,
     viewport_only=False,
+    show="both",
+    xray=True,
 ) -> str:
     """Open ``scene_path`` in the main window, render it, save the window as a PNG.
 
@@ -34,6 +36,10 @@ def render_screenshot(
         Draw each bone's frame axes.
     viewport_only : bool
         Save only the viewport instead of the whole window.
+    show : {"both", "mesh", "bones"}
+        What to draw of a scene with skinned meshes.
+    xray : bool
+        Draw the bones over the meshes.
 
     Returns
     -------
@@ -75,6 +81,8 @@ def render_screenshot(
     window.show()
     document.set_compare(compare)
     window.actions_by_name["boneAxes"].setChecked(axes)
+    window.viewport.set_mesh_display(show)
+    window.viewport.set_xray(xray)
     for _ in range(10):
         app.processEvents()
     window.viewport.frame_all()

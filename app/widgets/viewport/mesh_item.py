@@ -176,6 +176,11 @@ class MeshLayer:
             self.items.append(solid)
             self.ghost_items.append(ghost)
 
+    def drawn_points(self) -> np.ndarray:
+        """World positions of the vertices of the meshes shown, (N, 3) (for framing)."""
+        shown = [item.positions for item in self.items + self.ghost_items if item.visible()]
+        return np.concatenate(shown).astype(float) if shown else np.zeros((0, 3))
+
     def draw(self, document, pose, ghost=None) -> None:
         """Skin every mesh to ``pose`` (and ``ghost``, Compare's other space, or ``None``)
         and show what the display choices ask for."""

@@ -116,6 +116,7 @@ class Viewport(gl.GLViewWidget):
         pose = doc.pose()
         shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in self.handles()]
         shown.append(self._drawing.teaching.drawn_points())  # trails and ghosts, when on
+        shown.append(self._drawing.meshes.drawn_points())  # the skinned meshes, when shown
         if doc.compare:  # the ghost is part of the picture
             ghost = doc.ghost_pose()
             shown += [ghost.heads[0], ghost.tails[0]]
