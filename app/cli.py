@@ -125,11 +125,16 @@ def _screenshot(argv) -> int:
                         help="skinned meshes and bones, the meshes only, or the bones only")
     parser.add_argument("--no-xray", action="store_true",
                         help="let the meshes hide the bones inside them")  # fmt: skip
+    parser.add_argument("--orbit", default="0,0", metavar="AZ,EL",
+                        help="turn the camera by these degrees after framing (default 0,0)")
     args = parser.parse_args(argv)
     from app.window.render import render_screenshot
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
+        orbit = tuple(float(v) for v in args.orbit.split(","))
+        if len(orbit) != 2:
+            raise ValueError(f"--orbit {args.orbit!r}: give AZIMUTH,ELEVATION in degrees")
         path = render_screenshot(
             args.scene,
             args.out,
@@ -142,6 +147,7 @@ def _screenshot(argv) -> int:
             viewport_only=args.viewport_only,
             show=args.show,
             xray=not args.no_xray,
+            orbit=orbit,
         )
     except ValueError as e:
         print(f"main.py screenshot: {e}", file=sys.stderr)

@@ -1,9 +1,10 @@
 """Write ``resources/scenes/humanoid.glb``: a small skinned humanoid walking in place.
 
 The character of the README's worked example and the "Bring your own character" tutorial:
-19 bones (Y-up, metres, facing +Z, left is +X), a two-step walk cycle (48 frames at 24 fps,
-keys every 6 frames), and a body of envelope-weighted tubes around the bones (about 3,000
-vertices, up to 4 influences each), exported with Pivotal's own glTF exporter.
+19 bones (Y-up, metres, facing +Z, left is +X) looking around and waving, its left foot
+turned out (48 frames at 24 fps, keys every 6 frames), and a body of
+envelope-weighted tubes around the bones (about 2,400 vertices, up to 4 influences each),
+exported with Pivotal's own glTF exporter.
 
     python tools/make_humanoid.py [--out resources/scenes/humanoid.glb]
 """
@@ -25,7 +26,7 @@ from app.scene.formats.schema import scene_from_json  # noqa: E402
 from app.scene.rig.envelope import tube_mesh  # noqa: E402
 
 OUT = ROOT / "resources" / "scenes" / "humanoid.glb"
-FPS, CYCLE, FRAMES = 24, 24, 48
+FPS, FRAMES = 24, 48
 
 #: name, parent, head relative to the parent's head (its translation), tail, tube radius
 TORSO = [
@@ -47,54 +48,55 @@ LIMBS = [
 ]
 
 
-def _about_x(degrees: float) -> list[float]:
+def _about(axis: int, degrees: float) -> list[float]:
     half = np.radians(degrees) / 2
-    return [float(np.cos(half)), float(np.sin(half)), 0.0, 0.0]
+    q = [float(np.cos(half)), 0.0, 0.0, 0.0]
+    q[1 + axis] = float(np.sin(half))
+    return q
 
 
-def _walk(bone: str, side: float) -> list | None:
-    """Rotation keys of a walk in place (every 6 frames); ``side`` +1 left, -1 right.
+KEY_FRAMES = np.arange(0, FRAMES + 1, 6)
+WAVE = np.sin(2 * np.pi * KEY_FRAMES / FRAMES)  # one slow sway over the clip
+WAVE2 = np.sin(4 * np.pi * KEY_FRAMES / FRAMES)  # twice as fast
 
-    A negative angle about X swings a leg forward (+Z) and a positive one bends the knee."""
-    phase = 2 * np.pi * np.arange(0, FRAMES + 1, 6) / CYCLE
-    swing = side * np.sin(phase)  # +1: this leg forward
-    angles = {
-        "thigh": -28 * swing,
-        "calf": 30 * np.clip(-swing, 0, None) + 8,
-        "foot": 10 * swing,
-        "upper_arm": 22 * swing,  # the arm goes with the other leg
-        "forearm": -12 - 10 * np.clip(-swing, 0, None),
-    }.get(bone)
-    if angles is None:
-        return None
-    frames = np.arange(0, FRAMES + 1, 6)
-    return [[int(f), _about_x(float(a))] for f, a in zip(frames, angles)]
+#: bone -> (axis 0/1/2 for X/Y/Z, degrees at each key): looking around and waving; the
+#: legs stand still (the left foot turned out), so a foot roll added later has a floor.
+MOTION = {
+    "spine": (1, 8 * WAVE),
+    "chest": (1, 14 * WAVE),
+    "head": (1, -30 * WAVE2),
+    "upper_arm.R": (2, -70 - 10 * WAVE2),  # raised to the side
+    "forearm.R": (2, -40 + 30 * np.sin(8 * np.pi * KEY_FRAMES / FRAMES)),  # the wave
+    "upper_arm.L": (0, -12 * WAVE),
+}
+#: rest rotations (axis, degrees): the left foot turned out
+REST = {"foot.L": (1, 30.0), "foot.R": (1, -8.0)}
 
 
 def humanoid_json() -> dict:
-    """The scene as Pivotal's JSON (bones and the walk's keys)."""
+    """The scene as Pivotal's JSON (bones and the keys of their motion)."""
     bones = []
     for name, parent, head, tail, _ in TORSO:
         bone = {"name": name, "translation": list(head), "tail": list(tail)}
         if parent:
             bone["parent"] = parent
         bones.append(bone)
-    hips_bob = [[f, [0.0, 0.95 - 0.02 * float(np.cos(4 * np.pi * f / CYCLE)), 0.0]]
-                for f in range(0, FRAMES + 1, 6)]  # fmt: skip
-    bones[0]["translation_keys"] = hips_bob
     for suffix, side in ((".L", 1.0), (".R", -1.0)):
         for name, parent, head, tail, _ in LIMBS:
             mirror = np.array([side, 1.0, 1.0])
-            bone = {
+            bones.append({
                 "name": name + suffix,
                 "parent": parent if parent in ("chest", "hips") else parent + suffix,
                 "translation": list(np.array(head) * mirror),
                 "tail": list(np.array(tail) * mirror),
-            }
-            keys = _walk(name, side)
-            if keys is not None:
-                bone["rotation_keys"] = keys
-            bones.append(bone)
+            })  # fmt: skip
+    for bone in bones:
+        if bone["name"] in REST:
+            bone["rotation"] = _about(*REST[bone["name"]])
+        if bone["name"] in MOTION:
+            axis, degrees = MOTION[bone["name"]]
+            bone["rotation_keys"] = [[int(f), _about(axis, float(d))]
+                                     for f, d in zip(KEY_FRAMES, degrees)]  # fmt: skip
     return {"format": "pivotal-scene", "version": 1, "fps": FPS, "frame_start": 0,
             "frame_end": FRAMES, "bones": bones}  # fmt: skip
 

@@ -17,6 +17,7 @@ def render_screenshot(
     viewport_only=False,
     show="both",
     xray=True,
+    orbit=(0.0, 0.0),
 ) -> str:
     """Open ``scene_path`` in the main window, render it, save the window as a PNG.
 
@@ -40,6 +41,8 @@ def render_screenshot(
         What to draw of a scene with skinned meshes.
     xray : bool
         Draw the bones over the meshes.
+    orbit : (float, float)
+        Degrees to turn the camera (azimuth, elevation) after framing everything.
 
     Returns
     -------
@@ -86,6 +89,7 @@ def render_screenshot(
     for _ in range(10):
         app.processEvents()
     window.viewport.frame_all()
+    window.viewport.orbit(float(orbit[0]), float(orbit[1]))
     for _ in range(10):
         app.processEvents()
     from app.window.image_export import viewport_image
