@@ -127,6 +127,8 @@ def _screenshot(argv) -> int:
                         help="let the meshes hide the bones inside them")  # fmt: skip
     parser.add_argument("--orbit", default="0,0", metavar="AZ,EL",
                         help="turn the camera by these degrees after framing (default 0,0)")
+    parser.add_argument("--frame-selection", action="store_true",
+                        help="point the camera at the selection instead of everything")
     args = parser.parse_args(argv)
     from app.window.render import render_screenshot
 
@@ -148,6 +150,7 @@ def _screenshot(argv) -> int:
             show=args.show,
             xray=not args.no_xray,
             orbit=orbit,
+            frame_selection=args.frame_selection,
         )
     except ValueError as e:
         print(f"main.py screenshot: {e}", file=sys.stderr)

@@ -70,7 +70,7 @@ MOTION = {
     "upper_arm.L": (0, -12 * WAVE),
 }
 #: rest rotations (axis, degrees): the left foot turned out
-REST = {"foot.L": (1, 30.0), "foot.R": (1, -8.0)}
+REST = {"foot.L": (1, 40.0), "foot.R": (1, -8.0)}
 
 
 def humanoid_json() -> dict:

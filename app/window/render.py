@@ -18,6 +18,7 @@ def render_screenshot(
     show="both",
     xray=True,
     orbit=(0.0, 0.0),
+    frame_selection=False,
 ) -> str:
     """Open ``scene_path`` in the main window, render it, save the window as a PNG.
 
@@ -43,6 +44,8 @@ def render_screenshot(
         Draw the bones over the meshes.
     orbit : (float, float)
         Degrees to turn the camera (azimuth, elevation) after framing everything.
+    frame_selection : bool
+        Point the camera at the selection (F) instead of everything.
 
     Returns
     -------
@@ -89,6 +92,8 @@ def render_screenshot(
     for _ in range(10):
         app.processEvents()
     window.viewport.frame_all()
+    if frame_selection:
+        window.viewport.frame_selection()
     window.viewport.orbit(float(orbit[0]), float(orbit[1]))
     for _ in range(10):
         app.processEvents()

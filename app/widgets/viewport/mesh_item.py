@@ -28,12 +28,16 @@ MESH, BONES, BOTH = "mesh", "bones", "both"
 DISPLAYS = (MESH, BONES, BOTH)
 MESH_COLOR = (0.78, 0.64, 0.52, 1.0)  # warm clay: apart from the grey bones and blue ghost
 GHOST_MESH_COLOR = (0.55, 0.75, 1.0, 0.28)
-#: Back faces culled and depth still written: a translucent shell without sorting.
+#: Back faces culled and depth still written: a translucent shell without sorting. Drawn
+#: right after the solid mesh with a strict depth test, so where both spaces put the skin at
+#: the same place (same vertices, same depth) the ghost does not cover it: it shows only
+#: where the spaces part.
 GHOST_OPTIONS = {
     GL.GL_DEPTH_TEST: True,
     GL.GL_BLEND: True,
     GL.GL_CULL_FACE: True,
     "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA),
+    "glDepthFunc": (GL.GL_LESS,),
 }
 
 
@@ -172,7 +176,7 @@ class MeshLayer:
             solid.setDepthValue(-3)  # before the grid (which it hides) and the bones
             ghost = SkinnedMeshItem(skinning, mesh.indices, GHOST_MESH_COLOR, ghost=True,
                                     parentItem=self._root)  # fmt: skip
-            ghost.setDepthValue(4)  # after the bones, before the ghost skeleton
+            ghost.setDepthValue(-2)  # right after the solid mesh (see GHOST_OPTIONS)
             self.items.append(solid)
             self.ghost_items.append(ghost)
 
