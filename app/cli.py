@@ -2,9 +2,9 @@
 
 Commands:
   (none) [SCENE]   open the editor (on the demo scene when SCENE is omitted)
-  bake             evaluate a scene or BVH file and write the arrays to a .npz
+  bake             evaluate a scene, BVH or glTF file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
-  export           write the evaluated animation as BVH, CSV, NPZ or PNG images
+  export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
 
 Bad input exits with status 2 and a one-line reason on standard error.
 """
@@ -61,10 +61,11 @@ def parse_frames(text: str) -> np.ndarray:
 def _bake(argv) -> int:
     parser = _Parser(
         prog="main.py bake",
-        description="Evaluate SCENE (a scene file or a .bvh) and write a NumPy .npz with "
-        "bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
+        description="Evaluate SCENE (a scene file, .bvh, .gltf or .glb) and write a NumPy .npz "
+        "with bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
     )
-    parser.add_argument("scene", help="scene file (.json) or motion capture (.bvh)")
+    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh) or glTF "
+                        "(.gltf, .glb)")  # fmt: skip
     parser.add_argument("--out", required=True, help="output .npz path")
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
     parser.add_argument("--space", choices=("world", "object"),
@@ -169,7 +170,8 @@ def _export(argv) -> int:
         "png renders the viewport at the first frame, png-sequence every frame into the "
         "folder --out (frame_0000.png...); both need a display (use xvfb-run without one).",
     )
-    parser.add_argument("scene", help="scene file (.json) or motion capture (.bvh)")
+    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh) or glTF "
+                        "(.gltf, .glb)")  # fmt: skip
     parser.add_argument("--out", required=True, help="output path")
     parser.add_argument("--format", choices=tuple(FORMATS),
                         help="default: from the suffix of --out")  # fmt: skip
@@ -243,11 +245,13 @@ commands:
   screenshot [SCENE] --out OUT.png [--frame F] [--size WxH] [--space world|object]
              [--compare] [--select NAME]... [--axes] [--viewport-only]
                  render the editor's viewport to a PNG (use under Xvfb when headless)
-  export SCENE --out PATH [--format bvh|csv|npz|png|png-sequence]
+  export SCENE --out PATH [--format bvh|csv|npz|glb|gltf|usda|usdc|png|png-sequence]
          [--frames START:END[:STEP]] [--space world|object] [--rotation-order ZXY]
          [--size WxH]
-                 write the evaluated animation as BVH, CSV or NPZ, or render the viewport
-                 to a PNG or a PNG sequence (format from PATH's suffix)
+                 write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
+                 the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+
+SCENE is a scene file (.json), a BVH (.bvh) or a glTF 2.0 character (.gltf, .glb).
 
 'python main.py COMMAND --help' describes a command.
 """

@@ -114,6 +114,9 @@ def test_imported_meshes_are_written_back_with_their_skins(tmp_path):
     assert notes == []
     (report,) = validate(out)
     assert problems(report) == []
+    gltf = pygltflib.GLTF2().load(str(out))
+    every_bone = [s for s in gltf.skins if sorted(s.joints) == list(range(len(scene.bones)))]
+    assert len(every_bone) == 2  # the mesh's own skin (it uses every bone) and the tree's
     back = load_scene(out)
     (mesh,), (original,) = back.meshes, scene.meshes
     assert mesh.joints == original.joints and mesh.name == original.name

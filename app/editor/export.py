@@ -66,6 +66,10 @@ FORMATS = {
                      "app.editor.export:write_gltf_request"),
         ExportFormat("gltf", ".gltf", "glTF 2.0 JSON (buffer inside): as glb",
                      "app.editor.export:write_gltf_request"),
+        ExportFormat("usda", ".usda", "USD text: UsdSkel skeleton, animation and meshes",
+                     "app.editor.export:write_usd_request"),
+        ExportFormat("usdc", ".usdc", "USD binary (crate): as usda",
+                     "app.editor.export:write_usd_request"),
         ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
                      "app.window.image_export:write_png_request"),
         ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
@@ -187,6 +191,12 @@ def write_gltf_request(request: ExportRequest) -> list[str]:
     if result.frames[0] != start:  # the nodes' rest pose is frame_start's, exported or not
         rest = bake_in_chunks(request.scene, [start], request.space)
     return write_gltf(request.out, request.scene, result, rest)
+
+
+def write_usd_request(request: ExportRequest) -> list[str]:
+    from app.scene.formats.usd_export import write_usd
+
+    return write_usd(request.out, request.scene, request.bake())
 
 
 def write_npz_request(request: ExportRequest) -> list[str]:

@@ -48,6 +48,11 @@ TYPE_SHAPES = {
 #: buffer's real size.
 MAX_ZERO_COMPONENTS = 10**7
 
+#: Required extensions that change nothing Pivotal reads (materials, textures) or that it
+#: reads anyway (KHR_mesh_quantization: integer vertex attributes). Others (Draco, meshopt
+#: compression) are refused rather than misread.
+_HARMLESS_EXTENSIONS = ("KHR_materials_", "KHR_texture_", "EXT_texture_", "KHR_mesh_quantization",
+                        "KHR_lights_punctual", "KHR_xmp")
 _GLB_MAGIC = b"glTF"
 _CHUNK_JSON = 0x4E4F534A
 _CHUNK_BIN = 0x004E4942
@@ -87,6 +92,14 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
         raise SceneError("not glTF 2.0: no asset.version", "/asset/version")
     if asset["version"].split(".")[0] != "2":
         raise SceneError(f"not glTF 2.0: asset.version is {asset['version']!r}", "/asset/version")
+    required = value.get("extensionsRequired", [])
+    if not isinstance(required, list):
+        raise SceneError("must be an array", "/extensionsRequired")
+    for k, name in enumerate(required):
+        if not isinstance(name, str) or not name.startswith(_HARMLESS_EXTENSIONS):
+            raise SceneError(f"needs extension {name!r}, which Pivotal cannot read (it would "
+                             "misread geometry or animation)",
+                             f"/extensionsRequired/{k}")  # fmt: skip
     return value, blob
 
 
@@ -243,10 +256,10 @@ class Accessors:
         where = where or pointer("accessors", a)
         acc = obj(items(self.doc, "accessors")[a], where)
         ctype = acc.get("componentType")
-        if ctype not in COMPONENT_DTYPES or isinstance(ctype, bool):
+        if not isinstance(ctype, int) or isinstance(ctype, bool) or ctype not in COMPONENT_DTYPES:
             raise SceneError(f"unknown componentType {ctype!r}", where + "/componentType")
         kind = acc.get("type")
-        if kind not in TYPE_SHAPES:
+        if not isinstance(kind, str) or kind not in TYPE_SHAPES:
             raise SceneError(f"unknown type {kind!r}", where + "/type")
         count = integer(acc.get("count"), where + "/count", 1)
         normalized = acc.get("normalized", False)

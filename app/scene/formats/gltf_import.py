@@ -9,9 +9,7 @@
   ``[x, y, z, w]`` becomes our ``[w, x, y, z]``).
 - The first animation, or the one named, becomes keys (:mod:`.gltf_animation` for the frame
   rate, frames and sampler evaluation).
-- Every mesh primitive on a skinned node becomes a :class:`~app.scene.rig.mesh.SkinnedMesh`
-  (positions in bind space, joints by bone name, the inverse bind matrices); a mesh on a
-  node without a skin rides rigidly on its nearest bone (bound to that bone alone).
+- Meshes come along as :class:`~app.scene.rig.mesh.SkinnedMesh` (:mod:`.gltf_meshes`).
 
 Every refusal is a :class:`~app.scene.errors.SceneError` naming the JSON pointer.
 """
@@ -34,9 +32,9 @@ from app.scene.formats.gltf_buffers import (
     pointer,
     read_document,
 )
+from app.scene.formats.gltf_meshes import read_meshes
 from app.scene.math import quat
 from app.scene.rig.keys import Keys
-from app.scene.rig.mesh import SkinnedMesh
 from app.scene.rig.model import Bone, Scene
 
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
@@ -93,7 +91,7 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
         bones.append(Bone(name=names[n], parent=None if parent is None else names[parent],
                           translation=tuple(t), rotation=tuple(q),
                           scale=tuple(s), **kw))  # fmt: skip
-    meshes, messages = _meshes(doc, acc, order, parents, local, names, is_bone)
+    meshes, messages = read_meshes(doc, acc, order, parents, local, names, is_bone)
     scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(messages + keys.get("messages", []))
@@ -254,6 +252,7 @@ def _animation(doc, acc, name, names, n_bones):
     if not isinstance(samplers, list) or not isinstance(channels, list):
         raise SceneError("an animation needs samplers and channels arrays", where)
     read = []  # (node, path, kind, times, values, pointer)
+    inputs: dict = {}  # accessor -> key times
     messages = []
     for c, channel in enumerate(channels):
         cw = f"{where}/channels/{c}"
@@ -276,12 +275,15 @@ def _animation(doc, acc, name, names, n_bones):
             raise SceneError(f"unknown interpolation {kind!r}", sw + "/interpolation")
         i = index(doc, "accessors", sampler.get("input"), sw + "/input")
         o = index(doc, "accessors", sampler.get("output"), sw + "/output")
-        times = acc.read(i)
-        if times.shape[1] != 1 or not np.all(np.isfinite(times)):
-            raise SceneError("key times must be finite scalars", pointer("accessors", i))
-        times = times[:, 0]
-        if np.any(np.diff(times) <= 0):
-            raise SceneError("key times must increase strictly", pointer("accessors", i))
+        if i not in inputs:  # channels usually share their inputs: read each once
+            times = acc.read(i)
+            if times.shape[1] != 1 or not np.all(np.isfinite(times)):
+                raise SceneError("key times must be finite scalars", pointer("accessors", i))
+            times = times[:, 0]
+            if np.any(np.diff(times) <= 0):
+                raise SceneError("key times must increase strictly", pointer("accessors", i))
+            inputs[i] = times
+        times = inputs[i]
         if path == "weights":
             messages.append(f"{cw}: morph target weights are not evaluated (ignored)")
             continue
@@ -297,7 +299,7 @@ def _animation(doc, acc, name, names, n_bones):
         read.append((node, path, kind, times, values, pointer("accessors", i)))
     if not read:
         return {"messages": messages}, anim.FALLBACK_FPS, (0, 0)
-    fps = anim.frame_rate(np.concatenate([r[3] for r in read]))
+    fps = anim.frame_rate(np.concatenate([inputs[i] for i in sorted(inputs)]))
     first = min(float(r[3][0]) for r in read) * fps
     last = max(float(r[3][-1]) for r in read) * fps
     where = read[int(np.argmax([r[3][-1] for r in read]))][5]
@@ -309,8 +311,11 @@ def _animation(doc, acc, name, names, n_bones):
     bounds.check_poses(count, n_bones, where)  # what bake would refuse, refused at load
     span = (int(round(first)), int(round(last)))
     out: dict = {"messages": messages}
+    frames_of = {}  # id(times) -> frames, once per input accessor
     for node, path, kind, times, values, _ in read:
-        frames, values = _keys(path, kind, times, values, fps)
+        if id(times) not in frames_of:
+            frames_of[id(times)] = anim.frames_of(times, fps)
+        frames, values = _keys(kind, times, frames_of[id(times)], values, fps)
         if path == "rotation":
             values = np.roll(values, 1, axis=1)  # [x, y, z, w] -> [w, x, y, z]
             norm = np.linalg.norm(values, axis=1, keepdims=True)
@@ -330,142 +335,10 @@ def _where_out(read, node):
     return next(r[5] for r in read if r[0] == node)
 
 
-def _keys(path, kind, times, values, fps):
+def _keys(kind, times, frames, values, fps):
     """Key frames and values: LINEAR and STEP keys as they are (STEP becomes constant keys),
     CUBICSPLINE sampled at every frame from the first key to the last."""
-    frames = anim.frames_of(times, fps)
     if kind != "CUBICSPLINE":
         return frames, values
     every = np.arange(np.round(frames[0]), np.round(frames[-1]) + 1.0)
     return every, anim.sample_cubic(times, values, every / fps)
-
-
-# --- meshes -------------------------------------------------------------------------------
-
-
-def _rest_world(order, parents, local) -> dict:
-    world = {}
-    for n in order:
-        m = local[n][3]
-        world[n] = m if parents[n] < 0 else world[parents[n]] @ m
-    return world
-
-
-def _meshes(doc, acc, order, parents, local, names, is_bone):
-    meshes, messages = [], []
-    world = None
-    for n in order:
-        node = doc["nodes"][n]
-        if "mesh" not in node:
-            continue
-        nw = pointer("nodes", n)
-        m = index(doc, "meshes", node["mesh"], nw + "/mesh")
-        mesh = obj(doc["meshes"][m], pointer("meshes", m))
-        prims = mesh.get("primitives")
-        if not isinstance(prims, list) or not prims:
-            raise SceneError("primitives must be a non-empty array",
-                             pointer("meshes", m, "primitives"))  # fmt: skip
-        if "skin" in node:
-            s = index(doc, "skins", node["skin"], nw + "/skin")
-            joints, inverse_bind = _skin(doc, acc, s, names)
-            to_bind = None
-        else:
-            bone = n if is_bone[n] else parents[n]
-            if bone < 0:
-                messages.append(f"{nw}: mesh {m} is on no bone and not skinned; it is not drawn")
-                continue
-            world = world or _rest_world(order, parents, local)
-            joints = (names[bone],)
-            inverse_bind = np.linalg.inv(world[bone])[None]
-            to_bind = world[n]
-        base = mesh.get("name") if isinstance(mesh.get("name"), str) else f"mesh_{m}"
-        for p, prim in enumerate(prims):
-            pw = pointer("meshes", m, "primitives", p)
-            made = _primitive(doc, acc, obj(prim, pw), pw, len(joints), to_bind)
-            if made is None:
-                messages.append(f"{pw}: only triangles are drawn; this primitive is skipped")
-                continue
-            name = base if len(prims) == 1 else f"{base}.{p}"
-            meshes.append(SkinnedMesh(name=name, joints=joints, inverse_bind=inverse_bind,
-                                      extra={"gltf_node": n}, **made))  # fmt: skip
-    return meshes, messages
-
-
-def _skin(doc, acc, s, names):
-    where = pointer("skins", s)
-    skin = doc["skins"][s]
-    joints = []
-    for k, j in enumerate(skin["joints"]):
-        if j not in names:
-            raise SceneError(f"joint node {j} is not a bone of the scene", f"{where}/joints/{k}")
-        joints.append(names[j])
-    if "inverseBindMatrices" in skin:
-        a = index(doc, "accessors", skin["inverseBindMatrices"], where + "/inverseBindMatrices")
-        raw = acc.read(a)
-        if raw.shape[1] != 16 or len(raw) < len(joints):
-            raise SceneError("inverseBindMatrices must be MAT4, one per joint",
-                             pointer("accessors", a))  # fmt: skip
-        inverse_bind = raw[: len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)
-    else:
-        inverse_bind = np.broadcast_to(np.eye(4), (len(joints), 4, 4))
-    return tuple(joints), inverse_bind
-
-
-def _attribute(doc, acc, attributes, key, pw, width):
-    a = index(doc, "accessors", attributes[key], f"{pw}/attributes/{key}")
-    values = acc.read(a)
-    if values.shape[1] != width:
-        raise SceneError(f"{key} must have {width} components", pointer("accessors", a))
-    return values
-
-
-def _primitive(doc, acc, prim, pw, n_joints, to_bind):
-    mode = prim.get("mode", 4)
-    if mode != 4:
-        return None
-    attributes = obj(prim.get("attributes"), pw + "/attributes")
-    if "POSITION" not in attributes:
-        raise SceneError("a primitive needs POSITION", pw + "/attributes")
-    positions = _attribute(doc, acc, attributes, "POSITION", pw, 3)
-    v = len(positions)
-    normals = _attribute(doc, acc, attributes, "NORMAL", pw, 3) if "NORMAL" in attributes else None
-    if normals is not None and len(normals) != v:
-        raise SceneError("NORMAL needs one row per vertex", pw + "/attributes/NORMAL")
-    if "indices" in prim:
-        a = index(doc, "accessors", prim["indices"], pw + "/indices")
-        indices = acc.read(a).reshape(-1)
-        if indices.dtype.kind == "f":
-            raise SceneError("indices must be integers", pointer("accessors", a))
-    else:
-        indices = np.arange(v)
-    if len(indices) % 3 or (len(indices) and (indices.min() < 0 or indices.max() >= v)):
-        raise SceneError(f"indices must be triangles of vertices 0..{v - 1}", pw + "/indices")
-    if to_bind is None:
-        for key in ("JOINTS_0", "WEIGHTS_0"):
-            if key not in attributes:
-                raise SceneError(f"a skinned primitive needs {key}", pw + "/attributes")
-        joint_indices = _attribute(doc, acc, attributes, "JOINTS_0", pw, 4)
-        weights = _attribute(doc, acc, attributes, "WEIGHTS_0", pw, 4)
-        if len(joint_indices) != v or len(weights) != v:
-            raise SceneError("JOINTS_0 and WEIGHTS_0 need one row per vertex", pw + "/attributes")
-        if joint_indices.dtype.kind == "f" or joint_indices.min() < 0 or (
-                joint_indices.max() >= n_joints):  # fmt: skip
-            raise SceneError(f"JOINTS_0 must index the skin's {n_joints} joints",
-                             pw + "/attributes/JOINTS_0")  # fmt: skip
-        total = weights.sum(axis=1, keepdims=True)
-        if np.any(weights < 0) or np.any(total <= 0):
-            raise SceneError("WEIGHTS_0 must be >= 0 with a positive sum per vertex",
-                             pw + "/attributes/WEIGHTS_0")  # fmt: skip
-        weights = weights / total
-    else:
-        positions = positions @ to_bind[:3, :3].T + to_bind[:3, 3]
-        if normals is not None:
-            normals = normals @ np.linalg.inv(to_bind[:3, :3])
-            normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
-        joint_indices = np.zeros((v, 4), np.int64)
-        weights = np.zeros((v, 4))
-        weights[:, 0] = 1.0
-    return {"positions": positions, "normals": normals, "indices": indices.reshape(-1, 3),
-            "joint_indices": joint_indices, "weights": weights}  # fmt: skip
-
-
