@@ -144,3 +144,38 @@ def test_xray_draws_the_bones_over_the_mesh(window, qtbot):
     assert not viewport.xray and not window.actions_by_name["xray"].isChecked()
     inside = framebuffer(viewport, qtbot)
     assert on_clay(inside, middles[long_bones]) == 1.0  # hidden inside the mesh
+
+
+def test_back_faces_are_culled_unless_the_mesh_is_double_sided(window, qtbot):
+    """glTF culls the back of a material that is not doubleSided (its default)."""
+    from app.scene.analysis import projection
+    from app.scene.rig.mesh import SkinnedMesh
+
+    doc, viewport = window.document, window.viewport
+    pose = doc.pose()
+    right, up, _ = projection.camera_axes(viewport.world_to_eye())
+    center = pose.heads[0].mean(axis=0)
+    corners = np.array([center, center + 0.3 * right, center + 0.3 * up])  # CCW as seen
+
+    def show(indices, extra):
+        scene = doc.scene.copy()
+        scene.meshes = (SkinnedMesh(name="tri", positions=corners, indices=indices,
+                                    joints=(scene.bones[0].name,),
+                                    joint_indices=np.zeros((3, 4)),
+                                    weights=np.tile([1.0, 0, 0, 0], (3, 1)),
+                                    inverse_bind=np.linalg.inv(pose.bone_to_world[0, :1]),
+                                    extra=extra),)  # fmt: skip
+        doc.replace_scene(scene, None)
+        viewport.set_mesh_display("mesh")
+        viewport.setCameraPosition(azimuth=azimuth, elevation=elevation, distance=distance)
+        qtbot.wait(30)
+        return clay(framebuffer(viewport, qtbot)).sum()
+
+    azimuth, elevation = viewport.opts["azimuth"], viewport.opts["elevation"]
+    distance = viewport.opts["distance"]
+    front = show([[0, 1, 2]], {})
+    back = show([[0, 2, 1]], {})
+    both = show([[0, 2, 1]], {"double_sided": True})
+    assert front > 2000
+    assert back < 0.05 * front  # a few handle-edge pixels of a similar hue, no triangle
+    assert both > 0.95 * front
