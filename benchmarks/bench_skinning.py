@@ -4,7 +4,9 @@
   float32 as the viewport uploads them), next to glTF's formula as a per-vertex Python loop
   timed on a slice and scaled to the whole mesh;
 - the 1280×800 editor window orbiting around the CMU 01_01 skeleton wrapped in that mesh,
-  next to the same window without the mesh, and playing (skinning every redraw).
+  next to the same window without the mesh, and playing (skinning every redraw);
+- the same window orbiting around the worked example's humanoid (its own ~2,400-vertex body),
+  next to its bare skeleton.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from benchmarks.common import Row, median_time
 VERTICES = 50_000
 SLICE = 400
 CMU_01_01 = Path("/usr/share/assimp/models/BVH/01_01.bvh")
+HUMANOID = Path(__file__).resolve().parent.parent / "resources" / "scenes" / "humanoid.glb"
 
 
 def body(scene, vertices: int = VERTICES):
@@ -93,7 +96,7 @@ def skinning_rows(scene) -> list[Row]:
     ]  # fmt: skip
 
 
-def viewport_fps(scene, mesh, playing: bool, frames: int = 90) -> float:
+def viewport_fps(scene, mesh, playing: bool, frames: int = 90, path=CMU_01_01) -> float:
     """Redraws per second of the 1280×800 window on ``scene`` (with ``mesh`` or without),
     orbiting a degree per redraw, or playing (a new frame, so a new skinning, per redraw)."""
     from benchmarks.bench_editor import _close, _wait_swap, _window
@@ -103,7 +106,7 @@ def viewport_fps(scene, mesh, playing: bool, frames: int = 90) -> float:
         shown.meshes = () if mesh is None else (mesh,)
         window.document.replace_scene(shown, None)
 
-    app, window = _window(CMU_01_01, False, setup=setup)
+    app, window = _window(path, False, setup=setup)
     viewport, doc = window.viewport, window.document
     swapped = []
     viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
@@ -140,6 +143,11 @@ def rows() -> list[Row]:
     orbit_bare = viewport_fps(scene, None, playing=False)
     play_mesh = viewport_fps(scene, mesh, playing=True)
     play_bare = viewport_fps(scene, None, playing=True)
+    humanoid = load_scene(HUMANOID)
+    (body_mesh,) = humanoid.meshes
+    hv = len(body_mesh.positions)
+    orbit_human = viewport_fps(humanoid, body_mesh, playing=False, path=HUMANOID)
+    orbit_skeleton = viewport_fps(humanoid, None, playing=False, path=HUMANOID)
     out += [
         Row(f"redraw CMU 01_01 with a {v:,}-vertex skinned mesh, 1280×800, orbiting",
             orbit_mesh, "fps", "no mesh", orbit_bare, "≥ 60 fps", orbit_mesh >= 60,
@@ -147,5 +155,8 @@ def rows() -> list[Row]:
         Row(f"redraw CMU 01_01 with a {v:,}-vertex skinned mesh, playing (skinned each redraw)",
             play_mesh, "fps", "no mesh", play_bare, "(figure)", None,
             ratio=play_mesh / play_bare),
+        Row(f"redraw humanoid.glb with its {hv:,}-vertex skinned body, 1280×800, orbiting",
+            orbit_human, "fps", "no mesh", orbit_skeleton, "≥ 60 fps", orbit_human >= 60,
+            ratio=orbit_human / orbit_skeleton),
     ]  # fmt: skip
     return out

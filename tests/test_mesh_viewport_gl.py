@@ -179,3 +179,28 @@ def test_back_faces_are_culled_unless_the_mesh_is_double_sided(window, qtbot):
     assert front > 2000
     assert back < 0.05 * front  # a few handle-edge pixels of a similar hue, no triangle
     assert both > 0.95 * front
+
+
+def test_the_mesh_follows_a_bone_while_it_is_dragged(window, qtbot):
+    from .gui import CTRL, point
+
+    doc, viewport = window.document, window.viewport
+    viewport.set_xray(False)
+    qtbot.wait(30)
+    before = clay(framebuffer(viewport, qtbot))
+    thigh = doc.scene.bone_index("thigh")
+    pose = doc.pose()
+    middle = viewport.project((0.5 * (pose.heads[0, thigh] + pose.tails[0, thigh]))[None])[0]
+    commands = doc.undo_stack.count()
+    QTest.mousePress(viewport, LEFT, CTRL, point(middle))
+    for t in np.linspace(0, 1, 9)[1:]:
+        QTest.mouseMove(viewport, point(middle + t * np.array([90.0, 30.0])))
+        qtbot.wait(5)
+    qtbot.wait(30)
+    during = framebuffer(viewport, qtbot)  # still held: the preview, not the command
+    assert doc.undo_stack.count() == commands
+    assert (clay(during) != before).sum() > 500
+    assert on_clay(during, mesh_pixels(window)) > 0.97  # where the dragged pose puts it
+    QTest.mouseRelease(viewport, LEFT, CTRL, point(middle + np.array([90.0, 30.0])))
+    qtbot.wait(30)
+    assert doc.undo_stack.count() == commands + 1
