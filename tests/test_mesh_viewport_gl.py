@@ -204,3 +204,24 @@ def test_the_mesh_follows_a_bone_while_it_is_dragged(window, qtbot):
     QTest.mouseRelease(viewport, LEFT, CTRL, point(middle + np.array([90.0, 30.0])))
     qtbot.wait(30)
     assert doc.undo_stack.count() == commands + 1
+
+
+def _png_pixels(path) -> np.ndarray:
+    from PySide6 import QtGui
+
+    image = QtGui.QImage(str(path)).convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    data = np.frombuffer(image.constBits(), np.uint8, image.bytesPerLine() * image.height())
+    rows = data.reshape(image.height(), image.bytesPerLine())[:, : image.width() * 4]
+    return rows.reshape(image.height(), image.width(), 4)[..., :3].astype(int)
+
+
+def test_the_screenshot_command_shows_the_glb_humanoid_as_asked(qtbot, tmp_path):
+    from app.window.render import render_screenshot
+
+    shots = {}
+    for show in ("both", "bones"):
+        out = render_screenshot(SCENES / "humanoid.glb", tmp_path / f"{show}.png", frame=20,
+                                size=(900, 700), viewport_only=True, show=show)  # fmt: skip
+        shots[show] = clay(_png_pixels(out)).sum()
+    assert shots["both"] > 3000
+    assert shots["bones"] < 0.02 * shots["both"]

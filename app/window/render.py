@@ -87,8 +87,11 @@ def render_screenshot(
     window.show()
     document.set_compare(compare)
     window.actions_by_name["boneAxes"].setChecked(axes)
-    window.viewport.set_mesh_display(show)
-    window.viewport.set_xray(xray)
+    choice = {"both": "showBoth", "mesh": "showMesh", "bones": "showBones"}.get(show)
+    if choice is None:
+        raise ValueError(f"show must be both, mesh or bones, not {show!r}")
+    window.actions_by_name[choice].trigger()
+    window.actions_by_name["xray"].setChecked(xray)
     for _ in range(10):
         app.processEvents()
     window.viewport.frame_all()

@@ -170,7 +170,8 @@ class MeshLayer:
         self.xray = True
         self._clear = DepthClear(parentItem=bones)
         self._clear.setDepthValue(-100)  # before the bones' own items
-        self._key = None
+        self._meshes: tuple = ()
+        self._names: tuple = ()
         self.items: list[SkinnedMeshItem] = []
         self.ghost_items: list[SkinnedMeshItem] = []
 
@@ -200,10 +201,12 @@ class MeshLayer:
         and show what the display choices ask for."""
         meshes = tuple(document.scene.meshes)
         names = tuple(str(n) for n in pose.bone_names)
-        key = (tuple(id(m) for m in meshes), names)
-        if key != self._key:
+        same = len(meshes) == len(self._meshes) and all(
+            a is b for a, b in zip(meshes, self._meshes)
+        )  # identity: the meshes are immutable, comparing their arrays would cost a frame
+        if not same or names != self._names:
             self._rebuild(meshes, names)
-            self._key = key
+            self._meshes, self._names = meshes, names
         show_mesh = self.display != BONES and bool(self.items)
         show_bones = self.display != MESH or not self.items
         for item in self.items:
