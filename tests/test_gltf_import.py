@@ -383,3 +383,28 @@ def test_bounds_on_depth_and_frames():
     e = _refused(b.gltf_bytes())
     assert "frame count" in e.reason and "bound of 10,000,000" in e.reason
     assert e.path.startswith("/accessors/")
+
+
+def test_a_mesh_without_skin_rides_rigidly_on_its_bone():
+    b = Builder()
+    _arm(b)
+    b.doc["nodes"][1]["rotation"] = [0, 0, np.sin(0.2), np.cos(0.2)]
+    b.doc["nodes"][1]["children"].append(3)
+    b.doc["nodes"].append({"name": "kneecap", "mesh": 0, "translation": [0.1, 0, 0],
+                           "scale": [2, 2, 2]})  # fmt: skip
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]], float)
+    b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
+    scene = parse_gltf(b.gltf_bytes())
+    assert scene.bone_names() == ["hip", "knee", "node_2"]  # the mesh leaf is no bone
+    (mesh,) = scene.meshes
+    assert mesh.joints == ("knee",) and mesh.name == "mesh_0"
+    np.testing.assert_array_equal(mesh.weights[:, 0], 1.0)
+    np.testing.assert_array_equal(mesh.indices, [[0, 1, 2]])
+    # At rest the skinned vertices sit where the node puts them: knee, then the node's own
+    # translation and scale (written out with scipy, not our transforms).
+    knee = Rotation.from_rotvec([0, 0, 0.4])
+    world = knee.apply(np.array([0.1, 0, 0]) + 2 * positions) + [0, 0.5, 0]
+    knee_to_world = bake(scene, [0]).bone_to_world[0, 1]
+    skinned = (knee_to_world @ mesh.inverse_bind[0] @ np.c_[mesh.positions, np.ones(3)].T).T
+    np.testing.assert_allclose(skinned[:, :3], world, atol=1e-12)
+    np.testing.assert_allclose(mesh.positions, world, atol=1e-12)

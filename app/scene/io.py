@@ -96,11 +96,14 @@ def save_scene(scene: Scene, path) -> None:
     path = Path(path)
     try:
         validate(scene)
-        if scene.meshes:
+        if scene.meshes or "meshes" in scene.extra:
             from app.scene.formats.mesh_source import source_for_save
 
             scene = scene.copy()
-            scene.extra["meshes"] = source_for_save(scene, path)
+            if scene.meshes:
+                scene.extra["meshes"] = source_for_save(scene, path)
+            else:  # no meshes left: nothing to name
+                del scene.extra["meshes"]
         text = dumps_scene(scene)
     except (SceneError, ValueError) as e:
         raise SceneError(f"cannot save: {e}", file=str(path)) from None

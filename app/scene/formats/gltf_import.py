@@ -86,7 +86,10 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
     bones = []
     for n in bone_nodes:
         t, q, s, _ = local[n]
-        kw = keys.get(n, {})
+        kw = dict(keys.get(n, {}))
+        scale_keys = kw.get("scale_keys")
+        if scale_keys is not None and np.all(scale_keys.values == s.astype(np.float32)):
+            del kw["scale_keys"]  # a constant channel at the node's own scale changes nothing
         parent = parents[n] if parents[n] >= 0 else None
         bones.append(Bone(name=names[n], parent=None if parent is None else names[parent],
                           translation=tuple(t), rotation=tuple(q),

@@ -77,8 +77,11 @@ def _matrices(m: np.ndarray):
     return Vt.Matrix4dArray([Gf.Matrix4d(*np.asarray(x).T.reshape(-1).tolist()) for x in m])
 
 
-def build_stage(stage, scene: Scene, result) -> None:
-    """Author the skeleton, its animation and the meshes of a bake of ``scene`` on ``stage``."""
+def build_stage(stage, scene: Scene, result) -> bool:
+    """Author the skeleton, its animation and the meshes of a bake of ``scene`` on ``stage``.
+
+    Returns whether any joint's local scale differs from 1 (USD keeps it as a half float).
+    """
     from pxr import UsdGeom, UsdSkel, Vt
 
     names = [b.name for b in scene.bones]
@@ -137,6 +140,7 @@ def build_stage(stage, scene: Scene, result) -> None:
     t32 = t[:, order].astype(np.float32)
     q32 = q[:, order].astype(np.float32)  # [w, x, y, z], as Gf.Quatf's (real, imaginary)
     s16 = s[:, order].astype(np.float16)
+    scaled = bool(np.abs(s - 1.0).max() > 1e-6)
     for f, frame in enumerate(frames):
         code = float(frame)
         translations.Set(Vt.Vec3fArray.FromNumpy(t32[f]), code)
@@ -150,6 +154,7 @@ def build_stage(stage, scene: Scene, result) -> None:
     for mesh, ident in zip(scene.meshes, mesh_names):
         joint_tokens = [tokens[index[j]] for j in mesh.joints]
         _mesh(stage, f"{ROOT_PATH}/{ident}", mesh, joint_tokens, skel)
+    return scaled
 
 
 def _mesh(stage, path, mesh, joint_tokens, skel) -> None:
@@ -191,7 +196,7 @@ def write_usd(path, scene: Scene, result) -> list[str]:
     os.close(fd)
     try:
         stage = Usd.Stage.CreateNew(tmp)
-        build_stage(stage, scene, result)
+        scaled = build_stage(stage, scene, result)
         stage.GetRootLayer().Save()
         del stage
         os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
@@ -205,6 +210,6 @@ def write_usd(path, scene: Scene, result) -> list[str]:
             raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
         raise
     notes = []
-    if any(tuple(b.scale) != (1.0, 1.0, 1.0) or b.scale_keys is not None for b in scene.bones):
+    if scaled:
         notes.append("USD stores joint scales as half floats (about 3 significant digits)")
     return notes
