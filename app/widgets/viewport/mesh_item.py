@@ -172,6 +172,7 @@ class MeshLayer:
         self._clear.setDepthValue(-100)  # before the bones' own items
         self._meshes: tuple = ()
         self._names: tuple = ()
+        self._skinned = (None, None)
         self.items: list[SkinnedMeshItem] = []
         self.ghost_items: list[SkinnedMeshItem] = []
 
@@ -207,16 +208,21 @@ class MeshLayer:
         if not same or names != self._names:
             self._rebuild(meshes, names)
             self._meshes, self._names = meshes, names
+            self._skinned = (None, None)
+        # The document hands out one pose object until the pose changes: a redraw for a
+        # selection or a hover does not skin again.
+        fresh = not (pose is self._skinned[0] and ghost is self._skinned[1])
         show_mesh = self.display != BONES and bool(self.items)
         show_bones = self.display != MESH or not self.items
         for item in self.items:
             item.setVisible(show_mesh)
-            if show_mesh:
+            if show_mesh and fresh:
                 item.set_pose(pose.bone_to_world[0])
         for item in self.ghost_items:
             item.setVisible(show_mesh and ghost is not None)
-            if show_mesh and ghost is not None:
+            if show_mesh and ghost is not None and fresh:
                 item.set_pose(ghost.bone_to_world[0])
+        self._skinned = (pose, ghost) if show_mesh else (None, None)
         self._bones.setVisible(show_bones)
         if not show_bones:
             self._ghost_bones.setVisible(False)
