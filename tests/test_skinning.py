@@ -51,7 +51,7 @@ def _random_mesh(rng, vertices=200, joints=5, influences=4):
 
 def _loop_skin(mesh, bone_names, bone_to_world):
     """glTF's formula, one vertex at a time, one influence at a time."""
-    positions, normals = [], []
+    positions, normals, matrices = [], [], []
     for v in range(len(mesh.positions)):
         m = np.zeros((4, 4))
         for k in range(4):
@@ -61,10 +61,11 @@ def _loop_skin(mesh, bone_names, bone_to_world):
             joint = mesh.joint_indices[v, k]
             bone = bone_names.index(mesh.joints[joint])
             m += w * (bone_to_world[bone] @ mesh.inverse_bind[joint])
+        matrices.append(m[:3])
         positions.append((m @ np.append(mesh.positions[v], 1.0))[:3])
         n = np.linalg.inv(m[:3, :3]).T @ mesh.normals[v]
         normals.append(n / np.linalg.norm(n))
-    return np.array(positions), np.array(normals)
+    return np.array(positions), np.array(normals), np.array(matrices)
 
 
 @pytest.mark.parametrize("influences", [1, 2, 4])
@@ -74,12 +75,13 @@ def test_matches_a_per_vertex_loop(influences):
     # the skeleton lists the bones in another order than the skin's joints, plus one more
     bone_names = ["extra", "j3", "j1", "j0", "j4", "j2"]
     pose = _random_transforms(rng, len(bone_names))
-    expected_p, expected_n = _loop_skin(mesh, bone_names, pose)
+    expected_p, expected_n, expected_m = _loop_skin(mesh, bone_names, pose)
     skin = bind(mesh, bone_names)
     assert skin.slots.shape[1] == influences  # zero-weight columns dropped
     got_p, got_n = skin.deform(pose)
     np.testing.assert_allclose(got_p, expected_p, atol=1e-10)
     np.testing.assert_allclose(got_n, expected_n, atol=1e-10)
+    np.testing.assert_allclose(skin.blended_matrices(pose)[0], expected_m, atol=1e-10)
 
 
 def test_frames_are_vectorized_like_single_frames():
