@@ -17,6 +17,7 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import HELP_TEXT
+from app.window.mesh_actions import build_mesh_actions
 
 
 class WindowActions:
@@ -142,6 +143,7 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
+        build_mesh_actions(self)
         a(
             "compare",
             "&Compare Spaces",
@@ -289,6 +291,9 @@ class WindowActions:
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
         for name in ("frameSelected", "frameAll", "boneAxes"):
+            view.addAction(m[name])
+        view.addSeparator()
+        for name in ("showBoth", "showMesh", "showBones", "xray"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("spaceWorld", "spaceObject", "spaceAuthored", "compare"):

@@ -36,5 +36,7 @@ cancels</td></tr>
 <tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
 <tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
 <tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
+<tr><td>View ▸ Mesh and Bones · Alt+Z</td><td>what a skinned character shows · X-ray
+bones</td></tr>
 <tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
 </table>"""
