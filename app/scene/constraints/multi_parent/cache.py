@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene.constraints.multi_parent.exact import plan_exact
 from app.scene.constraints.multi_parent.plan import last_key_frame, plan_steps
 from app.scene.constraints.multi_parent.scan import PieceStates, integrate
 from app.scene.errors import SceneError
@@ -221,8 +222,9 @@ def update(integral: Integral | None, inputs: Inputs) -> Integral:
     else:
         q_start = integral.block_rotation[:, block]
         p_start = integral.block_position[:, block]
-    plan = plan_steps(inputs.pivots, inputs.frame_start, inputs.substeps, n_steps,
-                      inputs.scale, BLOCK_STEPS)  # fmt: skip
+    planner = plan_exact if inputs.integrator == "exact" else plan_steps
+    plan = planner(inputs.pivots, inputs.frame_start, inputs.substeps, n_steps, inputs.scale,
+                   BLOCK_STEPS)  # fmt: skip
     result = integrate(plan.from_block(block), inputs.integrator, inputs.space, q_start, p_start)
     start = block * BLOCK_STEPS
     if block:

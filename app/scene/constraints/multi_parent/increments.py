@@ -36,13 +36,15 @@ from functools import cache
 
 import numpy as np
 
+from app.scene.math.jacobians import jacobians_apply
+
 #: The anticommutator of n pivots sums n! orders; beyond this many it is refused.
 MAX_PIVOTS = 10
 #: Up to this many pivots the symmetrized product uses polarization (see
 #: :mod:`app.scene.math.anticommutator`); above, the subset recursion.
 _POLARIZATION_MAX = 6
 
-INTEGRATORS = ("seed", "twist")
+INTEGRATORS = ("seed", "twist", "exact")
 
 
 def qmul(a, b):
@@ -200,11 +202,18 @@ class Increment:
     axis: np.ndarray
     pivot_rotation: np.ndarray  # (4, P, X): R_i
     pivot_rotvec: np.ndarray | None  # (3, P, X): phi_i (twist only)
-    total_rotvec: np.ndarray | None  # (3, X): Phi (twist only)
+    total_rotvec: np.ndarray | None  # (3, X): Phi (twist and exact)
+    #: "exact" in world space turns each offset by J(Phi) before crossing it with phi_i
+    #: (the pivots ride on the body); elsewhere the step's maps do not depend on the space.
+    space: str = "world"
+
+    @property
+    def _exact_world(self) -> bool:
+        return self.integrator == "exact" and self.space == "world"
 
     def pivot_sum(self, v) -> np.ndarray:
         """``sum_i M_i v_i`` for offsets ``v (3, P, X)``; the step's displacement ``(3, X)``."""
-        if self.integrator == "seed":
+        if self.integrator == "seed" or self._exact_world:
             return sum_pivots(self.contributions(v))
         return left_jacobian_apply(self.total_rotvec, -sum_pivots(cross(self.pivot_rotvec, v)))
 
@@ -218,11 +227,17 @@ class Increment:
         if self.integrator == "seed":
             return v - rotate(self.pivot_rotation, v)
         phi = self.total_rotvec[:, None]
+        if self._exact_world:  # -phi_i x J(Phi) v_i (see app.scene.constraints.multi_parent.exact)
+            return -cross(self.pivot_rotvec, jacobians_apply(np.broadcast_to(phi, v.shape), v))
         return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
 
 
-def increment(R, integrator: str) -> Increment:
+def increment(R, integrator: str, space: str = "world") -> Increment:
     """The step update for pivot increments ``R (4, P, X)`` (unit, ``w >= 0``).
+
+    ``"exact"`` is the twist's step with the pivots riding on the body (world space; in
+    object space the two coincide); its sliding-pivot term is added by
+    :mod:`app.scene.constraints.multi_parent.exact`.
 
     Raises
     ------
@@ -240,12 +255,12 @@ def increment(R, integrator: str) -> Increment:
         A = np.where(A[0] < 0, -A, A)
         half, axis = _half_angle_axis(A)
         return Increment("seed", A, half, axis, R, None, None)
-    if integrator == "twist":
+    if integrator in ("twist", "exact"):
         phi = rotation_vectors(R)
         Phi = sum_pivots(phi)
         t = np.sqrt(dot(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
         half = 0.5 * t
         A = np.concatenate([np.cos(half)[None], np.sin(half) * axis])
-        return Increment("twist", A, half, axis, R, phi, Phi)
+        return Increment(integrator, A, half, axis, R, phi, Phi, space)
     raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")

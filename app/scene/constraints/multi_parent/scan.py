@@ -40,6 +40,7 @@ from functools import cached_property
 
 import numpy as np
 
+from app.scene.constraints.multi_parent.exact import moment_terms
 from app.scene.constraints.multi_parent.increments import (
     cross,
     dot,
@@ -246,7 +247,7 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
             m = inc.pivot_sum(vectors)
             return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
         w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
-        if inc.integrator == "twist":
+        if inc.integrator in ("twist", "exact"):
             y = [wi - n * dot(n, wi) for wi in w]
             z = [cross(n, wi) for wi in w]
             return [inc.pivot_sum(np.stack(x, axis=1)) for x in (w, y, z)]
@@ -265,7 +266,10 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
 
     terms = three(plan.position[..., start:stop])
     if plan.velocity is not None:
-        terms += three(plan.velocity[..., start:stop])
+        velocity = plan.velocity[..., start:stop]
+        if inc.integrator == "exact":  # sliding pivots: the first moment within each step
+            terms = [t + m for t, m in zip(terms, moment_terms(inc, velocity, Q, world))]
+        terms += three(velocity)
     return np.array(terms)
 
 
@@ -276,7 +280,7 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     ----------
     plan : StepPlan
         From :func:`~app.scene.constraints.multi_parent.plan.plan_steps` (``.from_block(b)``).
-    integrator : {"seed", "twist"}
+    integrator : {"seed", "twist", "exact"}
     space : {"world", "object"}
     q_start : array_like, shape (4,)
         The body's orientation at the plan's first grid point (a block start).
@@ -304,7 +308,7 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     n_pieces = len(L)
     size = PIECE_CHUNK
     bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
-    incs = [increment(plan.rotation[..., s:e], integrator) for s, e in bounds]
+    incs = [increment(plan.rotation[..., s:e], integrator, space) for s, e in bounds]
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
     block = plan.block - first_block

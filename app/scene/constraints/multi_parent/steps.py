@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Integral, update
+from app.scene.constraints.multi_parent.exact import plan_exact
 from app.scene.constraints.multi_parent.increments import increment, qmul, rotate
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
 from app.scene.constraints.multi_parent.solver import inputs_of
@@ -118,7 +119,8 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     frame = int(np.floor(frame))
     g1 = int(np.clip((frame - fs) * s, 0, N))
     g0 = int(np.clip((frame - 1 - fs) * s, 0, g1))
-    plan = plan_steps(inputs.pivots, fs, s, N, inputs.scale, BLOCK_STEPS)
+    planner = plan_exact if inputs.integrator == "exact" else plan_steps
+    plan = planner(inputs.pivots, fs, s, N, inputs.scale, BLOCK_STEPS)
     timing = piece_timing(plan)
 
     # Every substep in [g0, g1) as (piece, substep within the piece).
@@ -146,7 +148,7 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     u = plan.position[:, :, piece]
     if plan.velocity is not None:
         u = u + k * plan.velocity[:, :, piece]
-    inc = increment(R, inputs.integrator)
+    inc = increment(R, inputs.integrator, space)
     q_p = q[:, None]  # (4, 1, S): broadcast over pivots
     v = rotate(q_p, u)
     if space == "world":

@@ -1,0 +1,224 @@
+"""The exact integrator: the seed's Δt -> 0 limit solved in closed form, piece by piece.
+
+``integrator: "exact"`` (``docs/scene-format.md``, ``docs/multi-parent.md`` §2). Between two
+consecutive key times of any pivot (a *piece*) slerp keys turn every pivot at a constant
+angular velocity ``omega_i`` (rad per frame; world axes in world space, body axes in object
+space) and linearly keyed positions slide at a constant velocity. Over a step of ``h`` frames
+inside a piece, with ``phi_i = omega_i h``, ``Phi = sum_i phi_i`` and the offsets ``u_i``
+(body frame, scaled) moving by ``du_i`` over the step:
+
+- world space: ``q0' = exp(Phi / 2) q0``,
+  ``p0' = p0 - sum_i phi_i x (J(Phi) v_i + K(Phi) dv_i)`` with ``v_i = R(q0) u_i`` and
+  ``dv_i = R(q0) du_i``;
+- object space: ``q0' = q0 exp(Phi / 2)``,
+  ``p0' = p0 + R(q0) (J(Phi) sum_i u_i x phi_i + K(Phi) sum_i du_i x phi_i)``;
+
+``J`` and ``K`` from :mod:`app.scene.math.jacobians`. This is the limit's exact flow, not an
+approximation, so a piece may be cut anywhere and the pieces composed: the whole-timeline
+scans (:mod:`app.scene.constraints.multi_parent.scan`) run it on a grid of whole frames
+(``substeps`` is ignored), a step with a key inside it is cut at the key into pieces of their
+own lengths (:func:`plan_exact`), and a fractional frame is reached from the grid point before
+it by the pieces up to it (:func:`partial_steps`). Steps whose pivots turn far are split into
+equal parts like the other integrators' (the closed-form sums over a piece need its per-step
+turn well below a half turn); each part is again exact.
+
+The step in world space is the twist integrator's (:mod:`.increments`) with the offsets turned
+by ``J`` before the cross product (the pivots ride on the body while it turns) and the
+sliding term ``K``; in object space the twist integrator already is exact for fixed pivots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.scene.constraints.multi_parent.increments import (
+    cross,
+    dot,
+    qmul,
+    rotate,
+    sum_pivots,
+)
+from app.scene.constraints.multi_parent.plan import (
+    StepPlan,
+    _interval,
+    _sorted_unique,
+    _track,
+    plan_steps,
+    subdivisions,
+)
+from app.scene.math.jacobians import jacobians_apply, moment_apply
+from app.scene.rig.keys import sample
+
+
+def moment_terms(inc, velocity, Q, world: bool):
+    """The sliding pivots' first-moment terms of a scan piece (added to ``x0, x1, x2``).
+
+    Parameters
+    ----------
+    inc : Increment
+        The pieces' ``"exact"`` increments (``pivot_rotvec (3, P, X)``, ``total_rotvec``).
+    velocity : ndarray, shape (3, P, X)
+        How far each ``S pos_i`` slides per step (body frame).
+    Q : ndarray, shape (4, X)
+        The pieces' starting orientations.
+    world : bool
+
+    Returns
+    -------
+    list of three ndarrays, shape (3, X)
+        What ``K`` adds to a step's displacement: its constant part and its ``cos 2ka - 1``
+        and ``sin 2ka`` parts as the orientation turns through the piece.
+    """
+    n, phi, Phi = inc.axis, inc.pivot_rotvec, inc.total_rotvec
+    if world:
+        w = rotate(Q[:, None], velocity)
+        nb = n[:, None]
+        Pb = np.broadcast_to(Phi[:, None], w.shape)
+        return [-sum_pivots(cross(phi, moment_apply(Pb, x)))
+                for x in (w, w - nb * dot(nb, w), cross(nb, w))]  # fmt: skip
+    m = -moment_apply(Phi, sum_pivots(cross(phi, velocity)))
+    return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
+
+
+def exp_half(Phi):
+    """``exp(Phi / 2)``: unit quaternions ``(4, X)`` of rotation vectors ``Phi (3, X)``."""
+    t = np.sqrt(dot(Phi, Phi))
+    ratio = np.where(t > 1e-8, np.sin(0.5 * t) / np.where(t > 1e-8, t, 1.0), 0.5 - t * t / 48.0)
+    return np.concatenate([np.cos(0.5 * t)[None], ratio * Phi])
+
+
+def exact_step(world: bool, q, p, phi, u, du):
+    """One exact step: pivots turn by ``phi (3, P, X)``, their offsets ``u`` slide by ``du``.
+
+    ``q (4, X)``, ``p (3, X)`` the state before; returns the state after (module docstring).
+    """
+    Phi = sum_pivots(phi)
+    if world:
+        Pb = np.broadcast_to(Phi[:, None], u.shape)
+        swept = jacobians_apply(Pb, rotate(q[:, None], u), rotate(q[:, None], du))
+        return qmul(exp_half(Phi), q), p - sum_pivots(cross(phi, swept))
+    body = jacobians_apply(Phi, sum_pivots(cross(u, phi)), sum_pivots(cross(du, phi)))
+    return qmul(q, exp_half(Phi)), p + rotate(q, body)
+
+
+def _rates(tracks, times):
+    """Every pivot's angular velocity ``(3, P, X)`` and sliding velocity ``(3, P, X)``
+    (per frame) in the key intervals containing ``times (X,)``."""
+    omega = np.zeros((3, len(tracks), len(times)))
+    slide = np.zeros((3, len(tracks), len(times)))
+    for i, track in enumerate(tracks):
+        if len(track.rot_frames) >= 2:
+            j, inside = _interval(track.rot_frames, times)
+            omega[:, i] = np.where(inside, track.speed[j], 0.0) * track.axis[j].T
+        if len(track.pos_frames) >= 2:
+            j, inside = _interval(track.pos_frames, times)
+            slide[:, i] = np.where(inside[:, None], track.velocity[j], 0.0).T
+    return omega, slide
+
+
+def _key_times(tracks) -> np.ndarray:
+    frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames)]
+    return _sorted_unique(np.concatenate(frames)) if frames else np.empty(0)
+
+
+def _offsets(tracks, scale, times):
+    """Each pivot's offset ``S pos_i`` at ``times``: ``(3, P, X)``."""
+    return np.stack([(sample(t.pivot.position, t.pivot.position_keys, times) * scale).T
+                     for t in tracks], axis=1)  # fmt: skip
+
+
+def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
+               block_steps: int) -> StepPlan:  # fmt: skip
+    """Cut the grid of whole frames ``0 .. n_steps`` into exact pieces (module docstring).
+
+    The arguments are :func:`~app.scene.constraints.multi_parent.plan.plan_steps`'; the grid
+    is whole frames, so ``substeps`` must be 1. A grid step with keys strictly inside it
+    becomes pieces cut at those keys (the first on the grid, the others with
+    ``grid_start == -1``), each of its own length.
+    """
+    if substeps != 1:
+        raise ValueError("the exact integrator's grid is whole frames (substeps 1)")
+    N = int(n_steps)
+    if N == 0:
+        return plan_steps(pivots, frame_start, 1, 0, scale, block_steps)
+    scale = np.asarray(scale, dtype=float)
+    tracks = [_track(p, scale) for p in pivots]
+    keys = _key_times(tracks)
+    keys = keys[(keys > frame_start) & (keys < frame_start + N)]
+    step_of = np.floor(keys - frame_start).astype(np.intp)
+    on_grid = frame_start + step_of == keys
+    general = _sorted_unique(step_of[~on_grid])
+    bounds = _sorted_unique(np.concatenate([[0, N], np.arange(0, N, block_steps),
+                                            step_of[on_grid], general, general + 1]))
+    starts, ends = bounds[:-1], bounds[1:]
+    runs = ~np.isin(starts, general)
+
+    # Runs of whole steps between keys, and the pieces of the steps with keys inside.
+    cut = _sorted_unique(np.concatenate([frame_start + general, keys[~on_grid]]))
+    cut_step = np.floor(cut - frame_start).astype(np.intp)
+    nxt = np.append(cut[1:], np.inf)
+    same = np.append(cut_step[1:] == cut_step[:-1], False)
+    cut_end = np.where(same, nxt, frame_start + cut_step + 1.0)
+    t0 = np.concatenate([frame_start + starts[runs], cut])
+    t1 = np.concatenate([frame_start + ends[runs], cut_end])
+    count = np.concatenate([ends[runs] - starts[runs], np.ones(len(cut), np.intp)])
+    on = cut == frame_start + cut_step
+    grid_start = np.concatenate([starts[runs], np.where(on, cut_step, -1)])
+    block = np.concatenate([starts[runs], cut_step]) // block_steps
+    order = np.argsort(t0, kind="stable")
+    t0, t1, count, grid_start, block = (x[order] for x in (t0, t1, count, grid_start, block))
+
+    h = (t1 - t0) / count  # frames per step of the piece
+    omega, slide = _rates(tracks, 0.5 * (t0 + t1))
+    m = subdivisions(np.sqrt(dot(omega, omega)) * h)
+    phi = omega * (h / m)
+    angle = np.sqrt(dot(phi, phi))
+    ratio = np.where(angle > 1e-8, np.sin(0.5 * angle) / np.where(angle > 1e-8, angle, 1.0),
+                     0.5 - angle * angle / 48.0)  # fmt: skip
+    rotation = np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
+    has_velocity = any(len(t.pos_frames) >= 2 for t in tracks)
+    grid_steps_subdivided = np.where(grid_start >= 0, np.maximum(count, 1), 0)
+    return StepPlan(
+        rotation=rotation,
+        position=_offsets(tracks, scale, t0),
+        velocity=slide * (h / m) if has_velocity else None,
+        length=count * m,
+        grid_start=grid_start,
+        per_grid=np.where(count > 0, m, 1),
+        block=block,
+        first_grid=0,
+        n_steps=N,
+        block_steps=block_steps,
+        subdivided=int(np.sum(grid_steps_subdivided[m > 1])),
+    )
+
+
+def partial_steps(inputs, t0, t1, q, p):
+    """Integrate exactly from grid times ``t0 (F,)`` to frames ``t1 (F,)``.
+
+    ``q (4, F)`` and ``p (3, F)`` are the states at ``t0``; the interval is cut at every key
+    inside it and each part is one :func:`exact_step`. Returns the states at ``t1``.
+    """
+    scale = np.asarray(inputs.scale, dtype=float)
+    tracks = [_track(pv, scale) for pv in inputs.pivots]
+    keys = _key_times(tracks)
+    t0 = np.asarray(t0, dtype=float)
+    t1 = np.asarray(t1, dtype=float)
+    lo = np.searchsorted(keys, t0, side="right")
+    inside = np.searchsorted(keys, t1, side="left") - lo
+    q, p = q.copy(), p.copy()
+    for j in range(int(inside.max(initial=0)) + 1):
+        active = j <= inside
+        a = np.where(j == 0, t0, keys[np.clip(lo + j - 1, 0, max(len(keys) - 1, 0))]
+                     if len(keys) else t0)  # fmt: skip
+        b = np.where(j < inside, keys[np.clip(lo + j, 0, max(len(keys) - 1, 0))]
+                     if len(keys) else t1, t1)  # fmt: skip
+        a = np.where(active, a, t1)
+        b = np.where(active, b, t1)
+        omega, slide = _rates(tracks, 0.5 * (a + b))
+        h = b - a
+        q_next, p_next = exact_step(inputs.space == "world", q, p, omega * h,
+                                    _offsets(tracks, scale, a), slide * h)  # fmt: skip
+        q = np.where(active, q_next, q)
+        p = np.where(active, p_next, p)
+    return q, p
