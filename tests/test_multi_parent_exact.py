@@ -292,3 +292,23 @@ def test_the_format_reads_and_writes_exact():
     with pytest.raises(SceneError) as error:
         scene_from_json(doc)
     assert "constraints[0].integrator" in str(error.value) and "exact" in str(error.value)
+
+
+@pytest.mark.parametrize("space", ["world", "object"])
+def test_the_step_through_shows_the_exact_pieces(rng, space):
+    """The step-through of an exact constraint: its pieces' displacements (sliding pivots'
+    moment included) add up to the motion, and it ends on the evaluated pose."""
+    from app.scene.constraints.multi_parent.steps import steps
+
+    body, pivots = random_rig(rng)
+    scene = make_scene(pivots, body, space=space)
+    for frame in (1, 2, 3, 4):
+        st = steps(scene.constraints[0], scene, frame)
+        assert len(st) >= 1 and st.integrator == "exact"
+        assert np.all(np.diff(st.times) > 0) and st.times[-1] == frame
+        keys = {float(f) for pv in pivots for k in (pv.rotation_keys, pv.position_keys)
+                if k is not None for f in k.frames if frame - 1 < f < frame}  # fmt: skip
+        assert keys <= {float(t) for t in st.times}  # the pieces are cut at the keys
+        np.testing.assert_allclose(np.diff(st.position, axis=0), st.displacement(), atol=1e-13)
+        _, p = state(scene, [frame])
+        np.testing.assert_allclose(st.position[-1], p[0], atol=1e-13)

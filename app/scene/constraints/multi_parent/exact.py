@@ -190,6 +190,7 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         n_steps=N,
         block_steps=block_steps,
         subdivided=int(np.sum(grid_steps_subdivided[m > 1])),
+        start_time=t0,
     )
 
 
@@ -222,3 +223,17 @@ def partial_steps(inputs, t0, t1, q, p):
         q = np.where(active, q_next, q)
         p = np.where(active, p_next, p)
     return q, p
+
+
+def moment_contributions(inc, du, q, world: bool):
+    """Each pivot's sliding term of an exact step in world coordinates, ``(3, P, X)``.
+
+    ``du (3, P, X)``: how far each ``S pos_i`` slides over the step; ``q (4, X)`` the body's
+    orientation at the step's start. World space ``-phi_i x K(Phi) R(q0) du_i``; object
+    space ``R(q0) K(Phi) (du_i x phi_i)``.
+    """
+    qp = q[:, None]
+    Pb = np.broadcast_to(inc.total_rotvec[:, None], du.shape)
+    if world:
+        return -cross(inc.pivot_rotvec, moment_apply(Pb, rotate(qp, du)))
+    return rotate(qp, moment_apply(Pb, cross(du, inc.pivot_rotvec)))

@@ -194,6 +194,9 @@ class StepPlan:
     n_steps: int
     block_steps: int
     subdivided: int
+    #: Frame time at which each piece starts, ``(Np,)``, where pieces are cut at keys off
+    #: the grid (the exact integrator's); ``None`` where equal substeps tell it.
+    start_time: np.ndarray | None = None
 
     def from_block(self, block: int) -> StepPlan:
         """The part of the plan from block ``block`` on."""
@@ -210,6 +213,7 @@ class StepPlan:
             n_steps=self.n_steps,
             block_steps=self.block_steps,
             subdivided=self.subdivided,
+            start_time=None if self.start_time is None else self.start_time[i:],
         )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Integral, update
-from app.scene.constraints.multi_parent.exact import plan_exact
+from app.scene.constraints.multi_parent.exact import moment_contributions, plan_exact
 from app.scene.constraints.multi_parent.increments import increment, qmul, rotate
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
 from app.scene.constraints.multi_parent.solver import inputs_of
@@ -139,6 +139,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         grid_time(fs, s, plan.grid_start[piece] + k / np.maximum(plan.per_grid[piece], 1)),
     )
 
+    if plan.start_time is not None:  # pieces cut at keys: each has its own length
+        ends = np.append(plan.start_time[1:], grid_time(fs, s, N))
+        times = plan.start_time[piece] + k / plan.length[piece] * (ends - plan.start_time)[piece]
     if len(piece):
         q, p = integral.pieces.at(piece, k)  # (4, S), (3, S): the solver's own states
     else:
@@ -158,6 +161,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         contributions = rotate(q_p, inc.contributions(u))
         world_R = qmul(qmul(q_p, R), _conj(q_p))
         combined = qmul(qmul(q, inc.rotation), _conj(q))
+    if inputs.integrator == "exact" and plan.velocity is not None:  # sliding pivots' moment
+        contributions = contributions + moment_contributions(
+            inc, plan.velocity[:, :, piece], q, space == "world")
 
     return Steps(
         constraint=constraint.name,
