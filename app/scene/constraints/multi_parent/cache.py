@@ -78,7 +78,7 @@ def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | No
     k = min(len(keys_a), len(keys_b))
     differs = (keys_a.frames[:k] != keys_b.frames[:k]) | np.any(
         keys_a.values[:k] != keys_b.values[:k], axis=-1
-    )
+    ) | (np.array(keys_a.interpolation[:k]) != np.array(keys_b.interpolation[:k]))
     j = int(np.argmax(differs)) if np.any(differs) else k
     if j == k and len(keys_a) == len(keys_b):
         return math.inf

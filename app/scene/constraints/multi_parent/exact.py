@@ -38,6 +38,13 @@ from app.scene.constraints.multi_parent.increments import (
     rotate,
     sum_pivots,
 )
+from app.scene.constraints.multi_parent.nonlinear import (
+    EaseFlows,
+    apply_flow,
+    ease_flow,
+    jumps,
+    nonlinear_steps,
+)
 from app.scene.constraints.multi_parent.plan import (
     StepPlan,
     _interval,
@@ -47,7 +54,7 @@ from app.scene.constraints.multi_parent.plan import (
     subdivisions,
 )
 from app.scene.math.jacobians import jacobians_apply, moment_apply
-from app.scene.rig.keys import sample
+from app.scene.rig.keys import EASE, sample
 
 
 def moment_terms(inc, velocity, Q, world: bool):
@@ -116,6 +123,19 @@ def _rates(tracks, times):
     return omega, slide
 
 
+def _in_eased_segment(tracks, times) -> np.ndarray:
+    """Whether each time lies in an eased segment of some pivot (rotation or position)."""
+    out = np.zeros(times.shape, bool)
+    for track in tracks:
+        for frames, codes in ((track.rot_frames, track.rot_codes),
+                              (track.pos_frames, track.pos_codes)):  # fmt: skip
+            if codes is None:
+                continue
+            j, inside = _interval(frames, times)
+            out |= inside & (codes[j] == EASE)
+    return out
+
+
 def _key_times(tracks) -> np.ndarray:
     frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames)]
     return _sorted_unique(np.concatenate(frames)) if frames else np.empty(0)
@@ -148,8 +168,11 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     step_of = np.floor(keys - frame_start).astype(np.intp)
     on_grid = frame_start + step_of == keys
     general = _sorted_unique(step_of[~on_grid])
+    eased = [nonlinear_steps(t.pivot, frame_start, 1, N, jumps=False) for t in tracks]
+    eased = np.concatenate(eased) if eased else np.empty(0, np.intp)
     bounds = _sorted_unique(np.concatenate([[0, N], np.arange(0, N, block_steps),
-                                            step_of[on_grid], general, general + 1]))
+                                            step_of[on_grid], general, general + 1, eased,
+                                            eased + 1]))  # fmt: skip
     starts, ends = bounds[:-1], bounds[1:]
     runs = ~np.isin(starts, general)
 
@@ -165,11 +188,29 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     on = cut == frame_start + cut_step
     grid_start = np.concatenate([starts[runs], np.where(on, cut_step, -1)])
     block = np.concatenate([starts[runs], cut_step]) // block_steps
-    order = np.argsort(t0, kind="stable")
-    t0, t1, count, grid_start, block = (x[order] for x in (t0, t1, count, grid_start, block))
-
     h = (t1 - t0) / count  # frames per step of the piece
     omega, slide = _rates(tracks, 0.5 * (t0 + t1))
+    ease = _in_eased_segment(tracks, 0.5 * (t0 + t1))
+    omega[..., ease], slide[..., ease] = 0.0, 0.0  # integrated by the scan (EaseFlows)
+    # Constant segments' changes: pieces of no duration (the jumps), before the grid point
+    # at their time, in the step that ends there.
+    jump_t, jump_phi = jumps(tracks, frame_start, frame_start + N)
+    J = len(jump_t)
+    t0, t1 = np.concatenate([t0, jump_t]), np.concatenate([t1, jump_t])
+    count = np.concatenate([count, np.ones(J, np.intp)])
+    grid_start = np.concatenate([grid_start, np.full(J, -1, np.intp)])
+    block = np.concatenate([block, (np.ceil(jump_t - frame_start).astype(np.intp) - 1)
+                            // block_steps])  # fmt: skip
+    h = np.concatenate([h, np.ones(J)])
+    omega = np.concatenate([omega, jump_phi], axis=-1)
+    slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
+    ease = np.concatenate([ease, np.zeros(J, bool)])
+    is_jump = np.concatenate([np.zeros(len(t0) - J, bool), np.ones(J, bool)])
+    order = np.lexsort((~is_jump, t0))  # by time, a jump before a piece starting with it
+    t0, t1, count, grid_start, block, h, ease = (
+        x[order] for x in (t0, t1, count, grid_start, block, h, ease))
+    omega, slide = omega[..., order], slide[..., order]
+
     m = subdivisions(np.sqrt(dot(omega, omega)) * h)
     phi = omega * (h / m)
     angle = np.sqrt(dot(phi, phi))
@@ -191,6 +232,8 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         block_steps=block_steps,
         subdivided=int(np.sum(grid_steps_subdivided[m > 1])),
         start_time=t0,
+        ease=EaseFlows(np.flatnonzero(ease), t0[ease], t1[ease], tuple(tracks), scale)
+        if np.any(ease) else None,
     )
 
 
@@ -198,30 +241,48 @@ def partial_steps(inputs, t0, t1, q, p):
     """Integrate exactly from grid times ``t0 (F,)`` to frames ``t1 (F,)``.
 
     ``q (4, F)`` and ``p (3, F)`` are the states at ``t0``; the interval is cut at every key
-    inside it and each part is one :func:`exact_step`. Returns the states at ``t1``.
+    inside it and each part is one :func:`exact_step` (an eased part: its Magnus flow), with
+    the constant segments' jumps at their keys in ``(t0, t1]``. Returns the states at ``t1``.
     """
+    world = inputs.space == "world"
     scale = np.asarray(inputs.scale, dtype=float)
     tracks = [_track(pv, scale) for pv in inputs.pivots]
     keys = _key_times(tracks)
+    jump_t, jump_phi = jumps(tracks, -np.inf, np.inf)
     t0 = np.asarray(t0, dtype=float)
     t1 = np.asarray(t1, dtype=float)
     lo = np.searchsorted(keys, t0, side="right")
     inside = np.searchsorted(keys, t1, side="left") - lo
+    last = max(len(keys) - 1, 0)
+    padded = keys if len(keys) else np.zeros(1)
     q, p = q.copy(), p.copy()
     for j in range(int(inside.max(initial=0)) + 1):
         active = j <= inside
-        a = np.where(j == 0, t0, keys[np.clip(lo + j - 1, 0, max(len(keys) - 1, 0))]
-                     if len(keys) else t0)  # fmt: skip
-        b = np.where(j < inside, keys[np.clip(lo + j, 0, max(len(keys) - 1, 0))]
-                     if len(keys) else t1, t1)  # fmt: skip
-        a = np.where(active, a, t1)
-        b = np.where(active, b, t1)
-        omega, slide = _rates(tracks, 0.5 * (a + b))
+        a = np.where(j == 0, t0, padded[np.clip(lo + j - 1, 0, last)])
+        b = np.where(j < inside, padded[np.clip(lo + j, 0, last)], t1)
+        a, b = np.where(active, a, t1), np.where(active, b, t1)
+        mid = 0.5 * (a + b)
+        omega, slide = _rates(tracks, mid)
         h = b - a
-        q_next, p_next = exact_step(inputs.space == "world", q, p, omega * h,
-                                    _offsets(tracks, scale, a), slide * h)  # fmt: skip
+        q_next, p_next = exact_step(world, q, p, omega * h, _offsets(tracks, scale, a),
+                                    slide * h)  # fmt: skip
+        eased = active & _in_eased_segment(tracks, mid)
+        if np.any(eased):
+            A, disp = ease_flow(world, tracks, scale, a[eased], b[eased])
+            qe = q[:, eased]
+            q_next[:, eased] = qmul(A, qe) if world else qmul(qe, A)
+            p_next[:, eased] = p[:, eased] + apply_flow(world, A, disp, qe)
         q = np.where(active, q_next, q)
         p = np.where(active, p_next, p)
+        # A constant segment's change at b (within the interval's end) turns the body now.
+        k = np.clip(np.searchsorted(jump_t, b), 0, max(len(jump_t) - 1, 0))
+        jumping = active & (len(jump_t) > 0) & (jump_t[k] == b if len(jump_t) else False)
+        if np.any(jumping):
+            q_next, p_next = exact_step(world, q[:, jumping], p[:, jumping],
+                                        jump_phi[..., k[jumping]],
+                                        _offsets(tracks, scale, b[jumping]),
+                                        np.zeros((3, len(tracks), int(jumping.sum()))))
+            q[:, jumping], p[:, jumping] = q_next, p_next
     return q, p
 
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from app.scene.constraints.multi_parent.exact import moment_terms
 from app.scene.constraints.multi_parent.increments import (
+    _half_angle_axis,
     cross,
     dot,
     increment,
@@ -49,6 +50,7 @@ from app.scene.constraints.multi_parent.increments import (
     qmul,
     rotate,
 )
+from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
@@ -311,6 +313,11 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     incs = [increment(plan.rotation[..., s:e], integrator, space) for s, e in bounds]
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
+    flows = None
+    if plan.ease is not None and len(plan.ease.index):  # the exact integrator's eased pieces
+        flows = plan.ease.index, *plan.ease.flow(world)
+        A = flows[1] * np.where(flows[1][0] < 0, -1.0, 1.0)
+        half_angle[flows[0]], axis[:, flows[0]] = _half_angle_axis(A)
     block = plan.block - first_block
     first_piece, count, rank = _block_layout(block, n_blocks)
 
@@ -329,6 +336,11 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
         pure_axis = np.concatenate([np.zeros((1, e - s)), axis[:, s:e]])
         Y = qmul(pure_axis, Q) if world else qmul(Q, pure_axis)
         terms = _displacement_terms(incs[s // size], plan, s, e, Q, world)
+        if flows is not None:  # one step each: the flow's displacement from Q is all of it
+            sel = (flows[0] >= s) & (flows[0] < e)
+            local = flows[0][sel] - s
+            terms[:, :, local] = 0.0
+            terms[0][:, local] = apply_flow(world, None, flows[2][..., sel], Q[:, local])
         return Q, Y, terms
 
     Q, Y, terms = chunked(starts, n_pieces, size)
