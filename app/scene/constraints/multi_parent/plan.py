@@ -1,5 +1,7 @@
 """The multi-parent step plan: the pivots' keys laid onto the integration grid.
 
+One idea: cutting the grid into pieces of equal steps that the scans integrate in closed form.
+
 A multi-parent constraint integrates on the grid ``t_n = frame_start + n / substeps``
 (``docs/scene-format.md``). Step ``n`` needs, for every pivot ``i``, the increment
 ``R_i = q_i(t_{n+1}) q_i(t_n)^-1`` and the pivot's position on the body at ``t_n``.
