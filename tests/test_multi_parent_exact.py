@@ -50,21 +50,43 @@ def offsets(pivot, times, scale):
     return pos * scale
 
 
-def seed_loop(pivots, body, substeps, frames, space):
+def left_jacobians(phi):
+    """``J(phi)`` for rotation vectors ``(N, 3)``: ``(N, 3, 3)`` (closed form, series near 0)."""
+    t = np.linalg.norm(phi, axis=1)[:, None, None]
+    K = np.cross(np.eye(3)[None], phi[:, None, :])  # rows e_j x phi = -(phi x e_j)
+    K = -np.transpose(K, (0, 2, 1))  # [phi]x
+    small = t < 1e-4
+    s = np.where(small, 1.0, t)
+    a = np.where(small, 0.5 - t * t / 24, (1 - np.cos(s)) / s**2)
+    b = np.where(small, 1 / 6 - t * t / 120, (s - np.sin(s)) / s**3)
+    return np.eye(3) + a * K + b * K @ K
+
+
+def seed_loop(pivots, body, substeps, frames, space, integrator="seed", sample_rotation=None,
+              sample_offset=None):  # fmt: skip
     """The seed's update equations stepped one grid step at a time from frame 0.
 
-    Returns ``q0 (F, 4)`` and ``p0 (F, 3)`` at the whole ``frames`` (grid points).
+    ``integrator="twist"`` steps their limit with the twist frozen over each step instead.
+    ``sample_rotation(pivot, times)`` and ``sample_offset(pivot, times, scale)`` read the keys
+    (slerp and lerp unless given). Returns ``q0 (F, 4)`` and ``p0 (F, 3)`` at the whole
+    ``frames`` (grid points).
     """
+    sample_rotation = sample_rotation or slerped
+    sample_offset = sample_offset or offsets
     n_steps = int(max(frames) * substeps)
     t = np.arange(n_steps + 1) / substeps
     increments = []
     for pv in pivots:  # R_i = q_i(t_(n+1)) q_i(t_n)^-1, on the shorter arc
-        q = slerped(pv, t)
+        q = sample_rotation(pv, t)
         r = (q[1:] * q[:-1].inv()).as_quat(canonical=True, scalar_first=True)
         increments.append(r)
-    total = np.zeros((n_steps, 4))
-    for order in itertools.permutations(increments):
-        total += reduce(hamilton, order)
+    if integrator == "twist":
+        phis = [Rotation.from_quat(r, scalar_first=True).as_rotvec() for r in increments]
+        total = Rotation.from_rotvec(sum(phis)).as_quat(scalar_first=True)
+    else:
+        total = np.zeros((n_steps, 4))
+        for order in itertools.permutations(increments):
+            total += reduce(hamilton, order)
     combined = total / np.linalg.norm(total, axis=1, keepdims=True)  # {R_i}
     q0 = np.empty((n_steps + 1, 4))
     q0[0] = body.rotation
@@ -76,8 +98,13 @@ def seed_loop(pivots, body, substeps, frames, space):
     step = np.zeros((n_steps, 3))
     for pv, r in zip(pivots, increments):
         R = Rotation.from_quat(r, scalar_first=True)
-        u = offsets(pv, t[:-1], body.scale)
-        if space == "world":  # v_i - R_i v_i R_i*, v_i = R(q0) u_i
+        u = sample_offset(pv, t[:-1], body.scale)
+        if integrator == "twist":  # -J(Phi) sum_i phi_i x v_i, in the frame R_i is read in
+            J = left_jacobians(sum(phis))
+            x = -np.cross(R.as_rotvec(), body_rot.apply(u) if space == "world" else u)
+            x = np.einsum("nij,nj->ni", J, x)
+            step += x if space == "world" else body_rot.apply(x)
+        elif space == "world":  # v_i - R_i v_i R_i*, v_i = R(q0) u_i
             v = body_rot.apply(u)
             step += v - R.apply(v)
         else:  # R_i read in the body frame

@@ -42,6 +42,7 @@ from app.scene.constraints.multi_parent.nonlinear import (
     EaseFlows,
     apply_flow,
     ease_flow,
+    jump_flow,
     jumps,
     nonlinear_steps,
 )
@@ -202,14 +203,16 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     block = np.concatenate([block, (np.ceil(jump_t - frame_start).astype(np.intp) - 1)
                             // block_steps])  # fmt: skip
     h = np.concatenate([h, np.ones(J)])
-    omega = np.concatenate([omega, jump_phi], axis=-1)
+    omega = np.concatenate([omega, np.zeros((3, len(tracks), J))], axis=-1)
     slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
-    ease = np.concatenate([ease, np.zeros(J, bool)])
+    jump = np.concatenate([np.zeros(omega.shape[:2] + (len(t0) - J,)), jump_phi], axis=-1)
     is_jump = np.concatenate([np.zeros(len(t0) - J, bool), np.ones(J, bool)])
+    ease = np.concatenate([ease, np.zeros(J, bool)])
     order = np.lexsort((~is_jump, t0))  # by time, a jump before a piece starting with it
-    t0, t1, count, grid_start, block, h, ease = (
-        x[order] for x in (t0, t1, count, grid_start, block, h, ease))
-    omega, slide = omega[..., order], slide[..., order]
+    t0, t1, count, grid_start, block, h, ease, is_jump = (
+        x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump))
+    omega, slide, jump = omega[..., order], slide[..., order], jump[..., order]
+    flow = ease | is_jump  # pieces the scan takes as flows (nonlinear.EaseFlows)
 
     m = subdivisions(np.sqrt(dot(omega, omega)) * h)
     phi = omega * (h / m)
@@ -232,8 +235,8 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         block_steps=block_steps,
         subdivided=int(np.sum(grid_steps_subdivided[m > 1])),
         start_time=t0,
-        ease=EaseFlows(np.flatnonzero(ease), t0[ease], t1[ease], tuple(tracks), scale)
-        if np.any(ease) else None,
+        ease=EaseFlows(np.flatnonzero(flow), t0[flow], t1[flow], tuple(tracks), scale,
+                       jump[..., flow], is_jump[flow]) if np.any(flow) else None,
     )
 
 
@@ -278,11 +281,11 @@ def partial_steps(inputs, t0, t1, q, p):
         k = np.clip(np.searchsorted(jump_t, b), 0, max(len(jump_t) - 1, 0))
         jumping = active & (len(jump_t) > 0) & (jump_t[k] == b if len(jump_t) else False)
         if np.any(jumping):
-            q_next, p_next = exact_step(world, q[:, jumping], p[:, jumping],
-                                        jump_phi[..., k[jumping]],
-                                        _offsets(tracks, scale, b[jumping]),
-                                        np.zeros((3, len(tracks), int(jumping.sum()))))
-            q[:, jumping], p[:, jumping] = q_next, p_next
+            A, disp = jump_flow(world, jump_phi[..., k[jumping]],
+                                _offsets(tracks, scale, b[jumping]))
+            qj = q[:, jumping]
+            q[:, jumping] = qmul(A, qj) if world else qmul(qj, A)
+            p[:, jumping] = p[:, jumping] + apply_flow(world, A, disp, qj)
     return q, p
 
 

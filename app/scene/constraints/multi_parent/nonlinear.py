@@ -29,7 +29,7 @@ from app.scene.constraints.multi_parent.increments import cross, dot, qmul, rota
 from app.scene.rig.keys import CONSTANT, EASE, sample
 
 #: Largest summed turn (radians) of one Magnus substep in an eased piece.
-MAGNUS_STEP_ANGLE = 0.01
+MAGNUS_STEP_ANGLE = 0.005
 #: Gauss–Legendre nodes on [0, 1]: two for the Magnus step, three for the position's quadrature.
 _MAGNUS_NODES = (0.5 - np.sqrt(3.0) / 6.0, 0.5 + np.sqrt(3.0) / 6.0)
 _QUAD_NODES = (0.5 - np.sqrt(15.0) / 10.0, 0.5, 0.5 + np.sqrt(15.0) / 10.0)
@@ -203,11 +203,33 @@ def ease_flow(world: bool, tracks, scale, t0, t1):
     return A, disp
 
 
+def jump_flow(world: bool, phi, u):
+    """Simultaneous instant turns ``phi (3, P, J)`` of pivots at offsets ``u (3, P, J)``:
+    the exponential of their summed twist, in :func:`ease_flow`'s format.
+
+    In object space this is the exact step with ``phi`` as the turns; in world space the
+    pivots stay where they are during the jump (the twist is the spatial one at the jump).
+    """
+    from app.scene.math.jacobians import jacobians_apply
+
+    Phi = sum_pivots(phi)
+    if not world:
+        return _exp_half(Phi), jacobians_apply(Phi, sum_pivots(cross(u, phi)))
+    disp = np.zeros((3, 3, 3) + Phi.shape[1:])
+    for d in range(3):
+        across = cross(phi, np.broadcast_to(_BASIS[:, d][:, None], phi.shape))  # phi_i x e_d
+        for c in range(3):
+            disp[c, :, d] = -jacobians_apply(Phi, sum_pivots(u[c][None] * across))
+    return _exp_half(Phi), disp
+
+
 @dataclass(frozen=True, eq=False)
 class EaseFlows:
-    """The plan's eased pieces, integrated lazily in the space the scan runs in.
+    """The plan's pieces that are flows rather than constant-rate steps, integrated lazily in
+    the space the scan runs in: eased pieces and the constant segments' jumps.
 
-    ``index (E,)`` are positions in the plan's piece arrays; ``t0, t1 (E,)`` their times.
+    ``index (E,)`` are positions in the plan's piece arrays; ``t0, t1 (E,)`` their times;
+    ``jump (3, P, E)`` each jump's turns (zero for an eased piece), ``is_jump (E,)``.
     """
 
     index: np.ndarray
@@ -215,15 +237,28 @@ class EaseFlows:
     t1: np.ndarray
     tracks: tuple
     scale: np.ndarray
+    jump: np.ndarray
+    is_jump: np.ndarray
 
     def from_piece(self, i: int) -> EaseFlows:
         keep = self.index >= i
         return EaseFlows(self.index[keep] - i, self.t0[keep], self.t1[keep], self.tracks,
-                         self.scale)  # fmt: skip
+                         self.scale, self.jump[..., keep], self.is_jump[keep])  # fmt: skip
 
     def flow(self, world: bool):
-        """``ease_flow`` of every eased piece."""
-        return ease_flow(world, self.tracks, self.scale, self.t0, self.t1)
+        """Every flow's relative turn ``(4, E)`` and displacement (see :func:`ease_flow`)."""
+        E = len(self.index)
+        A = np.zeros((4, E))
+        disp = np.zeros((3, 3, 3, E) if world else (3, E))
+        eased = ~self.is_jump
+        if np.any(eased):
+            A[:, eased], disp[..., eased] = ease_flow(world, self.tracks, self.scale,
+                                                      self.t0[eased], self.t1[eased])
+        if np.any(self.is_jump):
+            u = _offsets(self.tracks, self.scale, self.t0[self.is_jump])
+            A[:, self.is_jump], disp[..., self.is_jump] = jump_flow(
+                world, self.jump[..., self.is_jump], u)
+        return A, disp
 
 
 def apply_flow(world: bool, rotation, displacement, q):
