@@ -38,11 +38,19 @@ _SERIES = {
 }
 
 
-def _series(name: str, t2):
+def _series(name: str, t2, terms: int = _TERMS):
     out = np.zeros_like(t2)
-    for coefficient in reversed(_SERIES[name]):  # Horner in t^2
+    for coefficient in reversed(_SERIES[name][:terms]):  # Horner in t^2
         out = out * t2 + coefficient
     return out
+
+
+def _terms_needed(t2_max: float) -> int:
+    """Series terms whose first omitted one is below 1e-18 at ``t^2 <= t2_max`` (<= 1)."""
+    for n in range(1, _TERMS):
+        if t2_max**n / factorial(2 * n + 2) < 1e-18:
+            return n
+    return _TERMS
 
 
 def _cross(a, b):
@@ -58,14 +66,26 @@ def jacobian_coefficients(t):
     t = np.asarray(t, dtype=float)
     t2 = t * t
     small = t < SERIES_BELOW
-    s = np.where(small, 1.0, t)  # the closed forms only where they are used
-    sin, cos = np.sin(s), np.cos(s)
-    a = np.where(small, _series("a", t2), 2.0 * np.sin(0.5 * s) ** 2 / (s * s))
-    b = np.where(small, _series("b", t2), (s - sin) / s**3)
-    c = np.where(small, _series("c", t2), (sin - s * cos) / s**3)
-    d = np.where(small, _series("d", t2), (0.5 * s * s + 2.0 * np.sin(0.5 * s) ** 2 - s * sin)
-                 / s**4)  # fmt: skip
-    return a, b, c, d
+    out = [np.empty(t.shape) for _ in range(4)]
+    if np.any(small):  # the series where they are used, with as many terms as needed
+        t2s = t2[small]
+        n = _terms_needed(float(t2s.max()))
+        for o, name in zip(out, "abcd"):
+            o[small] = _series(name, t2s, n)
+    if not np.all(small):  # the closed forms elsewhere
+        s = t[~small]
+        sin, cos, half = np.sin(s), np.cos(s), 2.0 * np.sin(0.5 * s) ** 2
+        out[0][~small] = half / (s * s)
+        out[1][~small] = (s - sin) / s**3
+        out[2][~small] = (sin - s * cos) / s**3
+        out[3][~small] = (0.5 * s * s + half - s * sin) / s**4
+    return tuple(out)
+
+
+def jacobian_apply_with(phi, a, b, x):
+    """``J(phi) x`` from precomputed coefficients ``a, b`` (:func:`jacobian_coefficients`)."""
+    px = _cross(phi, x)
+    return x + a * px + b * _cross(phi, px)
 
 
 def jacobians_apply(phi, x, dx=None):

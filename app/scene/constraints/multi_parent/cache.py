@@ -78,7 +78,11 @@ def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | No
     k = min(len(keys_a), len(keys_b))
     differs = (keys_a.frames[:k] != keys_b.frames[:k]) | np.any(
         keys_a.values[:k] != keys_b.values[:k], axis=-1
-    ) | (np.array(keys_a.interpolation[:k]) != np.array(keys_b.interpolation[:k]))
+    )
+    if keys_a.codes is not None or keys_b.codes is not None:  # an interpolation changed
+        codes_a, codes_b = (np.zeros(len(x), np.int8) if x.codes is None else x.codes
+                            for x in (keys_a, keys_b))  # fmt: skip
+        differs |= codes_a[:k] != codes_b[:k]
     j = int(np.argmax(differs)) if np.any(differs) else k
     if j == k and len(keys_a) == len(keys_b):
         return math.inf
@@ -93,6 +97,8 @@ def agrees_until(old: tuple[Pivot, ...], new: tuple[Pivot, ...]) -> float:
     """
     until = math.inf
     for a, b in zip(old, new):
+        if a is b:  # the same (immutable) pivot: nothing to compare
+            continue
         until = min(
             until,
             _keys_agree_until(a.rotation, a.rotation_keys, b.rotation, b.rotation_keys, False),

@@ -29,6 +29,8 @@ sliding term ``K``; in object space the twist integrator already is exact for fi
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from app.scene.constraints.multi_parent.increments import (
@@ -55,7 +57,7 @@ from app.scene.constraints.multi_parent.plan import (
     subdivisions,
 )
 from app.scene.math.jacobians import jacobians_apply, moment_apply
-from app.scene.rig.keys import EASE, sample
+from app.scene.rig.keys import EASE, Keys, sample
 
 
 def moment_terms(inc, velocity, Q, world: bool):
@@ -137,9 +139,16 @@ def _in_eased_segment(tracks, times) -> np.ndarray:
     return out
 
 
+def _merged(arrays) -> np.ndarray:
+    """The sorted union of ``arrays``, each already sorted: a stable sort merges the runs in
+    linear time (the keys of pivots keyed on the same frames, every frame, are common)."""
+    values = np.sort(np.concatenate(arrays), kind="stable")
+    return values[np.append(True, values[1:] != values[:-1])] if len(values) else values
+
+
 def _key_times(tracks) -> np.ndarray:
     frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames)]
-    return _sorted_unique(np.concatenate(frames)) if frames else np.empty(0)
+    return _merged(frames) if frames else np.empty(0)
 
 
 def _offsets(tracks, scale, times):
@@ -171,9 +180,8 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     general = _sorted_unique(step_of[~on_grid])
     eased = [nonlinear_steps(t.pivot, frame_start, 1, N, jumps=False) for t in tracks]
     eased = np.concatenate(eased) if eased else np.empty(0, np.intp)
-    bounds = _sorted_unique(np.concatenate([[0, N], np.arange(0, N, block_steps),
-                                            step_of[on_grid], general, general + 1, eased,
-                                            eased + 1]))  # fmt: skip
+    bounds = _merged([[0], np.arange(0, N, block_steps), step_of[on_grid], general,
+                      general + 1, np.sort(eased), np.sort(eased) + 1, [N]])
     starts, ends = bounds[:-1], bounds[1:]
     runs = ~np.isin(starts, general)
 
@@ -197,22 +205,29 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     # at their time, in the step that ends there.
     jump_t, jump_phi = jumps(tracks, frame_start, frame_start + N)
     J = len(jump_t)
-    t0, t1 = np.concatenate([t0, jump_t]), np.concatenate([t1, jump_t])
-    count = np.concatenate([count, np.ones(J, np.intp)])
-    grid_start = np.concatenate([grid_start, np.full(J, -1, np.intp)])
-    block = np.concatenate([block, (np.ceil(jump_t - frame_start).astype(np.intp) - 1)
-                            // block_steps])  # fmt: skip
-    h = np.concatenate([h, np.ones(J)])
-    omega = np.concatenate([omega, np.zeros((3, len(tracks), J))], axis=-1)
-    slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
-    jump = np.concatenate([np.zeros(omega.shape[:2] + (len(t0) - J,)), jump_phi], axis=-1)
-    is_jump = np.concatenate([np.zeros(len(t0) - J, bool), np.ones(J, bool)])
-    ease = np.concatenate([ease, np.zeros(J, bool)])
-    order = np.lexsort((~is_jump, t0))  # by time, a jump before a piece starting with it
-    t0, t1, count, grid_start, block, h, ease, is_jump = (
-        x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump))
-    omega, slide, jump = omega[..., order], slide[..., order], jump[..., order]
+    is_jump = np.zeros(len(t0), bool)
+    jump = None
+    if J:
+        t0, t1 = np.concatenate([t0, jump_t]), np.concatenate([t1, jump_t])
+        count = np.concatenate([count, np.ones(J, np.intp)])
+        grid_start = np.concatenate([grid_start, np.full(J, -1, np.intp)])
+        block = np.concatenate([block, (np.ceil(jump_t - frame_start).astype(np.intp) - 1)
+                                // block_steps])  # fmt: skip
+        h = np.concatenate([h, np.ones(J)])
+        omega = np.concatenate([omega, np.zeros((3, len(tracks), J))], axis=-1)
+        slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
+        jump = np.concatenate([np.zeros(omega.shape[:2] + (len(t0) - J,)), jump_phi], axis=-1)
+        is_jump = np.concatenate([is_jump, np.ones(J, bool)])
+        ease = np.concatenate([ease, np.zeros(J, bool)])
+    if J or len(cut):  # by time, a jump before a piece starting with it
+        order = np.lexsort((~is_jump, t0))
+        t0, t1, count, grid_start, block, h, ease, is_jump = (
+            x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump))
+        omega, slide = omega[..., order], slide[..., order]
+        jump = None if jump is None else jump[..., order]
     flow = ease | is_jump  # pieces the scan takes as flows (nonlinear.EaseFlows)
+    if jump is None:
+        jump = np.zeros(omega.shape)
 
     m = subdivisions(np.sqrt(dot(omega, omega)) * h)
     phi = omega * (h / m)
@@ -240,6 +255,24 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     )
 
 
+def _window_keys(keys, lo: float, hi: float):
+    """``keys`` cut to the key intervals that ``[lo, hi]`` touches (the same values there)."""
+    if keys is None or len(keys) < 3:
+        return keys
+    a = max(int(np.searchsorted(keys.frames, lo, side="right")) - 1, 0)
+    b = min(int(np.searchsorted(keys.frames, hi, side="left")) + 1, len(keys))
+    if a == 0 and b == len(keys):
+        return keys
+    b = max(b, a + 1)
+    return Keys(keys.frames[a:b], keys.values[a:b], keys.interpolation[a:b])
+
+
+def _window(pivot, lo: float, hi: float):
+    """``pivot`` with its keys cut to ``[lo, hi]`` (a scrub reads one interval, not all)."""
+    return dataclasses.replace(pivot, rotation_keys=_window_keys(pivot.rotation_keys, lo, hi),
+                               position_keys=_window_keys(pivot.position_keys, lo, hi))
+
+
 def partial_steps(inputs, t0, t1, q, p):
     """Integrate exactly from grid times ``t0 (F,)`` to frames ``t1 (F,)``.
 
@@ -249,11 +282,12 @@ def partial_steps(inputs, t0, t1, q, p):
     """
     world = inputs.space == "world"
     scale = np.asarray(inputs.scale, dtype=float)
-    tracks = [_track(pv, scale) for pv in inputs.pivots]
-    keys = _key_times(tracks)
-    jump_t, jump_phi = jumps(tracks, -np.inf, np.inf)
     t0 = np.asarray(t0, dtype=float)
     t1 = np.asarray(t1, dtype=float)
+    lo, hi = (float(t0.min()), float(t1.max())) if t0.size else (0.0, 0.0)
+    tracks = [_track(_window(pv, lo, hi), scale) for pv in inputs.pivots]
+    keys = _key_times(tracks)
+    jump_t, jump_phi = jumps(tracks, -np.inf, np.inf)
     lo = np.searchsorted(keys, t0, side="right")
     inside = np.searchsorted(keys, t1, side="left") - lo
     last = max(len(keys) - 1, 0)

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 
-from app.scene.math.jacobians import jacobians_apply
+from app.scene.math.jacobians import jacobian_apply_with, jacobian_coefficients
 
 #: The anticommutator of n pivots sums n! orders; beyond this many it is refused.
 MAX_PIVOTS = 10
@@ -207,6 +207,12 @@ class Increment:
     #: (the pivots ride on the body); elsewhere the step's maps do not depend on the space.
     space: str = "world"
 
+    @cached_property
+    def jacobian_ab(self):
+        """``a, b`` of ``J(Phi)`` (:mod:`app.scene.math.jacobians`), once per step."""
+        a, b, _, _ = jacobian_coefficients(2.0 * self.half_angle)
+        return a, b
+
     @property
     def _exact_world(self) -> bool:
         return self.integrator == "exact" and self.space == "world"
@@ -228,7 +234,8 @@ class Increment:
             return v - rotate(self.pivot_rotation, v)
         phi = self.total_rotvec[:, None]
         if self._exact_world:  # -phi_i x J(Phi) v_i (see app.scene.constraints.multi_parent.exact)
-            return -cross(self.pivot_rotvec, jacobians_apply(np.broadcast_to(phi, v.shape), v))
+            a, b = self.jacobian_ab
+            return -cross(self.pivot_rotvec, jacobian_apply_with(phi, a, b, v))
         return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
 
 
