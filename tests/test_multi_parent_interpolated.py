@@ -179,3 +179,22 @@ def test_an_interpolation_edit_keeps_the_cache_before_its_segment():
     after = (Pivot(name="p", rotation_keys=keys.with_interpolation([8], "ease")),)
     assert agrees_until(before, after) == 4.0  # the segment 8 -> 12 changed; 4 -> 8 did not
     assert agrees_until(before, before) == np.inf
+
+
+@pytest.mark.parametrize("space", ["world", "object"])
+def test_the_step_through_splits_eased_pieces_and_jumps_among_the_pivots(rng, space):
+    """Eased pieces and jumps are flows, yet each pivot's share is shown: the shares add up to
+    the body's motion in every piece (a pivot that holds still contributes nothing)."""
+    from app.scene.constraints.multi_parent.steps import steps
+
+    body, pivots = rig(rng)
+    scene = make_scene(pivots, body, space=space, frame_end=7)
+    for frame in range(1, 7):
+        st = steps(scene.constraints[0], scene, frame)
+        np.testing.assert_allclose(np.diff(st.position, axis=0), st.displacement(), atol=1e-13)
+        turned = Rotation.from_quat(st.combined, scalar_first=True) * Rotation.from_quat(
+            st.rotation[:-1], scalar_first=True)  # fmt: skip
+        assert rotation_distance(turned.as_quat(scalar_first=True), st.rotation[1:]).max() < 1e-12
+    # Frames 2-4 hold pivot a (a constant segment): it moves the body only at the jump, frame 4.
+    st = steps(scene.constraints[0], scene, 3)
+    assert np.abs(st.contributions[:, 0]).max() < 1e-15

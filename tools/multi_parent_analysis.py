@@ -131,7 +131,7 @@ def one_frame_errors(scene: Scene, substeps: int, space: str | None = None):
     exact = bake(with_integrator(scene, "exact", 1), frames, space).bone_to_world[:, body]
     errors = []
     for f, m in zip(frames, exact):
-        def shifted(k):
+        def shifted(k, f=f):
             return None if k is None else Keys(k.frames - f, k.values, k.interpolation)
 
         pivots = tuple(dataclasses.replace(p, rotation_keys=shifted(p.rotation_keys),
@@ -171,7 +171,6 @@ def two_axes():
 
 def export(widget, path: Path, size=(900, 560)):
     import pyqtgraph.exporters as exporters
-
     from PySide6 import QtWidgets
 
     widget.resize(*size)

@@ -156,7 +156,7 @@ def _magnus(tracks, a, h, world: bool):
 _BASIS = np.eye(3)[:, :, None]
 
 
-def ease_flow(world: bool, tracks, scale, t0, t1):
+def ease_flow(world: bool, tracks, scale, t0, t1, per_pivot: bool = False):
     """The limit's flow over ``[t0, t1]`` (``(X,)`` each) with eased rates inside.
 
     Returns
@@ -166,7 +166,8 @@ def ease_flow(world: bool, tracks, scale, t0, t1):
     displacement : ndarray
         World space ``(3, 3, 3, X)``: ``N[c][:, d]`` with
         ``p0(t1) - p0(t0) = sum_c N[c] R(q0(t0)) e_c``. Object space ``(3, X)``: ``d`` with
-        ``p0(t1) - p0(t0) = R(q0(t0)) d``.
+        ``p0(t1) - p0(t0) = R(q0(t0)) d``. With ``per_pivot``, each pivot's share (the
+        displacement is a sum over pivots) on an axis before the last: ``(..., P, X)``.
     """
     t0 = np.asarray(t0, dtype=float)
     t1 = np.asarray(t1, dtype=float)
@@ -178,7 +179,8 @@ def ease_flow(world: bool, tracks, scale, t0, t1):
     h_all = (t1 - t0) / M
     A = np.zeros((4,) + t0.shape)
     A[0] = 1.0
-    disp = np.zeros((3, 3, 3) + t0.shape) if world else np.zeros((3,) + t0.shape)
+    P = len(tracks)
+    disp = np.zeros((3, 3, 3, P) + t0.shape) if world else np.zeros((3, P) + t0.shape)
     for k in range(int(M.max(initial=0))):
         active = k < M
         h = np.where(active, h_all, 0.0)
@@ -193,17 +195,17 @@ def ease_flow(world: bool, tracks, scale, t0, t1):
                 for d in range(3):
                     turned = rotate(Ag, np.broadcast_to(_BASIS[:, d], Ag[1:].shape))
                     for c in range(3):
-                        disp[c, :, d] -= (weight * h) * sum_pivots(
+                        disp[c, :, d] -= (weight * h) * (
                             u[c][None] * cross(omega, turned[:, None]))
             else:  # R_rel sum_i u_i x w_i
-                disp += (weight * h) * rotate(Ag, sum_pivots(cross(u, omega)))
+                disp += (weight * h) * rotate(Ag[:, None], cross(u, omega))
         step = _exp_half(_magnus(tracks, a, h, world))
         A = qmul(step, A) if world else qmul(A, step)
         A /= np.sqrt(A[0] * A[0] + dot(A[1:], A[1:]))
-    return A, disp
+    return A, (disp if per_pivot else disp.sum(axis=-2))
 
 
-def jump_flow(world: bool, phi, u):
+def jump_flow(world: bool, phi, u, per_pivot: bool = False):
     """Simultaneous instant turns ``phi (3, P, J)`` of pivots at offsets ``u (3, P, J)``:
     the exponential of their summed twist, in :func:`ease_flow`'s format.
 
@@ -213,14 +215,16 @@ def jump_flow(world: bool, phi, u):
     from app.scene.math.jacobians import jacobians_apply
 
     Phi = sum_pivots(phi)
+    Pb = np.broadcast_to(Phi[:, None], phi.shape)  # J is linear: each pivot's share apart
     if not world:
-        return _exp_half(Phi), jacobians_apply(Phi, sum_pivots(cross(u, phi)))
-    disp = np.zeros((3, 3, 3) + Phi.shape[1:])
-    for d in range(3):
-        across = cross(phi, np.broadcast_to(_BASIS[:, d][:, None], phi.shape))  # phi_i x e_d
-        for c in range(3):
-            disp[c, :, d] = -jacobians_apply(Phi, sum_pivots(u[c][None] * across))
-    return _exp_half(Phi), disp
+        disp = jacobians_apply(Pb, cross(u, phi))
+    else:
+        disp = np.zeros((3, 3, 3) + phi.shape[1:])
+        for d in range(3):
+            across = cross(phi, np.broadcast_to(_BASIS[:, d][:, None], phi.shape))  # phi_i x e_d
+            for c in range(3):
+                disp[c, :, d] = -jacobians_apply(Pb, u[c][None] * across)
+    return _exp_half(Phi), (disp if per_pivot else disp.sum(axis=-2))
 
 
 @dataclass(frozen=True, eq=False)
@@ -245,29 +249,33 @@ class EaseFlows:
         return EaseFlows(self.index[keep] - i, self.t0[keep], self.t1[keep], self.tracks,
                          self.scale, self.jump[..., keep], self.is_jump[keep])  # fmt: skip
 
-    def flow(self, world: bool):
+    def flow(self, world: bool, per_pivot: bool = False):
         """Every flow's relative turn ``(4, E)`` and displacement (see :func:`ease_flow`)."""
         E = len(self.index)
         A = np.zeros((4, E))
-        disp = np.zeros((3, 3, 3, E) if world else (3, E))
+        P = (len(self.tracks),) if per_pivot else ()
+        disp = np.zeros(((3, 3, 3) if world else (3,)) + P + (E,))
         eased = ~self.is_jump
         if np.any(eased):
             A[:, eased], disp[..., eased] = ease_flow(world, self.tracks, self.scale,
-                                                      self.t0[eased], self.t1[eased])
+                                                      self.t0[eased], self.t1[eased], per_pivot)
         if np.any(self.is_jump):
             u = _offsets(self.tracks, self.scale, self.t0[self.is_jump])
             A[:, self.is_jump], disp[..., self.is_jump] = jump_flow(
-                world, self.jump[..., self.is_jump], u)
+                world, self.jump[..., self.is_jump], u, per_pivot)
         return A, disp
 
 
 def apply_flow(world: bool, rotation, displacement, q):
     """The displacement of flows ``(rotation, displacement)`` from orientations ``q (4, X)``."""
+    if displacement.ndim == (3 if not world else 5):  # per pivot: (..., P, X)
+        q = q[:, None]
     if not world:
         return rotate(q, displacement)
-    out = np.zeros(q[1:].shape)
+    out = np.zeros((3,) + displacement.shape[3:])
     for c in range(3):
-        r = rotate(q, np.broadcast_to(_BASIS[:, c], q[1:].shape))  # R(q) e_c
+        e = np.eye(3)[:, c].reshape((3,) + (1,) * (q.ndim - 1))
+        r = rotate(q, np.broadcast_to(e, (3,) + q.shape[1:]))  # R(q) e_c
         out += displacement[c, :, 0] * r[0] + displacement[c, :, 1] * r[1] \
             + displacement[c, :, 2] * r[2]
     return out

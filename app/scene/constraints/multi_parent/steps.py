@@ -20,6 +20,7 @@ import numpy as np
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Integral, update
 from app.scene.constraints.multi_parent.exact import moment_contributions, plan_exact
 from app.scene.constraints.multi_parent.increments import increment, qmul, rotate
+from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
 from app.scene.constraints.multi_parent.solver import inputs_of
 from app.scene.rig.model import MultiParent, Scene
@@ -164,6 +165,16 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     if inputs.integrator == "exact" and plan.velocity is not None:  # sliding pivots' moment
         contributions = contributions + moment_contributions(
             inc, plan.velocity[:, :, piece], q, space == "world")
+    if plan.ease is not None and len(piece):  # exact's eased pieces and jumps are flows
+        is_flow = np.isin(piece, plan.ease.index)
+        if np.any(is_flow):
+            turn, shares = plan.ease.flow(space == "world", per_pivot=True)
+            where = np.searchsorted(plan.ease.index, piece[is_flow])
+            qf = q[:, is_flow]
+            contributions[:, :, is_flow] = apply_flow(space == "world", None,
+                                                      shares[..., where], qf)
+            turn = turn[:, where]
+            combined[:, is_flow] = turn if space == "world" else qmul(qmul(qf, turn), _conj(qf))
 
     return Steps(
         constraint=constraint.name,
