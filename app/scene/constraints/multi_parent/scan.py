@@ -52,6 +52,7 @@ from app.scene.constraints.multi_parent.increments import (
 )
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
+from app.scene.math.jacobians import jacobian_apply_with
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
 
@@ -249,6 +250,18 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
             m = inc.pivot_sum(vectors)
             return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
         w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
+        if inc.integrator == "exact":
+            # M_i x = -phi_i x J(Phi) x; J fixes n (Phi's axis) and commutes with n x, so
+            # J y = J w - n (n.w) and J z = n x J w: one Jacobian per pivot, not three.
+            a, b = inc.jacobian_ab
+            out = [np.zeros(n.shape) for _ in range(3)]
+            for i, wi in enumerate(w):
+                jw = jacobian_apply_with(inc.total_rotvec, a, b, wi)
+                phi = inc.pivot_rotvec[:, i]
+                out[0] -= cross(phi, jw)
+                out[1] -= cross(phi, jw - n * dot(n, wi))
+                out[2] -= cross(phi, cross(n, jw))
+            return out
         if inc.integrator in ("twist", "exact"):
             y = [wi - n * dot(n, wi) for wi in w]
             z = [cross(n, wi) for wi in w]
