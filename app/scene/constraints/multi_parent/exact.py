@@ -30,6 +30,7 @@ sliding term ``K``; in object space the twist integrator already is exact for fi
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 import numpy as np
 
@@ -273,6 +274,30 @@ def _window(pivot, lo: float, hi: float):
                                position_keys=_window_keys(pivot.position_keys, lo, hi))
 
 
+#: The tracks of the last few inputs scrubbed (keyed by identity; a scrub asks again and
+#: again with the same inputs while the cache is warm).
+_PREPARED: dict = {}
+
+
+def _prepared(inputs, t0, t1):
+    """Tracks, key times and jumps for partial steps: of all keys, kept for ``inputs`` when
+    they are many queries' worth; else of the key intervals ``[t0, t1]`` touches."""
+    hit = _PREPARED.get(id(inputs))
+    if hit is not None and hit[0]() is inputs:
+        return hit[1]
+    scale = np.asarray(inputs.scale, dtype=float)
+    if len(t0) > 1:  # a batch: cut the keys to what it reads, do not keep
+        lo, hi = (float(t0.min()), float(t1.max())) if t0.size else (0.0, 0.0)
+        tracks = [_track(_window(pv, lo, hi), scale) for pv in inputs.pivots]
+        return tracks, _key_times(tracks), jumps(tracks, -np.inf, np.inf)
+    tracks = [_track(pv, scale) for pv in inputs.pivots]
+    prepared = tracks, _key_times(tracks), jumps(tracks, -np.inf, np.inf)
+    if len(_PREPARED) >= 4:
+        _PREPARED.clear()
+    _PREPARED[id(inputs)] = (weakref.ref(inputs), prepared)
+    return prepared
+
+
 def partial_steps(inputs, t0, t1, q, p):
     """Integrate exactly from grid times ``t0 (F,)`` to frames ``t1 (F,)``.
 
@@ -284,10 +309,7 @@ def partial_steps(inputs, t0, t1, q, p):
     scale = np.asarray(inputs.scale, dtype=float)
     t0 = np.asarray(t0, dtype=float)
     t1 = np.asarray(t1, dtype=float)
-    lo, hi = (float(t0.min()), float(t1.max())) if t0.size else (0.0, 0.0)
-    tracks = [_track(_window(pv, lo, hi), scale) for pv in inputs.pivots]
-    keys = _key_times(tracks)
-    jump_t, jump_phi = jumps(tracks, -np.inf, np.inf)
+    tracks, keys, (jump_t, jump_phi) = _prepared(inputs, t0, t1)
     lo = np.searchsorted(keys, t0, side="right")
     inside = np.searchsorted(keys, t1, side="left") - lo
     last = max(len(keys) - 1, 0)
