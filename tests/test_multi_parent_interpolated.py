@@ -198,3 +198,22 @@ def test_the_step_through_splits_eased_pieces_and_jumps_among_the_pivots(rng, sp
     # Frames 2-4 hold pivot a (a constant segment): it moves the body only at the jump, frame 4.
     st = steps(scene.constraints[0], scene, 3)
     assert np.abs(st.contributions[:, 0]).max() < 1e-15
+
+
+def test_a_very_fast_key_elsewhere_does_not_slow_an_eased_piece(rng):
+    """The Magnus substeps of a piece follow the turn within that piece: a half turn within a
+    millionth of a frame on another pivot, far from the eased segment, costs nothing there."""
+    from app.scene.constraints.multi_parent.plan import _track
+
+    body, pivots = rig(rng)
+    flash = Pivot(name="flash", position=(0.2, 0.0, 0.0),
+                  rotation_keys=Keys([6.5, 6.500001], Rotation.from_rotvec(
+                      [[0, 0, 0], [0, 0, 3.0]]).as_quat(scalar_first=True)))  # fmt: skip
+    tracks = [_track(pv, np.ones(3)) for pv in [*pivots, flash]]
+    alone = nonlinear.magnus_substeps(tracks[:2], np.array([3.0]), np.array([4.0]))
+    assert nonlinear.magnus_substeps(tracks, np.array([3.0]), np.array([4.0])) == alone
+    assert alone < 1000
+    q, p = state(make_scene([*pivots, flash], body, frame_end=7), [3.5, 7.0])
+    assert np.all(np.isfinite(p)) and np.all(np.isfinite(q))
+    _, p_ref = state(make_scene(pivots, body, frame_end=7), [3.5])
+    np.testing.assert_allclose(p[0], p_ref[0], atol=1e-12)  # before the flash, unchanged

@@ -156,6 +156,23 @@ def _magnus(tracks, a, h, world: bool):
 _BASIS = np.eye(3)[:, :, None]
 
 
+def magnus_substeps(tracks, t0, t1) -> np.ndarray:
+    """Magnus substeps of pieces ``[t0, t1]`` (``(X,)`` each): at most
+    :data:`MAGNUS_STEP_ANGLE` of summed turn per substep, at least 4."""
+    # A bound on the summed turn within each piece: eased rates peak at 1.5 times the linear
+    # one, and a piece lies within one key interval of every pivot (the plan cuts at keys),
+    # so the turn is at most 1.5 x the interval's angle per pivot: M stays bounded.
+    mid = 0.5 * (t0 + t1)
+    bound = np.zeros(t0.shape)
+    for t in tracks:
+        if len(t.rot_frames) >= 2:
+            j = np.clip(np.searchsorted(t.rot_frames, mid, side="right") - 1, 0,
+                        len(t.rot_frames) - 2)  # fmt: skip
+            inside = (mid >= t.rot_frames[0]) & (mid < t.rot_frames[-1])
+            bound += np.where(inside, 1.5 * t.angle[j] / np.diff(t.rot_frames)[j], 0.0)
+    return np.maximum(4, np.ceil(bound * (t1 - t0) / MAGNUS_STEP_ANGLE)).astype(np.intp)
+
+
 def ease_flow(world: bool, tracks, scale, t0, t1, per_pivot: bool = False):
     """The limit's flow over ``[t0, t1]`` (``(X,)`` each) with eased rates inside.
 
@@ -172,10 +189,7 @@ def ease_flow(world: bool, tracks, scale, t0, t1, per_pivot: bool = False):
     t0 = np.asarray(t0, dtype=float)
     t1 = np.asarray(t1, dtype=float)
     scale = np.asarray(scale, dtype=float)
-    # A bound on the summed turn: eased rates peak at 1.5 times the linear one.
-    bound = sum(1.5 * np.max(np.append(t.angle / np.diff(t.rot_frames), 0.0))
-                if len(t.rot_frames) >= 2 else 0.0 for t in tracks)  # fmt: skip
-    M = np.maximum(4, np.ceil(bound * (t1 - t0) / MAGNUS_STEP_ANGLE)).astype(np.intp)
+    M = magnus_substeps(tracks, t0, t1)
     h_all = (t1 - t0) / M
     A = np.zeros((4,) + t0.shape)
     A[0] = 1.0
