@@ -13,32 +13,10 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor import operations, playback, settings
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
-
-HELP_TEXT = """<h3>Pivotal controls</h3>
-<table cellspacing=4>
-<tr><td><b>Viewport</b></td><td></td></tr>
-<tr><td>Drag on empty space</td><td>orbit · Ctrl: pan · wheel: zoom</td></tr>
-<tr><td>Click</td><td>select a bone, pivot (orange), target (cyan) · Shift adds</td></tr>
-<tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
-<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
-<tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
-<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
-<tr><td><b>Timeline</b></td><td></td></tr>
-<tr><td>Space</td><td>play / pause · L loop</td></tr>
-<tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
-<tr><td>Up / Down</td><td>next / previous key of the selection</td></tr>
-<tr><td>K · Shift+K</td><td>key the selection · delete its key at this frame</td></tr>
-<tr><td><b>Spaces</b></td><td></td></tr>
-<tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
-<tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
-<tr><td><b>Teaching and analysis</b></td><td></td></tr>
-<tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
-<tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
-<tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
-<tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
-</table>"""
+from app.widgets.viewport.gizmo_items import GizmoToolbar
+from app.window.help_text import HELP_TEXT
 
 
 class WindowActions:
@@ -132,10 +110,14 @@ class WindowActions:
         a(
             "delete",
             "De&lete",
-            self._safely(operations.delete_selected, doc),
+            self._delete_selected,
             ["Delete", "X"],
-            "Remove the selected pivots or constraints",
+            "Delete the selected bones, pivots or constraints",
         )
+        a("grab", "&Move (G)", lambda: self.viewport.transform_mode.start("move"), "G",
+          "Move the selected bone, pivot or target with the mouse (X/Y/Z lock an axis)")
+        a("rotate", "&Rotate (R)", lambda: self.viewport.transform_mode.start("rotate"), "R",
+          "Rotate the selected bone or pivot with the mouse (X/Y/Z lock an axis)")
         a(
             "selectNone",
             "Select &None",
@@ -296,6 +278,13 @@ class WindowActions:
         self.add_menu = edit.addMenu("&Add / Remove")
         self.add_menu.setObjectName("addMenu")
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        for name in ("addBone", "extrude", "renameBone"):
+            edit.addAction(m[name])
+        pose = edit.addMenu("&Pose")
+        for name in ("copyPose", "pastePose", "pastePoseFlipped", "clearRotation", "clearLocation"):
+            pose.addAction(m[name])
+        edit.addAction(m["grab"])
+        edit.addAction(m["rotate"])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
@@ -376,6 +365,8 @@ class WindowActions:
         bar.addAction(m["compare"])
         bar.widgetForAction(m["compare"]).setObjectName("compareToggle")
         bar.addSeparator()
+        self.gizmo_toolbar = GizmoToolbar(self.viewport.gizmo)
+        bar.addWidget(self.gizmo_toolbar)
         bar.addAction(m["boneAxes"])
         bar.addAction(m["frameSelected"])
         bar.addSeparator()

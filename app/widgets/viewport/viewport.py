@@ -4,9 +4,14 @@ Pivotal's world is Y-up (the BVH convention). pyqtgraph's camera orbits about +Z
 scene item hangs under one root item whose transform turns world Y-up into the view's Z-up.
 
 Mouse: a press on a handle (pivot, target) selects it and drags it in the plane through it
-facing the camera (Shift: along the ground); Ctrl+drag on a pivot or bone turns it with an
-arcball and keys it. A press on a bone selects it (Shift adds to the selection). Anything
-else orbits, pans and zooms as pyqtgraph does; a click on empty space clears the selection.
+facing the camera (Shift: along the ground), and so does a press on a selected bone's tail
+(its rest tail), and one on a shown limit's cone rim or hinge ends (its angles). Ctrl+drag
+on a pivot or bone turns it with an arcball and keys it. A press on a bone selects it
+(Shift adds to the selection). Anything else orbits, pans and zooms as pyqtgraph does; a
+click on empty space clears the selection.
+The rotate and move gizmos (:mod:`~app.widgets.viewport.gizmo_items`) take a press on their
+rings and arrows first; G and R start a modal transform
+(:mod:`~app.widgets.viewport.transform_mode`) that takes every key and click until it ends.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
@@ -24,11 +29,15 @@ from app.scene.analysis import projection
 from app.scene.analysis.gizmo import broadside_direction, framing_distance
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.gizmo_items import GizmoLayer
+from app.widgets.viewport.limit_drag import limit_under, start_limit_drag
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
+from app.widgets.viewport.tail_drag import start_tail_drag, tail_under
 from app.widgets.viewport.teaching_drawing import TrailSettings
+from app.widgets.viewport.transform_mode import TransformMode
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
 DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
@@ -61,6 +70,8 @@ class Viewport(gl.GLViewWidget):
         self.setMouseTracking(True)
         self.setBackgroundColor(BACKGROUND)
         self._drawing = SceneDrawing(self)
+        self.gizmo = GizmoLayer(self, document)  # rotate rings and move arrows
+        self.transform_mode = TransformMode(self, document, self.gizmo)  # G / R
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
         document.scene_replaced.connect(self.frame_all)
@@ -198,6 +209,7 @@ class Viewport(gl.GLViewWidget):
         """Rebuild what is drawn from the document (pose, ghost, handles, labels)."""
         self._drawing.draw(self._document, self._show_axes, self._hover, self._trails,
                            self._steps)  # fmt: skip
+        self.gizmo.sync(force=True)
         self.update()
 
     def show_ring(self, center, radius_px: float | None) -> None:
@@ -240,15 +252,31 @@ class Viewport(gl.GLViewWidget):
         pos = ev.position()
         pixel = np.array([pos.x(), pos.y()])
         mods = ev.modifiers()
+        if self._drag is not None and ev.button() == QtCore.Qt.MouseButton.RightButton:
+            drag, self._drag = self._drag, None  # right-click cancels, as Esc (Blender)
+            drag.cancel()
+            self._press = None  # its release opens no menu
+            ev.accept()
+            return
         self._press = pos
         self._press_hit = None
         if ev.button() != QtCore.Qt.MouseButton.LeftButton:
             super().mousePressEvent(ev)
             return
+        self._drag = self.gizmo.start_drag(pixel)
+        if self._drag is not None:
+            ev.accept()
+            return
         hit = self.pick(pixel)
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
         doc = self._document
+        if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a limit, a tail
+            self._drag = (start_limit_drag(self, doc, pixel)
+                          or start_tail_drag(self, doc, pixel, shift))  # fmt: skip
+            if self._drag is not None:
+                ev.accept()
+                return
         if hit is not None and (hit.kind in DRAGGABLE or ctrl):
             doc.set_selection([Ref.bone(hit.name) if hit.kind == POINT else hit])
             self._drag = start_drag(self, doc, hit, pixel, ctrl=ctrl, shift=shift)
@@ -267,7 +295,13 @@ class Viewport(gl.GLViewWidget):
             ev.accept()
             return
         if ev.buttons() == QtCore.Qt.MouseButton.NoButton:
+            self.gizmo.hover(pixel)
             self._set_hover(self.pick(pixel))
+            if self._hover is None:  # a selected tail or a limit's rim or end: grabbable
+                doc = self._document
+                grab = limit_under(self, doc, pixel) or tail_under(self, doc, pixel)
+                self.setCursor(QtCore.Qt.CursorShape.OpenHandCursor if grab
+                               else QtCore.Qt.CursorShape.ArrowCursor)  # fmt: skip
             return
         super().mouseMoveEvent(ev)
 
@@ -347,6 +381,9 @@ class Viewport(gl.GLViewWidget):
         drawing = getattr(self, "_drawing", None)  # pyqtgraph updates before it exists
         if drawing is not None:
             drawing.labels.refresh()
+        gizmo = getattr(self, "gizmo", None)
+        if gizmo is not None:
+            gizmo.sync()  # the rings keep their size on screen as the camera moves
 
     def labels(self) -> list[str]:
         """The texts of the labels drawn over the viewport (pivots, targets, limits)."""
