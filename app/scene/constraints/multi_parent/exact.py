@@ -230,9 +230,10 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     if jump is None:
         jump = np.zeros(omega.shape)
 
-    m = subdivisions(np.sqrt(dot(omega, omega)) * h)
+    rate = np.sqrt(dot(omega, omega))  # each pivot's angular speed (P, X)
+    m = subdivisions(rate * h)
     phi = omega * (h / m)
-    angle = np.sqrt(dot(phi, phi))
+    angle = rate * (h / m)
     ratio = np.where(angle > 1e-8, np.sin(0.5 * angle) / np.where(angle > 1e-8, angle, 1.0),
                      0.5 - angle * angle / 48.0)  # fmt: skip
     rotation = np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
@@ -251,6 +252,7 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         block_steps=block_steps,
         subdivided=int(np.sum(grid_steps_subdivided[m > 1])),
         start_time=t0,
+        rotvec=phi,
         ease=EaseFlows(np.flatnonzero(flow), t0[flow], t1[flow], tuple(tracks), scale,
                        jump[..., flow], is_jump[flow]) if np.any(flow) else None,
     )

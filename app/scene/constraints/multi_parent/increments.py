@@ -239,7 +239,7 @@ class Increment:
         return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
 
 
-def increment(R, integrator: str, space: str = "world") -> Increment:
+def increment(R, integrator: str, space: str = "world", rotvec=None) -> Increment:
     """The step update for pivot increments ``R (4, P, X)`` (unit, ``w >= 0``).
 
     ``"exact"`` is the twist's step with the pivots riding on the body (world space; in
@@ -263,7 +263,8 @@ def increment(R, integrator: str, space: str = "world") -> Increment:
         half, axis = _half_angle_axis(A)
         return Increment("seed", A, half, axis, R, None, None)
     if integrator in ("twist", "exact"):
-        phi = rotation_vectors(R)
+        # 2 log R_i, unless the plan has the rotation vectors R_i came from
+        phi = rotation_vectors(R) if rotvec is None else np.asarray(rotvec, dtype=float)
         Phi = sum_pivots(phi)
         t = np.sqrt(dot(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))

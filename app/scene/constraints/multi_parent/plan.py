@@ -217,6 +217,9 @@ class StepPlan:
     #: The exact integrator's eased pieces (:class:`~.nonlinear.EaseFlows`), integrated by the
     #: scan in its space; ``None`` when there are none.
     ease: object = None
+    #: Each pivot's turn per substep as a rotation vector ``(3, P, Np)`` where the plan has it
+    #: (the exact integrator's), so the step need not take ``2 log R_i`` again.
+    rotvec: np.ndarray | None = None
 
     def from_block(self, block: int) -> StepPlan:
         """The part of the plan from block ``block`` on."""
@@ -235,6 +238,7 @@ class StepPlan:
             subdivided=self.subdivided,
             start_time=None if self.start_time is None else self.start_time[i:],
             ease=None if self.ease is None else self.ease.from_piece(i),
+            rotvec=None if self.rotvec is None else self.rotvec[..., i:],
         )
 
 

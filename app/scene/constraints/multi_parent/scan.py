@@ -323,7 +323,9 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     n_pieces = len(L)
     size = PIECE_CHUNK
     bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
-    incs = [increment(plan.rotation[..., s:e], integrator, space) for s, e in bounds]
+    incs = [increment(plan.rotation[..., s:e], integrator, space,
+                      None if plan.rotvec is None else plan.rotvec[..., s:e])
+            for s, e in bounds]  # fmt: skip
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
     flows = None
