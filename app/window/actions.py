@@ -25,6 +25,11 @@ class WindowActions:
     the
     window's document, files, viewport and docks)."""
 
+    def _make_convergence_panel(self):
+        from app.widgets.panels.convergence_panel import ConvergencePanel
+
+        return ConvergencePanel(self.document)
+
     def _action(
         self, name, text, slot=None, shortcut=None, tip="", checkable=False, icon=None
     ) -> QtGui.QAction:
@@ -302,6 +307,10 @@ class WindowActions:
         for name in ("trails", "ghosts", "stepThrough", "previousPass", "nextPass"):
             view.addAction(m[name])
         view.addSeparator()
+        self.convergence_dock = self._lazy_dock(
+            "Convergence", "convergenceDock", self._make_convergence_panel,
+            QtCore.Qt.DockWidgetArea.RightDockWidgetArea)  # fmt: skip
+        self.convergence_dock.hide()
         for dock in (
             self.outliner_dock,
             self.inspector_dock,
@@ -312,6 +321,7 @@ class WindowActions:
             self.matrix_dock,
             self.step_dock,
             self.tutorial_dock,
+            self.convergence_dock,
         ):
             toggle = dock.toggleViewAction()
             toggle.setObjectName(f"show_{dock.objectName()}")
