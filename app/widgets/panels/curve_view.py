@@ -11,6 +11,8 @@ dragged, inserted, deleted, copied and given an interpolation as in Blender's gr
 
 Everything plotted comes from the keys or from the document's whole-timeline cache: a scrub
 only moves the line.
+
+One idea: the curve view's plots of the selection's values and keys over the timeline.
 """
 
 from __future__ import annotations
