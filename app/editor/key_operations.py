@@ -91,11 +91,16 @@ def set_interpolation(document, selected: dict, kind: str) -> None:
     document.notify(f"{_count(selected)} keys interpolate: {word}")
 
 
-def selection_keys_at_frame(document) -> dict:
-    """The selection's keys at the current frame (what the timeline's T acts on)."""
-    frame = float(document.frame)
-    channels = key_edits.channels_at(document.scene, document.selection, frame)
-    return {channel: [frame] for channel in channels}
+def keys_at_frame(document, frame: float | None = None) -> dict:
+    """The selection's keys at ``frame`` (default: the current frame), the timeline's
+    diamond there; with nothing selected, every key of the scene at that frame (as the
+    timeline then shows every key)."""
+    frame = float(document.frame if frame is None else frame)
+    scene = document.scene
+    refs = list(document.selection) or [Ref.bone(b.name) for b in scene.bones] + [
+        Ref.constraint(c.name) for c in scene.constraints
+    ]
+    return {channel: [frame] for channel in key_edits.channels_at(scene, refs, frame)}
 
 
 def delete(document, selected: dict) -> None:
