@@ -292,7 +292,8 @@ class CurveView(QtWidgets.QWidget):
         """Blender's XYZ Euler angles of the rotation, unwrapped over the frames."""
         frames = curve.frames
         angles = np.unwrap(euler_xyz_from_quat(curve.quats), period=360.0, axis=0)
-        self.plot.set_right_axis(None)
+        # An empty right axis: the frames line up with the translation plot below.
+        self.plot.set_right_axis(" ")
         self.plot.getPlotItem().setLabel("left", "Euler XYZ (°)", color="#c8cad0")
         for i, axis in enumerate("xyz"):
             self._curve(self.plot, frames, angles[:, i], f"e{axis}", label=f"{axis} (°)",
