@@ -16,6 +16,7 @@ from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
 
 from .gui import CTRL, SHIFT, click, drag, key
+from .gui import point as gui_point
 from .test_curve_view_gl import open_curves, select_in_outliner
 
 ARM = Ref.bone("arm")
@@ -239,3 +240,42 @@ def test_t_sets_the_interpolation_of_the_selected_keys(window, qtbot):
     assert _rotation_keys(window).interpolation == ("ease", "ease", "ease", "linear")
     assert doc.undo_stack.count() == depth + 1
     assert window.actions_by_name["trails"].isChecked() == trails  # T went to the keys
+
+
+def test_esc_cancels_a_drag_and_value_and_insert_edits_are_one_step_each(window, qtbot):
+    select_in_outliner(window, qtbot, TARGET)
+    view, doc = window.curve_view, window.document
+    before = _target_keys(window)
+    plot, at20 = _diamond(view, "px", 20)
+    click(plot.viewport(), at20)
+    _settle(window, qtbot)
+    plot, at20 = _diamond(view, "px", 20)
+    depth = doc.undo_stack.count()
+    to = plot.pixel_of(26.0, 0.0)
+    QTest.mousePress(plot.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                     QtCore.Qt.KeyboardModifier(0), gui_point(at20))  # fmt: skip
+    for x in np.linspace(at20[0], to.x(), 6)[1:]:
+        QTest.mouseMove(plot.viewport(), gui_point((x, at20[1])))
+        qtbot.wait(5)
+    assert not np.array_equal(_target_keys(window).frames, before.frames)  # previewed
+    key(plot, "Escape")
+    QTest.mouseRelease(plot.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                       QtCore.Qt.KeyboardModifier(0), gui_point((to.x(), at20[1])))  # fmt: skip
+    assert _target_keys(window) == before
+    assert doc.undo_stack.count() == depth
+    # A Shift+drag in value: one step, undone whole.
+    up = plot.pixel_of(20.0, 1.5)
+    drag(plot.viewport(), at20, (at20[0], up.y()), SHIFT, qtbot=qtbot)
+    assert _target_keys(window).values[1, 0] == pytest.approx(1.5, abs=0.02)
+    assert doc.undo_stack.count() == depth + 1
+    doc.undo_stack.undo()
+    assert _target_keys(window) == before
+    # Ctrl+click: one step.
+    _settle(window, qtbot)
+    frames, px = view.series()["px"]
+    spot = plot.pixel_of(12.0, float(np.interp(12.0, frames, px)))
+    click(plot.viewport(), (spot.x(), spot.y()), CTRL)
+    assert 12.0 in _target_keys(window).frames
+    assert doc.undo_stack.count() == depth + 1
+    doc.undo_stack.undo()
+    assert _target_keys(window) == before

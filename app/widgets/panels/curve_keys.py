@@ -189,6 +189,7 @@ class CurveKeyEditor(QtCore.QObject):
             return True
         if ev.button() != Qt.MouseButton.LeftButton:
             return False
+        self.view.flush()  # pick on the diamonds of the scene as it is, not 100 ms ago
         pos = ev.position()
         mods = ev.modifiers()
         if mods & Qt.KeyboardModifier.ControlModifier:

@@ -210,6 +210,10 @@ class CurveView(QtWidgets.QWidget):
         # Once more when the layout has settled (a plot just shown has no height yet).
         QtCore.QTimer.singleShot(0, self, self._fit)
 
+    def flush(self) -> None:
+        """Rebuild now if the throttled rebuild after an edit is waiting."""
+        self._throttled.flush()
+
     def _fit(self) -> None:
         if self.keys_editor.dragging:
             return  # the axes hold still under a drag, so the keys follow the mouse
