@@ -35,7 +35,8 @@ SCENE = {
          "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "constant"], [10, _quat([0, 0, 1], 60)],
                            [20, _quat([0, 0, 1], 120), "ease"], [30, _quat([1, 0, 0], 90)]],
          "translation_keys": [[0, [0.0, 0.0, 0.0]], [10, [0.0, 1.0, 0.0]],
-                              [20, [0.0, 2.0, 0.0]]]},
+                              [20, [0.0, 2.0, 0.0]]],
+         "scale_keys": [[0, [1.0, 1.0, 1.0], "ease"], [20, [1.5, 1.0, 1.0]]]},
         {"name": "hand", "parent": "arm", "translation": [0.0, 1.0, 0.0], "tail": [0, 0.5, 0]},
     ],
     "constraints": [
@@ -279,3 +280,23 @@ def test_esc_cancels_a_drag_and_value_and_insert_edits_are_one_step_each(window,
     assert doc.undo_stack.count() == depth + 1
     doc.undo_stack.undo()
     assert _target_keys(window) == before
+
+
+def test_a_bones_scale_keys_are_plotted_dashed_and_drag_in_value(window, qtbot):
+    select_in_outliner(window, qtbot, ARM)
+    view, doc = window.curve_view, window.document
+    frames, sx = view.series()["sx"]
+    keys = doc.scene.bone("arm").scale_keys
+    np.testing.assert_allclose(sx, sample(None, keys, frames)[:, 0], atol=1e-15)  # eased
+    plot, at20 = _diamond(view, "sx", 20)
+    assert plot is view.lower
+    click(plot.viewport(), at20)
+    _settle(window, qtbot)
+    plot, at20 = _diamond(view, "sx", 20)
+    to = plot.pixel_of(20.0, 2.0)
+    drag(plot.viewport(), at20, (at20[0], to.y()), SHIFT, qtbot=qtbot)
+    scale = doc.scene.bone("arm").scale_keys
+    per_pixel = 1.0 / abs(to.y() - plot.pixel_of(20.0, 3.0).y())  # a small plot: coarse
+    assert scale.values[1, 0] == pytest.approx(2.0, abs=1.5 * per_pixel)  # the mouse's rounding
+    np.testing.assert_array_equal(scale.values[0], [1, 1, 1])
+    np.testing.assert_array_equal(doc.scene.bone("arm").translation_keys.frames, [0, 10, 20])

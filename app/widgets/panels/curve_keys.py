@@ -172,7 +172,8 @@ class CurveKeyEditor(QtCore.QObject):
         plot = next((p for v, p in self._viewports if v is obj), None)
         if plot is None:
             return False
-        if kind == EV.MouseButtonPress:
+        if kind in (EV.MouseButtonPress, EV.MouseButtonDblClick):
+            # A second press soon after a release arrives as a double click: the same press.
             return self._pressed(plot, ev)
         if kind == EV.MouseMove and self._press is not None:
             self._moved(ev)

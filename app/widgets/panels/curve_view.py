@@ -228,13 +228,13 @@ class CurveView(QtWidgets.QWidget):
         return plot_frames(s.frame_start, s.frame_end, keys_list, count)
 
     def _curve(self, plot, frames, values, name, right=False, label=None, style=None,
-               channel=None, component=None, mode=QUAT):  # fmt: skip
+               channel=None, component=None, mode=QUAT, dashed=False):  # fmt: skip
         if channel is not None:
             self.editable_curves.append(Diamonds(name, plot, right, np.asarray(frames, float),
                                                  np.asarray(values, float), channel, component,
                                                  mode))  # fmt: skip
         pen = _pen(style or name)
-        if right:  # dashed: read on the right axis
+        if right or dashed:  # dashed: read on the right axis (or a bone's scale)
             pen.setStyle(QtCore.Qt.PenStyle.DashLine)
         item = pg.PlotDataItem(frames, values, pen=pen)
         (plot.add_right if right else plot.add_left)(item, label or name)
@@ -281,14 +281,16 @@ class CurveView(QtWidgets.QWidget):
 
     def _plot_rotation(self, subject: CurveSubject) -> None:
         bone = subject.bone_item
-        frames = self._frames(subject.keys, None if bone is None else bone.translation_keys)
+        frames = self._frames(subject.keys, *(() if bone is None else
+                                              (bone.translation_keys, bone.scale_keys)))
         curve = rotation_curve(subject.static, subject.keys, frames)
         channel = (subject.ref, "rotation_keys")
         if self.euler.isChecked():
             self._plot_euler(curve, channel)
         else:
             self._plot_quaternion(curve, channel)
-        if bone is not None and bone.translation_keys is not None:
+        if bone is not None and (bone.translation_keys is not None
+                                 or bone.scale_keys is not None):  # fmt: skip
             self._plot_translation(bone, frames)
         self.style_diamonds()
 
@@ -329,23 +331,33 @@ class CurveView(QtWidgets.QWidget):
                           channel=channel, mode=QUAT)  # fmt: skip
 
     def _plot_translation(self, bone, frames) -> None:
-        """A keyed translation (a motion-capture root's path) in the lower plot."""
+        """A bone's keyed translation (a motion-capture root's path) and keyed scale, in the
+        lower plot (scale dashed)."""
         self._lower.setVisible(True)
-        values = sample(bone.translation, bone.translation_keys, frames)
         self.lower.set_right_axis(" ")  # an empty axis: the frames line up with the plot above
-        self.lower.getPlotItem().setLabel("left", "translation", color="#c8cad0")
-        channel = (Ref.bone(bone.name), "translation_keys")
-        for i, axis in enumerate("xyz"):
-            self._curve(self.lower, frames, values[:, i], f"t{axis}", label=axis, style=axis,
-                        channel=channel, component=i, mode=VECTOR)  # fmt: skip
-            self._series[f"t{axis}"] = (frames, values[:, i])
-        keys = bone.translation_keys
-        if len(keys) <= MAX_DIAMONDS:
+        notes, labels = [], []
+        for field, prefix, what in (("translation_keys", "t", "translation"),
+                                    ("scale_keys", "s", "scale")):  # fmt: skip
+            keys = getattr(bone, field)
+            if keys is None:
+                continue
+            values = sample(getattr(bone, what), keys, frames)
+            channel = (Ref.bone(bone.name), field)
             for i, axis in enumerate("xyz"):
-                self._markers(self.lower, keys.frames, keys.values[:, i], f"t{axis}", style=axis,
-                              channel=channel, component=i, mode=VECTOR)  # fmt: skip
-        self.lower_note.setText(f"{bone.name}'s translation (its head in its parent's frame), "
-                                f"{len(keys)} keys")  # fmt: skip
+                name = f"{prefix}{axis}"
+                label = axis if prefix == "t" else f"scale {axis}"
+                self._curve(self.lower, frames, values[:, i], name, label=label, style=axis,
+                            channel=channel, component=i, mode=VECTOR,
+                            dashed=prefix == "s")  # fmt: skip
+                self._series[name] = (frames, values[:, i])
+                if len(keys) <= MAX_DIAMONDS:
+                    self._markers(self.lower, keys.frames, keys.values[:, i], name, style=axis,
+                                  channel=channel, component=i, mode=VECTOR)  # fmt: skip
+            labels.append(what)
+            notes.append(f"{what}" + (" (its head in its parent's frame)" if prefix == "t"
+                                      else " (dashed)") + f", {len(keys)} keys")  # fmt: skip
+        self.lower.getPlotItem().setLabel("left", " and ".join(labels), color="#c8cad0")
+        self.lower_note.setText(f"{bone.name}'s " + "; ".join(notes))
 
     def _plot_position(self, subject: CurveSubject) -> None:
         frames = self._frames(subject.keys)
