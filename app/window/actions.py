@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor import operations, playback, settings
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 
 HELP_TEXT = """<h3>Pivotal controls</h3>
@@ -25,6 +25,16 @@ HELP_TEXT = """<h3>Pivotal controls</h3>
 <tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
 <tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
 <tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
+<tr><td>Drag a selected bone's tail</td><td>aim and size the bone (its rest tail)</td></tr>
+<tr><td>Drag a limit's rim / ends</td><td>cone angle · hinge min (blue) / max (red)</td></tr>
+<tr><td><b>Building</b> (viewport, outliner)</td><td></td></tr>
+<tr><td>Shift+A · E</td><td>add menu (bone, constraints) · extrude from the tail</td></tr>
+<tr><td>F2 · X / Delete</td><td>rename · delete (asks about the children)</td></tr>
+<tr><td>Drag in the outliner</td><td>reparent keeping its place · Shift: its values</td></tr>
+<tr><td><b>Pose</b> (viewport, outliner)</td><td></td></tr>
+<tr><td>Ctrl+C · Ctrl+V</td><td>copy · paste the selected bones' pose at this frame</td></tr>
+<tr><td>Ctrl+Shift+V</td><td>paste flipped onto the other side (.l/.r, _L/_R, Left/Right)</td></tr>
+<tr><td>Alt+R · Alt+G</td><td>clear rotation · location (keys it where animated)</td></tr>
 <tr><td><b>Timeline</b></td><td></td></tr>
 <tr><td>Space</td><td>play / pause · L loop</td></tr>
 <tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
@@ -127,9 +137,9 @@ class WindowActions:
         a(
             "delete",
             "De&lete",
-            self._safely(operations.delete_selected, doc),
+            self._delete_selected,
             ["Delete", "X"],
-            "Remove the selected pivots or constraints",
+            "Delete the selected bones, pivots or constraints",
         )
         a(
             "selectNone",
@@ -291,6 +301,11 @@ class WindowActions:
         self.add_menu = edit.addMenu("&Add / Remove")
         self.add_menu.setObjectName("addMenu")
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
+        for name in ("addBone", "extrude", "renameBone"):
+            edit.addAction(m[name])
+        pose = edit.addMenu("&Pose")
+        for name in ("copyPose", "pastePose", "pastePoseFlipped", "clearRotation", "clearLocation"):
+            pose.addAction(m[name])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")

@@ -9,6 +9,7 @@ from app.editor import operations
 from app.scene.rig.editing import Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.widgets.fields import spin_box
+from app.widgets.panels import limit_fields
 from app.widgets.text_keys import keep_keys
 
 
@@ -80,6 +81,10 @@ class ConstraintSection:
                 self._int_field(form, "Max iterations", "maxIterations", ref, "max_iterations",
                                 10000)  # fmt: skip
         self._note(form, lambda: self._info_text(ref.name))
+        if isinstance(c, PointsAt):
+            limit_fields.build_points_at(self, ref.name)
+        elif isinstance(c, Fabrik):
+            limit_fields.build_fabrik(self, ref.name)
 
     def _info_text(self, name: str) -> str:
         doc = self._document

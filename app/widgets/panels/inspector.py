@@ -12,6 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
+from app.editor.authoring import constraint_operations
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
@@ -226,6 +227,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         )
         form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
+            ("translation", "Translation", 3, 4),
             ("rotation", "Rotation", 4, 4),
             ("scale", "Scale", 3, 4),
             ("tail", "Tail", 3, 4),
@@ -264,6 +266,11 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         doc = self._document
         c = doc.scene.constraint(ref.name)
         self._header(f"Pivot {ref.pivot}", f"of {c.name} · body {c.body} · {c.space} space")
+        name = keep_keys(QtWidgets.QLineEdit(ref.pivot))
+        name.setObjectName("pivotName")
+        name.editingFinished.connect(lambda: name.text() != ref.pivot and self._run(
+            constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()))
+        self._group("Name").addRow(name)
         form = self._group("Position on the body (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
