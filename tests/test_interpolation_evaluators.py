@@ -10,11 +10,11 @@ import numpy as np
 
 from app.scene.analysis.curves import EASE_SAMPLES, plot_frames
 from app.scene.analysis.matrix_chain import bone_chain
+from app.scene.constraints.change_of_basis import is_rigid
 from app.scene.evaluate import bake
 from app.scene.formats.bvh import parse_bvh
 from app.scene.formats.bvh_export import bvh_from_bake
 from app.scene.io import loads_scene
-from app.scene.math.change_of_basis import is_rigid
 from app.scene.rig.keys import Keys
 from app.scene.rig.skeleton import Skeleton
 
