@@ -300,3 +300,21 @@ def test_a_bones_scale_keys_are_plotted_dashed_and_drag_in_value(window, qtbot):
     assert scale.values[1, 0] == pytest.approx(2.0, abs=1.5 * per_pixel)  # the mouse's rounding
     np.testing.assert_array_equal(scale.values[0], [1, 1, 1])
     np.testing.assert_array_equal(doc.scene.bone("arm").translation_keys.frames, [0, 10, 20])
+
+
+def test_a_right_click_on_a_key_offers_its_interpolation(window, qtbot):
+    select_in_outliner(window, qtbot, TARGET)
+    view, doc = window.curve_view, window.document
+    plot, at20 = _diamond(view, "pz", 20)
+    depth = doc.undo_stack.count()
+    QTest.mouseClick(plot.viewport(), QtCore.Qt.MouseButton.RightButton,
+                     QtCore.Qt.KeyboardModifier(0), gui_point(at20))  # fmt: skip
+    editor = view.keys_editor
+    qtbot.waitUntil(lambda: editor.menu is not None and editor.menu.isVisible())
+    assert view.selected_keys() == {(TARGET, "position_keys"): [20.0]}
+    menu = editor.menu
+    act = next(a for a in menu.actions() if a.objectName() == "interpolation_constant")
+    QTest.mouseClick(menu, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier(0),
+                     menu.actionGeometry(act).center())  # fmt: skip
+    assert _target_keys(window).interpolation == ("linear", "constant", "linear")
+    assert doc.undo_stack.count() == depth + 1

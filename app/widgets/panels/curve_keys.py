@@ -9,7 +9,8 @@
 - Ctrl+click on a curve inserts a key there (at the clicked value for a translation or an
   Euler angle; a quaternion component cannot change alone, so a rotation is keyed as it is).
 - With the plot focused: Delete / X deletes the selected keys, Ctrl+C copies them, Ctrl+V
-  pastes them with the first at the current frame, T sets their interpolation.
+  pastes them with the first at the current frame, T (or a right click on a key) sets their
+  interpolation.
 
 The curve view owns the diamonds (:class:`Diamonds`); this module reads them, keeps the key
 selection, and edits through :mod:`app.editor.key_operations`.
@@ -185,9 +186,11 @@ class CurveKeyEditor(QtCore.QObject):
         return False
 
     def _pressed(self, plot, ev) -> bool:
-        if ev.button() == Qt.MouseButton.RightButton and self._gesture is not None:
-            self._cancel()
-            return True
+        if ev.button() == Qt.MouseButton.RightButton:
+            if self._gesture is not None:
+                self._cancel()
+                return True
+            return self._context_menu(plot, ev)
         if ev.button() != Qt.MouseButton.LeftButton:
             return False
         self.view.flush()  # pick on the diamonds of the scene as it is, not 100 ms ago
@@ -320,6 +323,20 @@ class CurveKeyEditor(QtCore.QObject):
             self.selected = {c: set(f) for c, f in self._base.items()}
         self._press = None
         self.view.style_diamonds()
+
+    def _context_menu(self, plot, ev) -> bool:
+        """Right-click on a key (or anywhere while keys are selected): the interpolation
+        menu for the selected keys, as Blender's graph editor's context menu has it."""
+        self.view.flush()
+        hit = self._hit(plot, ev.position())
+        if hit is not None and hit[0].channel is not None:
+            d, i = hit
+            if not self.is_selected(d.channel, float(d.frames[i])):
+                self.set_selection({d.channel: [float(d.frames[i])]})
+        if not self.selection():
+            return False  # nothing to act on: the plot keeps its right button
+        self.menu = pop_up(self.view, self._interpolate, ev.globalPosition().toPoint())
+        return True
 
     # --- inserting -----------------------------------------------------------------------
 
