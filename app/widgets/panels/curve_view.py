@@ -253,7 +253,7 @@ class CurveView(QtWidgets.QWidget):
             x=frames, y=values, symbol="d", size=11, brush=pg.mkBrush(*color),
             pen=pg.mkPen((20, 20, 24), width=1), hoverable=True,
             hoverBrush=pg.mkBrush(255, 255, 255), data=list(range(len(frames))),
-            tip=lambda x, y, data: f"key at frame {x:g}: {y:.4g} (click to jump)",
+            tip=lambda x, y, data: f"key at frame {x:g}: {y:.4g} (click, drag)",
         )  # fmt: skip
         markers.setZValue(20)
         markers.base_color = color
