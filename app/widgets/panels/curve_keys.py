@@ -14,6 +14,8 @@
 
 The curve view owns the diamonds (:class:`Diamonds`); this module reads them, keeps the key
 selection, and edits through :mod:`app.editor.key_operations`.
+
+One idea: the curve view's key selection and the gestures that edit its keys.
 """
 
 from __future__ import annotations
