@@ -33,6 +33,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@tools/install-system-deps.sh test
+	@tools/install-gltf-validator.sh
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -44,6 +44,11 @@ def edit_something(doc):
          "malformed JSON"),
         ('{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a", '
          '"rotation": [1, 1, 0, 0]}]}', "bones[0].rotation", "length"),
+        ('{"format": "pivotal-scene", "version": 1, "frame_end": 1e308, "bones": '
+         '[{"name": "a"}]}', "frame_end", "bound"),
+        ('{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a"}], "constraints": '
+         '[{"type": "multi_parent", "name": "m", "body": "a", "substeps": 1e300, "pivots": '
+         '[{"name": "p"}]}]}', "constraints[0].substeps", "10,000,000"),
     ],
 )  # fmt: skip
 def test_a_malformed_file_shows_why_and_where_and_keeps_the_document(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import write_atomic
 from app.scene.math.transforms import transform_points
@@ -126,8 +127,29 @@ class BakeResult:
 
 
 def default_frames(scene: Scene) -> np.ndarray:
-    """Every frame from ``frame_start`` to ``frame_end`` inclusive."""
+    """Every frame from ``frame_start`` to ``frame_end`` inclusive.
+
+    Raises
+    ------
+    SceneError
+        When there are more than the bound of frames (``app.scene.bounds``).
+    """
+    bounds.check_frame_count(bounds.frame_count(scene.frame_start, scene.frame_end), "frame_end")
     return np.arange(scene.frame_start, scene.frame_end + 1, dtype=float)
+
+
+def _frames_argument(frames) -> np.ndarray:
+    """``bake(frames=...)`` as a flat float array, refused past the bound on frames."""
+    try:
+        size = np.size(frames)
+    except (TypeError, ValueError):
+        size = None
+    if size is not None:
+        bounds.check_frame_count(size, "frames")
+    try:
+        return np.asarray(frames, float).reshape(-1)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise SceneError(f"frames must be numbers ({e})", "frames") from None
 
 
 def _solver(kind: str, path: str):
@@ -176,7 +198,11 @@ class Evaluator:
         scene = self.scene
         if space is not None and space not in SPACES:
             raise SceneError(f'space must be "world" or "object", got {space!r}', "--space")
-        frames = default_frames(scene) if frames is None else np.asarray(frames, float).reshape(-1)
+        if frames is None:
+            frames = default_frames(scene)
+        else:
+            frames = _frames_argument(frames)
+        bounds.check_poses(len(frames), len(scene.bones), "frames")
         if not np.all(np.isfinite(frames)):
             raise SceneError("frames must be finite numbers", "frames")
         names = [c.name for c in scene.constraints]

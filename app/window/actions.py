@@ -65,7 +65,7 @@ class WindowActions:
             "&Open…",
             lambda: self.files.open(),
             "Ctrl+O",
-            "Open a scene file or a BVH motion capture",
+            "Open a scene file, a BVH motion capture or a glTF character",
             icon=sp.SP_DialogOpenButton,
         )
         a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
@@ -233,6 +233,10 @@ class WindowActions:
             ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
             ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
             ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
+            ("glb", "&glTF Binary (GLB)…", "Bones, skin, mesh and the baked animation"),
+            ("gltf", "glTF (&JSON)…", "As GLB, in one .gltf file"),
+            ("usda", "&USD…", "UsdSkel skeleton, animation and skinned meshes (.usda)"),
+            ("usdc", "USD Binar&y…", "As USD, in the binary crate format (.usdc)"),
             ("png", "Viewport &Image (PNG)…", "The viewport as it is now"),
             ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
         ):
@@ -259,7 +263,8 @@ class WindowActions:
             file.addAction(m[name])
         export = file.addMenu("&Export")
         export.setObjectName("exportMenu")
-        for name in ("bvh", "csv", "npz", None, "png", "png-sequence"):
+        for name in ("bvh", "csv", "npz", "glb", "gltf", "usda", "usdc", None, "png",
+                     "png-sequence"):  # fmt: skip
             export.addSeparator() if name is None else export.addAction(m[f"export_{name}"])
         file.addSeparator()
         file.addAction(m["quit"])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.math import quat
 from app.scene.rig.keys import Keys
@@ -79,18 +80,19 @@ def _expect(lines, word):
 
 
 def _parse_joint(lines, joints, parent, name, header_line):
-    index = len(joints)
-    joints.append(_Joint(name=name, parent=parent, line=header_line))
-    _expect(lines, "{")
-    seen_offset = False
-    while True:
+    """Parse one ROOT's block and every joint below it (iteratively: any depth up to the
+    bound, never Python's recursion limit)."""
+    # One entry per open joint: (index, name, header line, whether it has an OFFSET).
+    stack = [_open_joint(lines, joints, parent, name, header_line)]
+    while stack:
+        index, name, header_line, seen_offset = stack[-1]
         line, tokens = lines.next('"}"')
         head = tokens[0]
         if head == "OFFSET":
             if len(tokens) != 4:
                 raise SceneError("OFFSET needs 3 numbers", f"line {line}")
             joints[index].offset = _floats(tokens[1:], line, "OFFSET")
-            seen_offset = True
+            stack[-1] = (index, name, header_line, True)
         elif head == "CHANNELS":
             if len(tokens) < 2:
                 raise SceneError("CHANNELS needs a count", f"line {line}")
@@ -112,7 +114,8 @@ def _parse_joint(lines, joints, parent, name, header_line):
         elif head == "JOINT":
             if len(tokens) < 2:
                 raise SceneError("JOINT needs a name", f"line {line}")
-            _parse_joint(lines, joints, index, " ".join(tokens[1:]), line)
+            bounds.check_depth(len(stack) + 1, f"line {line}")
+            stack.append(_open_joint(lines, joints, index, " ".join(tokens[1:]), line))
         elif head == "End" and tokens[1:2] == ["Site"]:
             _expect(lines, "{")
             oline, otokens = _expect(lines, "OFFSET")
@@ -123,9 +126,17 @@ def _parse_joint(lines, joints, parent, name, header_line):
         elif head == "}":
             if not seen_offset:
                 raise SceneError(f"joint {name!r} has no OFFSET", f"line {header_line}")
-            return
+            stack.pop()
         else:
             raise SceneError(f"unexpected {head!r} inside joint {name!r}", f"line {line}")
+
+
+def _open_joint(lines, joints, parent, name, header_line):
+    """Start joint ``name`` (its header read): append it and read its ``{``."""
+    bounds.check_bone_count(len(joints) + 1, f"line {header_line}")
+    joints.append(_Joint(name=name, parent=parent, line=header_line))
+    _expect(lines, "{")
+    return len(joints) - 1, name, header_line, False
 
 
 def parse_bvh(text: str, file: str = "") -> Scene:
@@ -196,11 +207,16 @@ def _parse_motion(motion: str, line0: int, joints, file: str):
         raise SceneError(f"frame count {t1[1]!r} is not an integer", f"line {n1}") from None
     if declared < 1:
         raise SceneError(f"frame count must be at least 1, got {declared}", f"line {n1}")
+    bounds.check_frame_count(declared, f"line {n1}")
+    bounds.check_poses(declared, len(joints), f"line {n1}")
     if t2[:2] != ["Frame", "Time:"] or len(t2) != 3:
         raise SceneError(f'expected "Frame Time: seconds", got {s2.strip()!r}', f"line {n2}")
     frame_time = _floats(t2[2:], n2, "Frame Time")[0]
     if frame_time <= 0:
         raise SceneError(f"Frame Time must be > 0, got {t2[2]}", f"line {n2}")
+    if not 1.0 / bounds.MAX_FPS <= frame_time <= 1.0 / bounds.MIN_FPS:
+        raise SceneError(f"Frame Time {t2[2]} s lies outside [{1 / bounds.MAX_FPS:g}, "
+                         f"{1 / bounds.MIN_FPS:g}] s", f"line {n2}")  # fmt: skip
 
     rows = numbered[2:]
     channels = sum(len(j.channels) for j in joints)

@@ -45,9 +45,13 @@ def read_array(value, path) -> list:
 def read_number(value, path) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SceneError(f"expected a number, got {type_name(value)}", path)
-    if not math.isfinite(value):
+    try:
+        number = float(value)  # an integer past 1.8e308 overflows: refused, not wrapped
+    except OverflowError:
+        raise SceneError("the number is too large", path) from None
+    if not math.isfinite(number):
         raise SceneError(f"{value} is not a finite number", path)
-    return float(value)
+    return number
 
 
 def read_integer(value, path) -> int:

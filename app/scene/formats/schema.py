@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
     read_array,
@@ -215,6 +216,8 @@ def _constraint(value, path):
         if not pivots:
             raise SceneError("a multi_parent constraint needs at least one pivot",
                              f"{path}.pivots")  # fmt: skip
+        bounds.check_steps(read_number(obj.get("substeps", 4), f"{path}.substeps"),
+                           f"{path}.substeps")  # fmt: skip
         substeps = read_integer(obj.get("substeps", 4), f"{path}.substeps")
         if substeps < 1:
             raise SceneError(f"substeps must be >= 1, got {substeps}", f"{path}.substeps")
@@ -245,6 +248,8 @@ def _constraint(value, path):
     tolerance = read_number(obj.get("tolerance", 1e-4), f"{path}.tolerance")
     if tolerance <= 0:
         raise SceneError(f"tolerance must be > 0, got {tolerance:g}", f"{path}.tolerance")
+    bounds.check_iterations(read_number(obj.get("max_iterations", 20),
+                                        f"{path}.max_iterations"), f"{path}.max_iterations")
     iterations = read_integer(obj.get("max_iterations", 20), f"{path}.max_iterations")
     if iterations < 1:
         raise SceneError(f"max_iterations must be >= 1, got {iterations}",
@@ -293,13 +298,19 @@ def scene_from_json(value) -> Scene:
     fps = read_number(obj.get("fps", 24), "fps")
     if fps <= 0:
         raise SceneError(f"fps must be > 0, got {fps:g}", "fps")
+    bounds.check_fps(fps, "fps")
     start = read_integer(obj.get("frame_start", 0), "frame_start")
     end = read_integer(obj.get("frame_end", 120), "frame_end")
+    bounds.check_frame_number(start, "frame_start")
+    bounds.check_frame_number(end, "frame_end")
     if start > end:
         raise SceneError(f"frame_start {start} is after frame_end {end}", "frame_start")
+    bounds.check_frame_count(bounds.frame_count(start, end), "frame_end")
     bones = read_array(_required(obj, "bones", ""), "bones")
     if not bones:
         raise SceneError("a scene needs at least one bone", "bones")
+    bounds.check_bone_count(len(bones), "bones")
+    bounds.check_poses(bounds.frame_count(start, end), len(bones), "frame_end")
     constraints = read_array(obj.get("constraints", []), "constraints")
     scene = Scene(
         bones=[_bone(b, f"bones[{i}]") for i, b in enumerate(bones)],
@@ -330,14 +341,15 @@ def validate(scene: Scene) -> None:
         if bone.parent is not None and bone.parent not in index:
             raise SceneError(f"parent {bone.parent!r} is not a bone of this scene",
                              f"bones[{i}].parent")  # fmt: skip
-    for i, bone in enumerate(scene.bones):
-        seen, node = {bone.name}, bone.parent
-        while node is not None:
-            if node in seen:
-                raise SceneError(f"the parent chain of {bone.name!r} has a cycle",
-                                 f"bones[{i}].parent")  # fmt: skip
-            seen.add(node)
-            node = scene.bones[index[node]].parent
+    bounds.check_bone_count(len(scene.bones), "bones")
+    parents = [-1 if b.parent is None else index[b.parent] for b in scene.bones]
+    depths, cyclic = bounds.hierarchy_depths(parents)
+    if cyclic is not None:
+        raise SceneError(f"the parent chain of {scene.bones[cyclic].name!r} has a cycle",
+                         f"bones[{cyclic}].parent")  # fmt: skip
+    if depths and max(depths) > bounds.MAX_DEPTH:
+        deepest = depths.index(max(depths))
+        bounds.check_depth(depths[deepest], f"bones[{deepest}].parent")
     _unique([c.name for c in scene.constraints], "constraints", "constraint")
     for i, c in enumerate(scene.constraints):
         path = f"constraints[{i}]"
@@ -355,6 +367,18 @@ def validate(scene: Scene) -> None:
                     )
             if len(set(c.chain)) != len(c.chain):
                 raise SceneError("a bone appears twice in the chain", f"{path}.chain")
+        if isinstance(c, MultiParent):
+            _check_grid(scene, c, path)
+
+
+def _check_grid(scene: Scene, c: MultiParent, path: str) -> None:
+    """Refuse a multi-parent grid (``frame_start`` to the pivots' last key, at ``substeps``
+    per frame) longer than the bound on integration steps."""
+    bounds.check_steps(c.substeps, f"{path}.substeps")
+    last = [k.frames[-1] for p in c.pivots for k in (p.rotation_keys, p.position_keys) if k]
+    if last:
+        steps = (float(max(last)) - float(scene.frame_start)) * c.substeps
+        bounds.check_steps(max(0.0, steps), f"{path}.pivots")
 
 
 def _bone_fields(c):

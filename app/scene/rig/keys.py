@@ -62,11 +62,12 @@ class Keys:
             raise ValueError("key frames must be strictly increasing")
         if self.interpolation is None:
             kinds = ("linear",) * len(frames)
+            codes = np.zeros(len(frames), dtype=np.int8)  # no per-key loop: clips are long
         else:
             if isinstance(self.interpolation, str):
                 raise ValueError("interpolation is a sequence of strings, one per key")
             kinds = _check_kinds(self.interpolation, len(frames))
-        codes = np.array([INTERPOLATIONS.index(k) for k in kinds], dtype=np.int8)
+            codes = np.array([INTERPOLATIONS.index(k) for k in kinds], dtype=np.int8)
         frames.setflags(write=False)
         values.setflags(write=False)
         codes.setflags(write=False)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene.bounds import MAX_STEPS
 from app.scene.constraints.multi_parent.plan import last_key_frame, plan_steps
 from app.scene.constraints.multi_parent.scan import PieceStates, integrate
 from app.scene.errors import SceneError
@@ -28,7 +29,7 @@ from app.scene.rig.model import Pivot
 #: Grid steps per scan block: the granularity of recomputation after an edit.
 BLOCK_STEPS = 1024
 #: Longest grid integrated (about 20 hours of animation at 24 fps and 4 substeps).
-MAX_GRID_STEPS = 10_000_000
+MAX_GRID_STEPS = MAX_STEPS
 
 
 @dataclass(frozen=True)
@@ -166,14 +167,16 @@ def grid_steps(inputs: Inputs) -> int:
     last = last_key_frame(inputs.pivots)
     if not math.isfinite(last):
         return 0
-    steps = max(0, math.ceil((last - inputs.frame_start) * inputs.substeps))
-    if steps > MAX_GRID_STEPS:
+    # In floats first: 1e308 frames times the substeps is inf, which ceil cannot take.
+    steps = max(0.0, (float(last) - float(inputs.frame_start)) * inputs.substeps)
+    if not steps <= MAX_GRID_STEPS:
         raise SceneError(
-            f"pivot keys reach frame {last:g}: {steps} integration steps from frame_start "
-            f"{inputs.frame_start} at {inputs.substeps} substeps, more than {MAX_GRID_STEPS}",
+            f"pivot keys reach frame {last:g}: {steps:.6g} integration steps from frame_start "
+            f"{inputs.frame_start} at {inputs.substeps} substeps, more than the bound of "
+            f"{MAX_GRID_STEPS:,}",
             "pivots",
         )
-    return steps
+    return math.ceil(steps)
 
 
 def first_stale_step(integral: Integral | None, inputs: Inputs) -> int:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene.bounds import check_steps
 from app.scene.math.quat import canonical, conj, mul, normalize
 from app.scene.rig.keys import Keys, sample
 from app.scene.rig.model import Pivot
@@ -149,6 +150,8 @@ def subdivisions(angles) -> np.ndarray:
         return np.ones(angles.shape[1:], dtype=np.intp)
     m = np.maximum(np.ceil(angles.max(axis=0) / MAX_PIVOT_STEP_ANGLE),
                    np.ceil(angles.sum(axis=0) / MAX_STEP_ANGLE))  # fmt: skip
+    # Keys a hair apart turn impossibly fast: refuse before the count is cast (or is inf).
+    check_steps(np.max(m, initial=0.0), "pivots")
     return np.maximum(1, m).astype(np.intp)
 
 
@@ -308,6 +311,7 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
             position[:, i] = (sample(p.position, p.position_keys, t_a) * scale).T
     grid_start, per_grid = starts, m
     block = starts // block_steps
+    check_steps(float(np.sum(length, dtype=float)), "pivots")
 
     if len(gen):
         # Pieces in time order: one per constant segment, m per general step, whose
