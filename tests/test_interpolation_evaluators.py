@@ -5,20 +5,17 @@ Oracles: closed forms (a held target, ``3u² − 2u³``) and forward kinematics 
 """
 
 import json
-import math
 
 import numpy as np
 
 from app.scene.analysis.curves import EASE_SAMPLES, plot_frames
 from app.scene.analysis.matrix_chain import bone_chain
 from app.scene.constraints.change_of_basis import is_rigid
-from app.scene.constraints.multi_parent.cache import agrees_until
 from app.scene.evaluate import bake
 from app.scene.formats.bvh import parse_bvh
 from app.scene.formats.bvh_export import bvh_from_bake
 from app.scene.io import loads_scene
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Pivot
 from app.scene.rig.skeleton import Skeleton
 
 HALF = 0.7071067811865476
@@ -107,18 +104,3 @@ def test_plot_frames_draw_steps_vertical_and_eases_dense():
     # Linear keys add only their own frames to the evenly spaced ones.
     linear = plot_frames(0.0, 100.0, [Keys([2.5, 7.25], np.zeros((2, 3)))], 101)
     np.testing.assert_array_equal(linear, np.union1d(np.linspace(0, 100, 101), [2.5, 7.25]))
-
-
-
-def test_the_multi_parent_cache_sees_an_interpolation_change():
-    """A key's interpolation shapes the segment after it: pivots that differ only there agree
-    up to that key's frame, so the cached integral is recomputed from there on."""
-    keys = Keys([0, 8, 20], [[1.0, 0, 0, 0], [HALF, 0, 0, HALF], [0.0, 0, 0, 1.0]])
-    old = (Pivot(name="p", rotation_keys=keys),)
-    for frame in keys.frames:
-        new = (Pivot(name="p", rotation_keys=keys.with_interpolation([frame], "ease")),)
-        assert agrees_until(old, new) == frame
-    assert agrees_until(old, old) == math.inf
-    # With a value changed too, the earlier of the two bounds.
-    both = keys.with_key(8, [0.0, 1.0, 0, 0]).with_interpolation([20], "constant")
-    assert agrees_until(old, (Pivot(name="p", rotation_keys=both),)) == 0.0

@@ -68,9 +68,7 @@ def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | No
     """Last time up to which two keyed properties have the same value (``inf``: always).
 
     Interpolation between key ``j - 1`` and key ``j`` depends on both, so when the first
-    difference is at key ``j`` the properties agree only up to key ``j - 1``. A key's
-    interpolation (format §B) shapes the segment after it: when it differs at key ``i``, they
-    agree up to key ``i``.
+    difference is at key ``j`` the properties agree only up to key ``j - 1``.
     """
     if keys_a is None and keys_b is None:
         same = (not static_matters) or tuple(static_a) == tuple(static_b)
@@ -82,11 +80,9 @@ def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | No
         keys_a.values[:k] != keys_b.values[:k], axis=-1
     )
     j = int(np.argmax(differs)) if np.any(differs) else k
-    kinds = [a != b for a, b in zip(keys_a.interpolation[:k], keys_b.interpolation[:k])]
-    until = float(keys_a.frames[kinds.index(True)]) if True in kinds else math.inf
     if j == k and len(keys_a) == len(keys_b):
-        return until
-    return min(until, -math.inf if j == 0 else float(keys_a.frames[j - 1]))
+        return math.inf
+    return -math.inf if j == 0 else float(keys_a.frames[j - 1])
 
 
 def agrees_until(old: tuple[Pivot, ...], new: tuple[Pivot, ...]) -> float:
