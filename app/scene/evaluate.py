@@ -25,13 +25,8 @@ from app.scene.formats.atomic import write_atomic
 from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
 from app.scene.rig.model import SPACES, Scene, Target
-from app.scene.rig.skeleton import (
-    Skeleton,
-    forward_kinematics,
-    heads_and_tails,
-    local_transforms,
-    propagate,
-)
+from app.scene.rig.prepared import PreparedRig, prepare
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate
 
 #: Constraint type -> the module that solves it.
 SOLVER_MODULES = {
@@ -61,6 +56,9 @@ class Context:
         (``cache[constraint.name]``); the multi-parent integral lives here.
     info : dict
         Per-constraint diagnostics of this evaluation (iterations, distances, ...).
+    rig : PreparedRig or None
+        What does not change with the frame (:mod:`app.scene.rig.prepared`); solvers keep
+        their own static data in it (``rig.static(constraint, build)``).
     """
 
     scene: Scene
@@ -72,6 +70,7 @@ class Context:
     space_override: str | None = None
     cache: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    rig: PreparedRig | None = None
 
     def space_of(self, constraint) -> str:
         """The space a constraint is evaluated in: the override, else its own."""
@@ -89,8 +88,8 @@ class Context:
         b = self.skeleton.index(target.bone)
         if target.at == "head":
             return self.bone_to_world[:, b, :3, 3].copy()
-        tail = np.asarray(self.scene.tail_of(b), dtype=float)
-        return transform_points(self.bone_to_world[:, b], tail)
+        rig = self.rig if self.rig is not None else prepare(self.scene)
+        return transform_points(self.bone_to_world[:, b], rig.tails_in_bone[b])
 
 
 @dataclass
@@ -182,8 +181,9 @@ class Evaluator:
         names = [c.name for c in scene.constraints]
         if until is not None and until not in names:
             raise SceneError(f"no constraint named {until!r}", "constraints")
-        skeleton = Skeleton.from_scene(scene)
-        bone_to_parent = local_transforms(scene, frames)
+        rig = prepare(scene)  # rebuilt only when a bone was replaced
+        skeleton = rig.skeleton
+        bone_to_parent = rig.local_transforms(frames)
         ctx = Context(
             scene=scene,
             skeleton=skeleton,
@@ -193,6 +193,7 @@ class Evaluator:
             limit_violation_deg=np.zeros((len(frames), len(scene.bones))),
             space_override=space,
             cache=self.cache,
+            rig=rig,
         )
         live = set(names)
         for stale in [k for k in self.cache if k not in live]:
@@ -214,7 +215,8 @@ class Evaluator:
             Overrides every constraint's ``space``.
         """
         ctx = self.context(frames, space)
-        heads, tails = heads_and_tails(self.scene, ctx.bone_to_world)
+        heads = ctx.bone_to_world[..., :3, 3].copy()
+        tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
         return BakeResult(
             bone_names=np.array(ctx.skeleton.names),
             frames=ctx.frames,

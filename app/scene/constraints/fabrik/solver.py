@@ -53,6 +53,7 @@ from app.scene.math.transforms import (
     trs,
 )
 from app.scene.rig.model import Fabrik, HingeLimit
+from app.scene.rig.prepared import prepare
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,10 +106,10 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
         A chain bone of no length, a non-finite target or pole.
     """
     path = constraint_path(ctx, constraint)
-    scene, skeleton, frames = ctx.scene, ctx.skeleton, ctx.frames
-    idx = [skeleton.index(name) for name in constraint.chain]
-    bones = [scene.bones[i] for i in idx]
-    tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
+    skeleton, frames = ctx.skeleton, ctx.frames
+    rig = ctx.rig if ctx.rig is not None else prepare(ctx.scene)
+    static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, skeleton))
+    idx, tail, limits, rest = static.idx, static.tail, static.limits, static.rest
 
     root_parent = parent_to_world(skeleton, ctx.bone_to_world, idx[0]).copy()
     worlds = ctx.bone_to_world[:, idx].copy()  # (F, n, 4, 4)
@@ -128,8 +129,6 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
         pole = ctx.target_positions(constraint.pole)
         check_finite(pole, frames, "pole", f"{path}.pole")
 
-    limits = tuple(constraint.limits.get(name) for name in constraint.chain)
-    rest = np.array([b.rotation for b in bones], dtype=float)
     world_space = ctx.space_of(constraint) == "world"
     has_limits = any(lim is not None for lim in limits)
     d0 = None
@@ -139,9 +138,36 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
     if has_limits and not world_space:
         pose = ChainPose(rotation_from_matrix(root_parent), rest, d0,
                          unit(segments)[0], limits)  # fmt: skip
-    bend = rest_bend(scene, constraint, idx, worlds[:, 0], limits)
+    bend = None if static.bend_in_root is None else transform_vectors(worlds[:, 0],
+                                                                      static.bend_in_root)
     return ChainSetup(idx, root_parent, locals_, segments, joints, target, pole, bend, pose,
                       limits, rest, d0, world_space)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class _ChainStatic:
+    """What :func:`setup` reads from the scene that does not change with the frame (kept
+    in the evaluation's :class:`~app.scene.rig.prepared.PreparedRig` per constraint)."""
+
+    idx: list
+    tail: np.ndarray
+    limits: tuple
+    rest: np.ndarray
+    bend_in_root: np.ndarray | None
+    rigid: bool
+
+
+def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
+    idx = [skeleton.index(name) for name in constraint.chain]
+    limits = tuple(constraint.limits.get(name) for name in constraint.chain)
+    return _ChainStatic(
+        idx=idx,
+        tail=np.asarray(scene.tail_of(idx[-1]), dtype=float),
+        limits=limits,
+        rest=np.array([scene.bones[i].rotation for i in idx], dtype=float),
+        bend_in_root=rest_bend_in_root(scene, constraint, idx, limits),
+        rigid=is_rigid(scene, skeleton, idx[-1]),
+    )
 
 
 def apply(constraint: Fabrik, ctx) -> None:
@@ -156,7 +182,8 @@ def apply(constraint: Fabrik, ctx) -> None:
                          f"{constraint_path(ctx, constraint)}.chain") from None  # fmt: skip
 
     idx, n = s.idx, len(s.idx)
-    rigid = is_rigid(ctx.scene, ctx.skeleton, idx[-1])
+    rigid = ctx.rig.static(constraint, None).rigid if ctx.rig is not None else \
+        is_rigid(ctx.scene, ctx.skeleton, idx[-1])  # fmt: skip
     parent = s.root_parent
     new = np.empty((len(ctx.frames), n, 4, 4))
     for k in range(n):
@@ -235,6 +262,14 @@ def rest_bend(scene, constraint: Fabrik, idx, root_to_world, limits) -> np.ndarr
     the middle of its range. The direction is read in the root bone's frame and carried by
     its current pose, so it follows the animation of the chain's root.
     """
+    in_root = rest_bend_in_root(scene, constraint, idx, limits)
+    if in_root is None:
+        return None
+    return transform_vectors(root_to_world, in_root)
+
+
+def rest_bend_in_root(scene, constraint: Fabrik, idx, limits) -> np.ndarray | None:
+    """:func:`rest_bend` in the root bone's frame, ``(3,)`` (static: read once per edit)."""
     bones = [scene.bones[i] for i in idx]
     rest_local = trs(
         np.array([b.translation for b in bones]),
@@ -254,9 +289,7 @@ def rest_bend(scene, constraint: Fabrik, idx, root_to_world, limits) -> np.ndarr
                 in_root = _bend_of(bent, tail)
                 if in_root is not None:
                     break
-    if in_root is None:
-        return None
-    return transform_vectors(root_to_world, in_root)
+    return in_root
 
 
 def _bend_of(rest_local, tail):

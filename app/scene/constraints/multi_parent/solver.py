@@ -46,7 +46,7 @@ from app.scene.math.quat import canonical, conj, mul, normalize
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.keys import sample
 from app.scene.rig.model import MultiParent, Scene
-from app.scene.rig.skeleton import Skeleton, forward_kinematics, local_transforms
+from app.scene.rig.prepared import prepare
 
 
 def initial_state(scene: Scene, body: str):
@@ -61,9 +61,7 @@ def initial_state(scene: Scene, body: str):
         divided out (the nearest rotation, should an ancestor shear it).
     """
     index = scene.bone_index(body)
-    frames = np.array([float(scene.frame_start)])
-    bone_to_world = forward_kinematics(Skeleton.from_scene(scene), local_transforms(scene, frames))
-    m = bone_to_world[0, index]
+    m = prepare(scene).world_at(float(scene.frame_start))[index]  # computed once per edit
     scale = np.asarray(scene.bones[index].scale, dtype=float)
     return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
 
