@@ -35,6 +35,9 @@ from app.scene.rig.model import Bone, Scene
 EVALUATION_ERRORS = (SceneError, ArithmeticError, ValueError)
 #: Milliseconds of quiet after which the whole timeline is evaluated into the cache.
 WARM_DELAY_MS = 250
+#: Frames x bones above which the timeline is not cached ahead (a 100,000-frame clip would
+#: take 400 MB of transforms): such a scene evaluates each frame shown, about a millisecond.
+TIMELINE_CACHE_BONE_FRAMES = 1_000_000
 
 
 def new_scene() -> Scene:
@@ -413,6 +416,9 @@ class Document(QtCore.QObject):
 
     def prepare_timeline(self) -> None:
         """Evaluate every frame of the timeline once, so playback only reads the cache."""
+        s = self._scene
+        if (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1) > TIMELINE_CACHE_BONE_FRAMES:
+            return
         spaces = [self._space] + (["world", self.ghost_space()] if self._compare else [])
         for space in {self._space_key(s) for s in spaces}:
             if space not in self._timelines:

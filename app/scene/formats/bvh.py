@@ -216,24 +216,50 @@ def _parse_motion(motion: str, line0: int, joints, file: str):
             f"{declared} that Frames declares were ignored"
         )
         rows = rows[:declared]
-    counts = np.fromiter((len(s.split()) for _, s in rows), dtype=np.intp, count=len(rows))
-    bad = np.flatnonzero(counts != channels)
-    if len(bad):
-        n, _ = rows[bad[0]]
-        raise SceneError(f"expected {channels} numbers (the channels of the hierarchy), got "
-                         f"{counts[bad[0]]}", f"line {n}")  # fmt: skip
-    try:
-        data = np.array(" ".join(s for _, s in rows).split(), dtype=float)
-    except ValueError:
-        for n, s in rows:
-            _floats(s.split(), n, "motion")
-        raise  # pragma: no cover - _floats raises first
+    data = _fast_motion([s for _, s in rows], channels)
+    if data is None:  # something is off: find the line the slow way
+        counts = np.fromiter((len(s.split()) for _, s in rows), dtype=np.intp, count=len(rows))
+        bad = np.flatnonzero(counts != channels)
+        if len(bad):
+            n, _ = rows[bad[0]]
+            raise SceneError(f"expected {channels} numbers (the channels of the hierarchy), "
+                             f"got {counts[bad[0]]}", f"line {n}")  # fmt: skip
+        try:
+            data = np.array(" ".join(s for _, s in rows).split(), dtype=float)
+        except ValueError:
+            for n, s in rows:
+                _floats(s.split(), n, "motion")
+            raise  # pragma: no cover - _floats raises first
     data = data.reshape(declared, channels) if channels else np.zeros((declared, 0))
     finite = np.isfinite(data).all(axis=1)
     if not finite.all():
         n, _ = rows[int(np.argmin(finite))]
         raise SceneError("motion values must be finite numbers", f"line {n}")
     return declared, frame_time, data, messages
+
+
+def _fast_motion(rows, channels: int):
+    """The motion numbers ``(len(rows) * channels,)`` read in C, or ``None`` when a row does
+    not hold exactly ``channels`` ASCII-whitespace-separated numbers (the caller then finds
+    the bad line). A 100,000-frame clip reads in a fraction of a second this way.
+    """
+    if not rows or not channels:
+        return None
+    text = "\n".join(rows)
+    raw = np.frombuffer(text.encode("utf-8", errors="replace"), dtype=np.uint8)
+    space = (raw == 32) | ((raw >= 9) & (raw <= 13))
+    starts = ~space
+    starts[1:] &= space[:-1]
+    # Tokens per line: how many token starts lie before each line's end.
+    ends = np.searchsorted(np.flatnonzero(starts), np.flatnonzero(raw == 10))
+    counts = np.diff(np.concatenate([[0], ends, [np.count_nonzero(starts)]]))
+    if len(counts) != len(rows) or np.any(counts != channels):
+        return None
+    try:
+        data = np.fromstring(text, dtype=float, sep=" ")
+    except ValueError:  # a token that is not a number
+        return None
+    return data if len(data) == len(rows) * channels else None
 
 
 def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
@@ -254,8 +280,11 @@ def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
         if rot_channels:
             q = None
             for name in rot_channels:  # R = R_c1 @ R_c2 @ R_c3: q = q_c1 * q_c2 * q_c3
-                angle = np.radians(data[:, cols[name]])
-                qc = quat.from_axis_angle(np.array(_AXES[name[0]]), angle)
+                # quat.from_axis_angle of a unit axis, without its per-row axis norms.
+                half = 0.5 * np.radians(data[:, cols[name]])
+                qc = np.empty((n_frames, 4))
+                qc[:, 0] = np.cos(half)
+                qc[:, 1:] = np.sin(half)[:, None] * np.array(_AXES[name[0]])
                 q = qc if q is None else quat.mul(q, qc)
             rotation_keys = Keys(key_frames, quat.normalize(q))
         bones.append(
