@@ -86,7 +86,7 @@ def crowd_scene(copies: int = 10, seconds: float = 2.0, every: int = 4) -> Scene
     first = bake(clip, [0.0])
     points = np.concatenate([first.heads[0], first.tails[0]])
     size = points.max(axis=0) - points.min(axis=0)
-    spacing = 0.6 * float(size[1])
+    spacing = 1.15 * float(max(size[0], size[2], 0.6 * size[1]))  # arm spans apart
     bones = []
     for k in range(copies):
         offset = np.array([(k - (copies - 1) / 2) * spacing, 0.0, 0.0])
