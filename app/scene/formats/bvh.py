@@ -180,6 +180,10 @@ def _parse(text: str, file: str) -> Scene:
 
 def _parse_motion(motion: str, line0: int, joints, file: str):
     """Frames, frame time, the (N, C) channel array, and messages about the motion."""
+    channels = sum(len(j.channels) for j in joints)
+    fast = _fast_motion(motion, channels)
+    if fast is not None:
+        return (*fast, [])
     raw = motion.splitlines()
     # raw[0] is the rest of the "MOTION" line; raw[i] is line line0 + i of the file.
     numbered = [(line0 + i, s) for i, s in enumerate(raw) if s.strip()]
@@ -216,20 +220,18 @@ def _parse_motion(motion: str, line0: int, joints, file: str):
             f"{declared} that Frames declares were ignored"
         )
         rows = rows[:declared]
-    data = _fast_motion([s for _, s in rows], channels)
-    if data is None:  # something is off: find the line the slow way
-        counts = np.fromiter((len(s.split()) for _, s in rows), dtype=np.intp, count=len(rows))
-        bad = np.flatnonzero(counts != channels)
-        if len(bad):
-            n, _ = rows[bad[0]]
-            raise SceneError(f"expected {channels} numbers (the channels of the hierarchy), "
-                             f"got {counts[bad[0]]}", f"line {n}")  # fmt: skip
-        try:
-            data = np.array(" ".join(s for _, s in rows).split(), dtype=float)
-        except ValueError:
-            for n, s in rows:
-                _floats(s.split(), n, "motion")
-            raise  # pragma: no cover - _floats raises first
+    counts = np.fromiter((len(s.split()) for _, s in rows), dtype=np.intp, count=len(rows))
+    bad = np.flatnonzero(counts != channels)
+    if len(bad):
+        n, _ = rows[bad[0]]
+        raise SceneError(f"expected {channels} numbers (the channels of the hierarchy), got "
+                         f"{counts[bad[0]]}", f"line {n}")  # fmt: skip
+    try:
+        data = np.array(" ".join(s for _, s in rows).split(), dtype=float)
+    except ValueError:
+        for n, s in rows:
+            _floats(s.split(), n, "motion")
+        raise  # pragma: no cover - _floats raises first
     data = data.reshape(declared, channels) if channels else np.zeros((declared, 0))
     finite = np.isfinite(data).all(axis=1)
     if not finite.all():
@@ -238,28 +240,62 @@ def _parse_motion(motion: str, line0: int, joints, file: str):
     return declared, frame_time, data, messages
 
 
-def _fast_motion(rows, channels: int):
-    """The motion numbers ``(len(rows) * channels,)`` read in C, or ``None`` when a row does
-    not hold exactly ``channels`` ASCII-whitespace-separated numbers (the caller then finds
-    the bad line). A 100,000-frame clip reads in a fraction of a second this way.
+_HEADER = re.compile(
+    r"\A(?:[ \t\r]*\n)*[ \t]*Frames:[ \t]+(\d+)[ \t\r]*\n(?:[ \t\r]*\n)*"
+    r"[ \t]*Frame[ \t]+Time:[ \t]+(\S+)[ \t\r]*\n"
+)
+#: Bytes of motion text counted at a time (bounds the temporary arrays of a long clip).
+_CHUNK = 1 << 22
+
+
+def _fast_motion(motion: str, channels: int):
+    """``(frames, frame_time, data (N, C))`` of a plain, well-formed MOTION section read in
+    C, or ``None`` for anything else (the caller then parses it line by line and names
+    what is wrong). A 100,000-frame clip reads in about the time numpy takes to parse its
+    numbers, with temporaries of a few megabytes besides the text and the result.
+
+    Plain means: ``Frames: N`` and ``Frame Time: t`` on their own lines, then exactly ``N``
+    non-blank lines of ``channels`` ASCII-whitespace-separated numbers each.
     """
-    if not rows or not channels:
+    found = _HEADER.match(motion)
+    if found is None or channels == 0:
         return None
-    text = "\n".join(rows)
-    raw = np.frombuffer(text.encode("utf-8", errors="replace"), dtype=np.uint8)
-    space = (raw == 32) | ((raw >= 9) & (raw <= 13))
-    starts = ~space
-    starts[1:] &= space[:-1]
-    # Tokens per line: how many token starts lie before each line's end.
-    ends = np.searchsorted(np.flatnonzero(starts), np.flatnonzero(raw == 10))
-    counts = np.diff(np.concatenate([[0], ends, [np.count_nonzero(starts)]]))
-    if len(counts) != len(rows) or np.any(counts != channels):
+    declared = int(found.group(1))
+    try:
+        frame_time = float(found.group(2))
+    except ValueError:
+        return None
+    if declared < 1 or not frame_time > 0 or not np.isfinite(frame_time):
+        return None
+    body = motion[found.end():].encode("utf-8", errors="replace")
+    lines = 0
+    start = 0
+    while start < len(body):  # tokens per non-blank line, chunk by chunk on line ends
+        stop = body.find(b"\n", min(start + _CHUNK, len(body)))
+        stop = len(body) if stop < 0 else stop + 1
+        raw = np.frombuffer(body, dtype=np.uint8, count=stop - start, offset=start)
+        space = (raw == 32) | ((raw >= 9) & (raw <= 13))
+        starts = np.flatnonzero(~space[1:] & space[:-1]) + 1
+        if len(raw) and not space[0]:
+            starts = np.concatenate([[0], starts])
+        ends = np.flatnonzero(raw == 10)
+        if len(ends) == 0 or ends[-1] != len(raw) - 1:
+            ends = np.append(ends, len(raw))
+        counts = np.diff(np.concatenate([[0], np.searchsorted(starts, ends)]))
+        counts = counts[counts > 0]  # blank lines
+        if np.any(counts != channels):
+            return None
+        lines += len(counts)
+        start = stop
+    if lines != declared:
         return None
     try:
-        data = np.fromstring(text, dtype=float, sep=" ")
+        data = np.fromstring(body, dtype=float, sep=" ")
     except ValueError:  # a token that is not a number
         return None
-    return data if len(data) == len(rows) * channels else None
+    if len(data) != declared * channels or not np.isfinite(data).all():
+        return None
+    return declared, frame_time, data.reshape(declared, channels)
 
 
 def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
