@@ -90,6 +90,8 @@ class PreparedRig:
         bones = scene.bones
         self.bones = tuple(bones)
         self.skeleton = Skeleton.from_scene(scene)
+        #: Bone name -> index (``Scene.bone_index`` without its linear search).
+        self.index = {name: i for i, name in enumerate(self.skeleton.names)}
         self.tails_in_bone = np.array([scene.tail_of(i) for i in range(len(bones))],
                                       dtype=float).reshape(-1, 3)  # fmt: skip
         self.scale = np.array([b.scale for b in bones], dtype=float).reshape(-1, 3).T[:, :, None]
