@@ -72,3 +72,47 @@ def test_world_at_is_forward_kinematics_and_read_only():
     expected = forward_kinematics(Skeleton.from_scene(scene), local_transforms(scene, [f]))[0]
     assert np.array_equal(world, expected)
     assert not world.flags.writeable
+
+
+def _one_by_one(scene, frames):
+    """Each constraint applied alone, in file order: the evaluation without batches."""
+    import importlib
+
+    from app.scene.evaluate import SOLVER_MODULES
+
+    evaluator = Evaluator(scene)
+    ctx = evaluator.context(frames, until=scene.constraints[0].name)  # FK only
+    for c in scene.constraints:
+        importlib.import_module(SOLVER_MODULES[c.type]).apply(c, ctx)
+    return ctx
+
+
+def test_batched_chains_give_what_one_by_one_gives():
+    from tools.make_scale_scenes import rig_scene
+
+    scene = rig_scene(tentacles=6, bodies=2, frames=48)
+    frames = np.array([0.0, 13.0, 29.5, 48.0])
+    evaluator = Evaluator(scene)
+    batched = evaluator.context(frames)
+    assert sorted(len(r) for r in evaluator._planned[3]) == [1, 1, 6]  # the chains at once
+    alone = _one_by_one(scene, frames)
+    assert np.array_equal(batched.bone_to_world, alone.bone_to_world)
+    for c in scene.constraints[:6]:
+        for key in ("iterations", "distance", "reachable"):
+            assert np.array_equal(batched.info[c.name][key], alone.info[c.name][key])
+
+
+def test_a_chain_reaching_for_a_bone_another_chain_moves_is_not_batched():
+    from tools.make_scale_scenes import rig_scene
+
+    scene = rig_scene(tentacles=3, bodies=0, frames=24)
+    # Chain 1 now reaches for the tail of chain 0's last bone: it must see chain 0 solved.
+    target = dataclasses.replace(scene.constraints[1].target,
+                                 bone=scene.constraints[0].chain[-1], at="tail")  # fmt: skip
+    scene.constraints[1] = dataclasses.replace(scene.constraints[1], target=target)
+    frames = np.array([0.0, 11.0])
+    evaluator = Evaluator(scene)
+    batched = evaluator.context(frames)
+    assert [len(r) for r in evaluator._planned[3]] == [1, 2]  # 0 alone; 1 and 2 together
+    alone = _one_by_one(scene, frames)
+    assert np.array_equal(batched.bone_to_world, alone.bone_to_world)

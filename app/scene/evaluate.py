@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.scene.constraints import batches
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import write_atomic
 from app.scene.math.transforms import transform_points
@@ -147,6 +148,7 @@ class Evaluator:
     def __init__(self, scene: Scene):
         self.scene = scene
         self.cache: dict = {}
+        self._planned = None  # (constraints, rig, space, steps) of the last plan
 
     def stale_constraints(self) -> list[str]:
         """Names of the constraints whose cached work no longer matches the scene.
@@ -198,11 +200,32 @@ class Evaluator:
         live = set(names)
         for stale in [k for k in self.cache if k not in live]:
             del self.cache[stale]
-        for i, constraint in enumerate(scene.constraints):
-            if constraint.name == until:
-                break
-            _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
+        if until is not None:  # the step-through: one by one, up to that constraint
+            for i, constraint in enumerate(scene.constraints):
+                if constraint.name == until:
+                    break
+                _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
+            return ctx
+        for run in self._plan(ctx):  # in file order; a run of alike, independent ones at once
+            first = scene.constraints[run[0]]
+            module = _solver(first.type, f"constraints[{run[0]}]")
+            if len(run) == 1:
+                module.apply(first, ctx)
+            else:
+                module.apply_group([scene.constraints[i] for i in run], ctx)
         return ctx
+
+    def _plan(self, ctx) -> list[list[int]]:
+        """The batches of :mod:`app.scene.constraints.batches`, kept while the constraints,
+        the prepared rig and the space override stay the same."""
+        constraints = tuple(self.scene.constraints)
+        kept = self._planned
+        if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
+                or len(kept[0]) != len(constraints)
+                or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
+            steps = batches.plan(constraints, ctx, SOLVER_MODULES)
+            kept = self._planned = (constraints, ctx.rig, ctx.space_override, steps)
+        return kept[3]
 
     def evaluate(self, frames=None, space: str | None = None) -> BakeResult:
         """Evaluate ``frames`` (default: the whole timeline).

@@ -172,20 +172,63 @@ def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
 
 def apply(constraint: Fabrik, ctx) -> None:
     """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring)."""
-    s = setup(constraint, ctx)
+    _apply_setups([constraint], [setup(constraint, ctx)], ctx)
+
+
+def group_key(constraint: Fabrik, ctx):
+    """What must be equal for constraints to be solved together by :func:`apply_group`
+    (chain length, space, tolerance, iterations, rigidity, whether the rest pose bends), or
+    ``None`` for a chain solved alone (limits or a pole: per-bone state in the passes)."""
+    if constraint.pole is not None:
+        return None
+    rig = ctx.rig if ctx.rig is not None else prepare(ctx.scene)
+    static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, ctx.skeleton))
+    if any(lim is not None for lim in static.limits):
+        return None
+    return (len(constraint.chain), ctx.space_of(constraint), float(constraint.tolerance),
+            int(constraint.max_iterations), static.rigid, static.bend_in_root is None)  # fmt: skip
+
+
+def apply_group(constraints, ctx) -> None:
+    """Solve constraints of equal :func:`group_key` that neither read nor move each other's
+    bones (the evaluation plan checks) as one batch: their frames stacked into one
+    :func:`~app.scene.constraints.fabrik.chains.solve` and one pass turning the bones.
+    Every chain's result is what :func:`apply` gives it alone."""
+    _apply_setups(list(constraints), [setup(c, ctx) for c in constraints], ctx)
+
+
+def _stacked(setups) -> ChainSetup:
+    """Setups of a group as one, their frames one after another (member ``i`` owns rows
+    ``i F .. (i + 1) F``)."""
+    first = setups[0]
+
+    def cat(name):
+        return np.concatenate([getattr(s, name) for s in setups], axis=0)
+
+    return ChainSetup(first.idx, cat("root_parent"), cat("locals_"), cat("segments"),
+                      cat("joints"), cat("target"), None,
+                      None if first.bend is None else cat("bend"), None, first.limits,
+                      first.rest, None, first.world_space)  # fmt: skip
+
+
+def _apply_setups(constraints, setups, ctx) -> None:
+    first = constraints[0]
+    s = setups[0] if len(setups) == 1 else _stacked(setups)
+    F = len(ctx.frames)
     try:
-        solution = solve(s.joints, s.target, tolerance=constraint.tolerance,
-                         max_iterations=constraint.max_iterations, pole=s.pole, bend=s.bend,
+        solution = solve(s.joints, s.target, tolerance=first.tolerance,
+                         max_iterations=first.max_iterations, pole=s.pole, bend=s.bend,
                          pose=s.pose)  # fmt: skip
     except ChainError as e:  # finite inputs and lengths were checked: this is a safety net
-        raise SceneError(f"{e.reason} (frame {ctx.frames[e.chain]:g})",
-                         f"{constraint_path(ctx, constraint)}.chain") from None  # fmt: skip
+        where = constraint_path(ctx, constraints[e.chain // F])
+        raise SceneError(f"{e.reason} (frame {ctx.frames[e.chain % F]:g})",
+                         f"{where}.chain") from None  # fmt: skip
 
     idx, n = s.idx, len(s.idx)
-    rigid = ctx.rig.static(constraint, None).rigid if ctx.rig is not None else \
+    rigid = ctx.rig.static(first, None).rigid if ctx.rig is not None else \
         is_rigid(ctx.scene, ctx.skeleton, idx[-1])  # fmt: skip
     parent = s.root_parent
-    new = np.empty((len(ctx.frames), n, 4, 4))
+    new = np.empty((len(s.joints), n, 4, 4))
     for k in range(n):
         before = parent @ s.locals_[:, k]  # the bone carried by the bones already turned
         aim = solution.joints[:, k + 1]
@@ -203,18 +246,20 @@ def apply(constraint: Fabrik, ctx) -> None:
                 d0=None if s.d0 is None else s.d0[:, k],
             )
             new[:, k] = turn_in_bone(before, rotation)
-        if s.limits[k] is not None:
+        if s.limits[k] is not None:  # a chain alone (groups have no limits)
             ctx.limit_violation_deg[:, idx[k]] = measure_violation(
                 s.limits[k], s.rest[k], parent, new[:, k], s.segments[:, k]
             )
         parent = new[:, k]
-    for k in range(n):  # each write carries the bone's other children along
-        ctx.set_world(idx[k], new[:, k])
-    ctx.info[constraint.name] = {
-        "iterations": solution.iterations,
-        "distance": solution.distance,
-        "reachable": solution.reachable,
-    }
+    for i, (constraint, member) in enumerate(zip(constraints, setups)):
+        rows = slice(i * F, (i + 1) * F)
+        for k in range(n):  # each write carries the bone's other children along
+            ctx.set_world(member.idx[k], new[rows, k])
+        ctx.info[constraint.name] = {
+            "iterations": solution.iterations[rows],
+            "distance": solution.distance[rows],
+            "reachable": solution.reachable[rows],
+        }
 
 
 def trace(constraint: Fabrik, ctx, frame_index: int = 0) -> ChainTrace:
