@@ -405,9 +405,19 @@ class Document(QtCore.QObject):
         between :meth:`pose` and :meth:`ghost_pose`, each shaped ``(B,)``; cached."""
         key = ("differences",)
         if key not in self._poses:
-            dist, angle = compare.pose_differences(self.pose().bone_to_world[0],
-                                                   self.ghost_pose().bone_to_world[0])  # fmt: skip
-            self._poses[key] = (dist, angle)
+            pair = self._space_key(self._space), self._space_key(self.ghost_space())
+            a, b = self._timelines.get(pair[0]), self._timelines.get(pair[1])
+            k = self._frame - self._scene.frame_start
+            if a is not None and b is not None and k == int(k) and 0 <= k < len(a.frames):
+                # Playback: every frame's differences at once, once per edit.
+                whole = self._timelines.get(("differences", *pair))
+                if whole is None:
+                    whole = compare.pose_differences(a.bone_to_world, b.bone_to_world)
+                    self._timelines[("differences", *pair)] = whole
+                self._poses[key] = (whole[0][int(k)], whole[1][int(k)])
+            else:
+                self._poses[key] = compare.pose_differences(
+                    self.pose().bone_to_world[0], self.ghost_pose().bone_to_world[0])
         return self._poses[key]
 
     def world_pose(self) -> BakeResult:
