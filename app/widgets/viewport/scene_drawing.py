@@ -19,6 +19,7 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
+from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
@@ -131,6 +132,7 @@ class SceneDrawing:
         self._handles.setDepthValue(10)
         self.labels = LabelsOverlay(view, view.project)
         self.teaching = TeachingDrawing(self._root)
+        self.limits = LimitItems(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
 
     def _lines(self, depth: int, width: float, mode: str = "lines") -> gl.GLLinePlotItem:
@@ -182,6 +184,7 @@ class SceneDrawing:
         handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles)
+        self.limits.draw(shown_shapes(document))
         extra = self.teaching.draw_trails(document, trails or TrailSettings(),
                                           document.selected_bones())  # fmt: skip
         extra += self.teaching.draw_steps(steps, self.scale)
