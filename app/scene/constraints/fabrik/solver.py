@@ -194,26 +194,61 @@ def apply_group(constraints, ctx) -> None:
     bones (the evaluation plan checks) as one batch: their frames stacked into one
     :func:`~app.scene.constraints.fabrik.chains.solve` and one pass turning the bones.
     Every chain's result is what :func:`apply` gives it alone."""
-    _apply_setups(list(constraints), [setup(c, ctx) for c in constraints], ctx)
+    constraints = list(constraints)
+    stacked, members = _group_setup(constraints, ctx)
+    _apply_setups(constraints, members, ctx, stacked)
 
 
-def _stacked(setups) -> ChainSetup:
-    """Setups of a group as one, their frames one after another (member ``i`` owns rows
-    ``i F .. (i + 1) F``)."""
-    first = setups[0]
+def _group_setup(constraints, ctx):
+    """:func:`setup` of every member at once: the stacked setup (member ``i`` owns rows
+    ``i F .. (i + 1) F``) and each member's bone indices (as ``ChainSetup``-likes with
+    ``idx`` only). The same arithmetic as :func:`setup`, on ``(m, F, ...)`` stacks."""
+    skeleton, frames = ctx.skeleton, ctx.frames
+    statics = [ctx.rig.static(c, lambda c: _static_of(c, ctx.scene, skeleton))
+               for c in constraints]  # fmt: skip
+    index = np.array([st.idx for st in statics])  # (m, n)
+    m, F = len(constraints), len(frames)
+    worlds = np.moveaxis(ctx.bone_to_world[:, index], 0, 1)  # (m, F, n, 4, 4)
+    root_parent = np.empty((m, F, 4, 4))
+    for i, p in enumerate(skeleton.parents[index[:, 0]]):
+        root_parent[i] = ctx.bone_to_world[:, p] if p >= 0 else np.eye(4)
+    parents = np.concatenate([root_parent[:, :, None], worlds[:, :, :-1]], axis=2)
+    locals_ = inverse(parents) @ worlds
+    tails = np.array([st.tail for st in statics])  # (m, 3)
+    segments = np.concatenate(
+        [locals_[:, :, 1:, :3, 3], np.broadcast_to(tails[:, None, None], (m, F, 1, 3))], axis=2
+    )
+    joints = np.concatenate([worlds[..., :3, 3],
+                             transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]],
+                            axis=2)  # fmt: skip
+    target = np.empty((m, F, 3))
+    for i, c in enumerate(constraints):
+        path = constraint_path(ctx, c)
+        size = 1.0 + np.abs(worlds[i, :, :, :3, 3]).max()
+        _check_segments(segments[i], c.chain, frames, path, 1e-12 * size)
+        target[i] = ctx.target_positions(c.target)
+        check_finite(target[i], frames, "target", f"{path}.target")
+    bend = None
+    if statics[0].bend_in_root is not None:  # the group key makes it all or none
+        bend = transform_vectors(worlds[:, :, 0],
+                                 np.array([st.bend_in_root for st in statics])[:, None])
+    flat = lambda a: a.reshape((m * F,) + a.shape[2:])  # noqa: E731
+    world_space = ctx.space_of(constraints[0]) == "world"
+    stacked = ChainSetup(statics[0].idx, flat(root_parent), flat(locals_), flat(segments),
+                         flat(joints), flat(target), None,
+                         None if bend is None else flat(bend), None, statics[0].limits,
+                         statics[0].rest, None, world_space)  # fmt: skip
+    return stacked, [_Member(st.idx) for st in statics]
 
-    def cat(name):
-        return np.concatenate([getattr(s, name) for s in setups], axis=0)
 
-    return ChainSetup(first.idx, cat("root_parent"), cat("locals_"), cat("segments"),
-                      cat("joints"), cat("target"), None,
-                      None if first.bend is None else cat("bend"), None, first.limits,
-                      first.rest, None, first.world_space)  # fmt: skip
+@dataclass(frozen=True)
+class _Member:
+    idx: list
 
 
-def _apply_setups(constraints, setups, ctx) -> None:
+def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
     first = constraints[0]
-    s = setups[0] if len(setups) == 1 else _stacked(setups)
+    s = setups[0] if stacked is None else stacked
     F = len(ctx.frames)
     try:
         solution = solve(s.joints, s.target, tolerance=first.tolerance,
