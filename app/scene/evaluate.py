@@ -27,7 +27,7 @@ from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
 from app.scene.rig.model import SPACES, Scene, Target
 from app.scene.rig.prepared import PreparedRig, prepare
-from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate, propagate_many
 
 #: Constraint type -> the module that solves it.
 SOLVER_MODULES = {
@@ -81,6 +81,13 @@ class Context:
         """Set bone ``bone``'s world transforms ``(F, 4, 4)``; its descendants follow."""
         self.bone_to_world[:, bone] = bone_to_world
         propagate(self.skeleton, self.bone_to_parent, self.bone_to_world, bone)
+
+    def set_world_many(self, bones, bone_to_world) -> None:
+        """Set bones' world transforms ``(F, k, 4, 4)`` at once (none of ``bones`` below
+        another); their descendants follow, one product per depth level."""
+        bones = tuple(int(b) for b in bones)
+        self.bone_to_world[:, list(bones)] = bone_to_world
+        propagate_many(self.skeleton, self.bone_to_parent, self.bone_to_world, bones)
 
     def target_positions(self, target: Target) -> np.ndarray:
         """World positions ``(F, 3)`` of a target at the context's frames (current pose)."""

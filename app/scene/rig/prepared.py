@@ -101,6 +101,7 @@ class PreparedRig:
                                   rotation=True)  # fmt: skip
         self._statics: dict = {}
         self._worlds: dict = {}
+        self._memo: dict = {}
 
     def matches(self, scene: Scene) -> bool:
         """Whether ``scene`` still has exactly the bones this was prepared from."""
@@ -122,6 +123,12 @@ class PreparedRig:
             world.setflags(write=False)
             self._worlds[frame] = world
         return world
+
+    def memo(self, key, build):
+        """``build()`` computed once per ``key`` (hashable) while the bones stay the same."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
 
     def static(self, item, build):
         """``build(item)`` for a constraint (or any immutable item), computed once while the

@@ -76,6 +76,21 @@ class Skeleton:
             levels = self._below[bone] = tuple(out)
         return levels
 
+    def descendant_levels_of(self, bones: tuple) -> tuple:
+        """The bones below any of ``bones`` grouped by depth, shallowest first (a tuple of
+        index arrays, computed once per tuple): one product per level carries them all."""
+        key = ("many", bones)
+        levels = self._below.get(key)
+        if levels is None:
+            below = set()
+            for b in bones:
+                below.update(int(d) for d in self.descendants(b))
+            levels = tuple(lv for lv in (np.array([b for b in level if b in below],
+                                                  dtype=np.intp) for level in self.levels)
+                           if len(lv))  # fmt: skip
+            self._below[key] = levels
+        return levels
+
     def chain_to_root(self, bone: int) -> list[int]:
         """``[bone, parent, grandparent, ..., root]``."""
         chain = [bone]
@@ -182,6 +197,13 @@ def propagate(skeleton: Skeleton, bone_to_parent, bone_to_world, bone: int) -> N
     product per depth level below ``bone``.
     """
     for level in skeleton.descendant_levels(bone):
+        parents = skeleton.parents[level]
+        bone_to_world[:, level] = bone_to_world[:, parents] @ bone_to_parent[:, level]
+
+
+def propagate_many(skeleton: Skeleton, bone_to_parent, bone_to_world, bones: tuple) -> None:
+    """:func:`propagate` below several changed bones at once (none below another)."""
+    for level in skeleton.descendant_levels_of(bones):
         parents = skeleton.parents[level]
         bone_to_world[:, level] = bone_to_world[:, parents] @ bone_to_parent[:, level]
 

@@ -286,10 +286,15 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
                 s.limits[k], s.rest[k], parent, new[:, k], s.segments[:, k]
             )
         parent = new[:, k]
-    for i, (constraint, member) in enumerate(zip(constraints, setups)):
+    m = len(constraints)
+    for k in range(n):  # each write carries the bone's other children along
+        if m == 1:
+            ctx.set_world(setups[0].idx[k], new[:, k])
+        else:  # the members' bone k together (members neither read nor move each other)
+            ctx.set_world_many([member.idx[k] for member in setups],
+                               np.moveaxis(new[:, k].reshape(m, F, 4, 4), 0, 1))  # fmt: skip
+    for i, constraint in enumerate(constraints):
         rows = slice(i * F, (i + 1) * F)
-        for k in range(n):  # each write carries the bone's other children along
-            ctx.set_world(member.idx[k], new[rows, k])
         ctx.info[constraint.name] = {
             "iterations": solution.iterations[rows],
             "distance": solution.distance[rows],

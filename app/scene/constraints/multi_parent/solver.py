@@ -60,10 +60,16 @@ def initial_state(scene: Scene, body: str):
         Its world rotation: the rotation part of ``bone_to_world`` with the body's own scale
         divided out (the nearest rotation, should an ancestor shear it).
     """
-    index = scene.bone_index(body)
-    m = prepare(scene).world_at(float(scene.frame_start))[index]  # computed once per edit
-    scale = np.asarray(scene.bones[index].scale, dtype=float)
-    return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
+    rig = prepare(scene)  # computed once per edit (and per frame_start)
+
+    def state():
+        index = rig.index[body] if body in rig.index else scene.bone_index(body)
+        m = rig.world_at(float(scene.frame_start))[index]
+        scale = np.asarray(scene.bones[index].scale, dtype=float)
+        return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
+
+    position, rotation = rig.memo(("multi_parent.initial_state", body, scene.frame_start), state)
+    return position.copy(), rotation.copy()
 
 
 def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
