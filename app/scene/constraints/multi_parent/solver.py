@@ -81,17 +81,22 @@ def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
             f"anticommutator sums every order of the pivots, {len(constraint.pivots)}! of them)",
             where,
         )
-    position, rotation = initial_state(scene, constraint.body)
-    return Inputs(
-        space=space,
-        integrator=constraint.integrator,
-        substeps=int(constraint.substeps),
-        frame_start=int(scene.frame_start),
-        scale=tuple(float(v) for v in scene.bone(constraint.body).scale),
-        rotation=tuple(rotation.tolist()),
-        position=tuple(position.tolist()),
-        pivots=ordered_pivots(constraint.pivots),
-    )
+    # Built once per constraint item, space and frame_start while the bones stay the same.
+    memo = prepare(scene).static(constraint, lambda c: {})
+    inputs = memo.get((space, scene.frame_start))
+    if inputs is None:
+        position, rotation = initial_state(scene, constraint.body)
+        inputs = memo[(space, scene.frame_start)] = Inputs(
+            space=space,
+            integrator=constraint.integrator,
+            substeps=int(constraint.substeps),
+            frame_start=int(scene.frame_start),
+            scale=tuple(float(v) for v in scene.bone(constraint.body).scale),
+            rotation=tuple(rotation.tolist()),
+            position=tuple(position.tolist()),
+            pivots=ordered_pivots(constraint.pivots),
+        )
+    return inputs
 
 
 def _partial_steps(inputs: Inputs, t0, t1, q, p):
