@@ -14,7 +14,7 @@ from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.rig.envelope import tube_mesh
 from app.scene.rig.skinning import bind
-from app.widgets.viewport.drag import HANDLE_RADIUS_PX
+from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX
 from app.window.main_window import MainWindow
 
 from .conftest import SCENES

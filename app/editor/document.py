@@ -35,6 +35,9 @@ from app.scene.rig.model import Bone, Scene
 EVALUATION_ERRORS = (SceneError, ArithmeticError, ValueError)
 #: Milliseconds of quiet after which the whole timeline is evaluated into the cache.
 WARM_DELAY_MS = 250
+#: Frames x bones above which the timeline is not cached ahead (a 100,000-frame clip would
+#: take 400 MB of transforms): such a scene evaluates each frame shown, about a millisecond.
+TIMELINE_CACHE_BONE_FRAMES = 1_000_000
 
 
 def new_scene() -> Scene:
@@ -402,9 +405,19 @@ class Document(QtCore.QObject):
         between :meth:`pose` and :meth:`ghost_pose`, each shaped ``(B,)``; cached."""
         key = ("differences",)
         if key not in self._poses:
-            dist, angle = compare.pose_differences(self.pose().bone_to_world[0],
-                                                   self.ghost_pose().bone_to_world[0])  # fmt: skip
-            self._poses[key] = (dist, angle)
+            pair = self._space_key(self._space), self._space_key(self.ghost_space())
+            a, b = self._timelines.get(pair[0]), self._timelines.get(pair[1])
+            k = self._frame - self._scene.frame_start
+            if a is not None and b is not None and k == int(k) and 0 <= k < len(a.frames):
+                # Playback: every frame's differences at once, once per edit.
+                whole = self._timelines.get(("differences", *pair))
+                if whole is None:
+                    whole = compare.pose_differences(a.bone_to_world, b.bone_to_world)
+                    self._timelines[("differences", *pair)] = whole
+                self._poses[key] = (whole[0][int(k)], whole[1][int(k)])
+            else:
+                self._poses[key] = compare.pose_differences(
+                    self.pose().bone_to_world[0], self.ghost_pose().bone_to_world[0])
         return self._poses[key]
 
     def world_pose(self) -> BakeResult:
@@ -413,6 +426,9 @@ class Document(QtCore.QObject):
 
     def prepare_timeline(self) -> None:
         """Evaluate every frame of the timeline once, so playback only reads the cache."""
+        s = self._scene
+        if (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1) > TIMELINE_CACHE_BONE_FRAMES:
+            return
         spaces = [self._space] + (["world", self.ghost_space()] if self._compare else [])
         for space in {self._space_key(s) for s in spaces}:
             if space not in self._timelines:

@@ -21,18 +21,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.scene import bounds
+from app.scene.constraints import batches
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import write_atomic
 from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
 from app.scene.rig.model import SPACES, Scene, Target
-from app.scene.rig.skeleton import (
-    Skeleton,
-    forward_kinematics,
-    heads_and_tails,
-    local_transforms,
-    propagate,
-)
+from app.scene.rig.prepared import PreparedRig, prepare
+from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate, propagate_many
 
 #: Constraint type -> the module that solves it.
 SOLVER_MODULES = {
@@ -62,6 +58,9 @@ class Context:
         (``cache[constraint.name]``); the multi-parent integral lives here.
     info : dict
         Per-constraint diagnostics of this evaluation (iterations, distances, ...).
+    rig : PreparedRig or None
+        What does not change with the frame (:mod:`app.scene.rig.prepared`); solvers keep
+        their own static data in it (``rig.static(constraint, build)``).
     """
 
     scene: Scene
@@ -73,6 +72,7 @@ class Context:
     space_override: str | None = None
     cache: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    rig: PreparedRig | None = None
 
     def space_of(self, constraint) -> str:
         """The space a constraint is evaluated in: the override, else its own."""
@@ -83,6 +83,13 @@ class Context:
         self.bone_to_world[:, bone] = bone_to_world
         propagate(self.skeleton, self.bone_to_parent, self.bone_to_world, bone)
 
+    def set_world_many(self, bones, bone_to_world) -> None:
+        """Set bones' world transforms ``(F, k, 4, 4)`` at once (none of ``bones`` below
+        another); their descendants follow, one product per depth level."""
+        bones = tuple(int(b) for b in bones)
+        self.bone_to_world[:, list(bones)] = bone_to_world
+        propagate_many(self.skeleton, self.bone_to_parent, self.bone_to_world, bones)
+
     def target_positions(self, target: Target) -> np.ndarray:
         """World positions ``(F, 3)`` of a target at the context's frames (current pose)."""
         if target.bone is None:
@@ -90,8 +97,8 @@ class Context:
         b = self.skeleton.index(target.bone)
         if target.at == "head":
             return self.bone_to_world[:, b, :3, 3].copy()
-        tail = np.asarray(self.scene.tail_of(b), dtype=float)
-        return transform_points(self.bone_to_world[:, b], tail)
+        rig = self.rig if self.rig is not None else prepare(self.scene)
+        return transform_points(self.bone_to_world[:, b], rig.tails_in_bone[b])
 
 
 @dataclass
@@ -170,6 +177,7 @@ class Evaluator:
     def __init__(self, scene: Scene):
         self.scene = scene
         self.cache: dict = {}
+        self._planned = None  # (constraints, rig, space, steps) of the last plan
 
     def stale_constraints(self) -> list[str]:
         """Names of the constraints whose cached work no longer matches the scene.
@@ -208,8 +216,9 @@ class Evaluator:
         names = [c.name for c in scene.constraints]
         if until is not None and until not in names:
             raise SceneError(f"no constraint named {until!r}", "constraints")
-        skeleton = Skeleton.from_scene(scene)
-        bone_to_parent = local_transforms(scene, frames)
+        rig = prepare(scene)  # rebuilt only when a bone was replaced
+        skeleton = rig.skeleton
+        bone_to_parent = rig.local_transforms(frames)
         ctx = Context(
             scene=scene,
             skeleton=skeleton,
@@ -219,15 +228,37 @@ class Evaluator:
             limit_violation_deg=np.zeros((len(frames), len(scene.bones))),
             space_override=space,
             cache=self.cache,
+            rig=rig,
         )
         live = set(names)
         for stale in [k for k in self.cache if k not in live]:
             del self.cache[stale]
-        for i, constraint in enumerate(scene.constraints):
-            if constraint.name == until:
-                break
-            _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
+        if until is not None:  # the step-through: one by one, up to that constraint
+            for i, constraint in enumerate(scene.constraints):
+                if constraint.name == until:
+                    break
+                _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
+            return ctx
+        for run in self._plan(ctx):  # in file order; a run of alike, independent ones at once
+            first = scene.constraints[run[0]]
+            module = _solver(first.type, f"constraints[{run[0]}]")
+            if len(run) == 1:
+                module.apply(first, ctx)
+            else:
+                module.apply_group([scene.constraints[i] for i in run], ctx)
         return ctx
+
+    def _plan(self, ctx) -> list[list[int]]:
+        """The batches of :mod:`app.scene.constraints.batches`, kept while the constraints,
+        the prepared rig and the space override stay the same."""
+        constraints = tuple(self.scene.constraints)
+        kept = self._planned
+        if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
+                or len(kept[0]) != len(constraints)
+                or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
+            steps = batches.plan(constraints, ctx, SOLVER_MODULES)
+            kept = self._planned = (constraints, ctx.rig, ctx.space_override, steps)
+        return kept[3]
 
     def evaluate(self, frames=None, space: str | None = None) -> BakeResult:
         """Evaluate ``frames`` (default: the whole timeline).
@@ -240,7 +271,8 @@ class Evaluator:
             Overrides every constraint's ``space``.
         """
         ctx = self.context(frames, space)
-        heads, tails = heads_and_tails(self.scene, ctx.bone_to_world)
+        heads = ctx.bone_to_world[..., :3, 3].copy()
+        tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
         return BakeResult(
             bone_names=np.array(ctx.skeleton.names),
             frames=ctx.frames,

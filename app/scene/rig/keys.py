@@ -246,12 +246,31 @@ def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarra
 
 def _sample_group(keys_list, frames, rotation):
     """Keys that share their key frames and interpolations, sampled together: ``(M, F, D)``."""
-    key_frames = keys_list[0].frames
     values = np.stack([k.values for k in keys_list])  # (M, K, D)
+    return sample_stacked(keys_list[0].frames, values, keys_list[0].codes, frames, rotation)
+
+
+def sample_stacked(key_frames, values, codes, frames, rotation: bool) -> np.ndarray:
+    """Several properties keyed on the same frames with the same interpolations, at ``frames``.
+
+    Parameters
+    ----------
+    key_frames : ndarray, shape (K,)
+    values : ndarray, shape (M, K, D)
+    codes : ndarray of int (K,) or None
+        :attr:`Keys.codes` shared by the group (``None``: all linear).
+    frames : ndarray, shape (F,)
+    rotation : bool
+        Slerp (quaternions) instead of lerp.
+
+    Returns
+    -------
+    ndarray, shape (M, F, D)
+    """
     if len(key_frames) == 1:
         return np.repeat(values, len(frames), axis=1)
     k, t = _bracket(key_frames, frames)
-    t = shape_parameter(keys_list[0].codes, k, t)
+    t = shape_parameter(codes, k, t)
     out = np.take(values, k, axis=1)  # the key at or before each frame
     between = np.flatnonzero(t != 0)
     if len(between):

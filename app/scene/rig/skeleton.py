@@ -8,7 +8,7 @@ frame and every bone of that depth: the Python loop is over depth, never over fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,8 @@ class Skeleton:
     names: tuple
     parents: np.ndarray
     levels: tuple
+    #: Descendants by depth, per bone, computed on first use (see :meth:`descendant_levels`).
+    _below: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_scene(cls, scene: Scene) -> Skeleton:
@@ -57,12 +59,37 @@ class Skeleton:
 
     def descendants(self, bone: int) -> np.ndarray:
         """Indices of every bone below ``bone``, parents before children."""
-        out, frontier = [], {bone}
-        for level in self.levels:
-            hits = [int(b) for b in level if self.parents[b] in frontier]
-            out.extend(hits)
-            frontier.update(hits)
-        return np.array(out, dtype=np.intp)
+        levels = self.descendant_levels(bone)
+        return np.concatenate(levels) if levels else np.zeros(0, dtype=np.intp)
+
+    def descendant_levels(self, bone: int) -> tuple:
+        """The bones below ``bone`` grouped by depth (children, grandchildren, ...): a tuple
+        of index arrays, computed once per bone."""
+        levels = self._below.get(bone)
+        if levels is None:
+            out, frontier = [], {bone}
+            for level in self.levels:
+                hits = [int(b) for b in level if self.parents[b] in frontier]
+                if hits:
+                    out.append(np.array(hits, dtype=np.intp))
+                frontier.update(hits)
+            levels = self._below[bone] = tuple(out)
+        return levels
+
+    def descendant_levels_of(self, bones: tuple) -> tuple:
+        """The bones below any of ``bones`` grouped by depth, shallowest first (a tuple of
+        index arrays, computed once per tuple): one product per level carries them all."""
+        key = ("many", bones)
+        levels = self._below.get(key)
+        if levels is None:
+            below = set()
+            for b in bones:
+                below.update(int(d) for d in self.descendants(b))
+            levels = tuple(lv for lv in (np.array([b for b in level if b in below],
+                                                  dtype=np.intp) for level in self.levels)
+                           if len(lv))  # fmt: skip
+            self._below[key] = levels
+        return levels
 
     def chain_to_root(self, bone: int) -> list[int]:
         """``[bone, parent, grandparent, ..., root]``."""
@@ -87,20 +114,28 @@ def local_transforms(scene: Scene, frames) -> np.ndarray:
         A view of a component-major buffer (see :func:`forward_kinematics`).
     """
     frames = np.asarray(frames, dtype=float).reshape(-1)
-    B, F = len(scene.bones), len(frames)
-    cm = np.zeros((4, 4, B, F))  # component-major: cm[i, j] is entry (i, j) of every matrix
     bones = scene.bones
     translation = sample_many([b.translation for b in bones],
                               [b.translation_keys for b in bones], frames)  # fmt: skip
     rotation = sample_many([b.rotation for b in bones], [b.rotation_keys for b in bones],
                            frames, rotation=True)  # fmt: skip
+    if any(b.scale_keys is not None for b in bones):
+        scale = np.moveaxis(sample_many([b.scale for b in bones],
+                                        [b.scale_keys for b in bones], frames), 2, 0)  # fmt: skip
+    else:
+        scale = np.array([b.scale for b in bones], dtype=float).reshape(-1, 3).T[:, :, None]
+    return compose_local(translation, rotation, scale)
+
+
+def compose_local(translation, rotation, scale) -> np.ndarray:
+    """``T @ R @ S`` per bone and frame from sampled ``translation`` (B, F, 3), ``rotation``
+    (B, F, 4) and ``scale`` (3, B, 1) or, when scale is keyed, (3, B, F); shape (F, B, 4, 4),
+    a view of a component-major buffer."""
+    B, F = translation.shape[:2]
+    cm = np.zeros((4, 4, B, F))  # component-major: cm[i, j] is entry (i, j) of every matrix
     cm[:3, 3] = np.moveaxis(translation, 2, 0)
     w, x, y, z = np.moveaxis(rotation, 2, 0)
-    if any(b.scale_keys is not None for b in bones):
-        scale = sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames)
-        sx, sy, sz = np.moveaxis(scale, 2, 0)  # each (B, F)
-    else:
-        sx, sy, sz = np.array([b.scale for b in bones], dtype=float).T[:, :, None]
+    sx, sy, sz = scale
     # T @ R @ S: the rotation matrix of (w, x, y, z) with column j scaled by scale[j].
     cm[0, 0] = (1 - 2 * (y * y + z * z)) * sx
     cm[0, 1] = 2 * (x * y - w * z) * sy
@@ -162,11 +197,19 @@ def forward_kinematics(skeleton: Skeleton, bone_to_parent) -> np.ndarray:
 def propagate(skeleton: Skeleton, bone_to_parent, bone_to_world, bone: int) -> None:
     """Recompute, in place, the world transforms below ``bone`` after it was changed.
 
-    Descendants keep their local transforms, so they follow the driven bone.
+    Descendants keep their local transforms, so they follow the driven bone. One batched
+    product per depth level below ``bone``.
     """
-    for child in skeleton.descendants(bone):
-        parent = skeleton.parents[child]
-        bone_to_world[:, child] = bone_to_world[:, parent] @ bone_to_parent[:, child]
+    for level in skeleton.descendant_levels(bone):
+        parents = skeleton.parents[level]
+        bone_to_world[:, level] = bone_to_world[:, parents] @ bone_to_parent[:, level]
+
+
+def propagate_many(skeleton: Skeleton, bone_to_parent, bone_to_world, bones: tuple) -> None:
+    """:func:`propagate` below several changed bones at once (none below another)."""
+    for level in skeleton.descendant_levels_of(bones):
+        parents = skeleton.parents[level]
+        bone_to_world[:, level] = bone_to_world[:, parents] @ bone_to_parent[:, level]
 
 
 def a_to_b(a_to_world, b_to_world) -> np.ndarray:

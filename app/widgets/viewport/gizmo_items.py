@@ -4,7 +4,8 @@ Rotate: rings about X (red), Y (green), Z (blue) — world axes, or the item's o
 Local — and a white ring facing the camera; only the half of an axis ring facing the
 camera is drawn (and grabbed), as Blender does. Move: arrows along X, Y, Z. The gizmo keeps
 its size on screen; it is drawn over the skeleton with a dark outline so it reads over the
-bones. Dragging a part turns or moves the item (:mod:`app.widgets.viewport.transform_edit`),
+bones. Dragging a part turns or moves the item
+(:mod:`app.widgets.viewport.interaction.transform_edit`),
 one undo command per drag; Ctrl snaps to 5° / 0.1 units; Esc cancels.
 
 While a modal transform (G/R) locks an axis, the layer draws that axis as a long line
@@ -29,10 +30,10 @@ from app.scene.analysis.transform_math import (
     ring_points,
     snapped,
 )
-from app.widgets.viewport.drag import Drag
+from app.widgets.viewport.interaction.drag import Drag
+from app.widgets.viewport.interaction.transform_edit import MOVE, ROTATE, Dial, Slide, subject_for
 from app.widgets.viewport.overlays import OVERLAY, arrow_lines
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW
-from app.widgets.viewport.transform_edit import MOVE, ROTATE, Dial, Slide, subject_for
 
 OFF = "off"
 #: Screen sizes (pixels): the axis rings, the view ring, the arrows.

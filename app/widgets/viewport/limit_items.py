@@ -3,7 +3,7 @@ arc with spokes to its ``min`` and ``max`` ends and a handle on each end.
 
 Limits show for the selected constraints and the selected bones (Blender shows IK limits
 of the selected bones in pose mode): the rest of the time they would hide the skeleton.
-The rim and the ends are what :mod:`app.widgets.viewport.limit_drag` lets the user drag.
+The rim and the ends are what :mod:`app.widgets.viewport.interaction.limit_drag` lets the user drag.
 """
 
 from __future__ import annotations

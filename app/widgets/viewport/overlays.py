@@ -60,7 +60,8 @@ class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
 
 class LabelsOverlay(QtWidgets.QWidget):
     """Text labels at world points, painted by the raster engine in a transparent child
-    widget over the viewport, with a dark halo.
+    widget over the viewport, with a dark halo. Each label is drawn once into a cached
+    image; a frame only places the images.
 
     A QPainter inside ``paintGL`` would set up OpenGL's paint engine on every frame, which
     costs more under llvmpipe than drawing the whole skeleton; this overlay is composed
@@ -80,6 +81,7 @@ class LabelsOverlay(QtWidgets.QWidget):
         self._colors: list[QtGui.QColor] = []
         self.font = QtGui.QFont()
         self.font.setPointSizeF(9.5)
+        self._sprites: dict = {}
         parent.installEventFilter(self)
         self.setGeometry(parent.rect())
 
@@ -102,23 +104,60 @@ class LabelsOverlay(QtWidgets.QWidget):
     def _layout(self) -> list[tuple[QtCore.QRectF, QtCore.QPointF, str, QtGui.QColor]]:
         """Where each label goes: its box, its baseline point, text and colour."""
         at = self._project(self._positions) if len(self._positions) else np.zeros((0, 2))
-        metrics = QtGui.QFontMetrics(self.font)
-        placed, taken = [], []
+        placed = []
+        taken = np.zeros((len(at), 4))  # left, top, right, bottom of the boxes placed
+        count = 0
         for (x, y), text, color in zip(at, self._texts, self._colors):
             if not np.isfinite(x):
                 continue  # behind the camera
             # Nearby handles (heel, ball, toe) would print over each other: step a label
             # down until it is clear of those already placed.
-            bounds = QtCore.QRectF(metrics.boundingRect(text))  # relative to the baseline
+            bounds = self._sprite(text, color)[1]  # relative to the baseline
             box = bounds.translated(x + 10, y - 6)
             if box.right() > self.width() - 4:  # no room on the right: the left side
                 box.translate(-box.width() - 20, 0)
-            while any(box.intersects(t) for t in taken):
+            t = taken[:count]
+            while True:
+                hits = ((t[:, 0] < box.right()) & (t[:, 2] > box.left())
+                        & (t[:, 1] < box.bottom()) & (t[:, 3] > box.top()))  # fmt: skip
+                if not hits.any():
+                    break
                 box.translate(0, box.height() + 1)
-            taken.append(box)
+            taken[count] = (box.left(), box.top(), box.right(), box.bottom())
+            count += 1
             spot = QtCore.QPointF(box.left() - bounds.left(), box.top() - bounds.top())
             placed.append((box, spot, text, color))
         return placed
+
+    def _sprite(self, text: str, color: QtGui.QColor) -> tuple[QtGui.QImage, QtCore.QRectF]:
+        """The label drawn once (halo and text) into an image, and its bounds relative to
+        the baseline; kept while the text and colour stay (playback redraws the same
+        labels every frame)."""
+        key = (text, color.rgba())
+        sprite = self._sprites.get(key)
+        if sprite is None:
+            if len(self._sprites) > 1024:
+                self._sprites.clear()
+            bounds = QtCore.QRectF(QtGui.QFontMetrics(self.font).boundingRect(text))
+            ratio = self.devicePixelRatioF()
+            size = QtCore.QSize(int(np.ceil((bounds.width() + 2) * ratio)),
+                                int(np.ceil((bounds.height() + 2) * ratio)))  # fmt: skip
+            image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(ratio)
+            image.fill(QtCore.Qt.GlobalColor.transparent)
+            painter = QtGui.QPainter(image)
+            painter.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing
+                                   | QtGui.QPainter.RenderHint.TextAntialiasing)  # fmt: skip
+            painter.setFont(self.font)
+            spot = QtCore.QPointF(1 - bounds.left(), 1 - bounds.top())
+            painter.setPen(QtGui.QColor(20, 20, 24, 200))  # a dark halo
+            for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                painter.drawText(spot + QtCore.QPointF(dx, dy), text)
+            painter.setPen(color)
+            painter.drawText(spot, text)
+            painter.end()
+            sprite = self._sprites[key] = (image, bounds)
+        return sprite
 
     def refresh(self) -> None:
         """Repaint the labels (the whole overlay: measured faster here than repainting only
@@ -129,17 +168,8 @@ class LabelsOverlay(QtWidgets.QWidget):
         if not self._texts:
             return
         painter = QtGui.QPainter(self)
-        painter.setRenderHints(
-            QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing
-        )
-        painter.setFont(self.font)
-        halo = QtGui.QColor(20, 20, 24, 200)
-        for _, spot, text, color in self._layout():
-            painter.setPen(halo)
-            for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                painter.drawText(spot + QtCore.QPointF(dx, dy), text)
-            painter.setPen(color)
-            painter.drawText(spot, text)
+        for box, _, text, color in self._layout():
+            painter.drawImage(box.topLeft() - QtCore.QPointF(1, 1), self._sprite(text, color)[0])
         painter.end()
 
 

@@ -18,6 +18,7 @@ from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+from app.scene.rig.prepared import prepare
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.mesh_item import MeshLayer
 from app.widgets.viewport.overlays import (
@@ -53,6 +54,7 @@ def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
     point: ``(ref, world position (3,))``."""
     scene = document.scene
     pose = document.pose()
+    index = prepare(scene).index  # name -> bone, built once per edit
     out = []
     tutorial = tutorials.basis_change_of(scene)
     if tutorial is not None and len(pose.bone_names) == len(scene.bones):
@@ -61,7 +63,7 @@ def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
     for c in scene.constraints:
         if isinstance(c, MultiParent):
             try:
-                body = scene.bone_index(c.body)
+                body = index[c.body]
             except KeyError:
                 continue
             body_to_world = pose.bone_to_world[0, body]
@@ -81,17 +83,18 @@ def bone_colors(document, pose, compared: bool) -> np.ndarray:
     """RGBA per bone: grey, green if a constraint drives it, amber by how far the two
     spaces part (Compare), red past a limit, blended with blue when selected."""
     scene = document.scene
+    index = prepare(scene).index
     colors = np.tile(BONE_COLOR, (len(scene.bones), 1))
     for c in scene.constraints:
         for name in c.driven_bones():
-            colors[scene.bone_index(name)] = DRIVEN_COLOR
+            colors[index[name]] = DRIVEN_COLOR
     if compared:
         dist, angle = document.differences()
         radius = compare.skeleton_radius(pose.heads[0], pose.tails[0])
         level = compare.difference_level(dist, angle, radius)
         colors = DIFF_LOW + level[:, None] * (DIFF_HIGH - DIFF_LOW)
     colors[pose.limit_violation_deg[0] > VIOLATION_EPS_DEG] = VIOLATION_COLOR
-    selected = [scene.bone_index(n) for n in document.selected_bones()]
+    selected = [index[n] for n in document.selected_bones()]
     if selected:
         colors[selected] = 0.35 * colors[selected] + 0.65 * SELECTED_COLOR
     return colors
@@ -223,20 +226,21 @@ class SceneDrawing:
         """Thin lines from a body's head to its pivots, from a bone's tip to its target,
         from a chain's middle joint to its pole."""
         scene = document.scene
+        index = prepare(scene).index
         pos, colors = [], []
         for ref, world in handles:
             if ref.kind == POINT:
                 continue
             c = scene.constraint(ref.name)
             if ref.kind == PIVOT:
-                start = pose.heads[0, scene.bone_index(c.body)]
+                start = pose.heads[0, index[c.body]]
                 color = (1.0, 0.6, 0.15, 0.55)
             elif ref.kind == POLE:  # the chain bends towards it at its middle joint
-                start = pose.heads[0, scene.bone_index(c.chain[len(c.chain) // 2])]
+                start = pose.heads[0, index[c.chain[len(c.chain) // 2]]]
                 color = (0.78, 0.55, 1.0, 0.5)
             else:
                 tip = c.bone if isinstance(c, PointsAt) else c.chain[-1]
-                start = pose.tails[0, scene.bone_index(tip)]
+                start = pose.tails[0, index[tip]]
                 color = (0.3, 0.9, 1.0, 0.55)
             pos += [start, world]
             colors += [color, color]

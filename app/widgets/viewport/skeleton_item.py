@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph.opengl as gl
 
-from app.scene.analysis.bone_shapes import octahedra
+from app.widgets.viewport.bone_buffers import BoneMeshItem
 from app.widgets.viewport.shading import LIT
 
 BONE_COLOR = (0.80, 0.82, 0.86, 1.0)
@@ -27,13 +27,11 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
     def __init__(self, parentItem=None, ghost: bool = False):
         super().__init__(parentItem=parentItem)
         self._ghost = ghost
-        self._mesh = gl.GLMeshItem(
+        self._mesh = BoneMeshItem(  # every bone in one vertex buffer, updated in place
             parentItem=self,
-            smooth=False,
             shader=LIT,
             glOptions="translucent" if ghost else "opaque",
-            drawEdges=not ghost,
-            edgeColor=EDGE_COLOR,
+            edge_color=None if ghost else EDGE_COLOR,
         )
         self._joints = gl.GLScatterPlotItem(
             parentItem=self, pxMode=True, size=7.0, color=JOINT_COLOR, glOptions="opaque"
@@ -54,14 +52,8 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
         tails = np.asarray(tails, dtype=float)
         if colors is None:
             colors = np.tile(BONE_COLOR, (len(heads), 1))
-        verts, faces, bone_of_vertex = octahedra(heads, tails)
-        if len(faces):
-            self._mesh.setMeshData(
-                vertexes=verts, faces=faces, vertexColors=np.asarray(colors)[bone_of_vertex]
-            )
-            self._mesh.setVisible(True)
-        else:
-            self._mesh.setVisible(False)
+        self._mesh.set_bones(heads, tails, colors)
+        self._mesh.setVisible(self._mesh.count > 0)
         if not self._ghost:
             color = JOINT_COLOR if joint_colors is None else np.asarray(joint_colors, float)
             self._joints.setData(pos=heads, color=color)

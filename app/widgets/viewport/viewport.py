@@ -11,7 +11,8 @@ on a pivot or bone turns it with an arcball and keys it. A press on a bone selec
 click on empty space clears the selection.
 The rotate and move gizmos (:mod:`~app.widgets.viewport.gizmo_items`) take a press on their
 rings and arrows first; G and R start a modal transform
-(:mod:`~app.widgets.viewport.transform_mode`) that takes every key and click until it ends.
+(:mod:`~app.widgets.viewport.interaction.transform_mode`) that takes every key and click until it
+ends.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
@@ -30,15 +31,15 @@ from app.scene.analysis.gizmo import framing_distance
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
-from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
 from app.widgets.viewport.gizmo_items import GizmoLayer
-from app.widgets.viewport.limit_drag import limit_under, start_limit_drag
+from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.interaction.limit_drag import limit_under, start_limit_drag
+from app.widgets.viewport.interaction.tail_drag import start_tail_drag, tail_under
+from app.widgets.viewport.interaction.transform_mode import TransformMode
 from app.widgets.viewport.mesh_item import DISPLAYS
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
-from app.widgets.viewport.tail_drag import start_tail_drag, tail_under
 from app.widgets.viewport.teaching_drawing import TrailSettings
-from app.widgets.viewport.transform_mode import TransformMode
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
 DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)

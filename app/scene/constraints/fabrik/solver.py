@@ -53,6 +53,7 @@ from app.scene.math.transforms import (
     trs,
 )
 from app.scene.rig.model import Fabrik, HingeLimit
+from app.scene.rig.prepared import prepare
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,10 +106,10 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
         A chain bone of no length, a non-finite target or pole.
     """
     path = constraint_path(ctx, constraint)
-    scene, skeleton, frames = ctx.scene, ctx.skeleton, ctx.frames
-    idx = [skeleton.index(name) for name in constraint.chain]
-    bones = [scene.bones[i] for i in idx]
-    tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
+    skeleton, frames = ctx.skeleton, ctx.frames
+    rig = ctx.rig if ctx.rig is not None else prepare(ctx.scene)
+    static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, skeleton))
+    idx, tail, limits, rest = static.idx, static.tail, static.limits, static.rest
 
     root_parent = parent_to_world(skeleton, ctx.bone_to_world, idx[0]).copy()
     worlds = ctx.bone_to_world[:, idx].copy()  # (F, n, 4, 4)
@@ -128,8 +129,6 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
         pole = ctx.target_positions(constraint.pole)
         check_finite(pole, frames, "pole", f"{path}.pole")
 
-    limits = tuple(constraint.limits.get(name) for name in constraint.chain)
-    rest = np.array([b.rotation for b in bones], dtype=float)
     world_space = ctx.space_of(constraint) == "world"
     has_limits = any(lim is not None for lim in limits)
     d0 = None
@@ -139,26 +138,132 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
     if has_limits and not world_space:
         pose = ChainPose(rotation_from_matrix(root_parent), rest, d0,
                          unit(segments)[0], limits)  # fmt: skip
-    bend = rest_bend(scene, constraint, idx, worlds[:, 0], limits)
+    bend = None if static.bend_in_root is None else transform_vectors(worlds[:, 0],
+                                                                      static.bend_in_root)
     return ChainSetup(idx, root_parent, locals_, segments, joints, target, pole, bend, pose,
                       limits, rest, d0, world_space)  # fmt: skip
 
 
+@dataclass(frozen=True, eq=False)
+class _ChainStatic:
+    """What :func:`setup` reads from the scene that does not change with the frame (kept
+    in the evaluation's :class:`~app.scene.rig.prepared.PreparedRig` per constraint)."""
+
+    idx: list
+    tail: np.ndarray
+    limits: tuple
+    rest: np.ndarray
+    bend_in_root: np.ndarray | None
+    rigid: bool
+
+
+def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
+    idx = [skeleton.index(name) for name in constraint.chain]
+    limits = tuple(constraint.limits.get(name) for name in constraint.chain)
+    return _ChainStatic(
+        idx=idx,
+        tail=np.asarray(scene.tail_of(idx[-1]), dtype=float),
+        limits=limits,
+        rest=np.array([scene.bones[i].rotation for i in idx], dtype=float),
+        bend_in_root=rest_bend_in_root(scene, constraint, idx, limits),
+        rigid=is_rigid(scene, skeleton, idx[-1]),
+    )
+
+
 def apply(constraint: Fabrik, ctx) -> None:
     """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring)."""
-    s = setup(constraint, ctx)
+    _apply_setups([constraint], [setup(constraint, ctx)], ctx)
+
+
+def group_key(constraint: Fabrik, ctx):
+    """What must be equal for constraints to be solved together by :func:`apply_group`
+    (chain length, space, tolerance, iterations, rigidity, whether the rest pose bends), or
+    ``None`` for a chain solved alone (limits or a pole: per-bone state in the passes)."""
+    if constraint.pole is not None:
+        return None
+    rig = ctx.rig if ctx.rig is not None else prepare(ctx.scene)
+    static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, ctx.skeleton))
+    if any(lim is not None for lim in static.limits):
+        return None
+    return (len(constraint.chain), ctx.space_of(constraint), float(constraint.tolerance),
+            int(constraint.max_iterations), static.rigid, static.bend_in_root is None)  # fmt: skip
+
+
+def apply_group(constraints, ctx) -> None:
+    """Solve constraints of equal :func:`group_key` that neither read nor move each other's
+    bones (the evaluation plan checks) as one batch: their frames stacked into one
+    :func:`~app.scene.constraints.fabrik.chains.solve` and one pass turning the bones.
+    Every chain's result is what :func:`apply` gives it alone."""
+    constraints = list(constraints)
+    stacked, members = _group_setup(constraints, ctx)
+    _apply_setups(constraints, members, ctx, stacked)
+
+
+def _group_setup(constraints, ctx):
+    """:func:`setup` of every member at once: the stacked setup (member ``i`` owns rows
+    ``i F .. (i + 1) F``) and each member's bone indices (as ``ChainSetup``-likes with
+    ``idx`` only). The same arithmetic as :func:`setup`, on ``(m, F, ...)`` stacks."""
+    skeleton, frames = ctx.skeleton, ctx.frames
+    statics = [ctx.rig.static(c, lambda c: _static_of(c, ctx.scene, skeleton))
+               for c in constraints]  # fmt: skip
+    index = np.array([st.idx for st in statics])  # (m, n)
+    m, F = len(constraints), len(frames)
+    worlds = np.moveaxis(ctx.bone_to_world[:, index], 0, 1)  # (m, F, n, 4, 4)
+    root_parent = np.empty((m, F, 4, 4))
+    for i, p in enumerate(skeleton.parents[index[:, 0]]):
+        root_parent[i] = ctx.bone_to_world[:, p] if p >= 0 else np.eye(4)
+    parents = np.concatenate([root_parent[:, :, None], worlds[:, :, :-1]], axis=2)
+    locals_ = inverse(parents) @ worlds
+    tails = np.array([st.tail for st in statics])  # (m, 3)
+    segments = np.concatenate(
+        [locals_[:, :, 1:, :3, 3], np.broadcast_to(tails[:, None, None], (m, F, 1, 3))], axis=2
+    )
+    joints = np.concatenate([worlds[..., :3, 3],
+                             transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]],
+                            axis=2)  # fmt: skip
+    target = np.empty((m, F, 3))
+    for i, c in enumerate(constraints):
+        path = constraint_path(ctx, c)
+        size = 1.0 + np.abs(worlds[i, :, :, :3, 3]).max()
+        _check_segments(segments[i], c.chain, frames, path, 1e-12 * size)
+        target[i] = ctx.target_positions(c.target)
+        check_finite(target[i], frames, "target", f"{path}.target")
+    bend = None
+    if statics[0].bend_in_root is not None:  # the group key makes it all or none
+        bend = transform_vectors(worlds[:, :, 0],
+                                 np.array([st.bend_in_root for st in statics])[:, None])
+    flat = lambda a: a.reshape((m * F,) + a.shape[2:])  # noqa: E731
+    world_space = ctx.space_of(constraints[0]) == "world"
+    stacked = ChainSetup(statics[0].idx, flat(root_parent), flat(locals_), flat(segments),
+                         flat(joints), flat(target), None,
+                         None if bend is None else flat(bend), None, statics[0].limits,
+                         statics[0].rest, None, world_space)  # fmt: skip
+    return stacked, [_Member(st.idx) for st in statics]
+
+
+@dataclass(frozen=True)
+class _Member:
+    idx: list
+
+
+def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
+    first = constraints[0]
+    s = setups[0] if stacked is None else stacked
+    F = len(ctx.frames)
     try:
-        solution = solve(s.joints, s.target, tolerance=constraint.tolerance,
-                         max_iterations=constraint.max_iterations, pole=s.pole, bend=s.bend,
+        solution = solve(s.joints, s.target, tolerance=first.tolerance,
+                         max_iterations=first.max_iterations, pole=s.pole, bend=s.bend,
                          pose=s.pose)  # fmt: skip
     except ChainError as e:  # finite inputs and lengths were checked: this is a safety net
-        raise SceneError(f"{e.reason} (frame {ctx.frames[e.chain]:g})",
-                         f"{constraint_path(ctx, constraint)}.chain") from None  # fmt: skip
+        where = constraint_path(ctx, constraints[e.chain // F])
+        raise SceneError(f"{e.reason} (frame {ctx.frames[e.chain % F]:g})",
+                         f"{where}.chain") from None  # fmt: skip
 
     idx, n = s.idx, len(s.idx)
-    rigid = is_rigid(ctx.scene, ctx.skeleton, idx[-1])
+    rigid = ctx.rig.static(first, None).rigid if ctx.rig is not None else \
+        is_rigid(ctx.scene, ctx.skeleton, idx[-1])  # fmt: skip
     parent = s.root_parent
-    new = np.empty((len(ctx.frames), n, 4, 4))
+    new = np.empty((len(s.joints), n, 4, 4))
     for k in range(n):
         before = parent @ s.locals_[:, k]  # the bone carried by the bones already turned
         aim = solution.joints[:, k + 1]
@@ -176,18 +281,25 @@ def apply(constraint: Fabrik, ctx) -> None:
                 d0=None if s.d0 is None else s.d0[:, k],
             )
             new[:, k] = turn_in_bone(before, rotation)
-        if s.limits[k] is not None:
+        if s.limits[k] is not None:  # a chain alone (groups have no limits)
             ctx.limit_violation_deg[:, idx[k]] = measure_violation(
                 s.limits[k], s.rest[k], parent, new[:, k], s.segments[:, k]
             )
         parent = new[:, k]
+    m = len(constraints)
     for k in range(n):  # each write carries the bone's other children along
-        ctx.set_world(idx[k], new[:, k])
-    ctx.info[constraint.name] = {
-        "iterations": solution.iterations,
-        "distance": solution.distance,
-        "reachable": solution.reachable,
-    }
+        if m == 1:
+            ctx.set_world(setups[0].idx[k], new[:, k])
+        else:  # the members' bone k together (members neither read nor move each other)
+            ctx.set_world_many([member.idx[k] for member in setups],
+                               np.moveaxis(new[:, k].reshape(m, F, 4, 4), 0, 1))  # fmt: skip
+    for i, constraint in enumerate(constraints):
+        rows = slice(i * F, (i + 1) * F)
+        ctx.info[constraint.name] = {
+            "iterations": solution.iterations[rows],
+            "distance": solution.distance[rows],
+            "reachable": solution.reachable[rows],
+        }
 
 
 def trace(constraint: Fabrik, ctx, frame_index: int = 0) -> ChainTrace:
@@ -235,6 +347,14 @@ def rest_bend(scene, constraint: Fabrik, idx, root_to_world, limits) -> np.ndarr
     the middle of its range. The direction is read in the root bone's frame and carried by
     its current pose, so it follows the animation of the chain's root.
     """
+    in_root = rest_bend_in_root(scene, constraint, idx, limits)
+    if in_root is None:
+        return None
+    return transform_vectors(root_to_world, in_root)
+
+
+def rest_bend_in_root(scene, constraint: Fabrik, idx, limits) -> np.ndarray | None:
+    """:func:`rest_bend` in the root bone's frame, ``(3,)`` (static: read once per edit)."""
     bones = [scene.bones[i] for i in idx]
     rest_local = trs(
         np.array([b.translation for b in bones]),
@@ -254,9 +374,7 @@ def rest_bend(scene, constraint: Fabrik, idx, root_to_world, limits) -> np.ndarr
                 in_root = _bend_of(bent, tail)
                 if in_root is not None:
                     break
-    if in_root is None:
-        return None
-    return transform_vectors(root_to_world, in_root)
+    return in_root
 
 
 def _bend_of(rest_local, tail):

@@ -48,7 +48,7 @@ from app.scene.math.quat import canonical, conj, mul, normalize
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.keys import sample
 from app.scene.rig.model import MultiParent, Scene
-from app.scene.rig.skeleton import Skeleton, forward_kinematics, local_transforms
+from app.scene.rig.prepared import prepare
 
 
 def initial_state(scene: Scene, body: str):
@@ -62,12 +62,16 @@ def initial_state(scene: Scene, body: str):
         Its world rotation: the rotation part of ``bone_to_world`` with the body's own scale
         divided out (the nearest rotation, should an ancestor shear it).
     """
-    index = scene.bone_index(body)
-    frames = np.array([float(scene.frame_start)])
-    bone_to_world = forward_kinematics(Skeleton.from_scene(scene), local_transforms(scene, frames))
-    m = bone_to_world[0, index]
-    scale = np.asarray(scene.bones[index].scale, dtype=float)
-    return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
+    rig = prepare(scene)  # computed once per edit (and per frame_start)
+
+    def state():
+        index = rig.index[body] if body in rig.index else scene.bone_index(body)
+        m = rig.world_at(float(scene.frame_start))[index]
+        scale = np.asarray(scene.bones[index].scale, dtype=float)
+        return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
+
+    position, rotation = rig.memo(("multi_parent.initial_state", body, scene.frame_start), state)
+    return position.copy(), rotation.copy()
 
 
 def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
@@ -79,18 +83,23 @@ def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
             f"anticommutator sums every order of the pivots, {len(constraint.pivots)}! of them)",
             where,
         )
-    position, rotation = initial_state(scene, constraint.body)
-    return Inputs(
-        space=space,
-        integrator=constraint.integrator,
-        # The exact integrator has no substeps: its grid is whole frames.
-        substeps=1 if constraint.integrator == "exact" else int(constraint.substeps),
-        frame_start=int(scene.frame_start),
-        scale=tuple(float(v) for v in scene.bone(constraint.body).scale),
-        rotation=tuple(rotation.tolist()),
-        position=tuple(position.tolist()),
-        pivots=ordered_pivots(constraint.pivots),
-    )
+    # Built once per constraint item, space and frame_start while the bones stay the same.
+    memo = prepare(scene).static(constraint, lambda c: {})
+    inputs = memo.get((space, scene.frame_start))
+    if inputs is None:
+        position, rotation = initial_state(scene, constraint.body)
+        inputs = memo[(space, scene.frame_start)] = Inputs(
+            space=space,
+            integrator=constraint.integrator,
+            # The exact integrator has no substeps: its grid is whole frames.
+            substeps=1 if constraint.integrator == "exact" else int(constraint.substeps),
+            frame_start=int(scene.frame_start),
+            scale=tuple(float(v) for v in scene.bone(constraint.body).scale),
+            rotation=tuple(rotation.tolist()),
+            position=tuple(position.tolist()),
+            pivots=ordered_pivots(constraint.pivots),
+        )
+    return inputs
 
 
 def _partial_steps(inputs: Inputs, t0, t1, q, p):

@@ -10,7 +10,7 @@ import numpy as np
 from app.editor.authoring.bone_operations import tail_edit
 from app.scene.analysis import projection
 from app.scene.rig import editing
-from app.widgets.viewport.drag import HANDLE_RADIUS_PX, MoveDrag
+from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, MoveDrag
 
 
 def _with_tail(bone, frame, tail_in_bone):

@@ -15,7 +15,7 @@ from app.scene.analysis import limit_shapes, projection
 from app.scene.rig import constraint_edits
 from app.scene.rig.editing import Ref
 from app.scene.rig.model import ConeLimit
-from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag
+from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, Drag
 from app.widgets.viewport.limit_items import shown_shapes
 
 #: How near (pixels) the cursor must be to a cone's rim to grab it.

@@ -23,7 +23,7 @@ from app.scene.analysis import projection
 from app.scene.analysis.transform_math import ANGLE_STEP, DISTANCE_STEP, snapped
 from app.scene.analysis.typed_number import TypedNumber
 from app.widgets.viewport.gizmo_items import AXIS_COLORS
-from app.widgets.viewport.transform_edit import MOVE, ROTATE, Dial, Slide, subject_for
+from app.widgets.viewport.interaction.transform_edit import MOVE, ROTATE, Dial, Slide, subject_for
 
 Key = QtCore.Qt.Key
 CTRL = QtCore.Qt.KeyboardModifier.ControlModifier

@@ -1,0 +1,178 @@
+"""Every bone of a pose in one set of vertex buffers: two draw calls, rewritten in place.
+
+:class:`BoneMeshItem` draws the octahedral bones of :mod:`app.scene.analysis.bone_shapes`
+(flat-lit faces and their outlines) from vertex buffers it owns. A new pose is written with
+numpy into arrays kept between frames and copied into the same GL buffers
+(``QOpenGLBuffer.write``); the buffers are reallocated only when the number of bones grows.
+Colours are uploaded only when they change (playback mostly keeps them). The edge index
+buffer depends on the bone count alone and is built once.
+
+It replaces a ``GLMeshItem`` fed a new ``MeshData`` per frame, which rebuilt face normals,
+face-indexed copies and edge lists in Python on every pose.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from OpenGL import GL
+from pyqtgraph.opengl import shaders
+from pyqtgraph.Qt import QT_LIB, QtGui
+
+from app.scene.analysis.bone_shapes import _FACES, octahedra
+
+QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
+
+#: The 12 edges of one octahedron (vertex 0 the head, 5 the tail, 1..4 the ring).
+_EDGES = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [5, 1], [5, 2], [5, 3], [5, 4],
+                   [1, 2], [2, 3], [3, 4], [4, 1]])  # fmt: skip
+#: Each edge as two corners of the face-vertex array (24 corners per bone, face by face).
+_EDGE_CORNERS = np.array([
+    [3 * f + list(face).index(a), 3 * f + list(face).index(b)]
+    for a, b in _EDGES
+    for f, face in enumerate(_FACES.tolist()) if a in face and b in face
+][::2])  # fmt: skip
+_CORNERS = 24  # 8 faces x 3 corners per bone
+
+
+def _buffer(kind=QtOpenGL.QOpenGLBuffer.Type.VertexBuffer):
+    return QtOpenGL.QOpenGLBuffer(kind)
+
+
+class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
+    """Octahedral bones from one position, normal and colour buffer.
+
+    Parameters
+    ----------
+    shader : ShaderProgram
+        The faces' program (attributes ``a_position``, ``a_normal``, ``a_color``; uniforms
+        ``u_mvp``, ``u_normal``).
+    edge_color : RGBA or None
+        Outline colour; ``None`` draws no outlines.
+    """
+
+    def __init__(self, parentItem=None, shader=None, glOptions="opaque", edge_color=None):
+        super().__init__(parentItem=parentItem)
+        self.setGLOptions(glOptions)
+        self._shader = shader
+        self._edge_color = edge_color
+        self._capacity = 0  # bones the host arrays and GL buffers hold
+        self._count = 0  # bones drawn now
+        self._positions = np.zeros((0, 3), np.float32)
+        self._normals = np.zeros((0, 3), np.float32)
+        self._colors = np.zeros((0, 4), np.float32)
+        self._edges = np.zeros(0, np.uint32)
+        self._vbo = {name: _buffer() for name in ("position", "normal", "color")}
+        self._ibo = _buffer(QtOpenGL.QOpenGLBuffer.Type.IndexBuffer)
+        self._dirty: set = set()
+
+    @property
+    def count(self) -> int:
+        """Bones drawn (those of non-zero length)."""
+        return self._count
+
+    def _reserve(self, bones: int) -> None:
+        if bones <= self._capacity:
+            return
+        capacity = max(bones, 2 * self._capacity, 8)
+        corners = _CORNERS * capacity
+        self._positions = np.zeros((corners, 3), np.float32)
+        self._normals = np.zeros((corners, 3), np.float32)
+        self._colors = np.zeros((corners, 4), np.float32)
+        offsets = _CORNERS * np.arange(capacity, dtype=np.uint32)
+        self._edges = (_EDGE_CORNERS[None].astype(np.uint32)
+                       + offsets[:, None, None]).reshape(-1)  # fmt: skip
+        self._capacity = capacity
+        self._dirty = {"allocate"}
+
+    def set_bones(self, heads, tails, colors) -> None:
+        """Bones from world ``heads`` to ``tails`` (B, 3), RGBA ``colors`` (B, 4)."""
+        verts, faces, bone_of_vertex = octahedra(heads, tails)
+        bones = len(faces) // 8
+        self._reserve(bones)
+        n = _CORNERS * bones
+        corners = verts[faces]  # (8 M, 3 corners, 3)
+        np.copyto(self._positions[:n], corners.reshape(-1, 3), casting="same_kind")
+        normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+        self._normals[:n].reshape(-1, 3, 3)[:] = normals[:, None, :]
+        bone_colors = np.asarray(colors, dtype=np.float32).reshape(-1, 4)[bone_of_vertex[::6]]
+        drawn = self._colors[:n].reshape(-1, _CORNERS, 4)
+        if bones != self._count or not np.array_equal(drawn[:, 0], bone_colors):
+            drawn[:] = bone_colors[:, None, :]
+            self._dirty.add("color")
+        self._dirty.update(("position", "normal"))
+        self._count = bones
+        self.update()
+
+    def _upload(self) -> None:
+        allocate = "allocate" in self._dirty
+        for name, array in (("position", self._positions), ("normal", self._normals),
+                            ("color", self._colors)):  # fmt: skip
+            if not (allocate or name in self._dirty):
+                continue
+            vbo = self._vbo[name]
+            if not vbo.isCreated():
+                vbo.create()
+            vbo.bind()
+            if allocate:
+                vbo.allocate(array, array.nbytes)
+            else:  # the same buffer, only the bones drawn
+                vbo.write(0, array, _CORNERS * self._count * array.shape[1] * 4)
+            vbo.release()
+        if allocate:
+            if not self._ibo.isCreated():
+                self._ibo.create()
+            self._ibo.bind()
+            self._ibo.allocate(self._edges, self._edges.nbytes)
+            self._ibo.release()
+        self._dirty.clear()
+
+    def paint(self):
+        if self._count == 0:
+            return
+        self.setupGLState()
+        if self._dirty:
+            self._upload()
+        mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
+        context = QtGui.QOpenGLContext.currentContext()
+        es2 = context.hasExtension(b"GL_ARB_ES2_compatibility")
+        program = self._shader.program(es2_compat=es2)
+        normal = np.array(self.modelViewMatrix().normalMatrix().data(), dtype=np.float32)
+        locs = self._bind(program, ("a_position", "a_normal", "a_color"))
+        with self._shader:
+            GL.glUniformMatrix4fv(GL.glGetUniformLocation(program, "u_mvp"), 1, False, mvp)
+            GL.glUniformMatrix3fv(GL.glGetUniformLocation(program, "u_normal"), 1, False, normal)
+            GL.glDrawArrays(GL.GL_TRIANGLES, 0, _CORNERS * self._count)
+        for loc in locs:
+            GL.glDisableVertexAttribArray(loc)
+        if self._edge_color is None:
+            return
+        edge_shader = shaders.getShaderProgram(None)
+        program = edge_shader.program(es2_compat=es2)
+        locs = self._bind(program, ("a_position",))
+        if (loc := GL.glGetAttribLocation(program, "a_color")) != -1:
+            GL.glVertexAttrib4f(loc, *self._edge_color)
+        with program:
+            GL.glUniformMatrix4fv(GL.glGetUniformLocation(program, "u_mvp"), 1, False, mvp)
+            self._ibo.bind()
+            GL.glDrawElements(GL.GL_LINES, 24 * self._count, GL.GL_UNSIGNED_INT, None)
+            self._ibo.release()
+        for loc in locs:
+            GL.glDisableVertexAttribArray(loc)
+
+    def _bind(self, program, names) -> list:
+        sizes = {"a_position": 3, "a_normal": 3, "a_color": 4}
+        locs = []
+        for name in names:
+            loc = GL.glGetAttribLocation(program, name)
+            if loc == -1:
+                continue
+            vbo = self._vbo[name[2:]]
+            vbo.bind()
+            GL.glVertexAttribPointer(loc, sizes[name], GL.GL_FLOAT, False, 0, None)
+            vbo.release()
+            GL.glEnableVertexAttribArray(loc)
+            locs.append(loc)
+        return locs
