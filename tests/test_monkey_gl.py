@@ -1,9 +1,9 @@
 """A GUI monkey (issue 10): seeded random actions with real mouse and key events on the demo
 and on the FABRIK arm — clicks and drags in the viewport, scrubbing, keying and deleting
 keys, spaces and Compare, adding and removing constraints and pivots through the outliner's
-context menu, undo and redo. Then undo everything: the scene equals the loaded one; redo
-everything: it equals the final one. No exception may reach Qt's event loop and no Qt
-warning may be logged (``qt_log_level_fail``).
+and viewport's context menus, undo and redo. Then undo everything: the scene equals the
+loaded one; redo everything: it equals the final one. No exception may reach Qt's event loop
+and no Qt warning may be logged (``qt_log_level_fail``).
 
 ``make test`` runs 200 actions on each scene; ``make fuzz`` sets
 ``PIVOTAL_MONKEY_ACTIONS=1000`` (``PIVOTAL_MONKEY_SEED`` picks other sequences).
@@ -17,6 +17,7 @@ import traceback
 import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
 
 from . import gui
 from .conftest import SCENES
@@ -62,7 +63,8 @@ class Monkey:
         start = self._something_on_screen() if self.rng.random() < 0.8 else self._random_pixel()
         offset = np.array([self.rng.uniform(-120, 120), self.rng.uniform(-120, 120)])
         end = np.clip(np.array(start) + offset, 3, [self.vp.width() - 3, self.vp.height() - 3])
-        mods = SHIFT if self.rng.random() < 0.2 else NO_MODS
+        # Ctrl+drag turns a bone (the arcball), Shift keeps a handle at its height.
+        mods = self.rng.choices([NO_MODS, CTRL, SHIFT], [0.55, 0.3, 0.15])[0]
         drag(self.vp, start, end, mods, steps=self.rng.randint(2, 6))
 
     def scrub(self):
@@ -99,6 +101,24 @@ class Monkey:
             mods = CTRL if self.rng.random() < 0.2 else NO_MODS
             click(outliner.viewport(), rect.center(), mods)
 
+    def _pick_from_menu(self, chosen):
+        def exec_menu(menu, at):
+            enabled = [a for a in menu.actions() if a.isEnabled() and a.text()]
+            if enabled:
+                action = self.rng.choice(enabled)
+                chosen.append(action.text())
+                action.trigger()
+
+        return exec_menu
+
+    def viewport_menu(self, monkeypatch):
+        """Right-click in the viewport (real press and release) and pick from its menu."""
+        chosen = []
+        monkeypatch.setattr(self.vp, "exec_menu", self._pick_from_menu(chosen))
+        QTest.mouseClick(self.vp, QtCore.Qt.MouseButton.RightButton, NO_MODS,
+                         gui.point(self._something_on_screen()))  # fmt: skip
+        self.log[-1] += f" {chosen}"
+
     def outliner_menu(self, monkeypatch):
         """Right-click an outliner item (a real context-menu event) and pick one of the menu's
         enabled actions: adding and removing constraints and pivots, retargeting."""
@@ -110,15 +130,7 @@ class Monkey:
         outliner.scrollToItem(item)
         rect = outliner.visualItemRect(item)
         chosen = []
-
-        def exec_menu(menu, at):
-            enabled = [a for a in menu.actions() if a.isEnabled() and a.text()]
-            if enabled:
-                action = self.rng.choice(enabled)
-                chosen.append(action.text())
-                action.trigger()
-
-        monkeypatch.setattr(outliner, "exec_menu", exec_menu)
+        monkeypatch.setattr(outliner, "exec_menu", self._pick_from_menu(chosen))
         pos = rect.center()
         event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, pos,
                                         outliner.viewport().mapToGlobal(pos))  # fmt: skip
@@ -138,7 +150,8 @@ class Monkey:
 WEIGHTS = {
     "click_in_viewport": 10, "drag_in_viewport": 14, "scrub": 6, "step_frames": 5,
     "key_selection": 8, "delete_key": 5, "toggle_space": 4, "toggle_compare": 3,
-    "select_in_outliner": 8, "outliner_menu": 8, "delete_selected": 3, "undo": 8, "redo": 5,
+    "select_in_outliner": 8, "outliner_menu": 6, "viewport_menu": 4, "delete_selected": 3,
+    "undo": 8, "redo": 5,
 }  # fmt: skip
 
 
@@ -158,8 +171,8 @@ def test_the_monkey_then_undo_all_and_redo_all(qtbot, monkeypatch, name, seed):
     for n in range(ACTIONS):
         action = rng.choices(names, weights)[0]
         monkey.log.append(f"{n}: {action}")
-        if action == "outliner_menu":
-            monkey.outliner_menu(monkeypatch)
+        if action in ("outliner_menu", "viewport_menu"):
+            getattr(monkey, action)(monkeypatch)
         else:
             getattr(monkey, action)()
         QtWidgets.QApplication.processEvents()
