@@ -61,11 +61,15 @@ def main(argv=None) -> int:
             defects.setdefault(signature(e), (name, steps, str(e)[:160]))
             continue
         tally[outcome.kind] += 1
+        tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
         slowest = max(slowest, (outcome.seconds, (name, steps)), key=lambda s: s[0])
     seconds = time.perf_counter() - start
     print(f"inputs {args.examples}  refused {tally['refused']}  accepted {tally['accepted']}  "
           f"defects {tally['defects']} ({len(defects)} distinct)  in {seconds:.0f} s; "
           f"slowest input {slowest[0]:.2f} s")  # fmt: skip
+    for suffix in sorted({k[0] for k in tally if isinstance(k, tuple)}):
+        print(f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
+              f"accepted {tally[(suffix, 'accepted')]}")  # fmt: skip
     for sig, (name, steps, message) in sorted(defects.items()):
         print(f"  defect: {sig}\n    {name} {steps}\n    {message}")
     return 1 if defects else 0
