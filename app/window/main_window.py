@@ -26,10 +26,12 @@ from app.widgets.viewport.teaching_drawing import TrailSettings
 from app.widgets.viewport.viewport import Viewport
 from app.window import theme
 from app.window.actions import WindowActions
+from app.window.bone_actions import BoneActions
 from app.window.export_actions import ExportController
+from app.window.teaching_actions import TeachingActions
 
 
-class MainWindow(WindowActions, QtWidgets.QMainWindow):
+class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWindow):
     """Pivotal's main window for one document."""
 
     def __init__(
@@ -54,6 +56,7 @@ class MainWindow(WindowActions, QtWidgets.QMainWindow):
         self.setDockNestingEnabled(True)
         self._build_docks()
         self._build_actions()
+        self._build_bone_actions()
         self._build_menus()
         self._build_toolbar()
         self._build_status_bar()

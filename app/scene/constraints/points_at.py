@@ -2,7 +2,7 @@
 
 The rotation is the shortest arc from ``tail - head`` to ``target - head`` (rolled by the
 optional up vector), computed and applied in one of the two ways of the seed "change of
-basis" (see :mod:`app.scene.math.change_of_basis`):
+basis" (see :mod:`app.scene.constraints.change_of_basis`):
 
 - ``space: "world"``: from world directions, applied about the head in world coordinates;
   limits cannot be expressed there, so they are ignored and the bake reports by how many
@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.scene.errors import SceneError
-from app.scene.math import quat
-from app.scene.math.aim import DEGENERATE, aim_delta, unit
-from app.scene.math.change_of_basis import (
+from app.scene.constraints.change_of_basis import (
     is_rigid,
     local_rotation,
     parent_to_world,
@@ -31,6 +28,9 @@ from app.scene.math.change_of_basis import (
     turn_in_bone,
     world_to_bone,
 )
+from app.scene.errors import SceneError
+from app.scene.math import quat
+from app.scene.math.aim import DEGENERATE, aim_delta, unit
 from app.scene.math.transforms import transform_points, transform_vectors
 from app.scene.rig.limits import limited_rotation, violation_deg
 from app.scene.rig.model import Limit, PointsAt, UpVector
@@ -104,7 +104,7 @@ def object_rotation(
     Returns
     -------
     ndarray, shape (F, 4)
-        Apply with :func:`~app.scene.math.change_of_basis.turn_in_bone`.
+        Apply with :func:`~app.scene.constraints.change_of_basis.turn_in_bone`.
     """
     to_bone = world_to_bone(bone_to_world, rigid)
     target_in_rot = transform_points(to_bone, target)

@@ -12,11 +12,13 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
+from app.editor.authoring import constraint_operations
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
-from app.widgets.fields import RotationEditor, VectorEdit, spin_box
+from app.scene.rig.model import Target
+from app.widgets.fields import RotationEditor, VectorEdit
+from app.widgets.panels.constraint_section import ConstraintSection
 from app.widgets.text_keys import keep_keys
 
 
@@ -26,7 +28,7 @@ def _keys_text(keys, what: str) -> str:
     return f"{what}: {len(keys)} key{'s' if len(keys) != 1 else ''}"
 
 
-class Inspector(QtWidgets.QScrollArea):
+class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     """Takes the document; rebuilds its form when the active item changes."""
 
     def __init__(self, document, parent=None):
@@ -225,6 +227,7 @@ class Inspector(QtWidgets.QScrollArea):
         )
         form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
+            ("translation", "Translation", 3, 4),
             ("rotation", "Rotation", 4, 4),
             ("scale", "Scale", 3, 4),
             ("tail", "Tail", 3, 4),
@@ -263,6 +266,11 @@ class Inspector(QtWidgets.QScrollArea):
         doc = self._document
         c = doc.scene.constraint(ref.name)
         self._header(f"Pivot {ref.pivot}", f"of {c.name} · body {c.body} · {c.space} space")
+        name = keep_keys(QtWidgets.QLineEdit(ref.pivot))
+        name.setObjectName("pivotName")
+        name.editingFinished.connect(lambda: name.text() != ref.pivot and self._run(
+            constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()))
+        self._group("Name").addRow(name)
         form = self._group("Position on the body (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
@@ -323,81 +331,6 @@ class Inspector(QtWidgets.QScrollArea):
         else:
             target = Target(bone=data[0], at=data[1])
         self._run(operations.set_target, doc, ref.name, target, ref.kind)
-
-    def _build_constraint(self, ref: Ref) -> None:
-        doc = self._document
-        c = doc.scene.constraint(ref.name)
-        kind = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
-        self._header(f"{c.name}", f"{kind.get(c.type, c.type)} constraint")
-        form = self._group("Evaluation")
-        space = keep_keys(QtWidgets.QComboBox())
-        space.setObjectName("constraintSpace")
-        space.addItems(["object", "world"])
-        space.setToolTip(
-            "The space saved in the file. The toolbar's World/Object toggle "
-            "overrides it for comparing, without editing the file."
-        )
-        form.addRow("Space (authored)", space)
-        space.currentTextChanged.connect(
-            lambda v: self._run(operations.set_constraint_field, doc, ref.name, "space", v)
-        )
-        self._refreshers.append(
-            lambda: self._set_combo(space, doc.scene.constraint(ref.name).space)
-        )
-        if isinstance(c, MultiParent):
-            form.addRow("Body", QtWidgets.QLabel(c.body))
-            self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
-            integrator = keep_keys(QtWidgets.QComboBox())
-            integrator.setObjectName("integrator")
-            integrator.addItems(["seed", "twist"])
-            form.addRow("Integrator", integrator)
-            integrator.currentTextChanged.connect(
-                lambda v: self._run(operations.set_constraint_field, doc, ref.name, "integrator", v)
-            )
-            self._refreshers.append(
-                lambda: self._set_combo(integrator, doc.scene.constraint(ref.name).integrator)
-            )
-            pivots = ", ".join(p.name for p in c.pivots)
-            form.addRow("Pivots", QtWidgets.QLabel(pivots))
-            add = QtWidgets.QPushButton("Add pivot")
-            add.setObjectName("addPivotButton")
-            add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
-            form.addRow(add)
-        elif isinstance(c, (PointsAt, Fabrik)):
-            bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
-            form.addRow("Bones", QtWidgets.QLabel(bones))
-            t = c.target
-            form.addRow(
-                "Target",
-                QtWidgets.QLabel(
-                    f"bone {t.bone} {t.at}" if t.bone else "a position (drag the cyan handle)"
-                ),
-            )
-            if isinstance(c, Fabrik):
-                tol = spin_box(6, 1e-4, 1e-9, 1e6)
-                tol.setObjectName("tolerance")
-                form.addRow("Tolerance", tol)
-                tol.valueChanged.connect(
-                    lambda v: self._run(
-                        operations.set_constraint_field, doc, ref.name, "tolerance", float(v)
-                    )
-                )
-                self._refreshers.append(
-                    lambda: self._set_spin(tol, doc.scene.constraint(ref.name).tolerance)
-                )
-                self._int_field(form, "Max iterations", "maxIterations", ref, "max_iterations",
-                                10000)  # fmt: skip
-        self._note(form, lambda: self._info_text(ref.name))
-
-    def _info_text(self, name: str) -> str:
-        doc = self._document
-        info = doc.pose().info.get(name)
-        text = ""
-        if isinstance(info, dict) and info:
-            text = "<br>".join(f"{k}: {self._fmt(v)}" for k, v in info.items())
-        if doc.evaluation_error:
-            text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
-        return text
 
     @staticmethod
     def _fmt(v) -> str:

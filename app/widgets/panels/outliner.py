@@ -1,7 +1,12 @@
 """The outliner: bones as a hierarchy, constraints with their pivots and targets.
 
 Selecting here selects in the document (and so in the viewport); the context menu adds and
-removes pivots and constraints and sets targets, all through undoable operations.
+removes pivots and constraints and sets targets, all through undoable operations. A bone's
+or a pivot's name is edited in place (double-click or F2) to rename it; dragging a bone onto another
+makes it that bone's child keeping its place in the world (Shift at the drop: keeping its
+local values, so it moves with its new parent); dropping it on "Bones" makes it a root.
+The drag is the widget's own (press, move, release), not Qt's drag and drop: nothing
+leaves the outliner.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 COLORS = {
@@ -25,7 +30,19 @@ TYPE_WORDS = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik"
 
 
 class Outliner(QtWidgets.QTreeWidget):
-    """Takes the document; rebuilds on structural changes, mirrors the selection."""
+    """Takes the document; rebuilds on structural changes, mirrors the selection.
+
+    Signals
+    -------
+    rename_requested(object, str)
+        A bone's or a pivot's name was edited: its :class:`Ref` and the new name.
+    reparent_requested(str, object, str)
+        A bone was dropped on another: its name, the new parent (``None``: a root) and
+        ``"world"`` or ``"local"`` (what it keeps).
+    """
+
+    rename_requested = QtCore.Signal(object, str)
+    reparent_requested = QtCore.Signal(str, object, str)
 
     def __init__(self, document, parent=None):
         super().__init__(parent)
@@ -44,6 +61,12 @@ class Outliner(QtWidgets.QTreeWidget):
         self.setIndentation(14)
         self.customContextMenuRequested.connect(self._context_menu)
         self.itemSelectionChanged.connect(self._on_item_selection)
+        self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
+                             | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)  # fmt: skip
+        self.itemChanged.connect(self._on_item_changed)
+        self._bones_group = None
+        self._dragged: Ref | None = None
+        self._drag_from = None
         document.structure_changed.connect(self.rebuild)
         document.scene_changed.connect(self._update_texts)
         document.selection_changed.connect(self._on_document_selection)
@@ -61,6 +84,8 @@ class Outliner(QtWidgets.QTreeWidget):
         item = QtWidgets.QTreeWidgetItem(parent, [text, ""])
         item.setData(0, REF_ROLE, ref)
         item.setForeground(0, COLORS[ref.kind])
+        if ref.kind in (BONE, PIVOT):
+            item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsEditable)
         self._items[ref] = item
         return item
 
@@ -70,7 +95,7 @@ class Outliner(QtWidgets.QTreeWidget):
         with QtCore.QSignalBlocker(self):
             self.clear()
             self._items = {}
-            bones = QtWidgets.QTreeWidgetItem(self, ["Bones", ""])
+            bones = self._bones_group = QtWidgets.QTreeWidgetItem(self, ["Bones", ""])
             constraints = QtWidgets.QTreeWidgetItem(self, ["Constraints", ""])
             for group in (bones, constraints):
                 group.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled)
@@ -121,6 +146,79 @@ class Outliner(QtWidgets.QTreeWidget):
                 keyed = len(editing.key_frames(scene, ref))
                 item.setText(1, f"◆ {keyed}" if keyed else "")
                 item.setToolTip(1, f"{keyed} key frames" if keyed else "not animated")
+
+    # --- renaming and reparenting ---------------------------------------------------------
+
+    def edit(self, index, *args):
+        """Only the name column is edited, wherever in the row the double-click lands."""
+        if args and index.isValid() and index.column() != 0:
+            index = index.siblingAtColumn(0)
+        return super().edit(index, *args)
+
+    def _on_item_changed(self, item, column: int) -> None:
+        ref = item.data(0, REF_ROLE)
+        if column != 0 or ref is None or ref.kind not in (BONE, PIVOT):
+            return
+        name = ref.name if ref.kind == BONE else ref.pivot
+        new = item.text(0)
+        if new == name:
+            return
+        with QtCore.QSignalBlocker(self):
+            item.setText(0, name)  # the rename arrives through the document, or not
+        self.rename_requested.emit(ref, new)
+
+    def _drop_parent(self, pos):
+        """The bone (name) or ``None`` (root) a drop at ``pos`` makes the parent, or
+        ``False`` when the drop lands on nothing that can parent."""
+        item = self.itemAt(pos)
+        if item is None:
+            return False
+        if item is self._bones_group:
+            return None
+        ref = item.data(0, REF_ROLE)
+        return ref.name if ref is not None and ref.kind == BONE else False
+
+    def mousePressEvent(self, ev):
+        item = self.itemAt(ev.position().toPoint())
+        ref = item.data(0, REF_ROLE) if item is not None else None
+        left = ev.button() == QtCore.Qt.MouseButton.LeftButton
+        self._dragged = ref if left and ref is not None and ref.kind == BONE else None
+        self._hint = False  # the drop parent the status bar speaks of
+        self._drag_from = ev.position().toPoint()
+        super().mousePressEvent(ev)
+
+    def mouseMoveEvent(self, ev):
+        if self._dragged is not None:
+            far = (ev.position().toPoint() - self._drag_from).manhattanLength()
+            if far >= QtWidgets.QApplication.startDragDistance():
+                parent = self._drop_parent(ev.position().toPoint())
+                shape = (QtCore.Qt.CursorShape.DragMoveCursor if parent is not False
+                         else QtCore.Qt.CursorShape.ForbiddenCursor)  # fmt: skip
+                self.viewport().setCursor(shape)
+                if parent is not False and parent != self._dragged.name and parent != self._hint:
+                    self._hint = parent
+                    where = f"a child of {parent}" if parent else "a root"
+                    self._document.notify(f"Drop to make {self._dragged.name} {where}, keeping "
+                                          "its place (Shift: keeping its local values)")
+            ev.accept()
+            return
+        super().mouseMoveEvent(ev)
+
+    def mouseReleaseEvent(self, ev):
+        dragged, self._dragged = self._dragged, None
+        if dragged is not None:
+            self.viewport().unsetCursor()
+            pos = ev.position().toPoint()
+            moved = (pos - self._drag_from).manhattanLength()
+            if moved >= QtWidgets.QApplication.startDragDistance():
+                parent = self._drop_parent(pos)
+                if parent is not False and parent != dragged.name:
+                    shift = ev.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier
+                    self.reparent_requested.emit(dragged.name, parent,
+                                                 "local" if shift else "world")  # fmt: skip
+                ev.accept()
+                return
+        super().mouseReleaseEvent(ev)
 
     # --- selection -----------------------------------------------------------------------
 

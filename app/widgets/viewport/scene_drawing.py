@@ -18,6 +18,7 @@ from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
@@ -128,6 +129,7 @@ class SceneDrawing:
         self._handles.setDepthValue(10)
         self.labels = LabelsOverlay(view, view.project)
         self.teaching = TeachingDrawing(self._root)
+        self.limits = LimitItems(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
 
     def _lines(self, depth: int, width: float, mode: str = "lines") -> gl.GLLinePlotItem:
@@ -179,6 +181,7 @@ class SceneDrawing:
         handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles)
+        self.limits.draw(shown_shapes(document))
         extra = self.teaching.draw_trails(document, trails or TrailSettings(),
                                           document.selected_bones())  # fmt: skip
         extra += self.teaching.draw_steps(steps, self.scale)

@@ -4,9 +4,11 @@ Pivotal's world is Y-up (the BVH convention). pyqtgraph's camera orbits about +Z
 scene item hangs under one root item whose transform turns world Y-up into the view's Z-up.
 
 Mouse: a press on a handle (pivot, target) selects it and drags it in the plane through it
-facing the camera (Shift: along the ground); Ctrl+drag on a pivot or bone turns it with an
-arcball and keys it. A press on a bone selects it (Shift adds to the selection). Anything
-else orbits, pans and zooms as pyqtgraph does; a click on empty space clears the selection.
+facing the camera (Shift: along the ground), and so does a press on a selected bone's tail
+(its rest tail), and one on a shown limit's cone rim or hinge ends (its angles). Ctrl+drag
+on a pivot or bone turns it with an arcball and keys it. A press on a bone selects it
+(Shift adds to the selection). Anything else orbits, pans and zooms as pyqtgraph does; a
+click on empty space clears the selection.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
@@ -24,10 +26,12 @@ from app.scene.analysis import projection
 from app.scene.analysis.gizmo import broadside_direction, framing_distance
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.limit_drag import limit_under, start_limit_drag
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
+from app.widgets.viewport.tail_drag import start_tail_drag, tail_under
 from app.widgets.viewport.teaching_drawing import TrailSettings
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
@@ -249,6 +253,12 @@ class Viewport(gl.GLViewWidget):
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
         doc = self._document
+        if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a limit, a tail
+            self._drag = (start_limit_drag(self, doc, pixel)
+                          or start_tail_drag(self, doc, pixel, shift))  # fmt: skip
+            if self._drag is not None:
+                ev.accept()
+                return
         if hit is not None and (hit.kind in DRAGGABLE or ctrl):
             doc.set_selection([Ref.bone(hit.name) if hit.kind == POINT else hit])
             self._drag = start_drag(self, doc, hit, pixel, ctrl=ctrl, shift=shift)
@@ -268,6 +278,11 @@ class Viewport(gl.GLViewWidget):
             return
         if ev.buttons() == QtCore.Qt.MouseButton.NoButton:
             self._set_hover(self.pick(pixel))
+            if self._hover is None:  # a selected tail or a limit's rim or end: grabbable
+                doc = self._document
+                grab = limit_under(self, doc, pixel) or tail_under(self, doc, pixel)
+                self.setCursor(QtCore.Qt.CursorShape.OpenHandCursor if grab
+                               else QtCore.Qt.CursorShape.ArrowCursor)  # fmt: skip
             return
         super().mouseMoveEvent(ev)
 

@@ -26,6 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene.constraints.change_of_basis import (
+    is_rigid,
+    parent_to_world,
+    rest_relative,
+    turn_about_head,
+    turn_in_bone,
+)
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
@@ -38,13 +45,6 @@ from app.scene.constraints.points_at import (
 from app.scene.errors import SceneError
 from app.scene.math import quat
 from app.scene.math.aim import aim_delta, unit
-from app.scene.math.change_of_basis import (
-    is_rigid,
-    parent_to_world,
-    rest_relative,
-    turn_about_head,
-    turn_in_bone,
-)
 from app.scene.math.transforms import (
     inverse,
     rotation_from_matrix,

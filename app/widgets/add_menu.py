@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from app.editor import operations
+from app.editor.authoring import bone_operations
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
 
@@ -37,6 +38,14 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
     scene = document.scene
     ref = ref or document.active
     bones = document.selected_bones()
+    parent = ref.name if ref is not None and ref.kind == BONE else None
+    _act(menu, f"Add Bone at {parent}'s tail" if parent else "Add Bone (a root at the origin)",
+         bone_operations.add_bone, document, parent)  # fmt: skip
+    if parent is not None:
+        _act(menu, f"Extrude from {parent}", bone_operations.extrude, document)
+        _act(menu, f"Clear Parent of {parent} (keep its place)", bone_operations.reparent_bone,
+             document, parent, None, enabled=scene.bone(parent).parent is not None)  # fmt: skip
+    menu.addSeparator()
     if ref is not None and ref.kind == BONE:
         bone = ref.name
         _act(

@@ -1,0 +1,1 @@
+"""Authoring operations: building bones, constraint settings and poses (issue 12)."""

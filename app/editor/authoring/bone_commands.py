@@ -1,0 +1,43 @@
+"""The undo command of a skeleton-structure edit: both item lists at once.
+
+Adding, deleting, renaming and reparenting bones replace several items (a rename rewrites
+every constraint that names the bone), so the command keeps the scene's old and new
+``bones`` and ``constraints`` (tuples of frozen items: cheap and safe to hold) and the
+selection before and after.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtGui
+
+from app.scene.rig.bone_edits import Rig
+
+
+class SetRig(QtGui.QUndoCommand):
+    """Replace the scene's bones and constraints by those of ``rig``; select ``selection``
+    afterwards (``None``: keep what still exists)."""
+
+    def __init__(self, document, rig: Rig, text: str, selection=None):
+        super().__init__(text)
+        scene = document.scene
+        self.document = document
+        self.old = Rig(tuple(scene.bones), tuple(scene.constraints))
+        self.old_selection = document.selection
+        self.new = rig
+        self.new_selection = None if selection is None else tuple(selection)
+
+    def _apply(self, rig: Rig, selection) -> None:
+        scene = self.document.scene
+        if tuple(scene.bones) == rig.bones and tuple(scene.constraints) == rig.constraints:
+            return
+        scene.bones[:] = rig.bones
+        scene.constraints[:] = rig.constraints
+        self.document.scene_edited()
+        if selection is not None:
+            self.document.set_selection(selection)
+
+    def redo(self):
+        self._apply(self.new, self.new_selection)
+
+    def undo(self):
+        self._apply(self.old, self.old_selection)

@@ -1,0 +1,71 @@
+"""Constraint-setting operations the inspector and the viewport call: limits, up, pole,
+pivot names. Each pushes one undo command; spin-box edits of the same setting merge.
+"""
+
+from __future__ import annotations
+
+from app.editor.operations import OperationError, replace
+from app.scene.rig import constraint_edits
+from app.scene.rig.editing import Ref
+
+
+def _edit(document, name: str, fn, *args):
+    try:
+        constraint = document.scene.constraint(name)
+    except KeyError:
+        raise OperationError(f"There is no constraint {name!r}") from None
+    try:
+        return fn(constraint, *args)
+    except (KeyError, ValueError) as e:
+        raise OperationError(str(e).strip("'\"")) from None
+
+
+def _limit_words(limit) -> str:
+    if limit is None:
+        return "none"
+    if hasattr(limit, "degrees"):
+        twist = f", twist {limit.twist[0]:g}..{limit.twist[1]:g}°" if limit.twist else ""
+        return f"cone {limit.degrees:g}°{twist}"
+    return f"hinge {limit.min:g}..{limit.max:g}°"
+
+
+def set_limit(document, name: str, limit, bone: str | None = None, merge: bool = True) -> None:
+    """A points-at's limit, or a FABRIK's limit on chain bone ``bone`` (``None`` removes)."""
+    new = _edit(document, name, constraint_edits.with_limit, limit, bone)
+    on = f" on {bone}" if bone else ""
+    kind = type(limit).__name__ if limit is not None else None
+    replace(document, Ref.constraint(name), new,
+            f"Set limit of {name}{on} to {_limit_words(limit)}",
+            merge_key=(Ref.constraint(name), "limit", bone, kind) if merge else None)  # fmt: skip
+
+
+def set_up(document, name: str, axis=None, toward=None) -> None:
+    """A points-at's up vector (``None``, ``None`` removes it)."""
+    new = _edit(document, name, constraint_edits.with_up, axis, toward)
+    words = "none" if new.up is None else "an axis toward a direction"
+    replace(document, Ref.constraint(name), new, f"Set up of {name} to {words}",
+            merge_key=(Ref.constraint(name), "up", new.up is None))  # fmt: skip
+
+
+def set_pole(document, name: str, pole) -> None:
+    """A FABRIK pole (a :class:`~app.scene.rig.model.Target`, or ``None``)."""
+    new = _edit(document, name, constraint_edits.with_pole, pole)
+    if pole is None:
+        words = "none"
+    elif pole.bone is not None:
+        words = f"bone {pole.bone} {pole.at}"
+    else:
+        words = "a position"
+    replace(document, Ref.constraint(name), new, f"Set pole of {name} to {words}")
+
+
+def rename_pivot(document, name: str, old: str, new: str) -> None:
+    """Rename a pivot of a multi-parent constraint (the selection follows)."""
+    new = new.strip()
+    if new == old:
+        return
+    constraint = _edit(document, name, constraint_edits.with_pivot_renamed, old, new)
+    selection = [Ref.pivot_of(name, new) if r == Ref.pivot_of(name, old) else r
+                 for r in document.selection]  # fmt: skip
+    replace(document, Ref.constraint(name), constraint, f"Rename pivot {old} of {name} to {new}")
+    document.set_selection(selection)

@@ -1,0 +1,318 @@
+"""Structural edits of the skeleton, as pure functions from a scene to new item lists.
+
+Adding, extruding, deleting, renaming and reparenting bones change more than one item (a
+rename touches every constraint that names the bone; a delete may take constraints and
+children with it), so each function here returns a :class:`Rig`: the new ``bones`` and
+``constraints`` lists. The editor's undo command keeps the old and the new lists. The
+input scene is never changed.
+
+Rest values are the static ``translation``/``rotation``/``scale`` of the bones (the pose
+with no keys), as Blender's edit mode shows them.
+
+One idea: skeleton-structure edits (add, extrude, delete, rename, reparent) of a scene.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.scene.math import quat
+from app.scene.math.transforms import inverse, rotation_from_matrix, trs
+from app.scene.rig.editing import unique_name
+from app.scene.rig.model import Bone, Fabrik, MultiParent, PointsAt, Scene, Target
+
+#: A new bone's length when nothing suggests one (a root bone, File ▸ New's).
+DEFAULT_LENGTH = 1.0
+#: What happens to the children of a deleted bone.
+REPARENT, DELETE = "reparent", "delete"
+#: How a reparented bone keeps its place: its world rest pose, or its local values.
+KEEP_WORLD, KEEP_LOCAL = "world", "local"
+
+
+@dataclass(frozen=True)
+class Rig:
+    """The new item lists of an edit (what a scene's ``bones``/``constraints`` become)."""
+
+    bones: tuple[Bone, ...]
+    constraints: tuple
+
+
+def _vec(v) -> tuple:
+    return tuple(float(x) for x in np.asarray(v, dtype=float).reshape(-1))
+
+
+def _children(scene: Scene, name: str) -> list[str]:
+    return [b.name for b in scene.bones if b.parent == name]
+
+
+def descendants(scene: Scene, name: str) -> list[str]:
+    """Every bone below ``name`` (parents before children), not ``name`` itself."""
+    out, frontier = [], [name]
+    while frontier:
+        kids = [c for n in frontier for c in _children(scene, n)]
+        out += kids
+        frontier = kids
+    return out
+
+
+def rest_to_world(scene: Scene, name: str | None) -> np.ndarray:
+    """A bone's rest transform to world (static values, keys ignored), (4, 4);
+    the identity for ``None`` (the world itself)."""
+    m = np.eye(4)
+    while name is not None:
+        b = scene.bone(name)
+        m = trs(b.translation, b.rotation, b.scale) @ m
+        name = b.parent
+    return m
+
+
+def _pinned_tail(scene: Scene, name: str) -> Bone:
+    """The bone with its tail written out, so a new child does not move its default tail."""
+    bone = scene.bone(name)
+    if bone.tail is not None:
+        return bone
+    return dataclasses.replace(bone, tail=_vec(scene.tail_of(scene.bone_index(name))))
+
+
+def _with_bone_replaced(bones, name: str, new: Bone) -> list[Bone]:
+    return [new if b.name == name else b for b in bones]
+
+
+# --- adding ------------------------------------------------------------------------------
+
+
+def add_bone(scene: Scene, parent: str | None = None, head_in_parent=None, tail=None,
+             name: str = "bone") -> tuple[Rig, str]:  # fmt: skip
+    """One more bone: a child of ``parent`` with its head at ``head_in_parent`` (default: the
+    parent's tail; the origin for a root), its tail ``tail`` in its own frame (default: up
+    its own +Y, as long as the parent, else :data:`DEFAULT_LENGTH`).
+
+    Returns
+    -------
+    (Rig, the new bone's name)
+    """
+    bones = list(scene.bones)
+    length = DEFAULT_LENGTH
+    if parent is not None:
+        i = scene.bone_index(parent)
+        parent_tail = np.asarray(scene.tail_of(i), dtype=float)
+        if head_in_parent is None:
+            head_in_parent = parent_tail
+        length = float(np.linalg.norm(parent_tail)) or DEFAULT_LENGTH
+        bones = _with_bone_replaced(bones, parent, _pinned_tail(scene, parent))
+    if head_in_parent is None:
+        head_in_parent = (0.0, 0.0, 0.0)
+    if tail is None:
+        tail = (0.0, length, 0.0)
+    name = unique_name(name, scene.bone_names())
+    bones.append(Bone(name=name, parent=parent, translation=_vec(head_in_parent),
+                      tail=_vec(tail)))  # fmt: skip
+    return Rig(tuple(bones), tuple(scene.constraints)), name
+
+
+def extrude(scene: Scene, name: str) -> tuple[Rig, str]:
+    """Blender's E: a child of ``name`` from its tail, continuing its direction and length.
+
+    The new bone's frame is its parent's moved to the tail (no rotation of its own), so its
+    tail vector is the parent's.
+    """
+    tail = scene.tail_of(scene.bone_index(name))
+    if np.linalg.norm(tail) == 0:
+        tail = (0.0, DEFAULT_LENGTH, 0.0)
+    return add_bone(scene, name, scene.tail_of(scene.bone_index(name)), tail, name=name)
+
+
+# --- deleting ----------------------------------------------------------------------------
+
+
+def _compose_into(bone: Bone, a_to_b: np.ndarray, new_parent: str | None) -> Bone:
+    """``bone`` re-expressed under another parent: its frame was in frame ``a`` and is now
+    in frame ``b`` (``a_to_b`` a similarity: rotation, uniform scale, translation). Its
+    translation and rotation keys are mapped the same way.
+
+    Raises
+    ------
+    ValueError
+        When ``a_to_b`` scales unevenly (a bone's frame cannot absorb a shear).
+    """
+    linear = a_to_b[:3, :3]
+    factors = np.linalg.norm(linear, axis=0)
+    if not np.allclose(factors, factors[0], rtol=1e-6):
+        raise ValueError(
+            f"{bone.name!r} cannot keep its place: its old and new parents are scaled "
+            "unevenly; reparent it keeping its local values instead"
+        )
+    s = float(factors[0])
+    turn = rotation_from_matrix(linear / s)
+    offset = a_to_b[:3, 3]
+
+    def moved(points):
+        return np.asarray(points, float) @ linear.T + offset
+
+    def turned(q):
+        return quat.normalize(quat.mul(turn, np.asarray(q, float)))
+
+    changes = dict(
+        parent=new_parent,
+        translation=_vec(moved(bone.translation)),
+        rotation=_vec(turned(bone.rotation)),
+        scale=_vec(np.asarray(bone.scale, float) * s),
+    )
+    if bone.translation_keys is not None:
+        keys = bone.translation_keys
+        changes["translation_keys"] = dataclasses.replace(keys, values=moved(keys.values))
+    if bone.rotation_keys is not None:
+        keys = bone.rotation_keys
+        changes["rotation_keys"] = dataclasses.replace(keys, values=turned(keys.values))
+    return dataclasses.replace(bone, **changes)
+
+
+def _references(constraint, names: set) -> bool:
+    return bool(set(constraint.referenced_bones()) & names)
+
+
+def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
+    """The scene without the bones ``names``.
+
+    ``children="reparent"`` hands each child of a deleted bone to the nearest surviving
+    ancestor, keeping its rest place in the world (Blender's delete in edit mode);
+    ``"delete"`` deletes the children and everything below them too. Constraints that name
+    a deleted bone (drive it, aim at it, or have it in a chain) are deleted with it.
+
+    Raises
+    ------
+    KeyError
+        For a name that is not a bone.
+    ValueError
+        When every bone would go (a skeleton needs one), or a child cannot keep its place.
+    """
+    names = list(dict.fromkeys(names))
+    for n in names:
+        scene.bone(n)
+    going = set(names)
+    if children == DELETE:
+        for n in names:
+            going.update(descendants(scene, n))
+    elif children != REPARENT:
+        raise ValueError(f'children must be "reparent" or "delete", got {children!r}')
+    if going >= set(scene.bone_names()):
+        raise ValueError("a skeleton needs at least one bone; this would delete them all")
+    bones = []
+    for b in scene.bones:
+        if b.name in going:
+            continue
+        if b.tail is None and any(c in going for c in _children(scene, b.name)):
+            b = _pinned_tail(scene, b.name)  # its default tail followed a deleted child
+        parent = b.parent
+        if parent in going:  # reparent: walk up to a surviving ancestor
+            while parent in going:
+                parent = scene.bone(parent).parent
+            old_to_new = inverse(rest_to_world(scene, parent)) @ rest_to_world(scene, b.parent)
+            b = _compose_into(b, old_to_new, parent)
+        bones.append(b)
+    constraints = tuple(c for c in scene.constraints if not _references(c, going))
+    return Rig(tuple(bones), constraints)
+
+
+# --- renaming ----------------------------------------------------------------------------
+
+
+def _renamed_target(target: Target | None, old: str, new: str) -> Target | None:
+    if target is None or target.bone != old:
+        return target
+    return dataclasses.replace(target, bone=new)
+
+
+def renamed_in_constraint(constraint, old: str, new: str):
+    """``constraint`` with every field naming bone ``old`` naming ``new`` instead: a
+    multi-parent's body; a points-at's bone and target; a FABRIK chain, its
+    per-bone limits, its target and its pole."""
+    if isinstance(constraint, MultiParent):
+        if constraint.body == old:
+            return dataclasses.replace(constraint, body=new)
+        return constraint
+    if isinstance(constraint, PointsAt):
+        return dataclasses.replace(
+            constraint,
+            bone=new if constraint.bone == old else constraint.bone,
+            target=_renamed_target(constraint.target, old, new),
+        )
+    if isinstance(constraint, Fabrik):
+        return dataclasses.replace(
+            constraint,
+            chain=tuple(new if n == old else n for n in constraint.chain),
+            limits={(new if k == old else k): v for k, v in constraint.limits.items()},
+            target=_renamed_target(constraint.target, old, new),
+            pole=_renamed_target(constraint.pole, old, new),
+        )
+    return constraint
+
+
+def rename_bone(scene: Scene, old: str, new: str) -> Rig:
+    """The scene with bone ``old`` called ``new``, and every reference to it updated
+    (children's ``parent`` and every constraint field that names it).
+
+    Raises
+    ------
+    KeyError
+        When there is no bone ``old``.
+    ValueError
+        When ``new`` is empty, has surrounding spaces, or is another bone's name.
+    """
+    scene.bone(old)
+    if not new or new != new.strip():
+        raise ValueError("a bone's name must be non-empty, without leading or trailing spaces")
+    if new != old and new in scene.bone_names():
+        raise ValueError(f"there is already a bone named {new!r}")
+    bones = []
+    for b in scene.bones:
+        if b.name == old:
+            b = dataclasses.replace(b, name=new)
+        if b.parent == old:
+            b = dataclasses.replace(b, parent=new)
+        bones.append(b)
+    constraints = tuple(renamed_in_constraint(c, old, new) for c in scene.constraints)
+    return Rig(tuple(bones), constraints)
+
+
+# --- reparenting -------------------------------------------------------------------------
+
+
+def reparent(scene: Scene, name: str, parent: str | None, keep: str = KEEP_WORLD) -> Rig:
+    """Bone ``name`` made a child of ``parent`` (``None``: a root).
+
+    ``keep="world"`` keeps its rest place in the world (its values are re-expressed in the
+    new parent's rest frame, keys included: Blender's "Keep Offset"); ``"local"`` keeps its
+    values, so it moves with its new parent.
+
+    Raises
+    ------
+    ValueError
+        When ``parent`` is the bone itself or below it (a loop).
+    """
+    bone = scene.bone(name)
+    if parent is not None:
+        scene.bone(parent)
+        if parent == name or parent in descendants(scene, name):
+            raise ValueError(f"{parent!r} is {name!r} or below it: that would make a loop")
+    if parent == bone.parent:
+        return Rig(tuple(scene.bones), tuple(scene.constraints))
+    if keep == KEEP_WORLD:
+        old_to_new = inverse(rest_to_world(scene, parent)) @ rest_to_world(scene, bone.parent)
+        new = _compose_into(bone, old_to_new, parent)
+    elif keep == KEEP_LOCAL:
+        new = dataclasses.replace(bone, parent=parent)
+    else:
+        raise ValueError(f'keep must be "world" or "local", got {keep!r}')
+    bones = list(scene.bones)
+    if bone.tail is None:  # its default tail followed its first child: keep it drawn so
+        new = dataclasses.replace(new, tail=_vec(scene.tail_of(scene.bone_index(name))))
+    bones = _with_bone_replaced(bones, name, new)
+    if bone.parent is not None and scene.bone(bone.parent).tail is None:
+        bones = _with_bone_replaced(bones, bone.parent, _pinned_tail(scene, bone.parent))
+    if parent is not None and scene.bone(parent).tail is None:
+        bones = _with_bone_replaced(bones, parent, _pinned_tail(scene, parent))
+    return Rig(tuple(bones), tuple(scene.constraints))

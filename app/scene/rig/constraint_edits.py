@@ -1,0 +1,124 @@
+"""Edits of constraint settings, as pure functions from old items to new ones: limits,
+the points-at ``up``, the FABRIK pole, pivot names.
+
+Each checks what the file format checks (``app.scene.formats.schema``), so a value the
+editor accepts is one the file can hold; a bad one raises ``ValueError`` saying why.
+
+One idea: constraint-setting edits (limits, up, pole, pivot names).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from app.scene.rig.editing import pivot_named
+from app.scene.rig.model import (
+    ConeLimit,
+    Fabrik,
+    HingeLimit,
+    Limit,
+    MultiParent,
+    PointsAt,
+    Target,
+    UpVector,
+)
+
+
+def _vec(v) -> tuple:
+    return tuple(float(x) for x in np.asarray(v, dtype=float).reshape(-1))
+
+
+def cone(degrees: float, twist=None) -> ConeLimit:
+    """A cone limit of ``degrees`` (in [0, 180]) with an optional twist ``(min, max)``."""
+    degrees = float(degrees)
+    if not 0 <= degrees <= 180:
+        raise ValueError(f"a cone angle must lie in [0, 180] degrees, got {degrees:g}")
+    if twist is not None:
+        lo, hi = (float(v) for v in twist)
+        if not lo <= hi:
+            raise ValueError(f"the twist range needs min <= max, got {lo:g} > {hi:g}")
+        twist = (lo, hi)
+    return ConeLimit(degrees=degrees, twist=twist)
+
+
+def hinge(axis, lo: float, hi: float) -> HingeLimit:
+    """A hinge about ``axis`` (bone frame, any non-zero length) from ``lo`` to ``hi`` degrees."""
+    axis = _vec(axis)
+    if len(axis) != 3 or not np.all(np.isfinite(axis)) or np.linalg.norm(axis) == 0:
+        raise ValueError("the hinge axis needs three finite numbers, not all zero")
+    lo, hi = float(lo), float(hi)
+    if not lo <= hi:
+        raise ValueError(f"a hinge needs min <= max, got {lo:g} > {hi:g}")
+    return HingeLimit(axis=axis, min=lo, max=hi)
+
+
+def limit_of(constraint, bone: str | None = None) -> Limit | None:
+    """A points-at's ``limit``, or a FABRIK's limit on ``bone`` (``None``: none)."""
+    if isinstance(constraint, PointsAt):
+        return constraint.limit
+    if isinstance(constraint, Fabrik):
+        return constraint.limits.get(bone)
+    raise ValueError(f"{constraint.name!r} has no limits")
+
+
+def with_limit(constraint, limit: Limit | None, bone: str | None = None):
+    """The constraint with its limit (a FABRIK: the limit of chain bone ``bone``) replaced;
+    ``None`` removes it. Unknown keys of the old limit (``extra``) ride along when the kind
+    stays the same."""
+    old = limit_of(constraint, bone)
+    if limit is not None and type(old) is type(limit) and old.extra:
+        limit = dataclasses.replace(limit, extra=old.extra)
+    if isinstance(constraint, PointsAt):
+        return dataclasses.replace(constraint, limit=limit)
+    if bone not in constraint.chain:
+        raise ValueError(f"{bone!r} is not in the chain of {constraint.name!r}")
+    limits = {k: v for k, v in constraint.limits.items() if k != bone}
+    if limit is not None:
+        limits[bone] = limit
+    # chain order: the file lists them as the chain does
+    limits = {b: limits[b] for b in constraint.chain if b in limits}
+    return dataclasses.replace(constraint, limits=limits)
+
+
+def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
+    """A points-at with ``up`` set (``axis`` in the bone's frame, ``toward`` in the world),
+    or removed when both are ``None``."""
+    if not isinstance(constraint, PointsAt):
+        raise ValueError(f"{constraint.name!r} has no up vector")
+    if axis is None and toward is None:
+        return dataclasses.replace(constraint, up=None)
+    axis, toward = _vec(axis), _vec(toward)
+    for what, v in (("axis", axis), ("toward", toward)):
+        if len(v) != 3 or not np.all(np.isfinite(v)) or np.linalg.norm(v) == 0:
+            raise ValueError(f"the up vector's {what} needs three finite numbers, not all zero")
+    extra = constraint.up.extra if constraint.up is not None else {}
+    return dataclasses.replace(constraint, up=UpVector(axis=axis, toward=toward, extra=extra))
+
+
+def with_pole(constraint: Fabrik, pole: Target | None) -> Fabrik:
+    """A FABRIK constraint with its pole set (``None``: no pole)."""
+    if not isinstance(constraint, Fabrik):
+        raise ValueError(f"{constraint.name!r} has no pole")
+    return dataclasses.replace(constraint, pole=pole)
+
+
+def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiParent:
+    """A multi-parent constraint whose pivot ``old`` is called ``new``.
+
+    Raises
+    ------
+    KeyError
+        No pivot ``old``.
+    ValueError
+        ``new`` is empty, padded with spaces, or another pivot's name.
+    """
+    pivot = pivot_named(constraint, old)
+    if not new or new != new.strip():
+        raise ValueError("a pivot's name must be non-empty, without leading or trailing spaces")
+    if new != old and any(p.name == new for p in constraint.pivots):
+        raise ValueError(f"{constraint.name!r} already has a pivot named {new!r}")
+    renamed = dataclasses.replace(pivot, name=new)
+    pivots = tuple(renamed if p.name == old else p for p in constraint.pivots)
+    return dataclasses.replace(constraint, pivots=pivots)

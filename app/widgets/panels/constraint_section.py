@@ -1,0 +1,97 @@
+"""The inspector's constraint section: space, solver settings and what the solver reports
+(a part of :class:`~app.widgets.panels.inspector.Inspector`)."""
+
+from __future__ import annotations
+
+from PySide6 import QtWidgets
+
+from app.editor import operations
+from app.scene.rig.editing import Ref
+from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+from app.widgets.fields import spin_box
+from app.widgets.panels import limit_fields
+from app.widgets.text_keys import keep_keys
+
+
+class ConstraintSection:
+    """Builds the form of a selected constraint (a mixin: it uses the inspector's document,
+    groups, refreshers and field helpers)."""
+
+    def _build_constraint(self, ref: Ref) -> None:
+        doc = self._document
+        c = doc.scene.constraint(ref.name)
+        kind = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
+        self._header(f"{c.name}", f"{kind.get(c.type, c.type)} constraint")
+        form = self._group("Evaluation")
+        space = keep_keys(QtWidgets.QComboBox())
+        space.setObjectName("constraintSpace")
+        space.addItems(["object", "world"])
+        space.setToolTip(
+            "The space saved in the file. The toolbar's World/Object toggle "
+            "overrides it for comparing, without editing the file."
+        )
+        form.addRow("Space (authored)", space)
+        space.currentTextChanged.connect(
+            lambda v: self._run(operations.set_constraint_field, doc, ref.name, "space", v)
+        )
+        self._refreshers.append(
+            lambda: self._set_combo(space, doc.scene.constraint(ref.name).space)
+        )
+        if isinstance(c, MultiParent):
+            form.addRow("Body", QtWidgets.QLabel(c.body))
+            self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
+            integrator = keep_keys(QtWidgets.QComboBox())
+            integrator.setObjectName("integrator")
+            integrator.addItems(["seed", "twist"])
+            form.addRow("Integrator", integrator)
+            integrator.currentTextChanged.connect(
+                lambda v: self._run(operations.set_constraint_field, doc, ref.name, "integrator", v)
+            )
+            self._refreshers.append(
+                lambda: self._set_combo(integrator, doc.scene.constraint(ref.name).integrator)
+            )
+            pivots = ", ".join(p.name for p in c.pivots)
+            form.addRow("Pivots", QtWidgets.QLabel(pivots))
+            add = QtWidgets.QPushButton("Add pivot")
+            add.setObjectName("addPivotButton")
+            add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
+            form.addRow(add)
+        elif isinstance(c, (PointsAt, Fabrik)):
+            bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
+            form.addRow("Bones", QtWidgets.QLabel(bones))
+            t = c.target
+            form.addRow(
+                "Target",
+                QtWidgets.QLabel(
+                    f"bone {t.bone} {t.at}" if t.bone else "a position (drag the cyan handle)"
+                ),
+            )
+            if isinstance(c, Fabrik):
+                tol = spin_box(6, 1e-4, 1e-9, 1e6)
+                tol.setObjectName("tolerance")
+                form.addRow("Tolerance", tol)
+                tol.valueChanged.connect(
+                    lambda v: self._run(
+                        operations.set_constraint_field, doc, ref.name, "tolerance", float(v)
+                    )
+                )
+                self._refreshers.append(
+                    lambda: self._set_spin(tol, doc.scene.constraint(ref.name).tolerance)
+                )
+                self._int_field(form, "Max iterations", "maxIterations", ref, "max_iterations",
+                                10000)  # fmt: skip
+        self._note(form, lambda: self._info_text(ref.name))
+        if isinstance(c, PointsAt):
+            limit_fields.build_points_at(self, ref.name)
+        elif isinstance(c, Fabrik):
+            limit_fields.build_fabrik(self, ref.name)
+
+    def _info_text(self, name: str) -> str:
+        doc = self._document
+        info = doc.pose().info.get(name)
+        text = ""
+        if isinstance(info, dict) and info:
+            text = "<br>".join(f"{k}: {self._fmt(v)}" for k, v in info.items())
+        if doc.evaluation_error:
+            text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
+        return text
