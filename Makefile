@@ -33,6 +33,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@tools/install-system-deps.sh test
+	@tools/install-gltf-validator.sh
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # 20,000 mutated scene files and BVH clips through load and bake (prints the tally), then

@@ -2,9 +2,9 @@
 
 Commands:
   (none) [SCENE]   open the editor (on the demo scene when SCENE is omitted)
-  bake             evaluate a scene or BVH file and write the arrays to a .npz
+  bake             evaluate a scene, BVH or glTF file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
-  export           write the evaluated animation as BVH, CSV, NPZ or PNG images
+  export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
 
 Bad input exits with status 2 and a one-line reason on standard error.
 """
@@ -61,23 +61,25 @@ def parse_frames(text: str) -> np.ndarray:
 def _bake(argv) -> int:
     parser = _Parser(
         prog="main.py bake",
-        description="Evaluate SCENE (a scene file or a .bvh) and write a NumPy .npz with "
-        "bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
+        description="Evaluate SCENE (a scene file, .bvh, .gltf or .glb) and write a NumPy .npz "
+        "with bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
     )
-    parser.add_argument("scene", help="scene file (.json) or motion capture (.bvh)")
+    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh) or glTF "
+                        "(.gltf, .glb)")  # fmt: skip
     parser.add_argument("--out", required=True, help="output .npz path")
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
+    parser.add_argument("--animation", metavar="NAME",
+                        help="glTF only: the animation to import (default: the first)")  # fmt: skip
     parser.add_argument("--space", choices=("world", "object"),
                         help="evaluate every constraint in this space")  # fmt: skip
     args = parser.parse_args(argv)
 
     from app.scene.errors import SceneError
     from app.scene.evaluate import bake
-    from app.scene.io import load_scene
 
     try:
         frames = parse_frames(args.frames) if args.frames else None
-        scene = load_scene(args.scene)
+        scene = _load(args.scene, args.animation)
         for message in scene.messages:
             print(message, file=sys.stderr)
         result = bake(scene, frames=frames, space=args.space)
@@ -91,6 +93,15 @@ def _bake(argv) -> int:
         return EXIT_BAD_INPUT
     print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
     return 0
+
+
+def _load(path, animation):
+    """``load_scene``, with ``--animation`` for glTF files (refused for other files)."""
+    from app.scene.io import GLTF_SUFFIXES, load_scene
+
+    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES:
+        raise ValueError(f"--animation applies to glTF files (.gltf, .glb), not {path!r}")
+    return load_scene(path, animation=animation)
 
 
 def _screenshot(argv) -> int:
@@ -154,11 +165,14 @@ def _export(argv) -> int:
         "png renders the viewport at the first frame, png-sequence every frame into the "
         "folder --out (frame_0000.png...); both need a display (use xvfb-run without one).",
     )
-    parser.add_argument("scene", help="scene file (.json) or motion capture (.bvh)")
+    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh) or glTF "
+                        "(.gltf, .glb)")  # fmt: skip
     parser.add_argument("--out", required=True, help="output path")
     parser.add_argument("--format", choices=tuple(FORMATS),
                         help="default: from the suffix of --out")  # fmt: skip
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
+    parser.add_argument("--animation", metavar="NAME",
+                        help="glTF only: the animation to import (default: the first)")  # fmt: skip
     parser.add_argument("--space", choices=("world", "object"),
                         help="evaluate every constraint in this space")  # fmt: skip
     parser.add_argument("--rotation-order", default="ZXY", metavar="ORDER",
@@ -173,13 +187,12 @@ def _export(argv) -> int:
     args = parser.parse_args(argv)
 
     from app.scene.errors import SceneError
-    from app.scene.io import load_scene
 
     try:
         fmt = format_for(args.format, args.out)
         size = _parse_size(args.size) if fmt.name.startswith("png") else None
         frames = parse_frames(args.frames) if args.frames else None
-        scene = load_scene(args.scene)
+        scene = _load(args.scene, args.animation)
         for message in scene.messages:
             print(message, file=sys.stderr)
         request = ExportRequest(scene, Path(args.out), frames, args.space,
@@ -224,15 +237,19 @@ then plays).
 
 commands:
   bake SCENE --out OUT.npz [--frames START:END[:STEP]] [--space world|object]
+       [--animation NAME]
                  evaluate a scene or .bvh and write the baked arrays
   screenshot [SCENE] --out OUT.png [--frame F] [--size WxH] [--space world|object]
              [--compare] [--select NAME]... [--axes] [--viewport-only]
                  render the editor's viewport to a PNG (use under Xvfb when headless)
-  export SCENE --out PATH [--format bvh|csv|npz|png|png-sequence]
-         [--frames START:END[:STEP]] [--space world|object] [--rotation-order ZXY]
+  export SCENE --out PATH [--format bvh|csv|npz|glb|gltf|usda|usdc|png|png-sequence]
+         [--frames START:END[:STEP]] [--space world|object] [--animation NAME]
+         [--rotation-order ZXY]
          [--size WxH]
-                 write the evaluated animation as BVH, CSV or NPZ, or render the viewport
-                 to a PNG or a PNG sequence (format from PATH's suffix)
+                 write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
+                 the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+
+SCENE is a scene file (.json), a BVH (.bvh) or a glTF 2.0 character (.gltf, .glb).
 
 'python main.py COMMAND --help' describes a command.
 """

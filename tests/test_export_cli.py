@@ -103,7 +103,8 @@ def test_npz_holds_the_bake(tmp_path):
 
 
 def test_every_format_has_a_writer_and_the_module_stays_free_of_qt():
-    assert set(FORMATS) == {"bvh", "csv", "npz", "png", "png-sequence"}
+    assert set(FORMATS) == {"bvh", "csv", "npz", "glb", "gltf", "usda", "usdc", "png",
+                            "png-sequence"}
     assert all(f.writer for f in FORMATS.values())
     code = "import sys, app.editor.export; print('PySide6' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -18,6 +18,10 @@ packages=(
 )
 if [ "$mode" = test ]; then
   packages+=(assimp-testmodels)
+  # the Khronos glTF-Validator (tools/install-gltf-validator.sh) runs on Node.js
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+  fi
 fi
 
 missing=()

@@ -62,6 +62,14 @@ FORMATS = {
                      "app.editor.export:write_csv_request"),
         ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
                      "app.editor.export:write_npz_request"),
+        ExportFormat("glb", ".glb", "glTF 2.0 binary: bones, skin, mesh and the baked animation",
+                     "app.editor.export:write_gltf_request"),
+        ExportFormat("gltf", ".gltf", "glTF 2.0 JSON (buffer inside): as glb",
+                     "app.editor.export:write_gltf_request"),
+        ExportFormat("usda", ".usda", "USD text: UsdSkel skeleton, animation and meshes",
+                     "app.editor.export:write_usd_request"),
+        ExportFormat("usdc", ".usdc", "USD binary (crate): as usda",
+                     "app.editor.export:write_usd_request"),
         ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
                      "app.window.image_export:write_png_request"),
         ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
@@ -172,6 +180,23 @@ def write_csv_request(request: ExportRequest) -> list[str]:
 
     write_csv(request.out, request.bake())
     return []
+
+
+def write_gltf_request(request: ExportRequest) -> list[str]:
+    from app.scene.formats.gltf_export import write_gltf
+
+    result = request.bake()
+    start = float(request.scene.frame_start)
+    rest = None
+    if result.frames[0] != start:  # the nodes' rest pose is frame_start's, exported or not
+        rest = bake_in_chunks(request.scene, [start], request.space)
+    return write_gltf(request.out, request.scene, result, rest)
+
+
+def write_usd_request(request: ExportRequest) -> list[str]:
+    from app.scene.formats.usd_export import write_usd
+
+    return write_usd(request.out, request.scene, request.bake())
 
 
 def write_npz_request(request: ExportRequest) -> list[str]:

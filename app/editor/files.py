@@ -18,8 +18,8 @@ from app.scene.errors import SceneError
 from app.scene.io import load_scene, save_scene
 
 OPEN_FILTER = (
-    "Scenes and motion capture (*.json *.bvh);;Pivotal scenes (*.json);;"
-    "BVH motion capture (*.bvh);;All files (*)"
+    "Scenes, motion capture and glTF (*.json *.bvh *.gltf *.glb);;Pivotal scenes (*.json);;"
+    "BVH motion capture (*.bvh);;glTF 2.0 characters (*.gltf *.glb);;All files (*)"
 )
 SAVE_FILTER = "Pivotal scenes (*.json)"
 

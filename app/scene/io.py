@@ -22,8 +22,13 @@ def _reject_constant(token):
     raise ValueError(f"{token} is not a valid JSON number")
 
 
-def load_scene(path) -> Scene:
-    """Read a scene file, or a ``.bvh`` file (by extension) as a scene.
+GLTF_SUFFIXES = (".gltf", ".glb")
+
+
+def load_scene(path, animation: str | None = None) -> Scene:
+    """Read a scene file, or a ``.bvh``, ``.gltf`` or ``.glb`` file (by extension) as a scene.
+
+    ``animation`` names the glTF animation to import (default: the first).
 
     Raises
     ------
@@ -36,6 +41,11 @@ def load_scene(path) -> Scene:
         from app.scene.formats.bvh import load_bvh
 
         return load_bvh(path)
+    if path.suffix.lower() in GLTF_SUFFIXES:
+        from app.scene.formats.gltf_import import load_gltf
+        from app.scene.formats.mesh_source import remember_source
+
+        return remember_source(load_gltf(path, animation), path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -44,7 +54,12 @@ def load_scene(path) -> Scene:
         raise SceneError("not UTF-8 text", f"byte {e.start}", str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
-    return loads_scene(text, str(path))
+    scene = loads_scene(text, str(path))
+    if "meshes" in scene.extra:
+        from app.scene.formats.mesh_source import load_meshes
+
+        load_meshes(scene, path)
+    return scene
 
 
 _BAD_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN|-?\d{4000,})')
@@ -99,6 +114,14 @@ def save_scene(scene: Scene, path) -> None:
     path = Path(path)
     try:
         validate(scene)
+        if scene.meshes or "meshes" in scene.extra:
+            from app.scene.formats.mesh_source import source_for_save
+
+            scene = scene.copy()
+            if scene.meshes:
+                scene.extra["meshes"] = source_for_save(scene, path)
+            else:  # no meshes left: nothing to name
+                del scene.extra["meshes"]
         text = dumps_scene(scene)
     except (SceneError, ValueError) as e:
         raise SceneError(f"cannot save: {e}", file=str(path)) from None

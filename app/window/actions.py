@@ -15,40 +15,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor import operations, playback, settings
 from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
-
-HELP_TEXT = """<h3>Pivotal controls</h3>
-<table cellspacing=4>
-<tr><td><b>Viewport</b></td><td></td></tr>
-<tr><td>Drag on empty space</td><td>orbit · Ctrl: pan · wheel: zoom</td></tr>
-<tr><td>Click</td><td>select a bone, pivot (orange), target (cyan) · Shift adds</td></tr>
-<tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
-<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
-<tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
-<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
-<tr><td>Drag a selected bone's tail</td><td>aim and size the bone (its rest tail)</td></tr>
-<tr><td>Drag a limit's rim / ends</td><td>cone angle · hinge min (blue) / max (red)</td></tr>
-<tr><td><b>Building</b> (viewport, outliner)</td><td></td></tr>
-<tr><td>Shift+A · E</td><td>add menu (bone, constraints) · extrude from the tail</td></tr>
-<tr><td>F2 · X / Delete</td><td>rename · delete (asks about the children)</td></tr>
-<tr><td>Drag in the outliner</td><td>reparent keeping its place · Shift: its values</td></tr>
-<tr><td><b>Pose</b> (viewport, outliner)</td><td></td></tr>
-<tr><td>Ctrl+C · Ctrl+V</td><td>copy · paste the selected bones' pose at this frame</td></tr>
-<tr><td>Ctrl+Shift+V</td><td>paste flipped onto the other side (.l/.r, _L/_R, Left/Right)</td></tr>
-<tr><td>Alt+R · Alt+G</td><td>clear rotation · location (keys it where animated)</td></tr>
-<tr><td><b>Timeline</b></td><td></td></tr>
-<tr><td>Space</td><td>play / pause · L loop</td></tr>
-<tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
-<tr><td>Up / Down</td><td>next / previous key of the selection</td></tr>
-<tr><td>K · Shift+K</td><td>key the selection · delete its key at this frame</td></tr>
-<tr><td><b>Spaces</b></td><td></td></tr>
-<tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
-<tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
-<tr><td><b>Teaching and analysis</b></td><td></td></tr>
-<tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
-<tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
-<tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
-<tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
-</table>"""
+from app.widgets.viewport.gizmo_items import GizmoToolbar
+from app.window.help_text import HELP_TEXT
 
 
 class WindowActions:
@@ -97,7 +65,7 @@ class WindowActions:
             "&Open…",
             lambda: self.files.open(),
             "Ctrl+O",
-            "Open a scene file or a BVH motion capture",
+            "Open a scene file, a BVH motion capture or a glTF character",
             icon=sp.SP_DialogOpenButton,
         )
         a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
@@ -141,6 +109,10 @@ class WindowActions:
             ["Delete", "X"],
             "Delete the selected bones, pivots or constraints",
         )
+        a("grab", "&Move (G)", lambda: self.viewport.transform_mode.start("move"), "G",
+          "Move the selected bone, pivot or target with the mouse (X/Y/Z lock an axis)")
+        a("rotate", "&Rotate (R)", lambda: self.viewport.transform_mode.start("rotate"), "R",
+          "Rotate the selected bone or pivot with the mouse (X/Y/Z lock an axis)")
         a(
             "selectNone",
             "Select &None",
@@ -261,6 +233,10 @@ class WindowActions:
             ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
             ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
             ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
+            ("glb", "&glTF Binary (GLB)…", "Bones, skin, mesh and the baked animation"),
+            ("gltf", "glTF (&JSON)…", "As GLB, in one .gltf file"),
+            ("usda", "&USD…", "UsdSkel skeleton, animation and skinned meshes (.usda)"),
+            ("usdc", "USD Binar&y…", "As USD, in the binary crate format (.usdc)"),
             ("png", "Viewport &Image (PNG)…", "The viewport as it is now"),
             ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
         ):
@@ -287,7 +263,8 @@ class WindowActions:
             file.addAction(m[name])
         export = file.addMenu("&Export")
         export.setObjectName("exportMenu")
-        for name in ("bvh", "csv", "npz", None, "png", "png-sequence"):
+        for name in ("bvh", "csv", "npz", "glb", "gltf", "usda", "usdc", None, "png",
+                     "png-sequence"):  # fmt: skip
             export.addSeparator() if name is None else export.addAction(m[f"export_{name}"])
         file.addSeparator()
         file.addAction(m["quit"])
@@ -306,6 +283,8 @@ class WindowActions:
         pose = edit.addMenu("&Pose")
         for name in ("copyPose", "pastePose", "pastePoseFlipped", "clearRotation", "clearLocation"):
             pose.addAction(m[name])
+        edit.addAction(m["grab"])
+        edit.addAction(m["rotate"])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
@@ -381,6 +360,8 @@ class WindowActions:
         bar.addAction(m["compare"])
         bar.widgetForAction(m["compare"]).setObjectName("compareToggle")
         bar.addSeparator()
+        self.gizmo_toolbar = GizmoToolbar(self.viewport.gizmo)
+        bar.addWidget(self.gizmo_toolbar)
         bar.addAction(m["boneAxes"])
         bar.addAction(m["frameSelected"])
         bar.addSeparator()

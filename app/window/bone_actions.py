@@ -15,7 +15,7 @@ from app.editor import operations
 from app.editor.authoring import bone_operations, constraint_operations, pose_operations
 from app.scene.rig.bone_edits import DELETE, REPARENT
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
-from app.widgets.panels.add_menu import build_add_menu
+from app.widgets.add_menu import build_add_menu
 
 SCOPED = QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut
 

@@ -1,5 +1,5 @@
-"""File ▸ Export in the editor: BVH, CSV, the baked arrays, the viewport as PNG, the animation
-as a PNG sequence.
+"""File ▸ Export in the editor: BVH, CSV, the baked arrays, glTF, USD, the viewport as PNG, the
+animation as a PNG sequence.
 
 Each export evaluates the whole timeline in the current space (the toggle), exactly as
 ``main.py export`` does, through the same writers (:data:`app.editor.export.FORMATS`). Anything that
@@ -27,6 +27,10 @@ FILTERS = {
     "csv": "CSV table (*.csv)",
     "npz": "NumPy arrays (*.npz)",
     "png": "PNG image (*.png)",
+    "glb": "glTF 2.0 binary (*.glb)",
+    "gltf": "glTF 2.0 (*.gltf)",
+    "usda": "USD text (*.usda)",
+    "usdc": "USD binary (*.usdc)",
 }
 TITLES = {
     "bvh": "Export BVH",
@@ -34,6 +38,10 @@ TITLES = {
     "npz": "Export Baked Arrays",
     "png": "Export Viewport Image",
     "png-sequence": "Export PNG Sequence",
+    "glb": "Export glTF Binary",
+    "gltf": "Export glTF",
+    "usda": "Export USD",
+    "usdc": "Export USD Binary",
 }
 
 

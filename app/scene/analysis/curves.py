@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.math import quat
-from app.scene.rig.keys import Keys, sample
+from app.scene.rig.keys import CONSTANT, EASE, Keys, sample
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +42,41 @@ class RotationCurve:
     key_frames: np.ndarray
     key_quats: np.ndarray
     key_angle_deg: np.ndarray
+
+
+#: Samples inside each eased segment, so its S shape is drawn however long the timeline.
+EASE_SAMPLES = 32
+
+
+def plot_frames(start: float, end: float, keys_list, count: int) -> np.ndarray:
+    """Frames at which to sample curves for drawing, ``(F,)`` sorted and unique.
+
+    ``count`` evenly spaced frames over ``[start, end]``, plus what shows each segment's
+    interpolation (format §B) at any zoom: every key's frame, a frame just before a key that
+    ends a constant segment (so the step is drawn vertical, as a graph editor draws it), and
+    :data:`EASE_SAMPLES` frames inside each eased segment. Linear keys add only their frames.
+
+    Parameters
+    ----------
+    keys_list : iterable of Keys or None
+    """
+    parts = [np.linspace(start, end, max(int(count), 2))]
+    for keys in keys_list:
+        if keys is None:
+            continue
+        parts.append(keys.frames)
+        if keys.codes is None:
+            continue
+        segment = keys.codes[:-1]
+        f0, f1 = keys.frames[:-1], keys.frames[1:]
+        held = segment == CONSTANT
+        # Just before the next key: far below a pixel, far above the frames' rounding.
+        parts.append(f1[held] - 1e-6 * (f1[held] - f0[held]))
+        eased = segment == EASE
+        u = np.linspace(0.0, 1.0, EASE_SAMPLES)
+        parts.append((f0[eased, None] + u * (f1 - f0)[eased, None]).reshape(-1))
+    frames = np.unique(np.concatenate(parts))
+    return frames[(frames >= start) & (frames <= end)]
 
 
 def continuous(quats) -> np.ndarray:

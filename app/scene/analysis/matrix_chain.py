@@ -157,8 +157,8 @@ def _own_factors(scene: Scene, index: int, frames: np.ndarray) -> list[Factor]:
     q = sample(bone.rotation, bone.rotation_keys, frames, rotation=True)
     out = [Factor(f"T_{bone.name}", "T", bone.name, T(t)),
            Factor(f"R_{bone.name}", "R", bone.name, R(q))]  # fmt: skip
-    if tuple(bone.scale) != (1.0, 1.0, 1.0):
-        s = np.broadcast_to(np.asarray(bone.scale, float), t.shape)
+    if tuple(bone.scale) != (1.0, 1.0, 1.0) or bone.scale_keys is not None:
+        s = sample(bone.scale, bone.scale_keys, frames)
         out.append(Factor(f"S_{bone.name}", "S", bone.name, S(s)))
     return out
 

@@ -27,7 +27,10 @@ from app.scene.rig.skeleton import Skeleton
 
 def is_rigid(scene: Scene, skeleton: Skeleton, bone: int) -> bool:
     """Whether ``bone`` and all its ancestors have unit scale (rotations and translations only)."""
-    return all(scene.bones[b].scale == (1.0, 1.0, 1.0) for b in skeleton.chain_to_root(bone))
+    return all(
+        scene.bones[b].scale == (1.0, 1.0, 1.0) and scene.bones[b].scale_keys is None
+        for b in skeleton.chain_to_root(bone)
+    )
 
 
 def world_to_bone(bone_to_world, rigid: bool) -> np.ndarray:

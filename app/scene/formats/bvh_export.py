@@ -184,7 +184,10 @@ def bvh_from_bake(scene: Scene, result, *, order: str = DEFAULT_ORDER) -> BvhExp
 
     notes = []
     for bone in scene.bones:
-        if tuple(bone.scale) != (1.0, 1.0, 1.0):
+        if bone.scale_keys is not None:
+            notes.append(f"bone {bone.name!r} has scale keys: BVH has no scale, so it is "
+                         "baked into the offsets below it (joint positions are exact)")  # fmt: skip
+        elif tuple(bone.scale) != (1.0, 1.0, 1.0):
             notes.append(f"bone {bone.name!r} has scale {tuple(bone.scale)}: BVH has no "
                          "scale, so it is baked into the offsets below it (joint positions "
                          "are exact)")  # fmt: skip

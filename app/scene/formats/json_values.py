@@ -10,7 +10,7 @@ import numpy as np
 
 from app.scene.bounds import MAX_MAGNITUDE, check_magnitude
 from app.scene.errors import SceneError
-from app.scene.rig.keys import Keys
+from app.scene.rig.keys import INTERPOLATIONS, Keys
 
 UNIT_TOLERANCE = 1e-6
 
@@ -87,16 +87,21 @@ def read_unit_quat(value, path) -> tuple:
     return q
 
 
-def read_keys(value, path, size, quaternion=False) -> Keys:
+def read_keys(value, path, size, quaternion=False, positive=False) -> Keys:
+    """A key list: ``[[frame, value], ...]``, each key optionally ``[frame, value, interpolation]``.
+
+    ``positive`` refuses a component that is not > 0 (scale keys).
+    """
     items = read_array(value, path)
     if not items:
         raise SceneError("a key list must not be empty", path)
-    frames, values = [], []
+    frames, values, kinds = [], [], []
     for i, item in enumerate(items):
         ipath = f"{path}[{i}]"
         pair = read_array(item, ipath)
-        if len(pair) != 2:
-            raise SceneError("expected [frame, value]", ipath)
+        if len(pair) not in (2, 3):
+            raise SceneError("expected [frame, value] or [frame, value, interpolation]", ipath)
+        kinds.append(_interpolation(pair[2], f"{ipath}[2]") if len(pair) == 3 else "linear")
         frame = read_number(pair[0], f"{ipath}[0]")
         if frames and frame <= frames[-1]:
             raise SceneError(
@@ -107,7 +112,18 @@ def read_keys(value, path, size, quaternion=False) -> Keys:
         frames.append(frame)
         values.append(read_unit_quat(pair[1], f"{ipath}[1]") if quaternion else
                       read_vector(pair[1], f"{ipath}[1]", size))  # fmt: skip
-    return Keys(np.array(frames), np.array(values))
+        if positive and min(values[-1]) <= 0:
+            raise SceneError("every scale factor must be > 0", f"{ipath}[1]")
+    return Keys(np.array(frames), np.array(values), tuple(kinds))
+
+
+def _interpolation(value, path) -> str:
+    if not isinstance(value, str) or value not in INTERPOLATIONS:
+        shown = repr(value) if isinstance(value, str) else type_name(value)
+        raise SceneError(
+            f"unknown interpolation {shown} (known: {', '.join(INTERPOLATIONS)})", path
+        )
+    return value
 
 
 def read_extra(obj: dict, known: set) -> dict:

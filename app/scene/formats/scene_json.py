@@ -1,7 +1,8 @@
 """Scene file version 1: the model back to JSON values (the inverse of :mod:`.schema`).
 
-Linear keys are written as ``[frame, value]``, integers stay integers, and each item's
-``extra`` (unknown keys read from a file) is written back as it came.
+Linear keys are written as ``[frame, value]`` (others ``[frame, value, interpolation]``),
+integers stay integers, and each item's ``extra`` (unknown keys read from a file) is written
+back as it came.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ VERSION = 1
 
 
 def _keys_json(keys: Keys) -> list:
-    return [[_num(f), [float(x) for x in v]] for f, v in zip(keys.frames, keys.values)]
+    """``[frame, value]`` per key, ``[frame, value, interpolation]`` when it is not linear."""
+    return [
+        [_num(f), [float(x) for x in v]] + ([] if kind == "linear" else [kind])
+        for f, v, kind in zip(keys.frames, keys.values, keys.interpolation)
+    ]
 
 
 def _num(x: float):
@@ -53,6 +58,8 @@ def _bone_json(bone: Bone) -> dict:
         out["translation_keys"] = _keys_json(bone.translation_keys)
     if bone.rotation_keys is not None:
         out["rotation_keys"] = _keys_json(bone.rotation_keys)
+    if bone.scale_keys is not None:
+        out["scale_keys"] = _keys_json(bone.scale_keys)
     out.update(bone.extra)
     return out
 

@@ -42,7 +42,7 @@ from app.scene.rig.model import (
 _TOP_KEYS = {"format", "version", "fps", "frame_start", "frame_end", "bones", "constraints"}
 _BONE_KEYS = {
     "name", "parent", "translation", "rotation", "scale", "tail",
-    "translation_keys", "rotation_keys",
+    "translation_keys", "rotation_keys", "scale_keys",
 }  # fmt: skip
 _TARGET_KEYS = {"bone", "at", "position", "position_keys"}
 _PIVOT_KEYS = {"name", "position", "position_keys", "rotation", "rotation_keys"}
@@ -79,6 +79,8 @@ def _bone(value, path) -> Bone:
         kw["translation_keys"] = read_keys(obj["translation_keys"], f"{path}.translation_keys", 3)
     if obj.get("rotation_keys") is not None:
         kw["rotation_keys"] = read_keys(obj["rotation_keys"], f"{path}.rotation_keys", 4, True)
+    if obj.get("scale_keys") is not None:
+        kw["scale_keys"] = read_keys(obj["scale_keys"], f"{path}.scale_keys", 3, positive=True)
     return Bone(**kw, extra=read_extra(obj, _BONE_KEYS))
 
 

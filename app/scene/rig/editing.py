@@ -157,7 +157,7 @@ def key_frames(scene: Scene, ref: Ref) -> np.ndarray:
     item = resolve(scene, ref)
     keys: list[Keys | None] = []
     if isinstance(item, Bone):
-        keys = [item.translation_keys, item.rotation_keys]
+        keys = [item.translation_keys, item.rotation_keys, item.scale_keys]
     elif isinstance(item, Pivot):
         keys = [item.position_keys, item.rotation_keys]
     elif isinstance(item, Target):
@@ -300,6 +300,9 @@ def keyed(scene: Scene, ref: Ref, frame: float):
             changes["translation_keys"] = _keyed(
                 item.translation_keys, frame, translation_at(item, frame)
             )
+        if item.scale_keys is not None:
+            scale = sample(item.scale, item.scale_keys, np.asarray(float(frame)))
+            changes["scale_keys"] = _keyed(item.scale_keys, frame, scale)
         return dataclasses.replace(item, **changes)
     if isinstance(item, Pivot):
         changes = {"rotation_keys": _keyed(item.rotation_keys, frame, rotation_at(item, frame))}
@@ -336,7 +339,8 @@ def unkeyed(scene: Scene, ref: Ref, frame: float):
     """
     item = resolve(scene, ref)
     fields = {
-        Bone: [("translation_keys", "translation"), ("rotation_keys", "rotation")],
+        Bone: [("translation_keys", "translation"), ("rotation_keys", "rotation"),
+               ("scale_keys", "scale")],
         Pivot: [("position_keys", "position"), ("rotation_keys", "rotation")],
         Target: [("position_keys", "position")],
     }.get(type(item), [])

@@ -1,16 +1,35 @@
 """Animation keys and their evaluation at any array of (fractional) frames at once.
 
-Translation-like keys interpolate linearly; rotation keys by slerp along the shorter arc.
-Before the first key the first value holds, after the last the last value holds.
+Each key carries how the segment from it to the next key is interpolated (format §B):
+``"linear"`` (lerp for vectors, slerp along the shorter arc for rotations), ``"constant"``
+(hold the key's value until the next key: a step) or ``"ease"`` (the linear path with the
+segment parameter ``u`` replaced by ``3u² − 2u³``). Before the first key the first value holds,
+after the last the last value holds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from app.scene.math.quat import slerp
+
+#: Every interpolation a key may carry; the entry of key ``k`` governs the segment ``k → k+1``.
+INTERPOLATIONS = ("linear", "constant", "ease")
+LINEAR, CONSTANT, EASE = range(3)  # codes: indices into INTERPOLATIONS
+
+
+def _check_kinds(kinds, count: int) -> tuple:
+    kinds = tuple(kinds)
+    if len(kinds) != count:
+        raise ValueError(f"expected {count} interpolation entries (one per key), got {len(kinds)}")
+    for kind in kinds:
+        if kind not in INTERPOLATIONS:
+            raise ValueError(
+                f"unknown interpolation {kind!r} (known: {', '.join(INTERPOLATIONS)})"
+            )
+    return kinds
 
 
 @dataclass(frozen=True, eq=False)
@@ -22,11 +41,17 @@ class Keys:
     frames : ndarray, shape (K,)
         Strictly increasing key frames (``K >= 1``).
     values : ndarray, shape (K, D)
-        ``D = 3`` for positions, ``D = 4`` for quaternions ``[w, x, y, z]``.
+        ``D = 3`` for positions and scales, ``D = 4`` for quaternions ``[w, x, y, z]``.
+    interpolation : tuple of str, (K,)
+        One of :data:`INTERPOLATIONS` per key, for the segment from that key to the next (the
+        last key's entry is kept but unused). ``None`` at construction means all ``"linear"``.
     """
 
     frames: np.ndarray
     values: np.ndarray
+    interpolation: tuple | None = None
+    #: ``interpolation`` as codes (K,), or ``None`` when every key is linear (the fast path).
+    codes: np.ndarray | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self):
         frames = np.array(self.frames, dtype=float).reshape(-1)
@@ -35,32 +60,61 @@ class Keys:
             raise ValueError("keys need K >= 1 frames and a (K, D) array of values")
         if np.any(np.diff(frames) <= 0):
             raise ValueError("key frames must be strictly increasing")
+        if self.interpolation is None:
+            kinds = ("linear",) * len(frames)
+            codes = np.zeros(len(frames), dtype=np.int8)  # no per-key loop: clips are long
+        else:
+            if isinstance(self.interpolation, str):
+                raise ValueError("interpolation is a sequence of strings, one per key")
+            kinds = _check_kinds(self.interpolation, len(frames))
+            codes = np.array([INTERPOLATIONS.index(k) for k in kinds], dtype=np.int8)
         frames.setflags(write=False)
         values.setflags(write=False)
+        codes.setflags(write=False)
         object.__setattr__(self, "frames", frames)
         object.__setattr__(self, "values", values)
+        object.__setattr__(self, "interpolation", kinds)
+        # Only the segments matter: the last key's entry never changes a sample.
+        object.__setattr__(self, "codes", codes if np.any(codes[:-1] != LINEAR) else None)
 
     def __eq__(self, other):
         if not isinstance(other, Keys):
             return NotImplemented
-        return np.array_equal(self.frames, other.frames) and np.array_equal(
-            self.values, other.values
+        return (
+            np.array_equal(self.frames, other.frames)
+            and np.array_equal(self.values, other.values)
+            and self.interpolation == other.interpolation
         )
 
     def __len__(self):
         return len(self.frames)
 
-    def with_key(self, frame: float, value) -> Keys:
-        """A copy with the key at ``frame`` set (added or replaced)."""
+    def index(self, frame: float) -> int:
+        """Index of the key at exactly ``frame`` (``KeyError`` when there is none)."""
+        i = int(np.searchsorted(self.frames, frame))
+        if i < len(self.frames) and self.frames[i] == frame:
+            return i
+        raise KeyError(f"no key at frame {frame:g}")
+
+    def with_key(self, frame: float, value, interpolation: str | None = None) -> Keys:
+        """A copy with the key at ``frame`` set (added or replaced).
+
+        A replaced key keeps its interpolation unless ``interpolation`` is given; a new key
+        takes ``interpolation``, else ``"linear"``.
+        """
         frames = list(self.frames)
         values = list(self.values)
+        kinds = list(self.interpolation)
         i = int(np.searchsorted(self.frames, frame))
         if i < len(frames) and frames[i] == frame:
             values[i] = np.asarray(value, dtype=float)
+            if interpolation is not None:
+                kinds[i] = interpolation
         else:
             frames.insert(i, float(frame))
             values.insert(i, np.asarray(value, dtype=float))
-        return Keys(np.array(frames), np.array(values))
+            kinds.insert(i, "linear" if interpolation is None else interpolation)
+        return Keys(np.array(frames), np.array(values), tuple(kinds))
 
     def without_key(self, frame: float) -> Keys | None:
         """A copy without the key at ``frame``; ``None`` when no key would remain."""
@@ -69,7 +123,24 @@ class Keys:
             raise KeyError(f"no key at frame {frame:g}")
         if not np.any(keep):
             return None
-        return Keys(self.frames[keep], self.values[keep])
+        kinds = tuple(k for k, kept in zip(self.interpolation, keep) if kept)
+        return Keys(self.frames[keep], self.values[keep], kinds)
+
+    def with_interpolation(self, frames, kind: str) -> Keys:
+        """A copy whose keys at ``frames`` (each a key) interpolate their segment by ``kind``.
+
+        Raises
+        ------
+        KeyError
+            When one of ``frames`` has no key.
+        ValueError
+            For a ``kind`` not in :data:`INTERPOLATIONS`.
+        """
+        _check_kinds((kind,), 1)
+        kinds = list(self.interpolation)
+        for frame in np.atleast_1d(np.asarray(frames, dtype=float)):
+            kinds[self.index(float(frame))] = kind
+        return Keys(self.frames, self.values, tuple(kinds))
 
 
 def _bracket(key_frames: np.ndarray, frames: np.ndarray):
@@ -84,26 +155,54 @@ def _bracket(key_frames: np.ndarray, frames: np.ndarray):
     return i, t
 
 
+def shape_parameter(codes: np.ndarray | None, i: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The segment parameter after each segment's interpolation (format §B).
+
+    Parameters
+    ----------
+    codes : ndarray of int (K,) or None
+        :attr:`Keys.codes`; ``None`` (all linear) returns ``t`` itself.
+    i, t : ndarray, same shape
+        Segment index and linear fraction ``u ∈ [0, 1]`` from :func:`_bracket`.
+
+    Returns
+    -------
+    ndarray
+        ``u`` for linear, ``0`` before the segment's end and ``1`` at it for constant (the
+        step lands on the next key's frame), ``3u² − 2u³`` for ease.
+    """
+    if codes is None:
+        return t
+    c = codes[i]
+    held = np.where(t >= 1.0, 1.0, 0.0)
+    eased = t * t * (3.0 - 2.0 * t)
+    return np.where(c == CONSTANT, held, np.where(c == EASE, eased, t))
+
+
 def interpolate_linear(keys: Keys, frames) -> np.ndarray:
-    """Linear interpolation of ``keys`` at ``frames`` (any shape), shape ``frames.shape + (D,)``."""
+    """Keys' vector values at ``frames`` (any shape), shape ``frames.shape + (D,)``.
+
+    "Linear" names the path (a lerp between neighbouring keys); each segment's own
+    interpolation sets how fast it is followed.
+    """
     frames = np.asarray(frames, dtype=float)
     i, t = _bracket(keys.frames, frames)
     v = keys.values
     if len(v) == 1:
         return np.broadcast_to(v[0], frames.shape + v.shape[1:]).copy()
-    t = t[..., None]
+    t = shape_parameter(keys.codes, i, t)[..., None]
     # (1-t) a + t b is exact at both ends, unlike a + t (b - a).
     return (1.0 - t) * v[i] + t * v[i + 1]
 
 
 def interpolate_slerp(keys: Keys, frames) -> np.ndarray:
-    """Slerp of quaternion ``keys`` at ``frames`` (any shape), shape ``frames.shape + (4,)``."""
+    """Quaternion keys at ``frames`` (any shape) along slerp paths, ``frames.shape + (4,)``."""
     frames = np.asarray(frames, dtype=float)
     i, t = _bracket(keys.frames, frames)
     v = keys.values
     if len(v) == 1:
         return np.broadcast_to(v[0], frames.shape + (4,)).copy()
-    return slerp(v[i], v[i + 1], t)
+    return slerp(v[i], v[i + 1], shape_parameter(keys.codes, i, t))
 
 
 def sample(static, keys: Keys | None, frames, rotation: bool = False) -> np.ndarray:
@@ -123,8 +222,8 @@ def sample(static, keys: Keys | None, frames, rotation: bool = False) -> np.ndar
 def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarray:
     """:func:`sample` for many properties at once, shape ``(N, F, D)``.
 
-    Properties whose keys share the same key frames (every joint of a BVH clip) are
-    interpolated together; frames that fall on a key cost only a copy of its value.
+    Properties whose keys share the same key frames and interpolations (every joint of a BVH
+    clip) are interpolated together; frames that fall on a key cost only a copy of its value.
     """
     frames = np.asarray(frames, dtype=float).reshape(-1)
     n = len(keys_list)
@@ -132,7 +231,8 @@ def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarra
     groups: dict = {}
     for i, keys in enumerate(keys_list):
         if keys is not None:
-            groups.setdefault((len(keys), keys.frames.tobytes()), []).append(i)
+            codes = b"" if keys.codes is None else keys.codes.tobytes()
+            groups.setdefault((len(keys), keys.frames.tobytes(), codes), []).append(i)
     if len(groups) == 1 and len(next(iter(groups.values()))) == n:
         return _sample_group([keys_list[i] for i in range(n)], frames, rotation)
     out = np.empty((n, len(frames), dim))
@@ -145,12 +245,13 @@ def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarra
 
 
 def _sample_group(keys_list, frames, rotation):
-    """Keys that share their key frames, sampled together: ``(M, F, D)``."""
+    """Keys that share their key frames and interpolations, sampled together: ``(M, F, D)``."""
     key_frames = keys_list[0].frames
     values = np.stack([k.values for k in keys_list])  # (M, K, D)
     if len(key_frames) == 1:
         return np.repeat(values, len(frames), axis=1)
     k, t = _bracket(key_frames, frames)
+    t = shape_parameter(keys_list[0].codes, k, t)
     out = np.take(values, k, axis=1)  # the key at or before each frame
     between = np.flatnonzero(t != 0)
     if len(between):

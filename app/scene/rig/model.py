@@ -32,6 +32,8 @@ class Bone:
     tail: Vec3 | None = None
     translation_keys: Keys | None = None
     rotation_keys: Keys | None = None
+    #: Per-component scale over frames (format §B); ``None`` means the static ``scale``.
+    scale_keys: Keys | None = None
     extra: Mapping = field(default_factory=dict)
 
 

@@ -96,7 +96,11 @@ def local_transforms(scene: Scene, frames) -> np.ndarray:
                            frames, rotation=True)  # fmt: skip
     cm[:3, 3] = np.moveaxis(translation, 2, 0)
     w, x, y, z = np.moveaxis(rotation, 2, 0)
-    sx, sy, sz = np.array([b.scale for b in scene.bones], dtype=float).T[:, :, None]
+    if any(b.scale_keys is not None for b in bones):
+        scale = sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames)
+        sx, sy, sz = np.moveaxis(scale, 2, 0)  # each (B, F)
+    else:
+        sx, sy, sz = np.array([b.scale for b in bones], dtype=float).T[:, :, None]
     # T @ R @ S: the rotation matrix of (w, x, y, z) with column j scaled by scale[j].
     cm[0, 0] = (1 - 2 * (y * y + z * z)) * sx
     cm[0, 1] = 2 * (x * y - w * z) * sy

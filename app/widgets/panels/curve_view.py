@@ -20,7 +20,7 @@ from app.editor.throttle import Throttle
 from app.scene.analysis import compare
 from app.scene.analysis.compare import rotation_parts
 from app.scene.analysis.curve_subjects import DRIVEN, POSITION, ROTATION, CurveSubject, subject_of
-from app.scene.analysis.curves import accumulated_turn_deg, rotation_curve
+from app.scene.analysis.curves import accumulated_turn_deg, plot_frames, rotation_curve
 from app.scene.rig.keys import sample
 from app.widgets.panels.plots import DualPlot
 
@@ -191,10 +191,11 @@ class CurveView(QtWidgets.QWidget):
         if self._lower.isVisibleTo(self):
             self.lower.auto_y()
 
-    def _frames(self) -> np.ndarray:
+    def _frames(self, *keys_list) -> np.ndarray:
+        """Where to sample the curves of ``keys_list``: steps and eases drawn as they are."""
         s = self._document.scene
         count = max(s.frame_end - s.frame_start + 1, MIN_SAMPLES)
-        return np.linspace(s.frame_start, s.frame_end, count)
+        return plot_frames(s.frame_start, s.frame_end, keys_list, count)
 
     def _curve(self, plot, frames, values, name, right=False, label=None, style=None):
         pen = _pen(style or name)
@@ -226,7 +227,8 @@ class CurveView(QtWidgets.QWidget):
             self._owners = owners
 
     def _plot_rotation(self, subject: CurveSubject) -> None:
-        frames = self._frames()
+        bone = subject.bone_item
+        frames = self._frames(subject.keys, None if bone is None else bone.translation_keys)
         curve = rotation_curve(subject.static, subject.keys, frames)
         self.plot.set_right_axis("angle (°)")
         self.plot.getPlotItem().setLabel("left", "q = (w, x, y, z)", color="#c8cad0")
@@ -239,7 +241,6 @@ class CurveView(QtWidgets.QWidget):
             for i, name in enumerate("wxyz"):
                 self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name)
             self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True)
-        bone = subject.bone_item
         if bone is not None and bone.translation_keys is not None:
             self._plot_translation(bone, frames)
 
@@ -260,7 +261,7 @@ class CurveView(QtWidgets.QWidget):
                                 f"{len(keys)} keys")  # fmt: skip
 
     def _plot_position(self, subject: CurveSubject) -> None:
-        frames = self._frames()
+        frames = self._frames(subject.keys)
         values = sample(subject.static, subject.keys, frames)
         self.plot.set_right_axis(None)
         self.plot.getPlotItem().setLabel("left", "position (world)", color="#c8cad0")

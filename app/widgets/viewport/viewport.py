@@ -9,6 +9,9 @@ facing the camera (Shift: along the ground), and so does a press on a selected b
 on a pivot or bone turns it with an arcball and keys it. A press on a bone selects it
 (Shift adds to the selection). Anything else orbits, pans and zooms as pyqtgraph does; a
 click on empty space clears the selection.
+The rotate and move gizmos (:mod:`~app.widgets.viewport.gizmo_items`) take a press on their
+rings and arrows first; G and R start a modal transform
+(:mod:`~app.widgets.viewport.transform_mode`) that takes every key and click until it ends.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
 """
 
@@ -28,11 +31,13 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
+from app.widgets.viewport.gizmo_items import GizmoLayer
 from app.widgets.viewport.limit_drag import limit_under, start_limit_drag
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
 from app.widgets.viewport.tail_drag import start_tail_drag, tail_under
 from app.widgets.viewport.teaching_drawing import TrailSettings
+from app.widgets.viewport.transform_mode import TransformMode
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
 DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
@@ -65,6 +70,8 @@ class Viewport(gl.GLViewWidget):
         self.setMouseTracking(True)
         self.setBackgroundColor(BACKGROUND)
         self._drawing = SceneDrawing(self)
+        self.gizmo = GizmoLayer(self, document)  # rotate rings and move arrows
+        self.transform_mode = TransformMode(self, document, self.gizmo)  # G / R
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
         document.scene_replaced.connect(self.frame_all)
@@ -202,6 +209,7 @@ class Viewport(gl.GLViewWidget):
         """Rebuild what is drawn from the document (pose, ghost, handles, labels)."""
         self._drawing.draw(self._document, self._show_axes, self._hover, self._trails,
                            self._steps)  # fmt: skip
+        self.gizmo.sync(force=True)
         self.update()
 
     def show_ring(self, center, radius_px: float | None) -> None:
@@ -244,10 +252,20 @@ class Viewport(gl.GLViewWidget):
         pos = ev.position()
         pixel = np.array([pos.x(), pos.y()])
         mods = ev.modifiers()
+        if self._drag is not None and ev.button() == QtCore.Qt.MouseButton.RightButton:
+            drag, self._drag = self._drag, None  # right-click cancels, as Esc (Blender)
+            drag.cancel()
+            self._press = None  # its release opens no menu
+            ev.accept()
+            return
         self._press = pos
         self._press_hit = None
         if ev.button() != QtCore.Qt.MouseButton.LeftButton:
             super().mousePressEvent(ev)
+            return
+        self._drag = self.gizmo.start_drag(pixel)
+        if self._drag is not None:
+            ev.accept()
             return
         hit = self.pick(pixel)
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
@@ -277,6 +295,7 @@ class Viewport(gl.GLViewWidget):
             ev.accept()
             return
         if ev.buttons() == QtCore.Qt.MouseButton.NoButton:
+            self.gizmo.hover(pixel)
             self._set_hover(self.pick(pixel))
             if self._hover is None:  # a selected tail or a limit's rim or end: grabbable
                 doc = self._document
@@ -362,6 +381,9 @@ class Viewport(gl.GLViewWidget):
         drawing = getattr(self, "_drawing", None)  # pyqtgraph updates before it exists
         if drawing is not None:
             drawing.labels.refresh()
+        gizmo = getattr(self, "gizmo", None)
+        if gizmo is not None:
+            gizmo.sync()  # the rings keep their size on screen as the camera moves
 
     def labels(self) -> list[str]:
         """The texts of the labels drawn over the viewport (pivots, targets, limits)."""

@@ -1,0 +1,357 @@
+"""The evaluated animation as a glTF 2.0 file (``.glb``, or ``.gltf`` with its buffer inside).
+
+``docs/scene-format.md``, "glTF 2.0", export:
+
+- Every bone is a node named exactly as the bone, in the scene's hierarchy (no node above the
+  roots). Its ``translation``/``rotation``/``scale`` are its local transform at ``frame_start``.
+- One animation samples every bone's local translation, rotation and scale at every exported
+  frame, ``LINEAR``, time ``(frame - first exported frame) / fps``. The local transforms come
+  from the bake (constraints included, in the chosen space): ``bone_to_parent =
+  inv(parent_to_world) @ bone_to_world``, split into T, R (polar) and S.
+- A skin per root tree whose joints are all its bones and whose inverse bind matrices come
+  from the first exported frame's pose (one skin per tree: a glTF skin's joints must share a
+  root, and no node may be added above the roots). A scene without meshes gets one small box
+  per bone skinned to it through that skin; the scene's own meshes are written back with
+  their own skins instead (their joints and inverse bind matrices, so they deform as they
+  did), and the tree skins are then used by no mesh (the validator's info UNUSED_OBJECT).
+
+Keys are baked at every frame, so every sampler is ``LINEAR`` (a constant key is exact at the
+frames written; nothing is exported unbaked). The container is built with ``pygltflib``; the
+file is written atomically.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import pygltflib as gl
+
+from app.scene.errors import SceneError
+from app.scene.math.transforms import inverse
+from app.scene.rig.model import Scene
+
+_F32 = np.float32
+
+
+def _cross(u, v) -> list:
+    """Cross products of component-major vectors (three planes each)."""
+    return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+
+
+def _quat_of_planes(r: np.ndarray) -> np.ndarray:
+    """Unit quaternions ``(..., 4)`` (``w >= 0``) of rotation matrices stored as planes
+    ``(3, 3, ...)``: Shepperd's method, each quaternion from its largest pivot (the ``w``
+    formula for most, the others only where a diagonal entry beats the trace)."""
+    trace = r[0, 0] + r[1, 1] + r[2, 2]
+    q = np.stack([1 + trace, r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
+    pivot = np.argmax(np.stack([trace, r[0, 0], r[1, 1], r[2, 2]]), axis=0)
+    for k in (1, 2, 3):
+        at = pivot == k
+        if not np.any(at):
+            continue
+        m = r[:, :, at]
+        i, j, l = k - 1, k % 3, (k + 1) % 3
+        part = np.empty((4, m.shape[-1]))
+        part[0] = m[l, j] - m[j, l]
+        part[1 + i] = 1 + m[i, i] - m[j, j] - m[l, l]
+        part[1 + j] = m[i, j] + m[j, i]
+        part[1 + l] = m[i, l] + m[l, i]
+        q[:, at] = part
+    q /= np.sqrt(np.sum(q * q, axis=0))
+    q *= np.where(q[0] < 0, -1.0, 1.0)
+    return np.moveaxis(q, 0, -1)
+
+
+def local_trs(parents: np.ndarray, bone_to_world: np.ndarray):
+    """Local translation ``(F, B, 3)``, rotation ``[w, x, y, z]`` ``(F, B, 4)`` and scale
+    ``(F, B, 3)`` of world transforms ``(F, B, 4, 4)`` under ``parents`` ``(B,)``:
+    ``bone_to_parent = inv(parent_to_world) @ bone_to_world``, split as T @ R @ S.
+
+    Works on component-major planes ``(3, 4, F, B)`` (as forward kinematics does): each
+    matrix entry is one vectorized expression over every frame and bone, where a batched
+    ``matmul``/``inv`` of many 3x3 matrices would cost about a microsecond each.
+    """
+    parents = np.asarray(parents)
+    world = np.ascontiguousarray(np.moveaxis(bone_to_world[..., :3, :], (-2, -1), (0, 1)))
+    local = world.copy()  # (3, 4, F, B): rows i, columns j
+    child = np.flatnonzero(parents >= 0)
+    if len(child):
+        parent = world[:, :, :, parents[child]]
+        own = world[:, :, :, child]
+        # inv(A): its rows are cross products of A's columns, over the determinant.
+        c0, c1, c2 = parent[:, 0], parent[:, 1], parent[:, 2]
+        rows = [_cross(c1, c2), _cross(c2, c0), _cross(c0, c1)]
+        det = c0[0] * rows[0][0] + c0[1] * rows[0][1] + c0[2] * rows[0][2]
+        rows = [[x / det for x in r] for r in rows]
+        offset = own[:, 3] - parent[:, 3]
+        block = np.empty((3, 4) + own.shape[2:])
+        for i in range(3):
+            for j in range(3):
+                r = rows[i]
+                block[i, j] = r[0] * own[0, j] + r[1] * own[1, j] + r[2] * own[2, j]
+            block[i, 3] = rows[i][0] * offset[0] + rows[i][1] * offset[1] + rows[i][2] * offset[2]
+        local[:, :, :, child] = block
+    scale = np.sqrt(np.sum(local[:, :3] ** 2, axis=0))  # (3, F, B): column norms
+    rotation = local[:, :3] / scale[None]
+    c0, c1, c2 = rotation[:, 0], rotation[:, 1], rotation[:, 2]
+    skew = np.maximum(np.abs(np.sum(c0 * c1, axis=0)), np.abs(np.sum(c0 * c2, axis=0)))
+    sheared = np.maximum(skew, np.abs(np.sum(c1 * c2, axis=0))) > 1e-9
+    if np.any(sheared):  # shear under a non-uniformly scaled parent: the nearest rotation
+        stack = np.moveaxis(rotation, (0, 1), (-2, -1))[sheared]
+        u, _, vt = np.linalg.svd(stack)
+        fixed = np.moveaxis(rotation, (0, 1), (-2, -1)).copy()
+        fixed[sheared] = u @ vt
+        rotation = np.ascontiguousarray(np.moveaxis(fixed, (-2, -1), (0, 1)))
+    q = _quat_of_planes(rotation)
+    # One hemisphere along each bone's track, so LINEAR (slerp) takes the short way.
+    flip = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0, axis=0) % 2 == 1
+    q[1:][flip] *= -1
+    return np.moveaxis(local[:, 3], 0, -1), q, np.moveaxis(scale, 0, -1)
+
+
+class _Blob:
+    """The binary buffer with its views and accessors, built in one pass."""
+
+    def __init__(self, gltf: gl.GLTF2):
+        self.gltf, self.parts, self.size = gltf, [], 0
+
+    def view(self, array: np.ndarray, target: int | None = None) -> int:
+        raw = np.ascontiguousarray(array).tobytes()
+        pad = -self.size % 4
+        if pad:
+            self.parts.append(b"\0" * pad)
+            self.size += pad
+        self.gltf.bufferViews.append(gl.BufferView(buffer=0, byteOffset=self.size,
+                                                   byteLength=len(raw), target=target))  # fmt: skip
+        self.parts.append(raw)
+        self.size += len(raw)
+        return len(self.gltf.bufferViews) - 1
+
+    def accessor(self, view: int, array: np.ndarray, kind: str, offset: int = 0,
+                 minmax: bool = False) -> int:  # fmt: skip
+        ctype = {np.dtype(_F32): gl.FLOAT, np.dtype(np.uint16): gl.UNSIGNED_SHORT,
+                 np.dtype(np.uint32): gl.UNSIGNED_INT}[array.dtype]  # fmt: skip
+        rows = array.reshape(len(array), -1)
+        acc = gl.Accessor(bufferView=view, byteOffset=offset, componentType=ctype,
+                          count=len(array), type=kind)  # fmt: skip
+        if minmax:
+            acc.min = [float(v) for v in rows.min(axis=0)]
+            acc.max = [float(v) for v in rows.max(axis=0)]
+        self.gltf.accessors.append(acc)
+        return len(self.gltf.accessors) - 1
+
+    def bytes(self) -> bytes:
+        return b"".join(self.parts)
+
+
+def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True) -> gl.GLTF2:
+    """The glTF document of a bake of ``scene`` (see the module docstring).
+
+    Parameters
+    ----------
+    scene : Scene
+    result : BakeResult
+        ``bake(scene, frames, space)``; frames increasing.
+    rest_result : BakeResult, optional
+        The bake at ``frame_start`` (the nodes' rest transforms); default: ``result``'s
+        first frame.
+    animate : bool
+        Write the animation (``False`` writes the rest pose and the skins only).
+
+    Raises
+    ------
+    SceneError
+        Frames not increasing, or a non-finite transform; naming where.
+    """
+    names = [b.name for b in scene.bones]
+    if list(np.asarray(result.bone_names)) != names:
+        raise SceneError("the bake does not belong to this scene (bone names differ)")
+    frames = np.asarray(result.frames, dtype=float)
+    if len(frames) == 0 or np.any(np.diff(frames) <= 0):
+        raise SceneError("glTF needs increasing frames", "frames")
+    world = np.asarray(result.bone_to_world, dtype=float)
+    finite = np.isfinite(world).all(axis=(-1, -2))
+    if not finite.all():
+        f, b = np.argwhere(~finite)[0]
+        raise SceneError(f"bone {names[b]!r} has a non-finite transform at frame "
+                         f"{frames[f]:g}", f"bones[{b}]")  # fmt: skip
+    index = {n: i for i, n in enumerate(names)}
+    parents = np.array([-1 if b.parent is None else index[b.parent] for b in scene.bones])
+    t, q, s = local_trs(parents, world)
+    rest = (t[0], q[0], s[0])
+    if rest_result is not None:
+        rt, rq, rs = local_trs(parents, np.asarray(rest_result.bone_to_world, dtype=float))
+        rest = (rt[0], rq[0], rs[0])
+
+    gltf = gl.GLTF2(asset=gl.Asset(version="2.0", generator="Pivotal"))
+    blob = _Blob(gltf)
+    children = [[] for _ in names]
+    for i, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(i)
+    for i, name in enumerate(names):
+        node = gl.Node(name=name, children=children[i] or [])
+        node.translation = [float(v) for v in rest[0][i]]
+        node.rotation = [float(v) for v in np.roll(rest[1][i], -1)]  # [x, y, z, w]
+        node.scale = [float(v) for v in rest[2][i]]
+        gltf.nodes.append(node)
+    roots = [i for i in range(len(names)) if parents[i] < 0]
+    if scene.meshes:
+        mesh_nodes = [_imported_mesh(gltf, blob, m, index) for m in scene.meshes]
+        for r in roots:  # every bone in a skin, for tools that build armatures from skins
+            tree = _tree(parents, r)
+            _skin(gltf, blob, tree, inverse(world[0, tree]))
+    else:
+        mesh_nodes = [_boxes(gltf, blob, scene, world[0], parents, r) for r in roots]
+    gltf.scenes = [gl.Scene(nodes=roots + mesh_nodes)]
+    gltf.scene = 0
+    if animate:
+        _animation(gltf, blob, frames, scene.fps, t, q, s)
+    gltf.buffers = [gl.Buffer(byteLength=blob.size)]
+    gltf.set_binary_blob(blob.bytes())
+    return gltf
+
+
+def _animation(gltf, blob, frames, fps, t, q, s) -> None:
+    n_frames, n_bones = t.shape[:2]
+    times = ((frames - frames[0]) / fps).astype(_F32)
+    if n_frames > 1 and np.any(np.diff(times) <= 0):
+        raise SceneError("frames too close together for float32 key times", "frames")
+    time_view = blob.view(times)
+    time_acc = blob.accessor(time_view, times, "SCALAR", minmax=True)
+    samplers, channels = [], []
+    for path, values, kind in (("translation", t, "VEC3"),
+                               ("rotation", np.roll(q, -1, axis=-1), "VEC4"),
+                               ("scale", s, "VEC3")):  # fmt: skip
+        per_bone = np.ascontiguousarray(np.swapaxes(values, 0, 1).astype(_F32))  # (B, F, D)
+        view = blob.view(per_bone)
+        stride = per_bone[0].nbytes
+        for b in range(n_bones):
+            out = blob.accessor(view, per_bone[b], kind, offset=b * stride)
+            samplers.append(gl.AnimationSampler(input=time_acc, output=out,
+                                                interpolation="LINEAR"))  # fmt: skip
+            channels.append(gl.AnimationChannel(
+                sampler=len(samplers) - 1, target=gl.AnimationChannelTarget(node=b, path=path)))
+    gltf.animations = [gl.Animation(name="Pivotal", samplers=samplers, channels=channels)]
+
+
+def _skin(gltf, blob, joints: list[int], inverse_bind: np.ndarray) -> int:
+    ibm = np.ascontiguousarray(np.swapaxes(inverse_bind, -1, -2)).astype(_F32)  # column-major
+    ibm[:, :3, 3] = 0.0  # the bottom row [0 0 0 1] written exactly (transposed here)
+    ibm[:, 3, 3] = 1.0
+    view = blob.view(ibm)
+    acc = blob.accessor(view, ibm.reshape(len(joints), 16), "MAT4")
+    gltf.skins.append(gl.Skin(joints=joints, inverseBindMatrices=acc))
+    return len(gltf.skins) - 1
+
+
+def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) -> gl.Primitive:
+    positions = positions.astype(_F32)
+    attributes = gl.Attributes()
+    attributes.POSITION = blob.accessor(blob.view(positions, gl.ARRAY_BUFFER), positions,
+                                        "VEC3", minmax=True)  # fmt: skip
+    if normals is not None:
+        normals = normals.astype(_F32)
+        attributes.NORMAL = blob.accessor(blob.view(normals, gl.ARRAY_BUFFER), normals, "VEC3")
+    joints = joints.astype(np.uint16)
+    attributes.JOINTS_0 = blob.accessor(blob.view(joints, gl.ARRAY_BUFFER), joints, "VEC4")
+    weights = weights.astype(_F32)
+    attributes.WEIGHTS_0 = blob.accessor(blob.view(weights, gl.ARRAY_BUFFER), weights, "VEC4")
+    flat = indices.reshape(-1).astype(np.uint32)
+    acc = blob.accessor(blob.view(flat, gl.ELEMENT_ARRAY_BUFFER), flat, "SCALAR")
+    return gl.Primitive(attributes=attributes, indices=acc, mode=gl.TRIANGLES)
+
+
+def _imported_mesh(gltf, blob, mesh, index) -> int:
+    joints = [index[j] for j in mesh.joints]
+    skin = _skin(gltf, blob, joints, mesh.inverse_bind)
+    prim = _primitive(gltf, blob, mesh.positions, mesh.indices, mesh.joint_indices,
+                      mesh.weights, mesh.normals)  # fmt: skip
+    gltf.meshes.append(gl.Mesh(name=mesh.name, primitives=[prim]))
+    gltf.nodes.append(gl.Node(name=f"{mesh.name} (mesh)", mesh=len(gltf.meshes) - 1, skin=skin))
+    return len(gltf.nodes) - 1
+
+
+_CUBE = np.array([[x, y, z] for x in (0, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+_CUBE_TRIANGLES = np.array([
+    [0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+    [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3],
+])  # fmt: skip
+
+
+def _tree(parents: np.ndarray, root: int) -> list[int]:
+    """``root`` and every bone below it, parents first."""
+    tree, stack = [], [root]
+    while stack:
+        b = stack.pop()
+        tree.append(b)
+        stack.extend(int(c) for c in np.flatnonzero(parents == b))
+    return tree
+
+
+def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
+    """One box per bone of ``root``'s tree (from head to tail in the first exported frame's
+    pose, skinned to its bone alone), and the tree's skin."""
+    tree = _tree(parents, root)
+    heads = first_world[:, :3, 3]
+    size = 0.02 * max(float(np.ptp(heads, axis=0).max()), 1.0)
+    positions, triangles = [], []
+    for k, b in enumerate(tree):
+        tail = np.asarray(scene.tail_of(b), dtype=float)
+        length = float(np.linalg.norm(tail))
+        along = tail / length if length > 1e-9 else np.array([0.0, 1.0, 0.0])
+        length = max(length, 2 * size)
+        side = np.cross(along, [1.0, 0.0, 0.0] if abs(along[0]) < 0.9 else [0.0, 1.0, 0.0])
+        side /= np.linalg.norm(side)
+        up = np.cross(along, side)
+        basis = np.stack([along * length, side * size, up * size], axis=1)  # bone frame
+        corners = _CUBE @ basis.T
+        positions.append(corners @ first_world[b, :3, :3].T + first_world[b, :3, 3])
+        triangles.append(_CUBE_TRIANGLES + 8 * k)
+    positions = np.concatenate(positions)
+    joints = np.zeros((len(positions), 4), np.int64)
+    joints[:, 0] = np.repeat(np.arange(len(tree)), 8)
+    weights = np.zeros((len(positions), 4))
+    weights[:, 0] = 1.0
+    skin = _skin(gltf, blob, tree, inverse(first_world[tree]))
+    prim = _primitive(gltf, blob, positions, np.concatenate(triangles), joints, weights)
+    name = f"{scene.bones[root].name} boxes"
+    gltf.meshes.append(gl.Mesh(name=name, primitives=[prim]))
+    gltf.nodes.append(gl.Node(name=name, mesh=len(gltf.meshes) - 1, skin=skin))
+    return len(gltf.nodes) - 1
+
+
+def gltf_bytes(gltf: gl.GLTF2, binary: bool) -> bytes:
+    """The file's bytes: a ``.glb``, or ``.gltf`` JSON with the buffer as a data URI."""
+    if binary:
+        return b"".join(gltf.save_to_bytes())
+    data = gltf.binary_blob()
+    gltf.buffers[0].uri = ("data:application/octet-stream;base64,"
+                           + base64.b64encode(data).decode("ascii"))  # fmt: skip
+    gltf.destroy_binary_blob()
+    return gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
+
+
+def write_gltf(path, scene: Scene, result, rest_result=None) -> list[str]:
+    """Write the bake as ``.glb`` or ``.gltf`` (by ``path``'s suffix), atomically."""
+    from pathlib import Path
+
+    from app.scene.formats.atomic import write_atomic
+
+    gltf = gltf_from_bake(scene, result, rest_result)
+    write_atomic(path, gltf_bytes(gltf, Path(path).suffix.lower() == ".glb"))
+    notes = []
+    if not scene.meshes:
+        notes.append("the scene has no mesh: each bone is written with a small box skinned "
+                     "to it")  # fmt: skip
+    return notes
+
+
+def write_meshes_glb(scene: Scene, path) -> None:
+    """The scene's meshes and skeleton at ``frame_start`` as a ``.glb`` (no animation)."""
+    from app.scene.evaluate import bake
+    from app.scene.formats.atomic import write_atomic
+
+    result = bake(scene, [scene.frame_start])
+    write_atomic(path, gltf_bytes(gltf_from_bake(scene, result, animate=False), True))

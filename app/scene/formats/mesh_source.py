@@ -1,0 +1,78 @@
+"""How a saved scene keeps its skinned meshes: ``"meshes": {"source": "character.glb"}``.
+
+A scene file does not copy mesh data. Its top-level ``meshes`` object names the glTF file the
+meshes come from, relative to the scene file's folder (``/`` separators); loading the scene
+reads that file's meshes again (``docs/scene-format.md``, "Meshes in a scene file"). In
+memory the scene keeps the resolved absolute path in ``scene.extra["meshes"]["source"]``, so
+saving anywhere else writes the path relative to the new place.
+
+A scene whose meshes came from no file (built in code) gets them written beside it as
+``<scene stem>.meshes.glb`` (the glTF exporter's rest pose and skin), and names that file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.scene.errors import SceneError
+from app.scene.rig.model import Scene
+
+KEY = "meshes"
+
+
+def remember_source(scene: Scene, path) -> Scene:
+    """Note in ``scene.extra`` that its meshes come from the glTF file ``path``."""
+    if scene.meshes:
+        scene.extra[KEY] = {"source": str(Path(path).resolve())}
+    return scene
+
+
+def source_for_save(scene: Scene, path) -> dict:
+    """The ``meshes`` value to write when ``scene`` is saved to ``path``.
+
+    Raises
+    ------
+    SceneError
+        When the meshes cannot be kept (their source file is gone and writing a new one
+        failed).
+    """
+    path = Path(path)
+    spec = scene.extra.get(KEY)
+    source = spec.get("source") if isinstance(spec, dict) else None
+    if not isinstance(source, str) or not Path(source).is_file():
+        from app.scene.formats.gltf_export import write_meshes_glb
+
+        source = path.with_name(path.stem + ".meshes.glb")
+        write_meshes_glb(scene, source)
+    relative = os.path.relpath(Path(source).resolve(), path.resolve().parent)
+    return {"source": Path(relative).as_posix()}
+
+
+def load_meshes(scene: Scene, path) -> None:
+    """Fill ``scene.meshes`` from the glTF file its ``meshes.source`` names.
+
+    Raises
+    ------
+    SceneError
+        A malformed ``meshes`` value, a missing or bad source file, or a mesh bound to a bone
+        the scene does not have; naming ``meshes.source``.
+    """
+    from app.scene.formats.gltf_import import load_gltf
+
+    spec = scene.extra.get(KEY)
+    if not isinstance(spec, dict) or not isinstance(spec.get("source"), str):
+        raise SceneError('must be an object {"source": "file.glb"}', KEY, str(path))
+    source = (Path(path).parent / spec["source"]).resolve()
+    try:
+        meshes = load_gltf(source).meshes
+    except SceneError as e:
+        raise SceneError(f"cannot read the meshes: {e}", f"{KEY}.source", str(path)) from None
+    bones = set(scene.bone_names())
+    for mesh in meshes:
+        for joint in mesh.joints:
+            if joint not in bones:
+                raise SceneError(f"mesh {mesh.name!r} is bound to {joint!r}, which is not a "
+                                 "bone of this scene", f"{KEY}.source", str(path))  # fmt: skip
+    scene.meshes = tuple(meshes)
+    scene.extra[KEY] = {"source": str(source)}

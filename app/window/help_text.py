@@ -1,0 +1,40 @@
+"""The controls listed by Help ▸ Controls (F1): keep it in step with the README's controls."""
+
+HELP_TEXT = """<h3>Pivotal controls</h3>
+<table cellspacing=4>
+<tr><td><b>Viewport</b></td><td></td></tr>
+<tr><td>Drag on empty space</td><td>orbit · Ctrl: pan · wheel: zoom</td></tr>
+<tr><td>Click</td><td>select a bone, pivot (orange), target (cyan) · Shift adds</td></tr>
+<tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
+<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
+<tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
+<tr><td>Move · Rotate (toolbar)</td><td>arrows / rings on the selection · Local: its own axes
+· Ctrl snaps (0.1 / 5°)</td></tr>
+<tr><td>G · R</td><td>move / rotate with the mouse · X/Y/Z lock an axis (twice: local) ·
+type a number (R Z 90) · Ctrl snaps · Enter or click confirms · Esc or right-click
+cancels</td></tr>
+<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
+<tr><td>Drag a selected bone's tail</td><td>aim and size the bone (its rest tail)</td></tr>
+<tr><td>Drag a limit's rim / ends</td><td>cone angle · hinge min (blue) / max (red)</td></tr>
+<tr><td><b>Building</b> (viewport, outliner)</td><td></td></tr>
+<tr><td>Shift+A · E</td><td>add menu (bone, constraints) · extrude from the tail</td></tr>
+<tr><td>F2 · X / Delete</td><td>rename · delete (asks about the children)</td></tr>
+<tr><td>Drag in the outliner</td><td>reparent keeping its place · Shift: its values</td></tr>
+<tr><td><b>Pose</b> (viewport, outliner)</td><td></td></tr>
+<tr><td>Ctrl+C · Ctrl+V</td><td>copy · paste the selected bones' pose at this frame</td></tr>
+<tr><td>Ctrl+Shift+V</td><td>paste flipped onto the other side (.l/.r, _L/_R, Left/Right)</td></tr>
+<tr><td>Alt+R · Alt+G</td><td>clear rotation · location (keys it where animated)</td></tr>
+<tr><td><b>Timeline</b></td><td></td></tr>
+<tr><td>Space</td><td>play / pause · L loop</td></tr>
+<tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
+<tr><td>Up / Down</td><td>next / previous key of the selection</td></tr>
+<tr><td>K · Shift+K</td><td>key the selection · delete its key at this frame</td></tr>
+<tr><td><b>Spaces</b></td><td></td></tr>
+<tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
+<tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
+<tr><td><b>Teaching and analysis</b></td><td></td></tr>
+<tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
+<tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
+<tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
+<tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
+</table>"""
