@@ -132,11 +132,22 @@ def _screenshot(argv) -> int:
     parser.add_argument(
         "--viewport-only", action="store_true", help="save only the viewport, not the whole window"
     )
+    parser.add_argument("--show", choices=("both", "mesh", "bones"), default="both",
+                        help="skinned meshes and bones, the meshes only, or the bones only")
+    parser.add_argument("--no-xray", action="store_true",
+                        help="let the meshes hide the bones inside them")  # fmt: skip
+    parser.add_argument("--orbit", default="0,0", metavar="AZ,EL",
+                        help="turn the camera by these degrees after framing (default 0,0)")
+    parser.add_argument("--frame-selection", action="store_true",
+                        help="point the camera at the selection instead of everything")
     args = parser.parse_args(argv)
     from app.window.render import render_screenshot
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
+        orbit = tuple(float(v) for v in args.orbit.split(","))
+        if len(orbit) != 2:
+            raise ValueError(f"--orbit {args.orbit!r}: give AZIMUTH,ELEVATION in degrees")
         path = render_screenshot(
             args.scene,
             args.out,
@@ -147,6 +158,10 @@ def _screenshot(argv) -> int:
             select=args.select,
             axes=args.axes,
             viewport_only=args.viewport_only,
+            show=args.show,
+            xray=not args.no_xray,
+            orbit=orbit,
+            frame_selection=args.frame_selection,
         )
     except ValueError as e:
         print(f"main.py screenshot: {e}", file=sys.stderr)

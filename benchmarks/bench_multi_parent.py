@@ -168,5 +168,69 @@ def convergence_rows() -> list[Row]:
     return rows
 
 
+def every_frame_shot(integrator: str, substeps: int = SUBSTEPS) -> Scene:
+    """The ten-minute shot with four pivots keyed at every frame (about 2 degrees a frame)."""
+    rng = np.random.default_rng(3)
+    frames = np.arange(0.0, FRAMES + 1)
+    pivots = []
+    for i in range(4):
+        turns = quat.from_rotvec(rng.normal(size=(FRAMES, 3)) * 0.02)
+        values = np.empty((FRAMES + 1, 4))
+        values[0] = quat.identity()
+        for k in range(FRAMES):  # keys: a random walk of small turns
+            values[k + 1] = quat.mul(turns[k], values[k])
+        pivots.append(Pivot(name=f"p{i}", position=tuple(rng.normal(size=3) * 0.3),
+                            rotation_keys=Keys(frames, values)))  # fmt: skip
+    mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), substeps=substeps,
+                     space="world", integrator=integrator)  # fmt: skip
+    return Scene(bones=[Bone(name="body", translation=(0.0, 1.0, 0.0))], constraints=[mp],
+                 fps=FPS, frame_end=FRAMES)  # fmt: skip
+
+
+def exact_rows() -> list[Row]:
+    """The exact integrator: the shot cold against the seed at 8 substeps, a fractional scrub,
+    and each integrator's distance to it as substeps grow (their order)."""
+    rows = []
+    exact, seed = every_frame_shot("exact"), every_frame_shot("seed")
+    # Alternated, one sample of each at a time: on a shared machine the load drifts.
+    samples = {"exact": [], "seed": []}
+    for _ in range(11):
+        for name, scene in (("exact", exact), ("seed", seed)):
+            samples[name].append(median_time(lambda s=scene: Evaluator(s).evaluate(), repeat=1,
+                                             warmup=0))  # fmt: skip
+    t_exact, t_seed = (float(np.median(samples[k])) for k in ("exact", "seed"))
+    rows.append(Row(
+        f"multi-parent 10-min shot, exact, cold evaluate ({FRAMES} frames, 4 pivots, keys every "
+        "frame)", t_exact * 1e3, "ms", f"seed at {SUBSTEPS} substeps", t_seed * 1e3,
+        "≤ 15 ms, ≥ 1× the seed", t_exact <= 0.015 and t_seed >= t_exact))  # fmt: skip
+    scrub = {}
+    for name, scene in (("exact", exact), ("seed", seed)):
+        evaluator = Evaluator(scene)
+        evaluator.evaluate()
+        rng = np.random.default_rng(4)
+        scrub[name] = median_time(lambda e=evaluator, r=rng: e.evaluate([r.uniform(0, FRAMES)]),
+                                  repeat=21, min_total=0.05)  # fmt: skip
+    rows.append(Row("multi-parent exact, scrub to a fractional frame, warm cache",
+                    scrub["exact"] * 1e3, "ms", f"seed at {SUBSTEPS} substeps",
+                    scrub["seed"] * 1e3, "≤ 1 ms", scrub["exact"] <= 0.001))  # fmt: skip
+
+    frames = np.arange(0.0, 25.0)
+    limit = Evaluator(convergence_scene(1, "exact")).evaluate(frames)
+    for integrator in ("seed", "twist"):
+        previous = None
+        for substeps in (1, 4, 16, 64):
+            result = Evaluator(convergence_scene(substeps, integrator)).evaluate(frames)
+            error = float(np.abs(result.heads[:, 0] - limit.heads[:, 0]).max())
+            turn = float(np.max(np.linalg.norm(result.bone_to_world[:, 0, :3, :3]
+                                               - limit.bone_to_world[:, 0, :3, :3], axis=(1, 2))))
+            order = None if previous is None else math.log(previous / error, 4)
+            note = f"orientation {turn:.2e}" + ("" if order is None else
+                                                f"; observed order {order:.2f}")  # fmt: skip
+            rows.append(Row(f"multi-parent {integrator}, {substeps} substeps, max position "
+                            "distance to exact", error, "units", note=note, ratio=None))
+            previous = error
+    return rows
+
+
 def rows() -> list[Row]:
-    return shot_rows() + convergence_rows()
+    return shot_rows() + convergence_rows() + exact_rows()

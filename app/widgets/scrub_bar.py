@@ -1,4 +1,10 @@
-"""The scrub bar: a frame ruler with the selection's keys, where dragging moves the frame."""
+"""The scrub bar: a frame ruler with the selection's keys, where dragging moves the frame.
+
+A diamond stands for the selection's keys at its frame. Dragging a diamond moves those keys
+in time (Alt+drag: copies them), dropping onto another key replaces it; T or the right-click
+menu sets their interpolation (the diamond under the mouse, else the current frame's keys).
+Each is one undo step.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,14 @@ import math
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.editor import key_operations
+from app.editor.operations import OperationError
 from app.editor.playback import key_frames_of_selection
+from app.widgets.interpolation_menu import interpolation_menu, pop_up
 
 MARGIN = 14
+#: How near (pixels) a press must be to a diamond to grab it.
+GRAB_PX = 7
 KEY_COLOR = QtGui.QColor(240, 196, 60)
 PLAYHEAD_COLOR = QtGui.QColor(90, 150, 255)
 
@@ -41,6 +52,10 @@ class ScrubBar(QtWidgets.QWidget):
             QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed
         )
         self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.ClickFocus)
+        #: The last popup menu (the T menu or the context menu), for tests and the window.
+        self.menu: QtWidgets.QMenu | None = None
+        self._grab = None  # (frame, duplicate, KeyMove or None) while a diamond is dragged
         self.setToolTip("Drag to scrub · Left/Right step · Up/Down jump to keys · Space plays")
         document.frame_changed.connect(self._move_playhead)
         self._playhead_x = None
@@ -83,13 +98,89 @@ class ScrubBar(QtWidgets.QWidget):
         frame = s.frame_start + (x - MARGIN) / max(self.width() - 2 * MARGIN, 1) * span
         return int(min(max(round(frame), s.frame_start), s.frame_end))
 
+    def key_at(self, x: float, y: float) -> float | None:
+        """The frame of the diamond under ``(x, y)``, or ``None``."""
+        if len(self._keys) == 0 or y < self.height() - 12 - GRAB_PX - 6:
+            return None
+        xs = np.array([self.x_of(float(f)) for f in self._keys])
+        i = int(np.argmin(np.abs(xs - x)))
+        return float(self._keys[i]) if abs(xs[i] - x) <= GRAB_PX else None
+
     def mousePressEvent(self, ev):
-        if ev.button() == QtCore.Qt.MouseButton.LeftButton:
-            self._document.set_frame(self.frame_at(ev.position().x()))
+        if ev.button() == QtCore.Qt.MouseButton.RightButton:
+            self._context_menu(ev.position().toPoint(), ev.globalPosition().toPoint())
+            return
+        if ev.button() != QtCore.Qt.MouseButton.LeftButton:
+            return
+        pos = ev.position()
+        frame = self.key_at(pos.x(), pos.y())
+        if frame is not None:
+            alt = bool(ev.modifiers() & QtCore.Qt.KeyboardModifier.AltModifier)
+            self._grab = [frame, alt, None]
+            self._document.set_frame(frame)
+            return
+        self._document.set_frame(self.frame_at(pos.x()))
 
     def mouseMoveEvent(self, ev):
-        if ev.buttons() & QtCore.Qt.MouseButton.LeftButton:
+        if not ev.buttons() & QtCore.Qt.MouseButton.LeftButton:
+            return
+        if self._grab is None:
             self._document.set_frame(self.frame_at(ev.position().x()))
+            return
+        frame, duplicate, gesture = self._grab
+        offset = float(self.frame_at(ev.position().x()) - frame)
+        if gesture is None:
+            if offset == 0:
+                return
+            selected = key_operations.keys_at_frame(self._document, frame)
+            gesture = key_operations.KeyMove(self._document, selected, duplicate)
+            self._grab[2] = gesture
+        if offset != gesture.offset:
+            gesture.to(offset)
+
+    def mouseReleaseEvent(self, ev):
+        grab, self._grab = self._grab, None
+        if grab is not None and grab[2] is not None and grab[2].commit():
+            self._document.notify(grab[2].text)
+
+    # --- interpolation -------------------------------------------------------------------
+
+    def event(self, ev):
+        if ev.type() == QtCore.QEvent.Type.ShortcutOverride and ev.key() == QtCore.Qt.Key.Key_T \
+                and not ev.modifiers():  # fmt: skip
+            ev.accept()  # T here is the interpolation menu, not the window's Motion Trails
+            return True
+        return super().event(ev)
+
+    def keyPressEvent(self, ev):
+        if ev.key() == QtCore.Qt.Key.Key_T and not ev.modifiers():
+            frame = float(self._document.frame)
+            at = self.mapToGlobal(QtCore.QPoint(int(self.x_of(frame)), self.height() // 2))
+            self.menu = pop_up(self, lambda kind: self._interpolate(kind, frame), at)
+            return
+        super().keyPressEvent(ev)
+
+    def _context_menu(self, pos: QtCore.QPoint, global_pos: QtCore.QPoint) -> None:
+        """The right-click menu (on press, as Blender opens it)."""
+        key = self.key_at(pos.x(), pos.y())
+        frame = float(self._document.frame) if key is None else key
+        menu = QtWidgets.QMenu(self)
+        menu.setObjectName("timelineMenu")
+        menu.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        sub = interpolation_menu(menu, lambda kind: self._interpolate(kind, frame))
+        sub.setTitle(f"Interpolation of the keys at frame {frame:g}")
+        menu.addMenu(sub)
+        self.menu = menu
+        menu.popup(global_pos)
+
+    def _interpolate(self, kind: str, frame: float) -> None:
+        try:
+            selected = key_operations.keys_at_frame(self._document, frame)
+            if not selected:
+                raise OperationError(f"No keys at frame {frame:g} to set the interpolation of")
+            key_operations.set_interpolation(self._document, selected, kind)
+        except OperationError as e:
+            self._document.notify(str(e))
 
     def _background(self) -> QtGui.QPixmap:
         """Ruler, ticks and key diamonds, drawn once per size, range and keys; each frame

@@ -17,12 +17,18 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import HELP_TEXT
+from app.window.mesh_actions import build_mesh_actions
 
 
 class WindowActions:
     """Actions, menus and toolbar of :class:`app.window.main_window.MainWindow` (a mixin: it uses
     the
     window's document, files, viewport and docks)."""
+
+    def _make_convergence_panel(self):
+        from app.widgets.panels.convergence_panel import ConvergencePanel
+
+        return ConvergencePanel(self.document)
 
     def _action(
         self, name, text, slot=None, shortcut=None, tip="", checkable=False, icon=None
@@ -142,6 +148,7 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
+        build_mesh_actions(self)
         a(
             "compare",
             "&Compare Spaces",
@@ -291,12 +298,19 @@ class WindowActions:
         for name in ("frameSelected", "frameAll", "boneAxes"):
             view.addAction(m[name])
         view.addSeparator()
+        for name in ("showBoth", "showMesh", "showBones", "xray"):
+            view.addAction(m[name])
+        view.addSeparator()
         for name in ("spaceWorld", "spaceObject", "spaceAuthored", "compare"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("trails", "ghosts", "stepThrough", "previousPass", "nextPass"):
             view.addAction(m[name])
         view.addSeparator()
+        self.convergence_dock = self._lazy_dock(
+            "Convergence", "convergenceDock", self._make_convergence_panel,
+            QtCore.Qt.DockWidgetArea.RightDockWidgetArea)  # fmt: skip
+        self.convergence_dock.hide()
         for dock in (
             self.outliner_dock,
             self.inspector_dock,
@@ -307,6 +321,7 @@ class WindowActions:
             self.matrix_dock,
             self.step_dock,
             self.tutorial_dock,
+            self.convergence_dock,
         ):
             toggle = dock.toggleViewAction()
             toggle.setObjectName(f"show_{dock.objectName()}")

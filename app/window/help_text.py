@@ -29,6 +29,19 @@ cancels</td></tr>
 <tr><td>Left / Right · Home / End</td><td>step a frame · jump to start / end</td></tr>
 <tr><td>Up / Down</td><td>next / previous key of the selection</td></tr>
 <tr><td>K · Shift+K</td><td>key the selection · delete its key at this frame</td></tr>
+<tr><td>Drag a diamond · Alt+drag</td><td>move the selection's keys there in time · copy
+them (onto a key: replaces it)</td></tr>
+<tr><td>T · right-click (timeline clicked)</td><td>interpolation of the keys at this frame:
+Constant / Linear / Ease</td></tr>
+<tr><td><b>Curves</b> (plot clicked)</td><td></td></tr>
+<tr><td>Click · Shift+click · drag on empty</td><td>select a key · add or remove ·
+box-select</td></tr>
+<tr><td>Drag keys · Shift+drag</td><td>move in time (onto a key: replaces it) · in value
+(rotations: the Euler XYZ option)</td></tr>
+<tr><td>Ctrl+click a curve</td><td>insert a key there</td></tr>
+<tr><td>Delete / X · Ctrl+C · Ctrl+V</td><td>delete the selected keys · copy · paste at this
+frame</td></tr>
+<tr><td>T · right-click a key</td><td>interpolation: Constant / Linear / Ease</td></tr>
 <tr><td><b>Spaces</b></td><td></td></tr>
 <tr><td>1 · 2 · 3</td><td>evaluate in world · object · as authored (not an edit)</td></tr>
 <tr><td>C</td><td>Compare: the other space as a ghost, differences per bone</td></tr>
@@ -36,5 +49,7 @@ cancels</td></tr>
 <tr><td>T · Shift+T</td><td>motion trails · onion-skin ghosts (range in the Trails bar)</td></tr>
 <tr><td>Alt+S</td><td>step through the selected FABRIK / multi-parent constraint</td></tr>
 <tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
+<tr><td>View ▸ Mesh and Bones · Alt+Z</td><td>what a skinned character shows · X-ray
+bones</td></tr>
 <tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
 </table>"""

@@ -15,6 +15,10 @@ def render_screenshot(
     select=(),
     axes=False,
     viewport_only=False,
+    show="both",
+    xray=True,
+    orbit=(0.0, 0.0),
+    frame_selection=False,
 ) -> str:
     """Open ``scene_path`` in the main window, render it, save the window as a PNG.
 
@@ -34,6 +38,14 @@ def render_screenshot(
         Draw each bone's frame axes.
     viewport_only : bool
         Save only the viewport instead of the whole window.
+    show : {"both", "mesh", "bones"}
+        What to draw of a scene with skinned meshes.
+    xray : bool
+        Draw the bones over the meshes.
+    orbit : (float, float)
+        Degrees to turn the camera (azimuth, elevation) after framing everything.
+    frame_selection : bool
+        Point the camera at the selection (F) instead of everything.
 
     Returns
     -------
@@ -75,9 +87,17 @@ def render_screenshot(
     window.show()
     document.set_compare(compare)
     window.actions_by_name["boneAxes"].setChecked(axes)
+    choice = {"both": "showBoth", "mesh": "showMesh", "bones": "showBones"}.get(show)
+    if choice is None:
+        raise ValueError(f"show must be both, mesh or bones, not {show!r}")
+    window.actions_by_name[choice].trigger()
+    window.actions_by_name["xray"].setChecked(xray)
     for _ in range(10):
         app.processEvents()
     window.viewport.frame_all()
+    if frame_selection:
+        window.viewport.frame_selection()
+    window.viewport.orbit(float(orbit[0]), float(orbit[1]))
     for _ in range(10):
         app.processEvents()
     from app.window.image_export import viewport_image

@@ -221,8 +221,8 @@ def _constraint(value, path):
         if substeps < 1:
             raise SceneError(f"substeps must be >= 1, got {substeps}", f"{path}.substeps")
         integrator = obj.get("integrator", "seed")
-        if integrator not in ("seed", "twist"):
-            raise SceneError(f'integrator must be "seed" or "twist", got {integrator!r}',
+        if integrator not in ("seed", "twist", "exact"):
+            raise SceneError(f'integrator must be "seed", "twist" or "exact", got {integrator!r}',
                              f"{path}.integrator")  # fmt: skip
         parsed = tuple(_pivot(p, f"{path}.pivots[{i}]") for i, p in enumerate(pivots))
         _unique([p.name for p in parsed], f"{path}.pivots", "pivot")

@@ -397,12 +397,17 @@ def without_pivot(constraint: MultiParent, name: str) -> MultiParent:
 
 
 def new_multi_parent(scene: Scene, body: str, pivot_in_body=(0.0, 0.0, 0.0)) -> MultiParent:
-    """A multi-parent constraint on ``body`` with one pivot (at its head by default)."""
+    """A multi-parent constraint on ``body`` with one pivot (at its head by default).
+
+    New constraints use the exact integrator (the equations' limit, no substeps to tune);
+    files keep what they say, and one that says nothing keeps ``"seed"``.
+    """
     scene.bone(body)
     return MultiParent(
         name=unique_name(f"multi_parent.{body}", constraint_names(scene)),
         body=body,
         pivots=(Pivot(name="pivot", position=_vec(pivot_in_body)),),
+        integrator="exact",
     )
 
 

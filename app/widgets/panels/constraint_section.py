@@ -42,7 +42,12 @@ class ConstraintSection:
             self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
             integrator = keep_keys(QtWidgets.QComboBox())
             integrator.setObjectName("integrator")
-            integrator.addItems(["seed", "twist"])
+            integrator.addItems(["seed", "twist", "exact"])
+            integrator.setToolTip(
+                "seed: the seed's update equations at 'Substeps per frame'; twist: their limit "
+                "stepped with the twist frozen per step; exact: the limit itself in closed "
+                "form (substeps ignored)"
+            )
             form.addRow("Integrator", integrator)
             integrator.currentTextChanged.connect(
                 lambda v: self._run(operations.set_constraint_field, doc, ref.name, "integrator", v)

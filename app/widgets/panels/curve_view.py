@@ -4,10 +4,15 @@ For a pivot or a free bone, its quaternion ``w, x, y, z`` (left axis) and rotati
 (right axis, degrees) with the keys as diamonds; for a driven bone (or its constraint), its
 head's world position and, below, by how much world and object space part (distance and
 angle). The current frame is a line: drag it (or click the plot) to scrub. Clicking a key
-jumps to its frame and selects whose key it is, so K and Shift+K act on it.
+jumps to its frame and selects whose key it is, so K and Shift+K act on it. A rotation can be
+shown as Blender's XYZ Euler angles instead (the "Euler XYZ" option). Keys are selected,
+dragged, inserted, deleted, copied and given an interpolation as in Blender's graph editor
+(:mod:`app.widgets.panels.curve_keys`).
 
 Everything plotted comes from the keys or from the document's whole-timeline cache: a scrub
 only moves the line.
+
+One idea: the curve view's plots of the selection's values and keys over the timeline.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ from app.scene.analysis import compare
 from app.scene.analysis.compare import rotation_parts
 from app.scene.analysis.curve_subjects import DRIVEN, POSITION, ROTATION, CurveSubject, subject_of
 from app.scene.analysis.curves import accumulated_turn_deg, plot_frames, rotation_curve
+from app.scene.math.euler import euler_xyz_from_quat
+from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
+from app.widgets.panels.curve_keys import EULER, QUAT, VECTOR, CurveKeyEditor, Diamonds
 from app.widgets.panels.plots import DualPlot
 
 COLORS = {
@@ -32,6 +40,7 @@ COLORS = {
     "angle": (255, 175, 60),
     "distance": (80, 215, 255),
 }
+SELECTED_BRUSH = (255, 255, 255)
 #: Points per curve at least, so slerp between sparse keys is drawn smooth.
 MIN_SAMPLES = 400
 #: More keys than this (motion capture: one per frame) are not drawn as diamonds.
@@ -57,9 +66,18 @@ class CurveView(QtWidgets.QWidget):
         self._keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._owners: list = []
         self._picked_key: float | None = None
+        #: The key diamonds drawn, and the curves Ctrl+click can key (see curve_keys).
+        self.diamonds: list[Diamonds] = []
+        self.editable_curves: list[Diamonds] = []
         self.title = QtWidgets.QLabel()
         self.title.setObjectName("curveTitle")
         self.title.setWordWrap(True)
+        self.euler = QtWidgets.QCheckBox("Euler XYZ")
+        self.euler.setObjectName("curveEuler")
+        self.euler.setToolTip("Show rotations as Blender's XYZ Euler angles in degrees (their "
+                              "keys can then be dragged in value with Shift)")  # fmt: skip
+        self.euler.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self.euler.toggled.connect(lambda _on: self.refresh())
         self.plot = DualPlot("curveView")
         #: Below the main plot: world against object space for a driven bone, the
         #: translation for a bone whose translation is keyed (a motion-capture root).
@@ -84,8 +102,12 @@ class CurveView(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(4)
-        layout.addWidget(self.title)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.euler)
+        layout.addLayout(top)
         layout.addWidget(splitter, 1)
+        self.keys_editor = CurveKeyEditor(self)
 
         for plot in (self.plot, self.lower):
             plot.frame_dragged.connect(self._scrub)
@@ -158,9 +180,11 @@ class CurveView(QtWidgets.QWidget):
         self.subject = subject_of(doc.scene, doc.active)
         if previous is None or self.subject is None or previous.ref != self.subject.ref:
             self._picked_key = None
+            self.keys_editor.selected = {}
         self.plot.clear_items()
         self.lower.clear_items()
         self._series, self._keys, self._owners = {}, {}, []
+        self.diamonds, self.editable_curves = [], []
         s = doc.scene
         for plot in (self.plot, self.lower):
             plot.set_frame_range(s.frame_start, s.frame_end)
@@ -186,7 +210,13 @@ class CurveView(QtWidgets.QWidget):
         # Once more when the layout has settled (a plot just shown has no height yet).
         QtCore.QTimer.singleShot(0, self, self._fit)
 
+    def flush(self) -> None:
+        """Rebuild now if the throttled rebuild after an edit is waiting."""
+        self._throttled.flush()
+
     def _fit(self) -> None:
+        if self.keys_editor.dragging:
+            return  # the axes hold still under a drag, so the keys follow the mouse
         self.plot.auto_y()
         if self._lower.isVisibleTo(self):
             self.lower.auto_y()
@@ -197,9 +227,14 @@ class CurveView(QtWidgets.QWidget):
         count = max(s.frame_end - s.frame_start + 1, MIN_SAMPLES)
         return plot_frames(s.frame_start, s.frame_end, keys_list, count)
 
-    def _curve(self, plot, frames, values, name, right=False, label=None, style=None):
+    def _curve(self, plot, frames, values, name, right=False, label=None, style=None,
+               channel=None, component=None, mode=QUAT, dashed=False):  # fmt: skip
+        if channel is not None:
+            self.editable_curves.append(Diamonds(name, plot, right, np.asarray(frames, float),
+                                                 np.asarray(values, float), channel, component,
+                                                 mode))  # fmt: skip
         pen = _pen(style or name)
-        if right:  # dashed: read on the right axis
+        if right or dashed:  # dashed: read on the right axis (or a bone's scale)
             pen.setStyle(QtCore.Qt.PenStyle.DashLine)
         item = pg.PlotDataItem(frames, values, pen=pen)
         (plot.add_right if right else plot.add_left)(item, label or name)
@@ -208,8 +243,9 @@ class CurveView(QtWidgets.QWidget):
         item.setClipToView(True)
         return item
 
-    def _markers(self, plot, frames, values, name, owners=None, right=False, style=None):
-        """Key diamonds on a curve; clicking one picks that key."""
+    def _markers(self, plot, frames, values, name, owners=None, right=False, style=None,
+                 channel=None, component=None, mode="driven"):  # fmt: skip
+        """Key diamonds on a curve of ``channel`` ``(ref, field)``; clicking one picks it."""
         if len(frames) == 0:
             return
         color = COLORS[style or name]
@@ -217,61 +253,128 @@ class CurveView(QtWidgets.QWidget):
             x=frames, y=values, symbol="d", size=11, brush=pg.mkBrush(*color),
             pen=pg.mkPen((20, 20, 24), width=1), hoverable=True,
             hoverBrush=pg.mkBrush(255, 255, 255), data=list(range(len(frames))),
-            tip=lambda x, y, data: f"key at frame {x:g}: {y:.4g} (click to jump)",
+            tip=lambda x, y, data: f"key at frame {x:g}: {y:.4g} (click, drag)",
         )  # fmt: skip
         markers.setZValue(20)
-        markers.sigClicked.connect(lambda _item, points, ev: self._key_clicked(points, ev))
+        markers.base_color = color
         (plot.add_right if right else plot.add_left)(markers)
-        self._keys[name] = (np.asarray(frames, float), np.asarray(values, float))
+        frames, values = np.asarray(frames, float), np.asarray(values, float)
+        self._keys[name] = (frames, values)
+        self.diamonds.append(Diamonds(name, plot, right, frames, values, channel, component,
+                                      mode, markers, owners))  # fmt: skip
         if owners is not None:
             self._owners = owners
 
+    def style_diamonds(self) -> None:
+        """Selected keys white and larger, the others in their curve's colour."""
+        editor = self.keys_editor
+        for d in self.diamonds:
+            on = [d.channel is not None and editor.is_selected(d.channel, float(f))
+                  for f in d.frames]  # fmt: skip
+            d.item.setBrush([pg.mkBrush(*(SELECTED_BRUSH if s else d.item.base_color))
+                             for s in on])  # fmt: skip
+            d.item.setSize([14 if s else 11 for s in on])
+
+    def selected_keys(self) -> dict:
+        """The selected keys: ``{(ref, field): frames}``."""
+        return self.keys_editor.selection()
+
     def _plot_rotation(self, subject: CurveSubject) -> None:
         bone = subject.bone_item
-        frames = self._frames(subject.keys, None if bone is None else bone.translation_keys)
+        frames = self._frames(subject.keys, *(() if bone is None else
+                                              (bone.translation_keys, bone.scale_keys)))
         curve = rotation_curve(subject.static, subject.keys, frames)
+        channel = (subject.ref, "rotation_keys")
+        if self.euler.isChecked():
+            self._plot_euler(curve, channel)
+        else:
+            self._plot_quaternion(curve, channel)
+        if bone is not None and (bone.translation_keys is not None
+                                 or bone.scale_keys is not None):  # fmt: skip
+            self._plot_translation(bone, frames)
+        self.style_diamonds()
+
+    def _plot_euler(self, curve, channel) -> None:
+        """Blender's XYZ Euler angles of the rotation, unwrapped over the frames."""
+        frames = curve.frames
+        angles = np.unwrap(euler_xyz_from_quat(curve.quats), period=360.0, axis=0)
+        # An empty right axis: the frames line up with the translation plot below.
+        self.plot.set_right_axis(" ")
+        self.plot.getPlotItem().setLabel("left", "Euler XYZ (°)", color="#c8cad0")
+        for i, axis in enumerate("xyz"):
+            self._curve(self.plot, frames, angles[:, i], f"e{axis}", label=f"{axis} (°)",
+                        style=axis, channel=channel, component=i, mode=EULER)  # fmt: skip
+            self._series[f"e{axis}"] = (frames, angles[:, i])
+        if len(curve.key_frames) and len(curve.key_frames) <= MAX_DIAMONDS:
+            raw = euler_xyz_from_quat(curve.key_quats)
+            near = np.clip(np.searchsorted(frames, curve.key_frames), 0, len(frames) - 1)
+            # The key's own angles, by whole turns brought onto the unwrapped curve.
+            on_curve = raw + 360.0 * np.round((angles[near] - raw) / 360.0)
+            for i, axis in enumerate("xyz"):
+                self._markers(self.plot, curve.key_frames, on_curve[:, i], f"e{axis}",
+                              style=axis, channel=channel, component=i, mode=EULER)  # fmt: skip
+
+    def _plot_quaternion(self, curve, channel) -> None:
+        frames = curve.frames
         self.plot.set_right_axis("angle (°)")
         self.plot.getPlotItem().setLabel("left", "q = (w, x, y, z)", color="#c8cad0")
         for i, name in enumerate("wxyz"):
-            self._curve(self.plot, frames, curve.quats[:, i], name)
+            self._curve(self.plot, frames, curve.quats[:, i], name, channel=channel)
             self._series[name] = (frames, curve.quats[:, i])
         self._curve(self.plot, frames, curve.angle_deg, "angle", right=True, label="angle (°)")
         self._series["angle"] = (frames, curve.angle_deg)
         if len(curve.key_frames) <= MAX_DIAMONDS:  # one per mocap frame would be a smear
             for i, name in enumerate("wxyz"):
-                self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name)
-            self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True)
-        if bone is not None and bone.translation_keys is not None:
-            self._plot_translation(bone, frames)
+                self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name,
+                              channel=channel, mode=QUAT)  # fmt: skip
+            self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True,
+                          channel=channel, mode=QUAT)  # fmt: skip
 
     def _plot_translation(self, bone, frames) -> None:
-        """A keyed translation (a motion-capture root's path) in the lower plot."""
+        """A bone's keyed translation (a motion-capture root's path) and keyed scale, in the
+        lower plot (scale dashed)."""
         self._lower.setVisible(True)
-        values = sample(bone.translation, bone.translation_keys, frames)
         self.lower.set_right_axis(" ")  # an empty axis: the frames line up with the plot above
-        self.lower.getPlotItem().setLabel("left", "translation", color="#c8cad0")
-        for i, axis in enumerate("xyz"):
-            self._curve(self.lower, frames, values[:, i], f"t{axis}", label=axis, style=axis)
-            self._series[f"t{axis}"] = (frames, values[:, i])
-        keys = bone.translation_keys
-        if len(keys) <= MAX_DIAMONDS:
+        notes, labels = [], []
+        for field, prefix, what in (("translation_keys", "t", "translation"),
+                                    ("scale_keys", "s", "scale")):  # fmt: skip
+            keys = getattr(bone, field)
+            if keys is None:
+                continue
+            values = sample(getattr(bone, what), keys, frames)
+            channel = (Ref.bone(bone.name), field)
             for i, axis in enumerate("xyz"):
-                self._markers(self.lower, keys.frames, keys.values[:, i], f"t{axis}", style=axis)
-        self.lower_note.setText(f"{bone.name}'s translation (its head in its parent's frame), "
-                                f"{len(keys)} keys")  # fmt: skip
+                name = f"{prefix}{axis}"
+                label = axis if prefix == "t" else f"scale {axis}"
+                self._curve(self.lower, frames, values[:, i], name, label=label, style=axis,
+                            channel=channel, component=i, mode=VECTOR,
+                            dashed=prefix == "s")  # fmt: skip
+                self._series[name] = (frames, values[:, i])
+                if len(keys) <= MAX_DIAMONDS:
+                    self._markers(self.lower, keys.frames, keys.values[:, i], name, style=axis,
+                                  channel=channel, component=i, mode=VECTOR)  # fmt: skip
+            labels.append(what)
+            notes.append(f"{what}" + (" (its head in its parent's frame)" if prefix == "t"
+                                      else " (dashed)") + f", {len(keys)} keys")  # fmt: skip
+        self.lower.getPlotItem().setLabel("left", " and ".join(labels), color="#c8cad0")
+        self.lower_note.setText(f"{bone.name}'s " + "; ".join(notes))
 
     def _plot_position(self, subject: CurveSubject) -> None:
         frames = self._frames(subject.keys)
         values = sample(subject.static, subject.keys, frames)
         self.plot.set_right_axis(None)
         self.plot.getPlotItem().setLabel("left", "position (world)", color="#c8cad0")
+        channel = (subject.ref, "position_keys")
         for i, axis in enumerate("xyz"):
-            self._curve(self.plot, frames, values[:, i], f"p{axis}", label=axis, style=axis)
+            self._curve(self.plot, frames, values[:, i], f"p{axis}", label=axis, style=axis,
+                        channel=channel, component=i, mode=VECTOR)  # fmt: skip
             self._series[f"p{axis}"] = (frames, values[:, i])
         if subject.keys is not None:
             for i, axis in enumerate("xyz"):
                 self._markers(self.plot, subject.keys.frames, subject.keys.values[:, i],
-                              f"p{axis}", style=axis)  # fmt: skip
+                              f"p{axis}", style=axis, channel=channel, component=i,
+                              mode=VECTOR)  # fmt: skip
+        self.style_diamonds()
 
     def _plot_driven(self, subject: CurveSubject) -> None:
         doc = self._document
@@ -316,16 +419,13 @@ class CurveView(QtWidgets.QWidget):
 
     # --- keys ----------------------------------------------------------------------------
 
-    def _key_clicked(self, points, ev) -> None:
-        if not len(points):
-            return
-        ev.accept()
-        point = points[0]
-        frame = float(point.pos().x())
+    def key_clicked(self, diamonds: Diamonds, index: int) -> None:
+        """A click on a key: jump to its frame and (for a driven bone) select whose it is."""
+        frame = float(diamonds.frames[index])
         self._picked_key = frame
         doc = self._document
-        if self._owners:
-            owner = self._owners[int(point.data())]
+        if diamonds.owners:
+            owner = diamonds.owners[index]
             if owner not in doc.selection:
                 doc.set_selection([owner])  # whose key it is: K / Shift+K act on it
         doc.set_frame(frame)

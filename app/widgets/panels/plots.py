@@ -44,6 +44,10 @@ class DualPlot(pg.PlotWidget):
             axis = item.getAxis(name_)
             axis.setTextPen((190, 192, 200))
             axis.setPen((110, 112, 120))
+        # Fixed widths: plots whose frame axes are linked keep their frames in line however
+        # wide their value labels are (quaternion components, Euler degrees, positions).
+        item.getAxis("left").setWidth(62)
+        item.getAxis("right").setWidth(54)
         self.frame_line = pg.InfiniteLine(angle=90, movable=True,
                                           pen=pg.mkPen(FRAME_LINE_COLOR, width=2),
                                           hoverPen=pg.mkPen((150, 200, 255), width=3))  # fmt: skip
@@ -67,6 +71,9 @@ class DualPlot(pg.PlotWidget):
         item.showAxis("right", label is not None)
         if label is not None:
             item.setLabel("right", label, color="#c8cad0")
+            # A blank label keeps the room (frames line up with a plot that has an axis
+            # there) without numbers that belong to nothing.
+            item.getAxis("right").setStyle(showValues=bool(label.strip()))
 
     def clear_items(self) -> None:
         """Remove every curve and marker (the frame line stays)."""

@@ -19,6 +19,7 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
+from app.widgets.viewport.mesh_item import MeshLayer
 from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
@@ -121,6 +122,7 @@ class SceneDrawing:
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
+        self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
         self._ring = self._lines(9, width=2, mode="line_strip")
@@ -177,6 +179,7 @@ class SceneDrawing:
         self._ghost.setVisible(ghost is not None)
         if ghost is not None:
             self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost))
+        self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
         handles = handles_of(document)
         self.draw_handles(document, handles, hover)

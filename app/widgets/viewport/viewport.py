@@ -26,13 +26,14 @@ import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
 from app.scene.analysis import projection
-from app.scene.analysis.gizmo import broadside_direction, framing_distance
-from app.scene.rig import editing
+from app.scene.analysis.gizmo import framing_distance
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
+from app.widgets.viewport import framing
 from app.widgets.viewport.drag import HANDLE_RADIUS_PX, Drag, start_drag
 from app.widgets.viewport.gizmo_items import GizmoLayer
 from app.widgets.viewport.limit_drag import limit_under, start_limit_drag
+from app.widgets.viewport.mesh_item import DISPLAYS
 from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
 from app.widgets.viewport.tail_drag import start_tail_drag, tail_under
@@ -119,56 +120,16 @@ class Viewport(gl.GLViewWidget):
     def frame_all(self) -> None:
         """Frame the skeleton and its handles at the current frame (Blender's View All),
         lay the ground grid under everything the timeline reaches, reset the view angle."""
-        doc = self._document
-        frames = np.linspace(doc.scene.frame_start, doc.scene.frame_end, 9)
-        path = doc.evaluate(frames, None)  # as authored: the angle stays when the space flips
-        reach = np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
-        pose = doc.pose()
-        shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in self.handles()]
-        shown.append(self._drawing.teaching.drawn_points())  # trails and ghosts, when on
-        if doc.compare:  # the ghost is part of the picture
-            ghost = doc.ghost_pose()
-            shown += [ghost.heads[0], ghost.tails[0]]
-        points = np.concatenate(shown)
-        lo, hi = points.min(axis=0), points.max(axis=0)
-        radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
-        self._drawing.scale = radius
-        spacing = float(10 ** np.floor(np.log10(radius / 2)))
-        r_lo, r_hi = reach.min(axis=0), reach.max(axis=0)
-        extent = max(0.6 * float(np.linalg.norm(r_hi - r_lo)) + radius, 8 * spacing)
-        extent = spacing * min(np.ceil(extent / spacing), 200)
-        self._drawing.lay_ground((r_lo + r_hi) / 2, extent, spacing)
-        toward = WORLD_TO_VIEW[:3, :3] @ broadside_direction(reach)
-        self.opts["elevation"] = 15
-        self.opts["azimuth"] = float(np.degrees(np.arctan2(toward[1], toward[0])))
-        self.frame_points(points)
+        framing.frame_all(self)
         self.refresh()
 
     def frame_selection(self) -> None:
         """F: frame the selection (everything when nothing is selected)."""
-        points = self._selection_points()
+        points = framing.selection_points(self)
         if len(points) == 0:
             self.frame_all()
         else:
             self.frame_points(points)
-
-    def _selection_points(self) -> np.ndarray:
-        doc = self._document
-        pose = doc.pose()
-        points = []
-        for ref in doc.selection:
-            if ref.kind == editing.BONE:
-                i = doc.scene.bone_index(ref.name)
-                points += [pose.heads[0, i], pose.tails[0, i]]
-            elif ref.kind == editing.CONSTRAINT:
-                c = doc.scene.constraint(ref.name)
-                for name in c.referenced_bones():
-                    i = doc.scene.bone_index(name)
-                    points += [pose.heads[0, i], pose.tails[0, i]]
-                points += [p for r, p in self.handles() if r.name == ref.name]
-            else:
-                points += [p for r, p in self.handles() if r == ref]
-        return np.array(points).reshape(-1, 3)
 
     # --- what is drawn -------------------------------------------------------------------
 
@@ -179,6 +140,26 @@ class Viewport(gl.GLViewWidget):
     def set_show_axes(self, on: bool) -> None:
         """Draw each bone's frame axes (x red, y green, z blue): the bases of the seed."""
         self._show_axes = bool(on)
+        self.refresh()
+
+    @property
+    def mesh_display(self) -> str:
+        """What is drawn when the scene has skinned meshes: ``"mesh"``, ``"bones"``, ``"both"``."""
+        return self._drawing.meshes.display
+
+    def set_mesh_display(self, display: str) -> None:
+        if display not in DISPLAYS:
+            raise ValueError(f"display must be one of {DISPLAYS}, not {display!r}")
+        self._drawing.meshes.display = display
+        self.refresh()
+
+    @property
+    def xray(self) -> bool:
+        """Bones drawn over the skinned meshes."""
+        return self._drawing.meshes.xray
+
+    def set_xray(self, on: bool) -> None:
+        self._drawing.meshes.xray = bool(on)
         self.refresh()
 
     @property

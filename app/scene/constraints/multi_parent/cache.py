@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.bounds import MAX_STEPS
+from app.scene.constraints.multi_parent.exact import plan_exact
 from app.scene.constraints.multi_parent.plan import last_key_frame, plan_steps
 from app.scene.constraints.multi_parent.scan import PieceStates, integrate
 from app.scene.errors import SceneError
@@ -79,6 +80,10 @@ def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | No
     differs = (keys_a.frames[:k] != keys_b.frames[:k]) | np.any(
         keys_a.values[:k] != keys_b.values[:k], axis=-1
     )
+    if keys_a.codes is not None or keys_b.codes is not None:  # an interpolation changed
+        codes_a, codes_b = (np.zeros(len(x), np.int8) if x.codes is None else x.codes
+                            for x in (keys_a, keys_b))  # fmt: skip
+        differs |= codes_a[:k] != codes_b[:k]
     j = int(np.argmax(differs)) if np.any(differs) else k
     if j == k and len(keys_a) == len(keys_b):
         return math.inf
@@ -93,6 +98,8 @@ def agrees_until(old: tuple[Pivot, ...], new: tuple[Pivot, ...]) -> float:
     """
     until = math.inf
     for a, b in zip(old, new):
+        if a is b:  # the same (immutable) pivot: nothing to compare
+            continue
         until = min(
             until,
             _keys_agree_until(a.rotation, a.rotation_keys, b.rotation, b.rotation_keys, False),
@@ -224,8 +231,9 @@ def update(integral: Integral | None, inputs: Inputs) -> Integral:
     else:
         q_start = integral.block_rotation[:, block]
         p_start = integral.block_position[:, block]
-    plan = plan_steps(inputs.pivots, inputs.frame_start, inputs.substeps, n_steps,
-                      inputs.scale, BLOCK_STEPS)  # fmt: skip
+    planner = plan_exact if inputs.integrator == "exact" else plan_steps
+    plan = planner(inputs.pivots, inputs.frame_start, inputs.substeps, n_steps, inputs.scale,
+                   BLOCK_STEPS)  # fmt: skip
     result = integrate(plan.from_block(block), inputs.integrator, inputs.space, q_start, p_start)
     start = block * BLOCK_STEPS
     if block:

@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
+
+from app.scene.math.jacobians import jacobian_apply_with, jacobian_coefficients
 
 #: The anticommutator of n pivots sums n! orders; beyond this many it is refused.
 MAX_PIVOTS = 10
@@ -42,7 +44,7 @@ MAX_PIVOTS = 10
 #: :mod:`app.scene.math.anticommutator`); above, the subset recursion.
 _POLARIZATION_MAX = 6
 
-INTEGRATORS = ("seed", "twist")
+INTEGRATORS = ("seed", "twist", "exact")
 
 
 def qmul(a, b):
@@ -200,11 +202,24 @@ class Increment:
     axis: np.ndarray
     pivot_rotation: np.ndarray  # (4, P, X): R_i
     pivot_rotvec: np.ndarray | None  # (3, P, X): phi_i (twist only)
-    total_rotvec: np.ndarray | None  # (3, X): Phi (twist only)
+    total_rotvec: np.ndarray | None  # (3, X): Phi (twist and exact)
+    #: "exact" in world space turns each offset by J(Phi) before crossing it with phi_i
+    #: (the pivots ride on the body); elsewhere the step's maps do not depend on the space.
+    space: str = "world"
+
+    @cached_property
+    def jacobian_ab(self):
+        """``a, b`` of ``J(Phi)`` (:mod:`app.scene.math.jacobians`), once per step."""
+        a, b, _, _ = jacobian_coefficients(2.0 * self.half_angle)
+        return a, b
+
+    @property
+    def _exact_world(self) -> bool:
+        return self.integrator == "exact" and self.space == "world"
 
     def pivot_sum(self, v) -> np.ndarray:
         """``sum_i M_i v_i`` for offsets ``v (3, P, X)``; the step's displacement ``(3, X)``."""
-        if self.integrator == "seed":
+        if self.integrator == "seed" or self._exact_world:
             return sum_pivots(self.contributions(v))
         return left_jacobian_apply(self.total_rotvec, -sum_pivots(cross(self.pivot_rotvec, v)))
 
@@ -218,11 +233,18 @@ class Increment:
         if self.integrator == "seed":
             return v - rotate(self.pivot_rotation, v)
         phi = self.total_rotvec[:, None]
+        if self._exact_world:  # -phi_i x J(Phi) v_i (see app.scene.constraints.multi_parent.exact)
+            a, b = self.jacobian_ab
+            return -cross(self.pivot_rotvec, jacobian_apply_with(phi, a, b, v))
         return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
 
 
-def increment(R, integrator: str) -> Increment:
+def increment(R, integrator: str, space: str = "world", rotvec=None) -> Increment:
     """The step update for pivot increments ``R (4, P, X)`` (unit, ``w >= 0``).
+
+    ``"exact"`` is the twist's step with the pivots riding on the body (world space; in
+    object space the two coincide); its sliding-pivot term is added by
+    :mod:`app.scene.constraints.multi_parent.exact`.
 
     Raises
     ------
@@ -240,12 +262,13 @@ def increment(R, integrator: str) -> Increment:
         A = np.where(A[0] < 0, -A, A)
         half, axis = _half_angle_axis(A)
         return Increment("seed", A, half, axis, R, None, None)
-    if integrator == "twist":
-        phi = rotation_vectors(R)
+    if integrator in ("twist", "exact"):
+        # 2 log R_i, unless the plan has the rotation vectors R_i came from
+        phi = rotation_vectors(R) if rotvec is None else np.asarray(rotvec, dtype=float)
         Phi = sum_pivots(phi)
         t = np.sqrt(dot(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
         half = 0.5 * t
         A = np.concatenate([np.cos(half)[None], np.sin(half) * axis])
-        return Increment("twist", A, half, axis, R, phi, Phi)
+        return Increment(integrator, A, half, axis, R, phi, Phi, space)
     raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")

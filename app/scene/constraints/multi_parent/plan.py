@@ -1,5 +1,7 @@
 """The multi-parent step plan: the pivots' keys laid onto the integration grid.
 
+One idea: cutting the grid into pieces of equal steps that the scans integrate in closed form.
+
 A multi-parent constraint integrates on the grid ``t_n = frame_start + n / substeps``
 (``docs/scene-format.md``). Step ``n`` needs, for every pivot ``i``, the increment
 ``R_i = q_i(t_{n+1}) q_i(t_n)^-1`` and the pivot's position on the body at ``t_n``.
@@ -37,8 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.bounds import check_steps
+from app.scene.constraints.multi_parent.nonlinear import nonlinear_steps
 from app.scene.math.quat import canonical, conj, mul, normalize
-from app.scene.rig.keys import Keys, sample
+from app.scene.rig.keys import CONSTANT, Keys, sample
 from app.scene.rig.model import Pivot
 
 #: Largest turn (radians) of one pivot in one integration substep: keeps the scheme's own
@@ -85,6 +88,12 @@ class _Track:
     axis: np.ndarray  # (K - 1, 3)
     pos_frames: np.ndarray  # (K',)
     velocity: np.ndarray  # (K' - 1, 3)
+    #: Each rotation interval's whole angle (``speed`` is zero where the interval is constant:
+    #: its change is a jump at the next key), and the intervals' interpolation codes (``None``
+    #: when all are linear; see :mod:`app.scene.constraints.multi_parent.nonlinear`).
+    angle: np.ndarray | None = None
+    rot_codes: np.ndarray | None = None
+    pos_codes: np.ndarray | None = None
 
 
 def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
@@ -96,15 +105,23 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
         angle = 2.0 * np.arctan2(s, delta[:, 0])
         axis = np.where(s[:, None] > 0, delta[:, 1:] / np.where(s == 0, 1, s)[:, None], 0.0)
         rot_frames, speed = keys.frames, angle / np.diff(keys.frames)
+        rot_codes = None if keys.codes is None else keys.codes[:-1]
+        if rot_codes is not None:
+            speed = np.where(rot_codes == CONSTANT, 0.0, speed)
     else:
         rot_frames, speed, axis = np.empty(0), np.empty(0), np.empty((0, 3))
+        angle, rot_codes = np.empty(0), None
     keys = pivot.position_keys
     if keys is not None and len(keys) >= 2:
         velocity = np.diff(keys.values, axis=0) * scale / np.diff(keys.frames)[:, None]
         pos_frames = keys.frames
+        pos_codes = None if keys.codes is None else keys.codes[:-1]
+        if pos_codes is not None:
+            velocity = np.where((pos_codes == CONSTANT)[:, None], 0.0, velocity)
     else:
-        pos_frames, velocity = np.empty(0), np.empty((0, 3))
-    return _Track(pivot, rot_frames, speed, axis, pos_frames, velocity)
+        pos_frames, velocity, pos_codes = np.empty(0), np.empty((0, 3)), None
+    return _Track(pivot, rot_frames, speed, axis, pos_frames, velocity, angle, rot_codes,
+                  pos_codes)  # fmt: skip
 
 
 def _interval(key_frames: np.ndarray, times: np.ndarray):
@@ -197,6 +214,15 @@ class StepPlan:
     n_steps: int
     block_steps: int
     subdivided: int
+    #: Frame time at which each piece starts, ``(Np,)``, where pieces are cut at keys off
+    #: the grid (the exact integrator's); ``None`` where equal substeps tell it.
+    start_time: np.ndarray | None = None
+    #: The exact integrator's eased pieces (:class:`~.nonlinear.EaseFlows`), integrated by the
+    #: scan in its space; ``None`` when there are none.
+    ease: object = None
+    #: Each pivot's turn per substep as a rotation vector ``(3, P, Np)`` where the plan has it
+    #: (the exact integrator's), so the step need not take ``2 log R_i`` again.
+    rotvec: np.ndarray | None = None
 
     def from_block(self, block: int) -> StepPlan:
         """The part of the plan from block ``block`` on."""
@@ -213,6 +239,9 @@ class StepPlan:
             n_steps=self.n_steps,
             block_steps=self.block_steps,
             subdivided=self.subdivided,
+            start_time=None if self.start_time is None else self.start_time[i:],
+            ease=None if self.ease is None else self.ease.from_piece(i),
+            rotvec=None if self.rotvec is None else self.rotvec[..., i:],
         )
 
 
@@ -265,6 +294,11 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
             n = np.clip(n, 0, N - 1)
             general.append(n)
             cuts.extend([n, n + 1])
+    # Constant and eased segments: their steps are taken literally from the keys.
+    for track in tracks:
+        steps = nonlinear_steps(track.pivot, frame_start, substeps, N)
+        general.append(steps)
+        cuts.extend([steps, steps + 1])
     general = _sorted_unique(np.concatenate(general)) if general else none
     bounds = _sorted_unique(np.concatenate(cuts))
     starts, ends = bounds[:-1], bounds[1:]

@@ -40,7 +40,9 @@ from functools import cached_property
 
 import numpy as np
 
+from app.scene.constraints.multi_parent.exact import moment_terms
 from app.scene.constraints.multi_parent.increments import (
+    _half_angle_axis,
     cross,
     dot,
     increment,
@@ -48,7 +50,9 @@ from app.scene.constraints.multi_parent.increments import (
     qmul,
     rotate,
 )
+from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
+from app.scene.math.jacobians import jacobian_apply_with
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
 
@@ -246,7 +250,19 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
             m = inc.pivot_sum(vectors)
             return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
         w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
-        if inc.integrator == "twist":
+        if inc.integrator == "exact":
+            # M_i x = -phi_i x J(Phi) x; J fixes n (Phi's axis) and commutes with n x, so
+            # J y = J w - n (n.w) and J z = n x J w: one Jacobian per pivot, not three.
+            a, b = inc.jacobian_ab
+            out = [np.zeros(n.shape) for _ in range(3)]
+            for i, wi in enumerate(w):
+                jw = jacobian_apply_with(inc.total_rotvec, a, b, wi)
+                phi = inc.pivot_rotvec[:, i]
+                out[0] -= cross(phi, jw)
+                out[1] -= cross(phi, jw - n * dot(n, wi))
+                out[2] -= cross(phi, cross(n, jw))
+            return out
+        if inc.integrator in ("twist", "exact"):
             y = [wi - n * dot(n, wi) for wi in w]
             z = [cross(n, wi) for wi in w]
             return [inc.pivot_sum(np.stack(x, axis=1)) for x in (w, y, z)]
@@ -265,7 +281,10 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
 
     terms = three(plan.position[..., start:stop])
     if plan.velocity is not None:
-        terms += three(plan.velocity[..., start:stop])
+        velocity = plan.velocity[..., start:stop]
+        if inc.integrator == "exact":  # sliding pivots: the first moment within each step
+            terms = [t + m for t, m in zip(terms, moment_terms(inc, velocity, Q, world))]
+        terms += three(velocity)
     return np.array(terms)
 
 
@@ -276,7 +295,7 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     ----------
     plan : StepPlan
         From :func:`~app.scene.constraints.multi_parent.plan.plan_steps` (``.from_block(b)``).
-    integrator : {"seed", "twist"}
+    integrator : {"seed", "twist", "exact"}
     space : {"world", "object"}
     q_start : array_like, shape (4,)
         The body's orientation at the plan's first grid point (a block start).
@@ -304,9 +323,16 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     n_pieces = len(L)
     size = PIECE_CHUNK
     bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
-    incs = [increment(plan.rotation[..., s:e], integrator) for s, e in bounds]
+    incs = [increment(plan.rotation[..., s:e], integrator, space,
+                      None if plan.rotvec is None else plan.rotvec[..., s:e])
+            for s, e in bounds]  # fmt: skip
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
+    flows = None
+    if plan.ease is not None and len(plan.ease.index):  # the exact integrator's eased pieces
+        flows = plan.ease.index, *plan.ease.flow(world)
+        A = flows[1] * np.where(flows[1][0] < 0, -1.0, 1.0)
+        half_angle[flows[0]], axis[:, flows[0]] = _half_angle_axis(A)
     block = plan.block - first_block
     first_piece, count, rank = _block_layout(block, n_blocks)
 
@@ -325,6 +351,11 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
         pure_axis = np.concatenate([np.zeros((1, e - s)), axis[:, s:e]])
         Y = qmul(pure_axis, Q) if world else qmul(Q, pure_axis)
         terms = _displacement_terms(incs[s // size], plan, s, e, Q, world)
+        if flows is not None:  # one step each: the flow's displacement from Q is all of it
+            sel = (flows[0] >= s) & (flows[0] < e)
+            local = flows[0][sel] - s
+            terms[:, :, local] = 0.0
+            terms[0][:, local] = apply_flow(world, None, flows[2][..., sel], Q[:, local])
         return Q, Y, terms
 
     Q, Y, terms = chunked(starts, n_pieces, size)

@@ -2,8 +2,9 @@
 
 The solver of ``docs/scene-format.md`` (``multi_parent``), loaded by
 :mod:`app.scene.evaluate`. The body starts at ``frame_start`` where forward kinematics puts
-it and moves by the seed's update equations (or their limit, ``integrator: "twist"``) on the
-grid ``frame_start + k / substeps``:
+it and moves by the seed's update equations (or their limit: ``integrator: "twist"`` step by step,
+``"exact"`` in closed form, :mod:`app.scene.constraints.multi_parent.exact`) on the grid
+``frame_start + k / substeps`` (whole frames for ``"exact"``):
 
 - :mod:`app.scene.constraints.multi_parent.plan` lays the pivots' keys onto the grid (and subdivides
   large steps),
@@ -32,6 +33,7 @@ from app.scene.constraints.multi_parent.cache import (
     grid_steps,
     update,
 )
+from app.scene.constraints.multi_parent.exact import partial_steps
 from app.scene.constraints.multi_parent.increments import MAX_PIVOTS, increment, qmul, rotate
 from app.scene.constraints.multi_parent.increments import normalize as normalize_components
 from app.scene.constraints.multi_parent.plan import (
@@ -81,7 +83,8 @@ def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
     return Inputs(
         space=space,
         integrator=constraint.integrator,
-        substeps=int(constraint.substeps),
+        # The exact integrator has no substeps: its grid is whole frames.
+        substeps=1 if constraint.integrator == "exact" else int(constraint.substeps),
         frame_start=int(scene.frame_start),
         scale=tuple(float(v) for v in scene.bone(constraint.body).scale),
         rotation=tuple(rotation.tolist()),
@@ -152,7 +155,8 @@ def states_at(integral: Integral, frames) -> tuple[np.ndarray, np.ndarray]:
     partial = (frames > grid_time(fs, s, n)) & (n < N)
     if np.any(partial):
         t0 = grid_time(fs, s, n[partial])
-        rotation[:, partial], position[:, partial] = _partial_steps(
+        step = partial_steps if inputs.integrator == "exact" else _partial_steps
+        rotation[:, partial], position[:, partial] = step(
             inputs, t0, frames[partial], rotation[:, partial], position[:, partial]
         )
     return rotation.T, position.T

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Integral, update
+from app.scene.constraints.multi_parent.exact import moment_contributions, plan_exact
 from app.scene.constraints.multi_parent.increments import increment, qmul, rotate
+from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
 from app.scene.constraints.multi_parent.solver import inputs_of
 from app.scene.rig.model import MultiParent, Scene
@@ -118,7 +120,8 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     frame = int(np.floor(frame))
     g1 = int(np.clip((frame - fs) * s, 0, N))
     g0 = int(np.clip((frame - 1 - fs) * s, 0, g1))
-    plan = plan_steps(inputs.pivots, fs, s, N, inputs.scale, BLOCK_STEPS)
+    planner = plan_exact if inputs.integrator == "exact" else plan_steps
+    plan = planner(inputs.pivots, fs, s, N, inputs.scale, BLOCK_STEPS)
     timing = piece_timing(plan)
 
     # Every substep in [g0, g1) as (piece, substep within the piece).
@@ -137,6 +140,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         grid_time(fs, s, plan.grid_start[piece] + k / np.maximum(plan.per_grid[piece], 1)),
     )
 
+    if plan.start_time is not None:  # pieces cut at keys: each has its own length
+        ends = np.append(plan.start_time[1:], grid_time(fs, s, N))
+        times = plan.start_time[piece] + k / plan.length[piece] * (ends - plan.start_time)[piece]
     if len(piece):
         q, p = integral.pieces.at(piece, k)  # (4, S), (3, S): the solver's own states
     else:
@@ -146,7 +152,7 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     u = plan.position[:, :, piece]
     if plan.velocity is not None:
         u = u + k * plan.velocity[:, :, piece]
-    inc = increment(R, inputs.integrator)
+    inc = increment(R, inputs.integrator, space)
     q_p = q[:, None]  # (4, 1, S): broadcast over pivots
     v = rotate(q_p, u)
     if space == "world":
@@ -156,6 +162,19 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         contributions = rotate(q_p, inc.contributions(u))
         world_R = qmul(qmul(q_p, R), _conj(q_p))
         combined = qmul(qmul(q, inc.rotation), _conj(q))
+    if inputs.integrator == "exact" and plan.velocity is not None:  # sliding pivots' moment
+        contributions = contributions + moment_contributions(
+            inc, plan.velocity[:, :, piece], q, space == "world")
+    if plan.ease is not None and len(piece):  # exact's eased pieces and jumps are flows
+        is_flow = np.isin(piece, plan.ease.index)
+        if np.any(is_flow):
+            turn, shares = plan.ease.flow(space == "world", per_pivot=True)
+            where = np.searchsorted(plan.ease.index, piece[is_flow])
+            qf = q[:, is_flow]
+            contributions[:, :, is_flow] = apply_flow(space == "world", None,
+                                                      shares[..., where], qf)
+            turn = turn[:, where]
+            combined[:, is_flow] = turn if space == "world" else qmul(qmul(qf, turn), _conj(qf))
 
     return Steps(
         constraint=constraint.name,

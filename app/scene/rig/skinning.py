@@ -1,0 +1,258 @@
+"""Linear blend skinning: a :class:`~app.scene.rig.mesh.SkinnedMesh` deformed by posed bones.
+
+A vertex ``v`` (bind space) is drawn at ``sum_k w_k · S[j_k] @ v`` with the skin matrix of
+joint ``j``: ``S[j] = bone_to_world[bone of j] @ inverse_bind[j]`` (glTF 2.0's definition;
+``inverse_bind[j]`` is ``world_to_joint`` at bind time, so ``S[j]`` is the identity when the
+bone stands where it was bound).
+
+Normals use the inverse transpose of each vertex's blended 3×3 part ``A``, computed as its
+cofactor matrix ``cof(A) = det(A) · A⁻ᵀ`` (columns ``a1×a2, a2×a0, a0×a1``: three cross
+products, no inverse) and renormalized; the sign of ``det(A)`` is kept so a mirrored bone
+does not turn normals inside. This is exact for non-uniformly scaled bones too, where the
+"rotation part" shortcut is not.
+
+:class:`Skinning` precomputes everything that does not change from frame to frame (the joint →
+bone map, the influences with zero weight dropped, the homogeneous bind positions); then
+:meth:`Skinning.deform` is vectorized over vertices and frames: one gather of ``(V, 3, 4)``
+matrices per influence slot (at most four slots, never a loop per vertex).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.scene.rig.mesh import SkinnedMesh
+
+
+@dataclass(frozen=True, eq=False)
+class Skinning:
+    """A mesh bound to a skeleton's bone order, ready to deform every frame.
+
+    Build it with :func:`bind`. Attributes are precomputed, read-only arrays.
+
+    Attributes
+    ----------
+    bone_of_joint : ndarray, shape (J,), int
+        Index into the skeleton's bones for each of the mesh's joints; ``-1`` for a joint
+        whose bone the skeleton does not have (it keeps its bind pose).
+    inverse_bind : ndarray, shape (J, 4, 4)
+    slots : ndarray, shape (V, K), int
+        Per vertex, the palette entries of its ``K ≤ 4`` influences (zero-weight columns
+        dropped); entry ``J`` is the identity (a vertex whose weights sum to 0 stays put).
+    weights : ndarray, shape (V, K)
+        Their weights, each row summing to 1.
+    positions, normals : ndarray, shape (V, 3)
+        Bind-space vertices and unit normals.
+    dtype : numpy dtype
+        What :meth:`deform` computes and returns in (float32 for the GPU, float64 for tests).
+    missing_joints : tuple of str
+        The mesh's joints that are not bones of the skeleton.
+    """
+
+    bone_of_joint: np.ndarray
+    inverse_bind: np.ndarray
+    slots: np.ndarray
+    weights: np.ndarray
+    positions: np.ndarray
+    normals: np.ndarray
+    dtype: np.dtype
+    missing_joints: tuple
+
+    @property
+    def vertex_count(self) -> int:
+        return len(self.positions)
+
+    def skin_matrices(self, bone_to_world) -> np.ndarray:
+        """The palette: ``S[j] = bone_to_world[bone of j] @ inverse_bind[j]``, top 3 rows.
+
+        Parameters
+        ----------
+        bone_to_world : ndarray, shape (F, B, 4, 4) or (B, 4, 4)
+
+        Returns
+        -------
+        ndarray, shape (F, J + 1, 3, 4)
+            The last entry is the identity (vertices without weight, missing joints).
+        """
+        b2w = np.asarray(bone_to_world, dtype=float)
+        b2w = b2w[None] if b2w.ndim == 3 else b2w
+        frames, joints = len(b2w), len(self.bone_of_joint)
+        palette = np.empty((frames, joints + 1, 3, 4))
+        palette[:] = np.eye(4)[:3]
+        found = np.flatnonzero(self.bone_of_joint >= 0)
+        palette[:, found] = (b2w[:, self.bone_of_joint[found]] @ self.inverse_bind[found])[
+            :, :, :3
+        ]
+        return palette
+
+    def blended_matrices(self, bone_to_world) -> np.ndarray:
+        """Per vertex ``A = sum_k w_k S[j_k]``: shape (F, V, 3, 4) in :attr:`dtype`."""
+        columns = self._blend(bone_to_world)  # (F, V, 12): the columns a0, a1, a2, t
+        return columns.reshape(len(columns), self.vertex_count, 4, 3).swapaxes(-1, -2)
+
+    def _blend(self, bone_to_world) -> np.ndarray:
+        """``sum_k w_k S[j_k]`` per vertex, column after column: (F, V, 12) in :attr:`dtype`."""
+        palette = self.skin_matrices(bone_to_world).swapaxes(-1, -2)  # rows: the columns
+        palette = np.ascontiguousarray(palette.reshape(len(palette), -1, 12), dtype=self.dtype)
+        slots, weights = self._slot_rows, self._weight_columns
+        blended = np.empty((len(palette), self.vertex_count, 12), dtype=self.dtype)
+        # One gather of (F, V, 12) per influence slot (at most four), in place: row gathers
+        # of 48 bytes are what numpy's take does fastest.
+        np.take(palette, slots[0], axis=1, out=blended)
+        np.multiply(blended, weights[0], out=blended)
+        if len(slots) > 1:
+            gathered = np.empty_like(blended)
+            for k in range(1, len(slots)):
+                np.take(palette, slots[k], axis=1, out=gathered)
+                np.multiply(gathered, weights[k], out=gathered)
+                np.add(blended, gathered, out=blended)
+        return blended
+
+    @property
+    def _slot_rows(self):
+        return _cached(self, "_slot_rows_", lambda: np.ascontiguousarray(self.slots.T))
+
+    @property
+    def _weight_columns(self):
+        def make():
+            return [np.ascontiguousarray(w[:, None]) for w in self.weights.T]
+
+        return _cached(self, "_weight_columns_", make)
+
+    def deform(self, bone_to_world, normals: bool = True):
+        """Deformed positions (and normals) in world space.
+
+        Parameters
+        ----------
+        bone_to_world : ndarray, shape (F, B, 4, 4) or (B, 4, 4)
+            The evaluated pose, bones in the order :func:`bind` was given.
+        normals : bool
+            Also return the deformed unit normals.
+
+        Returns
+        -------
+        positions : ndarray, shape (F, V, 3) (or (V, 3) for a (B, 4, 4) input), contiguous
+        normals : ndarray, same shape (only when ``normals``)
+        """
+        single = np.ndim(bone_to_world) == 3
+        # Component-major from here: every operation runs over contiguous (F, V) rows.
+        a = np.ascontiguousarray(np.moveaxis(self._blend(bone_to_world), -1, 0))  # (12, F, V)
+        a0, a1, a2, t = a[0:3], a[3:6], a[6:9], a[9:12]  # the columns of A, each (3, F, V)
+        p = self._positions_by_axis
+        shape = (a.shape[1], self.vertex_count, 3)
+        world = np.empty(shape, dtype=self.dtype)
+        for i in range(3):
+            world[..., i] = t[i] + a0[i] * p[0] + a1[i] * p[1] + a2[i] * p[2]
+        if not normals:
+            return world[0] if single else world
+        n = self._normals_by_axis
+        # cof(A) @ n with cof(A) = [a1×a2 | a2×a0 | a0×a1] = det(A) A^-T; det's sign kept.
+        c0, c1, c2 = _cross(a1, a2), _cross(a2, a0), _cross(a0, a1)
+        det = a0[0] * c0[0] + a0[1] * c0[1] + a0[2] * c0[2]
+        out = [c0[i] * n[0] + c1[i] * n[1] + c2[i] * n[2] for i in range(3)]
+        length = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2])
+        scale = np.sign(det) / np.maximum(length, np.finfo(self.dtype).tiny)
+        turned = np.empty(shape, dtype=self.dtype)
+        for i in range(3):
+            turned[..., i] = out[i] * scale
+        if single:
+            return world[0], turned[0]
+        return world, turned
+
+    @property
+    def _positions_by_axis(self):
+        return _cached(self, "_p_", lambda: np.ascontiguousarray(self.positions.T))
+
+    @property
+    def _normals_by_axis(self):
+        return _cached(self, "_n_", lambda: np.ascontiguousarray(self.normals.T))
+
+
+def _cached(skin, name, make):
+    """Derived arrays of a frozen :class:`Skinning`, made once."""
+    value = skin.__dict__.get(name)
+    if value is None:
+        value = make()
+        object.__setattr__(skin, name, value)
+    return value
+
+
+def _cross(a, b):
+    """Cross products of component-major stacks: ``a``, ``b`` (3, ...) -> list of 3."""
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def bind(mesh: SkinnedMesh, bone_names, dtype=np.float64) -> Skinning:
+    """Precompute the skinning of ``mesh`` by a skeleton whose bones are ``bone_names``.
+
+    Parameters
+    ----------
+    mesh : SkinnedMesh
+    bone_names : sequence of str, length B
+        The order of the ``bone_to_world`` stacks :meth:`Skinning.deform` will get.
+    dtype : numpy float dtype
+        float32 halves the memory traffic (the viewport); float64 for exact comparisons.
+
+    Returns
+    -------
+    Skinning
+    """
+    dtype = np.dtype(dtype)
+    index = {str(name): i for i, name in enumerate(bone_names)}
+    bone_of_joint = np.array([index.get(j, -1) for j in mesh.joints], dtype=np.int64)
+    joints = len(mesh.joints)
+    weights = np.array(mesh.weights, dtype=float)
+    slots = np.array(mesh.joint_indices, dtype=np.int64)
+    weights[(slots < 0) | (slots >= joints)] = 0.0  # an influence on no joint counts for nothing
+    total = weights.sum(axis=1)
+    unweighted = total <= 0
+    weights[~unweighted] /= total[~unweighted, None]
+    weights[unweighted, 0] = 1.0
+    slots = np.where(weights > 0, slots, joints)  # unused slots point at the identity
+    slots[unweighted, 0] = joints
+    used = np.any(weights > 0, axis=0)
+    used[0] = True
+    slots, weights = slots[:, used], weights[:, used]
+    normals = mesh.normals if mesh.normals is not None else vertex_normals(mesh.positions,
+                                                                          mesh.indices)  # fmt: skip
+    normals = np.asarray(normals, dtype=float)
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = normals / np.where(length > 0, length, 1.0)
+    arrays = {
+        "bone_of_joint": bone_of_joint,
+        "inverse_bind": np.asarray(mesh.inverse_bind, dtype=float),
+        "slots": np.ascontiguousarray(slots),
+        "weights": np.ascontiguousarray(weights, dtype=dtype),
+        "positions": np.ascontiguousarray(mesh.positions, dtype=dtype),
+        "normals": np.ascontiguousarray(normals, dtype=dtype),
+    }
+    for array in arrays.values():
+        array.setflags(write=False)
+    missing = tuple(j for j, b in zip(mesh.joints, bone_of_joint) if b < 0)
+    return Skinning(dtype=dtype, missing_joints=missing, **arrays)
+
+
+def vertex_normals(positions, indices) -> np.ndarray:
+    """Area-weighted vertex normals of a triangle mesh.
+
+    Parameters
+    ----------
+    positions : ndarray, shape (V, 3)
+    indices : ndarray, shape (T, 3), int
+
+    Returns
+    -------
+    ndarray, shape (V, 3)
+        Unit normals (counter-clockwise triangles face outward); zero for unused vertices.
+    """
+    positions = np.asarray(positions, dtype=float)
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1, 3)
+    a, b, c = (positions[indices[:, i]] for i in range(3))
+    face = np.cross(b - a, c - a)  # length = twice the area: the weight
+    out = np.zeros_like(positions)
+    for i in range(3):
+        np.add.at(out, indices[:, i], face)
+    length = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(length > 0, length, 1.0)

@@ -1,0 +1,30 @@
+"""View ▸ Mesh and Bones / Mesh Only / Bones Only (one of three) and X-Ray Bones (Alt+Z).
+
+The choices live in the viewport (:meth:`~app.widgets.viewport.viewport.Viewport.set_mesh_display`,
+:meth:`~app.widgets.viewport.viewport.Viewport.set_xray`), as Bone Axes does; they matter for
+scenes with skinned meshes (an imported glTF character).
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtGui
+
+CHOICES = (
+    ("showBoth", "Mesh &and Bones", "both", "Draw the skinned meshes and the bones"),
+    ("showMesh", "&Mesh Only", "mesh", "Draw the skinned meshes, hide the bones"),
+    ("showBones", "&Bones Only", "bones", "Draw the bones, hide the skinned meshes"),
+)
+
+
+def build_mesh_actions(window) -> None:
+    """Add the actions to ``window`` (a :class:`~app.window.actions.WindowActions`)."""
+    viewport = window.viewport
+    group = QtGui.QActionGroup(window)
+    for name, text, display, tip in CHOICES:
+        action = window._action(name, text, None, None, tip, checkable=True)
+        action.setChecked(viewport.mesh_display == display)
+        action.triggered.connect(lambda _=False, d=display: viewport.set_mesh_display(d))
+        group.addAction(action)
+    xray = window._action("xray", "&X-Ray Bones", viewport.set_xray, "Alt+Z",
+                          "Draw the bones over the meshes", checkable=True)  # fmt: skip
+    xray.setChecked(viewport.xray)
