@@ -7,8 +7,9 @@ line or a byte) or finite arrays of the documented shapes; anything else — ano
 NaN/Inf, a wrong shape, an input that takes longer than :data:`HANG_SECONDS` — is a defect.
 
 Used by ``tests/test_fuzz.py`` (hypothesis, derandomized) and ``tools/fuzz.py``
-(``make fuzz``). Another format joins by adding its bases and mutations here; the check
-itself, :func:`check_input`, takes any ``(path or bytes, suffix)``.
+(``make fuzz``). Another format joins by adding its bases and mutations here (the shipped
+``.glb`` files take byte flips and truncations); the check itself, :func:`check_input`, takes
+any ``(path or bytes, suffix)``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from app.scene.io import load_scene
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((ROOT / "resources" / "scenes").glob("*.json"))
+#: Binary glTF files shipped with the scenes: byte-level mutations only (the glTF helper's
+#: tests/test_gltf_fuzz.py mutates glTF's JSON structure).
+GLB_FILES = sorted((ROOT / "resources" / "scenes").glob("*.glb"))
 CMU_FILES = sorted(Path("/usr/share/assimp/models/BVH").glob("*.bvh"))
 #: Motion lines kept of each CMU clip as a base: mutations reach the header and the motion
 #: alike while one example stays a few milliseconds.
@@ -40,6 +44,7 @@ HANG_SECONDS = 10.0
 
 JSON_KINDS = ("delete_key", "duplicate_key", "duplicate_item", "delete_item", "swap_type",
               "huge_number", "truncate", "flip_bytes")  # fmt: skip
+GLB_KINDS = ("truncate", "flip_bytes")
 BVH_KINDS = ("delete_line", "duplicate_line", "swap_type", "huge_number", "truncate",
              "flip_bytes", "channel_count", "frames_header", "frame_time_header")  # fmt: skip
 
@@ -148,7 +153,7 @@ def _cut_bvh(text: str, frames: int) -> str:
 def bases() -> dict[str, bytes]:
     """File name -> bytes of every base: the shipped scenes and the (cut) CMU clips."""
     if not _BASES:
-        for f in SCENE_FILES:
+        for f in SCENE_FILES + GLB_FILES:
             _BASES[f.name] = f.read_bytes()
         for f in CMU_FILES:
             text = f.read_text(encoding="utf-8", errors="replace")
@@ -157,6 +162,8 @@ def bases() -> dict[str, bytes]:
 
 
 def kinds_for(name: str) -> tuple[str, ...]:
+    if name.endswith(".glb"):
+        return GLB_KINDS
     return BVH_KINDS if name.endswith(".bvh") else JSON_KINDS
 
 
@@ -314,7 +321,9 @@ def mutate(name: str, steps) -> bytes:
     data = bases()[name]
     for kind, seed in steps:
         rng = random.Random(seed)
-        if name.endswith(".bvh"):
+        if name.endswith(".glb"):
+            data = _bytes_mutation(data, kind, rng)
+        elif name.endswith(".bvh"):
             data = _bvh_mutation(data, kind, rng)
         else:
             data = _json_mutation(data, kind, rng)
