@@ -9,7 +9,7 @@ STAMP := $(VENV)/.pivotal-installed
 XVFB_RUN := xvfb-run -a -s "-screen 0 1600x1000x24"
 export QT_QPA_PLATFORM ?= xcb
 
-.PHONY: install run test bench lint format system-deps clean
+.PHONY: install run test bench fuzz lint format system-deps clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ test: $(STAMP)
 	@tools/install-system-deps.sh test
 	@tools/install-gltf-validator.sh
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# 20,000 mutated scene files and BVH clips through load and bake (prints the tally), then
+# the GUI monkey with 1,000 actions on each scene.
+fuzz: $(STAMP)
+	@tools/install-system-deps.sh test
+	$(PY) tools/fuzz.py --examples 20000
+	PIVOTAL_MONKEY_ACTIONS=1000 $(PY) -m pytest -q tests/test_monkey_gl.py
 
 bench: $(STAMP)
 	@tools/install-system-deps.sh test

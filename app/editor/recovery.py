@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6 import QtCore
 
 from app.scene.errors import SceneError
+from app.scene.formats.atomic import remove_stale_temporaries, write_atomic
 from app.scene.io import load_scene, save_scene
 
 INTERVAL_MS = 60_000
@@ -76,6 +77,8 @@ def orphans(directory=None) -> list[RecoveryFile]:
     """Recovery files whose process is gone, newest first."""
     directory = Path(directory) if directory else recovery_dir()
     found = []
+    for tmp in directory.glob(".session-*.json.*.tmp"):  # what killed autosaves left
+        remove_stale_temporaries(directory / tmp.name[1 : tmp.name.index(".json.") + 5])
     for meta_file in directory.glob("session-*.meta.json"):
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
@@ -114,7 +117,8 @@ class Autosaver(QtCore.QObject):
             self.directory.mkdir(parents=True, exist_ok=True)
             save_scene(doc.scene, self.scene_file)
             meta = {"pid": os.getpid(), "path": doc.path, "saved_at": time.time()}
-            self.meta_file.write_text(json.dumps(meta), encoding="utf-8")
+            # Atomic too: a meta file cut short by a kill would hide the recovery.
+            write_atomic(self.meta_file, json.dumps(meta))
         except (OSError, SceneError) as e:
             doc.notify(f"Autosave failed: {e}")
             return False

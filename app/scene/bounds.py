@@ -9,7 +9,8 @@ same for its own frames. Each check here raises :class:`~app.scene.errors.SceneE
 
 The bounds beyond the contract's four keep the editor and the arrays of one evaluation in
 memory and time: :data:`MAX_POSES` frames times bones per evaluation (the ``(F, B, 4, 4)``
-arrays), :data:`MAX_ITERATIONS` FABRIK iterations, frame numbers within
+arrays), :data:`MAX_ITERATIONS` FABRIK iterations, :data:`MAX_MAGNITUDE` on every number
+(no sum or square of them overflows), frame numbers within
 :data:`MAX_FRAME_NUMBER` (Qt's integer spin boxes) and fps within
 [:data:`MIN_FPS`, :data:`MAX_FPS`] (the playback timer).
 """
@@ -35,6 +36,9 @@ MAX_POSES = 10**7
 MAX_ITERATIONS = 10**4
 #: ``frame_start`` and ``frame_end`` lie within +-this (Qt's spin boxes hold 32-bit integers).
 MAX_FRAME_NUMBER = 10**9
+#: Largest magnitude of any number read (a coordinate, an angle, a key's frame): squares and
+#: sums of such numbers stay far from overflowing to Inf.
+MAX_MAGNITUDE = 1e15
 #: Range of a scene's fps (a BVH's ``1 / Frame Time``).
 MIN_FPS, MAX_FPS = 1e-3, 1e6
 
@@ -55,6 +59,12 @@ def _check(n, bound, what: str, where: str) -> None:
     if not value <= bound:
         shown = f"{n:.6g}" if isinstance(n, float) else str(n)
         raise SceneError(f"{what} {shown} is more than the bound of {bound:,}", where)
+
+
+def check_magnitude(x: float, where: str) -> None:
+    """Refuse a number beyond +-:data:`MAX_MAGNITUDE`."""
+    if not abs(x) <= MAX_MAGNITUDE:
+        raise SceneError(f"{x:g} lies beyond the bound of +-{MAX_MAGNITUDE:g} on numbers", where)
 
 
 def check_frame_count(n, where: str) -> None:

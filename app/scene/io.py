@@ -9,6 +9,7 @@ never leaves a half-written scene where the old one was.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from app.scene.errors import SceneError
@@ -50,7 +51,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
     except FileNotFoundError:
         raise SceneError("no such file", file=str(path)) from None
     except UnicodeDecodeError as e:
-        raise SceneError(f"not UTF-8 text (byte {e.start})", file=str(path)) from None
+        raise SceneError("not UTF-8 text", f"byte {e.start}", str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
     scene = loads_scene(text, str(path))
@@ -61,6 +62,22 @@ def load_scene(path, animation: str | None = None) -> Scene:
     return scene
 
 
+_BAD_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN|-?\d{4000,})')
+
+
+def _line_column(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line} column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _place_of_bad_number(text: str) -> str:
+    """Where the first NaN, Infinity or giant integer outside a string is ("" if none)."""
+    for found in _BAD_NUMBER.finditer(text):
+        if found.group(1):
+            return _line_column(text, found.start(1))
+    return ""
+
+
 def loads_scene(text: str, file: str = "") -> Scene:
     """Parse a scene from JSON text; ``file`` names it in errors."""
     try:
@@ -68,11 +85,12 @@ def loads_scene(text: str, file: str = "") -> Scene:
     except json.JSONDecodeError as e:
         raise SceneError(f"malformed JSON: {e.msg}", f"line {e.lineno} column {e.colno}",
                          file) from None  # fmt: skip
-    except ValueError as e:
-        raise SceneError(f"malformed JSON: {e}", "", file) from None
+    except ValueError as e:  # NaN/Infinity, or an integer of thousands of digits
+        raise SceneError(f"malformed JSON: {e}", _place_of_bad_number(text), file) from None
     except RecursionError:
-        raise SceneError("malformed JSON: arrays or objects nested too deeply", "",
-                         file) from None  # fmt: skip
+        depth = re.match(r"[\s\[{]*", text).end()
+        raise SceneError("malformed JSON: arrays or objects nested too deeply",
+                         _line_column(text, depth), file) from None  # fmt: skip
     try:
         return scene_from_json(value)
     except SceneError as e:

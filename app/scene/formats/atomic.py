@@ -1,11 +1,14 @@
 """Writing a file all at once: a temporary file next to the target, then a rename.
 
 A crash, a full disk or a refused export never leaves a half-written file where the user's
-old one was; the old file (if any) keeps its permissions.
+old one was; the old file (if any) keeps its permissions. A process killed while writing
+leaves only its hidden temporary file (``.name.<pid>.*.tmp``), which the next write to the
+same place removes once that process is gone.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -24,8 +27,10 @@ def write_atomic(path, data: str | bytes) -> None:
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    remove_stale_temporaries(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                                   dir=path.parent)  # fmt: skip
     except OSError as e:
         raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
     try:
@@ -41,3 +46,28 @@ def write_atomic(path, data: str | bytes) -> None:
         except OSError:
             pass
         raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(path) -> list[Path]:
+    """Remove the temporary files that killed writers of ``path`` left; returns them."""
+    path = Path(path)
+    removed = []
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 :].split(".")[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            try:
+                tmp.unlink()
+            except OSError:
+                continue
+            removed.append(tmp)
+    return removed

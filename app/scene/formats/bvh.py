@@ -69,6 +69,8 @@ def _floats(tokens, line, what):
                          f"line {line}") from None  # fmt: skip
     if not all(np.isfinite(values)):
         raise SceneError(f"{what}: numbers must be finite", f"line {line}")
+    for v in values:
+        bounds.check_magnitude(v, f"line {line}")
     return values
 
 
@@ -253,6 +255,10 @@ def _parse_motion(motion: str, line0: int, joints, file: str):
     if not finite.all():
         n, _ = rows[int(np.argmin(finite))]
         raise SceneError("motion values must be finite numbers", f"line {n}")
+    small = (np.abs(data) <= bounds.MAX_MAGNITUDE).all(axis=1)
+    if not small.all():
+        n, _ = rows[int(np.argmin(small))]
+        bounds.check_magnitude(float(np.max(np.abs(data[np.argmin(small)]))), f"line {n}")
     return declared, frame_time, data, messages
 
 

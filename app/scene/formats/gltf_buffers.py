@@ -350,7 +350,10 @@ def _data_uri(uri: str, where: str) -> bytes:
 
 def _convert(raw: np.ndarray, dtype: np.dtype, normalized: bool) -> np.ndarray:
     if dtype.kind == "f":
-        return raw.astype(np.float64)
+        # A signaling NaN (one flipped bit away from a float) raises "invalid value" in the
+        # cast; it comes out a NaN, which the readers' finiteness checks refuse by place.
+        with np.errstate(invalid="ignore"):
+            return raw.astype(np.float64)
     if normalized:  # glTF 2.0 §3.11: c / max, and max(c / 127, -1) for signed types
         top = float(np.iinfo(dtype).max)
         out = raw.astype(np.float64) / top

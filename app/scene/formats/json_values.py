@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from app.scene.bounds import MAX_MAGNITUDE, check_magnitude
 from app.scene.errors import SceneError
 from app.scene.rig.keys import INTERPOLATIONS, Keys
 
@@ -48,9 +49,11 @@ def read_number(value, path) -> float:
     try:
         number = float(value)  # an integer past 1.8e308 overflows: refused, not wrapped
     except OverflowError:
-        raise SceneError("the number is too large", path) from None
+        raise SceneError(f"the number is too large: beyond the bound of +-{MAX_MAGNITUDE:g} "
+                         "on numbers", path) from None  # fmt: skip
     if not math.isfinite(number):
         raise SceneError(f"{value} is not a finite number", path)
+    check_magnitude(number, path)
     return number
 
 

@@ -216,8 +216,7 @@ def _constraint(value, path):
         if not pivots:
             raise SceneError("a multi_parent constraint needs at least one pivot",
                              f"{path}.pivots")  # fmt: skip
-        bounds.check_steps(read_number(obj.get("substeps", 4), f"{path}.substeps"),
-                           f"{path}.substeps")  # fmt: skip
+        _check_count(obj.get("substeps"), bounds.check_steps, f"{path}.substeps")
         substeps = read_integer(obj.get("substeps", 4), f"{path}.substeps")
         if substeps < 1:
             raise SceneError(f"substeps must be >= 1, got {substeps}", f"{path}.substeps")
@@ -248,8 +247,7 @@ def _constraint(value, path):
     tolerance = read_number(obj.get("tolerance", 1e-4), f"{path}.tolerance")
     if tolerance <= 0:
         raise SceneError(f"tolerance must be > 0, got {tolerance:g}", f"{path}.tolerance")
-    bounds.check_iterations(read_number(obj.get("max_iterations", 20),
-                                        f"{path}.max_iterations"), f"{path}.max_iterations")
+    _check_count(obj.get("max_iterations"), bounds.check_iterations, f"{path}.max_iterations")
     iterations = read_integer(obj.get("max_iterations", 20), f"{path}.max_iterations")
     if iterations < 1:
         raise SceneError(f"max_iterations must be >= 1, got {iterations}",
@@ -265,6 +263,12 @@ def _constraint(value, path):
     pole = None if pole is None else target_from_json(pole, f"{path}.pole")
     return Fabrik(chain=names, target=target, tolerance=tolerance, max_iterations=iterations,
                   limits=limits, pole=pole, **common)  # fmt: skip
+
+
+def _check_count(value, check, path) -> None:
+    """A count past its bound (``substeps``: 1e308) is refused naming that bound."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        check(value, path)
 
 
 def _unique(names, path, what):
@@ -283,10 +287,10 @@ def scene_from_json(value) -> Scene:
     SceneError
         Naming the JSON path and the reason; nothing is returned half-built.
     """
-    obj = read_object(value, "")
+    obj = read_object(value, "(top level)")
     if obj.get("format") != FORMAT:
         raise SceneError(f'"format" must be "{FORMAT}", got {obj.get("format")!r}', "format")
-    version = read_integer(_required(obj, "version", ""), "version")
+    version = read_integer(_required(obj, "version", "version"), "version")
     if version > VERSION:
         raise SceneError(
             f"written by a newer version of Pivotal (file version {version}, "
@@ -306,7 +310,7 @@ def scene_from_json(value) -> Scene:
     if start > end:
         raise SceneError(f"frame_start {start} is after frame_end {end}", "frame_start")
     bounds.check_frame_count(bounds.frame_count(start, end), "frame_end")
-    bones = read_array(_required(obj, "bones", ""), "bones")
+    bones = read_array(_required(obj, "bones", "bones"), "bones")
     if not bones:
         raise SceneError("a scene needs at least one bone", "bones")
     bounds.check_bone_count(len(bones), "bones")

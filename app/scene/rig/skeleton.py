@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.scene.bounds import hierarchy_depths
 from app.scene.math.transforms import inverse, transform_points
 from app.scene.rig.keys import sample_many
 from app.scene.rig.model import Scene
@@ -42,12 +43,9 @@ class Skeleton:
         parents = np.array(
             [-1 if b.parent is None else index[b.parent] for b in scene.bones], dtype=np.intp
         )
-        depth = np.zeros(len(parents), dtype=np.intp)
-        for i in range(len(parents)):
-            node, d = parents[i], 0
-            while node >= 0:
-                node, d = parents[node], d + 1
-            depth[i] = d
+        # Linear in the bones whatever the depth (a walk to the root per bone is quadratic
+        # on a 10^4-deep chain); a root has depth 0 here.
+        depth = np.array(hierarchy_depths(parents.tolist())[0], dtype=np.intp) - 1
         levels = tuple(np.flatnonzero(depth == d) for d in range(depth.max() + 1))
         return cls(tuple(index), parents, levels)
 
@@ -233,7 +231,14 @@ def point_in_bone(point_in_a, a_to_world, b_to_world) -> np.ndarray:
 
 def heads_and_tails(scene: Scene, bone_to_world) -> tuple[np.ndarray, np.ndarray]:
     """World heads and tails, each shaped ``(F, B, 3)``."""
-    tails_in_bone = np.array([scene.tail_of(i) for i in range(len(scene.bones))], dtype=float)
+    # scene.tail_of's default (the first child's translation), for every bone in one pass:
+    # asking tail_of bone by bone scans the bones for each, B^2 on 10^5 bones.
+    first_child: dict = {}
+    for b in scene.bones:
+        if b.parent is not None:
+            first_child.setdefault(b.parent, b.translation)
+    tails_in_bone = np.array([b.tail if b.tail is not None else first_child.get(b.name, (0.0,) * 3)
+                              for b in scene.bones], dtype=float).reshape(-1, 3)  # fmt: skip
     heads = bone_to_world[..., :3, 3].copy()
     tails = transform_points(bone_to_world, tails_in_bone)
     return heads, tails

@@ -1,0 +1,169 @@
+"""Fuzzing load and bake (issue 10): structural mutations of the shipped scenes and the CMU
+clips; the only outcomes allowed are a SceneError with a place, or finite arrays of the
+documented shapes. ``make fuzz`` runs 20,000 examples (``tools/fuzz.py``); the plain tests
+below keep each defect the fuzzer found (``docs/reliability.md``)."""
+
+import collections
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.scene.errors import SceneError
+from app.scene.io import load_scene, loads_scene
+
+from . import fuzzing
+from .conftest import SCENES
+
+NAMES = sorted(fuzzing.bases())
+
+
+def examples():
+    """A base's name and one to three mutations ``(kind, seed)`` of the kinds it takes."""
+    return st.sampled_from(NAMES).flatmap(lambda name: st.tuples(
+        st.just(name),
+        st.lists(st.tuples(st.sampled_from(fuzzing.kinds_for(name)),
+                           st.integers(0, 2**32 - 1)), min_size=1, max_size=3)))  # fmt: skip
+
+
+def test_the_bases_are_every_shipped_scene_and_clip_and_all_are_accepted():
+    assert len([n for n in NAMES if n.endswith(".json")]) == len(list(SCENES.glob("*.json")))
+    assert {"01_01.bvh", "01_03.bvh"} <= set(NAMES)
+    for name in NAMES:
+        assert fuzzing.check_input(fuzzing.bases()[name], fuzzing.suffix_of(name)).kind == (
+            "accepted"), name  # fmt: skip
+
+
+def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
+    tally = collections.Counter()
+
+    @settings(max_examples=400, derandomize=True, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+    @given(examples())
+    def one(example):
+        name, steps = example
+        outcome = fuzzing.check_input(fuzzing.mutate(name, steps), fuzzing.suffix_of(name))
+        tally[outcome.kind] += 1
+        tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
+
+    one()
+    # Both outcomes are exercised, for both formats: the mutations are neither all fatal
+    # nor all harmless.
+    for fmt in (".json", ".bvh"):
+        assert tally[(fmt, "refused")] >= 20 and tally[(fmt, "accepted")] >= 2, tally
+
+
+def test_the_harness_calls_a_placeless_error_or_a_nan_a_defect(monkeypatch):
+    with pytest.raises(fuzzing.Defect, match="without a place"):
+        monkeypatch.setattr(fuzzing, "load_scene", lambda path: (_ for _ in ()).throw(
+            SceneError("no reason to be found")))  # fmt: skip
+        fuzzing.check_input(b"{}", ".json")
+    monkeypatch.undo()
+    real = fuzzing.bake
+
+    def nan_bake(scene, space=None):
+        result = real(scene, space=space)
+        result.heads[0, 0, 0] = np.nan
+        return result
+
+    monkeypatch.setattr(fuzzing, "bake", nan_bake)
+    with pytest.raises(fuzzing.Defect, match="heads is not finite"):
+        fuzzing.check_input(SCENES / "legs.json", ".json")
+
+
+# --- the defects the fuzzer found (before the bounds), one plain test each ----------------
+
+
+def scene_with(name, edit):
+    value = json.loads((SCENES / name).read_text())
+    edit(value)
+    return json.dumps(value)
+
+
+def set_in(path, new):
+    """An edit setting ``value[path[0]][path[1]]...`` to ``new``."""
+
+    def edit(value):
+        for k in path[:-1]:
+            value = value[k]
+        value[path[-1]] = new
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "name, path, new, where",
+    [
+        # MemoryError: np.arange over 1e16 frames in default_frames.
+        ("calf_points_at_ankle.json", ["frame_start"], -1e16, "frame_start"),
+        # ValueError "Maximum allowed size exceeded" / an empty bake for frame_end 2**63.
+        ("basis_change.json", ["frame_end"], 2**63, "frame_end"),
+        ("basis_change.json", ["frame_end"], 5e8, "frame_end"),
+        # OverflowError: a 401-digit integer to float.
+        ("fabrik_arm.json", ["bones", 0, "tail", 0], 10**400, "bones[0].tail[0]"),
+        # RuntimeWarning overflow in the FABRIK solver (a target 1e300 away).
+        ("fabrik_arm.json", ["constraints", 0, "target", "position_keys", 5, 1, 2], 1e300,
+         "constraints[0].target.position_keys[5][1][2]"),
+        # RuntimeWarning overflow in the multi-parent increments (a pivot 1e308 away).
+        ("tumbling_box.json", ["constraints", 0, "pivots", 1, "position", 1], -1e308,
+         "constraints[0].pivots[1].position[1]"),
+        # RuntimeWarning overflow in a norm, then ValueError from shortest_arc (points-at).
+        ("calf_points_at_ankle.json", ["bones", 3, "translation", 1], 1e308,
+         "bones[3].translation[1]"),
+        # RuntimeWarning overflow in the FABRIK chain's lengths.
+        ("fabrik_arm.json", ["bones", 3, "translation", 1], -1e308, "bones[3].translation[1]"),
+    ],
+)  # fmt: skip
+def test_a_number_the_evaluation_would_overflow_on_is_refused_at_its_key(name, path, new,
+                                                                          where):  # fmt: skip
+    with pytest.raises(SceneError) as info:
+        loads_scene(scene_with(name, set_in(path, new)), name)
+    assert info.value.path == where and "bound" in info.value.reason
+
+
+def test_a_file_that_is_not_utf8_is_refused_at_its_byte(tmp_path):
+    data = bytearray((SCENES / "fabrik_arm.json").read_bytes())
+    data[1390] = 0xFF
+    (tmp_path / "x.json").write_bytes(bytes(data))
+    with pytest.raises(SceneError) as info:
+        load_scene(tmp_path / "x.json")
+    assert info.value.path == "byte 1390" and "UTF-8" in info.value.reason
+
+
+def test_infinity_in_json_is_refused_at_its_line_and_column():
+    text = (SCENES / "legs.json").read_text().replace('"fps": 24', '"fps": -Infinity', 1)
+    assert "-Infinity" in text
+    line = text[: text.index("-Infinity")].count("\n") + 1
+    with pytest.raises(SceneError) as info:
+        loads_scene(text)
+    assert info.value.path.startswith(f"line {line} column ") and "Infinity" in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["bones", "version"])
+def test_a_missing_top_level_key_is_named(key):
+    with pytest.raises(SceneError) as info:
+        loads_scene(scene_with("foot_roll.json", lambda v: v.pop(key)))
+    assert info.value.path == key and f'missing "{key}"' in info.value.reason
+
+
+def test_a_signaling_nan_in_a_glb_accessor_is_refused_at_the_accessor(tmp_path):
+    """Found by the fuzzer in ``humanoid.glb``: a flipped bit made a float32 a signaling NaN,
+    whose cast to float64 raised numpy's "invalid value" warning instead of a SceneError."""
+    import struct
+
+    data = bytearray((SCENES / "humanoid.glb").read_bytes())
+    json_length = struct.unpack_from("<I", data, 12)[0]
+    gltf = json.loads(data[20 : 20 + json_length])
+    bin_start = 20 + json_length + 8
+    accessor = 1
+    a = gltf["accessors"][accessor]
+    view = gltf["bufferViews"][a["bufferView"]]
+    assert a["componentType"] == 5126  # FLOAT
+    struct.pack_into("<I", data, bin_start + view.get("byteOffset", 0) + a.get("byteOffset", 0),
+                     0x7F800001)  # fmt: skip
+    (tmp_path / "snan.glb").write_bytes(bytes(data))
+    with pytest.raises(SceneError) as info:
+        load_scene(tmp_path / "snan.glb")
+    assert info.value.path == f"/accessors/{accessor}" and "non-finite" in info.value.reason

@@ -1,0 +1,79 @@
+"""``make fuzz``: many mutated scene files and BVH clips through load and bake; the tally.
+
+    python tools/fuzz.py [--examples 20000] [--seed 10]
+
+Each example is a base (a shipped scene or a CMU clip, ``tests/fuzzing.py``) after one to
+three structural mutations, checked by :func:`tests.fuzzing.check_input`. Prints the tally
+(inputs, refused, accepted, defects) and one line per distinct defect (its kind and where in
+the code it arose) with an input that shows it; exits 1 when there is a defect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import random
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests import fuzzing  # noqa: E402
+
+
+def draw(rng: random.Random, names):
+    """One example: a base's name and its mutations ``[(kind, seed), ...]``."""
+    name = rng.choice(names)
+    kinds = fuzzing.kinds_for(name)
+    return name, [(rng.choice(kinds), rng.randrange(2**32)) for _ in range(rng.randint(1, 3))]
+
+
+def signature(defect: BaseException) -> str:
+    """A defect's kind and the innermost frame of the app that raised it."""
+    cause = defect.__cause__ or defect
+    frames = [f for f in traceback.extract_tb(cause.__traceback__) if "/app/" in f.filename]
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    return f"{str(defect).split(':')[0]} at {where}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--examples", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=10)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    names = sorted(fuzzing.bases())
+    tally = collections.Counter()
+    defects: dict[str, tuple] = {}
+    slowest = (0.0, None)
+    start = time.perf_counter()
+    for _ in range(args.examples):
+        name, steps = draw(rng, names)
+        data = fuzzing.mutate(name, steps)
+        try:
+            outcome = fuzzing.check_input(data, fuzzing.suffix_of(name))
+        except fuzzing.Defect as e:
+            tally["defects"] += 1
+            defects.setdefault(signature(e), (name, steps, str(e)[:160]))
+            continue
+        tally[outcome.kind] += 1
+        tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
+        slowest = max(slowest, (outcome.seconds, (name, steps)), key=lambda s: s[0])
+    seconds = time.perf_counter() - start
+    print(f"inputs {args.examples}  refused {tally['refused']}  accepted {tally['accepted']}  "
+          f"defects {tally['defects']} ({len(defects)} distinct)  in {seconds:.0f} s; "
+          f"slowest input {slowest[0]:.2f} s")  # fmt: skip
+    for suffix in sorted({k[0] for k in tally if isinstance(k, tuple)}):
+        print(f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
+              f"accepted {tally[(suffix, 'accepted')]}")  # fmt: skip
+    for sig, (name, steps, message) in sorted(defects.items()):
+        print(f"  defect: {sig}\n    {name} {steps}\n    {message}")
+    return 1 if defects else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
