@@ -41,7 +41,9 @@ def test_dragging_a_hinge_end_sets_its_max(qtbot):
         shape.rest_tail)
     start, end = vp.project([max_end, goal])
     QTest.mouseMove(vp, gui.point(start))  # hovering an end says it can be grabbed
-    assert vp.cursor().shape() == QtCore.Qt.CursorShape.OpenHandCursor
+    # The move may reach the viewport through the window system (asynchronously under load).
+    qtbot.waitUntil(lambda: vp.cursor().shape() == QtCore.Qt.CursorShape.OpenHandCursor,
+                    timeout=2000)  # fmt: skip
     drag(vp, start, end, qtbot=qtbot)
     limit = doc.scene.constraint(AIM).limit
     assert limit.min == 0.0 and abs(limit.max - 95.0) < 1.0  # a pixel's worth
