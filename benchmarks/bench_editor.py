@@ -71,13 +71,14 @@ def _wait_swap(app, swapped, count: int) -> None:
         app.processEvents()
 
 
-def redraw_fps(path, compare: bool, playing: bool, frames: int = 90) -> float:
+def redraw_fps(path, compare: bool, playing: bool, frames: int = 90, setup=None) -> float:
     """Full redraws per second (paint, composition, swap) of the 1280x800 window.
 
     ``playing=False`` orbits the camera a degree per redraw (the pose stays); ``True``
     advances the frame each redraw as playback does, reading the warm timeline cache.
+    ``setup(window)`` prepares the window first (see :func:`_window`).
     """
-    app, window = _window(path, compare)
+    app, window = _window(path, compare, setup=setup)
     viewport, doc = window.viewport, window.document
     swapped = []
     viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))

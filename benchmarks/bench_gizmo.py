@@ -9,12 +9,9 @@
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 
-from benchmarks.bench_editor import SIZE, _close, _wait_swap, _window, demo_scene
+from benchmarks.bench_editor import SIZE, _close, _window, demo_scene, redraw_fps
 from benchmarks.common import Row, median_time
 
 PIVOT = ("foot_roll", "heel")
@@ -32,27 +29,7 @@ def _with_gizmo(mode: str):
 
 def playing_fps(path, mode: str, frames: int = 90) -> float:
     """Redraws per second while the frame advances each redraw (warm timeline cache)."""
-    app, window = _window(path, compare=False, setup=_with_gizmo(mode))
-    viewport, doc = window.viewport, window.document
-    swapped = []
-    viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
-    doc.prepare_timeline()
-    span = doc.scene.frame_end - doc.scene.frame_start + 1
-
-    def redraw_all(n):
-        swapped.clear()
-        for k in range(n):
-            doc.set_frame(doc.scene.frame_start + k % span)
-            _wait_swap(app, swapped, len(swapped) + 1)
-        return list(swapped)
-
-    redraw_all(10)
-    rates = []
-    for _ in range(3):
-        stamps = redraw_all(frames)
-        rates.append((len(stamps) - 1) / (stamps[-1] - stamps[0]))
-    _close(app, window)
-    return statistics.median(rates)
+    return redraw_fps(path, False, True, frames, setup=_with_gizmo(mode))
 
 
 def hover_and_refresh_ms(path) -> tuple[float, float]:

@@ -12,8 +12,8 @@ import numpy as np
 import pygltflib
 
 from app.scene.evaluate import bake
-from app.scene.formats.gltf_export import gltf_bytes, gltf_from_bake, write_gltf
-from app.scene.formats.gltf_import import load_gltf
+from app.scene.formats.gltf.export import gltf_bytes, gltf_from_bake, write_gltf
+from app.scene.formats.gltf.importer import load_gltf
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
 from benchmarks.common import Row, median_time

@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
@@ -99,37 +97,14 @@ def skinning_rows(scene) -> list[Row]:
 def viewport_fps(scene, mesh, playing: bool, frames: int = 90, path=CMU_01_01) -> float:
     """Redraws per second of the 1280×800 window on ``scene`` (with ``mesh`` or without),
     orbiting a degree per redraw, or playing (a new frame, so a new skinning, per redraw)."""
-    from benchmarks.bench_editor import _close, _wait_swap, _window
+    from benchmarks.bench_editor import redraw_fps
 
     def setup(window):
         shown = scene.copy()
         shown.meshes = () if mesh is None else (mesh,)
         window.document.replace_scene(shown, None)
 
-    app, window = _window(path, False, setup=setup)
-    viewport, doc = window.viewport, window.document
-    swapped = []
-    viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
-    doc.prepare_timeline()
-    span = doc.scene.frame_end - doc.scene.frame_start + 1
-
-    def redraw_all(n):
-        swapped.clear()
-        for k in range(n):
-            if playing:
-                doc.set_frame(doc.scene.frame_start + k % span)
-            else:
-                viewport.orbit(1.0, 0.0)
-            _wait_swap(app, swapped, len(swapped) + 1)
-        return list(swapped)
-
-    redraw_all(10)
-    rates = []
-    for _ in range(3):
-        stamps = redraw_all(frames)
-        rates.append((len(stamps) - 1) / (stamps[-1] - stamps[0]))
-    _close(app, window)
-    return statistics.median(rates)
+    return redraw_fps(path, False, playing, frames, setup=setup)
 
 
 def rows() -> list[Row]:

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
-from app.scene.formats.gltf_export import gltf_bytes, gltf_from_bake
-from app.scene.formats.gltf_import import parse_gltf
+from app.scene.formats.gltf.export import gltf_bytes, gltf_from_bake
+from app.scene.formats.gltf.importer import parse_gltf
 from app.scene.io import load_scene
 from tests.conftest import SCENES
 from tests.gltf_files import Builder

@@ -11,7 +11,7 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
-from app.scene.formats.gltf_import import parse_gltf
+from app.scene.formats.gltf.importer import parse_gltf
 from app.scene.io import load_scene, save_scene
 from app.scene.rig.skeleton import local_transforms
 from tests.gltf_files import FLOAT, SHORT, UBYTE, USHORT, Builder

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.scene.evaluate import bake, default_frames  # noqa: E402
-from app.scene.formats.gltf_export import write_gltf  # noqa: E402
+from app.scene.formats.gltf.export import write_gltf  # noqa: E402
 from app.scene.formats.schema import scene_from_json  # noqa: E402
 from app.scene.rig.envelope import tube_mesh  # noqa: E402
 

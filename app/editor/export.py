@@ -183,7 +183,7 @@ def write_csv_request(request: ExportRequest) -> list[str]:
 
 
 def write_gltf_request(request: ExportRequest) -> list[str]:
-    from app.scene.formats.gltf_export import write_gltf
+    from app.scene.formats.gltf.export import write_gltf
 
     result = request.bake()
     start = float(request.scene.frame_start)

@@ -42,7 +42,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
 
         return load_bvh(path)
     if path.suffix.lower() in GLTF_SUFFIXES:
-        from app.scene.formats.gltf_import import load_gltf
+        from app.scene.formats.gltf.importer import load_gltf
         from app.scene.formats.mesh_source import remember_source
 
         return remember_source(load_gltf(path, animation), path)

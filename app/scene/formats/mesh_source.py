@@ -41,7 +41,7 @@ def source_for_save(scene: Scene, path) -> dict:
     spec = scene.extra.get(KEY)
     source = spec.get("source") if isinstance(spec, dict) else None
     if not isinstance(source, str) or not Path(source).is_file():
-        from app.scene.formats.gltf_export import write_meshes_glb
+        from app.scene.formats.gltf.export import write_meshes_glb
 
         source = path.with_name(path.stem + ".meshes.glb")
         write_meshes_glb(scene, source)
@@ -58,7 +58,7 @@ def load_meshes(scene: Scene, path) -> None:
         A malformed ``meshes`` value, a missing or bad source file, or a mesh bound to a bone
         the scene does not have; naming ``meshes.source``.
     """
-    from app.scene.formats.gltf_import import load_gltf
+    from app.scene.formats.gltf.importer import load_gltf
 
     spec = scene.extra.get(KEY)
     if not isinstance(spec, dict) or not isinstance(spec.get("source"), str):

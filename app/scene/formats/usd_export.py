@@ -25,15 +25,14 @@ The stage is written to a temporary file beside the target and renamed over it.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from app.scene.errors import SceneError
-from app.scene.formats.gltf_export import local_trs
+from app.scene.formats.atomic import atomic_path
+from app.scene.formats.baked_locals import checked_bake, local_trs
 from app.scene.math.transforms import inverse
 from app.scene.rig.model import Scene
 
@@ -84,20 +83,8 @@ def build_stage(stage, scene: Scene, result) -> bool:
     """
     from pxr import UsdGeom, UsdSkel, Vt
 
-    names = [b.name for b in scene.bones]
-    if list(np.asarray(result.bone_names)) != names:
-        raise SceneError("the bake does not belong to this scene (bone names differ)")
-    frames = np.asarray(result.frames, dtype=float)
-    if len(frames) == 0 or np.any(np.diff(frames) <= 0):
-        raise SceneError("USD needs increasing frames", "frames")
-    world = np.asarray(result.bone_to_world, dtype=float)
-    finite = np.isfinite(world).all(axis=(-1, -2))
-    if not finite.all():
-        f, b = np.argwhere(~finite)[0]
-        raise SceneError(f"bone {names[b]!r} has a non-finite transform at frame "
-                         f"{frames[f]:g}", f"bones[{b}]")  # fmt: skip
+    names, frames, world, parents = checked_bake(scene, result, "USD")
     index = {n: i for i, n in enumerate(names)}
-    parents = np.array([-1 if b.parent is None else index[b.parent] for b in scene.bones])
     order = hierarchy_order(parents)
     idents = identifiers(names)
     tokens = {}
@@ -189,26 +176,11 @@ def write_usd(path, scene: Scene, result) -> list[str]:
     suffix = path.suffix.lower()
     if suffix not in (".usda", ".usdc", ".usd"):
         raise SceneError(f"USD files end in .usda or .usdc, not {suffix!r}", file=str(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=suffix, dir=path.parent)
-    except OSError as e:
-        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
-    os.close(fd)
-    try:
-        stage = Usd.Stage.CreateNew(tmp)
+    with atomic_path(path, suffix) as tmp:
+        stage = Usd.Stage.CreateNew(str(tmp))
         scaled = build_stage(stage, scene, result)
         stage.GetRootLayer().Save()
         del stage
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
-        raise
     notes = []
     if scaled:
         notes.append("USD stores joint scales as half floats (about 3 significant digits)")

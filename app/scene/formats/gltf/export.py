@@ -28,86 +28,11 @@ import numpy as np
 import pygltflib as gl
 
 from app.scene.errors import SceneError
+from app.scene.formats.baked_locals import checked_bake, local_trs
 from app.scene.math.transforms import inverse
 from app.scene.rig.model import Scene
 
 _F32 = np.float32
-
-
-def _cross(u, v) -> list:
-    """Cross products of component-major vectors (three planes each)."""
-    return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
-
-
-def _quat_of_planes(r: np.ndarray) -> np.ndarray:
-    """Unit quaternions ``(..., 4)`` (``w >= 0``) of rotation matrices stored as planes
-    ``(3, 3, ...)``: Shepperd's method, each quaternion from its largest pivot (the ``w``
-    formula for most, the others only where a diagonal entry beats the trace)."""
-    trace = r[0, 0] + r[1, 1] + r[2, 2]
-    q = np.stack([1 + trace, r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    pivot = np.argmax(np.stack([trace, r[0, 0], r[1, 1], r[2, 2]]), axis=0)
-    for k in (1, 2, 3):
-        at = pivot == k
-        if not np.any(at):
-            continue
-        m = r[:, :, at]
-        i, j, l = k - 1, k % 3, (k + 1) % 3
-        part = np.empty((4, m.shape[-1]))
-        part[0] = m[l, j] - m[j, l]
-        part[1 + i] = 1 + m[i, i] - m[j, j] - m[l, l]
-        part[1 + j] = m[i, j] + m[j, i]
-        part[1 + l] = m[i, l] + m[l, i]
-        q[:, at] = part
-    q /= np.sqrt(np.sum(q * q, axis=0))
-    q *= np.where(q[0] < 0, -1.0, 1.0)
-    return np.moveaxis(q, 0, -1)
-
-
-def local_trs(parents: np.ndarray, bone_to_world: np.ndarray):
-    """Local translation ``(F, B, 3)``, rotation ``[w, x, y, z]`` ``(F, B, 4)`` and scale
-    ``(F, B, 3)`` of world transforms ``(F, B, 4, 4)`` under ``parents`` ``(B,)``:
-    ``bone_to_parent = inv(parent_to_world) @ bone_to_world``, split as T @ R @ S.
-
-    Works on component-major planes ``(3, 4, F, B)`` (as forward kinematics does): each
-    matrix entry is one vectorized expression over every frame and bone, where a batched
-    ``matmul``/``inv`` of many 3x3 matrices would cost about a microsecond each.
-    """
-    parents = np.asarray(parents)
-    world = np.ascontiguousarray(np.moveaxis(bone_to_world[..., :3, :], (-2, -1), (0, 1)))
-    local = world.copy()  # (3, 4, F, B): rows i, columns j
-    child = np.flatnonzero(parents >= 0)
-    if len(child):
-        parent = world[:, :, :, parents[child]]
-        own = world[:, :, :, child]
-        # inv(A): its rows are cross products of A's columns, over the determinant.
-        c0, c1, c2 = parent[:, 0], parent[:, 1], parent[:, 2]
-        rows = [_cross(c1, c2), _cross(c2, c0), _cross(c0, c1)]
-        det = c0[0] * rows[0][0] + c0[1] * rows[0][1] + c0[2] * rows[0][2]
-        rows = [[x / det for x in r] for r in rows]
-        offset = own[:, 3] - parent[:, 3]
-        block = np.empty((3, 4) + own.shape[2:])
-        for i in range(3):
-            for j in range(3):
-                r = rows[i]
-                block[i, j] = r[0] * own[0, j] + r[1] * own[1, j] + r[2] * own[2, j]
-            block[i, 3] = rows[i][0] * offset[0] + rows[i][1] * offset[1] + rows[i][2] * offset[2]
-        local[:, :, :, child] = block
-    scale = np.sqrt(np.sum(local[:, :3] ** 2, axis=0))  # (3, F, B): column norms
-    rotation = local[:, :3] / scale[None]
-    c0, c1, c2 = rotation[:, 0], rotation[:, 1], rotation[:, 2]
-    skew = np.maximum(np.abs(np.sum(c0 * c1, axis=0)), np.abs(np.sum(c0 * c2, axis=0)))
-    sheared = np.maximum(skew, np.abs(np.sum(c1 * c2, axis=0))) > 1e-9
-    if np.any(sheared):  # shear under a non-uniformly scaled parent: the nearest rotation
-        stack = np.moveaxis(rotation, (0, 1), (-2, -1))[sheared]
-        u, _, vt = np.linalg.svd(stack)
-        fixed = np.moveaxis(rotation, (0, 1), (-2, -1)).copy()
-        fixed[sheared] = u @ vt
-        rotation = np.ascontiguousarray(np.moveaxis(fixed, (-2, -1), (0, 1)))
-    q = _quat_of_planes(rotation)
-    # One hemisphere along each bone's track, so LINEAR (slerp) takes the short way.
-    flip = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0, axis=0) % 2 == 1
-    q[1:][flip] *= -1
-    return np.moveaxis(local[:, 3], 0, -1), q, np.moveaxis(scale, 0, -1)
 
 
 class _Blob:
@@ -164,20 +89,8 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
     SceneError
         Frames not increasing, or a non-finite transform; naming where.
     """
-    names = [b.name for b in scene.bones]
-    if list(np.asarray(result.bone_names)) != names:
-        raise SceneError("the bake does not belong to this scene (bone names differ)")
-    frames = np.asarray(result.frames, dtype=float)
-    if len(frames) == 0 or np.any(np.diff(frames) <= 0):
-        raise SceneError("glTF needs increasing frames", "frames")
-    world = np.asarray(result.bone_to_world, dtype=float)
-    finite = np.isfinite(world).all(axis=(-1, -2))
-    if not finite.all():
-        f, b = np.argwhere(~finite)[0]
-        raise SceneError(f"bone {names[b]!r} has a non-finite transform at frame "
-                         f"{frames[f]:g}", f"bones[{b}]")  # fmt: skip
+    names, frames, world, parents = checked_bake(scene, result, "glTF")
     index = {n: i for i, n in enumerate(names)}
-    parents = np.array([-1 if b.parent is None else index[b.parent] for b in scene.bones])
     t, q, s = local_trs(parents, world)
     rest = (t[0], q[0], s[0])
     if rest_result is not None:

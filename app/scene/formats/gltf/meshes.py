@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene.errors import SceneError
-from app.scene.formats.gltf_buffers import index, obj, pointer
+from app.scene.formats.gltf.buffers import index, obj, pointer
 from app.scene.rig.mesh import SkinnedMesh
 
 

@@ -7,9 +7,9 @@
   ``.001``, ``.002``.
 - ``matrix`` or ``translation``/``rotation``/``scale`` become the static transform (glTF's
   ``[x, y, z, w]`` becomes our ``[w, x, y, z]``).
-- The first animation, or the one named, becomes keys (:mod:`.gltf_animation` for the frame
+- The first animation, or the one named, becomes keys (:mod:`.animation` for the frame
   rate, frames and sampler evaluation).
-- Meshes come along as :class:`~app.scene.rig.mesh.SkinnedMesh` (:mod:`.gltf_meshes`).
+- Meshes come along as :class:`~app.scene.rig.mesh.SkinnedMesh` (:mod:`.meshes`).
 
 Every refusal is a :class:`~app.scene.errors.SceneError` naming the JSON pointer.
 """
@@ -22,8 +22,8 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
-from app.scene.formats import gltf_animation as anim
-from app.scene.formats.gltf_buffers import (
+from app.scene.formats.gltf import animation as anim
+from app.scene.formats.gltf.buffers import (
     Accessors,
     index,
     items,
@@ -32,7 +32,7 @@ from app.scene.formats.gltf_buffers import (
     pointer,
     read_document,
 )
-from app.scene.formats.gltf_meshes import read_meshes
+from app.scene.formats.gltf.meshes import read_meshes
 from app.scene.math import quat
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
