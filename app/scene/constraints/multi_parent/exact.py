@@ -56,6 +56,7 @@ from app.scene.constraints.multi_parent.plan import (
     _track,
     plan_steps,
     subdivisions,
+    track_of,
 )
 from app.scene.math.jacobians import jacobians_apply, moment_apply
 from app.scene.rig.keys import EASE, Keys, sample
@@ -173,7 +174,7 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     if N == 0:
         return plan_steps(pivots, frame_start, 1, 0, scale, block_steps)
     scale = np.asarray(scale, dtype=float)
-    tracks = [_track(p, scale) for p in pivots]
+    tracks = [track_of(p, scale) for p in pivots]
     keys = _key_times(tracks)
     keys = keys[(keys > frame_start) & (keys < frame_start + N)]
     step_of = np.floor(keys - frame_start).astype(np.intp)
@@ -292,7 +293,7 @@ def _prepared(inputs, t0, t1):
         lo, hi = (float(t0.min()), float(t1.max())) if t0.size else (0.0, 0.0)
         tracks = [_track(_window(pv, lo, hi), scale) for pv in inputs.pivots]
         return tracks, _key_times(tracks), jumps(tracks, -np.inf, np.inf)
-    tracks = [_track(pv, scale) for pv in inputs.pivots]
+    tracks = [track_of(pv, scale) for pv in inputs.pivots]
     prepared = tracks, _key_times(tracks), jumps(tracks, -np.inf, np.inf)
     if len(_PREPARED) >= 4:
         _PREPARED.clear()

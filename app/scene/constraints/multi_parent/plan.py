@@ -124,6 +124,30 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
                   pos_codes)  # fmt: skip
 
 
+#: Tracks of the pivots planned lately, by pivot identity and body scale: a pivot is an
+#: immutable item, so its track is computed once per edit (an edit replaces the pivot), not
+#: once per evaluation. Bounded; entries hold their pivot so an id is never reused under them.
+_TRACKS: dict = {}
+_MAX_TRACKS = 64
+
+
+def track_of(pivot: Pivot, scale: np.ndarray) -> _Track:
+    """:func:`_track` of ``pivot``, kept while the same pivot object is planned again."""
+    key = (id(pivot), scale.tobytes())
+    hit = _TRACKS.get(key)
+    if hit is not None and hit[0] is pivot:
+        return hit[1]
+    track = _track(pivot, scale)
+    for array in (track.rot_frames, track.speed, track.axis, track.pos_frames, track.velocity,
+                  track.angle, track.rot_codes, track.pos_codes):  # fmt: skip
+        if array is not None and array.flags.owndata:
+            array.setflags(write=False)  # shared between plans: nobody may write to it
+    if len(_TRACKS) >= _MAX_TRACKS:
+        _TRACKS.clear()
+    _TRACKS[key] = (pivot, track)
+    return track
+
+
 def _interval(key_frames: np.ndarray, times: np.ndarray):
     """Index of the key interval containing each time, and whether it is inside the keys."""
     j = np.searchsorted(key_frames, times, side="right") - 1
@@ -268,7 +292,7 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     StepPlan
     """
     scale = np.asarray(scale, dtype=float)
-    tracks = [_track(p, scale) for p in pivots]
+    tracks = [track_of(p, scale) for p in pivots]
     P, N = len(tracks), int(n_steps)
     none = np.empty(0, np.intp)
     if N == 0:
