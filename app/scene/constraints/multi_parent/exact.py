@@ -149,7 +149,9 @@ def _merged(arrays) -> np.ndarray:
 
 
 def _key_times(tracks) -> np.ndarray:
-    frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames)]
+    frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames) if len(f)]
+    if frames and all(f is frames[0] or np.array_equal(f, frames[0]) for f in frames[1:]):
+        return _merged(frames[:1])  # pivots keyed on the same frames (the usual case)
     return _merged(frames) if frames else np.empty(0)
 
 
