@@ -118,10 +118,14 @@ def _rates(tracks, times):
     (per frame) in the key intervals containing ``times (X,)``."""
     omega = np.zeros((3, len(tracks), len(times)))
     slide = np.zeros((3, len(tracks), len(times)))
+    found = None  # (key frames, j, inside): pivots keyed on the same frames look up once
     for i, track in enumerate(tracks):
         if len(track.rot_frames) >= 2:
-            j, inside = _interval(track.rot_frames, times)
-            omega[:, i] = np.where(inside, track.speed[j], 0.0) * track.axis[j].T
+            frames = track.rot_frames
+            if found is None or not (found[0] is frames or np.array_equal(found[0], frames)):
+                found = (frames, *_interval(frames, times))
+            _, j, inside = found
+            omega[:, i] = (track.speed[j] * track.axis[j].T) * inside
         if len(track.pos_frames) >= 2:
             j, inside = _interval(track.pos_frames, times)
             slide[:, i] = np.where(inside[:, None], track.velocity[j], 0.0).T
@@ -157,8 +161,13 @@ def _key_times(tracks) -> np.ndarray:
 
 def _offsets(tracks, scale, times):
     """Each pivot's offset ``S pos_i`` at ``times``: ``(3, P, X)``."""
-    return np.stack([(sample(t.pivot.position, t.pivot.position_keys, times) * scale).T
-                     for t in tracks], axis=1)  # fmt: skip
+    out = np.empty((3, len(tracks), len(times)))
+    for i, t in enumerate(tracks):
+        if t.pivot.position_keys is None:  # a fixed position: the same at every time
+            out[:, i] = (np.asarray(t.pivot.position, dtype=float) * scale)[:, None]
+        else:
+            out[:, i] = (sample(t.pivot.position, t.pivot.position_keys, times) * scale).T
+    return out
 
 
 def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
@@ -239,7 +248,9 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     angle = rate * (h / m)
     ratio = np.where(angle > 1e-8, np.sin(0.5 * angle) / np.where(angle > 1e-8, angle, 1.0),
                      0.5 - angle * angle / 48.0)  # fmt: skip
-    rotation = np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
+    rotation = np.empty((4,) + angle.shape)
+    np.cos(0.5 * angle, out=rotation[0])
+    np.multiply(ratio, phi, out=rotation[1:])
     has_velocity = any(len(t.pos_frames) >= 2 for t in tracks)
     grid_steps_subdivided = np.where(grid_start >= 0, np.maximum(count, 1), 0)
     return StepPlan(
