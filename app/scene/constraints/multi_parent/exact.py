@@ -58,7 +58,7 @@ from app.scene.constraints.multi_parent.plan import (
     subdivisions,
     track_of,
 )
-from app.scene.math.jacobians import jacobians_apply, moment_apply
+from app.scene.math.jacobians import jacobian_coefficients, moment_apply
 from app.scene.rig.keys import EASE, Keys, sample
 
 
@@ -103,13 +103,28 @@ def exact_step(world: bool, q, p, phi, u, du):
     """One exact step: pivots turn by ``phi (3, P, X)``, their offsets ``u`` slide by ``du``.
 
     ``q (4, X)``, ``p (3, X)`` the state before; returns the state after (module docstring).
+    ``du`` is ``None`` when no pivot slides.
     """
     Phi = sum_pivots(phi)
+    # J(Phi) and K(Phi)'s coefficients once per step (not once per pivot); where no pivot
+    # slides (``du`` is None) the K term is left out: it would add zeros.
+    t = np.sqrt(Phi[0] * Phi[0] + Phi[1] * Phi[1] + Phi[2] * Phi[2])
+    a, b, c, d = jacobian_coefficients(t)
+
+    def apply(axis, x, dx):  # J(Phi) x + K(Phi) dx, as jacobians.jacobians_apply
+        px = cross(axis, x)
+        out = x + a * px + b * cross(axis, px)
+        if dx is not None:
+            pd = cross(axis, dx)
+            out = out + 0.5 * dx + c * pd + d * cross(axis, pd)
+        return out
+
     if world:
-        Pb = np.broadcast_to(Phi[:, None], u.shape)
-        swept = jacobians_apply(Pb, rotate(q[:, None], u), rotate(q[:, None], du))
+        swept = apply(Phi[:, None], rotate(q[:, None], u),
+                      None if du is None else rotate(q[:, None], du))  # fmt: skip
         return qmul(exp_half(Phi), q), p - sum_pivots(cross(phi, swept))
-    body = jacobians_apply(Phi, sum_pivots(cross(u, phi)), sum_pivots(cross(du, phi)))
+    body = apply(Phi, sum_pivots(cross(u, phi)),
+                 None if du is None else sum_pivots(cross(du, phi)))  # fmt: skip
     return qmul(q, exp_half(Phi)), p + rotate(q, body)
 
 
@@ -330,6 +345,7 @@ def partial_steps(inputs, t0, t1, q, p):
     inside = np.searchsorted(keys, t1, side="left") - lo
     last = max(len(keys) - 1, 0)
     padded = keys if len(keys) else np.zeros(1)
+    sliding = any(len(t.pos_frames) >= 2 for t in tracks)  # else every slide is zero
     q, p = q.copy(), p.copy()
     for j in range(int(inside.max(initial=0)) + 1):
         active = j <= inside
@@ -340,7 +356,7 @@ def partial_steps(inputs, t0, t1, q, p):
         omega, slide = _rates(tracks, mid)
         h = b - a
         q_next, p_next = exact_step(world, q, p, omega * h, _offsets(tracks, scale, a),
-                                    slide * h)  # fmt: skip
+                                    slide * h if sliding else None)  # fmt: skip
         eased = active & _in_eased_segment(tracks, mid)
         if np.any(eased):
             A, disp = ease_flow(world, tracks, scale, a[eased], b[eased])
