@@ -34,6 +34,7 @@ nothing. ``m`` depends only on the keys and the grid, so the subdivision is dete
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,6 +139,13 @@ def track_of(pivot: Pivot, scale: np.ndarray) -> _Track:
     if hit is not None and hit[0] is pivot:
         return hit[1]
     track = _track(pivot, scale)
+    # Pivots keyed on the same frames share one frames array: later lookups see it by
+    # identity instead of comparing the frames again at every evaluation.
+    for _, seen in _TRACKS.values():
+        if len(seen.rot_frames) == len(track.rot_frames) > 0 and np.array_equal(
+                seen.rot_frames, track.rot_frames):  # fmt: skip
+            track = dataclasses.replace(track, rot_frames=seen.rot_frames)
+            break
     for array in (track.rot_frames, track.speed, track.axis, track.pos_frames, track.velocity,
                   track.angle, track.rot_codes, track.pos_codes):  # fmt: skip
         if array is not None and array.flags.owndata:
