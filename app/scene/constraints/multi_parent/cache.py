@@ -152,7 +152,13 @@ class Integral:
         gi = np.where(inner, g, 0)
         index = starting[np.searchsorted(pieces.grid_start[starting], gi, "right") - 1]
         k = (gi - pieces.grid_start[index]) * pieces.per_grid[index]
-        rotation, position = pieces.at(index, k)
+        # A grid point where its piece starts (every key frame) is the piece's own state:
+        # zero substeps of the closed form add zeros, so it is read, not evaluated.
+        later = k != 0
+        rotation = pieces.rotation[:, index]
+        position = pieces.position[:, index]
+        if np.any(later):
+            rotation[:, later], position[:, later] = pieces.at(index[later], k[later])
         if not np.all(inner):
             rotation = np.where(inner, rotation, self.block_rotation[:, -1:])
             position = np.where(inner, position, self.block_position[:, -1:])

@@ -56,8 +56,9 @@ from app.scene.constraints.multi_parent.plan import (
     _track,
     plan_steps,
     subdivisions,
+    track_of,
 )
-from app.scene.math.jacobians import jacobians_apply, moment_apply
+from app.scene.math.jacobians import jacobian_coefficients, moment_apply
 from app.scene.rig.keys import EASE, Keys, sample
 
 
@@ -102,13 +103,28 @@ def exact_step(world: bool, q, p, phi, u, du):
     """One exact step: pivots turn by ``phi (3, P, X)``, their offsets ``u`` slide by ``du``.
 
     ``q (4, X)``, ``p (3, X)`` the state before; returns the state after (module docstring).
+    ``du`` is ``None`` when no pivot slides.
     """
     Phi = sum_pivots(phi)
+    # J(Phi) and K(Phi)'s coefficients once per step (not once per pivot); where no pivot
+    # slides (``du`` is None) the K term is left out: it would add zeros.
+    t = np.sqrt(Phi[0] * Phi[0] + Phi[1] * Phi[1] + Phi[2] * Phi[2])
+    a, b, c, d = jacobian_coefficients(t)
+
+    def apply(axis, x, dx):  # J(Phi) x + K(Phi) dx, as jacobians.jacobians_apply
+        px = cross(axis, x)
+        out = x + a * px + b * cross(axis, px)
+        if dx is not None:
+            pd = cross(axis, dx)
+            out = out + 0.5 * dx + c * pd + d * cross(axis, pd)
+        return out
+
     if world:
-        Pb = np.broadcast_to(Phi[:, None], u.shape)
-        swept = jacobians_apply(Pb, rotate(q[:, None], u), rotate(q[:, None], du))
+        swept = apply(Phi[:, None], rotate(q[:, None], u),
+                      None if du is None else rotate(q[:, None], du))  # fmt: skip
         return qmul(exp_half(Phi), q), p - sum_pivots(cross(phi, swept))
-    body = jacobians_apply(Phi, sum_pivots(cross(u, phi)), sum_pivots(cross(du, phi)))
+    body = apply(Phi, sum_pivots(cross(u, phi)),
+                 None if du is None else sum_pivots(cross(du, phi)))  # fmt: skip
     return qmul(q, exp_half(Phi)), p + rotate(q, body)
 
 
@@ -117,10 +133,14 @@ def _rates(tracks, times):
     (per frame) in the key intervals containing ``times (X,)``."""
     omega = np.zeros((3, len(tracks), len(times)))
     slide = np.zeros((3, len(tracks), len(times)))
+    found = None  # (key frames, j, inside): pivots keyed on the same frames look up once
     for i, track in enumerate(tracks):
         if len(track.rot_frames) >= 2:
-            j, inside = _interval(track.rot_frames, times)
-            omega[:, i] = np.where(inside, track.speed[j], 0.0) * track.axis[j].T
+            frames = track.rot_frames
+            if found is None or not (found[0] is frames or np.array_equal(found[0], frames)):
+                found = (frames, *_interval(frames, times))
+            _, j, inside = found
+            omega[:, i] = (track.speed[j] * track.axis[j].T) * inside
         if len(track.pos_frames) >= 2:
             j, inside = _interval(track.pos_frames, times)
             slide[:, i] = np.where(inside[:, None], track.velocity[j], 0.0).T
@@ -148,14 +168,21 @@ def _merged(arrays) -> np.ndarray:
 
 
 def _key_times(tracks) -> np.ndarray:
-    frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames)]
+    frames = [f for t in tracks for f in (t.rot_frames, t.pos_frames) if len(f)]
+    if frames and all(f is frames[0] or np.array_equal(f, frames[0]) for f in frames[1:]):
+        return _merged(frames[:1])  # pivots keyed on the same frames (the usual case)
     return _merged(frames) if frames else np.empty(0)
 
 
 def _offsets(tracks, scale, times):
     """Each pivot's offset ``S pos_i`` at ``times``: ``(3, P, X)``."""
-    return np.stack([(sample(t.pivot.position, t.pivot.position_keys, times) * scale).T
-                     for t in tracks], axis=1)  # fmt: skip
+    out = np.empty((3, len(tracks), len(times)))
+    for i, t in enumerate(tracks):
+        if t.pivot.position_keys is None:  # a fixed position: the same at every time
+            out[:, i] = (np.asarray(t.pivot.position, dtype=float) * scale)[:, None]
+        else:
+            out[:, i] = (sample(t.pivot.position, t.pivot.position_keys, times) * scale).T
+    return out
 
 
 def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
@@ -173,7 +200,7 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     if N == 0:
         return plan_steps(pivots, frame_start, 1, 0, scale, block_steps)
     scale = np.asarray(scale, dtype=float)
-    tracks = [_track(p, scale) for p in pivots]
+    tracks = [track_of(p, scale) for p in pivots]
     keys = _key_times(tracks)
     keys = keys[(keys > frame_start) & (keys < frame_start + N)]
     step_of = np.floor(keys - frame_start).astype(np.intp)
@@ -236,7 +263,9 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     angle = rate * (h / m)
     ratio = np.where(angle > 1e-8, np.sin(0.5 * angle) / np.where(angle > 1e-8, angle, 1.0),
                      0.5 - angle * angle / 48.0)  # fmt: skip
-    rotation = np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
+    rotation = np.empty((4,) + angle.shape)
+    np.cos(0.5 * angle, out=rotation[0])
+    np.multiply(ratio, phi, out=rotation[1:])
     has_velocity = any(len(t.pos_frames) >= 2 for t in tracks)
     grid_steps_subdivided = np.where(grid_start >= 0, np.maximum(count, 1), 0)
     return StepPlan(
@@ -292,7 +321,7 @@ def _prepared(inputs, t0, t1):
         lo, hi = (float(t0.min()), float(t1.max())) if t0.size else (0.0, 0.0)
         tracks = [_track(_window(pv, lo, hi), scale) for pv in inputs.pivots]
         return tracks, _key_times(tracks), jumps(tracks, -np.inf, np.inf)
-    tracks = [_track(pv, scale) for pv in inputs.pivots]
+    tracks = [track_of(pv, scale) for pv in inputs.pivots]
     prepared = tracks, _key_times(tracks), jumps(tracks, -np.inf, np.inf)
     if len(_PREPARED) >= 4:
         _PREPARED.clear()
@@ -316,6 +345,7 @@ def partial_steps(inputs, t0, t1, q, p):
     inside = np.searchsorted(keys, t1, side="left") - lo
     last = max(len(keys) - 1, 0)
     padded = keys if len(keys) else np.zeros(1)
+    sliding = any(len(t.pos_frames) >= 2 for t in tracks)  # else every slide is zero
     q, p = q.copy(), p.copy()
     for j in range(int(inside.max(initial=0)) + 1):
         active = j <= inside
@@ -326,7 +356,7 @@ def partial_steps(inputs, t0, t1, q, p):
         omega, slide = _rates(tracks, mid)
         h = b - a
         q_next, p_next = exact_step(world, q, p, omega * h, _offsets(tracks, scale, a),
-                                    slide * h)  # fmt: skip
+                                    slide * h if sliding else None)  # fmt: skip
         eased = active & _in_eased_segment(tracks, mid)
         if np.any(eased):
             A, disp = ease_flow(world, tracks, scale, a[eased], b[eased])

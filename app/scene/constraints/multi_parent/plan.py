@@ -34,6 +34,7 @@ nothing. ``m`` depends only on the keys and the grid, so the subdivision is dete
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,6 +123,37 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
         pos_frames, velocity, pos_codes = np.empty(0), np.empty((0, 3)), None
     return _Track(pivot, rot_frames, speed, axis, pos_frames, velocity, angle, rot_codes,
                   pos_codes)  # fmt: skip
+
+
+#: Tracks of the pivots planned lately, by pivot identity and body scale: a pivot is an
+#: immutable item, so its track is computed once per edit (an edit replaces the pivot), not
+#: once per evaluation. Bounded; entries hold their pivot so an id is never reused under them.
+_TRACKS: dict = {}
+_MAX_TRACKS = 64
+
+
+def track_of(pivot: Pivot, scale: np.ndarray) -> _Track:
+    """:func:`_track` of ``pivot``, kept while the same pivot object is planned again."""
+    key = (id(pivot), scale.tobytes())
+    hit = _TRACKS.get(key)
+    if hit is not None and hit[0] is pivot:
+        return hit[1]
+    track = _track(pivot, scale)
+    # Pivots keyed on the same frames share one frames array: later lookups see it by
+    # identity instead of comparing the frames again at every evaluation.
+    for _, seen in _TRACKS.values():
+        if len(seen.rot_frames) == len(track.rot_frames) > 0 and np.array_equal(
+                seen.rot_frames, track.rot_frames):  # fmt: skip
+            track = dataclasses.replace(track, rot_frames=seen.rot_frames)
+            break
+    for array in (track.rot_frames, track.speed, track.axis, track.pos_frames, track.velocity,
+                  track.angle, track.rot_codes, track.pos_codes):  # fmt: skip
+        if array is not None and array.flags.owndata:
+            array.setflags(write=False)  # shared between plans: nobody may write to it
+    if len(_TRACKS) >= _MAX_TRACKS:
+        _TRACKS.clear()
+    _TRACKS[key] = (pivot, track)
+    return track
 
 
 def _interval(key_frames: np.ndarray, times: np.ndarray):
@@ -268,7 +300,7 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     StepPlan
     """
     scale = np.asarray(scale, dtype=float)
-    tracks = [_track(p, scale) for p in pivots]
+    tracks = [track_of(p, scale) for p in pivots]
     P, N = len(tracks), int(n_steps)
     none = np.empty(0, np.intp)
     if N == 0:

@@ -217,8 +217,11 @@ def _within_block_prefix(totals, block, rank, count, world: bool):
             shift *= 2
         rows[:] = normalize(rows)
 
-    for lo in range(0, nb, max(1, CHUNK // width)):
-        scan_rows(lo, lo + max(1, CHUNK // width))
+    # Rows (blocks) are independent: more of them per pass means fewer, longer numpy calls
+    # (the levels slice the rows, so each call covers rows x width entries).
+    rows_per_pass = max(1, 8 * CHUNK // width)
+    for lo in range(0, nb, rows_per_pass):
+        scan_rows(lo, lo + rows_per_pass)
     identity = np.array([1.0, 0.0, 0.0, 0.0])[:, None]
     before = np.where(rank > 0, x[:, block, np.maximum(rank - 1, 0)], identity)
     return before, x[:, np.arange(nb), count - 1]
