@@ -83,7 +83,7 @@ def test_the_scalar_limited_pass_matches_the_vectorized_pass(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_limited_chain_with_a_pole_solves_alone_as_in_a_stack(seed):
-    """A chain solved alone (scalar passes) ends where the same chain solved among others
+    """A chain solved alone (scalar iterations) ends where the same chain solved among others
     (vectorized passes) does: every iteration done (tolerance 0), so both take the same
     steps and only rounding can differ."""
     rng = np.random.default_rng(100 + seed)
@@ -97,9 +97,12 @@ def test_a_limited_chain_with_a_pole_solves_alone_as_in_a_stack(seed):
     limits = [LIMITS[1], LIMITS[4], LIMITS[6], None]
     pose = random_pose(rng, count, bones, limits)
     kwargs = dict(tolerance=0.0, max_iterations=6)
-    stacked = solve(joints, target, pole=pole, pose=pose, **kwargs)
-    for i in range(count):
-        alone = solve(joints[i : i + 1], target[i : i + 1], pole=pole[i : i + 1],
-                      pose=pose.take([i]), **kwargs)  # fmt: skip
-        np.testing.assert_allclose(alone.joints, stacked.joints[i : i + 1], rtol=0, atol=1e-12)
-        assert alone.iterations[0] == stacked.iterations[i]
+    for limited in (pose, None):  # a pole alone also takes the scalar iterations
+        stacked = solve(joints, target, pole=pole, pose=limited, **kwargs)
+        for i in range(count):
+            one = None if limited is None else limited.take([i])
+            alone = solve(joints[i : i + 1], target[i : i + 1], pole=pole[i : i + 1], pose=one,
+                          **kwargs)  # fmt: skip
+            np.testing.assert_allclose(alone.joints, stacked.joints[i : i + 1], rtol=0,
+                                       atol=1e-12)  # fmt: skip
+            assert alone.iterations[0] == stacked.iterations[i]

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
-from app.scene.constraints.fabrik.one_limited import reach_from_root_limited_one
+from app.scene.constraints.fabrik.one_limited import iterate_one, reach_from_root_limited_one
 from app.scene.math import quat
 from app.scene.math.aim import unit
 from app.scene.rig.limits import limited_rotation, perpendicular
@@ -423,6 +423,13 @@ def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose,
     the cost follows the chains still iterating without a gather and scatter every time.
     """
     if not len(ids):
+        return
+    if len(ids) == 1:  # one chain (the editor's frame): plain floats, no per-call overhead
+        work = P[:, :, ids]
+        iterations[ids[0]] = iterate_one(work, R[:, ids], Tg[:, ids], L[:, ids],
+                                         None if pose is None else pose.take(ids), tolerance,
+                                         max_iterations, record)  # fmt: skip
+        P[:, :, ids] = work
         return
     work, root, target, lengths = P[:, :, ids], R[:, ids], Tg[:, ids], L[:, ids]
     sub_pose = None if pose is None else pose.take(ids)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from math import sqrt
 
+import numpy as np
+
 from app.scene.rig.limits_one import conj, limited_rotation_one, mul, rotate
 
 
@@ -23,17 +25,22 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
     ``root`` (3, 1), ``lengths`` (n, 1), ``pose`` a ``ChainPose`` of one chain, ``target``
     (3, 1) or None.
     """
-    J = P.shape[0]
     pts = P[:, :, 0].tolist()
-    L = lengths[:, 0].tolist()
-    aim_fixed = None if target is None else tuple(target[:, 0].tolist())
+    _limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), pose,
+                   None if target is None else target[:, 0].tolist())  # fmt: skip
+    P[:, :, 0] = pts
+
+
+def _limited_lists(pts, root, L, pose, aim_fixed) -> None:
+    """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place."""
+    J = len(pts)
     frame = tuple(pose.parent_rotation[0].tolist())
     rest_rot = pose.rest_rotation.tolist()
     d0 = pose.d0[0].tolist()
     seg = pose.segment[0].tolist()
     limits = pose.limits
     last = pose.last_limited()
-    pts[0] = root[:, 0].tolist()
+    pts[0] = list(root)
     for k in range(J - 1):
         aim_at = pts[k + 1] if aim_fixed is None else aim_fixed
         px, py, pz = pts[k]
@@ -56,4 +63,54 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
         dx, dy, dz = rotate(frame, seg[k])
         length = L[k]
         pts[k + 1] = [px + dx * length, py + dy * length, pz + dz * length]
+
+
+def _reach_one(pts, order, start, lengths, fallback) -> None:
+    """:func:`app.scene.constraints.fabrik.chains._reach` on one chain's joint lists."""
+    cx, cy, cz = start
+    pts[order[0]] = [cx, cy, cz]
+    for j, length in zip(order[1:], lengths):
+        x, y, z = pts[j]
+        dx, dy, dz = x - cx, y - cy, z - cz
+        r = sqrt(dx * dx + dy * dy + dz * dz)
+        if r == 0:  # joints meet: towards the fallback point instead
+            dx, dy, dz = fallback[0] - cx, fallback[1] - cy, fallback[2] - cz
+            r = sqrt(dx * dx + dy * dy + dz * dz)
+            if r == 0:
+                dx, dy, dz, r = 1.0, 0.0, 0.0, 1.0
+        s = length / r
+        cx, cy, cz = cx + dx * s, cy + dy * s, cz + dz * s
+        pts[j] = [cx, cy, cz]
+
+
+def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, record=None) -> int:
+    """:func:`app.scene.constraints.fabrik.chains._iterate` for one chain ``P`` (J, 3, 1),
+    in place: stages from the tip and from the root (limited when ``pose`` is given) until
+    the tail is within ``tolerance`` of the target. Returns the iterations done.
+
+    ``record(stage, iteration, joints (J, 3))`` as in
+    :func:`~app.scene.constraints.fabrik.chains.solve`.
+    """
+    J = P.shape[0]
+    L = lengths[:, 0].tolist()
+    back = L[::-1]
+    tip_order, root_order = range(J - 1, -1, -1), range(J)
+    r, t = root[:, 0].tolist(), target[:, 0].tolist()
+    pts = P[:, :, 0].tolist()
+    it = 0
+    for it in range(1, max_iterations + 1):
+        _reach_one(pts, tip_order, t, back, r)
+        if record is not None:
+            record("from_tip", it, np.array(pts))
+        if pose is None:
+            _reach_one(pts, root_order, r, L, t)
+        else:
+            _limited_lists(pts, r, L, pose, None)
+        if record is not None:
+            record("from_root", it, np.array(pts))
+        x, y, z = pts[-1]
+        dx, dy, dz = x - t[0], y - t[1], z - t[2]
+        if sqrt(dx * dx + dy * dy + dz * dz) <= tolerance:
+            break
     P[:, :, 0] = pts
+    return it
