@@ -106,3 +106,22 @@ def test_a_limited_chain_with_a_pole_solves_alone_as_in_a_stack(seed):
             np.testing.assert_allclose(alone.joints, stacked.joints[i : i + 1], rtol=0,
                                        atol=1e-12)  # fmt: skip
             assert alone.iterations[0] == stacked.iterations[i]
+
+
+@pytest.mark.parametrize("rigid", [True, False])
+def test_one_frames_rotation_in_the_bone_matches_object_rotation(rng, rigid):
+    from app.scene.constraints.fabrik.one_limited import object_rotation_one
+    from app.scene.constraints.points_at import object_rotation
+    from app.scene.math.transforms import trs
+
+    n = 60
+    scale = np.ones((n, 3)) if rigid else rng.uniform(0.5, 2.0, (n, 3))
+    bone_to_world = trs(rng.normal(size=(n, 3)), rotations(rng, n), scale)
+    segment, aim, d0 = rng.normal(size=(n, 3)), rng.normal(size=(n, 3)) * 2, rotations(rng, n)
+    for limit in LIMITS:
+        expected = object_rotation(bone_to_world, segment, aim, rigid, limit=limit,
+                                   d0=None if limit is None else d0)  # fmt: skip
+        for i in range(n):
+            got = object_rotation_one(bone_to_world[i : i + 1], segment[i : i + 1],
+                                      aim[i : i + 1], rigid, limit, d0[i : i + 1])  # fmt: skip
+            np.testing.assert_allclose(got, expected[i : i + 1], rtol=0, atol=1e-12)

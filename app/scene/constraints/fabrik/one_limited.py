@@ -15,7 +15,8 @@ from math import sqrt
 
 import numpy as np
 
-from app.scene.rig.limits_one import conj, limited_rotation_one, mul, rotate
+from app.scene.constraints.change_of_basis import world_to_bone
+from app.scene.rig.limits_one import arc, conj, limited_rotation_one, mul, rotate, unit
 
 
 def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
@@ -114,3 +115,22 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
             break
     P[:, :, 0] = pts
     return it
+
+
+def object_rotation_one(bone_to_world, segment, aim, rigid, limit, d0) -> np.ndarray:
+    """:func:`app.scene.constraints.points_at.object_rotation` (no up vector) for one frame.
+
+    ``bone_to_world`` (1, 4, 4), ``segment`` (1, 3) in the bone's frame, ``aim`` (1, 3)
+    world, ``d0`` (1, 4) or None (without a limit). Returns the rotation ``(1, 4)`` in the
+    bone's frame.
+    """
+    to_bone = world_to_bone(bone_to_world[0], rigid).tolist()
+    ax, ay, az = aim[0].tolist()
+    target = tuple(row[0] * ax + row[1] * ay + row[2] * az + row[3] for row in to_bone[:3])
+    tail = tuple(segment[0].tolist())
+    if limit is None:
+        return np.array([arc(tail, target)])
+    u, _ = unit(tail)
+    q0 = tuple(d0[0].tolist())
+    d1 = limited_rotation_one(limit, q0, u, rotate(q0, target))
+    return np.array([mul(conj(q0), d1)])

@@ -34,6 +34,7 @@ from app.scene.constraints.change_of_basis import (
     turn_in_bone,
 )
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
+from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
 from app.scene.constraints.points_at import (
@@ -271,6 +272,10 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
             head = before[:, :3, 3]
             tip = transform_points(before, s.segments[:, k])
             new[:, k] = turn_about_head(before, aim_delta(tip - head, aim - head))
+        elif len(before) == 1:  # one frame: plain floats (numpy's per-call cost is the bulk)
+            rotation = object_rotation_one(before, s.segments[:, k], aim, rigid, s.limits[k],
+                                           None if s.d0 is None else s.d0[:, k])  # fmt: skip
+            new[:, k] = turn_in_bone(before, rotation)
         else:
             rotation = object_rotation(
                 before,
