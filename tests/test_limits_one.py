@@ -125,3 +125,23 @@ def test_one_frames_rotation_in_the_bone_matches_object_rotation(rng, rigid):
             got = object_rotation_one(bone_to_world[i : i + 1], segment[i : i + 1],
                                       aim[i : i + 1], rigid, limit, d0[i : i + 1])  # fmt: skip
             np.testing.assert_allclose(got, expected[i : i + 1], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("rigid", [True, False])
+def test_the_free_bones_lean_arc_is_object_rotation_bit_for_bit(rng, rigid):
+    from app.scene.constraints.fabrik.solver import _free_rotation
+    from app.scene.constraints.points_at import object_rotation
+    from app.scene.math.transforms import transform_points, trs
+
+    n = 50
+    scale = np.ones((n, 3)) if rigid else rng.uniform(0.5, 2.0, (n, 3))
+    bone_to_world = trs(rng.normal(size=(n, 3)), rotations(rng, n), scale)
+    segment, aim = rng.normal(size=(n, 3)), rng.normal(size=(n, 3)) * 2
+    expected = object_rotation(bone_to_world, segment, aim, rigid)
+    assert np.array_equal(_free_rotation(bone_to_world, segment, aim, rigid), expected)
+    # An aim on the head (no direction) and one straight behind the segment: the general path.
+    aim[3] = bone_to_world[3, :3, 3]
+    aim[4] = transform_points(bone_to_world[4], -segment[4])
+    expected = object_rotation(bone_to_world, segment, aim, rigid)
+    np.testing.assert_allclose(np.abs(expected[3]), [1, 0, 0, 0], atol=1e-9)  # identity
+    assert np.array_equal(_free_rotation(bone_to_world, segment, aim, rigid), expected)
