@@ -27,20 +27,23 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
     (3, 1) or None.
     """
     pts = P[:, :, 0].tolist()
-    _limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), pose,
+    _limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), _pose_lists(pose),
                    None if target is None else target[:, 0].tolist())  # fmt: skip
     P[:, :, 0] = pts
 
 
-def _limited_lists(pts, root, L, pose, aim_fixed) -> None:
-    """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place."""
-    J = len(pts)
+def _pose_lists(pose):
+    """What the limited stage reads from a one-chain ``ChainPose``, as Python lists."""
     frame = tuple(pose.parent_rotation[0].tolist())
-    rest_rot = pose.rest_rotation.tolist()
-    d0 = pose.d0[0].tolist()
-    seg = pose.segment[0].tolist()
-    limits = pose.limits
-    last = pose.last_limited()
+    return (frame, pose.rest_rotation.tolist(), pose.d0[0].tolist(), pose.segment[0].tolist(),
+            pose.limits, pose.last_limited())  # fmt: skip
+
+
+def _limited_lists(pts, root, L, pose, aim_fixed) -> None:
+    """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place; ``pose``
+    as :func:`_pose_lists` gives it."""
+    J = len(pts)
+    frame, rest_rot, d0, seg, limits, last = pose
     pts[0] = list(root)
     for k in range(J - 1):
         aim_at = pts[k + 1] if aim_fixed is None else aim_fixed
@@ -98,6 +101,7 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
     tip_order, root_order = range(J - 1, -1, -1), range(J)
     r, t = root[:, 0].tolist(), target[:, 0].tolist()
     pts = P[:, :, 0].tolist()
+    lists = None if pose is None else _pose_lists(pose)
     it = 0
     for it in range(1, max_iterations + 1):
         _reach_one(pts, tip_order, t, back, r)
@@ -106,7 +110,7 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
         if pose is None:
             _reach_one(pts, root_order, r, L, t)
         else:
-            _limited_lists(pts, r, L, pose, None)
+            _limited_lists(pts, r, L, lists, None)
         if record is not None:
             record("from_root", it, np.array(pts))
         x, y, z = pts[-1]

@@ -18,6 +18,8 @@ target) and ``reachable`` per frame.
 :func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones;
 :func:`trace` runs the same solve for one frame keeping every reaching pass (the editor's
 step-through).
+
+One idea: the ``fabrik`` constraint over a context's frames (setup, solve, turning the bones).
 """
 
 from __future__ import annotations
