@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
+from app.scene.constraints.fabrik.one_limited import iterate_one, reach_from_root_limited_one
 from app.scene.math import quat
 from app.scene.math.aim import unit
 from app.scene.rig.limits import limited_rotation, perpendicular
@@ -176,8 +177,13 @@ def reach_from_root_limited(P, root, lengths, pose: ChainPose, target=None) -> N
 
     Bone ``k`` aims at joint ``k + 1`` of the previous stage (or at ``target`` when given:
     the straightest the limits allow towards an out-of-reach target), from its rest frame
-    carried by the bones already placed before it.
+    carried by the bones already placed before it. One chain takes the scalar path
+    (:mod:`app.scene.constraints.fabrik.one_limited`): numpy's cost per call, not the
+    arithmetic, is what a one-row pass would spend its time on.
     """
+    if P.shape[2] == 1:
+        reach_from_root_limited_one(P, root, lengths, pose, target)
+        return
     P[0] = root
     frame = pose.parent_rotation  # (m, 4): world rotation of the current bone's parent
     last = pose.last_limited()
@@ -417,6 +423,13 @@ def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose,
     the cost follows the chains still iterating without a gather and scatter every time.
     """
     if not len(ids):
+        return
+    if len(ids) == 1:  # one chain (the editor's frame): plain floats, no per-call overhead
+        work = P[:, :, ids]
+        iterations[ids[0]] = iterate_one(work, R[:, ids], Tg[:, ids], L[:, ids],
+                                         None if pose is None else pose.take(ids), tolerance,
+                                         max_iterations, record)  # fmt: skip
+        P[:, :, ids] = work
         return
     work, root, target, lengths = P[:, :, ids], R[:, ids], Tg[:, ids], L[:, ids]
     sub_pose = None if pose is None else pose.take(ids)

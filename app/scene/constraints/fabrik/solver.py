@@ -18,6 +18,8 @@ target) and ``reachable`` per frame.
 :func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones;
 :func:`trace` runs the same solve for one frame keeping every reaching pass (the editor's
 step-through).
+
+One idea: the ``fabrik`` constraint over a context's frames (setup, solve, turning the bones).
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from app.scene.constraints.change_of_basis import (
     rest_relative,
     turn_about_head,
     turn_in_bone,
+    world_to_bone,
 )
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
+from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
 from app.scene.constraints.points_at import (
@@ -44,7 +48,7 @@ from app.scene.constraints.points_at import (
 )
 from app.scene.errors import SceneError
 from app.scene.math import quat
-from app.scene.math.aim import aim_delta, unit
+from app.scene.math.aim import DEGENERATE, aim_delta, unit
 from app.scene.math.transforms import (
     inverse,
     rotation_from_matrix,
@@ -221,13 +225,16 @@ def _group_setup(constraints, ctx):
     joints = np.concatenate([worlds[..., :3, 3],
                              transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]],
                             axis=2)  # fmt: skip
-    target = np.empty((m, F, 3))
-    for i, c in enumerate(constraints):
-        path = constraint_path(ctx, c)
-        size = 1.0 + np.abs(worlds[i, :, :, :3, 3]).max()
-        _check_segments(segments[i], c.chain, frames, path, 1e-12 * size)
-        target[i] = ctx.target_positions(c.target)
-        check_finite(target[i], frames, "target", f"{path}.target")
+    target = np.array([ctx.target_positions(c.target) for c in constraints]).reshape(m, F, 3)
+    # The checks of setup, on the whole stack at once; member by member (for the message
+    # naming the first bad one) only when something fails.
+    size = 1.0 + np.abs(worlds[..., :3, 3]).max(axis=(1, 2, 3))  # (m,)
+    short = np.linalg.norm(segments, axis=-1) <= 1e-12 * size[:, None, None]
+    if np.any(short) or not np.all(np.isfinite(target)):
+        for i, c in enumerate(constraints):
+            path = constraint_path(ctx, c)
+            _check_segments(segments[i], c.chain, frames, path, 1e-12 * size[i])
+            check_finite(target[i], frames, "target", f"{path}.target")
     bend = None
     if statics[0].bend_in_root is not None:  # the group key makes it all or none
         bend = transform_vectors(worlds[:, :, 0],
@@ -271,6 +278,13 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
             head = before[:, :3, 3]
             tip = transform_points(before, s.segments[:, k])
             new[:, k] = turn_about_head(before, aim_delta(tip - head, aim - head))
+        elif len(before) == 1:  # one frame: plain floats (numpy's per-call cost is the bulk)
+            rotation = object_rotation_one(before, s.segments[:, k], aim, rigid, s.limits[k],
+                                           None if s.d0 is None else s.d0[:, k])  # fmt: skip
+            new[:, k] = turn_in_bone(before, rotation)
+        elif s.limits[k] is None:
+            rotation = _free_rotation(before, s.segments[:, k], aim, rigid)
+            new[:, k] = turn_in_bone(before, rotation)
         else:
             rotation = object_rotation(
                 before,
@@ -300,6 +314,21 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
             "distance": solution.distance[rows],
             "reachable": solution.reachable[rows],
         }
+
+
+def _free_rotation(before, segment, aim, rigid):
+    """``object_rotation(before, segment, aim, rigid)`` (no limit, no up vector), bit for bit,
+    without the checks for cases that do not arise here unless they do: the shortest arcs
+    of unit directions, falling back to the general path where an aim has no direction or
+    lies opposite its segment."""
+    target = transform_points(world_to_bone(before, rigid), aim)
+    nu = np.linalg.norm(segment, axis=-1, keepdims=True)
+    nv = np.linalg.norm(target, axis=-1, keepdims=True)
+    if np.all((nv > 2 * DEGENERATE) & (nu > 0) & np.isfinite(nu) & np.isfinite(nv)):
+        u, v = segment / nu, target / nv
+        if np.all(1.0 + np.sum(u * v, axis=-1) >= 2e-6):
+            return quat._arc_of_units(u, v)
+    return object_rotation(before, segment, aim, rigid)
 
 
 def trace(constraint: Fabrik, ctx, frame_index: int = 0) -> ChainTrace:

@@ -1,0 +1,193 @@
+"""Rotation limits for ONE bone at one frame, in plain Python floats.
+
+:func:`limited_rotation_one` is :func:`app.scene.rig.limits.limited_rotation` (without the
+up axis) for a single row: quaternions and vectors are tuples of floats and the arithmetic
+is the math module's. Numpy costs 1-10 µs per call whatever the array size, and a limited
+rotation makes ~60 calls; on one row the same formulas in floats cost a few µs in all. The
+editor evaluates one frame at a time, so the FABRIK passes of one chain take this path
+(:mod:`app.scene.constraints.fabrik.one_limited`); the two agree to rounding
+(``tests/test_limits_one.py``).
+
+Conventions as in :mod:`app.scene.math.quat`: ``(w, x, y, z)`` Hamilton quaternions,
+active rotations.
+"""
+
+from __future__ import annotations
+
+from math import atan2, cos, pi, sin, sqrt
+
+from app.scene.math.aim import DEGENERATE
+from app.scene.rig.model import ConeLimit, HingeLimit
+
+TWO_PI = 2.0 * pi
+_DEG = pi / 180.0
+
+
+def mul(a, b):
+    """Hamilton product ``a * b`` of two quaternions (tuples of 4 floats)."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    )
+
+
+def conj(q):
+    return (q[0], -q[1], -q[2], -q[3])
+
+
+def rotate(q, v):
+    """``q v q*`` for a unit quaternion ``q`` and a vector ``v`` (the same formula as
+    :func:`app.scene.math.quat.rotate`)."""
+    w, x, y, z = q
+    vx, vy, vz = v
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return (
+        vx + w * tx + (y * tz - z * ty),
+        vy + w * ty + (z * tx - x * tz),
+        vz + w * tz + (x * ty - y * tx),
+    )
+
+
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def unit(v):
+    """``(v / |v|, False)``, or ``((0, 0, 0), True)`` within :data:`DEGENERATE` of zero."""
+    n = sqrt(dot(v, v))
+    if n <= DEGENERATE:
+        return (0.0, 0.0, 0.0), True
+    return (v[0] / n, v[1] / n, v[2] / n), False
+
+
+def from_axis_angle(axis, angle):
+    """Rotation by ``angle`` radians about ``axis`` (normalized here, non-zero)."""
+    n = sqrt(dot(axis, axis))
+    s = sin(0.5 * angle)
+    return (cos(0.5 * angle), s * (axis[0] / n), s * (axis[1] / n), s * (axis[2] / n))
+
+
+def perpendicular(u):
+    """:func:`app.scene.rig.limits.perpendicular` of one unit vector."""
+    m = [abs(c) for c in u]
+    e = [0.0, 0.0, 0.0]
+    e[m.index(min(m))] = 1.0
+    return unit(cross(u, e))[0]
+
+
+def wrap(angle):
+    return pi - (pi - angle) % TWO_PI
+
+
+def twist_angle(q, axis):
+    return wrap(2.0 * atan2(q[1] * axis[0] + q[2] * axis[1] + q[3] * axis[2], q[0]))
+
+
+def clamp_circular(angle, lo, hi):
+    """:func:`app.scene.rig.limits.clamp_circular` of one angle."""
+    width = hi - lo
+    if width >= TWO_PI:
+        return angle
+    offset = (angle - lo) % TWO_PI
+    if offset <= width:
+        return lo + offset
+    return hi if offset - width < TWO_PI - offset else lo
+
+
+def _arc_of_units(u, v):
+    c = cross(u, v)
+    q = (1.0 + dot(u, v), c[0], c[1], c[2])
+    n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if n == 0:
+        return q
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def arc(u, v):
+    """:func:`app.scene.math.aim.arc`: the shortest arc from ``u`` to ``v`` (identity where
+    ``v`` has no length), through a half turn near opposite directions."""
+    if unit(v)[1]:
+        v = u
+    nu, nv = sqrt(dot(u, u)), sqrt(dot(v, v))
+    u = (u[0] / nu, u[1] / nu, u[2] / nu)
+    v = (v[0] / nv, v[1] / nv, v[2] / nv)
+    if 1.0 + dot(u, v) >= 2e-6:
+        return _arc_of_units(u, v)
+    m = [abs(c) for c in u]
+    e = [0.0, 0.0, 0.0]
+    e[m.index(min(m))] = 1.0
+    p = cross(u, e)
+    n = sqrt(dot(p, p))
+    half_turn = (0.0, p[0] / n, p[1] / n, p[2] / n)
+    return mul(_arc_of_units(rotate(half_turn, u), v), half_turn)
+
+
+def cone_direction(rest_dir, desired, current, degrees):
+    """:func:`app.scene.rig.limits.cone_direction` of one direction."""
+    v, v_zero = unit(desired)
+    c, _ = unit(current)
+    if v_zero:
+        v = c
+    alpha = degrees * _DEG
+    along = dot(v, rest_dir)
+    side, side_zero = unit(tuple(v[i] - along * rest_dir[i] for i in range(3)))
+    if side_zero:
+        cr = dot(c, rest_dir)
+        lean, lean_zero = unit(tuple(c[i] - cr * rest_dir[i] for i in range(3)))
+        side = perpendicular(rest_dir) if lean_zero else lean
+    if atan2(dot(v, side), along) <= alpha:
+        return v
+    ca, sa = cos(alpha), sin(alpha)
+    return tuple(ca * rest_dir[i] + sa * side[i] for i in range(3))
+
+
+def limited_rotation_one(limit, d0, u, desired):
+    """:func:`app.scene.rig.limits.limited_rotation` (no up axis) for one bone.
+
+    Parameters
+    ----------
+    limit : ConeLimit, HingeLimit or None
+    d0 : tuple of 4 floats
+        The bone's current rotation relative to its rest frame.
+    u : tuple of 3 floats
+        Unit tail direction in the bone's own frame (its rest direction in the rest frame).
+    desired : tuple of 3 floats
+        Where the tail should point, in rest-frame coordinates.
+
+    Returns
+    -------
+    tuple of 4 floats
+        The new rotation ``d1`` relative to the rest frame.
+    """
+    if isinstance(limit, HingeLimit):
+        a, _ = unit(tuple(float(c) for c in limit.axis))
+        ua, da = dot(u, a), dot(desired, a)
+        u_p, u_zero = unit((u[0] - ua * a[0], u[1] - ua * a[1], u[2] - ua * a[2]))
+        v_p, v_zero = unit((desired[0] - da * a[0], desired[1] - da * a[1],
+                            desired[2] - da * a[2]))  # fmt: skip
+        if u_zero or v_zero:
+            theta = twist_angle(d0, a)
+        else:
+            theta = atan2(dot(cross(u_p, v_p), a), dot(u_p, v_p))
+        theta = clamp_circular(theta, limit.min * _DEG, limit.max * _DEG)
+        return from_axis_angle(a, theta)
+    current = rotate(d0, u)
+    if isinstance(limit, ConeLimit):
+        desired = cone_direction(u, desired, current, limit.degrees)
+    d1 = mul(arc(current, desired), d0)
+    if isinstance(limit, ConeLimit) and limit.twist is not None:
+        lo, hi = limit.twist[0] * _DEG, limit.twist[1] * _DEG
+        tau = twist_angle(d1, u)
+        swing = mul(d1, from_axis_angle(u, -tau))
+        d1 = mul(swing, from_axis_angle(u, clamp_circular(tau, lo, hi)))
+    return d1
