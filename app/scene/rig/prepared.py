@@ -17,7 +17,7 @@ import numpy as np
 
 from app.scene.rig.keys import sample_stacked
 from app.scene.rig.model import Scene
-from app.scene.rig.skeleton import Skeleton, compose_local, forward_kinematics
+from app.scene.rig.skeleton import Skeleton, compose_local, forward_kinematics, tails_in_bones
 
 _ATTRIBUTE = "_pivotal_prepared"
 
@@ -79,8 +79,7 @@ class PreparedRig:
         self.skeleton = Skeleton.from_scene(scene)
         #: Bone name -> index (``Scene.bone_index`` without its linear search).
         self.index = {name: i for i, name in enumerate(self.skeleton.names)}
-        self.tails_in_bone = np.array([scene.tail_of(i) for i in range(len(bones))],
-                                      dtype=float).reshape(-1, 3)  # fmt: skip
+        self.tails_in_bone = tails_in_bones(scene)
         self.scale = np.array([b.scale for b in bones], dtype=float).reshape(-1, 3).T[:, :, None]
         self._scale = None  # a channel only when some bone has scale keys
         if any(b.scale_keys is not None for b in bones):

@@ -245,16 +245,20 @@ def point_in_bone(point_in_a, a_to_world, b_to_world) -> np.ndarray:
     return transform_points(a_to_b(a_to_world, b_to_world), point_in_a)
 
 
-def heads_and_tails(scene: Scene, bone_to_world) -> tuple[np.ndarray, np.ndarray]:
-    """World heads and tails, each shaped ``(F, B, 3)``."""
-    # scene.tail_of's default (the first child's translation), for every bone in one pass:
-    # asking tail_of bone by bone scans the bones for each, B^2 on 10^5 bones.
+def tails_in_bones(scene: Scene) -> np.ndarray:
+    """Every bone's tail in its own frame, shape ``(B, 3)``: :meth:`Scene.tail_of` for all
+    bones in one pass (asking ``tail_of`` bone by bone scans the bones for each: B² on 10⁵
+    bones)."""
     first_child: dict = {}
     for b in scene.bones:
         if b.parent is not None:
             first_child.setdefault(b.parent, b.translation)
-    tails_in_bone = np.array([b.tail if b.tail is not None else first_child.get(b.name, (0.0,) * 3)
-                              for b in scene.bones], dtype=float).reshape(-1, 3)  # fmt: skip
+    return np.array([b.tail if b.tail is not None else first_child.get(b.name, (0.0,) * 3)
+                     for b in scene.bones], dtype=float).reshape(-1, 3)  # fmt: skip
+
+
+def heads_and_tails(scene: Scene, bone_to_world) -> tuple[np.ndarray, np.ndarray]:
+    """World heads and tails, each shaped ``(F, B, 3)``."""
     heads = bone_to_world[..., :3, 3].copy()
-    tails = transform_points(bone_to_world, tails_in_bone)
+    tails = transform_points(bone_to_world, tails_in_bones(scene))
     return heads, tails
