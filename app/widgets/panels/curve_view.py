@@ -31,6 +31,7 @@ from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
 from app.widgets.panels.curve_keys import EULER, QUAT, VECTOR, CurveKeyEditor, Diamonds
 from app.widgets.panels.plots import DualPlot
+from app.widgets.visible_refresh import RefreshWhileVisible
 
 COLORS = {
     "w": (215, 217, 224),
@@ -54,7 +55,7 @@ def _pen(name: str, width: float = 1.6):
     return pg.mkPen(COLORS[name], width=width)
 
 
-class CurveView(QtWidgets.QWidget):
+class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
     """The curve view panel; its plot is the ``PlotWidget`` named ``curveView``."""
 
     def __init__(self, document, parent=None):
@@ -162,19 +163,12 @@ class CurveView(QtWidgets.QWidget):
         if self.subject is not None and self.subject.kind == DRIVEN:
             self.refresh()
 
-    def showEvent(self, ev) -> None:
-        super().showEvent(ev)
-        if self._stale:
-            self.refresh()
-
     # --- building the plots --------------------------------------------------------------
 
     def refresh(self) -> None:
         """Rebuild the curves for the active selection (only while visible)."""
-        if not self.isVisible():
-            self._stale = True
+        if self._defer_while_hidden():
             return
-        self._stale = False
         doc = self._document
         previous = self.subject
         self.subject = subject_of(doc.scene, doc.active)

@@ -23,6 +23,7 @@ from app.scene.analysis.matrix_chain import MatrixChain, a_to_b_chain, bone_chai
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
 from app.widgets.panels.matrix_cards import Card, MatrixCards
 from app.widgets.text_keys import keep_keys
+from app.widgets.visible_refresh import RefreshWhileVisible
 
 WORLD = "world"
 KIND_COLORS = {"T": "#7fb2ff", "R": "#ffb35c", "S": "#c79bff", "L": "#ff7a7a"}
@@ -41,7 +42,7 @@ def factor_html(label: str) -> str:
     return text + ("<sup>-1</sup>" if inverse else "")
 
 
-class MatrixPanel(QtWidgets.QWidget):
+class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
     """Takes the document; shows the chain of the chosen bone at the current frame."""
 
     def __init__(self, document, parent=None):
@@ -132,16 +133,9 @@ class MatrixPanel(QtWidgets.QWidget):
         """The factors shown, ``(label, 4x4)``, then the product last."""
         return list(self._cards)
 
-    def showEvent(self, ev) -> None:
-        super().showEvent(ev)
-        if self._stale:
-            self.refresh()
-
     def refresh(self) -> None:
-        if not self.isVisible():
-            self._stale = True
+        if self._defer_while_hidden():
             return
-        self._stale = False
         doc = self._document
         bone = self.bone_combo.currentText()
         relative = self.relative_combo.currentText() or WORLD
