@@ -23,37 +23,19 @@ class ConstraintSection:
         kind = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
         self._header(f"{c.name}", f"{kind.get(c.type, c.type)} constraint")
         form = self._group("Evaluation")
-        space = keep_keys(QtWidgets.QComboBox())
-        space.setObjectName("constraintSpace")
-        space.addItems(["object", "world"])
-        space.setToolTip(
+        self._combo_field(
+            form, "Space (authored)", "constraintSpace", ref, "space", ["object", "world"],
             "The space saved in the file. The toolbar's World/Object toggle "
-            "overrides it for comparing, without editing the file."
-        )
-        form.addRow("Space (authored)", space)
-        space.currentTextChanged.connect(
-            lambda v: self._run(operations.set_constraint_field, doc, ref.name, "space", v)
-        )
-        self._refreshers.append(
-            lambda: self._set_combo(space, doc.scene.constraint(ref.name).space)
+            "overrides it for comparing, without editing the file.",
         )
         if isinstance(c, MultiParent):
             form.addRow("Body", QtWidgets.QLabel(c.body))
             self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
-            integrator = keep_keys(QtWidgets.QComboBox())
-            integrator.setObjectName("integrator")
-            integrator.addItems(["seed", "twist", "exact"])
-            integrator.setToolTip(
+            self._combo_field(
+                form, "Integrator", "integrator", ref, "integrator", ["seed", "twist", "exact"],
                 "seed: the seed's update equations at 'Substeps per frame'; twist: their limit "
                 "stepped with the twist frozen per step; exact: the limit itself in closed "
-                "form (substeps ignored)"
-            )
-            form.addRow("Integrator", integrator)
-            integrator.currentTextChanged.connect(
-                lambda v: self._run(operations.set_constraint_field, doc, ref.name, "integrator", v)
-            )
-            self._refreshers.append(
-                lambda: self._set_combo(integrator, doc.scene.constraint(ref.name).integrator)
+                "form (substeps ignored)",
             )
             pivots = ", ".join(p.name for p in c.pivots)
             form.addRow("Pivots", QtWidgets.QLabel(pivots))
@@ -90,6 +72,22 @@ class ConstraintSection:
             limit_fields.build_points_at(self, ref.name)
         elif isinstance(c, Fabrik):
             limit_fields.build_fabrik(self, ref.name)
+
+    def _combo_field(self, form, label: str, object_name: str, ref: Ref, field: str,
+                     items: list[str], tooltip: str) -> None:
+        """A combo box editing the constraint's text ``field`` (one command per choice)."""
+        doc = self._document
+        combo = keep_keys(QtWidgets.QComboBox())
+        combo.setObjectName(object_name)
+        combo.addItems(items)
+        combo.setToolTip(tooltip)
+        form.addRow(label, combo)
+        combo.currentTextChanged.connect(
+            lambda v: self._run(operations.set_constraint_field, doc, ref.name, field, v)
+        )
+        self._refreshers.append(
+            lambda: self._set_combo(combo, getattr(doc.scene.constraint(ref.name), field))
+        )
 
     def _info_text(self, name: str) -> str:
         doc = self._document
