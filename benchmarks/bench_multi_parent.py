@@ -122,28 +122,11 @@ def t_ours_same(scene: Scene) -> float:
 
 
 def convergence_scene(substeps: int, integrator: str) -> Scene:
-    """Three pivots on non-parallel axes, one sliding along the body, world space, 24 frames."""
-    rng = np.random.default_rng(7)
-    pivots = []
-    for i, (position, axis) in enumerate([((0.3, -0.2, 0.1), (1, 0, 0)),
-                                          ((-0.2, 0.1, 0.4), (0, 1, 0.3)),
-                                          ((0.1, 0.4, -0.3), (0.2, 0, 1))]):  # fmt: skip
-        frames = np.arange(0.0, 25.0, 6.0)
-        angles = np.cumsum(np.concatenate([[0.0], rng.uniform(0.3, 0.8, 4)]))
-        pivots.append(
-            Pivot(
-                name=f"p{i}",
-                position=position,
-                rotation_keys=Keys(frames, quat.from_axis_angle(axis, angles)),
-            )
-        )
-    pivots[2] = dataclasses.replace(pivots[2], position_keys=Keys([0.0, 24.0],
-                                                                  [[0.1, 0.4, -0.3],
-                                                                   [0.3, -0.2, 0.2]]))  # fmt: skip
-    mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), substeps=substeps,
-                     space="world", integrator=integrator)  # fmt: skip
-    return Scene(bones=[Bone(name="body", translation=(0.0, 1.0, 0.0))], constraints=[mp],
-                 frame_end=24)  # fmt: skip
+    """Three pivots on non-parallel axes, one sliding along the body, world space, 24 frames
+    (the scene of ``docs/multi-parent.md`` §8's order table)."""
+    from tools.multi_parent_analysis import order_scene
+
+    return order_scene("world", integrator, substeps)
 
 
 def convergence_rows() -> list[Row]:
