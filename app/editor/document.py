@@ -38,6 +38,9 @@ WARM_DELAY_MS = 250
 #: Frames x bones above which the timeline is not cached ahead (a 100,000-frame clip would
 #: take 400 MB of transforms): such a scene evaluates each frame shown, about a millisecond.
 TIMELINE_CACHE_BONE_FRAMES = 1_000_000
+#: Frames at most that a plot of a timeline too long to cache reads (spread evenly): a plot
+#: has fewer pixels across than this.
+PLOT_FRAMES = 4000
 
 
 def new_scene() -> Scene:
@@ -424,10 +427,16 @@ class Document(QtCore.QObject):
         """The pose with every constraint in world space (where limits can be violated)."""
         return self._pose_in("world")
 
+    def timeline_fits_cache(self) -> bool:
+        """Whether every frame × bone of the timeline may be kept (at most
+        ``TIMELINE_CACHE_BONE_FRAMES``: 100,000 frames of 31 bones would be 400 MB)."""
+        s = self._scene
+        bone_frames = (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1)
+        return bone_frames <= TIMELINE_CACHE_BONE_FRAMES
+
     def prepare_timeline(self) -> None:
         """Evaluate every frame of the timeline once, so playback only reads the cache."""
-        s = self._scene
-        if (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1) > TIMELINE_CACHE_BONE_FRAMES:
+        if not self.timeline_fits_cache():
             return
         spaces = [self._space] + (["world", self.ghost_space()] if self._compare else [])
         for space in {self._space_key(s) for s in spaces}:
@@ -442,6 +451,20 @@ class Document(QtCore.QObject):
     def timeline_if_ready(self) -> BakeResult | None:
         """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
         return self._timelines.get(self._space_key(self._space))
+
+    def timeline_for_plot(self, space: str | None) -> BakeResult:
+        """:meth:`timeline_in` when the timeline fits the cache; for a longer one, at most
+        ``PLOT_FRAMES`` whole frames spread evenly from the first frame to the last (kept
+        until the next edit), so a plot never holds the whole timeline in memory."""
+        if self.timeline_fits_cache():
+            return self.timeline_in(space)
+        key = self._space_key(space)
+        result = self._timelines.get(("plot", key))
+        if result is None:
+            s = self._scene
+            frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, PLOT_FRAMES)))
+            result = self._timelines[("plot", key)] = self._run(key, frames)
+        return result
 
     def timeline_in(self, space: str | None) -> BakeResult:
         """Every frame of the timeline with ``space`` overriding (``None``: as authored)."""

@@ -51,6 +51,17 @@ MAX_DIAMONDS = 400
 DRIVEN_DELAY_MS = 300
 
 
+def nearest_rows(frames: np.ndarray, at) -> np.ndarray:
+    """Index of the frame in the increasing ``frames`` nearest to each of ``at``."""
+    at = np.asarray(at, dtype=float)
+    if len(frames) < 2:
+        return np.zeros(at.shape, dtype=int)
+    right = np.clip(np.searchsorted(frames, at), 1, len(frames) - 1)
+    left = right - 1
+    nearer_left = np.abs(at - frames[left]) <= np.abs(frames[right] - at)
+    return np.clip(np.where(nearer_left, left, right), 0, len(frames) - 1)
+
+
 def _pen(name: str, width: float = 1.6):
     return pg.mkPen(COLORS[name], width=width)
 
@@ -372,7 +383,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
 
     def _plot_driven(self, subject: CurveSubject) -> None:
         doc = self._document
-        timeline = doc.timeline()
+        timeline = doc.timeline_for_plot(doc.space)
         frames = timeline.frames
         heads = timeline.heads[:, subject.bone]
         self.plot.set_right_axis(None)
@@ -382,7 +393,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
             self._curve(self.plot, frames, heads[:, i], f"p{axis}", label=axis, style=axis)
             self._series[f"p{axis}"] = (frames, heads[:, i])
         key_frames = subject.key_frames()
-        rows = np.clip(np.rint(key_frames - frames[0]).astype(int), 0, len(frames) - 1)
+        rows = nearest_rows(frames, key_frames)
         owners = [ref for _, ref in subject.key_owners]
         for i, axis in enumerate("xyz"):
             self._markers(self.plot, key_frames, heads[rows, i], f"p{axis}", owners, style=axis)
@@ -393,7 +404,8 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self._lower.setVisible(True)
         self.lower.set_right_axis("angle (°)")
         self.lower.getPlotItem().setLabel("left", "distance", color="#c8cad0")
-        world, obj = doc.timeline_in("world"), doc.timeline_in("object")
+        world, obj = doc.timeline_for_plot("world"), doc.timeline_for_plot("object")
+        every = "every frame" if doc.timeline_fits_cache() else f"{len(frames)} frames, evenly"
         b = subject.bone
         distance, angle = compare.pose_differences(world.bone_to_world[:, b],
                                                    obj.bone_to_world[:, b])  # fmt: skip
@@ -402,7 +414,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self._series["distance"] = (frames, distance)
         self._series["angle difference"] = (frames, angle)
         self.lower_note.setText(
-            f"World space against object space, every frame: the head up to "
+            f"World space against object space, {every}: the head up to "
             f"{distance.max():.3g} apart, the orientation up to {angle.max():.3g}°"
             + (
                 " (they agree: no limits or non-uniform scale in play)"
