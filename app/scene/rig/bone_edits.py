@@ -139,7 +139,10 @@ def extrude(scene: Scene, name: str) -> tuple[Rig, str]:
 def _compose_into(bone: Bone, a_to_b: np.ndarray, new_parent: str | None) -> Bone:
     """``bone`` re-expressed under another parent: its frame was in frame ``a`` and is now
     in frame ``b`` (``a_to_b`` a similarity: rotation, uniform scale, translation). Its
-    translation and rotation keys are mapped the same way.
+    translation, rotation and scale keys are mapped the same way: the uniform factor ``s``
+    multiplies every scale (static and keyed), since ``T(o)·s·R·T(t)·R(q)·S(k)`` is
+    ``T(o + s·R·t)·R(turn·q)·S(s·k)``. Each map commutes with every key interpolation (lerp,
+    slerp, step, ease), so the bone keeps its place between keys too.
 
     Raises
     ------
@@ -175,6 +178,9 @@ def _compose_into(bone: Bone, a_to_b: np.ndarray, new_parent: str | None) -> Bon
     if bone.rotation_keys is not None:
         keys = bone.rotation_keys
         changes["rotation_keys"] = dataclasses.replace(keys, values=turned(keys.values))
+    if bone.scale_keys is not None:
+        keys = bone.scale_keys
+        changes["scale_keys"] = dataclasses.replace(keys, values=np.asarray(keys.values) * s)
     return dataclasses.replace(bone, **changes)
 
 
