@@ -194,7 +194,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         hint = QtWidgets.QLabel(
             "Click a bone, a pivot (orange) or a target (cyan) in the viewport or the "
             "outliner to edit it. Drag pivots and targets; Shift+drag keeps them on the "
-            "ground plane; Ctrl+drag turns a pivot or bone and keys it."
+            "ground plane; Ctrl+drag turns a pivot or bone (a key where it is animated)."
         )
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #9aa0a8;")
