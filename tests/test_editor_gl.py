@@ -149,29 +149,71 @@ def test_clicking_a_bone_selects_it_and_shift_adds(window, qtbot):
     assert doc.selection == ()
 
 
-def test_ctrl_drag_rotates_a_bone_and_keys_it_in_one_undo_step(window, qtbot):
-    doc, vp = window.document, window.viewport
-    doc.set_frame(10)
-    before = doc.scene.copy()
-    i = doc.scene.bone_index("calf.l")
+def _ctrl_drag_bone(doc, vp, qtbot, name):
+    """Ctrl+drag from the middle of bone ``name`` 60 px right; checks the turn was about
+    its head and returns its world tail before and after."""
+    i = doc.scene.bone_index(name)
     pose = doc.pose()
     head = vp.project(pose.heads[0, i : i + 1])[0]
     middle = vp.project([(pose.heads[0, i] + pose.tails[0, i]) / 2])[0]
     tail_before = pose.tails[0, i].copy()
     drag(vp, middle, middle + (60, 0), CTRL, qtbot=qtbot)
-    calf = doc.scene.bone("calf.l")
-    assert calf.rotation_keys is not None and calf.rotation_keys.frames.tolist() == [10]
     assert doc.undo_stack.count() == 1
-    assert doc.undo_stack.undoText() == "Rotate bone calf.l at frame 10"
-    tail_after = doc.pose().tails[0, i]
-    assert np.linalg.norm(tail_after - tail_before) > 0.05  # the shin swung
-    # the knee stays where it is: the rotation is about the bone's head
+    # the joint stays where it is: the rotation is about the bone's head
     assert np.allclose(vp.project(doc.pose().heads[0, i : i + 1])[0], head, atol=1e-6)
-    after = doc.scene.copy()
+    return tail_before, doc.pose().tails[0, i].copy()
+
+
+def _undo_redo(doc, vp, before, after):
     key(vp, "Z", CTRL)
     assert doc.scene == before
     key(vp, "Z", CTRL | SHIFT)
     assert doc.scene == after
+
+
+def test_ctrl_drag_on_an_unkeyed_bone_turns_its_rest_pose_in_one_undo_step(window, qtbot):
+    # the rule of the rotate gizmo and R: no rotation keys, so the rest rotation turns
+    doc, vp = window.document, window.viewport
+    doc.set_frame(10)
+    before = doc.scene.copy()
+    assert doc.scene.bone("calf.l").rotation_keys is None
+    tail_before, tail_after = _ctrl_drag_bone(doc, vp, qtbot, "calf.l")
+    calf = doc.scene.bone("calf.l")
+    assert calf.rotation_keys is None  # no key was made
+    assert calf.rotation != before.bone("calf.l").rotation
+    assert doc.undo_stack.undoText() == "Rotate bone calf.l"
+    assert np.linalg.norm(tail_after - tail_before) > 0.05  # the shin swung
+    # a rest edit holds at every frame: the shin is turned the same way at frame 70
+    i = doc.scene.bone_index("calf.l")
+    other = doc.evaluate([70.0]).bone_to_world[0, i]
+    thigh = doc.evaluate([70.0]).bone_to_world[0, doc.scene.bone_index("thigh.l")]
+    local = np.linalg.inv(thigh) @ other
+    expected = Rotation.from_quat(calf.rotation, scalar_first=True).as_matrix()
+    assert np.allclose(local[:3, :3], expected, atol=1e-9)
+    _undo_redo(doc, vp, before, doc.scene.copy())
+
+
+def test_ctrl_drag_on_a_keyed_bone_keys_it_in_one_undo_step(window, qtbot):
+    doc, vp = window.document, window.viewport
+    doc.set_frame(10)
+    before = doc.scene.copy()
+    old = doc.scene.bone("calf.r")
+    assert 10 not in old.rotation_keys.frames
+    tail_before, tail_after = _ctrl_drag_bone(doc, vp, qtbot, "calf.r")
+    calf = doc.scene.bone("calf.r")
+    assert calf.rotation == old.rotation  # the rest pose stays
+    assert calf.rotation_keys.frames.tolist() == sorted([*old.rotation_keys.frames, 10.0])
+    assert doc.undo_stack.undoText() == "Rotate bone calf.r at frame 10"
+    assert np.linalg.norm(tail_after - tail_before) > 0.05
+    # the key holds what the viewport shows at frame 10 (the parent's frame, scipy)
+    i = doc.scene.bone_index("calf.r")
+    pose = doc.pose()
+    local = np.linalg.inv(pose.bone_to_world[0, doc.scene.bone_index("thigh.r")]) @ \
+        pose.bone_to_world[0, i]
+    q = calf.rotation_keys.values[calf.rotation_keys.index(10.0)]
+    assert np.allclose(local[:3, :3], Rotation.from_quat(q, scalar_first=True).as_matrix(),
+                       atol=1e-9)  # fmt: skip
+    _undo_redo(doc, vp, before, doc.scene.copy())
 
 
 def test_key_set_and_deleted_through_the_inspector(window, qtbot):

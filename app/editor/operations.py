@@ -174,6 +174,35 @@ def set_bone_translation(document, name: str, value) -> None:
     replace(document, Ref.bone(name), new, text, merge_key=(Ref.bone(name), "translation", frame))
 
 
+def set_bone_scale(document, name: str, value) -> None:
+    """A bone's scale: a key at the current frame when it is animated (edits merge)."""
+    frame = document.frame
+    bone = document.scene.bone(name)
+    try:
+        new = editing.with_bone_scale(bone, frame, value)
+    except ValueError as e:
+        raise OperationError(str(e)) from None
+    keyed = bone.scale_keys is not None
+    text = f"Scale bone {name}" + (f" at frame {_f(frame)}" if keyed else "")
+    replace(document, Ref.bone(name), new, text, merge_key=(Ref.bone(name), "scale", frame))
+
+
+def set_key_interpolation(document, ref: Ref, field: str, kind: str) -> None:
+    """How the ``field`` keys of ``ref`` run from the key at or before the current frame to
+    the next (``"linear"``, ``"constant"``, ``"ease"``)."""
+    item = editing.resolve(document.scene, ref)
+    keys = getattr(item, field, None)
+    what = field.removesuffix("_keys")
+    if keys is None:
+        raise OperationError(f"{ref.label()}: its {what} is not animated, so it has no keys")
+    try:
+        new = editing.with_key_interpolation(item, field, document.frame, kind)
+    except ValueError as e:
+        raise OperationError(str(e)) from None
+    at = keys.frames[editing.key_at_or_before(keys, document.frame)]
+    replace(document, ref, new, f"Set {what} key of {ref.label()} at frame {_f(at)} to {kind}")
+
+
 def set_constraint_field(document, name: str, field: str, value) -> None:
     """Edit one field of a constraint (``space``, ``substeps``, ``tolerance``...)."""
     import dataclasses

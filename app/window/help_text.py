@@ -6,7 +6,8 @@ HELP_TEXT = """<h3>Pivotal controls</h3>
 <tr><td>Drag on empty space</td><td>orbit · Ctrl: pan · wheel: zoom</td></tr>
 <tr><td>Click</td><td>select a bone, pivot (orange), target (cyan) · Shift adds</td></tr>
 <tr><td>Drag a pivot / target</td><td>move it facing you · Shift: along the ground</td></tr>
-<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball and key it at this frame</td></tr>
+<tr><td>Ctrl+drag a pivot / bone</td><td>turn it with the arcball (a key when animated,
+else the rest)</td></tr>
 <tr><td>Esc while dragging</td><td>cancel the drag</td></tr>
 <tr><td>Move · Rotate (toolbar)</td><td>arrows / rings on the selection · Local: its own axes
 · Ctrl snaps (0.1 / 5°)</td></tr>

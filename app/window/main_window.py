@@ -262,7 +262,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         elif ref.kind in TARGET_KINDS:
             hint = f"Drag: move the {ref.kind} · Shift: on the ground · K key · Shift+K delete key"
         elif ref.kind == BONE:
-            hint = "Ctrl+drag: rotate & key · Shift+click: add bones · Edit ▸ Add for constraints"
+            hint = "Ctrl+drag: rotate · Shift+click: add bones · Edit ▸ Add for constraints"
         else:
             hint = "Right-click in the outliner to add pivots or set the target"
         self.hint_label.setText(hint)

@@ -75,7 +75,8 @@ def delete_bones(document, names=None, children: str = REPARENT) -> None:
 
 
 def rename_bone(document, old: str, new: str) -> None:
-    """F2 / the outliner: rename a bone and every reference to it (parents, constraints)."""
+    """F2 / the outliner: rename a bone and every reference to it (parents, constraints,
+    skinned meshes' joints, tutorial data)."""
     new = new.strip()
     if new == old:
         return

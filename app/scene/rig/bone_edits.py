@@ -1,10 +1,11 @@
 """Structural edits of the skeleton, as pure functions from a scene to new item lists.
 
 Adding, extruding, deleting, renaming and reparenting bones change more than one item (a
-rename touches every constraint that names the bone; a delete may take constraints and
-children with it), so each function here returns a :class:`Rig`: the new ``bones`` and
-``constraints`` lists. The editor's undo command keeps the old and the new lists. The
-input scene is never changed.
+rename touches every constraint, skinned mesh and tutorial that names the bone; a delete may
+take constraints and children with it), so each function here returns a :class:`Rig`: the
+new ``bones`` and ``constraints`` lists (and, for a rename, the new ``meshes`` and
+``extra``). The editor's undo command keeps the old and the new lists. The input scene is
+never changed.
 
 Rest values are the static ``translation``/``rotation``/``scale`` of the bones (the pose
 with no keys), as Blender's edit mode shows them.
@@ -23,6 +24,7 @@ from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix, trs
 from app.scene.rig.editing import unique_name
 from app.scene.rig.model import Bone, Fabrik, MultiParent, PointsAt, Scene, Target
+from app.scene.rig.renames import renamed_extra, renamed_meshes
 
 #: A new bone's length when nothing suggests one (a root bone, File ▸ New's).
 DEFAULT_LENGTH = 1.0
@@ -34,10 +36,16 @@ KEEP_WORLD, KEEP_LOCAL = "world", "local"
 
 @dataclass(frozen=True)
 class Rig:
-    """The new item lists of an edit (what a scene's ``bones``/``constraints`` become)."""
+    """The new item lists of an edit (what a scene's ``bones``/``constraints`` become).
+
+    ``meshes`` and ``extra`` are the scene's new skinned meshes and top-level unknown keys
+    when the edit changes them (a rename), ``None`` when it leaves them alone.
+    """
 
     bones: tuple[Bone, ...]
     constraints: tuple
+    meshes: tuple | None = None
+    extra: dict | None = None
 
 
 def _vec(v) -> tuple:
@@ -131,7 +139,10 @@ def extrude(scene: Scene, name: str) -> tuple[Rig, str]:
 def _compose_into(bone: Bone, a_to_b: np.ndarray, new_parent: str | None) -> Bone:
     """``bone`` re-expressed under another parent: its frame was in frame ``a`` and is now
     in frame ``b`` (``a_to_b`` a similarity: rotation, uniform scale, translation). Its
-    translation and rotation keys are mapped the same way.
+    translation, rotation and scale keys are mapped the same way: the uniform factor ``s``
+    multiplies every scale (static and keyed), since ``T(o)·s·R·T(t)·R(q)·S(k)`` is
+    ``T(o + s·R·t)·R(turn·q)·S(s·k)``. Each map commutes with every key interpolation (lerp,
+    slerp, step, ease), so the bone keeps its place between keys too.
 
     Raises
     ------
@@ -167,6 +178,9 @@ def _compose_into(bone: Bone, a_to_b: np.ndarray, new_parent: str | None) -> Bon
     if bone.rotation_keys is not None:
         keys = bone.rotation_keys
         changes["rotation_keys"] = dataclasses.replace(keys, values=turned(keys.values))
+    if bone.scale_keys is not None:
+        keys = bone.scale_keys
+        changes["scale_keys"] = dataclasses.replace(keys, values=np.asarray(keys.values) * s)
     return dataclasses.replace(bone, **changes)
 
 
@@ -252,8 +266,9 @@ def renamed_in_constraint(constraint, old: str, new: str):
 
 
 def rename_bone(scene: Scene, old: str, new: str) -> Rig:
-    """The scene with bone ``old`` called ``new``, and every reference to it updated
-    (children's ``parent`` and every constraint field that names it).
+    """The scene with bone ``old`` called ``new``, and every reference to it updated:
+    children's ``parent``, every constraint field that names it, the joints of skinned
+    meshes bound to it and the scene's ``tutorial`` data (see :mod:`.renames`).
 
     Raises
     ------
@@ -275,7 +290,10 @@ def rename_bone(scene: Scene, old: str, new: str) -> Rig:
             b = dataclasses.replace(b, parent=new)
         bones.append(b)
     constraints = tuple(renamed_in_constraint(c, old, new) for c in scene.constraints)
-    return Rig(tuple(bones), constraints)
+    meshes = renamed_meshes(scene.meshes, old, new)
+    bound = any(old in m.joints for m in scene.meshes)
+    extra = renamed_extra(scene.extra, old, new, meshes_renamed=bound)
+    return Rig(tuple(bones), constraints, meshes, extra)
 
 
 # --- reparenting -------------------------------------------------------------------------

@@ -152,6 +152,34 @@ def translation_at(bone: Bone, frame: float) -> np.ndarray:
     return sample(bone.translation, bone.translation_keys, np.asarray(float(frame)))
 
 
+def scale_at(bone: Bone, frame: float) -> np.ndarray:
+    """A bone's scale (per axis of its own frame) at ``frame``, (3,)."""
+    return sample(bone.scale, bone.scale_keys, np.asarray(float(frame)))
+
+
+def key_at_or_before(keys: Keys, frame: float) -> int:
+    """Index of the key whose segment holds ``frame``: the last key at or before it (the
+    first key for a frame before every key). Its interpolation is the one the inspector
+    shows and edits at that frame (the last key's entry is kept but unused)."""
+    return max(int(np.searchsorted(keys.frames, float(frame), side="right")) - 1, 0)
+
+
+def with_key_interpolation(item, field: str, frame: float, kind: str):
+    """``item`` whose ``field`` keys (``"rotation_keys"``...) interpolate by ``kind`` from
+    the key at or before ``frame`` (:func:`key_at_or_before`) to the next.
+
+    Raises
+    ------
+    ValueError
+        When the property has no keys, or for a ``kind`` that is not an interpolation.
+    """
+    keys = getattr(item, field)
+    if keys is None:
+        raise ValueError(f"{field.removesuffix('_keys')} is not animated: it has no keys")
+    at = keys.frames[key_at_or_before(keys, frame)]
+    return dataclasses.replace(item, **{field: keys.with_interpolation([at], kind)})
+
+
 def key_frames(scene: Scene, ref: Ref) -> np.ndarray:
     """Every frame where the item (or, for a constraint, anything in it) has a key."""
     item = resolve(scene, ref)
@@ -243,6 +271,22 @@ def with_bone_translation(bone: Bone, frame: float, translation) -> Bone:
             bone, translation_keys=_keyed(bone.translation_keys, frame, translation)
         )
     return dataclasses.replace(bone, translation=_vec(translation))
+
+
+def with_bone_scale(bone: Bone, frame: float, scale) -> Bone:
+    """A bone scaled to ``scale``: a key if its scale is animated, else its static scale.
+
+    Raises
+    ------
+    ValueError
+        For a factor that is not a finite number > 0.
+    """
+    if bone.scale_keys is None:
+        return with_bone_rest(bone, scale=scale)
+    v = np.asarray(scale, dtype=float).reshape(-1)
+    if not np.all(np.isfinite(v)) or np.any(v <= 0):
+        raise ValueError("every scale factor must be a finite number > 0")
+    return dataclasses.replace(bone, scale_keys=_keyed(bone.scale_keys, frame, v))
 
 
 def replace_pivot(constraint: MultiParent, pivot: Pivot, old_name: str | None = None):

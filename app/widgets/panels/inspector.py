@@ -19,6 +19,7 @@ from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Target
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.panels.constraint_section import ConstraintSection
+from app.widgets.panels.key_fields import interpolation_row, scale_group
 from app.widgets.text_keys import keep_keys
 
 
@@ -158,6 +159,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
                 editing.rotation_at(editing.resolve(doc.scene, ref), doc.frame)
             )
         )
+        interpolation_row(self, form, ref, "rotation_keys")
         self._key_buttons(form, ref)
         self._note(form, lambda: self._key_state(ref))
         return form
@@ -170,7 +172,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         parts = []
         if hasattr(item, "rotation_keys"):
             parts.append(_keys_text(item.rotation_keys, "rotation"))
-        for field, words in (("translation_keys", "translation"), ("position_keys", "position")):
+        for field, words in (("translation_keys", "translation"), ("scale_keys", "scale"),
+                             ("position_keys", "position")):  # fmt: skip
             if hasattr(item, field):
                 parts.append(_keys_text(getattr(item, field), words))
         status = f"◆ key at frame {doc.frame:g}" if here else f"no key at frame {doc.frame:g}"
@@ -191,7 +194,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         hint = QtWidgets.QLabel(
             "Click a bone, a pivot (orange) or a target (cyan) in the viewport or the "
             "outliner to edit it. Drag pivots and targets; Shift+drag keeps them on the "
-            "ground plane; Ctrl+drag turns a pivot or bone and keys it."
+            "ground plane; Ctrl+drag turns a pivot or bone (a key where it is animated)."
         )
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #9aa0a8;")
@@ -225,6 +228,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
                 else "not animated: edits apply to the whole timeline"
             ),
         )
+        interpolation_row(self, form, ref, "translation_keys")
+        scale_group(self, ref)
         form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
             ("translation", "Translation", 3, 4),
@@ -288,6 +293,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
                 else "not animated: edits and drags move it for the whole timeline"
             ),
         )
+        interpolation_row(self, form, ref, "position_keys")
         self._rotation_group(ref, "Rotation q_i at this frame — edits key it")
 
     def _build_target(self, ref: Ref) -> None:
@@ -321,6 +327,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
                     editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
                 )
             )
+            interpolation_row(self, form, ref, "position_keys")
             self._key_buttons(form, ref)
             self._note(form, lambda: self._key_state(ref))
 

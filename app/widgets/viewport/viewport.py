@@ -6,9 +6,9 @@ scene item hangs under one root item whose transform turns world Y-up into the v
 Mouse: a press on a handle (pivot, target) selects it and drags it in the plane through it
 facing the camera (Shift: along the ground), and so does a press on a selected bone's tail
 (its rest tail), and one on a shown limit's cone rim or hinge ends (its angles). Ctrl+drag
-on a pivot or bone turns it with an arcball and keys it. A press on a bone selects it
-(Shift adds to the selection). Anything else orbits, pans and zooms as pyqtgraph does; a
-click on empty space clears the selection.
+on a pivot or bone turns it with an arcball (keyed when animated, as the gizmos). A press
+on a bone selects it (Shift adds to the selection). Anything else orbits, pans and zooms as
+pyqtgraph does; a click on empty space clears the selection.
 The rotate and move gizmos (:mod:`~app.widgets.viewport.gizmo_items`) take a press on their
 rings and arrows first; G and R start a modal transform
 (:mod:`~app.widgets.viewport.interaction.transform_mode`) that takes every key and click until it

@@ -1,7 +1,12 @@
 """Gestures in the viewport: moving a handle, turning a pivot or bone with the arcball.
 
-A gesture previews its edit live (:class:`app.editor.operations.LiveEdit`) and pushes one undo
-command on release; Escape cancels it and puts the item back exactly.
+A gesture previews its edit live (:class:`app.editor.operations.LiveEdit`, or for the
+arcball the gizmos' :class:`~app.widgets.viewport.interaction.transform_edit.Subject`) and
+pushes one undo command on release; Escape cancels it and puts the item back exactly.
+
+The arcball (Ctrl+drag) edits through the same :class:`~.transform_edit.Item` as the rotate
+gizmo and R, so it follows their rule: a bone whose rotation is keyed gets a key at the
+current frame, an unkeyed bone turns its rest pose; a pivot's rotation is always keyed.
 """
 
 from __future__ import annotations
@@ -10,10 +15,10 @@ import numpy as np
 
 from app.editor.operations import LiveEdit
 from app.scene.analysis import projection
-from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world, turn_in_frame
-from app.scene.math.transforms import rotation_from_matrix
+from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, PIVOT, POINT, TARGET_KINDS, Ref
+from app.widgets.viewport.interaction.transform_edit import ROTATE, subject_for
 
 #: How near (pixels) the cursor must be to a handle's centre to grab it.
 HANDLE_RADIUS_PX = 10.0
@@ -92,31 +97,27 @@ class MoveDrag(Drag):
 
 
 class RotateDrag(Drag):
-    """Turn a pivot's quaternion or a bone's local rotation with an arcball; keys it."""
+    """Turn a pivot's quaternion or a bone's local rotation with an arcball about its centre.
 
-    def __init__(self, viewport, document, live, center_in_world, pixel, frame_rotation):
-        super().__init__(viewport, document, live)
-        self.center_world = np.asarray(center_in_world, dtype=float)
+    ``subject`` (one item, from :func:`~.transform_edit.subject_for`) previews, commits and
+    cancels, keying or editing the rest pose by the gizmos' rule.
+    """
+
+    def __init__(self, viewport, document, subject, pixel):
+        super().__init__(viewport, document, subject)
+        self.subject = subject
+        self.center_world = np.asarray(subject.center, dtype=float)
         self.center_px = viewport.project(self.center_world[None])[0]
         self.start_px = np.asarray(pixel, dtype=float)
         self.radius = max(
             ARCBALL_RADIUS_PX, 1.05 * float(np.linalg.norm(self.start_px - self.center_px))
         )
         self.eye_to_world = np.linalg.inv(viewport.world_to_eye())
-        self.frame_rotation = frame_rotation
-        self.start_rotation = editing.rotation_at(live.original, document.frame)
         viewport.show_ring(self.center_world, self.radius)
 
     def move(self, pixel, modifiers) -> None:
         q_eye = arcball_rotation(self.start_px, pixel, self.center_px, self.radius)
-        q_world = rotation_in_world(q_eye, self.eye_to_world)
-        q = turn_in_frame(self.start_rotation, q_world, self.frame_rotation)
-        frame = self.document.frame
-        if self.live.ref.kind == PIVOT:
-            item = editing.with_pivot_rotation(self.live.original, frame, q)
-        else:
-            item = editing.with_bone_rotation(self.live.original, frame, q)
-        self.live.preview(item)
+        self.subject.turn(rotation_in_world(q_eye, self.eye_to_world))
 
     def finish(self) -> None:
         self.viewport.show_ring(None, None)
@@ -132,36 +133,16 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
     scene = document.scene
     frame = document.frame
     pose = document.pose()
-    identity = np.array([1.0, 0.0, 0.0, 0.0])
     if ctrl:
-        if ref.kind == PIVOT:
-            c = scene.constraint(ref.name)
-            body = scene.bone_index(c.body)
-            space = document.space or c.space
-            frame_rotation = (
-                rotation_from_matrix(pose.bone_to_world[0, body]) if space == "object" else identity
-            )
-            live = LiveEdit(document, ref, f"Rotate {ref.label()} at frame {frame:g}")
-            return RotateDrag(
-                viewport, document, live, viewport.handle_position(ref), pixel, frame_rotation
-            )
-        if ref.kind == BONE:
-            bone = scene.bone(ref.name)
-            i = scene.bone_index(ref.name)
-            driven = [c.name for c in scene.constraints if ref.name in c.driven_bones()]
-            if driven:
-                document.notify(
-                    f"{ref.name} is driven by {', '.join(driven)}; its keys "
-                    "show only where the constraint lets them"
-                )
-            if bone.parent is None:
-                frame_rotation = identity
-            else:
-                parent = scene.bone_index(bone.parent)
-                frame_rotation = rotation_from_matrix(pose.bone_to_world[0, parent])
-            live = LiveEdit(document, ref, f"Rotate {ref.label()} at frame {frame:g}")
-            return RotateDrag(viewport, document, live, pose.heads[0, i], pixel, frame_rotation)
-        return None
+        if ref.kind not in (PIVOT, BONE):
+            return None
+        subject, why = subject_for(document, ROTATE, [ref])
+        if subject is None:
+            document.notify(why)
+            return None
+        if subject.note:  # a driven bone
+            document.notify(subject.note)
+        return RotateDrag(viewport, document, subject, pixel)
     if ref.kind == PIVOT:
         c = scene.constraint(ref.name)
         pivot = editing.resolve(scene, ref)

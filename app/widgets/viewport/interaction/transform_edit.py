@@ -173,6 +173,11 @@ class Subject:
                 self.document.set_item(collection, index, owner)
         self.new_owners = owners
 
+    def turn(self, delta_in_world) -> None:
+        """Preview every item turned by the world rotation ``delta_in_world`` (4,) about
+        its own centre (the arcball's whole turn)."""
+        self._preview([it.rotated(delta_in_world) for it in self.items])
+
     def rotate_about(self, axis, angle: float, k: int | None = None, local: bool = False):
         """Preview a turn of ``angle`` radians about the world direction ``axis``; with
         ``local`` each item turns about its own axis ``k`` instead."""

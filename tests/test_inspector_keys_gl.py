@@ -1,0 +1,154 @@
+"""The inspector's key fields with real mouse and key events: each keyed property's
+interpolation at the current frame, and a bone's scale (keyed or static). Each edit is
+checked in the scene (against sampling written here) after do, undo and redo, and in the
+viewport's pixels."""
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
+
+from app.scene.io import save_scene
+from app.scene.rig.editing import Ref
+
+from . import gui
+from .gui import LEFT, NO_MODS, framebuffer, key
+from .test_key_field_edits import smoothstep
+from .test_reparent_scale_keys import scaled_parents
+
+
+def changed_pixels(a, b, threshold=40):
+    return int((np.abs(a - b).max(axis=2) > threshold).sum())
+
+
+def open_arm(qtbot, tmp_path, bone="arm", frame=10.0):
+    path = tmp_path / "scaled.json"
+    save_scene(scaled_parents(), path)
+    win = gui.open_window(qtbot, path, frame=frame)
+    outliner = win.outliner
+    rect = outliner.visualItemRect(outliner.item_for(Ref.bone(bone)))
+    QTest.mouseClick(outliner.viewport(), LEFT, NO_MODS, rect.center())
+    qtbot.waitUntil(lambda: win.document.selection == (Ref.bone(bone),))
+    return win
+
+
+def child(win, cls, name):
+    widget = win.inspector.findChild(cls, name)
+    assert widget is not None, name
+    return widget
+
+
+def type_into(spin, text):
+    spin.setFocus()
+    QTest.keyClick(spin, QtCore.Qt.Key.Key_A, gui.CTRL)
+    QTest.keyClicks(spin, text)
+    QTest.keyClick(spin, QtCore.Qt.Key.Key_Return)
+
+
+def test_each_keyed_property_shows_and_edits_its_key_interpolation(qtbot, tmp_path):
+    win = open_arm(qtbot, tmp_path)
+    doc = win.document
+    original = doc.scene.bone("arm")
+    combos = {w: child(win, QtWidgets.QComboBox, f"interpolation_{w}")
+              for w in ("rotation", "translation", "scale")}  # fmt: skip
+    # frame 10 lies in the segments from the keys at frame 6
+    assert {w: c.currentData() for w, c in combos.items()} == {
+        "rotation": "linear", "translation": "ease", "scale": "constant"}
+    label = child(win, QtWidgets.QLabel, "interpolationLabel_scale")
+    assert "frame 6" in label.text()
+    # scrubbing onto the next key shows that key's entries
+    doc.set_frame(15.0)
+    qtbot.waitUntil(lambda: combos["scale"].currentData() == "ease")
+    assert "frame 15" in label.text()
+    doc.set_frame(10.0)
+    qtbot.waitUntil(lambda: combos["scale"].currentData() == "constant")
+    image = framebuffer(win.viewport, qtbot)
+    # Down in the focused combo: constant -> ease, one undo step
+    combos["scale"].setFocus()
+    QTest.keyClick(combos["scale"], QtCore.Qt.Key.Key_Down)
+    arm = doc.scene.bone("arm")
+    assert arm.scale_keys.interpolation == ("linear", "ease", "ease", "linear")
+    assert arm.rotation_keys is original.rotation_keys
+    assert doc.undo_stack.count() == 1
+    assert doc.undo_stack.undoText() == "Set scale key of bone arm at frame 6 to ease"
+    v = original.scale_keys.values
+    u = smoothstep((10 - 6) / 9)
+
+    def scale_now():
+        i = doc.scene.bone_index("arm")
+        m = doc.pose().bone_to_world[0, i]
+        parent = doc.pose().bone_to_world[0, doc.scene.bone_index("wide")]
+        return np.linalg.norm((np.linalg.inv(parent) @ m)[:3, :3], axis=0)
+
+    assert np.allclose(scale_now(), (1 - u) * v[1] + u * v[2], atol=1e-12)
+    qtbot.wait(30)
+    assert changed_pixels(image, framebuffer(win.viewport, qtbot)) > 30  # the arm grew
+    key(win, "Z", gui.CTRL)
+    assert doc.scene.bone("arm") == original
+    assert np.allclose(scale_now(), v[1], atol=1e-12)  # held until frame 15
+    qtbot.waitUntil(lambda: combos["scale"].currentData() == "constant")
+    key(win, "Z", gui.CTRL | gui.SHIFT)
+    assert doc.scene.bone("arm").scale_keys.interpolation[1] == "ease"
+    qtbot.waitUntil(lambda: combos["scale"].currentData() == "ease")
+    # the rotation's combo by mouse and keys: open its list, go down to "Constant", Enter
+    combo = combos["rotation"]
+    QTest.mouseClick(combo, LEFT)
+    qtbot.waitUntil(lambda: combo.view().isVisible())
+    QTest.keyClick(combo.view(), QtCore.Qt.Key.Key_Down)
+    QTest.keyClick(combo.view(), QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: doc.scene.bone("arm").rotation_keys.interpolation[1] == "constant")
+    assert doc.undo_stack.count() == 2
+    q = doc.scene.bone("arm").rotation_keys.values[1]
+    i = doc.scene.bone_index("arm")
+    local = np.linalg.inv(doc.pose().bone_to_world[0, doc.scene.bone_index("wide")]) @ \
+        doc.pose().bone_to_world[0, i]
+    from scipy.spatial.transform import Rotation
+
+    turn = local[:3, :3] / np.linalg.norm(local[:3, :3], axis=0)
+    assert np.allclose(turn, Rotation.from_quat(q, scalar_first=True).as_matrix(), atol=1e-9)
+
+
+def test_the_scale_fields_key_an_animated_scale_and_merge_into_one_step(qtbot, tmp_path):
+    win = open_arm(qtbot, tmp_path)
+    doc, vp = win.document, win.viewport
+    original = doc.scene.bone("arm")
+    sampled = doc.scene.bone("arm").scale_keys.values[1]  # constant from frame 6
+    assert np.allclose(child(win, QtWidgets.QDoubleSpinBox, "scale1").value(), sampled[1])
+    image = framebuffer(vp, qtbot)
+    type_into(child(win, QtWidgets.QDoubleSpinBox, "scale0"), "1.25")
+    type_into(child(win, QtWidgets.QDoubleSpinBox, "scale1"), "1.5")  # along the bone
+    assert doc.undo_stack.count() == 1  # two fields, one merged step
+    assert doc.undo_stack.undoText() == "Scale bone arm at frame 10"
+    keys = doc.scene.bone("arm").scale_keys
+    assert np.array_equal(keys.frames, [0, 6, 10, 15, 24])
+    assert np.allclose(keys.values[2], [1.25, 1.5, sampled[2]])
+    assert doc.scene.bone("arm").scale == original.scale
+    qtbot.wait(30)
+    assert changed_pixels(image, framebuffer(vp, qtbot)) > 30
+    key(win, "Z", gui.CTRL)
+    assert doc.scene.bone("arm") == original and doc.undo_stack.count() == 1
+    qtbot.waitUntil(lambda: np.isclose(
+        child(win, QtWidgets.QDoubleSpinBox, "scale0").value(), sampled[0]))  # fmt: skip
+    key(win, "Z", gui.CTRL | gui.SHIFT)
+    assert np.allclose(doc.scene.bone("arm").scale_keys.values[2], [1.25, 1.5, sampled[2]])
+    # a bad factor is refused, nothing changes
+    type_into(child(win, QtWidgets.QDoubleSpinBox, "scale2"), "-1")
+    assert doc.undo_stack.count() == 1
+    assert np.allclose(doc.scene.bone("arm").scale_keys.values[2], [1.25, 1.5, sampled[2]])
+
+
+def test_a_static_scale_is_edited_for_the_whole_timeline(qtbot, tmp_path):
+    win = open_arm(qtbot, tmp_path, bone="hand")
+    doc = win.document
+    row = child(win, QtWidgets.QWidget, "interpolationRow_scale")
+    assert not row.isVisible()  # no scale keys: nothing to interpolate
+    assert child(win, QtWidgets.QWidget, "interpolationRow_rotation").isHidden()
+    type_into(child(win, QtWidgets.QDoubleSpinBox, "scale1"), "2")
+    hand = doc.scene.bone("hand")
+    assert hand.scale == (0.8, 2.0, 1.3) and hand.scale_keys is None
+    assert doc.undo_stack.undoText() == "Scale bone hand"
+    rest = child(win, QtWidgets.QDoubleSpinBox, "rest_scale1")
+    qtbot.waitUntil(lambda: rest.value() == 2.0)  # the static scale is the rest scale
+    key(win, "Z", gui.CTRL)
+    assert doc.scene.bone("hand").scale == (0.8, 1.0, 1.3)
+    key(win, "Z", gui.CTRL | gui.SHIFT)
+    assert doc.scene.bone("hand").scale == (0.8, 2.0, 1.3)
