@@ -68,3 +68,34 @@ def test_renaming_a_skinned_bone_keeps_the_mesh_bound_through_undo_redo_and_save
     back = Document.from_file(path)
     assert back.scene.meshes[0].joints == mesh.joints
     assert np.allclose(skinned(back.scene, frames)[0], before, atol=1e-5)  # float32 in glb
+
+
+def test_deleting_a_skinned_bone_hands_its_vertices_to_the_parent_through_undo_redo_and_save(
+        qtbot, tmp_path):  # fmt: skip
+    win = gui.open_window(qtbot, SCENES / "humanoid.glb", frame=20)
+    doc, vp = win.document, win.viewport
+    frames = np.array([20.0])
+    original = doc.scene.meshes[0]
+    before = skinned(doc.scene, frames)[0]  # the toes are not animated: nothing may move
+    doc.set_selection([Ref.bone("toes.L")])
+    qtbot.wait(30)
+    image = framebuffer(vp, qtbot)
+    vp.setFocus()
+    key(vp, "Delete")  # a bone without children: no question
+    qtbot.waitUntil(lambda: "toes.L" not in doc.scene.bone_names())
+    assert doc.undo_stack.undoText() == "Delete bone toes.L"
+    mesh = doc.scene.meshes[0]
+    assert "toes.L" not in mesh.joints and "foot.L" in mesh.joints
+    assert np.allclose(skinned(doc.scene, frames)[0], before, atol=1e-6)  # float32 binds
+    qtbot.wait(30)
+    # the toes' octahedron is gone; the mesh did not jump (unfixed: it falls to its bind pose)
+    assert changed_pixels(image, framebuffer(vp, qtbot)) < 100  # measured: 39
+    key(win, "Z", gui.CTRL)
+    assert doc.scene.meshes[0] is original and "source" in doc.scene.extra["meshes"]
+    key(win, "Z", gui.CTRL | gui.SHIFT)
+    assert doc.scene.meshes[0] is mesh and "source" not in doc.scene.extra["meshes"]
+    path = tmp_path / "character.json"
+    assert win.files.save_as(str(path))
+    back = Document.from_file(path)  # it was refused: bound to a bone that is gone
+    assert back.scene.meshes[0].joints == mesh.joints
+    assert np.allclose(skinned(back.scene, frames)[0], before, atol=1e-5)

@@ -3,9 +3,9 @@
 Adding, extruding, deleting, renaming and reparenting bones change more than one item (a
 rename touches every constraint, skinned mesh and tutorial that names the bone; a delete may
 take constraints and children with it), so each function here returns a :class:`Rig`: the
-new ``bones`` and ``constraints`` lists (and, for a rename, the new ``meshes`` and
-``extra``). The editor's undo command keeps the old and the new lists. The input scene is
-never changed.
+new ``bones`` and ``constraints`` lists (and, for a rename or a delete that touches a skinned
+mesh, the new ``meshes`` and ``extra``). The editor's undo command keeps the old and the new
+lists. The input scene is never changed.
 
 Rest values are the static ``translation``/``rotation``/``scale`` of the bones (the pose
 with no keys), as Blender's edit mode shows them.
@@ -24,7 +24,12 @@ from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix, trs
 from app.scene.rig.editing import unique_name
 from app.scene.rig.model import Bone, Fabrik, MultiParent, PointsAt, Scene, Target
-from app.scene.rig.renames import renamed_extra, renamed_meshes
+from app.scene.rig.renames import (
+    renamed_extra,
+    renamed_meshes,
+    transferred_meshes,
+    without_mesh_source,
+)
 
 #: A new bone's length when nothing suggests one (a root bone, File ▸ New's).
 DEFAULT_LENGTH = 1.0
@@ -194,14 +199,17 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
     ``children="reparent"`` hands each child of a deleted bone to the nearest surviving
     ancestor, keeping its rest place in the world (Blender's delete in edit mode);
     ``"delete"`` deletes the children and everything below them too. Constraints that name
-    a deleted bone (drive it, aim at it, or have it in a chain) are deleted with it.
+    a deleted bone (drive it, aim at it, or have it in a chain) are deleted with it. A
+    skinned mesh's weights on a deleted bone go to its nearest surviving ancestor
+    (:func:`.renames.transferred_meshes`).
 
     Raises
     ------
     KeyError
         For a name that is not a bone.
     ValueError
-        When every bone would go (a skeleton needs one), or a child cannot keep its place.
+        When every bone would go (a skeleton needs one), a child cannot keep its place, or a
+        mesh bound to a deleted bone would have no ancestor left to take its weights.
     """
     names = list(dict.fromkeys(names))
     for n in names:
@@ -228,7 +236,19 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
             b = _compose_into(b, old_to_new, parent)
         bones.append(b)
     constraints = tuple(c for c in scene.constraints if not _references(c, going))
-    return Rig(tuple(bones), constraints)
+    bound = any(not going.isdisjoint(m.joints) for m in scene.meshes)
+    if not bound:
+        return Rig(tuple(bones), constraints)
+
+    def surviving_ancestor(name):
+        parent = scene.bone(name).parent
+        while parent in going:
+            parent = scene.bone(parent).parent
+        return parent
+
+    meshes = transferred_meshes(scene.meshes, going, surviving_ancestor,
+                                lambda name: rest_to_world(scene, name))  # fmt: skip
+    return Rig(tuple(bones), constraints, meshes, without_mesh_source(scene.extra))
 
 
 # --- renaming ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A bone's new name carried into what names it outside the bones and constraints.
+"""A bone renamed or deleted, carried into what names it outside the bones and constraints.
 
 Skinned meshes name their joints (``SkinnedMesh.joints``), and a tutorial scene's
 ``tutorial`` data names the bones it shows (``docs/scene-format.md``, "Tutorial scenes"). A
@@ -11,12 +11,30 @@ A mesh whose joint was renamed no longer matches the glTF file it was read from,
 renamed ``extra`` forgets that file (``extra["meshes"]["source"]``): the next save writes the
 meshes beside the scene as ``<scene stem>.meshes.glb`` with the new joint names, which is
 what the format already does for meshes whose source is gone.
+
+Deleting a bone a mesh is bound to would leave a joint that is no bone: the mesh could not
+be drawn bound, and a saved scene would not load again. As Maya's *Remove Joint* does,
+:func:`transferred_meshes` hands the vertices it moved to the nearest ancestor that
+survives, so they follow that bone rigidly from now on:
+
+- when the ancestor is already a joint of the mesh, the deleted joint's influences point at
+  it (a vertex may then name it twice; linear blend skinning adds the two weights);
+- otherwise the deleted joint's entry becomes the ancestor, with the inverse bind
+  ``inverse(rest_to_world(ancestor)) @ rest_to_world(deleted) @ inverse_bind(deleted)``.
+
+Either way the vertices stay put in the rest pose where the mesh was bound in it
+(``rest_to_world(deleted) @ inverse_bind(deleted) = I``; the second case holds for any
+bind). Joints no vertex names any more are dropped (a glTF skin lists each joint once).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+
+import numpy as np
+
+from app.scene.math.transforms import inverse
 
 #: ``scene.extra`` keys this module knows: the tutorial panel's data and the meshes' source.
 TUTORIAL, MESHES = "tutorial", "meshes"
@@ -93,6 +111,73 @@ def renamed_extra(extra: Mapping, old: str, new: str, meshes_renamed: bool) -> d
     out = dict(extra)
     if TUTORIAL in out:
         out[TUTORIAL] = renamed_tutorial(out[TUTORIAL], old, new)
-    if meshes_renamed and isinstance(out.get(MESHES), Mapping):
+    return without_mesh_source(out) if meshes_renamed else out
+
+
+def without_mesh_source(extra: Mapping) -> dict:
+    """A scene's ``extra`` forgetting the file its meshes came from (``extra["meshes"]
+    ["source"]``): after an edit of their joints they no longer match it, and the next save
+    writes them anew. A new dict; ``extra`` itself is not changed."""
+    out = dict(extra)
+    if isinstance(out.get(MESHES), Mapping):
         out[MESHES] = {k: v for k, v in out[MESHES].items() if k != "source"}
     return out
+
+
+def transferred_meshes(meshes, going: set, surviving_ancestor, rest_to_world) -> tuple:
+    """``meshes`` with every joint in ``going`` handed to its nearest surviving ancestor.
+
+    Parameters
+    ----------
+    meshes : sequence of SkinnedMesh
+    going : set of str
+        The bones being deleted.
+    surviving_ancestor : callable
+        ``surviving_ancestor(name) -> str | None``: the nearest ancestor of a deleted bone
+        that is not deleted (``None``: none is left).
+    rest_to_world : callable
+        ``rest_to_world(name) -> (4, 4)``: a bone's rest transform to world.
+
+    Returns
+    -------
+    tuple of SkinnedMesh
+        Meshes bound to no deleted bone are the same objects.
+
+    Raises
+    ------
+    ValueError
+        When a deleted bone a mesh is bound to has no surviving ancestor to take its weights.
+    """
+    out = []
+    for mesh in meshes:
+        if going.isdisjoint(mesh.joints):
+            out.append(mesh)
+            continue
+        joints = list(mesh.joints)
+        inverse_bind = mesh.inverse_bind.copy()
+        target = np.arange(len(joints))  # entry each influence ends on
+        for j, name in enumerate(mesh.joints):
+            if name not in going:
+                continue
+            heir = surviving_ancestor(name)
+            if heir is None:
+                raise ValueError(
+                    f"mesh {mesh.name!r} is bound to bone {name!r}, and no ancestor of it is "
+                    f"left to take its weights; keep a parent of {name!r}"
+                )
+            if heir in joints:
+                target[j] = joints.index(heir)
+            else:
+                joints[j] = heir
+                inverse_bind[j] = (inverse(rest_to_world(heir)) @ rest_to_world(name)
+                                   @ mesh.inverse_bind[j])  # fmt: skip
+        keep = np.unique(target[mesh.joint_indices])
+        renumber = np.full(len(joints), -1)
+        renumber[keep] = np.arange(len(keep))
+        out.append(dataclasses.replace(
+            mesh,
+            joints=tuple(joints[k] for k in keep),
+            inverse_bind=inverse_bind[keep],
+            joint_indices=renumber[target[mesh.joint_indices]],
+        ))  # fmt: skip
+    return tuple(out)
