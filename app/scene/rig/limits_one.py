@@ -17,6 +17,7 @@ from __future__ import annotations
 from math import atan2, cos, pi, sin, sqrt
 
 from app.scene.math.aim import DEGENERATE
+from app.scene.rig.limits import VIOLATION_FLOOR_DEG
 from app.scene.rig.model import ConeLimit, HingeLimit
 
 TWO_PI = 2.0 * pi
@@ -191,3 +192,35 @@ def limited_rotation_one(limit, d0, u, desired):
         swing = mul(d1, from_axis_angle(u, -tau))
         d1 = mul(swing, from_axis_angle(u, clamp_circular(tau, lo, hi)))
     return d1
+
+
+def circular_excess(angle, lo, hi):
+    """:func:`app.scene.rig.limits.circular_excess` of one angle."""
+    width = hi - lo
+    if width >= TWO_PI:
+        return 0.0
+    offset = (angle - lo) % TWO_PI
+    return 0.0 if offset <= width else min(offset - width, TWO_PI - offset)
+
+
+def violation_deg_one(limit, d, u):
+    """:func:`app.scene.rig.limits.violation_deg` of one rotation ``d`` (relative to the
+    rest frame) and unit tail direction ``u``: degrees, 0 below the rounding floor."""
+    if limit is None:
+        return 0.0
+    if isinstance(limit, HingeLimit):
+        a, _ = unit(tuple(float(c) for c in limit.axis))
+        allowed = clamp_circular(twist_angle(d, a), limit.min * _DEG, limit.max * _DEG)
+        rest = mul(from_axis_angle(a, -allowed), d)
+        out = 2.0 * atan2(sqrt(rest[1] * rest[1] + rest[2] * rest[2] + rest[3] * rest[3]),
+                          abs(rest[0]))  # fmt: skip
+    else:
+        tail = rotate(d, u)
+        c = cross(u, tail)
+        swing = atan2(sqrt(dot(c, c)), dot(u, tail))
+        out = max(swing - limit.degrees * _DEG, 0.0)
+        if limit.twist is not None:
+            lo, hi = limit.twist[0] * _DEG, limit.twist[1] * _DEG
+            out = max(out, circular_excess(twist_angle(d, u), lo, hi))
+    out = out * (180.0 / pi)
+    return 0.0 if out < VIOLATION_FLOOR_DEG else out

@@ -27,21 +27,21 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
     (3, 1) or None.
     """
     pts = P[:, :, 0].tolist()
-    _limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), _pose_lists(pose),
+    limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), pose_lists(pose),
                    None if target is None else target[:, 0].tolist())  # fmt: skip
     P[:, :, 0] = pts
 
 
-def _pose_lists(pose):
+def pose_lists(pose):
     """What the limited stage reads from a one-chain ``ChainPose``, as Python lists."""
     frame = tuple(pose.parent_rotation[0].tolist())
     return (frame, pose.rest_rotation.tolist(), pose.d0[0].tolist(), pose.segment[0].tolist(),
             pose.limits, pose.last_limited())  # fmt: skip
 
 
-def _limited_lists(pts, root, L, pose, aim_fixed) -> None:
+def limited_lists(pts, root, L, pose, aim_fixed) -> None:
     """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place; ``pose``
-    as :func:`_pose_lists` gives it."""
+    as :func:`pose_lists` gives it."""
     J = len(pts)
     frame, rest_rot, d0, seg, limits, last = pose
     pts[0] = list(root)
@@ -95,29 +95,36 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
     ``record(stage, iteration, joints (J, 3))`` as in
     :func:`~app.scene.constraints.fabrik.chains.solve`.
     """
-    J = P.shape[0]
-    L = lengths[:, 0].tolist()
+    pts = P[:, :, 0].tolist()
+    it = iterate_lists(pts, root[:, 0].tolist(), target[:, 0].tolist(), lengths[:, 0].tolist(),
+                       None if pose is None else pose_lists(pose), tolerance, max_iterations,
+                       record)  # fmt: skip
+    P[:, :, 0] = pts
+    return it
+
+
+def iterate_lists(pts, r, t, L, lists, tolerance, max_iterations, record=None) -> int:
+    """:func:`iterate_one` on joint lists ``pts`` (J lists of 3 floats, in place), root
+    ``r``, target ``t``, lengths ``L`` and the pose as :func:`pose_lists` gives it (or
+    None)."""
+    J = len(pts)
     back = L[::-1]
     tip_order, root_order = range(J - 1, -1, -1), range(J)
-    r, t = root[:, 0].tolist(), target[:, 0].tolist()
-    pts = P[:, :, 0].tolist()
-    lists = None if pose is None else _pose_lists(pose)
     it = 0
     for it in range(1, max_iterations + 1):
         _reach_one(pts, tip_order, t, back, r)
         if record is not None:
             record("from_tip", it, np.array(pts))
-        if pose is None:
+        if lists is None:
             _reach_one(pts, root_order, r, L, t)
         else:
-            _limited_lists(pts, r, L, lists, None)
+            limited_lists(pts, r, L, lists, None)
         if record is not None:
             record("from_root", it, np.array(pts))
         x, y, z = pts[-1]
         dx, dy, dz = x - t[0], y - t[1], z - t[2]
         if sqrt(dx * dx + dy * dy + dz * dz) <= tolerance:
             break
-    P[:, :, 0] = pts
     return it
 
 

@@ -37,6 +37,7 @@ from app.scene.constraints.change_of_basis import (
     world_to_bone,
 )
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
+from app.scene.constraints.fabrik.one_frame import apply_one
 from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
@@ -159,23 +160,50 @@ class _ChainStatic:
     rest: np.ndarray
     bend_in_root: np.ndarray | None
     rigid: bool
+    #: For the one-frame path (:mod:`app.scene.constraints.fabrik.one_frame`): the index of
+    #: the root's parent (-1 for none), the bones whose world frames it reads (that parent,
+    #: if any, then the chain), ``tail`` and ``rest`` as lists, and whether each chain bone's
+    #: only child is the next chain bone.
+    parent: int
+    rows: np.ndarray
+    tail_list: list
+    rest_list: list
+    branchless: bool
 
 
 def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
     idx = [skeleton.index(name) for name in constraint.chain]
     limits = tuple(constraint.limits.get(name) for name in constraint.chain)
+    tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
+    rest = np.array([scene.bones[i].rotation for i in idx], dtype=float)
+    parent = int(skeleton.parents[idx[0]])
+    children = [int(np.count_nonzero(skeleton.parents == i)) for i in idx[:-1]]
     return _ChainStatic(
         idx=idx,
-        tail=np.asarray(scene.tail_of(idx[-1]), dtype=float),
+        tail=tail,
         limits=limits,
-        rest=np.array([scene.bones[i].rotation for i in idx], dtype=float),
+        rest=rest,
         bend_in_root=rest_bend_in_root(scene, constraint, idx, limits),
         rigid=is_rigid(scene, skeleton, idx[-1]),
+        parent=parent,
+        rows=np.array(([parent] if parent >= 0 else []) + idx, dtype=np.intp),
+        tail_list=tail.tolist(),
+        rest_list=[tuple(q) for q in rest.tolist()],
+        branchless=all(c == 1 for c in children),
     )
 
 
 def apply(constraint: Fabrik, ctx) -> None:
-    """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring)."""
+    """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring).
+
+    One frame of a rigid chain in object space (the editor's current frame) takes the
+    plain-float path of :mod:`app.scene.constraints.fabrik.one_frame`, which agrees with
+    this one to rounding and hands back to it where it cannot."""
+    if len(ctx.frames) == 1 and ctx.space_of(constraint) == "object":
+        rig = ctx.rig if ctx.rig is not None else prepare(ctx.scene)
+        static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, ctx.skeleton))
+        if static.rigid and apply_one(constraint, ctx, static):
+            return
     _apply_setups([constraint], [setup(constraint, ctx)], ctx)
 
 
