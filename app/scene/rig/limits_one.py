@@ -194,6 +194,43 @@ def limited_rotation_one(limit, d0, u, desired):
     return d1
 
 
+
+def limit_turn(limit, d0, u):
+    """:func:`limited_rotation_one` with ``limit``, ``d0`` and ``u`` fixed: a function
+    ``desired -> d1``, the same arithmetic, with what does not depend on ``desired`` (the
+    hinge's unit axis and range in radians, the tail's part across it, the current tail
+    ``d0 u``) computed once. A FABRIK solve turns each bone this way once per iteration."""
+    if isinstance(limit, HingeLimit):
+        a, _ = unit(tuple(float(c) for c in limit.axis))
+        ax, ay, az = a
+        ua = dot(u, a)
+        (upx, upy, upz), u_zero = unit((u[0] - ua * ax, u[1] - ua * ay, u[2] - ua * az))
+        lo, hi = limit.min * _DEG, limit.max * _DEG
+        n = sqrt(dot(a, a))  # from_axis_angle's normalization, as it does it
+        bx, by, bz = ax / n, ay / n, az / n
+        twist = twist_angle(d0, a)
+
+        def hinge(desired):
+            dx, dy, dz = desired
+            da = dx * ax + dy * ay + dz * az
+            vx, vy, vz = dx - da * ax, dy - da * ay, dz - da * az
+            nv = sqrt(vx * vx + vy * vy + vz * vz)
+            if u_zero or nv <= DEGENERATE:
+                theta = twist
+            else:
+                vx, vy, vz = vx / nv, vy / nv, vz / nv
+                cx, cy, cz = upy * vz - upz * vy, upz * vx - upx * vz, upx * vy - upy * vx
+                theta = atan2(cx * ax + cy * ay + cz * az, upx * vx + upy * vy + upz * vz)
+            half = 0.5 * clamp_circular(theta, lo, hi)
+            s = sin(half)
+            return (cos(half), s * bx, s * by, s * bz)
+
+        return hinge
+    if limit is None:
+        current = rotate(d0, u)
+        return lambda desired: mul(arc(current, desired), d0)
+    return lambda desired: limited_rotation_one(limit, d0, u, desired)
+
 def circular_excess(angle, lo, hi):
     """:func:`app.scene.rig.limits.circular_excess` of one angle."""
     width = hi - lo

@@ -33,7 +33,7 @@ from math import sqrt
 import numpy as np
 
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
-from app.scene.constraints.fabrik.one_limited import iterate_lists, limited_lists
+from app.scene.constraints.fabrik.one_limited import iterate_lists, limited_lists, one_pose
 from app.scene.math.aim import DEGENERATE
 from app.scene.math.rigid_one import (
     IDENTITY,
@@ -97,8 +97,7 @@ def apply_one(constraint, ctx, static) -> bool:
     if limited:
         d0 = [mul(conj(rest), quat_from_rotation(m)) for rest, m in zip(static.rest_list, locals_)]
         units = [_unit(s) for s in segments]
-        last = max(k for k, lim in enumerate(limits) if lim is not None)
-        pose = (quat_from_rotation(root_parent), static.rest_list, d0, units, limits, last)
+        pose = one_pose(quat_from_rotation(root_parent), static.rest_list, d0, units, limits)
     solved = solve_lists(joints, target, constraint.tolerance, constraint.max_iterations,
                          pole, pose)  # fmt: skip
     if solved is None:
@@ -145,7 +144,7 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
     joints : list of J lists of 3 floats
     target, pole : list of 3 floats (``pole`` may be None)
     pose : tuple or None
-        The one-chain pose as ``one_limited.pose_lists`` gives it, when a bone has a limit.
+        The one-chain pose as ``one_limited.one_pose`` gives it, when a bone has a limit.
 
     Returns
     -------

@@ -16,7 +16,15 @@ from math import sqrt
 import numpy as np
 
 from app.scene.constraints.change_of_basis import world_to_bone
-from app.scene.rig.limits_one import arc, conj, limited_rotation_one, mul, rotate, unit
+from app.scene.rig.limits_one import (
+    arc,
+    conj,
+    limit_turn,
+    limited_rotation_one,
+    mul,
+    rotate,
+    unit,
+)
 
 
 def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
@@ -33,17 +41,37 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
 
 
 def pose_lists(pose):
-    """What the limited stage reads from a one-chain ``ChainPose``, as Python lists."""
-    frame = tuple(pose.parent_rotation[0].tolist())
-    return (frame, pose.rest_rotation.tolist(), pose.d0[0].tolist(), pose.segment[0].tolist(),
-            pose.limits, pose.last_limited())  # fmt: skip
+    """What the limited stage reads from a one-chain ``ChainPose``, as Python floats
+    (:func:`one_pose`)."""
+    return one_pose(tuple(pose.parent_rotation[0].tolist()), pose.rest_rotation.tolist(),
+                    pose.d0[0].tolist(), pose.segment[0].tolist(), pose.limits)  # fmt: skip
+
+
+def one_pose(parent_rotation, rest_rotation, d0, segment, limits):
+    """The pose of one chain as the limited stage reads it, prepared once per solve.
+
+    Parameters are a ``ChainPose``'s fields for one chain as tuples or lists of floats
+    (``parent_rotation`` 4, ``rest_rotation`` and ``d0`` n x 4, ``segment`` n x 3).
+
+    Returns
+    -------
+    tuple
+        ``(parent_rotation, steps, last)``: ``steps[k] = (rest_k, segment_k, turn_k)`` for
+        the bones up to the last limited one ``last``, ``turn_k`` the bone's
+        :func:`~app.scene.rig.limits_one.limit_turn`.
+    """
+    last = max((k for k, lim in enumerate(limits) if lim is not None), default=-1)
+    steps = [(tuple(rest_rotation[k]), tuple(segment[k]),
+              limit_turn(limits[k], tuple(d0[k]), tuple(segment[k])))
+             for k in range(last + 1)]  # fmt: skip
+    return tuple(parent_rotation), steps, last
 
 
 def limited_lists(pts, root, L, pose, aim_fixed) -> None:
     """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place; ``pose``
-    as :func:`pose_lists` gives it."""
+    as :func:`one_pose` gives it."""
     J = len(pts)
-    frame, rest_rot, d0, seg, limits, last = pose
+    frame, steps, last = pose
     pts[0] = list(root)
     for k in range(J - 1):
         aim_at = pts[k + 1] if aim_fixed is None else aim_fixed
@@ -60,11 +88,11 @@ def limited_lists(pts, root, L, pose, aim_fixed) -> None:
             s = L[k] / r
             pts[k + 1] = [px + dx * s, py + dy * s, pz + dz * s]
             continue
-        rest = mul(frame, rest_rot[k])
+        rest_k, segment, turn = steps[k]
+        rest = mul(frame, rest_k)
         desired = rotate(conj(rest), (aim_at[0] - px, aim_at[1] - py, aim_at[2] - pz))
-        d1 = limited_rotation_one(limits[k], d0[k], seg[k], desired)
-        frame = mul(rest, d1)
-        dx, dy, dz = rotate(frame, seg[k])
+        frame = mul(rest, turn(desired))
+        dx, dy, dz = rotate(frame, segment)
         length = L[k]
         pts[k + 1] = [px + dx * length, py + dy * length, pz + dz * length]
 
@@ -105,7 +133,7 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
 
 def iterate_lists(pts, r, t, L, lists, tolerance, max_iterations, record=None) -> int:
     """:func:`iterate_one` on joint lists ``pts`` (J lists of 3 floats, in place), root
-    ``r``, target ``t``, lengths ``L`` and the pose as :func:`pose_lists` gives it (or
+    ``r``, target ``t``, lengths ``L`` and the pose as :func:`one_pose` gives it (or
     None)."""
     J = len(pts)
     back = L[::-1]
