@@ -227,9 +227,37 @@ def limit_turn(limit, d0, u):
 
         return hinge
     if limit is None:
-        current = rotate(d0, u)
-        return lambda desired: mul(arc(current, desired), d0)
+        return _free_turn(d0, rotate(d0, u))
     return lambda desired: limited_rotation_one(limit, d0, u, desired)
+
+
+def _free_turn(d0, current):
+    """``desired -> mul(arc(current, desired), d0)``, the arc of unit directions written out
+    (:func:`arc` itself where ``desired`` has no length or lies opposite ``current``)."""
+    nu = sqrt(dot(current, current))
+    ux, uy, uz = current[0] / nu, current[1] / nu, current[2] / nu
+    bw, bx, by, bz = d0
+
+    def free(desired):
+        vx, vy, vz = desired
+        nv = sqrt(vx * vx + vy * vy + vz * vz)
+        if nv <= DEGENERATE:
+            return mul(arc(current, desired), d0)
+        vx, vy, vz = vx / nv, vy / nv, vz / nv
+        w = 1.0 + (ux * vx + uy * vy + uz * vz)
+        if w < 2e-6:  # near opposite: arc's half turn
+            return mul(arc(current, desired), d0)
+        x, y, z = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        n = sqrt(w * w + x * x + y * y + z * z)
+        w, x, y, z = w / n, x / n, y / n, z / n
+        return (
+            w * bw - x * bx - y * by - z * bz,
+            w * bx + x * bw + y * bz - z * by,
+            w * by - x * bz + y * bw + z * bx,
+            w * bz + x * by - y * bx + z * bw,
+        )
+
+    return free
 
 def circular_excess(angle, lo, hi):
     """:func:`app.scene.rig.limits.circular_excess` of one angle."""

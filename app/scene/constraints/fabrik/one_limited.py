@@ -71,7 +71,7 @@ def limited_lists(pts, root, L, pose, aim_fixed) -> None:
     """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place; ``pose``
     as :func:`one_pose` gives it."""
     J = len(pts)
-    frame, steps, last = pose
+    (fw, fx, fy, fz), steps, last = pose  # the frame the current bone hangs from
     pts[0] = list(root)
     for k in range(J - 1):
         aim_at = pts[k + 1] if aim_fixed is None else aim_fixed
@@ -88,11 +88,26 @@ def limited_lists(pts, root, L, pose, aim_fixed) -> None:
             s = L[k] / r
             pts[k + 1] = [px + dx * s, py + dy * s, pz + dz * s]
             continue
-        rest_k, segment, turn = steps[k]
-        rest = mul(frame, rest_k)
-        desired = rotate(conj(rest), (aim_at[0] - px, aim_at[1] - py, aim_at[2] - pz))
-        frame = mul(rest, turn(desired))
-        dx, dy, dz = rotate(frame, segment)
+        # rest = frame * rest_k; desired = rotate(conj(rest), aim - p); frame = rest * d1;
+        # the segment rotated by frame: limits_one's mul and rotate written out.
+        (rw, rx, ry, rz), (sx, sy, sz), turn = steps[k]
+        w = fw * rw - fx * rx - fy * ry - fz * rz
+        x = fw * rx + fx * rw + fy * rz - fz * ry
+        y = fw * ry - fx * rz + fy * rw + fz * rx
+        z = fw * rz + fx * ry - fy * rx + fz * rw
+        vx, vy, vz = aim_at[0] - px, aim_at[1] - py, aim_at[2] - pz
+        cx, cy, cz = -x, -y, -z
+        tx, ty, tz = 2.0 * (cy * vz - cz * vy), 2.0 * (cz * vx - cx * vz), 2.0 * (cx * vy - cy * vx)
+        bw, bx, by, bz = turn((vx + w * tx + (cy * tz - cz * ty), vy + w * ty + (cz * tx - cx * tz),
+                               vz + w * tz + (cx * ty - cy * tx)))  # fmt: skip
+        fw = w * bw - x * bx - y * by - z * bz
+        fx = w * bx + x * bw + y * bz - z * by
+        fy = w * by - x * bz + y * bw + z * bx
+        fz = w * bz + x * by - y * bx + z * bw
+        tx, ty, tz = 2.0 * (fy * sz - fz * sy), 2.0 * (fz * sx - fx * sz), 2.0 * (fx * sy - fy * sx)
+        dx = sx + fw * tx + (fy * tz - fz * ty)
+        dy = sy + fw * ty + (fz * tx - fx * tz)
+        dz = sz + fw * tz + (fx * ty - fy * tx)
         length = L[k]
         pts[k + 1] = [px + dx * length, py + dy * length, pz + dz * length]
 
