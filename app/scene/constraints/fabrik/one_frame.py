@@ -45,6 +45,7 @@ from app.scene.math.rigid_one import (
     relative,
     turned,
 )
+from app.scene.rig.keys import sample_one
 from app.scene.rig.limits_one import (
     arc,
     conj,
@@ -199,7 +200,10 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
 
 def _position(ctx, target):
     """A target's world position at the frame as a list, or None if not finite."""
-    p = ctx.target_positions(target)[0].tolist()
+    if target.bone is None:  # a (keyed) position
+        p = sample_one(target.position, target.position_keys, float(ctx.frames[0]))
+    else:
+        p = ctx.target_positions(target)[0].tolist()
     return p if all(c - c == 0.0 for c in p) else None  # inf - inf and nan are nan
 
 
