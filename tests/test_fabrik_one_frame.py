@@ -300,3 +300,30 @@ def test_one_frame_sampling_is_the_many_frame_sampling_bit_for_bit(rng):
     single = Keys(np.array([2.0]), np.array([[1.0, 2.0, 3.0]]))
     assert sample_one((0.0, 0.0, 0.0), single, 9.0) == [1.0, 2.0, 3.0]
 
+
+
+def test_one_frame_of_the_prepared_rig_is_its_many_frame_sampling_bit_for_bit(rng):
+    """Bones keyed on different frames (several groups), with every interpolation, a single
+    key and no keys: the one-frame sampling interpolates all groups in one pass."""
+    kinds = ("linear", "ease", "constant", "linear")
+    key_sets = [np.array([0.0, 4.0, 9.0, 12.0]), np.array([1.0, 5.5, 8.0, 11.0]),
+                np.array([0.0, 2.0, 3.0, 12.0])]  # fmt: skip
+    bones = []
+    for i in range(9):
+        frames = key_sets[i % 3]
+        rot = Keys(frames, rotations(rng, 4), kinds if i % 2 else None) if i != 4 else None
+        pos = Keys(frames, rng.normal(size=(4, 3)), kinds if i % 3 else None) if i % 4 else None
+        if i == 7:
+            rot = Keys(np.array([3.0]), rotations(rng, 1))
+        bones.append(Bone(name=f"b{i}", parent=f"b{i - 1}" if i else None,
+                          translation=tuple(rng.normal(size=3)), rotation_keys=rot,
+                          translation_keys=pos))  # fmt: skip
+    from app.scene.rig.model import Scene
+    from app.scene.rig.prepared import prepare
+
+    rig = prepare(Scene(bones=bones, frame_start=0, frame_end=12))
+    assert len(rig._rotation.groups) > 1 and len(rig._translation.groups) > 1
+    frames = np.concatenate([np.arange(-1.0, 14.0, 0.5), rng.uniform(0, 12, 20)])
+    many = rig.local_transforms(frames)
+    for i, f in enumerate(frames):
+        assert np.array_equal(rig.local_transforms([f])[0], many[i])

@@ -220,7 +220,7 @@ def sample(static, keys: Keys | None, frames, rotation: bool = False) -> np.ndar
 
 
 
-def _at(key_frames: np.ndarray, codes, frame: float) -> tuple[int, float]:
+def bracket_at(key_frames: np.ndarray, codes, frame: float) -> tuple[int, float]:
     """:func:`_bracket` and :func:`shape_parameter` at one frame (two keys or more): the
     key at or before it and the segment parameter, as Python numbers."""
     k = min(max(int(key_frames.searchsorted(frame, "right")) - 1, 0), len(key_frames) - 2)
@@ -238,7 +238,7 @@ def _at(key_frames: np.ndarray, codes, frame: float) -> tuple[int, float]:
 def _stacked_at(key_frames, values, codes, frame: float, rotation: bool) -> np.ndarray:
     """:func:`sample_stacked` at one frame, ``(M, 1, D)``: the same arithmetic (bit for bit)
     with the bracket found without arrays."""
-    k, t = _at(key_frames, codes, frame)
+    k, t = bracket_at(key_frames, codes, frame)
     a = values[:, k : k + 1]
     if t == 0:
         return a.copy()
@@ -257,7 +257,7 @@ def sample_one(static, keys: Keys | None, frame: float) -> list:
     values = keys.values
     if len(values) == 1:
         return values[0].tolist()
-    i, t = _at(keys.frames, keys.codes, frame)
+    i, t = bracket_at(keys.frames, keys.codes, frame)
     return [(1.0 - t) * a + t * b for a, b in zip(values[i].tolist(), values[i + 1].tolist())]
 
 def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarray:
