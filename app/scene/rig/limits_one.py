@@ -6,7 +6,10 @@ is the math module's. Numpy costs 1-10 µs per call whatever the array size, and
 rotation makes ~60 calls; on one row the same formulas in floats cost a few µs in all. The
 editor evaluates one frame at a time, so the FABRIK passes of one chain take this path
 (:mod:`app.scene.constraints.fabrik.one_limited`); the two agree to rounding
-(``tests/test_limits_one.py``).
+(``tests/test_limits_one.py``). :func:`limit_turn` fixes a bone's limit and pose once per
+solve (the same arithmetic, bit for bit); :func:`violation_deg_one` is
+:func:`app.scene.rig.limits.violation_deg` of one rotation
+(``tests/test_fabrik_one_frame.py``).
 
 Conventions as in :mod:`app.scene.math.quat`: ``(w, x, y, z)`` Hamilton quaternions,
 active rotations.

@@ -6,7 +6,10 @@ same formulas bone after bone, on tuples of floats (:mod:`app.scene.rig.limits_o
 instead of numpy arrays of one row, where numpy's fixed cost per call (not the arithmetic)
 is what a single-frame solve spends its time on. The vectorized pass takes this path when it
 is given one chain (the editor's current frame); many frames stay vectorized. The two agree
-to rounding (``tests/test_limits_one.py``).
+to rounding (``tests/test_limits_one.py``). The pose is read once per solve
+(:func:`one_pose`: each bone's limit prepared by
+:func:`~app.scene.rig.limits_one.limit_turn`), and the stage writes the quaternion products
+out instead of calling a function for each.
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ Segment ``k`` runs, in bone ``k``'s frame, to the next chain bone's (current) tr
 or to the last bone's ``tail``. ``info[name]`` holds ``iterations``, ``distance`` (tail to
 target) and ``reachable`` per frame.
 
-:func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones;
-:func:`trace` runs the same solve for one frame keeping every reaching pass (the editor's
-step-through).
+:func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones
+(one frame of a rigid chain in object space, the editor's current frame, in plain floats:
+:mod:`app.scene.constraints.fabrik.one_frame`); :func:`trace` runs the same solve for one
+frame keeping every reaching pass (the editor's step-through).
 
 One idea: the ``fabrik`` constraint over a context's frames (setup, solve, turning the bones).
 """
@@ -364,7 +365,10 @@ def trace(constraint: Fabrik, ctx, frame_index: int = 0) -> ChainTrace:
 
     ``ctx`` holds the pose just before this constraint
     (:meth:`app.scene.evaluate.Evaluator.context` with ``until``). The trace's last joints
-    are what :func:`apply` turns the bones towards at that frame.
+    are what :func:`apply` turns the bones towards at that frame: bit for bit where
+    :func:`apply` takes this module's path, to rounding (~1e-14) where one frame of a rigid
+    chain takes :mod:`~app.scene.constraints.fabrik.one_frame`'s, which reads the same
+    frames by other formulas (no SVD).
     """
     s = setup(constraint, ctx)
     f = frame_index
