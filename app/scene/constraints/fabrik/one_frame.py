@@ -198,12 +198,17 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
     return P, iterations, True
 
 
+def target_at(ctx, target) -> list:
+    """``ctx.target_positions(target)`` of a one-frame context, as a list of 3 floats (a
+    keyed position sampled without arrays)."""
+    if target.bone is None:
+        return sample_one(target.position, target.position_keys, float(ctx.frames[0]))
+    return ctx.target_positions(target)[0].tolist()
+
+
 def _position(ctx, target):
     """A target's world position at the frame as a list, or None if not finite."""
-    if target.bone is None:  # a (keyed) position
-        p = sample_one(target.position, target.position_keys, float(ctx.frames[0]))
-    else:
-        p = ctx.target_positions(target)[0].tolist()
+    p = target_at(ctx, target)
     return p if all(c - c == 0.0 for c in p) else None  # inf - inf and nan are nan
 
 

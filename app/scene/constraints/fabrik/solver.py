@@ -38,7 +38,7 @@ from app.scene.constraints.change_of_basis import (
     world_to_bone,
 )
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
-from app.scene.constraints.fabrik.one_frame import apply_one
+from app.scene.constraints.fabrik.one_frame import apply_one, target_at
 from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
@@ -254,7 +254,10 @@ def _group_setup(constraints, ctx):
     joints = np.concatenate([worlds[..., :3, 3],
                              transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]],
                             axis=2)  # fmt: skip
-    target = np.array([ctx.target_positions(c.target) for c in constraints]).reshape(m, F, 3)
+    if F == 1:  # the editor's frame: keyed targets sampled as floats
+        target = np.array([target_at(ctx, c.target) for c in constraints]).reshape(m, F, 3)
+    else:
+        target = np.array([ctx.target_positions(c.target) for c in constraints]).reshape(m, F, 3)
     # The checks of setup, on the whole stack at once; member by member (for the message
     # naming the first bad one) only when something fails.
     size = 1.0 + np.abs(worlds[..., :3, 3]).max(axis=(1, 2, 3))  # (m,)
