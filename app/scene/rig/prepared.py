@@ -13,6 +13,8 @@ keys runs per evaluation.
 
 from __future__ import annotations
 
+from operator import is_
+
 import numpy as np
 
 from app.scene.math.quat import slerp
@@ -129,7 +131,8 @@ class PreparedRig:
     def matches(self, scene: Scene) -> bool:
         """Whether ``scene`` still has exactly the bones this was prepared from."""
         bones = scene.bones
-        return len(bones) == len(self.bones) and all(a is b for a, b in zip(bones, self.bones))
+        # map(is_) rather than a generator: asked by every solver on every evaluation.
+        return len(bones) == len(self.bones) and all(map(is_, bones, self.bones))
 
     def local_transforms(self, frames) -> np.ndarray:
         """:func:`app.scene.rig.skeleton.local_transforms` of the scene, shape (F, B, 4, 4)."""
