@@ -178,7 +178,8 @@ def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
     tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
     rest = np.array([scene.bones[i].rotation for i in idx], dtype=float)
     parent = int(skeleton.parents[idx[0]])
-    children = [int(np.count_nonzero(skeleton.parents == i)) for i in idx[:-1]]
+    parents = skeleton.parents
+    children = np.bincount(parents[parents >= 0], minlength=len(parents))[idx[:-1]]
     return _ChainStatic(
         idx=idx,
         tail=tail,
@@ -190,7 +191,7 @@ def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
         rows=np.array(([parent] if parent >= 0 else []) + idx, dtype=np.intp),
         tail_list=tail.tolist(),
         rest_list=[tuple(q) for q in rest.tolist()],
-        branchless=all(c == 1 for c in children),
+        branchless=bool(np.all(children == 1)),
     )
 
 
