@@ -327,3 +327,26 @@ def test_one_frame_of_the_prepared_rig_is_its_many_frame_sampling_bit_for_bit(rn
     many = rig.local_transforms(frames)
     for i, f in enumerate(frames):
         assert np.array_equal(rig.local_transforms([f])[0], many[i])
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_a_chain_from_a_root_bone_and_out_of_reach_targets_at_one_frame(rng, far, monkeypatch):
+    """The chain's root has no parent (its frame is the world's), and targets far out of
+    reach get the limited pass aiming every bone at them, as in the bake."""
+    scene = random_chain_scene(rng, 3, scale="none")
+    positions = rng.normal(size=(3, 3)) * (30.0 if far else 1.0)
+    scene.constraints = [Fabrik(
+        name="ik", chain=("base", "b0", "b1", "b2"),
+        target=Target(position_keys=Keys(np.array([0.0, 6.0, 12.0]), positions)),
+        limits={"b0": HingeLimit(axis=(0.0, 0.0, 1.0), min=-60.0, max=60.0),
+                "b1": ConeLimit(degrees=30.0)},
+        pole=Target(position=(0.5, 2.0, -1.0)), tolerance=1e-6, max_iterations=25,
+    )]  # fmt: skip
+    taken = []
+    original = one_frame.apply_one
+    monkeypatch.setattr("app.scene.constraints.fabrik.solver.apply_one",
+                        lambda *a: taken.append(original(*a)) or taken[-1])  # fmt: skip
+    assert_one_frame_is_the_bake(scene)
+    assert all(taken[-len(FRAMES) :])
+    reachable = bake(scene, FRAMES).info["ik"]["reachable"]
+    assert not np.any(reachable) if far else np.any(reachable)
