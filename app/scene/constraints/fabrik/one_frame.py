@@ -78,8 +78,12 @@ def apply_one(constraint, ctx, static) -> bool:
     worlds = rows[1:] if static.parent >= 0 else rows
     root_parent = rows[0] if static.parent >= 0 else IDENTITY
     locals_ = [relative(root_parent if k == 0 else worlds[k - 1], worlds[k]) for k in range(n)]
-    # The frames whose rotations are read (the root's parent, each bone in its parent).
-    if not (is_rotation(root_parent) and all(is_rotation(m) for m in locals_)):
+    limits = static.limits
+    last = max((k for k, lim in enumerate(limits) if lim is not None), default=-1)
+    # The frames whose rotations are read: the root's parent and each bone up to the last
+    # limited one in its parent (the limited passes and turns read nothing beyond).
+    if last >= 0 and not (is_rotation(root_parent)
+                          and all(is_rotation(m) for m in locals_[: last + 1])):  # fmt: skip
         return False
     segments = [[m[0][3], m[1][3], m[2][3]] for m in locals_[1:]] + [static.tail_list]
     size = 1.0 + max(abs(m[i][3]) for m in worlds for i in range(3))
@@ -92,12 +96,11 @@ def apply_one(constraint, ctx, static) -> bool:
     if target is None or (constraint.pole is not None and pole is None):
         return False
 
-    limits = static.limits
-    limited = any(lim is not None for lim in limits)
     d0 = units = pose = None
-    if limited:
-        d0 = [mul(conj(rest), quat_from_rotation(m)) for rest, m in zip(static.rest_list, locals_)]
-        units = [_unit(s) for s in segments]
+    if last >= 0:  # each bone's rotation relative to its rest frame, up to the last limit
+        d0 = [mul(conj(static.rest_list[k]), quat_from_rotation(locals_[k]))
+              for k in range(last + 1)]  # fmt: skip
+        units = [_unit(segments[k]) for k in range(last + 1)]
         pose = one_pose(quat_from_rotation(root_parent), static.rest_list, d0, units, limits)
     solved = solve_lists(joints, target, constraint.tolerance, constraint.max_iterations,
                          pole, pose)  # fmt: skip

@@ -54,7 +54,8 @@ def one_pose(parent_rotation, rest_rotation, d0, segment, limits):
     """The pose of one chain as the limited stage reads it, prepared once per solve.
 
     Parameters are a ``ChainPose``'s fields for one chain as tuples or lists of floats
-    (``parent_rotation`` 4, ``rest_rotation`` and ``d0`` n x 4, ``segment`` n x 3).
+    (``parent_rotation`` 4, ``rest_rotation`` and ``d0`` n x 4, ``segment`` n x 3; ``d0``
+    and ``segment`` are read only up to the last limited bone).
 
     Returns
     -------
