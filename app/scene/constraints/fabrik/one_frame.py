@@ -13,16 +13,19 @@ violation, ~100 small array operations), not on arithmetic.
 Where the two paths could differ in more than rounding, :func:`apply_one` changes nothing
 and returns ``False``, and the general path runs:
 
-- a frame read from the pose is not a rotation to rounding (an upstream write with scale):
-  the general path's polar decomposition gives it its meaning;
+- a frame whose rotation is read (the root's parent; each bone up to the last limited one,
+  in its parent) is not a rotation to rounding (an upstream write with scale): the general
+  path's polar decomposition gives it its meaning;
 - a bone of no length, a non-finite target or pole: the general path refuses them, naming
   where;
 - a chain lying straight on the line to its target: the general path starts it from a bow.
 
-What stays the same is read once per edit (``solver._ChainStatic``). Rotations of a rigid
-frame are read by Shepperd's method directly, and the violation of a turned bone is measured
-on its rotation ``d0 * R_c`` relative to the rest frame, which is what the general path
-recovers from the turned matrices. The two paths agree to 1e-12
+What stays the same is read once per edit (``solver._ChainStatic``). Each bone's frame in
+its parent comes from the inverse of the parent's 3x3 part (as the general path's
+``inverse``, not a transposition: sampled frames are rotations only to ~1e-14). Rotations
+of a rigid frame are read by Shepperd's method directly, and the violation of a turned bone
+is measured on its rotation ``d0 * R_c`` relative to the rest frame, which is what the
+general path recovers from the turned matrices. The two paths agree to 1e-12
 (``tests/test_fabrik_one_frame.py``).
 """
 
