@@ -110,3 +110,24 @@ def test_one_frame_fk_takes_matrix_products_and_matches_the_per_frame_loop(rng):
         one = forward_kinematics(skeleton, local_transforms(scene, np.array([f])))
         np.testing.assert_allclose(one[0], loop_fk(scene, f), atol=1e-10)
         np.testing.assert_allclose(one[0], many[k], rtol=0, atol=1e-12)
+
+
+def test_few_local_transforms_are_built_as_many_are_bit_for_bit(rng, monkeypatch):
+    """``compose_local`` of a few matrices (one frame of a small rig) gathers quaternion
+    products instead of writing one expression per entry: the same numbers, and ``trs``'s."""
+    import app.scene.rig.skeleton as skeleton
+
+    for bones, frames in ((5, 1), (7, 3), (1, 1)):
+        translation = rng.normal(size=(bones, frames, 3))
+        rotation = Rotation.random(bones * frames, random_state=rng).as_quat(scalar_first=True)
+        rotation = rotation.reshape(bones, frames, 4)
+        for scale in (rng.uniform(0.5, 2, (3, bones, 1)), rng.uniform(0.5, 2, (3, bones, frames))):
+            assert bones * frames <= skeleton.FEW_MATRICES
+            few = skeleton.compose_local(translation, rotation, scale)
+            with monkeypatch.context() as m:
+                m.setattr(skeleton, "FEW_MATRICES", 0)
+                many = skeleton.compose_local(translation, rotation, scale)
+            assert np.array_equal(few, many)
+            expected = trs(translation, rotation, np.broadcast_to(scale, (3, bones, frames)).T
+                           .swapaxes(0, 1)).swapaxes(0, 1)  # fmt: skip
+            np.testing.assert_allclose(few, expected, rtol=0, atol=1e-15)

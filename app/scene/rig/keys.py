@@ -219,6 +219,47 @@ def sample(static, keys: Keys | None, frames, rotation: bool = False) -> np.ndar
     return interpolate_slerp(keys, frames) if rotation else interpolate_linear(keys, frames)
 
 
+
+def bracket_at(key_frames: np.ndarray, codes, frame: float) -> tuple[int, float]:
+    """:func:`_bracket` and :func:`shape_parameter` at one frame (two keys or more): the
+    key at or before it and the segment parameter, as Python numbers."""
+    k = min(max(int(key_frames.searchsorted(frame, "right")) - 1, 0), len(key_frames) - 2)
+    f0, f1 = float(key_frames[k]), float(key_frames[k + 1])
+    t = min(max((frame - f0) / (f1 - f0), 0.0), 1.0)
+    if codes is not None:
+        code = codes[k]
+        if code == CONSTANT:
+            t = 1.0 if t >= 1.0 else 0.0
+        elif code == EASE:
+            t = t * t * (3.0 - 2.0 * t)
+    return k, t
+
+
+def _stacked_at(key_frames, values, codes, frame: float, rotation: bool) -> np.ndarray:
+    """:func:`sample_stacked` at one frame, ``(M, 1, D)``: the same arithmetic (bit for bit)
+    with the bracket found without arrays."""
+    k, t = bracket_at(key_frames, codes, frame)
+    a = values[:, k : k + 1]
+    if t == 0:
+        return a.copy()
+    b = values[:, k + 1 : k + 2]
+    if rotation:
+        return slerp(a, b, np.full(a.shape[:-1], t))
+    return (1.0 - t) * a + t * b
+
+
+def sample_one(static, keys: Keys | None, frame: float) -> list:
+    """:func:`sample` of a vector property (not a rotation) at one frame, as a list of
+    floats: the same arithmetic without arrays, for the one-frame paths (a numpy call costs
+    more than the whole lerp)."""
+    if keys is None:
+        return [float(c) for c in static]
+    values = keys.values
+    if len(values) == 1:
+        return values[0].tolist()
+    i, t = bracket_at(keys.frames, keys.codes, frame)
+    return [(1.0 - t) * a + t * b for a, b in zip(values[i].tolist(), values[i + 1].tolist())]
+
 def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarray:
     """:func:`sample` for many properties at once, shape ``(N, F, D)``.
 
@@ -269,6 +310,8 @@ def sample_stacked(key_frames, values, codes, frames, rotation: bool) -> np.ndar
     """
     if len(key_frames) == 1:
         return np.repeat(values, len(frames), axis=1)
+    if len(frames) == 1:
+        return _stacked_at(key_frames, values, codes, float(frames[0]), rotation)
     k, t = _bracket(key_frames, frames)
     t = shape_parameter(codes, k, t)
     out = np.take(values, k, axis=1)  # the key at or before each frame

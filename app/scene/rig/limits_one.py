@@ -6,7 +6,10 @@ is the math module's. Numpy costs 1-10 µs per call whatever the array size, and
 rotation makes ~60 calls; on one row the same formulas in floats cost a few µs in all. The
 editor evaluates one frame at a time, so the FABRIK passes of one chain take this path
 (:mod:`app.scene.constraints.fabrik.one_limited`); the two agree to rounding
-(``tests/test_limits_one.py``).
+(``tests/test_limits_one.py``). :func:`limit_turn` fixes a bone's limit and pose once per
+solve (the same arithmetic, bit for bit); :func:`violation_deg_one` is
+:func:`app.scene.rig.limits.violation_deg` of one rotation
+(``tests/test_fabrik_one_frame.py``).
 
 Conventions as in :mod:`app.scene.math.quat`: ``(w, x, y, z)`` Hamilton quaternions,
 active rotations.
@@ -17,6 +20,7 @@ from __future__ import annotations
 from math import atan2, cos, pi, sin, sqrt
 
 from app.scene.math.aim import DEGENERATE
+from app.scene.rig.limits import VIOLATION_FLOOR_DEG
 from app.scene.rig.model import ConeLimit, HingeLimit
 
 TWO_PI = 2.0 * pi
@@ -191,3 +195,100 @@ def limited_rotation_one(limit, d0, u, desired):
         swing = mul(d1, from_axis_angle(u, -tau))
         d1 = mul(swing, from_axis_angle(u, clamp_circular(tau, lo, hi)))
     return d1
+
+
+
+def limit_turn(limit, d0, u):
+    """:func:`limited_rotation_one` with ``limit``, ``d0`` and ``u`` fixed: a function
+    ``desired -> d1``, the same arithmetic, with what does not depend on ``desired`` (the
+    hinge's unit axis and range in radians, the tail's part across it, the current tail
+    ``d0 u``) computed once. A FABRIK solve turns each bone this way once per iteration."""
+    if isinstance(limit, HingeLimit):
+        a, _ = unit(tuple(float(c) for c in limit.axis))
+        ax, ay, az = a
+        ua = dot(u, a)
+        (upx, upy, upz), u_zero = unit((u[0] - ua * ax, u[1] - ua * ay, u[2] - ua * az))
+        lo, hi = limit.min * _DEG, limit.max * _DEG
+        n = sqrt(dot(a, a))  # from_axis_angle's normalization, as it does it
+        bx, by, bz = ax / n, ay / n, az / n
+        twist = twist_angle(d0, a)
+
+        def hinge(desired):
+            dx, dy, dz = desired
+            da = dx * ax + dy * ay + dz * az
+            vx, vy, vz = dx - da * ax, dy - da * ay, dz - da * az
+            nv = sqrt(vx * vx + vy * vy + vz * vz)
+            if u_zero or nv <= DEGENERATE:
+                theta = twist
+            else:
+                vx, vy, vz = vx / nv, vy / nv, vz / nv
+                cx, cy, cz = upy * vz - upz * vy, upz * vx - upx * vz, upx * vy - upy * vx
+                theta = atan2(cx * ax + cy * ay + cz * az, upx * vx + upy * vy + upz * vz)
+            half = 0.5 * clamp_circular(theta, lo, hi)
+            s = sin(half)
+            return (cos(half), s * bx, s * by, s * bz)
+
+        return hinge
+    if limit is None:
+        return _free_turn(d0, rotate(d0, u))
+    return lambda desired: limited_rotation_one(limit, d0, u, desired)
+
+
+def _free_turn(d0, current):
+    """``desired -> mul(arc(current, desired), d0)``, the arc of unit directions written out
+    (:func:`arc` itself where ``desired`` has no length or lies opposite ``current``)."""
+    nu = sqrt(dot(current, current))
+    ux, uy, uz = current[0] / nu, current[1] / nu, current[2] / nu
+    bw, bx, by, bz = d0
+
+    def free(desired):
+        vx, vy, vz = desired
+        nv = sqrt(vx * vx + vy * vy + vz * vz)
+        if nv <= DEGENERATE:
+            return mul(arc(current, desired), d0)
+        vx, vy, vz = vx / nv, vy / nv, vz / nv
+        w = 1.0 + (ux * vx + uy * vy + uz * vz)
+        if w < 2e-6:  # near opposite: arc's half turn
+            return mul(arc(current, desired), d0)
+        x, y, z = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        n = sqrt(w * w + x * x + y * y + z * z)
+        w, x, y, z = w / n, x / n, y / n, z / n
+        return (
+            w * bw - x * bx - y * by - z * bz,
+            w * bx + x * bw + y * bz - z * by,
+            w * by - x * bz + y * bw + z * bx,
+            w * bz + x * by - y * bx + z * bw,
+        )
+
+    return free
+
+def circular_excess(angle, lo, hi):
+    """:func:`app.scene.rig.limits.circular_excess` of one angle."""
+    width = hi - lo
+    if width >= TWO_PI:
+        return 0.0
+    offset = (angle - lo) % TWO_PI
+    return 0.0 if offset <= width else min(offset - width, TWO_PI - offset)
+
+
+def violation_deg_one(limit, d, u):
+    """:func:`app.scene.rig.limits.violation_deg` of one rotation ``d`` (relative to the
+    rest frame) and unit tail direction ``u``: degrees, 0 below the rounding floor."""
+    if limit is None:
+        return 0.0
+    if isinstance(limit, HingeLimit):
+        a, _ = unit(tuple(float(c) for c in limit.axis))
+        allowed = clamp_circular(twist_angle(d, a), limit.min * _DEG, limit.max * _DEG)
+        rest = mul(from_axis_angle(a, -allowed), d)
+        out = 2.0 * atan2(sqrt(rest[1] * rest[1] + rest[2] * rest[2] + rest[3] * rest[3]),
+                          abs(rest[0]))  # fmt: skip
+    else:
+        tail = rotate(d, u)
+        c = cross(u, tail)
+        swing = atan2(sqrt(dot(c, c)), dot(u, tail))
+        out = max(swing - limit.degrees * _DEG, 0.0)
+        if limit.twist is not None:
+            lo, hi = limit.twist[0] * _DEG, limit.twist[1] * _DEG
+            out = max(out, circular_excess(twist_angle(d, u), lo, hi))
+    out = out * (180.0 / pi)
+    return 0.0 if out < VIOLATION_FLOOR_DEG else out

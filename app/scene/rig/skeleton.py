@@ -130,6 +130,8 @@ def compose_local(translation, rotation, scale) -> np.ndarray:
     (B, F, 4) and ``scale`` (3, B, 1) or, when scale is keyed, (3, B, F); shape (F, B, 4, 4),
     a view of a component-major buffer."""
     B, F = translation.shape[:2]
+    if B * F <= FEW_MATRICES:
+        return _compose_local_few(translation, rotation, scale)
     cm = np.zeros((4, 4, B, F))  # component-major: cm[i, j] is entry (i, j) of every matrix
     cm[:3, 3] = np.moveaxis(translation, 2, 0)
     w, x, y, z = np.moveaxis(rotation, 2, 0)
@@ -146,6 +148,37 @@ def compose_local(translation, rotation, scale) -> np.ndarray:
     cm[2, 2] = (1 - 2 * (x * x + y * y)) * sz
     cm[3, 3] = 1.0
     return np.moveaxis(cm, (0, 1, 2, 3), (2, 3, 1, 0))
+
+
+#: Up to this many local transforms (bones times frames) :func:`compose_local` builds them
+#: from the products of quaternion components gathered in a few whole-array operations (one
+#: frame of a small rig: numpy's cost per call is the bulk); beyond it, one expression per
+#: matrix entry over component-major arrays (the gathers' copies grow with the count).
+FEW_MATRICES = 128
+
+#: Index pairs ``4 a + b`` into the products ``q_a q_b`` of ``(w, x, y, z)``: the diagonal
+#: ``1 - 2 (A + B)`` at entries 00, 11, 22, and ``2 (A - B)``, ``2 (A + B)`` off it.
+_DIAGONAL = (np.array([10, 5, 5]), np.array([15, 15, 10]))  # yy+zz, xx+zz, xx+yy
+_MINUS = (np.array([6, 11, 7]), np.array([3, 1, 2]))  # 01: xy-wz, 12: yz-wx, 20: xz-wy
+_PLUS = (np.array([7, 6, 11]), np.array([2, 3, 1]))  # 02: xz+wy, 10: xy+wz, 21: yz+wx
+
+
+def _compose_local_few(translation, rotation, scale) -> np.ndarray:
+    """:func:`compose_local` for few matrices, the same arithmetic entry by entry (bit for
+    bit), shape (F, B, 4, 4)."""
+    B, F = translation.shape[:2]
+    q = rotation.swapaxes(0, 1).reshape(-1, 4)  # (F B, 4), frame-major
+    p = (q[:, :, None] * q[:, None, :]).reshape(-1, 16)
+    m = np.empty((F * B, 9))  # row-major 3x3
+    m[:, [0, 4, 8]] = 1 - 2 * (p[:, _DIAGONAL[0]] + p[:, _DIAGONAL[1]])
+    m[:, [1, 5, 6]] = 2 * (p[:, _MINUS[0]] - p[:, _MINUS[1]])
+    m[:, [2, 3, 7]] = 2 * (p[:, _PLUS[0]] + p[:, _PLUS[1]])
+    out = np.zeros((F * B, 4, 4))
+    # Column j scaled by scale[j], as T @ R @ S does.
+    out[:, :3, :3] = m.reshape(-1, 3, 3) * np.broadcast_to(scale, (3, B, F)).T.reshape(-1, 1, 3)
+    out[:, :3, 3] = translation.swapaxes(0, 1).reshape(-1, 3)
+    out[:, 3, 3] = 1.0
+    return out.reshape(F, B, 4, 4)
 
 
 #: Up to this many frames forward kinematics multiplies 4x4 matrices level by level;

@@ -6,7 +6,10 @@ same formulas bone after bone, on tuples of floats (:mod:`app.scene.rig.limits_o
 instead of numpy arrays of one row, where numpy's fixed cost per call (not the arithmetic)
 is what a single-frame solve spends its time on. The vectorized pass takes this path when it
 is given one chain (the editor's current frame); many frames stay vectorized. The two agree
-to rounding (``tests/test_limits_one.py``).
+to rounding (``tests/test_limits_one.py``). The pose is read once per solve
+(:func:`one_pose`: each bone's limit prepared by
+:func:`~app.scene.rig.limits_one.limit_turn`), and the stage writes the quaternion products
+out instead of calling a function for each.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from math import sqrt
 import numpy as np
 
 from app.scene.constraints.change_of_basis import world_to_bone
-from app.scene.rig.limits_one import arc, conj, limited_rotation_one, mul, rotate, unit
+from app.scene.rig.limits_one import (
+    arc,
+    conj,
+    limit_turn,
+    limited_rotation_one,
+    mul,
+    rotate,
+    unit,
+)
 
 
 def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
@@ -27,23 +38,44 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
     (3, 1) or None.
     """
     pts = P[:, :, 0].tolist()
-    _limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), _pose_lists(pose),
+    limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), pose_lists(pose),
                    None if target is None else target[:, 0].tolist())  # fmt: skip
     P[:, :, 0] = pts
 
 
-def _pose_lists(pose):
-    """What the limited stage reads from a one-chain ``ChainPose``, as Python lists."""
-    frame = tuple(pose.parent_rotation[0].tolist())
-    return (frame, pose.rest_rotation.tolist(), pose.d0[0].tolist(), pose.segment[0].tolist(),
-            pose.limits, pose.last_limited())  # fmt: skip
+def pose_lists(pose):
+    """What the limited stage reads from a one-chain ``ChainPose``, as Python floats
+    (:func:`one_pose`)."""
+    return one_pose(tuple(pose.parent_rotation[0].tolist()), pose.rest_rotation.tolist(),
+                    pose.d0[0].tolist(), pose.segment[0].tolist(), pose.limits)  # fmt: skip
 
 
-def _limited_lists(pts, root, L, pose, aim_fixed) -> None:
+def one_pose(parent_rotation, rest_rotation, d0, segment, limits):
+    """The pose of one chain as the limited stage reads it, prepared once per solve.
+
+    Parameters are a ``ChainPose``'s fields for one chain as tuples or lists of floats
+    (``parent_rotation`` 4, ``rest_rotation`` and ``d0`` n x 4, ``segment`` n x 3; ``d0``
+    and ``segment`` are read only up to the last limited bone).
+
+    Returns
+    -------
+    tuple
+        ``(parent_rotation, steps, last)``: ``steps[k] = (rest_k, segment_k, turn_k)`` for
+        the bones up to the last limited one ``last``, ``turn_k`` the bone's
+        :func:`~app.scene.rig.limits_one.limit_turn`.
+    """
+    last = max((k for k, lim in enumerate(limits) if lim is not None), default=-1)
+    steps = [(tuple(rest_rotation[k]), tuple(segment[k]),
+              limit_turn(limits[k], tuple(d0[k]), tuple(segment[k])))
+             for k in range(last + 1)]  # fmt: skip
+    return tuple(parent_rotation), steps, last
+
+
+def limited_lists(pts, root, L, pose, aim_fixed) -> None:
     """The limited stage on joint lists ``pts`` (J lists of 3 floats), in place; ``pose``
-    as :func:`_pose_lists` gives it."""
+    as :func:`one_pose` gives it."""
     J = len(pts)
-    frame, rest_rot, d0, seg, limits, last = pose
+    (fw, fx, fy, fz), steps, last = pose  # the frame the current bone hangs from
     pts[0] = list(root)
     for k in range(J - 1):
         aim_at = pts[k + 1] if aim_fixed is None else aim_fixed
@@ -60,11 +92,26 @@ def _limited_lists(pts, root, L, pose, aim_fixed) -> None:
             s = L[k] / r
             pts[k + 1] = [px + dx * s, py + dy * s, pz + dz * s]
             continue
-        rest = mul(frame, rest_rot[k])
-        desired = rotate(conj(rest), (aim_at[0] - px, aim_at[1] - py, aim_at[2] - pz))
-        d1 = limited_rotation_one(limits[k], d0[k], seg[k], desired)
-        frame = mul(rest, d1)
-        dx, dy, dz = rotate(frame, seg[k])
+        # rest = frame * rest_k; desired = rotate(conj(rest), aim - p); frame = rest * d1;
+        # the segment rotated by frame: limits_one's mul and rotate written out.
+        (rw, rx, ry, rz), (sx, sy, sz), turn = steps[k]
+        w = fw * rw - fx * rx - fy * ry - fz * rz
+        x = fw * rx + fx * rw + fy * rz - fz * ry
+        y = fw * ry - fx * rz + fy * rw + fz * rx
+        z = fw * rz + fx * ry - fy * rx + fz * rw
+        vx, vy, vz = aim_at[0] - px, aim_at[1] - py, aim_at[2] - pz
+        cx, cy, cz = -x, -y, -z
+        tx, ty, tz = 2.0 * (cy * vz - cz * vy), 2.0 * (cz * vx - cx * vz), 2.0 * (cx * vy - cy * vx)
+        bw, bx, by, bz = turn((vx + w * tx + (cy * tz - cz * ty), vy + w * ty + (cz * tx - cx * tz),
+                               vz + w * tz + (cx * ty - cy * tx)))  # fmt: skip
+        fw = w * bw - x * bx - y * by - z * bz
+        fx = w * bx + x * bw + y * bz - z * by
+        fy = w * by - x * bz + y * bw + z * bx
+        fz = w * bz + x * by - y * bx + z * bw
+        tx, ty, tz = 2.0 * (fy * sz - fz * sy), 2.0 * (fz * sx - fx * sz), 2.0 * (fx * sy - fy * sx)
+        dx = sx + fw * tx + (fy * tz - fz * ty)
+        dy = sy + fw * ty + (fz * tx - fx * tz)
+        dz = sz + fw * tz + (fx * ty - fy * tx)
         length = L[k]
         pts[k + 1] = [px + dx * length, py + dy * length, pz + dz * length]
 
@@ -95,29 +142,36 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
     ``record(stage, iteration, joints (J, 3))`` as in
     :func:`~app.scene.constraints.fabrik.chains.solve`.
     """
-    J = P.shape[0]
-    L = lengths[:, 0].tolist()
+    pts = P[:, :, 0].tolist()
+    it = iterate_lists(pts, root[:, 0].tolist(), target[:, 0].tolist(), lengths[:, 0].tolist(),
+                       None if pose is None else pose_lists(pose), tolerance, max_iterations,
+                       record)  # fmt: skip
+    P[:, :, 0] = pts
+    return it
+
+
+def iterate_lists(pts, r, t, L, lists, tolerance, max_iterations, record=None) -> int:
+    """:func:`iterate_one` on joint lists ``pts`` (J lists of 3 floats, in place), root
+    ``r``, target ``t``, lengths ``L`` and the pose as :func:`one_pose` gives it (or
+    None)."""
+    J = len(pts)
     back = L[::-1]
     tip_order, root_order = range(J - 1, -1, -1), range(J)
-    r, t = root[:, 0].tolist(), target[:, 0].tolist()
-    pts = P[:, :, 0].tolist()
-    lists = None if pose is None else _pose_lists(pose)
     it = 0
     for it in range(1, max_iterations + 1):
         _reach_one(pts, tip_order, t, back, r)
         if record is not None:
             record("from_tip", it, np.array(pts))
-        if pose is None:
+        if lists is None:
             _reach_one(pts, root_order, r, L, t)
         else:
-            _limited_lists(pts, r, L, lists, None)
+            limited_lists(pts, r, L, lists, None)
         if record is not None:
             record("from_root", it, np.array(pts))
         x, y, z = pts[-1]
         dx, dy, dz = x - t[0], y - t[1], z - t[2]
         if sqrt(dx * dx + dy * dy + dz * dz) <= tolerance:
             break
-    P[:, :, 0] = pts
     return it
 
 

@@ -15,9 +15,10 @@ Segment ``k`` runs, in bone ``k``'s frame, to the next chain bone's (current) tr
 or to the last bone's ``tail``. ``info[name]`` holds ``iterations``, ``distance`` (tail to
 target) and ``reachable`` per frame.
 
-:func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones;
-:func:`trace` runs the same solve for one frame keeping every reaching pass (the editor's
-step-through).
+:func:`setup` reads what the solve starts from; :func:`apply` solves and turns the bones
+(one frame of a rigid chain in object space, the editor's current frame, in plain floats:
+:mod:`app.scene.constraints.fabrik.one_frame`); :func:`trace` runs the same solve for one
+frame keeping every reaching pass (the editor's step-through).
 
 One idea: the ``fabrik`` constraint over a context's frames (setup, solve, turning the bones).
 """
@@ -37,6 +38,7 @@ from app.scene.constraints.change_of_basis import (
     world_to_bone,
 )
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
+from app.scene.constraints.fabrik.one_frame import apply_one, target_at
 from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
@@ -159,23 +161,51 @@ class _ChainStatic:
     rest: np.ndarray
     bend_in_root: np.ndarray | None
     rigid: bool
+    #: For the one-frame path (:mod:`app.scene.constraints.fabrik.one_frame`): the index of
+    #: the root's parent (-1 for none), the bones whose world frames it reads (that parent,
+    #: if any, then the chain), ``tail`` and ``rest`` as lists, and whether each chain bone's
+    #: only child is the next chain bone.
+    parent: int
+    rows: np.ndarray
+    tail_list: list
+    rest_list: list
+    branchless: bool
 
 
 def _static_of(constraint: Fabrik, scene, skeleton) -> _ChainStatic:
     idx = [skeleton.index(name) for name in constraint.chain]
     limits = tuple(constraint.limits.get(name) for name in constraint.chain)
+    tail = np.asarray(scene.tail_of(idx[-1]), dtype=float)
+    rest = np.array([scene.bones[i].rotation for i in idx], dtype=float)
+    parent = int(skeleton.parents[idx[0]])
+    parents = skeleton.parents
+    children = np.bincount(parents[parents >= 0], minlength=len(parents))[idx[:-1]]
     return _ChainStatic(
         idx=idx,
-        tail=np.asarray(scene.tail_of(idx[-1]), dtype=float),
+        tail=tail,
         limits=limits,
-        rest=np.array([scene.bones[i].rotation for i in idx], dtype=float),
+        rest=rest,
         bend_in_root=rest_bend_in_root(scene, constraint, idx, limits),
         rigid=is_rigid(scene, skeleton, idx[-1]),
+        parent=parent,
+        rows=np.array(([parent] if parent >= 0 else []) + idx, dtype=np.intp),
+        tail_list=tail.tolist(),
+        rest_list=[tuple(q) for q in rest.tolist()],
+        branchless=bool(np.all(children == 1)),
     )
 
 
 def apply(constraint: Fabrik, ctx) -> None:
-    """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring)."""
+    """Solve ``constraint`` at every frame of ``ctx`` (see the module docstring).
+
+    One frame of a rigid chain in object space (the editor's current frame) takes the
+    plain-float path of :mod:`app.scene.constraints.fabrik.one_frame`, which agrees with
+    this one to rounding and hands back to it where it cannot."""
+    if len(ctx.frames) == 1 and ctx.space_of(constraint) == "object":
+        rig = ctx.rig if ctx.rig is not None else prepare(ctx.scene)
+        static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, ctx.skeleton))
+        if static.rigid and apply_one(constraint, ctx, static):
+            return
     _apply_setups([constraint], [setup(constraint, ctx)], ctx)
 
 
@@ -225,7 +255,10 @@ def _group_setup(constraints, ctx):
     joints = np.concatenate([worlds[..., :3, 3],
                              transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]],
                             axis=2)  # fmt: skip
-    target = np.array([ctx.target_positions(c.target) for c in constraints]).reshape(m, F, 3)
+    if F == 1:  # the editor's frame: keyed targets sampled as floats
+        target = np.array([target_at(ctx, c.target) for c in constraints]).reshape(m, F, 3)
+    else:
+        target = np.array([ctx.target_positions(c.target) for c in constraints]).reshape(m, F, 3)
     # The checks of setup, on the whole stack at once; member by member (for the message
     # naming the first bad one) only when something fails.
     size = 1.0 + np.abs(worlds[..., :3, 3]).max(axis=(1, 2, 3))  # (m,)
@@ -336,7 +369,10 @@ def trace(constraint: Fabrik, ctx, frame_index: int = 0) -> ChainTrace:
 
     ``ctx`` holds the pose just before this constraint
     (:meth:`app.scene.evaluate.Evaluator.context` with ``until``). The trace's last joints
-    are what :func:`apply` turns the bones towards at that frame.
+    are what :func:`apply` turns the bones towards at that frame: bit for bit where
+    :func:`apply` takes this module's path, to rounding (~1e-14) where one frame of a rigid
+    chain takes :mod:`~app.scene.constraints.fabrik.one_frame`'s, which reads the same
+    frames by other formulas (no SVD).
     """
     s = setup(constraint, ctx)
     f = frame_index
