@@ -109,7 +109,9 @@ class Skinning:
         # loop 12 entries at a time, four times slower.
         for k, (slots, weights) in enumerate(zip(self._slot_rows, self._weight_rows)):
             into = blended if k == 0 else gathered
-            np.take(palette, slots, axis=1, out=into)
+            # mode="clip": the slots are in range by construction (bind), and numpy's default
+            # "raise" writes through a temporary copy of the whole output.
+            np.take(palette, slots, axis=1, out=into, mode="clip")
             np.multiply(into, weights, out=into)
             if k:
                 np.add(blended, gathered, out=blended)

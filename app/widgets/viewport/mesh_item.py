@@ -90,6 +90,18 @@ MESH_SHADER = shaders.ShaderProgram(
 )
 
 
+def needs_glsl_es(context) -> bool:
+    """Whether shaders must be compiled as GLSL ES 1.00 (pyqtgraph's ``es2_compat``).
+
+    Only a core profile (macOS's OpenGL 4.1) refuses the legacy GLSL 1.10 our shaders are
+    written in; pyqtgraph's own test, ``GL_ARB_ES2_compatibility``, is also true of Mesa's
+    compatibility profile, where the ES path makes llvmpipe rasterize the 50k-vertex mesh about
+    1.4× slower (``mediump`` arithmetic; docs/performance.md).
+    """
+    core = QtGui.QSurfaceFormat.OpenGLContextProfile.CoreProfile
+    return context.format().profile() == core and context.hasExtension(b"GL_ARB_ES2_compatibility")
+
+
 class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
     """One skinned mesh; :meth:`set_pose` deforms it, the next paint uploads it.
 
@@ -170,8 +182,7 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         """The shader program and its attribute and uniform locations, looked up once."""
         if self._locations is None:
             context = QtGui.QOpenGLContext.currentContext()
-            es2 = context.hasExtension(b"GL_ARB_ES2_compatibility")
-            program = MESH_SHADER.program(es2_compat=es2)
+            program = MESH_SHADER.program(es2_compat=needs_glsl_es(context))
             self._locations = (
                 program,
                 *(GL.glGetAttribLocation(program, n) for n in ("a_position", "a_normal")),
