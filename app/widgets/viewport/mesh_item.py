@@ -199,8 +199,10 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
         normal = np.array(self.modelViewMatrix().normalMatrix().data(), dtype=np.float32)
         program, a_position, a_normal, u_mvp, u_normal, u_color = self._program()
+        attributes = [(loc, offset) for loc, offset in ((a_position, 0), (a_normal, 12))
+                      if loc != -1]  # fmt: skip
         self._vbo.bind()
-        for loc, offset in ((a_position, 0), (a_normal, 12)):
+        for loc, offset in attributes:
             GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, False, STRIDE,
                                      ctypes.c_void_p(offset))  # fmt: skip
             GL.glEnableVertexAttribArray(loc)
@@ -215,7 +217,7 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
             self._ibo.release()
         finally:
             GL.glUseProgram(0)
-            for loc in (a_position, a_normal):
+            for loc, _ in attributes:
                 GL.glDisableVertexAttribArray(loc)
             GL.glDisable(GL.GL_CULL_FACE)  # the next items do not expect it
 
