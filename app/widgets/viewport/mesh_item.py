@@ -51,9 +51,9 @@ STRIDE = 6 * 4
 
 #: The lighting of :data:`app.widgets.viewport.shading.LIT` (key light from the viewer's upper
 #: left, ambient and a rim, per fragment from the interpolated smooth normal), with the colour a
-#: uniform instead of a per-vertex attribute: a constant attribute is still fetched, passed and
-#: interpolated for every vertex and fragment by llvmpipe, which cost a 50k-vertex mesh about a
-#: third of its drawing time. The pixels are the same (a test draws both).
+#: uniform instead of a per-vertex attribute: llvmpipe still carries a constant attribute
+#: through every vertex, triangle setup and fragment (about a tenth of a 50k-vertex mesh's
+#: drawing time). The pixels are the same (a test draws both).
 MESH_SHADER = shaders.ShaderProgram(
     "pivotal_mesh",
     [
@@ -95,8 +95,8 @@ def needs_glsl_es(context) -> bool:
 
     Only a core profile (macOS's OpenGL 4.1) refuses the legacy GLSL 1.10 our shaders are
     written in; pyqtgraph's own test, ``GL_ARB_ES2_compatibility``, is also true of Mesa's
-    compatibility profile, where the ES path makes llvmpipe rasterize the 50k-vertex mesh about
-    1.4× slower (``mediump`` arithmetic; docs/performance.md).
+    compatibility profile, where the ES dialect makes llvmpipe draw the 50k-vertex mesh about
+    1.3× slower (docs/performance.md, "Skinned mesh").
     """
     core = QtGui.QSurfaceFormat.OpenGLContextProfile.CoreProfile
     return context.format().profile() == core and context.hasExtension(b"GL_ARB_ES2_compatibility")
