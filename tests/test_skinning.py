@@ -221,3 +221,54 @@ def test_a_tube_body_on_the_foot_roll_follows_its_bones():
         expected = motion[:3, :3] @ mesh.positions[v] + motion[:3, 3]
         np.testing.assert_allclose(p[1, v], expected, atol=2e-3 * 0.04)
     assert np.abs(p[1] - p[0]).max() > 0.01  # and the body did move
+
+
+def test_deforming_into_an_interleaved_vertex_array_matches_the_loop_and_allocates_nothing():
+    """The viewport's path: positions and normals written into the two halves of one (V, 6)
+    float32 array; after the first call the work arrays are reused, so a new pose allocates
+    nothing (numpy reports its buffers to tracemalloc)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(11)
+    mesh = _random_mesh(rng, vertices=3000)
+    names = list(mesh.joints)
+    poses = _random_transforms(rng, 2 * len(names)).reshape(2, len(names), 4, 4)
+    skin = bind(mesh, names, dtype=np.float32)
+    vertices = np.full((len(mesh.positions), 6), np.nan, dtype=np.float32)
+    out = (vertices[:, :3], vertices[:, 3:])
+    got = skin.deform(poses[0], out=out)
+    assert got[0] is out[0] and got[1] is out[1]
+    want_p, want_n, _ = _loop_skin(mesh, names, poses[0])
+    np.testing.assert_allclose(vertices[:, :3], want_p, atol=2e-5 * np.abs(want_p).max())
+    np.testing.assert_allclose(vertices[:, 3:], want_n, atol=2e-5)
+    # the same numbers as the allocating path, bit for bit
+    plain_p, plain_n = skin.deform(poses[0])
+    assert np.array_equal(plain_p, vertices[:, :3]) and np.array_equal(plain_n, vertices[:, 3:])
+    tracemalloc.start()
+    try:
+        skin.deform(poses[1], out=out)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    one_blend = len(mesh.positions) * 12 * 4  # bytes of one (V, 12) float32 work array
+    assert peak < 0.05 * one_blend
+    want_p, want_n, _ = _loop_skin(mesh, names, poses[1])
+    np.testing.assert_allclose(vertices[:, :3], want_p, atol=2e-5 * np.abs(want_p).max())
+    np.testing.assert_allclose(vertices[:, 3:], want_n, atol=2e-5)
+
+
+def test_deforming_into_arrays_of_the_wrong_kind_is_refused():
+    rng = np.random.default_rng(12)
+    mesh = _random_mesh(rng, vertices=30)
+    skin = bind(mesh, list(mesh.joints), dtype=np.float32)
+    pose = _random_transforms(rng, len(mesh.joints))
+    with pytest.raises(ValueError, match="float32"):
+        skin.deform(pose, out=(np.zeros((30, 3)), np.zeros((30, 3))))  # float64
+    with pytest.raises(ValueError):
+        skin.deform(pose, out=(np.zeros((29, 3), np.float32), np.zeros((29, 3), np.float32)))
+    with pytest.raises(ValueError, match="normals"):
+        skin.deform(pose, out=(np.zeros((30, 3), np.float32), None))
+    positions = np.zeros((2, 30, 3), np.float32)  # frames go into (F, V, 3) arrays
+    skin.deform(np.stack([pose, pose]), normals=False, out=(positions, None))
+    np.testing.assert_array_equal(positions[0], skin.deform(pose, normals=False))
+    np.testing.assert_array_equal(positions[1], positions[0])

@@ -92,21 +92,28 @@ class Skinning:
         columns = self._blend(bone_to_world)  # (F, V, 12): the columns a0, a1, a2, t
         return columns.reshape(len(columns), self.vertex_count, 4, 3).swapaxes(-1, -2)
 
-    def _blend(self, bone_to_world) -> np.ndarray:
-        """``sum_k w_k S[j_k]`` per vertex, column after column: (F, V, 12) in :attr:`dtype`."""
+    def _blend(self, bone_to_world, work=None) -> np.ndarray:
+        """``sum_k w_k S[j_k]`` per vertex, column after column: (F, V, 12) in :attr:`dtype`.
+
+        ``work``: a dict of work arrays to reuse (filled on first use); the result is one of
+        them, overwritten by the next call with the same ``work``.
+        """
         palette = self.skin_matrices(bone_to_world).swapaxes(-1, -2)  # rows: the columns
         palette = np.ascontiguousarray(palette.reshape(len(palette), -1, 12), dtype=self.dtype)
-        slots, weights = self._slot_rows, self._weight_columns
-        blended = np.empty((len(palette), self.vertex_count, 12), dtype=self.dtype)
+        shape = (len(palette), self.vertex_count, 12)
+        blended = _work(work, "blended", shape, self.dtype)
+        gathered = _work(work, "gathered", shape, self.dtype)
         # One gather of (F, V, 12) per influence slot (at most four), in place: row gathers
-        # of 48 bytes are what numpy's take does fastest.
-        np.take(palette, slots[0], axis=1, out=blended)
-        np.multiply(blended, weights[0], out=blended)
-        if len(slots) > 1:
-            gathered = np.empty_like(blended)
-            for k in range(1, len(slots)):
-                np.take(palette, slots[k], axis=1, out=gathered)
-                np.multiply(gathered, weights[k], out=gathered)
+        # of 48 bytes are what numpy's take does fastest. The weights come spread over the
+        # 12 entries of a row: multiplying by a (V, 1) column instead runs numpy's inner
+        # loop 12 entries at a time, four times slower.
+        for k, (slots, weights) in enumerate(zip(self._slot_rows, self._weight_rows)):
+            into = blended if k == 0 else gathered
+            # mode="clip": the slots are in range by construction (bind), and numpy's default
+            # "raise" writes through a temporary copy of the whole output.
+            np.take(palette, slots, axis=1, out=into, mode="clip")
+            np.multiply(into, weights, out=into)
+            if k:
                 np.add(blended, gathered, out=blended)
         return blended
 
@@ -115,13 +122,15 @@ class Skinning:
         return _cached(self, "_slot_rows_", lambda: np.ascontiguousarray(self.slots.T))
 
     @property
-    def _weight_columns(self):
+    def _weight_rows(self):
+        """Per slot the weights repeated over a blended row: K arrays of (V, 12)."""
+
         def make():
-            return [np.ascontiguousarray(w[:, None]) for w in self.weights.T]
+            return [np.ascontiguousarray(np.repeat(w[:, None], 12, axis=1)) for w in self.weights.T]
 
-        return _cached(self, "_weight_columns_", make)
+        return _cached(self, "_weight_rows_", make)
 
-    def deform(self, bone_to_world, normals: bool = True):
+    def deform(self, bone_to_world, normals: bool = True, out=None):
         """Deformed positions (and normals) in world space.
 
         Parameters
@@ -130,36 +139,67 @@ class Skinning:
             The evaluated pose, bones in the order :func:`bind` was given.
         normals : bool
             Also return the deformed unit normals.
+        out : (positions, normals) arrays, optional
+            Where to write them, each of the returned shape and :attr:`dtype` (they may be
+            strided views, such as the two halves of an interleaved vertex array); ``normals``
+            may be ``None`` when not asked for. The work arrays are then kept by the skinning
+            and reused by the next such call: a redraw allocates nothing. One caller at a
+            time (the viewport's).
 
         Returns
         -------
         positions : ndarray, shape (F, V, 3) (or (V, 3) for a (B, 4, 4) input), contiguous
+            unless ``out`` was given (then ``out``'s arrays)
         normals : ndarray, same shape (only when ``normals``)
         """
         single = np.ndim(bone_to_world) == 3
+        work = None if out is None else _cached(self, "_work_", dict)
+        blended = self._blend(bone_to_world, work)
+        frames = blended.shape[0]
         # Component-major from here: every operation runs over contiguous (F, V) rows.
-        a = np.ascontiguousarray(np.moveaxis(self._blend(bone_to_world), -1, 0))  # (12, F, V)
+        a = _work(work, "columns", (12, frames, self.vertex_count), self.dtype)
+        np.copyto(a, np.moveaxis(blended, -1, 0))
         a0, a1, a2, t = a[0:3], a[3:6], a[6:9], a[9:12]  # the columns of A, each (3, F, V)
+        shape = (frames, self.vertex_count, 3)
+        if out is None:
+            world = np.empty(shape, dtype=self.dtype)
+            turned = np.empty(shape, dtype=self.dtype) if normals else None
+        else:
+            world, turned = (None if o is None else o.reshape(shape) for o in out)
+            if world is None or (normals and turned is None):
+                raise ValueError("out needs a positions array (and a normals array)")
+            _check_out(world, shape, self.dtype, out[0])
+            if normals:
+                _check_out(turned, shape, self.dtype, out[1])
+        tmp = _work(work, "tmp", (frames, self.vertex_count), self.dtype)
+        acc = _work(work, "acc", (frames, self.vertex_count), self.dtype)
         p = self._positions_by_axis
-        shape = (a.shape[1], self.vertex_count, 3)
-        world = np.empty(shape, dtype=self.dtype)
         for i in range(3):
-            world[..., i] = t[i] + a0[i] * p[0] + a1[i] * p[1] + a2[i] * p[2]
+            _combine(acc, tmp, (a0[i], a1[i], a2[i]), p)
+            np.add(acc, t[i], out=world[..., i])
         if not normals:
-            return world[0] if single else world
+            return _single(world, out, 0, single)
         n = self._normals_by_axis
         # cof(A) @ n with cof(A) = [a1×a2 | a2×a0 | a0×a1] = det(A) A^-T; det's sign kept.
-        c0, c1, c2 = _cross(a1, a2), _cross(a2, a0), _cross(a0, a1)
-        det = a0[0] * c0[0] + a0[1] * c0[1] + a0[2] * c0[2]
-        out = [c0[i] * n[0] + c1[i] * n[1] + c2[i] * n[2] for i in range(3)]
-        length = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2])
-        scale = np.sign(det) / np.maximum(length, np.finfo(self.dtype).tiny)
-        turned = np.empty(shape, dtype=self.dtype)
+        c = _work(work, "cofactor", (3, 3, frames, self.vertex_count), self.dtype)
+        for col, (u, v) in enumerate(((a1, a2), (a2, a0), (a0, a1))):
+            _cross_into(c[col], u, v, tmp)
+        det = _work(work, "det", (frames, self.vertex_count), self.dtype)
+        _combine(det, tmp, (a0[0], a0[1], a0[2]), (c[0][0], c[0][1], c[0][2]))
+        rotated = _work(work, "rotated", (3, frames, self.vertex_count), self.dtype)
         for i in range(3):
-            turned[..., i] = out[i] * scale
+            _combine(rotated[i], tmp, (c[0][i], c[1][i], c[2][i]), n)
+        # scale = sign(det) / max(|rotated|, tiny)
+        _combine(acc, tmp, tuple(rotated), tuple(rotated))
+        np.sqrt(acc, out=acc)
+        np.maximum(acc, np.finfo(self.dtype).tiny, out=acc)
+        np.sign(det, out=det)
+        np.divide(det, acc, out=acc)
+        for i in range(3):
+            np.multiply(rotated[i], acc, out=turned[..., i])
         if single:
-            return world[0], turned[0]
-        return world, turned
+            return _single(world, out, 0, True), _single(turned, out, 1, True)
+        return (world, turned) if out is None else (out[0], out[1])
 
     @property
     def _positions_by_axis(self):
@@ -179,9 +219,44 @@ def _cached(skin, name, make):
     return value
 
 
-def _cross(a, b):
-    """Cross products of component-major stacks: ``a``, ``b`` (3, ...) -> list of 3."""
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+def _work(work, name, shape, dtype) -> np.ndarray:
+    """A work array: new when ``work`` is ``None``, else ``work[name]``, made on first use
+    (and again if ``shape`` changed)."""
+    if work is None:
+        return np.empty(shape, dtype=dtype)
+    array = work.get(name)
+    if array is None or array.shape != shape:
+        array = work[name] = np.empty(shape, dtype=dtype)
+    return array
+
+
+def _check_out(array, shape, dtype, given) -> None:
+    if array.shape != shape or array.dtype != dtype or not np.shares_memory(array, given):
+        raise ValueError(f"out arrays must be {dtype} of shape {shape[1:]} (or {shape})")
+
+
+def _single(array, out, i, single):
+    """``array`` as the caller asked: ``out[i]`` itself when given, else one frame or all."""
+    if out is not None:
+        return out[i]
+    return array[0] if single else array
+
+
+def _combine(acc, tmp, a, b) -> None:
+    """``acc = a[0]*b[0] + a[1]*b[1] + a[2]*b[2]`` in place (``tmp`` is scratch)."""
+    np.multiply(a[0], b[0], out=acc)
+    for x, y in zip(a[1:], b[1:]):
+        np.multiply(x, y, out=tmp)
+        np.add(acc, tmp, out=acc)
+
+
+def _cross_into(into, a, b, tmp) -> None:
+    """Cross products of component-major stacks ``a``, ``b`` (3, ...) into ``into`` (3, ...)."""
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        np.multiply(a[j], b[k], out=into[i])
+        np.multiply(a[k], b[j], out=tmp)
+        np.subtract(into[i], tmp, out=into[i])
 
 
 def bind(mesh: SkinnedMesh, bone_names, dtype=np.float64) -> Skinning:

@@ -1,26 +1,28 @@
 """The scene's skinned meshes in the viewport, deformed by the pose, shaded under the bones.
 
-:class:`SkinnedMeshItem` draws one mesh with the lit shader from two vertex buffers
-(positions, normals) that each pose rewrites in place (``QOpenGLBuffer.write``; the index
-buffer is uploaded once). :class:`MeshLayer` keeps one item per ``Scene.meshes`` entry (and a
-translucent one per mesh for Compare's ghost), skins them with
-:mod:`app.scene.rig.skinning` on every pose change, and applies the View menu's choices:
-what is shown (:data:`MESH`, :data:`BONES` or :data:`BOTH`) and X-ray, which draws the bones
-over the mesh (the depth buffer is cleared just before the bones, so the bones still hide
-each other correctly).
+:class:`SkinnedMeshItem` draws one mesh with :data:`MESH_SHADER` from one interleaved float32
+vertex buffer (position, normal) that each pose rewrites in place with one
+``QOpenGLBuffer.write``, and an index buffer uploaded once (``glDrawElements``, so llvmpipe's
+vertex cache shades each vertex once). Orbiting uploads nothing. :class:`MeshLayer` keeps one
+item per ``Scene.meshes`` entry (and a translucent one per mesh for Compare's ghost), skins
+them with :mod:`app.scene.rig.skinning` on every pose change, and applies the View menu's
+choices: what is shown (:data:`MESH`, :data:`BONES` or :data:`BOTH`) and X-ray, which draws
+the bones over the mesh (the depth buffer is cleared just before the bones, so the bones still
+hide each other correctly).
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 
 import numpy as np
 import pyqtgraph.opengl as gl
 from OpenGL import GL
+from pyqtgraph.opengl import shaders
 from pyqtgraph.Qt import QT_LIB, QtGui
 
 from app.scene.rig.skinning import bind
-from app.widgets.viewport.shading import LIT
 
 QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
 
@@ -44,10 +46,68 @@ GHOST_OPTIONS = {
     "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA),
     "glDepthFunc": (GL.GL_LESS,),
 }
+#: Bytes per vertex in the interleaved buffer: position (3 float32), then normal (3 float32).
+STRIDE = 6 * 4
+
+#: The lighting of :data:`app.widgets.viewport.shading.LIT` (key light from the viewer's upper
+#: left, ambient and a rim, per fragment from the interpolated smooth normal), with the colour a
+#: uniform instead of a per-vertex attribute: llvmpipe still carries a constant attribute
+#: through every vertex, triangle setup and fragment (about a tenth of a 50k-vertex mesh's
+#: drawing time). The pixels are the same (a test draws both).
+MESH_SHADER = shaders.ShaderProgram(
+    "pivotal_mesh",
+    [
+        shaders.VertexShader(
+            """
+            uniform mat4 u_mvp;
+            uniform mat3 u_normal;
+            attribute vec4 a_position;
+            attribute vec3 a_normal;
+            varying vec3 v_normal;
+            void main() {
+                v_normal = normalize(u_normal * a_normal);
+                gl_Position = u_mvp * a_position;
+            }
+            """
+        ),
+        shaders.FragmentShader(
+            """
+            #ifdef GL_ES
+            precision mediump float;
+            #endif
+            uniform vec4 u_color;
+            varying vec3 v_normal;
+            void main() {
+                vec3 key = normalize(vec3(-0.45, 0.6, 1.0));
+                float diffuse = max(dot(normalize(v_normal), key), 0.0);
+                float rim = 0.15 * max(dot(normalize(v_normal), vec3(0.5, -0.3, 0.4)), 0.0);
+                vec3 rgb = u_color.rgb * (0.38 + 0.62 * diffuse + rim);
+                gl_FragColor = vec4(min(rgb, vec3(1.0)), u_color.a);
+            }
+            """
+        ),
+    ],
+)
+
+
+def needs_glsl_es(context) -> bool:
+    """Whether shaders must be compiled as GLSL ES 1.00 (pyqtgraph's ``es2_compat``).
+
+    Only a core profile (macOS's OpenGL 4.1) refuses the legacy GLSL 1.10 our shaders are
+    written in; pyqtgraph's own test, ``GL_ARB_ES2_compatibility``, is also true of Mesa's
+    compatibility profile, where the ES dialect makes llvmpipe draw the 50k-vertex mesh about
+    1.3× slower (docs/performance.md, "Skinned mesh").
+    """
+    core = QtGui.QSurfaceFormat.OpenGLContextProfile.CoreProfile
+    return context.format().profile() == core and context.hasExtension(b"GL_ARB_ES2_compatibility")
 
 
 class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
     """One skinned mesh; :meth:`set_pose` deforms it, the next paint uploads it.
+
+    The skinning writes straight into :attr:`vertices`, allocated once: ``(V, 6)`` float32,
+    each row the position then the normal, the layout of the vertex buffer, so a new pose is
+    one buffer write and no allocation.
 
     Parameters
     ----------
@@ -71,41 +131,64 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         self.skinning = skinning
         self._indices = np.ascontiguousarray(indices, dtype=np.uint32).reshape(-1)
         self._color = tuple(float(c) for c in color)
-        self.positions = np.asarray(skinning.positions, dtype=np.float32)
-        self.normals = np.asarray(skinning.normals, dtype=np.float32)
+        self.vertices = np.empty((skinning.vertex_count, 6), dtype=np.float32)
+        self.vertices[:, :3] = skinning.positions
+        self.vertices[:, 3:] = skinning.normals
         self._dirty = True
-        self._uploaded_indices = False
+        self.uploads = 0  # buffer writes so far (allocations + rewrites)
+        self.allocations = 0  # of which (re)allocations of the vertex buffer
+        self._locations = None  # (program, a_position, a_normal, u_mvp, u_normal, u_color)
         buffer = QtOpenGL.QOpenGLBuffer
-        self._vbo_position = buffer(buffer.Type.VertexBuffer)
-        self._vbo_normal = buffer(buffer.Type.VertexBuffer)
+        self._vbo = buffer(buffer.Type.VertexBuffer)
+        self._vbo.setUsagePattern(buffer.UsagePattern.DynamicDraw)
         self._ibo = buffer(buffer.Type.IndexBuffer)
-        for vbo in (self._vbo_position, self._vbo_normal):
-            vbo.setUsagePattern(buffer.UsagePattern.DynamicDraw)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """The deformed vertices in world space, (V, 3) float32 (a view of :attr:`vertices`)."""
+        return self.vertices[:, :3]
+
+    @property
+    def normals(self) -> np.ndarray:
+        """Their unit normals, (V, 3) float32 (a view of :attr:`vertices`)."""
+        return self.vertices[:, 3:]
 
     def set_pose(self, bone_to_world) -> None:
         """Deform by ``bone_to_world`` (B, 4, 4), the skeleton's bones in bind order."""
-        self.positions, self.normals = self.skinning.deform(bone_to_world)
+        self.skinning.deform(bone_to_world, out=(self.positions, self.normals))
         self._dirty = True
         self.update()
 
     def _upload(self) -> None:
-        for vbo, array in ((self._vbo_position, self.positions),
-                           (self._vbo_normal, self.normals)):  # fmt: skip
-            if not vbo.isCreated():
-                vbo.create()
-            vbo.bind()
-            if vbo.size() != array.nbytes:
-                vbo.allocate(array, array.nbytes)
-            else:  # the same buffer, rewritten in place
-                vbo.write(0, array, array.nbytes)
-            vbo.release()
-        if not self._uploaded_indices:
+        vbo, data = self._vbo, self.vertices
+        if not vbo.isCreated():
+            vbo.create()
+        vbo.bind()
+        if vbo.size() != data.nbytes:
+            vbo.allocate(data, data.nbytes)
+            self.allocations += 1
+        else:  # the same buffer, rewritten in place
+            vbo.write(0, data, data.nbytes)
+        vbo.release()
+        if not self._ibo.isCreated():
             self._ibo.create()
             self._ibo.bind()
             self._ibo.allocate(self._indices, self._indices.nbytes)
             self._ibo.release()
-            self._uploaded_indices = True
+        self.uploads += 1
         self._dirty = False
+
+    def _program(self) -> tuple:
+        """The shader program and its attribute and uniform locations, looked up once."""
+        if self._locations is None:
+            context = QtGui.QOpenGLContext.currentContext()
+            program = MESH_SHADER.program(es2_compat=needs_glsl_es(context))
+            self._locations = (
+                program,
+                *(GL.glGetAttribLocation(program, n) for n in ("a_position", "a_normal")),
+                *(GL.glGetUniformLocation(program, n) for n in ("u_mvp", "u_normal", "u_color")),
+            )
+        return self._locations
 
     def paint(self):
         if not len(self._indices):
@@ -115,29 +198,28 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
             self._upload()
         mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
         normal = np.array(self.modelViewMatrix().normalMatrix().data(), dtype=np.float32)
-        context = QtGui.QOpenGLContext.currentContext()
-        program = LIT.program(es2_compat=context.hasExtension(b"GL_ARB_ES2_compatibility"))
-        enabled = []
-        for name, vbo in (("a_position", self._vbo_position), ("a_normal", self._vbo_normal)):
-            loc = GL.glGetAttribLocation(program, name)
-            if loc == -1:
-                continue
-            vbo.bind()
-            GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, False, 0, None)
-            vbo.release()
+        program, a_position, a_normal, u_mvp, u_normal, u_color = self._program()
+        attributes = [(loc, offset) for loc, offset in ((a_position, 0), (a_normal, 12))
+                      if loc != -1]  # fmt: skip
+        self._vbo.bind()
+        for loc, offset in attributes:
+            GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, False, STRIDE,
+                                     ctypes.c_void_p(offset))  # fmt: skip
             GL.glEnableVertexAttribArray(loc)
-            enabled.append(loc)
-        if (loc := GL.glGetAttribLocation(program, "a_color")) != -1:
-            GL.glVertexAttrib4f(loc, *self._color)
-        with LIT:
-            GL.glUniformMatrix4fv(GL.glGetUniformLocation(program, "u_mvp"), 1, False, mvp)
-            GL.glUniformMatrix3fv(GL.glGetUniformLocation(program, "u_normal"), 1, False, normal)
+        self._vbo.release()
+        GL.glUseProgram(program)
+        try:
+            GL.glUniformMatrix4fv(u_mvp, 1, False, mvp)
+            GL.glUniformMatrix3fv(u_normal, 1, False, normal)
+            GL.glUniform4f(u_color, *self._color)
             self._ibo.bind()
             GL.glDrawElements(GL.GL_TRIANGLES, self._indices.size, GL.GL_UNSIGNED_INT, None)
             self._ibo.release()
-        for loc in enabled:
-            GL.glDisableVertexAttribArray(loc)
-        GL.glDisable(GL.GL_CULL_FACE)  # the next items do not expect it
+        finally:
+            GL.glUseProgram(0)
+            for loc, _ in attributes:
+                GL.glDisableVertexAttribArray(loc)
+            GL.glDisable(GL.GL_CULL_FACE)  # the next items do not expect it
 
 
 class DepthClear(gl.GLGraphicsItem.GLGraphicsItem):
