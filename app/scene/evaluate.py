@@ -274,7 +274,7 @@ class Evaluator:
         heads = ctx.bone_to_world[..., :3, 3].copy()
         tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
         return BakeResult(
-            bone_names=np.array(ctx.skeleton.names),
+            bone_names=ctx.rig.name_array,
             frames=ctx.frames,
             bone_to_world=ctx.bone_to_world,
             heads=heads,

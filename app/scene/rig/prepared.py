@@ -114,6 +114,9 @@ class PreparedRig:
         self.skeleton = Skeleton.from_scene(scene)
         #: Bone name -> index (``Scene.bone_index`` without its linear search).
         self.index = {name: i for i, name in enumerate(self.skeleton.names)}
+        #: The names as the array every evaluation returns (read-only: results share it).
+        self.name_array = np.array(self.skeleton.names)
+        self.name_array.flags.writeable = False
         self.tails_in_bone = tails_in_bones(scene)
         self.scale = np.array([b.scale for b in bones], dtype=float).reshape(-1, 3).T[:, :, None]
         self._scale = None  # a channel only when some bone has scale keys
