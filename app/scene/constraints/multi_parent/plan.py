@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -95,6 +96,11 @@ class _Track:
     angle: np.ndarray | None = None
     rot_codes: np.ndarray | None = None
     pos_codes: np.ndarray | None = None
+
+    @cached_property
+    def angular_velocity(self) -> np.ndarray:
+        """``speed * axis`` per rotation key interval, component-major ``(3, K - 1)``."""
+        return np.ascontiguousarray((self.speed[:, None] * self.axis).T)
 
 
 def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
@@ -212,11 +218,14 @@ class StepPlan:
 
     Attributes
     ----------
-    rotation : ndarray, shape (4, P, Np)
-        Each pivot's increment ``R_i`` per substep of the piece (unit, ``w >= 0``).
+    rotation : ndarray, shape (4, P, Np), or None
+        Each pivot's increment ``R_i`` per substep of the piece (unit, ``w >= 0``); ``None``
+        where ``rotvec`` describes the turns (the exact plan's: the scan needs no ``R_i``,
+        :meth:`pivot_rotations` forms them for the pieces asked).
     position : ndarray, shape (3, P, Np)
         Each pivot's position on the body, scaled by the body's scale (``S pos_i``), at the
-        piece's first substep.
+        piece's first substep. Read-only; the exact plan gives a broadcast view (stride 0 over
+        pieces) when no pivot has position keys.
     velocity : ndarray, shape (3, P, Np), or None
         How much ``S pos_i`` moves per substep; ``None`` when no pivot has position keys.
     length : ndarray of int, shape (Np,)
@@ -256,11 +265,23 @@ class StepPlan:
     #: (the exact integrator's), so the step need not take ``2 log R_i`` again.
     rotvec: np.ndarray | None = None
 
+    def pivot_rotations(self, index) -> np.ndarray:
+        """``R_i (4, P, n)`` of pieces ``index``: from ``rotation``, or ``exp(phi_i / 2)``
+        of ``rotvec`` where the plan has no ``rotation``."""
+        if self.rotation is not None:
+            return self.rotation[..., index]
+        phi = self.rotvec[..., index]
+        angle = np.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+        big = angle > 1e-8
+        ratio = np.where(big, np.sin(0.5 * angle) / np.where(big, angle, 1.0),
+                         0.5 - angle * angle / 48.0)  # fmt: skip
+        return np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
+
     def from_block(self, block: int) -> StepPlan:
         """The part of the plan from block ``block`` on."""
         i = int(np.searchsorted(self.block, block))
         return StepPlan(
-            rotation=self.rotation[..., i:],
+            rotation=None if self.rotation is None else self.rotation[..., i:],
             position=self.position[..., i:],
             velocity=None if self.velocity is None else self.velocity[..., i:],
             length=self.length[i:],

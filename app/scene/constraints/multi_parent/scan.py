@@ -41,6 +41,7 @@ from functools import cached_property
 import numpy as np
 
 from app.scene.constraints.multi_parent.exact import moment_terms
+from app.scene.constraints.multi_parent.exact_terms import exact_world_terms
 from app.scene.constraints.multi_parent.increments import (
     _half_angle_axis,
     cross,
@@ -52,7 +53,6 @@ from app.scene.constraints.multi_parent.increments import (
 )
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
-from app.scene.math.jacobians import jacobian_apply_with
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
 
@@ -239,33 +239,65 @@ def _within_block_sums(d, block, rank, count):
     return inclusive[:, block, rank], inclusive[:, np.arange(nb), count]
 
 
-def _displacement_terms(inc, plan, start, stop, Q, world: bool):
-    """``x0, x1, x2`` (and their velocity counterparts) of pieces ``start .. stop - 1``.
+def _take_last(x, index):
+    """``x[..., index]``, kept a broadcast view where ``x`` is one along its last axis."""
+    if x.shape[-1] and x.strides[-1] == 0:
+        return np.broadcast_to(x[..., :1], x.shape[:-1] + (len(index),))
+    return x[..., index]
+
+
+def _displacement_terms(inc, position, velocity, Q, world: bool, longer):
+    """``x0, x1, x2`` (and their velocity counterparts) of a run of pieces.
+
+    Parameters
+    ----------
+    inc : Increment
+        The pieces' increments.
+    position, velocity : ndarray, shape (3, P, n)
+        The plan's offsets and their slide per substep (``velocity`` ``None``: none slide);
+        ``position`` may be a broadcast view.
+    Q : ndarray, shape (4, n)
+        The pieces' starting orientations.
+    world : bool
+    longer : ndarray of int
+        The pieces (indices into ``n``) of more than one substep. A piece of one substep is
+        only ever read at its start or summed whole (``k = 0, 1``), where every term but
+        ``x0`` has a zero weight: those are left zero there, not computed.
 
     Returns
     -------
     terms : ndarray, shape (3, 3, n) or (6, 3, n)
     """
+    n_pieces = Q.shape[1]
+    if len(longer) == n_pieces:
+        return np.array(_terms(inc, position, velocity, Q, world, full=True))
+    out = np.zeros((3 if velocity is None else 6, 3, n_pieces))
+    out[0] = _terms(inc, position, velocity, Q, world, full=False)[0]
+    if len(longer):
+        out[:, :, longer] = _terms(inc.take(longer), _take_last(position, longer),
+                                   None if velocity is None else velocity[..., longer],
+                                   Q[:, longer], world, full=True)  # fmt: skip
+    return out
+
+
+def _terms(inc, position, velocity, Q, world: bool, full: bool):
+    """:func:`_displacement_terms` of every piece given: all of them, or ``x0`` alone."""
     n = inc.axis
 
     def three(vectors):  # vectors (3, P, Np), body frame
         if not world:
             m = inc.pivot_sum(vectors)
+            if not full:
+                return [rotate(Q, m)]
             return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
-        w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
-        if inc.integrator == "exact":
-            # M_i x = -phi_i x J(Phi) x; J fixes n (Phi's axis) and commutes with n x, so
-            # J y = J w - n (n.w) and J z = n x J w: one Jacobian per pivot, not three.
+        if inc.integrator == "exact":  # M_i x = -phi_i x J(Phi) x, through J(Phi) R(Q)
             a, b = inc.jacobian_ab
-            out = [np.zeros(n.shape) for _ in range(3)]
-            for i, wi in enumerate(w):
-                jw = jacobian_apply_with(inc.total_rotvec, a, b, wi)
-                phi = inc.pivot_rotvec[:, i]
-                out[0] -= cross(phi, jw)
-                out[1] -= cross(phi, jw - n * dot(n, wi))
-                out[2] -= cross(phi, cross(n, jw))
-            return out
-        if inc.integrator in ("twist", "exact"):
+            return exact_world_terms(Q, inc.total_rotvec, n, a, b, inc.pivot_rotvec, vectors,
+                                     full)  # fmt: skip
+        w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
+        if inc.integrator == "twist":
+            if not full:
+                return [inc.pivot_sum(np.stack(w, axis=1))]
             y = [wi - n * dot(n, wi) for wi in w]
             z = [cross(n, wi) for wi in w]
             return [inc.pivot_sum(np.stack(x, axis=1)) for x in (w, y, z)]
@@ -275,20 +307,22 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
         for i, wi in enumerate(w):
             r = inc.pivot_rotation[:, i]
             rw = rotate(r, wi)
-            rn = rotate(r, n)
             mw = wi - rw
             x0 += mw
-            x1 += mw - dot(n, wi) * (n - rn)
-            x2 += cross(n, wi) - cross(rn, rw)
-        return [x0, x1, x2]
+            if full:
+                rn = rotate(r, n)
+                x1 += mw - dot(n, wi) * (n - rn)
+                x2 += cross(n, wi) - cross(rn, rw)
+        return [x0, x1, x2] if full else [x0]
 
-    terms = three(plan.position[..., start:stop])
-    if plan.velocity is not None:
-        velocity = plan.velocity[..., start:stop]
+    terms = three(position)
+    if velocity is not None:
         if inc.integrator == "exact":  # sliding pivots: the first moment within each step
-            terms = [t + m for t, m in zip(terms, moment_terms(inc, velocity, Q, world))]
-        terms += three(velocity)
-    return np.array(terms)
+            moments = moment_terms(inc, velocity, Q, world)
+            terms = [t + m for t, m in zip(terms, moments)]
+        if full:
+            terms += three(velocity)
+    return terms
 
 
 def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> ScanResult:
@@ -326,8 +360,8 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     n_pieces = len(L)
     size = PIECE_CHUNK
     bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
-    incs = [increment(plan.rotation[..., s:e], integrator, space,
-                      None if plan.rotvec is None else plan.rotvec[..., s:e])
+    incs = [increment(None if plan.rotation is None else plan.rotation[..., s:e], integrator,
+                      space, None if plan.rotvec is None else plan.rotvec[..., s:e])
             for s, e in bounds]  # fmt: skip
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
@@ -341,7 +375,13 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
 
     # Orientation: piece totals A^L, prefix within blocks, blocks chained in order.
     la = L * half_angle
-    totals = np.concatenate([np.cos(la)[None], np.sin(la) * axis])
+    cos_la, sin_la = np.cos(la), np.sin(la)
+    totals = np.concatenate([cos_la[None], sin_la * axis])
+    # cos a and sin a for the closed-form sums: a piece of one substep has them already
+    # (``1 * a`` is ``a``), and most pieces are one substep where keys are every frame.
+    longer = np.flatnonzero(L != 1)
+    cos_a, sin_a = cos_la.copy(), sin_la.copy()
+    cos_a[longer], sin_a[longer] = np.cos(half_angle[longer]), np.sin(half_angle[longer])
     before, block_total = _within_block_prefix(totals, block, rank, count, world)
     chain = [q_start]
     for t in block_total.T.tolist():
@@ -351,9 +391,14 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     def starts(s, e):  # each piece's starting Q, its Y, and its x-terms
         Qb = block_rotation[:, block[s:e]]
         Q = normalize(qmul(before[:, s:e], Qb) if world else qmul(Qb, before[:, s:e]))
-        pure_axis = np.concatenate([np.zeros((1, e - s)), axis[:, s:e]])
-        Y = qmul(pure_axis, Q) if world else qmul(Q, pure_axis)
-        terms = _displacement_terms(incs[s // size], plan, s, e, Q, world)
+        # Y is read only at k > 0: a piece of one substep leaves it zero.
+        many = longer[(longer >= s) & (longer < e)] - s
+        pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
+        Y = np.zeros((4, e - s))
+        Y[:, many] = qmul(pure_axis, Q[:, many]) if world else qmul(Q[:, many], pure_axis)
+        terms = _displacement_terms(incs[s // size], plan.position[..., s:e],
+                                    None if plan.velocity is None else plan.velocity[..., s:e],
+                                    Q, world, many)  # fmt: skip
         if flows is not None:  # one step each: the flow's displacement from Q is all of it
             sel = (flows[0] >= s) & (flows[0] < e)
             local = flows[0][sel] - s
@@ -365,7 +410,8 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
 
     # Position: each piece's total displacement in closed form, summed like the rotations.
     def totals_of(s, e):
-        c, s_ = rotation_sums(L[s:e], half_angle[s:e])
+        c, s_ = rotation_sums(L[s:e], half_angle[s:e], cos_la[s:e], sin_la[s:e], cos_a[s:e],
+                              sin_a[s:e])  # fmt: skip
         d = L[s:e] * terms[0, :, s:e] + c * terms[1, :, s:e] + s_ * terms[2, :, s:e]
         if n_terms == 6:
             tc, ts = weighted_rotation_sums(L[s:e], half_angle[s:e])
