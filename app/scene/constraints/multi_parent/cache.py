@@ -155,13 +155,14 @@ class Integral:
         # A grid point where its piece starts (every key frame) is the piece's own state:
         # zero substeps of the closed form add zeros, so it is read, not evaluated.
         later = k != 0
-        rotation = pieces.rotation[:, index]
-        position = pieces.position[:, index]
+        rotation = np.take(pieces.rotation, index, axis=1)
+        position = np.take(pieces.position, index, axis=1)
         if np.any(later):
             rotation[:, later], position[:, later] = pieces.at(index[later], k[later])
-        if not np.all(inner):
-            rotation = np.where(inner, rotation, self.block_rotation[:, -1:])
-            position = np.where(inner, position, self.block_position[:, -1:])
+        end = ~inner  # at or after the grid's end: the state there
+        if np.any(end):
+            rotation[:, end] = self.block_rotation[:, -1:]
+            position[:, end] = self.block_position[:, -1:]
         return rotation, position
 
 

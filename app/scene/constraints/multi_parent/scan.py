@@ -186,6 +186,11 @@ def _block_layout(block: np.ndarray, n_blocks: int):
     return first, count, rank
 
 
+#: Pieces per group in the prefix product: a group is multiplied out in order, the groups'
+#: totals by the logarithmic scan, then each group by the total before it.
+PREFIX_GROUP = 8
+
+
 def _within_block_prefix(totals, block, rank, count, world: bool):
     """Exclusive prefix products of piece totals within each block, and each block's total.
 
@@ -200,31 +205,54 @@ def _within_block_prefix(totals, block, rank, count, world: bool):
     before : ndarray, shape (4, Np)
         The product of the block's earlier pieces (identity for its first piece).
     block_total : ndarray, shape (4, nb)
+
+    Each block is a row; within it the pieces are taken in groups of :data:`PREFIX_GROUP`
+    at fixed places from the row's start: each group's running product in order, the
+    groups' totals by a Hillis-Steele scan (log2 levels), then every group times the total
+    of the groups before it. That is about three products per piece, against log2(width)
+    for a Hillis-Steele scan of the pieces themselves, and each product still has O(log)
+    normalized-length factors. A row is stored group-position-major (piece ``r`` at
+    ``[r % G, r // G]``), so the ``e``-th pieces of all its groups are contiguous. A row's
+    arithmetic depends only on its own pieces (the padding after them is identity and every
+    step looks backwards), so restarting at a block gives the same bits.
     """
-    nb, width = len(count), int(count.max())
-    x = np.zeros((4, nb, width))
+    nb, G = len(count), PREFIX_GROUP
+    ng = max(1, -(-int(count.max()) // G))  # groups per row
+    x = np.zeros((4, nb, G, ng))
     x[0] = 1.0
-    x[:, block, rank] = totals
+    flat = x.reshape(4, -1)  # a view: one index per piece instead of three
 
-    def scan_rows(lo, hi):  # Hillis-Steele: x_j <- x_j x_(j - shift), log2(width) levels
-        rows = x[:, lo:hi]
+    def place(b, r):  # where piece r of block b lives in ``flat``
+        return b * (G * ng) + (r % G) * ng + r // G
+
+    flat[:, place(block, rank)] = totals
+
+    def mul(later, earlier):  # world: later on the left; object: on the right
+        return qmul(later, earlier) if world else qmul(earlier, later)
+
+    def scan_rows(lo, hi):
+        z = x[:, lo:hi]  # (4, rows, G, ng)
+        for e in range(1, G):  # each group's running product, in order
+            z[:, :, e] = mul(z[:, :, e], z[:, :, e - 1])
+        total = z[:, :, G - 1].copy()  # (4, rows, ng): the groups' totals, scanned in place
         shift = 1
-        while shift < width:
-            later, earlier = rows[:, :, shift:], rows[:, :, :-shift]
-            # Each level multiplies unit quaternions: the length drifts by an ulp or two per
-            # level, and is restored once at the end.
-            rows[:, :, shift:] = qmul(later, earlier) if world else qmul(earlier, later)
+        while shift < ng:
+            total[..., shift:] = mul(total[..., shift:], total[..., :-shift])
             shift *= 2
-        rows[:] = normalize(rows)
+        z[..., 1:] = mul(z[..., 1:], total[:, :, None, :-1])
+        # Each product of unit quaternions drifts in length by an ulp or two; restored once.
+        z[:] = normalize(z)
 
-    # Rows (blocks) are independent: more of them per pass means fewer, longer numpy calls
-    # (the levels slice the rows, so each call covers rows x width entries).
-    rows_per_pass = max(1, 8 * CHUNK // width)
+    # Rows (blocks) are independent: more of them per pass means fewer, longer numpy calls.
+    rows_per_pass = max(1, 8 * CHUNK // (G * ng))
     for lo in range(0, nb, rows_per_pass):
         scan_rows(lo, lo + rows_per_pass)
-    identity = np.array([1.0, 0.0, 0.0, 0.0])[:, None]
-    before = np.where(rank > 0, x[:, block, np.maximum(rank - 1, 0)], identity)
-    return before, x[:, np.arange(nb), count - 1]
+    identity = np.array([1.0, 0.0, 0.0, 0.0])
+    before = flat[:, place(block, np.maximum(rank - 1, 0))]
+    before[:, rank == 0] = identity[:, None]
+    block_total = flat[:, place(np.arange(nb), np.maximum(count - 1, 0))]
+    block_total[:, count == 0] = identity[:, None]
+    return before, block_total
 
 
 def _within_block_sums(d, block, rank, count):
@@ -234,9 +262,11 @@ def _within_block_sums(d, block, rank, count):
     """
     nb, width = len(count), int(count.max())
     x = np.zeros((3, nb, width + 1))
-    x[:, block, rank + 1] = d
-    inclusive = np.cumsum(x, axis=2)  # sequential along each block: deterministic
-    return inclusive[:, block, rank], inclusive[:, np.arange(nb), count]
+    flat = x.reshape(3, -1)  # a view: one index per piece
+    at = block * (width + 1) + rank
+    flat[:, at + 1] = d
+    np.cumsum(x, axis=2, out=x)  # sequential along each block: deterministic
+    return np.take(flat, at, axis=1), np.take(flat, np.arange(nb) * (width + 1) + count, axis=1)
 
 
 def _take_last(x, index):
@@ -388,41 +418,42 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
         chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
     block_rotation = np.array(chain).T  # (4, nb + 1)
 
-    def starts(s, e):  # each piece's starting Q, its Y, and its x-terms
-        Qb = block_rotation[:, block[s:e]]
-        Q = normalize(qmul(before[:, s:e], Qb) if world else qmul(Qb, before[:, s:e]))
-        # Y is read only at k > 0: a piece of one substep leaves it zero.
+    # Each piece's starting Q, its Y and its x-terms, a chunk of pieces at a time.
+    Q = np.empty((4, n_pieces))
+    Y = np.zeros((4, n_pieces))  # read only at k > 0: a piece of one substep leaves it zero
+    terms = np.empty((n_terms, 3, n_pieces))
+    for s, e in bounds:
+        Qb = np.take(block_rotation, block[s:e], axis=1)
+        q = Q[:, s:e]
+        q[:] = normalize(qmul(before[:, s:e], Qb) if world else qmul(Qb, before[:, s:e]))
         many = longer[(longer >= s) & (longer < e)] - s
         pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
-        Y = np.zeros((4, e - s))
-        Y[:, many] = qmul(pure_axis, Q[:, many]) if world else qmul(Q[:, many], pure_axis)
-        terms = _displacement_terms(incs[s // size], plan.position[..., s:e],
-                                    None if plan.velocity is None else plan.velocity[..., s:e],
-                                    Q, world, many)  # fmt: skip
+        Y[:, s + many] = qmul(pure_axis, q[:, many]) if world else qmul(q[:, many], pure_axis)
+        terms[..., s:e] = _displacement_terms(
+            incs[s // size], plan.position[..., s:e],
+            None if plan.velocity is None else plan.velocity[..., s:e], q, world, many)
         if flows is not None:  # one step each: the flow's displacement from Q is all of it
             sel = (flows[0] >= s) & (flows[0] < e)
-            local = flows[0][sel] - s
+            local = flows[0][sel] + 0
             terms[:, :, local] = 0.0
             terms[0][:, local] = apply_flow(world, None, flows[2][..., sel], Q[:, local])
-        return Q, Y, terms
-
-    Q, Y, terms = chunked(starts, n_pieces, size)
 
     # Position: each piece's total displacement in closed form, summed like the rotations.
-    def totals_of(s, e):
-        c, s_ = rotation_sums(L[s:e], half_angle[s:e], cos_la[s:e], sin_la[s:e], cos_a[s:e],
-                              sin_a[s:e])  # fmt: skip
-        d = L[s:e] * terms[0, :, s:e] + c * terms[1, :, s:e] + s_ * terms[2, :, s:e]
+    # A piece of one substep moves by x0 (its other terms are zero and L = 1).
+    d = terms[0].copy()
+    if len(longer):
+        Ll, al = L[longer], half_angle[longer]
+        c, s_ = rotation_sums(Ll, al, cos_la[longer], sin_la[longer], cos_a[longer],
+                              sin_a[longer])  # fmt: skip
+        tl = terms[..., longer]
+        dl = Ll * tl[0] + c * tl[1] + s_ * tl[2]
         if n_terms == 6:
-            tc, ts = weighted_rotation_sums(L[s:e], half_angle[s:e])
-            d += (0.5 * L[s:e] * (L[s:e] - 1.0) * terms[3, :, s:e] + tc * terms[4, :, s:e]
-                  + ts * terms[5, :, s:e])  # fmt: skip
-        return d
-
-    d = chunked(totals_of, n_pieces, size)
+            tc, ts = weighted_rotation_sums(Ll, al)
+            dl += 0.5 * Ll * (Ll - 1.0) * tl[3] + tc * tl[4] + ts * tl[5]
+        d[:, longer] = dl
     sums_before, block_sum = _within_block_sums(d, block, rank, count)
     block_position = np.cumsum(np.concatenate([p_start[:, None], block_sum], axis=1), axis=1)
-    P = block_position[:, block] + sums_before
+    P = np.take(block_position, block, axis=1) + sums_before
 
     pieces = PieceStates(plan.grid_start, plan.per_grid, plan.block, half_angle, Q, Y, P,
                          terms)  # fmt: skip
