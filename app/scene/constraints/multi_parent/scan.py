@@ -186,73 +186,78 @@ def _block_layout(block: np.ndarray, n_blocks: int):
     return first, count, rank
 
 
-#: Pieces per group in the prefix product: a group is multiplied out in order, the groups'
-#: totals by the logarithmic scan, then each group by the total before it.
+#: Pieces per group in the orientation scan: a group is multiplied out in order, the groups'
+#: totals by the logarithmic scan.
 PREFIX_GROUP = 8
 
 
-def _within_block_prefix(totals, block, rank, count, world: bool):
-    """Exclusive prefix products of piece totals within each block, and each block's total.
+def _piece_orientations(totals, block, rank, count, world: bool, q_start):
+    """Each piece's starting orientation, and the orientation at every block start.
 
     Parameters
     ----------
     totals : ndarray, shape (4, Np)
+        Each piece's whole rotation ``A^L`` (unit).
     block, rank : ndarray of int, shape (Np,)
+        The piece's block and its place in it.
     count : ndarray of int, shape (nb,)
+        Pieces per block.
+    world : bool
+        World space multiplies later rotations on the left, object space on the right.
+    q_start : tuple of 4 floats
+        The orientation at the first block's start.
 
     Returns
     -------
-    before : ndarray, shape (4, Np)
-        The product of the block's earlier pieces (identity for its first piece).
-    block_total : ndarray, shape (4, nb)
+    Q : ndarray, shape (4, Np)
+        The orientation at each piece's start (unit).
+    block_rotation : ndarray, shape (4, nb + 1)
+        The orientation at each block's start, and last at the end.
 
     Each block is a row; within it the pieces are taken in groups of :data:`PREFIX_GROUP`
-    at fixed places from the row's start: each group's running product in order, the
-    groups' totals by a Hillis-Steele scan (log2 levels), then every group times the total
-    of the groups before it. That is about three products per piece, against log2(width)
-    for a Hillis-Steele scan of the pieces themselves, and each product still has O(log)
-    normalized-length factors. A row is stored group-position-major (piece ``r`` at
-    ``[r % G, r // G]``), so the ``e``-th pieces of all its groups are contiguous. A row's
-    arithmetic depends only on its own pieces (the padding after them is identity and every
-    step looks backwards), so restarting at a block gives the same bits.
+    at fixed places from the row's start. Each group's running product in order gives every
+    piece the product of its group's earlier pieces; the groups' totals are scanned by
+    Hillis-Steele (log2 levels), which gives the block's total (the blocks are then chained
+    in order, one normalized product each) and, times the block's start, each group's
+    start ``C``; a piece's orientation is its in-group product times ``C``. That is about
+    two products per piece (a Hillis-Steele scan of the pieces themselves takes log2 of the
+    block's width), and every orientation is a product of O(log) factors, normalized once.
+    A row is stored group-position-major (piece ``r`` at ``[r % G, r // G]``), so the
+    ``e``-th pieces of all its groups are contiguous. A row's arithmetic depends only on its
+    own pieces and its start (the padding after them is identity and every step looks
+    backwards), so restarting at a block gives the same bits.
     """
     nb, G = len(count), PREFIX_GROUP
     ng = max(1, -(-int(count.max()) // G))  # groups per row
-    x = np.zeros((4, nb, G, ng))
-    x[0] = 1.0
-    flat = x.reshape(4, -1)  # a view: one index per piece instead of three
-
-    def place(b, r):  # where piece r of block b lives in ``flat``
-        return b * (G * ng) + (r % G) * ng + r // G
-
-    flat[:, place(block, rank)] = totals
+    z = np.zeros((4, nb, G, ng))
+    z[0] = 1.0
+    flat = z.reshape(4, -1)  # a view: one index per piece
+    at = block * (G * ng) + (rank % G) * ng + rank // G
+    flat[:, at] = totals
 
     def mul(later, earlier):  # world: later on the left; object: on the right
         return qmul(later, earlier) if world else qmul(earlier, later)
 
-    def scan_rows(lo, hi):
-        z = x[:, lo:hi]  # (4, rows, G, ng)
-        for e in range(1, G):  # each group's running product, in order
-            z[:, :, e] = mul(z[:, :, e], z[:, :, e - 1])
-        total = z[:, :, G - 1].copy()  # (4, rows, ng): the groups' totals, scanned in place
-        shift = 1
-        while shift < ng:
-            total[..., shift:] = mul(total[..., shift:], total[..., :-shift])
-            shift *= 2
-        z[..., 1:] = mul(z[..., 1:], total[:, :, None, :-1])
-        # Each product of unit quaternions drifts in length by an ulp or two; restored once.
-        z[:] = normalize(z)
-
-    # Rows (blocks) are independent: more of them per pass means fewer, longer numpy calls.
-    rows_per_pass = max(1, 8 * CHUNK // (G * ng))
-    for lo in range(0, nb, rows_per_pass):
-        scan_rows(lo, lo + rows_per_pass)
-    identity = np.array([1.0, 0.0, 0.0, 0.0])
-    before = flat[:, place(block, np.maximum(rank - 1, 0))]
-    before[:, rank == 0] = identity[:, None]
-    block_total = flat[:, place(np.arange(nb), np.maximum(count - 1, 0))]
-    block_total[:, count == 0] = identity[:, None]
-    return before, block_total
+    # z[:, :, e] <- the product of its group's pieces before e (the identity for e = 0).
+    run = z[:, :, 0].copy()
+    z[:, :, 0] = np.array([1.0, 0.0, 0.0, 0.0])[:, None, None]
+    for e in range(1, G):
+        later = mul(z[:, :, e], run)
+        z[:, :, e] = run
+        run = later
+    shift = 1  # run: the groups' totals (4, nb, ng), scanned in place (inclusive)
+    while shift < ng:
+        run[..., shift:] = mul(run[..., shift:], run[..., :-shift])
+        shift *= 2
+    chain = [q_start]
+    for t in run[:, :, -1].T.tolist():  # the blocks' totals (the padding is identity)
+        chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
+    block_rotation = np.array(chain).T  # (4, nb + 1)
+    start = np.empty(run.shape)  # C: each group's starting orientation
+    start[:, :, 0] = block_rotation[:, :nb]
+    start[:, :, 1:] = mul(run[:, :, :-1], block_rotation[:, :nb, None])
+    Q = normalize(mul(z, start[:, :, None, :]))
+    return np.take(Q.reshape(4, -1), at, axis=1), block_rotation
 
 
 def _within_block_sums(d, block, rank, count):
@@ -412,20 +417,13 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     longer = np.flatnonzero(L != 1)
     cos_a, sin_a = cos_la.copy(), sin_la.copy()
     cos_a[longer], sin_a[longer] = np.cos(half_angle[longer]), np.sin(half_angle[longer])
-    before, block_total = _within_block_prefix(totals, block, rank, count, world)
-    chain = [q_start]
-    for t in block_total.T.tolist():
-        chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
-    block_rotation = np.array(chain).T  # (4, nb + 1)
+    Q, block_rotation = _piece_orientations(totals, block, rank, count, world, q_start)
 
     # Each piece's starting Q, its Y and its x-terms, a chunk of pieces at a time.
-    Q = np.empty((4, n_pieces))
     Y = np.zeros((4, n_pieces))  # read only at k > 0: a piece of one substep leaves it zero
     terms = np.empty((n_terms, 3, n_pieces))
     for s, e in bounds:
-        Qb = np.take(block_rotation, block[s:e], axis=1)
         q = Q[:, s:e]
-        q[:] = normalize(qmul(before[:, s:e], Qb) if world else qmul(Qb, before[:, s:e]))
         many = longer[(longer >= s) & (longer < e)] - s
         pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
         Y[:, s + many] = qmul(pure_axis, q[:, many]) if world else qmul(q[:, many], pure_axis)
