@@ -95,7 +95,7 @@ def exact_world_terms(Q, Phi, axis, a, b, phi, u, full: bool = True) -> list[np.
     M = _matmul(jacobian_matrix(Phi, a, b), R)
     n = axis
     X = Q.shape[1]
-    x0 = np.zeros((3, X))
+    x0 = np.empty((3, X))
     tmp = np.empty(X)
     if full:
         r = [R[0][k] * n[0] + R[1][k] * n[1] + R[2][k] * n[2] for k in range(3)]  # R^T n
@@ -107,6 +107,10 @@ def exact_world_terms(Q, Phi, axis, a, b, phi, u, full: bool = True) -> list[np.
         u0, u1, u2 = _entries(u[:, i])
         x = [M[j][0] * u0 + M[j][1] * u1 + M[j][2] * u2 for j in range(3)]  # J R(Q) u_i
         for c, (j, k) in enumerate(((1, 2), (2, 0), (0, 1))):  # x0 -= phi_i x x_i
+            if i == 0:  # the same bits as 0 - a + b
+                np.multiply(p[k], x[j], out=x0[c])
+                x0[c] -= np.multiply(p[j], x[k], out=tmp)
+                continue
             np.multiply(p[j], x[k], out=tmp)
             x0[c] -= tmp
             np.multiply(p[k], x[j], out=tmp)

@@ -222,28 +222,29 @@ def _piece_orientations(totals, block, rank, count, world: bool, q_start):
     start ``C``; a piece's orientation is its in-group product times ``C``. That is about
     two products per piece (a Hillis-Steele scan of the pieces themselves takes log2 of the
     block's width), and every orientation is a product of O(log) factors, normalized once.
-    A row is stored group-position-major (piece ``r`` at ``[r % G, r // G]``), so the
-    ``e``-th pieces of all its groups are contiguous. A row's arithmetic depends only on its
-    own pieces and its start (the padding after them is identity and every step looks
-    backwards), so restarting at a block gives the same bits.
+    The pieces are stored group-position-major (piece ``r`` of block ``b`` at ``[r % G, b,
+    r // G]``), so the ``e``-th pieces of all groups are one contiguous array. A row's
+    arithmetic depends only on its own pieces and its start (the padding after them is
+    identity and every step looks backwards), so restarting at a block gives the same bits.
     """
     nb, G = len(count), PREFIX_GROUP
     ng = max(1, -(-int(count.max()) // G))  # groups per row
-    z = np.zeros((4, nb, G, ng))
+    z = np.zeros((4, G, nb, ng))
     z[0] = 1.0
     flat = z.reshape(4, -1)  # a view: one index per piece
-    at = block * (G * ng) + (rank % G) * ng + rank // G
-    flat[:, at] = totals
+    at = (rank % G) * (nb * ng) + block * ng + rank // G
+    for c in range(4):
+        flat[c][at] = totals[c]
 
     def mul(later, earlier):  # world: later on the left; object: on the right
         return qmul(later, earlier) if world else qmul(earlier, later)
 
-    # z[:, :, e] <- the product of its group's pieces before e (the identity for e = 0).
-    run = z[:, :, 0].copy()
-    z[:, :, 0] = np.array([1.0, 0.0, 0.0, 0.0])[:, None, None]
+    # z[:, e] <- the product of its group's pieces before e (the identity for e = 0).
+    run = z[:, 0].copy()
+    z[:, 0] = np.array([1.0, 0.0, 0.0, 0.0])[:, None, None]
     for e in range(1, G):
-        later = mul(z[:, :, e], run)
-        z[:, :, e] = run
+        later = mul(z[:, e], run)
+        z[:, e] = run
         run = later
     shift = 1  # run: the groups' totals (4, nb, ng), scanned in place (inclusive)
     while shift < ng:
@@ -256,8 +257,8 @@ def _piece_orientations(totals, block, rank, count, world: bool, q_start):
     start = np.empty(run.shape)  # C: each group's starting orientation
     start[:, :, 0] = block_rotation[:, :nb]
     start[:, :, 1:] = mul(run[:, :, :-1], block_rotation[:, :nb, None])
-    Q = normalize(mul(z, start[:, :, None, :]))
-    return np.take(Q.reshape(4, -1), at, axis=1), block_rotation
+    Q = normalize(mul(z, start[:, None])).reshape(4, -1)
+    return np.take(Q, at, axis=1), block_rotation
 
 
 def _within_block_sums(d, block, rank, count):
@@ -281,8 +282,8 @@ def _take_last(x, index):
     return x[..., index]
 
 
-def _displacement_terms(inc, position, velocity, Q, world: bool, longer):
-    """``x0, x1, x2`` (and their velocity counterparts) of a run of pieces.
+def _displacement_terms(inc, position, velocity, Q, world: bool, longer, out) -> None:
+    """``x0, x1, x2`` (and their velocity counterparts) of a run of pieces, into ``out``.
 
     Parameters
     ----------
@@ -298,21 +299,19 @@ def _displacement_terms(inc, position, velocity, Q, world: bool, longer):
         The pieces (indices into ``n``) of more than one substep. A piece of one substep is
         only ever read at its start or summed whole (``k = 0, 1``), where every term but
         ``x0`` has a zero weight: those are left zero there, not computed.
-
-    Returns
-    -------
-    terms : ndarray, shape (3, 3, n) or (6, 3, n)
+    out : ndarray, shape (3, 3, n) or (6, 3, n)
+        Zeros on entry; the terms on return.
     """
     n_pieces = Q.shape[1]
     if len(longer) == n_pieces:
-        return np.array(_terms(inc, position, velocity, Q, world, full=True))
-    out = np.zeros((3 if velocity is None else 6, 3, n_pieces))
+        for row, term in zip(out, _terms(inc, position, velocity, Q, world, full=True)):
+            row[:] = term
+        return
     out[0] = _terms(inc, position, velocity, Q, world, full=False)[0]
     if len(longer):
         out[:, :, longer] = _terms(inc.take(longer), _take_last(position, longer),
                                    None if velocity is None else velocity[..., longer],
                                    Q[:, longer], world, full=True)  # fmt: skip
-    return out
 
 
 def _terms(inc, position, velocity, Q, world: bool, full: bool):
@@ -421,15 +420,15 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
 
     # Each piece's starting Q, its Y and its x-terms, a chunk of pieces at a time.
     Y = np.zeros((4, n_pieces))  # read only at k > 0: a piece of one substep leaves it zero
-    terms = np.empty((n_terms, 3, n_pieces))
+    terms = np.zeros((n_terms, 3, n_pieces))
     for s, e in bounds:
         q = Q[:, s:e]
         many = longer[(longer >= s) & (longer < e)] - s
         pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
         Y[:, s + many] = qmul(pure_axis, q[:, many]) if world else qmul(q[:, many], pure_axis)
-        terms[..., s:e] = _displacement_terms(
-            incs[s // size], plan.position[..., s:e],
-            None if plan.velocity is None else plan.velocity[..., s:e], q, world, many)
+        _displacement_terms(incs[s // size], plan.position[..., s:e],
+                            None if plan.velocity is None else plan.velocity[..., s:e], q,
+                            world, many, terms[..., s:e])  # fmt: skip
         if flows is not None:  # one step each: the flow's displacement from Q is all of it
             sel = (flows[0] >= s) & (flows[0] < e)
             local = flows[0][sel] + 0
