@@ -131,11 +131,13 @@ def exact_step(world: bool, q, p, phi, u, du):
 def _rates(tracks, times, speeds: bool = False):
     """Every pivot's angular velocity ``(3, P, X)`` and sliding velocity ``(3, P, X)``
     (per frame) in the key intervals containing ``times (X,)``; with ``speeds``, also each
-    pivot's angular speed there ``(P, X)`` (``|omega_i|``, as the keys give it)."""
+    pivot's angular speed there ``(P, X)`` (``|omega_i|``, as the keys give it). The
+    sliding velocity is ``None`` when no pivot has position keys (every slide is zero)."""
     P, X = len(tracks), len(times)
     omega = np.empty((3, P, X))
-    slide = np.zeros((3, P, X))
-    speed = np.zeros((P, X)) if speeds else None
+    sliding = any(len(t.pos_frames) >= 2 for t in tracks)
+    slide = np.zeros((3, P, X)) if sliding else None
+    speed = np.empty((P, X)) if speeds else None
     found = None  # (key frames, j, inside, all inside): keyed on the same frames, looked up once
     for i, track in enumerate(tracks):
         if len(track.rot_frames) >= 2:
@@ -153,6 +155,8 @@ def _rates(tracks, times, speeds: bool = False):
                     speed[i] *= inside
         else:
             omega[:, i] = 0.0
+            if speeds:
+                speed[i] = 0.0
         if len(track.pos_frames) >= 2:
             j, inside = _interval(track.pos_frames, times)
             slide[:, i] = np.where(inside[:, None], track.velocity[j], 0.0).T
@@ -245,7 +249,9 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     omega, slide, rate = _rates(tracks, 0.5 * (t0 + t1), speeds=True)
     ease = _in_eased_segment(tracks, 0.5 * (t0 + t1))
     # integrated by the scan (EaseFlows)
-    omega[..., ease], slide[..., ease], rate[..., ease] = 0.0, 0.0, 0.0
+    omega[..., ease], rate[..., ease] = 0.0, 0.0
+    if slide is not None:
+        slide[..., ease] = 0.0
     # Constant segments' changes: pieces of no duration (the jumps), before the grid point
     # at their time, in the step that ends there.
     jump_t, jump_phi = jumps(tracks, frame_start, frame_start + N)
@@ -261,7 +267,8 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         h = np.concatenate([h, np.ones(J)])
         omega = np.concatenate([omega, np.zeros((3, len(tracks), J))], axis=-1)
         rate = np.concatenate([rate, np.zeros((len(tracks), J))], axis=-1)
-        slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
+        if slide is not None:
+            slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
         jump = np.concatenate([np.zeros(omega.shape[:2] + (len(t0) - J,)), jump_phi], axis=-1)
         is_jump = np.concatenate([is_jump, np.ones(J, bool)])
         ease = np.concatenate([ease, np.zeros(J, bool)])
@@ -269,10 +276,11 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         order = np.lexsort((~is_jump, t0))
         t0, t1, count, grid_start, block, h, ease, is_jump = (
             x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump))
-        omega, slide, rate = omega[..., order], slide[..., order], rate[..., order]
+        omega, rate = omega[..., order], rate[..., order]
+        slide = None if slide is None else slide[..., order]
         jump = None if jump is None else jump[..., order]
     flow = ease | is_jump  # pieces the scan takes as flows (nonlinear.EaseFlows)
-    if jump is None:
+    if jump is None and np.any(flow):
         jump = np.zeros(omega.shape)
 
     m = subdivisions(rate * h)  # rate: each pivot's angular speed (P, X)
