@@ -41,6 +41,7 @@ from functools import cached_property
 import numpy as np
 
 from app.scene.bounds import check_steps
+from app.scene.constraints.multi_parent.increments import qmul as qmul_components
 from app.scene.constraints.multi_parent.nonlinear import nonlinear_steps
 from app.scene.math.quat import canonical, conj, mul, normalize
 from app.scene.rig.keys import CONSTANT, Keys, sample
@@ -106,11 +107,18 @@ class _Track:
 def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
     keys = pivot.rotation_keys
     if keys is not None and len(keys) >= 2:
-        a, b = keys.values[:-1], keys.values[1:]
-        delta = canonical(normalize(mul(b, conj(a))))  # b a^-1 on the shorter arc
-        s = np.linalg.norm(delta[:, 1:], axis=-1)
-        angle = 2.0 * np.arctan2(s, delta[:, 0])
-        axis = np.where(s[:, None] > 0, delta[:, 1:] / np.where(s == 0, 1, s)[:, None], 0.0)
+        # b a^-1 on the shorter arc, component-major (one expression per component over all
+        # key intervals: a long shot keyed every frame has as many intervals as frames).
+        values = np.ascontiguousarray(np.asarray(keys.values, dtype=float).T)  # (4, K)
+        a, b = values[:, :-1], values[:, 1:]
+        delta = qmul_components(b, a * np.array([1.0, -1.0, -1.0, -1.0])[:, None])
+        length = np.sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]
+                         + delta[3] * delta[3])  # fmt: skip
+        delta /= length
+        delta *= np.where(delta[0] < 0, -1.0, 1.0)
+        s = np.sqrt(delta[1] * delta[1] + delta[2] * delta[2] + delta[3] * delta[3])
+        angle = 2.0 * np.arctan2(s, delta[0])
+        axis = np.where(s > 0, delta[1:] / np.where(s == 0, 1, s), 0.0).T  # (K - 1, 3)
         rot_frames, speed = keys.frames, angle / np.diff(keys.frames)
         rot_codes = None if keys.codes is None else keys.codes[:-1]
         if rot_codes is not None:
