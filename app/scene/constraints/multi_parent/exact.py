@@ -146,11 +146,12 @@ def _rates(tracks, times, speeds: bool = False):
                 j, inside = _interval(frames, times)
                 found = (frames, j, inside, bool(np.all(inside)))
             _, j, inside, everywhere = found
-            np.take(track.angular_velocity, j, axis=1, out=omega[:, i])
+            for c in range(3):  # j is in range: "clip" gathers straight into the row
+                np.take(track.angular_velocity[c], j, out=omega[c, i], mode="clip")
             if not everywhere:
                 omega[:, i] *= inside
             if speeds:
-                np.take(track.speed, j, out=speed[i])
+                np.take(track.speed, j, out=speed[i], mode="clip")
                 if not everywhere:
                     speed[i] *= inside
         else:
