@@ -250,8 +250,12 @@ def _piece_orientations(totals, block, rank, count, world: bool, q_start):
     while shift < ng:
         run[..., shift:] = mul(run[..., shift:], run[..., :-shift])
         shift *= 2
+    # A block's total: the scan at its last piece's group. Not at the row's last column: the
+    # rows are as wide as the longest block, and a later column would group the same factors
+    # differently (restarting at a block would not give the same bits).
+    last = run[:, np.arange(nb), np.maximum(count - 1, 0) // G]
     chain = [q_start]
-    for t in run[:, :, -1].T.tolist():  # the blocks' totals (the padding is identity)
+    for t in last.T.tolist():  # the padding after a block's pieces is the identity
         chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
     block_rotation = np.array(chain).T  # (4, nb + 1)
     start = np.empty(run.shape)  # C: each group's starting orientation
