@@ -109,7 +109,8 @@ def exact_step(world: bool, q, p, phi, u, du):
     # J(Phi) and K(Phi)'s coefficients once per step (not once per pivot); where no pivot
     # slides (``du`` is None) the K term is left out: it would add zeros.
     t = np.sqrt(Phi[0] * Phi[0] + Phi[1] * Phi[1] + Phi[2] * Phi[2])
-    a, b, c, d = jacobian_coefficients(t)
+    a, b, c, d = jacobian_coefficients(t) if du is not None else (
+        *jacobian_coefficients(t, moments=False), None, None)
 
     def apply(axis, x, dx):  # J(Phi) x + K(Phi) dx, as jacobians.jacobians_apply
         px = cross(axis, x)
@@ -146,8 +147,11 @@ def _rates(tracks, times, speeds: bool = False):
                 j, inside = _interval(frames, times)
                 found = (frames, j, inside, bool(np.all(inside)))
             _, j, inside, everywhere = found
-            for c in range(3):  # j is in range: "clip" gathers straight into the row
-                np.take(track.angular_velocity[c], j, out=omega[c, i], mode="clip")
+            if X < 64:  # a scrub's few times: one gather (numpy calls cost more than data)
+                omega[:, i] = track.angular_velocity[:, j]
+            else:
+                for c in range(3):  # j is in range: "clip" gathers straight into the row
+                    np.take(track.angular_velocity[c], j, out=omega[c, i], mode="clip")
             if not everywhere:
                 omega[:, i] *= inside
             if speeds:
@@ -371,8 +375,8 @@ def partial_steps(inputs, t0, t1, q, p):
     q, p = q.copy(), p.copy()
     for j in range(int(inside.max(initial=0)) + 1):
         active = j <= inside
-        a = np.where(j == 0, t0, padded[np.clip(lo + j - 1, 0, last)])
-        b = np.where(j < inside, padded[np.clip(lo + j, 0, last)], t1)
+        a = np.where(j == 0, t0, padded[np.minimum(np.maximum(lo + j - 1, 0), last)])
+        b = np.where(j < inside, padded[np.minimum(np.maximum(lo + j, 0), last)], t1)
         a, b = np.where(active, a, t1), np.where(active, b, t1)
         mid = 0.5 * (a + b)
         omega, slide = _rates(tracks, mid)
@@ -388,7 +392,7 @@ def partial_steps(inputs, t0, t1, q, p):
         q = np.where(active, q_next, q)
         p = np.where(active, p_next, p)
         # A constant segment's change at b (within the interval's end) turns the body now.
-        k = np.clip(np.searchsorted(jump_t, b), 0, max(len(jump_t) - 1, 0))
+        k = np.minimum(np.searchsorted(jump_t, b), max(len(jump_t) - 1, 0))
         jumping = active & (len(jump_t) > 0) & (jump_t[k] == b if len(jump_t) else False)
         if np.any(jumping):
             A, disp = jump_flow(world, jump_phi[..., k[jumping]],

@@ -220,7 +220,7 @@ class Increment:
     @cached_property
     def jacobian_ab(self):
         """``a, b`` of ``J(Phi)`` (:mod:`app.scene.math.jacobians`), once per step."""
-        a, b, _, _ = jacobian_coefficients(2.0 * self.half_angle)
+        a, b = jacobian_coefficients(2.0 * self.half_angle, moments=False)
         return a, b
 
     def take(self, index) -> Increment:

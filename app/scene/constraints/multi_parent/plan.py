@@ -174,7 +174,8 @@ def _interval(key_frames: np.ndarray, times: np.ndarray):
     """Index of the key interval containing each time, and whether it is inside the keys."""
     j = np.searchsorted(key_frames, times, side="right") - 1
     inside = (j >= 0) & (j < len(key_frames) - 1)
-    return np.clip(j, 0, max(len(key_frames) - 2, 0)), inside
+    # (minimum and maximum rather than clip: this runs for every scrubbed frame)
+    return np.minimum(np.maximum(j, 0), max(len(key_frames) - 2, 0)), inside
 
 
 def max_turn_rate(keys: Keys | None, t0, t1) -> np.ndarray:
