@@ -1,5 +1,7 @@
 """The multi-parent integral over the whole timeline as a blocked scan, with no step loop.
 
+One idea: the orientations as a product scan and the positions as a sum scan over pieces.
+
 Every step multiplies the body's orientation by a unit quaternion ``A_n`` (on the left in
 world space, on the right in object space) and moves its position by a displacement that
 depends on the orientation before the step (:mod:`app.scene.constraints.multi_parent.increments`).
@@ -19,12 +21,16 @@ have closed forms:
   when pivots slide along the body), with ``x0, x1, x2`` computed once per piece from ``Q``,
   and :mod:`app.scene.math.rotation_sums` sums that over ``k`` exactly.
 
-Across pieces: the pieces' totals ``A^L`` are combined within each block by a logarithmic
-(Hillis-Steele) scan renormalized at every level, the blocks' totals are chained in order,
-and the pieces' displacement totals are summed the same way (a ``cumsum`` within blocks, the
-blocks chained). Every orientation is thus a product of O(log) normalized factors: ``| |q0| -
-1 |`` stays at rounding level however many steps there are, and the work is proportional to
-the number of pieces, not of steps.
+Across pieces: the pieces' totals ``A^L`` are combined within each block by a grouped scan
+(:func:`_piece_orientations`: running products within groups of :data:`PREFIX_GROUP`, a
+logarithmic Hillis-Steele scan of the groups' totals), the blocks' totals are chained in
+order, and the pieces' displacement totals are summed the same way (a ``cumsum`` within
+blocks, the blocks chained). Every orientation is thus a product of O(log) unit factors,
+normalized once: ``| |q0| - 1 |`` stays at rounding level however many steps there are, and
+the work is proportional to the number of pieces, not of steps.
+
+A piece of one substep (every piece where keys are every frame) is only read at its start
+and summed whole, where ``Y``, ``x1`` and ``x2`` have zero weight: they are left zero there.
 
 Blocks have fixed boundaries on the step grid (``block_steps`` grid steps each, from
 ``frame_start``), pieces never straddle them, and all arithmetic is elementwise or
@@ -67,11 +73,13 @@ class PieceStates:
     half_angle : ndarray, shape (Np,)
         ``a`` of the piece's step rotation ``A``.
     rotation, turned : ndarray, shape (4, Np)
-        ``Q`` and ``Y``: the orientation after ``k`` substeps is ``cos(ka) Q + sin(ka) Y``.
+        ``Q`` and ``Y``: the orientation after ``k`` substeps is ``cos(ka) Q + sin(ka) Y``
+        (``Y`` is zero for a piece of one substep, read at ``k = 0`` only).
     position : ndarray, shape (3, Np)
         ``p0`` at the piece's start.
     terms : ndarray, shape (3, 3, Np) or (6, 3, Np)
-        ``x0, x1, x2`` (and their velocity counterparts) of the module docstring.
+        ``x0, x1, x2`` (and their velocity counterparts) of the module docstring; all but
+        ``x0`` are zero for a piece of one substep.
     """
 
     grid_start: np.ndarray
