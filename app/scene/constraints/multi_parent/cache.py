@@ -149,8 +149,12 @@ class Integral:
                     np.repeat(self.block_position[:, -1:], len(g), axis=1))  # fmt: skip
         pieces = self.pieces
         starting = np.flatnonzero(pieces.grid_start >= 0)
+        starts = pieces.grid_start[starting]  # increasing, from 0
         gi = np.where(inner, g, 0)
-        index = starting[np.searchsorted(pieces.grid_start[starting], gi, "right") - 1]
+        if len(starts) == self.n_steps and starts[-1] == self.n_steps - 1:
+            index = starting[gi]  # a piece starts at every grid point (keys every frame)
+        else:
+            index = starting[np.searchsorted(starts, gi, "right") - 1]
         k = (gi - pieces.grid_start[index]) * pieces.per_grid[index]
         # A grid point where its piece starts (every key frame) is the piece's own state:
         # zero substeps of the closed form add zeros, so it is read, not evaluated.

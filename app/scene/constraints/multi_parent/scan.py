@@ -53,7 +53,6 @@ from app.scene.constraints.multi_parent.increments import (
     cross,
     dot,
     increment,
-    normalize,
     qmul,
     rotate,
 )
@@ -269,8 +268,9 @@ def _piece_orientations(totals, block, rank, count, world: bool, q_start):
     start = np.empty(run.shape)  # C: each group's starting orientation
     start[:, :, 0] = block_rotation[:, :nb]
     start[:, :, 1:] = mul(run[:, :, :-1], block_rotation[:, :nb, None])
-    Q = normalize(mul(z, start[:, None])).reshape(4, -1)
-    return np.take(Q, at, axis=1), block_rotation
+    Q = mul(z, start[:, None])
+    Q /= np.sqrt(Q[0] * Q[0] + Q[1] * Q[1] + Q[2] * Q[2] + Q[3] * Q[3])  # normalize, in place
+    return np.take(Q.reshape(4, -1), at, axis=1), block_rotation
 
 
 def _within_block_sums(d, block, rank, count):
@@ -449,7 +449,7 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
 
     # Position: each piece's total displacement in closed form, summed like the rotations.
     # A piece of one substep moves by x0 (its other terms are zero and L = 1).
-    d = terms[0].copy()
+    d = terms[0].copy() if len(longer) else terms[0]  # only read below when not changed
     if len(longer):
         Ll, al = L[longer], half_angle[longer]
         c, s_ = rotation_sums(Ll, al, cos_la[longer], sin_la[longer], cos_a[longer],
