@@ -282,7 +282,8 @@ def _within_block_sums(d, block, rank, count):
     x = np.zeros((3, nb, width + 1))
     flat = x.reshape(3, -1)  # a view: one index per piece
     at = block * (width + 1) + rank
-    flat[:, at + 1] = d
+    for c in range(3):  # one component at a time: a plain 1-d scatter
+        flat[c][at + 1] = d[c]
     np.cumsum(x, axis=2, out=x)  # sequential along each block: deterministic
     return np.take(flat, at, axis=1), np.take(flat, np.arange(nb) * (width + 1) + count, axis=1)
 
