@@ -39,9 +39,11 @@ _SERIES = {
 
 
 def _series(name: str, t2, terms: int = _TERMS):
-    out = np.zeros_like(t2)
-    for coefficient in reversed(_SERIES[name][:terms]):  # Horner in t^2
-        out = out * t2 + coefficient
+    coefficients = _SERIES[name][:terms]
+    out = np.full(np.shape(t2), coefficients[-1])
+    for coefficient in reversed(coefficients[:-1]):  # Horner in t^2, in place
+        out *= t2
+        out += coefficient
     return out
 
 
@@ -61,24 +63,30 @@ def _cross(a, b):
     return out
 
 
-def jacobian_coefficients(t):
-    """``a, b, c, d`` of the module docstring at angles ``t >= 0`` (any shape)."""
+def jacobian_coefficients(t, moments: bool = True):
+    """``a, b, c, d`` of the module docstring at angles ``t >= 0`` (any shape); ``a, b``
+    alone (``J``'s, not ``K``'s) when ``moments`` is false."""
     t = np.asarray(t, dtype=float)
     t2 = t * t
     small = t < SERIES_BELOW
-    out = [np.empty(t.shape) for _ in range(4)]
+    names = "abcd" if moments else "ab"
+    out = [np.empty(t.shape) for _ in names]
+    if np.all(small):  # the usual case (turns below a radian per step): no masks
+        n = _terms_needed(float(t2.max(initial=0.0)))
+        return tuple(_series(name, t2, n) for name in names)
     if np.any(small):  # the series where they are used, with as many terms as needed
         t2s = t2[small]
         n = _terms_needed(float(t2s.max()))
-        for o, name in zip(out, "abcd"):
+        for o, name in zip(out, names):
             o[small] = _series(name, t2s, n)
     if not np.all(small):  # the closed forms elsewhere
         s = t[~small]
         sin, cos, half = np.sin(s), np.cos(s), 2.0 * np.sin(0.5 * s) ** 2
         out[0][~small] = half / (s * s)
         out[1][~small] = (s - sin) / s**3
-        out[2][~small] = (sin - s * cos) / s**3
-        out[3][~small] = (0.5 * s * s + half - s * sin) / s**4
+        if moments:
+            out[2][~small] = (sin - s * cos) / s**3
+            out[3][~small] = (0.5 * s * s + half - s * sin) / s**4
     return tuple(out)
 
 

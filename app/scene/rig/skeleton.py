@@ -201,6 +201,14 @@ def _compose_affine(a, b, out):
     out[3, 3] = 1.0
 
 
+def _as_slice(index):
+    """``index`` (sorted bone indices) as a slice when they are consecutive, else as is."""
+    index = np.asarray(index)
+    if len(index) and index[-1] - index[0] == len(index) - 1 and np.all(np.diff(index) == 1):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
 def forward_kinematics(skeleton: Skeleton, bone_to_parent) -> np.ndarray:
     """World transforms from local ones.
 
@@ -233,7 +241,8 @@ def forward_kinematics(skeleton: Skeleton, bone_to_parent) -> np.ndarray:
     world = np.empty(local.shape)
     for d, level in enumerate(skeleton.levels):
         if d == 0:
-            world[:, :, level] = local[:, :, level]
+            roots = _as_slice(level)  # consecutive roots (the usual order): one plain copy
+            world[:, :, roots] = local[:, :, roots]
         else:
             out = np.empty(local.shape[:2] + (len(level),) + local.shape[3:])
             _compose_affine(world[:, :, skeleton.parents[level]], local[:, :, level], out)

@@ -149,19 +149,24 @@ class Integral:
                     np.repeat(self.block_position[:, -1:], len(g), axis=1))  # fmt: skip
         pieces = self.pieces
         starting = np.flatnonzero(pieces.grid_start >= 0)
+        starts = pieces.grid_start[starting]  # increasing, from 0
         gi = np.where(inner, g, 0)
-        index = starting[np.searchsorted(pieces.grid_start[starting], gi, "right") - 1]
+        if len(starts) == self.n_steps and starts[-1] == self.n_steps - 1:
+            index = starting[gi]  # a piece starts at every grid point (keys every frame)
+        else:
+            index = starting[np.searchsorted(starts, gi, "right") - 1]
         k = (gi - pieces.grid_start[index]) * pieces.per_grid[index]
         # A grid point where its piece starts (every key frame) is the piece's own state:
         # zero substeps of the closed form add zeros, so it is read, not evaluated.
         later = k != 0
-        rotation = pieces.rotation[:, index]
-        position = pieces.position[:, index]
+        rotation = np.take(pieces.rotation, index, axis=1)
+        position = np.take(pieces.position, index, axis=1)
         if np.any(later):
             rotation[:, later], position[:, later] = pieces.at(index[later], k[later])
-        if not np.all(inner):
-            rotation = np.where(inner, rotation, self.block_rotation[:, -1:])
-            position = np.where(inner, position, self.block_position[:, -1:])
+        end = ~inner  # at or after the grid's end: the state there
+        if np.any(end):
+            rotation[:, end] = self.block_rotation[:, -1:]
+            position[:, end] = self.block_position[:, -1:]
         return rotation, position
 
 

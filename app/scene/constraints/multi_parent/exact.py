@@ -109,7 +109,8 @@ def exact_step(world: bool, q, p, phi, u, du):
     # J(Phi) and K(Phi)'s coefficients once per step (not once per pivot); where no pivot
     # slides (``du`` is None) the K term is left out: it would add zeros.
     t = np.sqrt(Phi[0] * Phi[0] + Phi[1] * Phi[1] + Phi[2] * Phi[2])
-    a, b, c, d = jacobian_coefficients(t)
+    a, b, c, d = jacobian_coefficients(t) if du is not None else (
+        *jacobian_coefficients(t, moments=False), None, None)
 
     def apply(axis, x, dx):  # J(Phi) x + K(Phi) dx, as jacobians.jacobians_apply
         px = cross(axis, x)
@@ -128,23 +129,43 @@ def exact_step(world: bool, q, p, phi, u, du):
     return qmul(q, exp_half(Phi)), p + rotate(q, body)
 
 
-def _rates(tracks, times):
+def _rates(tracks, times, speeds: bool = False):
     """Every pivot's angular velocity ``(3, P, X)`` and sliding velocity ``(3, P, X)``
-    (per frame) in the key intervals containing ``times (X,)``."""
-    omega = np.zeros((3, len(tracks), len(times)))
-    slide = np.zeros((3, len(tracks), len(times)))
-    found = None  # (key frames, j, inside): pivots keyed on the same frames look up once
+    (per frame) in the key intervals containing ``times (X,)``; with ``speeds``, also each
+    pivot's angular speed there ``(P, X)`` (``|omega_i|``, as the keys give it). The
+    sliding velocity is ``None`` when no pivot has position keys (every slide is zero)."""
+    P, X = len(tracks), len(times)
+    omega = np.empty((3, P, X))
+    sliding = any(len(t.pos_frames) >= 2 for t in tracks)
+    slide = np.zeros((3, P, X)) if sliding else None
+    speed = np.empty((P, X)) if speeds else None
+    found = None  # (key frames, j, inside, all inside): keyed on the same frames, looked up once
     for i, track in enumerate(tracks):
         if len(track.rot_frames) >= 2:
             frames = track.rot_frames
             if found is None or not (found[0] is frames or np.array_equal(found[0], frames)):
-                found = (frames, *_interval(frames, times))
-            _, j, inside = found
-            omega[:, i] = (track.speed[j] * track.axis[j].T) * inside
+                j, inside = _interval(frames, times)
+                found = (frames, j, inside, bool(np.all(inside)))
+            _, j, inside, everywhere = found
+            if X < 64:  # a scrub's few times: one gather (numpy calls cost more than data)
+                omega[:, i] = track.angular_velocity[:, j]
+            else:
+                for c in range(3):  # j is in range: "clip" gathers straight into the row
+                    np.take(track.angular_velocity[c], j, out=omega[c, i], mode="clip")
+            if not everywhere:
+                omega[:, i] *= inside
+            if speeds:
+                np.take(track.speed, j, out=speed[i], mode="clip")
+                if not everywhere:
+                    speed[i] *= inside
+        else:
+            omega[:, i] = 0.0
+            if speeds:
+                speed[i] = 0.0
         if len(track.pos_frames) >= 2:
             j, inside = _interval(track.pos_frames, times)
             slide[:, i] = np.where(inside[:, None], track.velocity[j], 0.0).T
-    return omega, slide
+    return (omega, slide, speed) if speeds else (omega, slide)
 
 
 def _in_eased_segment(tracks, times) -> np.ndarray:
@@ -174,8 +195,12 @@ def _key_times(tracks) -> np.ndarray:
     return _merged(frames) if frames else np.empty(0)
 
 
-def _offsets(tracks, scale, times):
-    """Each pivot's offset ``S pos_i`` at ``times``: ``(3, P, X)``."""
+def _offsets(tracks, scale, times, view: bool = False):
+    """Each pivot's offset ``S pos_i`` at ``times``: ``(3, P, X)``; with ``view``, a
+    read-only broadcast view when no pivot has position keys (the same at every time)."""
+    if view and all(t.pivot.position_keys is None for t in tracks):
+        fixed = np.array([t.pivot.position for t in tracks], dtype=float).reshape(-1, 3) * scale
+        return np.broadcast_to(fixed.T[:, :, None], (3, len(tracks), len(times)))
     out = np.empty((3, len(tracks), len(times)))
     for i, t in enumerate(tracks):
         if t.pivot.position_keys is None:  # a fixed position: the same at every time
@@ -226,9 +251,12 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     grid_start = np.concatenate([starts[runs], np.where(on, cut_step, -1)])
     block = np.concatenate([starts[runs], cut_step]) // block_steps
     h = (t1 - t0) / count  # frames per step of the piece
-    omega, slide = _rates(tracks, 0.5 * (t0 + t1))
+    omega, slide, rate = _rates(tracks, 0.5 * (t0 + t1), speeds=True)
     ease = _in_eased_segment(tracks, 0.5 * (t0 + t1))
-    omega[..., ease], slide[..., ease] = 0.0, 0.0  # integrated by the scan (EaseFlows)
+    # integrated by the scan (EaseFlows)
+    omega[..., ease], rate[..., ease] = 0.0, 0.0
+    if slide is not None:
+        slide[..., ease] = 0.0
     # Constant segments' changes: pieces of no duration (the jumps), before the grid point
     # at their time, in the step that ends there.
     jump_t, jump_phi = jumps(tracks, frame_start, frame_start + N)
@@ -243,7 +271,9 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
                                 // block_steps])  # fmt: skip
         h = np.concatenate([h, np.ones(J)])
         omega = np.concatenate([omega, np.zeros((3, len(tracks), J))], axis=-1)
-        slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
+        rate = np.concatenate([rate, np.zeros((len(tracks), J))], axis=-1)
+        if slide is not None:
+            slide = np.concatenate([slide, np.zeros((3, len(tracks), J))], axis=-1)
         jump = np.concatenate([np.zeros(omega.shape[:2] + (len(t0) - J,)), jump_phi], axis=-1)
         is_jump = np.concatenate([is_jump, np.ones(J, bool)])
         ease = np.concatenate([ease, np.zeros(J, bool)])
@@ -251,27 +281,23 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         order = np.lexsort((~is_jump, t0))
         t0, t1, count, grid_start, block, h, ease, is_jump = (
             x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump))
-        omega, slide = omega[..., order], slide[..., order]
+        omega, rate = omega[..., order], rate[..., order]
+        slide = None if slide is None else slide[..., order]
         jump = None if jump is None else jump[..., order]
     flow = ease | is_jump  # pieces the scan takes as flows (nonlinear.EaseFlows)
-    if jump is None:
+    if jump is None and np.any(flow):
         jump = np.zeros(omega.shape)
 
-    rate = np.sqrt(dot(omega, omega))  # each pivot's angular speed (P, X)
-    m = subdivisions(rate * h)
-    phi = omega * (h / m)
-    angle = rate * (h / m)
-    ratio = np.where(angle > 1e-8, np.sin(0.5 * angle) / np.where(angle > 1e-8, angle, 1.0),
-                     0.5 - angle * angle / 48.0)  # fmt: skip
-    rotation = np.empty((4,) + angle.shape)
-    np.cos(0.5 * angle, out=rotation[0])
-    np.multiply(ratio, phi, out=rotation[1:])
+    m = subdivisions(rate * h)  # rate: each pivot's angular speed (P, X)
+    step = h / m  # frames per substep; one where keys are every frame
+    whole = bool(np.all(step == 1.0))
+    phi = omega if whole else omega * step  # times one changes no bit
     has_velocity = any(len(t.pos_frames) >= 2 for t in tracks)
     grid_steps_subdivided = np.where(grid_start >= 0, np.maximum(count, 1), 0)
     return StepPlan(
-        rotation=rotation,
-        position=_offsets(tracks, scale, t0),
-        velocity=slide * (h / m) if has_velocity else None,
+        rotation=None,  # the scan works from the rotation vectors (pivot_rotations forms R_i)
+        position=_offsets(tracks, scale, t0, view=True),
+        velocity=(slide if whole else slide * step) if has_velocity else None,
         length=count * m,
         grid_start=grid_start,
         per_grid=np.where(count > 0, m, 1),
@@ -349,8 +375,8 @@ def partial_steps(inputs, t0, t1, q, p):
     q, p = q.copy(), p.copy()
     for j in range(int(inside.max(initial=0)) + 1):
         active = j <= inside
-        a = np.where(j == 0, t0, padded[np.clip(lo + j - 1, 0, last)])
-        b = np.where(j < inside, padded[np.clip(lo + j, 0, last)], t1)
+        a = np.where(j == 0, t0, padded[np.minimum(np.maximum(lo + j - 1, 0), last)])
+        b = np.where(j < inside, padded[np.minimum(np.maximum(lo + j, 0), last)], t1)
         a, b = np.where(active, a, t1), np.where(active, b, t1)
         mid = 0.5 * (a + b)
         omega, slide = _rates(tracks, mid)
@@ -366,7 +392,7 @@ def partial_steps(inputs, t0, t1, q, p):
         q = np.where(active, q_next, q)
         p = np.where(active, p_next, p)
         # A constant segment's change at b (within the interval's end) turns the body now.
-        k = np.clip(np.searchsorted(jump_t, b), 0, max(len(jump_t) - 1, 0))
+        k = np.minimum(np.searchsorted(jump_t, b), max(len(jump_t) - 1, 0))
         jumping = active & (len(jump_t) > 0) & (jump_t[k] == b if len(jump_t) else False)
         if np.any(jumping):
             A, disp = jump_flow(world, jump_phi[..., k[jumping]],

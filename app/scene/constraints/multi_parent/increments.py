@@ -197,10 +197,12 @@ class Increment:
     """
 
     integrator: str
-    rotation: np.ndarray
+    #: ``A`` as given (the seed's); ``None`` where it follows from ``half_angle`` and
+    #: ``axis`` (twist and exact: :attr:`rotation` forms it when asked, the scan never does).
+    given_rotation: np.ndarray | None
     half_angle: np.ndarray
     axis: np.ndarray
-    pivot_rotation: np.ndarray  # (4, P, X): R_i
+    pivot_rotation: np.ndarray | None  # (4, P, X): R_i (None: exact from rotation vectors)
     pivot_rotvec: np.ndarray | None  # (3, P, X): phi_i (twist only)
     total_rotvec: np.ndarray | None  # (3, X): Phi (twist and exact)
     #: "exact" in world space turns each offset by J(Phi) before crossing it with phi_i
@@ -208,10 +210,31 @@ class Increment:
     space: str = "world"
 
     @cached_property
+    def rotation(self) -> np.ndarray:
+        """``A (4, X)``: ``(cos half_angle, sin half_angle axis)`` unless given."""
+        if self.given_rotation is not None:
+            return self.given_rotation
+        half = self.half_angle
+        return np.concatenate([np.cos(half)[None], np.sin(half) * self.axis])
+
+    @cached_property
     def jacobian_ab(self):
         """``a, b`` of ``J(Phi)`` (:mod:`app.scene.math.jacobians`), once per step."""
-        a, b, _, _ = jacobian_coefficients(2.0 * self.half_angle)
+        a, b = jacobian_coefficients(2.0 * self.half_angle, moments=False)
         return a, b
+
+    def take(self, index) -> Increment:
+        """The increment of steps ``index`` (an index array over ``X``) alone."""
+
+        def pick(x):
+            return None if x is None else x[..., index]
+
+        out = Increment(self.integrator, pick(self.given_rotation), self.half_angle[index],
+                        pick(self.axis), pick(self.pivot_rotation), pick(self.pivot_rotvec),
+                        pick(self.total_rotvec), self.space)  # fmt: skip
+        if "jacobian_ab" in self.__dict__:  # the same coefficients, not computed again
+            out.__dict__["jacobian_ab"] = tuple(c[index] for c in self.jacobian_ab)
+        return out
 
     @property
     def _exact_world(self) -> bool:
@@ -242,6 +265,9 @@ class Increment:
 def increment(R, integrator: str, space: str = "world", rotvec=None) -> Increment:
     """The step update for pivot increments ``R (4, P, X)`` (unit, ``w >= 0``).
 
+    For twist and exact, ``rotvec (3, P, X)``, when given, are the rotation vectors ``2 log
+    R_i`` (the exact plan's); ``R`` may then be ``None``.
+
     ``"exact"`` is the twist's step with the pivots riding on the body (world space; in
     object space the two coincide); its sliding-pivot term is added by
     :mod:`app.scene.constraints.multi_parent.exact`.
@@ -252,7 +278,7 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
         For an unknown integrator, or where the seed's anticommutator vanishes (which the
         plan's step bound rules out; see :mod:`app.scene.constraints.multi_parent.plan`).
     """
-    R = np.asarray(R, dtype=float)
+    R = None if R is None else np.asarray(R, dtype=float)
     if integrator == "seed":
         total = symmetrized_product(R)
         norm = np.sqrt(total[0] * total[0] + dot(total[1:], total[1:]))
@@ -268,7 +294,5 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
         Phi = sum_pivots(phi)
         t = np.sqrt(dot(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
-        half = 0.5 * t
-        A = np.concatenate([np.cos(half)[None], np.sin(half) * axis])
-        return Increment(integrator, A, half, axis, R, phi, Phi, space)
+        return Increment(integrator, None, 0.5 * t, axis, R, phi, Phi, space)
     raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")

@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from app.scene.bounds import check_steps
+from app.scene.constraints.multi_parent.increments import qmul as qmul_components
 from app.scene.constraints.multi_parent.nonlinear import nonlinear_steps
 from app.scene.math.quat import canonical, conj, mul, normalize
 from app.scene.rig.keys import CONSTANT, Keys, sample
@@ -96,15 +98,27 @@ class _Track:
     rot_codes: np.ndarray | None = None
     pos_codes: np.ndarray | None = None
 
+    @cached_property
+    def angular_velocity(self) -> np.ndarray:
+        """``speed * axis`` per rotation key interval, component-major ``(3, K - 1)``."""
+        return np.ascontiguousarray((self.speed[:, None] * self.axis).T)
+
 
 def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
     keys = pivot.rotation_keys
     if keys is not None and len(keys) >= 2:
-        a, b = keys.values[:-1], keys.values[1:]
-        delta = canonical(normalize(mul(b, conj(a))))  # b a^-1 on the shorter arc
-        s = np.linalg.norm(delta[:, 1:], axis=-1)
-        angle = 2.0 * np.arctan2(s, delta[:, 0])
-        axis = np.where(s[:, None] > 0, delta[:, 1:] / np.where(s == 0, 1, s)[:, None], 0.0)
+        # b a^-1 on the shorter arc, component-major (one expression per component over all
+        # key intervals: a long shot keyed every frame has as many intervals as frames).
+        values = np.ascontiguousarray(np.asarray(keys.values, dtype=float).T)  # (4, K)
+        a, b = values[:, :-1], values[:, 1:]
+        delta = qmul_components(b, a * np.array([1.0, -1.0, -1.0, -1.0])[:, None])
+        length = np.sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]
+                         + delta[3] * delta[3])  # fmt: skip
+        delta /= length
+        delta *= np.where(delta[0] < 0, -1.0, 1.0)
+        s = np.sqrt(delta[1] * delta[1] + delta[2] * delta[2] + delta[3] * delta[3])
+        angle = 2.0 * np.arctan2(s, delta[0])
+        axis = np.where(s > 0, delta[1:] / np.where(s == 0, 1, s), 0.0).T  # (K - 1, 3)
         rot_frames, speed = keys.frames, angle / np.diff(keys.frames)
         rot_codes = None if keys.codes is None else keys.codes[:-1]
         if rot_codes is not None:
@@ -160,7 +174,8 @@ def _interval(key_frames: np.ndarray, times: np.ndarray):
     """Index of the key interval containing each time, and whether it is inside the keys."""
     j = np.searchsorted(key_frames, times, side="right") - 1
     inside = (j >= 0) & (j < len(key_frames) - 1)
-    return np.clip(j, 0, max(len(key_frames) - 2, 0)), inside
+    # (minimum and maximum rather than clip: this runs for every scrubbed frame)
+    return np.minimum(np.maximum(j, 0), max(len(key_frames) - 2, 0)), inside
 
 
 def max_turn_rate(keys: Keys | None, t0, t1) -> np.ndarray:
@@ -212,11 +227,14 @@ class StepPlan:
 
     Attributes
     ----------
-    rotation : ndarray, shape (4, P, Np)
-        Each pivot's increment ``R_i`` per substep of the piece (unit, ``w >= 0``).
+    rotation : ndarray, shape (4, P, Np), or None
+        Each pivot's increment ``R_i`` per substep of the piece (unit, ``w >= 0``); ``None``
+        where ``rotvec`` describes the turns (the exact plan's: the scan needs no ``R_i``,
+        :meth:`pivot_rotations` forms them for the pieces asked).
     position : ndarray, shape (3, P, Np)
         Each pivot's position on the body, scaled by the body's scale (``S pos_i``), at the
-        piece's first substep.
+        piece's first substep. Read-only; the exact plan gives a broadcast view (stride 0 over
+        pieces) when no pivot has position keys.
     velocity : ndarray, shape (3, P, Np), or None
         How much ``S pos_i`` moves per substep; ``None`` when no pivot has position keys.
     length : ndarray of int, shape (Np,)
@@ -256,11 +274,23 @@ class StepPlan:
     #: (the exact integrator's), so the step need not take ``2 log R_i`` again.
     rotvec: np.ndarray | None = None
 
+    def pivot_rotations(self, index) -> np.ndarray:
+        """``R_i (4, P, n)`` of pieces ``index``: from ``rotation``, or ``exp(phi_i / 2)``
+        of ``rotvec`` where the plan has no ``rotation``."""
+        if self.rotation is not None:
+            return self.rotation[..., index]
+        phi = self.rotvec[..., index]
+        angle = np.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+        big = angle > 1e-8
+        ratio = np.where(big, np.sin(0.5 * angle) / np.where(big, angle, 1.0),
+                         0.5 - angle * angle / 48.0)  # fmt: skip
+        return np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
+
     def from_block(self, block: int) -> StepPlan:
         """The part of the plan from block ``block`` on."""
         i = int(np.searchsorted(self.block, block))
         return StepPlan(
-            rotation=self.rotation[..., i:],
+            rotation=None if self.rotation is None else self.rotation[..., i:],
             position=self.position[..., i:],
             velocity=None if self.velocity is None else self.velocity[..., i:],
             length=self.length[i:],

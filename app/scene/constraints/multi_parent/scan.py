@@ -1,5 +1,7 @@
 """The multi-parent integral over the whole timeline as a blocked scan, with no step loop.
 
+One idea: the orientations as a product scan and the positions as a sum scan over pieces.
+
 Every step multiplies the body's orientation by a unit quaternion ``A_n`` (on the left in
 world space, on the right in object space) and moves its position by a displacement that
 depends on the orientation before the step (:mod:`app.scene.constraints.multi_parent.increments`).
@@ -19,12 +21,16 @@ have closed forms:
   when pivots slide along the body), with ``x0, x1, x2`` computed once per piece from ``Q``,
   and :mod:`app.scene.math.rotation_sums` sums that over ``k`` exactly.
 
-Across pieces: the pieces' totals ``A^L`` are combined within each block by a logarithmic
-(Hillis-Steele) scan renormalized at every level, the blocks' totals are chained in order,
-and the pieces' displacement totals are summed the same way (a ``cumsum`` within blocks, the
-blocks chained). Every orientation is thus a product of O(log) normalized factors: ``| |q0| -
-1 |`` stays at rounding level however many steps there are, and the work is proportional to
-the number of pieces, not of steps.
+Across pieces: the pieces' totals ``A^L`` are combined within each block by a grouped scan
+(:func:`_piece_orientations`: running products within groups of :data:`PREFIX_GROUP`, a
+logarithmic Hillis-Steele scan of the groups' totals), the blocks' totals are chained in
+order, and the pieces' displacement totals are summed the same way (a ``cumsum`` within
+blocks, the blocks chained). Every orientation is thus a product of O(log) unit factors,
+normalized once: ``| |q0| - 1 |`` stays at rounding level however many steps there are, and
+the work is proportional to the number of pieces, not of steps.
+
+A piece of one substep (every piece where keys are every frame) is only read at its start
+and summed whole, where ``Y``, ``x1`` and ``x2`` have zero weight: they are left zero there.
 
 Blocks have fixed boundaries on the step grid (``block_steps`` grid steps each, from
 ``frame_start``), pieces never straddle them, and all arithmetic is elementwise or
@@ -41,18 +47,17 @@ from functools import cached_property
 import numpy as np
 
 from app.scene.constraints.multi_parent.exact import moment_terms
+from app.scene.constraints.multi_parent.exact_terms import exact_world_terms
 from app.scene.constraints.multi_parent.increments import (
     _half_angle_axis,
     cross,
     dot,
     increment,
-    normalize,
     qmul,
     rotate,
 )
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
-from app.scene.math.jacobians import jacobian_apply_with
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
 
@@ -67,11 +72,13 @@ class PieceStates:
     half_angle : ndarray, shape (Np,)
         ``a`` of the piece's step rotation ``A``.
     rotation, turned : ndarray, shape (4, Np)
-        ``Q`` and ``Y``: the orientation after ``k`` substeps is ``cos(ka) Q + sin(ka) Y``.
+        ``Q`` and ``Y``: the orientation after ``k`` substeps is ``cos(ka) Q + sin(ka) Y``
+        (``Y`` is zero for a piece of one substep, read at ``k = 0`` only).
     position : ndarray, shape (3, Np)
         ``p0`` at the piece's start.
     terms : ndarray, shape (3, 3, Np) or (6, 3, Np)
-        ``x0, x1, x2`` (and their velocity counterparts) of the module docstring.
+        ``x0, x1, x2`` (and their velocity counterparts) of the module docstring; all but
+        ``x0`` are zero for a piece of one substep.
     """
 
     grid_start: np.ndarray
@@ -186,45 +193,84 @@ def _block_layout(block: np.ndarray, n_blocks: int):
     return first, count, rank
 
 
-def _within_block_prefix(totals, block, rank, count, world: bool):
-    """Exclusive prefix products of piece totals within each block, and each block's total.
+#: Pieces per group in the orientation scan: a group is multiplied out in order, the groups'
+#: totals by the logarithmic scan.
+PREFIX_GROUP = 8
+
+
+def _piece_orientations(totals, block, rank, count, world: bool, q_start):
+    """Each piece's starting orientation, and the orientation at every block start.
 
     Parameters
     ----------
     totals : ndarray, shape (4, Np)
+        Each piece's whole rotation ``A^L`` (unit).
     block, rank : ndarray of int, shape (Np,)
+        The piece's block and its place in it.
     count : ndarray of int, shape (nb,)
+        Pieces per block.
+    world : bool
+        World space multiplies later rotations on the left, object space on the right.
+    q_start : tuple of 4 floats
+        The orientation at the first block's start.
 
     Returns
     -------
-    before : ndarray, shape (4, Np)
-        The product of the block's earlier pieces (identity for its first piece).
-    block_total : ndarray, shape (4, nb)
+    Q : ndarray, shape (4, Np)
+        The orientation at each piece's start (unit).
+    block_rotation : ndarray, shape (4, nb + 1)
+        The orientation at each block's start, and last at the end.
+
+    Each block is a row; within it the pieces are taken in groups of :data:`PREFIX_GROUP`
+    at fixed places from the row's start. Each group's running product in order gives every
+    piece the product of its group's earlier pieces; the groups' totals are scanned by
+    Hillis-Steele (log2 levels), which gives the block's total (the blocks are then chained
+    in order, one normalized product each) and, times the block's start, each group's
+    start ``C``; a piece's orientation is its in-group product times ``C``. That is about
+    two products per piece (a Hillis-Steele scan of the pieces themselves takes log2 of the
+    block's width), and every orientation is a product of O(log) factors, normalized once.
+    The pieces are stored group-position-major (piece ``r`` of block ``b`` at ``[r % G, b,
+    r // G]``), so the ``e``-th pieces of all groups are one contiguous array. A row's
+    arithmetic depends only on its own pieces and its start (the padding after them is
+    identity and every step looks backwards), so restarting at a block gives the same bits.
     """
-    nb, width = len(count), int(count.max())
-    x = np.zeros((4, nb, width))
-    x[0] = 1.0
-    x[:, block, rank] = totals
+    nb, G = len(count), PREFIX_GROUP
+    ng = max(1, -(-int(count.max()) // G))  # groups per row
+    z = np.zeros((4, G, nb, ng))
+    z[0] = 1.0
+    flat = z.reshape(4, -1)  # a view: one index per piece
+    at = (rank % G) * (nb * ng) + block * ng + rank // G
+    for c in range(4):
+        flat[c][at] = totals[c]
 
-    def scan_rows(lo, hi):  # Hillis-Steele: x_j <- x_j x_(j - shift), log2(width) levels
-        rows = x[:, lo:hi]
-        shift = 1
-        while shift < width:
-            later, earlier = rows[:, :, shift:], rows[:, :, :-shift]
-            # Each level multiplies unit quaternions: the length drifts by an ulp or two per
-            # level, and is restored once at the end.
-            rows[:, :, shift:] = qmul(later, earlier) if world else qmul(earlier, later)
-            shift *= 2
-        rows[:] = normalize(rows)
+    def mul(later, earlier):  # world: later on the left; object: on the right
+        return qmul(later, earlier) if world else qmul(earlier, later)
 
-    # Rows (blocks) are independent: more of them per pass means fewer, longer numpy calls
-    # (the levels slice the rows, so each call covers rows x width entries).
-    rows_per_pass = max(1, 8 * CHUNK // width)
-    for lo in range(0, nb, rows_per_pass):
-        scan_rows(lo, lo + rows_per_pass)
-    identity = np.array([1.0, 0.0, 0.0, 0.0])[:, None]
-    before = np.where(rank > 0, x[:, block, np.maximum(rank - 1, 0)], identity)
-    return before, x[:, np.arange(nb), count - 1]
+    # z[:, e] <- the product of its group's pieces before e (the identity for e = 0).
+    run = z[:, 0].copy()
+    z[:, 0] = np.array([1.0, 0.0, 0.0, 0.0])[:, None, None]
+    for e in range(1, G):
+        later = mul(z[:, e], run)
+        z[:, e] = run
+        run = later
+    shift = 1  # run: the groups' totals (4, nb, ng), scanned in place (inclusive)
+    while shift < ng:
+        run[..., shift:] = mul(run[..., shift:], run[..., :-shift])
+        shift *= 2
+    # A block's total: the scan at its last piece's group. Not at the row's last column: the
+    # rows are as wide as the longest block, and a later column would group the same factors
+    # differently (restarting at a block would not give the same bits).
+    last = run[:, np.arange(nb), np.maximum(count - 1, 0) // G]
+    chain = [q_start]
+    for t in last.T.tolist():  # the padding after a block's pieces is the identity
+        chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
+    block_rotation = np.array(chain).T  # (4, nb + 1)
+    start = np.empty(run.shape)  # C: each group's starting orientation
+    start[:, :, 0] = block_rotation[:, :nb]
+    start[:, :, 1:] = mul(run[:, :, :-1], block_rotation[:, :nb, None])
+    Q = mul(z, start[:, None])
+    Q /= np.sqrt(Q[0] * Q[0] + Q[1] * Q[1] + Q[2] * Q[2] + Q[3] * Q[3])  # normalize, in place
+    return np.take(Q.reshape(4, -1), at, axis=1), block_rotation
 
 
 def _within_block_sums(d, block, rank, count):
@@ -234,38 +280,71 @@ def _within_block_sums(d, block, rank, count):
     """
     nb, width = len(count), int(count.max())
     x = np.zeros((3, nb, width + 1))
-    x[:, block, rank + 1] = d
-    inclusive = np.cumsum(x, axis=2)  # sequential along each block: deterministic
-    return inclusive[:, block, rank], inclusive[:, np.arange(nb), count]
+    flat = x.reshape(3, -1)  # a view: one index per piece
+    at = block * (width + 1) + rank
+    for c in range(3):  # one component at a time: a plain 1-d scatter
+        flat[c][at + 1] = d[c]
+    np.cumsum(x, axis=2, out=x)  # sequential along each block: deterministic
+    return np.take(flat, at, axis=1), np.take(flat, np.arange(nb) * (width + 1) + count, axis=1)
 
 
-def _displacement_terms(inc, plan, start, stop, Q, world: bool):
-    """``x0, x1, x2`` (and their velocity counterparts) of pieces ``start .. stop - 1``.
+def _take_last(x, index):
+    """``x[..., index]``, kept a broadcast view where ``x`` is one along its last axis."""
+    if x.shape[-1] and x.strides[-1] == 0:
+        return np.broadcast_to(x[..., :1], x.shape[:-1] + (len(index),))
+    return x[..., index]
 
-    Returns
-    -------
-    terms : ndarray, shape (3, 3, n) or (6, 3, n)
+
+def _displacement_terms(inc, position, velocity, Q, world: bool, longer, out) -> None:
+    """``x0, x1, x2`` (and their velocity counterparts) of a run of pieces, into ``out``.
+
+    Parameters
+    ----------
+    inc : Increment
+        The pieces' increments.
+    position, velocity : ndarray, shape (3, P, n)
+        The plan's offsets and their slide per substep (``velocity`` ``None``: none slide);
+        ``position`` may be a broadcast view.
+    Q : ndarray, shape (4, n)
+        The pieces' starting orientations.
+    world : bool
+    longer : ndarray of int
+        The pieces (indices into ``n``) of more than one substep. A piece of one substep is
+        only ever read at its start or summed whole (``k = 0, 1``), where every term but
+        ``x0`` has a zero weight: those are left zero there, not computed.
+    out : ndarray, shape (3, 3, n) or (6, 3, n)
+        Zeros on entry; the terms on return.
     """
+    n_pieces = Q.shape[1]
+    if len(longer) == n_pieces:
+        for row, term in zip(out, _terms(inc, position, velocity, Q, world, full=True)):
+            row[:] = term
+        return
+    out[0] = _terms(inc, position, velocity, Q, world, full=False)[0]
+    if len(longer):
+        out[:, :, longer] = _terms(inc.take(longer), _take_last(position, longer),
+                                   None if velocity is None else velocity[..., longer],
+                                   Q[:, longer], world, full=True)  # fmt: skip
+
+
+def _terms(inc, position, velocity, Q, world: bool, full: bool):
+    """:func:`_displacement_terms` of every piece given: all of them, or ``x0`` alone."""
     n = inc.axis
 
     def three(vectors):  # vectors (3, P, Np), body frame
         if not world:
             m = inc.pivot_sum(vectors)
+            if not full:
+                return [rotate(Q, m)]
             return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
-        w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
-        if inc.integrator == "exact":
-            # M_i x = -phi_i x J(Phi) x; J fixes n (Phi's axis) and commutes with n x, so
-            # J y = J w - n (n.w) and J z = n x J w: one Jacobian per pivot, not three.
+        if inc.integrator == "exact":  # M_i x = -phi_i x J(Phi) x, through J(Phi) R(Q)
             a, b = inc.jacobian_ab
-            out = [np.zeros(n.shape) for _ in range(3)]
-            for i, wi in enumerate(w):
-                jw = jacobian_apply_with(inc.total_rotvec, a, b, wi)
-                phi = inc.pivot_rotvec[:, i]
-                out[0] -= cross(phi, jw)
-                out[1] -= cross(phi, jw - n * dot(n, wi))
-                out[2] -= cross(phi, cross(n, jw))
-            return out
-        if inc.integrator in ("twist", "exact"):
+            return exact_world_terms(Q, inc.total_rotvec, n, a, b, inc.pivot_rotvec, vectors,
+                                     full)  # fmt: skip
+        w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
+        if inc.integrator == "twist":
+            if not full:
+                return [inc.pivot_sum(np.stack(w, axis=1))]
             y = [wi - n * dot(n, wi) for wi in w]
             z = [cross(n, wi) for wi in w]
             return [inc.pivot_sum(np.stack(x, axis=1)) for x in (w, y, z)]
@@ -275,20 +354,22 @@ def _displacement_terms(inc, plan, start, stop, Q, world: bool):
         for i, wi in enumerate(w):
             r = inc.pivot_rotation[:, i]
             rw = rotate(r, wi)
-            rn = rotate(r, n)
             mw = wi - rw
             x0 += mw
-            x1 += mw - dot(n, wi) * (n - rn)
-            x2 += cross(n, wi) - cross(rn, rw)
-        return [x0, x1, x2]
+            if full:
+                rn = rotate(r, n)
+                x1 += mw - dot(n, wi) * (n - rn)
+                x2 += cross(n, wi) - cross(rn, rw)
+        return [x0, x1, x2] if full else [x0]
 
-    terms = three(plan.position[..., start:stop])
-    if plan.velocity is not None:
-        velocity = plan.velocity[..., start:stop]
+    terms = three(position)
+    if velocity is not None:
         if inc.integrator == "exact":  # sliding pivots: the first moment within each step
-            terms = [t + m for t, m in zip(terms, moment_terms(inc, velocity, Q, world))]
-        terms += three(velocity)
-    return np.array(terms)
+            moments = moment_terms(inc, velocity, Q, world)
+            terms = [t + m for t, m in zip(terms, moments)]
+        if full:
+            terms += three(velocity)
+    return terms
 
 
 def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> ScanResult:
@@ -326,8 +407,8 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     n_pieces = len(L)
     size = PIECE_CHUNK
     bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
-    incs = [increment(plan.rotation[..., s:e], integrator, space,
-                      None if plan.rotvec is None else plan.rotvec[..., s:e])
+    incs = [increment(None if plan.rotation is None else plan.rotation[..., s:e], integrator,
+                      space, None if plan.rotvec is None else plan.rotvec[..., s:e])
             for s, e in bounds]  # fmt: skip
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
@@ -341,42 +422,48 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
 
     # Orientation: piece totals A^L, prefix within blocks, blocks chained in order.
     la = L * half_angle
-    totals = np.concatenate([np.cos(la)[None], np.sin(la) * axis])
-    before, block_total = _within_block_prefix(totals, block, rank, count, world)
-    chain = [q_start]
-    for t in block_total.T.tolist():
-        chain.append(_qmul_scalar(t, chain[-1]) if world else _qmul_scalar(chain[-1], t))
-    block_rotation = np.array(chain).T  # (4, nb + 1)
+    cos_la, sin_la = np.cos(la), np.sin(la)
+    totals = np.concatenate([cos_la[None], sin_la * axis])
+    # cos a and sin a for the closed-form sums: a piece of one substep has them already
+    # (``1 * a`` is ``a``), and most pieces are one substep where keys are every frame.
+    longer = np.flatnonzero(L != 1)
+    cos_a, sin_a = cos_la.copy(), sin_la.copy()
+    cos_a[longer], sin_a[longer] = np.cos(half_angle[longer]), np.sin(half_angle[longer])
+    Q, block_rotation = _piece_orientations(totals, block, rank, count, world, q_start)
 
-    def starts(s, e):  # each piece's starting Q, its Y, and its x-terms
-        Qb = block_rotation[:, block[s:e]]
-        Q = normalize(qmul(before[:, s:e], Qb) if world else qmul(Qb, before[:, s:e]))
-        pure_axis = np.concatenate([np.zeros((1, e - s)), axis[:, s:e]])
-        Y = qmul(pure_axis, Q) if world else qmul(Q, pure_axis)
-        terms = _displacement_terms(incs[s // size], plan, s, e, Q, world)
+    # Each piece's starting Q, its Y and its x-terms, a chunk of pieces at a time.
+    Y = np.zeros((4, n_pieces))  # read only at k > 0: a piece of one substep leaves it zero
+    terms = np.zeros((n_terms, 3, n_pieces))
+    for s, e in bounds:
+        q = Q[:, s:e]
+        many = longer[(longer >= s) & (longer < e)] - s
+        pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
+        Y[:, s + many] = qmul(pure_axis, q[:, many]) if world else qmul(q[:, many], pure_axis)
+        _displacement_terms(incs[s // size], plan.position[..., s:e],
+                            None if plan.velocity is None else plan.velocity[..., s:e], q,
+                            world, many, terms[..., s:e])  # fmt: skip
         if flows is not None:  # one step each: the flow's displacement from Q is all of it
             sel = (flows[0] >= s) & (flows[0] < e)
-            local = flows[0][sel] - s
+            local = flows[0][sel] + 0
             terms[:, :, local] = 0.0
             terms[0][:, local] = apply_flow(world, None, flows[2][..., sel], Q[:, local])
-        return Q, Y, terms
-
-    Q, Y, terms = chunked(starts, n_pieces, size)
 
     # Position: each piece's total displacement in closed form, summed like the rotations.
-    def totals_of(s, e):
-        c, s_ = rotation_sums(L[s:e], half_angle[s:e])
-        d = L[s:e] * terms[0, :, s:e] + c * terms[1, :, s:e] + s_ * terms[2, :, s:e]
+    # A piece of one substep moves by x0 (its other terms are zero and L = 1).
+    d = terms[0].copy() if len(longer) else terms[0]  # only read below when not changed
+    if len(longer):
+        Ll, al = L[longer], half_angle[longer]
+        c, s_ = rotation_sums(Ll, al, cos_la[longer], sin_la[longer], cos_a[longer],
+                              sin_a[longer])  # fmt: skip
+        tl = terms[..., longer]
+        dl = Ll * tl[0] + c * tl[1] + s_ * tl[2]
         if n_terms == 6:
-            tc, ts = weighted_rotation_sums(L[s:e], half_angle[s:e])
-            d += (0.5 * L[s:e] * (L[s:e] - 1.0) * terms[3, :, s:e] + tc * terms[4, :, s:e]
-                  + ts * terms[5, :, s:e])  # fmt: skip
-        return d
-
-    d = chunked(totals_of, n_pieces, size)
+            tc, ts = weighted_rotation_sums(Ll, al)
+            dl += 0.5 * Ll * (Ll - 1.0) * tl[3] + tc * tl[4] + ts * tl[5]
+        d[:, longer] = dl
     sums_before, block_sum = _within_block_sums(d, block, rank, count)
     block_position = np.cumsum(np.concatenate([p_start[:, None], block_sum], axis=1), axis=1)
-    P = block_position[:, block] + sums_before
+    P = np.take(block_position, block, axis=1) + sums_before
 
     pieces = PieceStates(plan.grid_start, plan.per_grid, plan.block, half_angle, Q, Y, P,
                          terms)  # fmt: skip

@@ -34,6 +34,7 @@ from app.scene.constraints.multi_parent.cache import (
     update,
 )
 from app.scene.constraints.multi_parent.exact import partial_steps
+from app.scene.constraints.multi_parent.exact_terms import rotation_matrix
 from app.scene.constraints.multi_parent.increments import MAX_PIVOTS, increment, qmul, rotate
 from app.scene.constraints.multi_parent.increments import normalize as normalize_components
 from app.scene.constraints.multi_parent.plan import (
@@ -171,34 +172,26 @@ def states_at(integral: Integral, frames) -> tuple[np.ndarray, np.ndarray]:
     return rotation.T, position.T
 
 
-def body_to_world(rotation, position, scale) -> np.ndarray:
+def body_to_world(rotation, position, scale, out=None) -> np.ndarray:
     """``T(p0) R(q0) S(scale)`` for ``rotation (F, 4)``, ``position (F, 3)``: ``(F, 4, 4)``.
 
     Built entry by entry over all frames (as the forward kinematics does), a few thousand
-    frames at a time.
+    frames at a time, into ``out (F, 4, 4)`` when given (the context's own transforms: no
+    temporary of the whole result).
     """
     rotation = np.asarray(rotation, dtype=float)
     position = np.asarray(position, dtype=float)
-    sx, sy, sz = (float(v) for v in scale)
-    out = np.zeros((len(rotation), 4, 4))
+    scale = [float(v) for v in scale]
+    out = np.empty((len(rotation), 4, 4)) if out is None else out
     out[:, :3, 3] = position
+    out[:, 3, :3] = 0.0
     out[:, 3, 3] = 1.0
-
-    def fill(lo, hi):
-        w, x, y, z = rotation[lo:hi].T
-        m = out[lo:hi]
-        m[:, 0, 0] = (1 - 2 * (y * y + z * z)) * sx
-        m[:, 0, 1] = 2 * (x * y - w * z) * sy
-        m[:, 0, 2] = 2 * (x * z + w * y) * sz
-        m[:, 1, 0] = 2 * (x * y + w * z) * sx
-        m[:, 1, 1] = (1 - 2 * (x * x + z * z)) * sy
-        m[:, 1, 2] = 2 * (y * z - w * x) * sz
-        m[:, 2, 0] = 2 * (x * z - w * y) * sx
-        m[:, 2, 1] = 2 * (y * z + w * x) * sy
-        m[:, 2, 2] = (1 - 2 * (x * x + y * y)) * sz
-
     for lo in range(0, len(rotation), CHUNK):
-        fill(lo, lo + CHUNK)
+        R = rotation_matrix(rotation[lo:lo + CHUNK].T)
+        m = out[lo:lo + CHUNK]
+        for j in range(3):
+            for k in range(3):
+                np.multiply(R[j][k], scale[k], out=m[:, j, k])
     return out
 
 
@@ -228,7 +221,10 @@ def apply(constraint: MultiParent, ctx) -> None:
     entry[space] = integral
     rotation, position = states_at(integral, ctx.frames)
     body = ctx.skeleton.index(constraint.body)
-    ctx.set_world(body, body_to_world(rotation, position, inputs.scale))
+    # Written straight into the context's transforms; setting them to themselves copies
+    # nothing (numpy skips an assignment of a view to itself) and moves the descendants.
+    world = body_to_world(rotation, position, inputs.scale, out=ctx.bone_to_world[:, body])
+    ctx.set_world(body, world)
     recomputed = integral is not old and integral.recomputed_from <= integral.n_steps
     ctx.info[constraint.name] = {
         "recomputed_from_frame": (

@@ -148,11 +148,12 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     else:
         q, p = np.empty((4, 0)), np.empty((3, 0))
     q_end, p_end = integral.grid_states([g1])
-    R = plan.rotation[:, :, piece]  # (4, P, S)
+    R = plan.pivot_rotations(piece)  # (4, P, S)
     u = plan.position[:, :, piece]
     if plan.velocity is not None:
         u = u + k * plan.velocity[:, :, piece]
-    inc = increment(R, inputs.integrator, space)
+    inc = increment(R, inputs.integrator, space,
+                    None if plan.rotvec is None else plan.rotvec[:, :, piece])  # fmt: skip
     q_p = q[:, None]  # (4, 1, S): broadcast over pivots
     v = rotate(q_p, u)
     if space == "world":
