@@ -7,9 +7,10 @@ visible and grabbable, as Blender draws its gizmos; labels sit in a raster overl
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph.opengl as gl
 from OpenGL import GL
 from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.widgets.viewport.gl_batches import PointSprites
 
 #: Drawn over everything, blended.
 OVERLAY = {
@@ -28,16 +29,13 @@ BLENDED = {
 }
 
 
-class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
-    """Round screen-space handles with a dark outline, drawn over everything."""
+class HandlesItem(PointSprites):
+    """Round screen-space handles with a dark outline, drawn over everything: one sprite
+    per handle (fill and outline) in one draw call."""
 
     def __init__(self, parentItem=None, size: float = 10.0):
-        super().__init__(parentItem=parentItem)
-        self._size = size
-        self._outline = gl.GLScatterPlotItem(parentItem=self, pxMode=True, glOptions=OVERLAY)
-        self._fill = gl.GLScatterPlotItem(parentItem=self, pxMode=True, glOptions=OVERLAY)
-        self._fill.setDepthValue(1)
-        self.set_handles(np.zeros((0, 3)), np.zeros((0, 4)))
+        super().__init__(parentItem=parentItem, glOptions=OVERLAY, size=size, outline=2.0)
+        self._handle_size = size
 
     def set_handles(self, positions, colors, selected=None) -> None:
         """Handles at world ``positions`` (N, 3) with RGBA ``colors`` (N, 4).
@@ -45,17 +43,12 @@ class HandlesItem(gl.GLGraphicsItem.GLGraphicsItem):
         ``selected`` (N,) bool draws those larger, with a white outline.
         """
         positions = np.asarray(positions, dtype=float).reshape(-1, 3)
-        colors = np.asarray(colors, dtype=float).reshape(-1, 4)
         n = len(positions)
         selected = np.zeros(n, bool) if selected is None else np.asarray(selected, bool)
-        size = np.where(selected, self._size + 3, self._size)
+        size = np.where(selected, self._handle_size + 3, self._handle_size)
         outline = np.where(selected[:, None], [1.0, 1.0, 1.0, 1.0], [0.06, 0.06, 0.08, 0.95])
-        visible = n > 0
-        self._outline.setVisible(visible)
-        self._fill.setVisible(visible)
-        if visible:
-            self._outline.setData(pos=positions, color=outline, size=size + 4)
-            self._fill.setData(pos=positions, color=colors, size=size)
+        self.setData(pos=positions, color=np.asarray(colors, float).reshape(-1, 4), size=size,
+                     edge=outline)  # fmt: skip
 
 
 class LabelsOverlay(QtWidgets.QWidget):
