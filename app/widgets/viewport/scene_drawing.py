@@ -20,13 +20,13 @@ from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
 from app.widgets.viewport.gl_batches import SegmentLines
+from app.widgets.viewport.label_sprites import LabelSprites
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.mesh_item import MeshLayer
 from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
     HandlesItem,
-    LabelsOverlay,
     axes_lines,
 )
 from app.widgets.viewport.skeleton_item import BONE_COLOR, JOINT_COLOR, SkeletonItem
@@ -147,7 +147,7 @@ class SceneDrawing:
         self._ring.setVisible(False)
         self._handles = HandlesItem(parentItem=self._root)
         self._handles.setDepthValue(10)
-        self.labels = LabelsOverlay(view, view.project)
+        self.labels = LabelSprites(view, view.project)
         self.teaching = TeachingDrawing(self._root)
         self.limits = LimitItems(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
