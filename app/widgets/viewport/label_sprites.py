@@ -23,7 +23,7 @@ from OpenGL import GL
 from pyqtgraph.opengl import shaders
 from PySide6 import QtCore, QtGui
 
-from app.widgets.viewport.gl_batches import _Context
+from app.widgets.viewport.gl_batches import VertexArray, _Context
 
 _TEXTURED = shaders.ShaderProgram(
     "pivotal_labels",
@@ -92,6 +92,7 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         self._vbo = None
         self._held = 0  # bytes the GL buffer holds
         self._locations = None
+        self._vao = VertexArray()
         #: Vertex array and buffer (re)allocations so far (tests: none in steady playback).
         self.allocations = 0
         #: Atlas uploads so far.
@@ -269,21 +270,19 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
             self._held = nbytes
         else:  # the same buffer, only the quads drawn
             GL.glBufferSubData(GL.GL_ARRAY_BUFFER, 0, count * 16, self._vertices)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         es2, _ = _Context.current()
         program = _TEXTURED.program(es2_compat=es2)
         if self._locations is None or self._locations[0] != program:
             self._locations = (program, GL.glGetAttribLocation(program, "a_position"),
                                GL.glGetAttribLocation(program, "a_uv"),
                                GL.glGetUniformLocation(program, "u_atlas"))  # fmt: skip
+            self._vao.forget()
         _, a_position, a_uv, u_atlas = self._locations
         GL.glDisable(GL.GL_DEPTH_TEST)
         GL.glEnable(GL.GL_BLEND)
         GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)  # premultiplied sprites
-        GL.glVertexAttribPointer(a_position, 2, GL.GL_FLOAT, False, 16, None)
-        GL.glVertexAttribPointer(a_uv, 2, GL.GL_FLOAT, False, 16, GL.GLvoidp(8))
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        GL.glEnableVertexAttribArray(a_position)
-        GL.glEnableVertexAttribArray(a_uv)
+        self._vao.bind(lambda: self._bind_attributes(a_position, a_uv))
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, self._texture)
         GL.glUseProgram(program)
@@ -291,5 +290,13 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         GL.glDrawArrays(GL.GL_TRIANGLES, 0, count)
         GL.glUseProgram(0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
-        GL.glDisableVertexAttribArray(a_position)
-        GL.glDisableVertexAttribArray(a_uv)
+        self._vao.release()
+
+    def _bind_attributes(self, a_position: int, a_uv: int) -> list:
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)
+        GL.glVertexAttribPointer(a_position, 2, GL.GL_FLOAT, False, 16, None)
+        GL.glVertexAttribPointer(a_uv, 2, GL.GL_FLOAT, False, 16, GL.GLvoidp(8))
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+        GL.glEnableVertexAttribArray(a_position)
+        GL.glEnableVertexAttribArray(a_uv)
+        return [a_position, a_uv]
