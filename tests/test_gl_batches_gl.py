@@ -142,6 +142,7 @@ def test_playback_rewrites_the_same_buffers(qtbot):
         mesh = skeleton._mesh
         return ([{n: id(a) for n, a in b.host.items()} for b in batches],
                 [b.buffer_ids() for b in batches], [b.allocations for b in batches],
+                [id(b._vao._vao) for b in batches],  # one vertex array object, kept
                 id(mesh._positions), int(mesh._vbo["position"].bufferId()))  # fmt: skip
 
     before = state()
