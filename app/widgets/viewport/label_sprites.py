@@ -80,6 +80,9 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         self._positions = np.zeros((0, 3))
         self._texts: list[str] = []
         self._colors: list[QtGui.QColor] = []
+        self._keys: list = []
+        self._extent = np.zeros((0, 6))
+        self._uv = np.zeros((0, 4))
         self.font = QtGui.QFont()
         self.font.setPointSizeF(9.5)
         self._sprites: dict = {}
@@ -102,10 +105,25 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
     # --- what is shown --------------------------------------------------------------------
 
     def set_labels(self, positions, texts, colors) -> None:
-        """Labels ``texts`` at world ``positions`` (N, 3); ``colors`` RGBA 0..1 (N, 4)."""
+        """Labels ``texts`` at world ``positions`` (N, 3); ``colors`` RGBA 0..1 (N, 4).
+
+        Each label's sprite, its box relative to its baseline and its place in the atlas are
+        found here, once per change of the labels, not per frame."""
         self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
         self._texts = list(texts)
         self._colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
+        self._keys = [(t, c.rgba()) for t, c in zip(self._texts, self._colors)]
+        ratio = self._widget.devicePixelRatioF()
+        # left, top, right, bottom relative to the baseline; sprite width, height (logical)
+        self._extent = np.zeros((len(self._keys), 6))
+        for i, (text, color) in enumerate(zip(self._texts, self._colors)):
+            image, b = self._sprite(text, color)
+            self._extent[i] = (b.left(), b.top(), b.right(), b.bottom(),
+                               image.width() / ratio, image.height() / ratio)  # fmt: skip
+        keys = tuple(dict.fromkeys(self._keys))
+        if not set(keys) <= set(self._atlas_keys):
+            self._pack(keys)
+        self._uv = np.array([self._atlas_boxes[k] for k in self._keys]).reshape(-1, 4)
         self.update()
 
     @property
@@ -115,35 +133,49 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
     def refresh(self) -> None:
         """Nothing to do: each paint lays the labels out with the camera it draws."""
 
+    def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of the labels drawn (in front of the camera) and their boxes (M, 4):
+        left, top, right, bottom in logical pixels."""
+        if not len(self._positions):
+            return np.zeros(0, np.intp), np.zeros((0, 4))
+        at = self._project(self._positions)
+        shown = np.flatnonzero(np.isfinite(at[:, 0]))  # NaN: behind the camera
+        e = self._extent[shown]
+        box = np.empty((len(shown), 4))
+        box[:, [0, 2]] = at[shown, 0:1] + 10 + e[:, [0, 2]]
+        box[:, [1, 3]] = at[shown, 1:2] - 6 + e[:, [1, 3]]
+        # No room on the right: the left side.
+        flip = box[:, 2] > self._widget.width() - 4
+        box[flip, 0::2] -= (box[flip, 2] - box[flip, 0] + 20)[:, None]
+        # Nearby handles (heel, ball, toe) would print over each other: step a label down
+        # until it is clear of those placed before it (in order: a label depends on all
+        # earlier ones).
+        placed: list = []
+        for i, (left, top, right, bottom) in enumerate(box.tolist()):
+            step = bottom - top + 1
+            moved = True
+            while moved:
+                moved = False
+                for pl, pt, pr, pb in placed:
+                    if pl < right and pr > left and pt < bottom and pb > top:
+                        top += step
+                        bottom += step
+                        moved = True
+                        break
+            placed.append((left, top, right, bottom))
+            box[i, 1], box[i, 3] = top, bottom
+        return shown, box
+
     def layout(self) -> list[tuple[QtCore.QRectF, QtCore.QPointF, str, QtGui.QColor]]:
         """Where each label goes: its box (logical pixels), its baseline point, text and
         colour."""
-        at = self._project(self._positions) if len(self._positions) else np.zeros((0, 2))
-        placed = []
-        taken = np.zeros((len(at), 4))  # left, top, right, bottom of the boxes placed
-        count = 0
-        width = self._widget.width()
-        for (x, y), text, color in zip(at, self._texts, self._colors):
-            if not np.isfinite(x):
-                continue  # behind the camera
-            # Nearby handles (heel, ball, toe) would print over each other: step a label
-            # down until it is clear of those already placed.
-            bounds = self._sprite(text, color)[1]  # relative to the baseline
-            box = bounds.translated(x + 10, y - 6)
-            if box.right() > width - 4:  # no room on the right: the left side
-                box.translate(-box.width() - 20, 0)
-            t = taken[:count]
-            while True:
-                hits = ((t[:, 0] < box.right()) & (t[:, 2] > box.left())
-                        & (t[:, 1] < box.bottom()) & (t[:, 3] > box.top()))  # fmt: skip
-                if not hits.any():
-                    break
-                box.translate(0, box.height() + 1)
-            taken[count] = (box.left(), box.top(), box.right(), box.bottom())
-            count += 1
-            spot = QtCore.QPointF(box.left() - bounds.left(), box.top() - bounds.top())
-            placed.append((box, spot, text, color))
-        return placed
+        shown, box = self._boxes()
+        out = []
+        for i, (left, top, right, bottom) in zip(shown.tolist(), box.tolist()):
+            rect = QtCore.QRectF(left, top, right - left, bottom - top)
+            spot = QtCore.QPointF(left - self._extent[i, 0], top - self._extent[i, 1])
+            out.append((rect, spot, self._texts[i], self._colors[i]))
+        return out
 
     def _sprite(self, text: str, color: QtGui.QColor) -> tuple[QtGui.QImage, QtCore.QRectF]:
         """The label drawn once (halo and text) into an image, and its bounds relative to
@@ -178,7 +210,8 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
 
     def _pack(self, keys: tuple) -> None:
         """One image holding the sprites of ``keys`` (rows left to right)."""
-        images = [self._sprites[k][0] for k in keys]
+        # Through _sprite: the cache may have been cleared since (it keeps 1024 at most).
+        images = [self._sprite(text, QtGui.QColor.fromRgba(rgba))[0] for text, rgba in keys]
         x = y = row = 0
         spots = []
         width = max([ATLAS_WIDTH] + [im.width() for im in images])
@@ -224,41 +257,33 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
 
     # --- drawing --------------------------------------------------------------------------
 
-    def _quads(self, placed) -> int:
-        """Write one quad per placed label into the vertex array; returns the vertices."""
-        keys = tuple(dict.fromkeys((text, color.rgba()) for _, _, text, color in placed))
-        if not set(keys) <= set(self._atlas_keys):
-            self._pack(keys)
-        n = len(placed)
+    def _quads(self, shown, box) -> int:
+        """Write one quad per label shown into the vertex array; returns the vertices."""
+        n = len(shown)
         if n > self._capacity:
             self._capacity = max(n, 2 * self._capacity, 8)
             self._vertices = np.zeros((6 * self._capacity, 4), np.float32)
             self.allocations += 1
         w, h = max(self._widget.width(), 1), max(self._widget.height(), 1)
-        ratio = self._widget.devicePixelRatioF()
-        rects = np.empty((n, 8))  # left, top, width, height (logical px), u0, v0, u1, v1
-        for i, (box, _, text, color) in enumerate(placed):
-            image = self._sprites[(text, color.rgba())][0]
-            rects[i, :4] = (round(box.left() - 1), round(box.top() - 1),
-                            image.width() / ratio, image.height() / ratio)  # fmt: skip
-            rects[i, 4:] = self._atlas_boxes[(text, color.rgba())]
-        corners = _CORNERS[None]  # (1, 6, 2)
-        x = rects[:, None, 0] + corners[..., 0] * rects[:, None, 2]
-        y = rects[:, None, 1] + corners[..., 1] * rects[:, None, 3]
+        size = self._extent[shown, 4:6]
+        uv = self._uv[shown]
+        left = np.round(box[:, 0] - 1)  # the sprite has a pixel of halo around its bounds
+        top = np.round(box[:, 1] - 1)
+        c = _CORNERS[None]  # (1, 6, 2)
         out = self._vertices[: 6 * n].reshape(n, 6, 4)
-        out[..., 0] = 2.0 * x / w - 1.0
-        out[..., 1] = 1.0 - 2.0 * y / h
-        out[..., 2] = rects[:, None, 4] + corners[..., 0] * (rects[:, None, 6] - rects[:, None, 4])
-        out[..., 3] = rects[:, None, 5] + corners[..., 1] * (rects[:, None, 7] - rects[:, None, 5])
+        out[..., 0] = 2.0 * (left[:, None] + c[..., 0] * size[:, 0:1]) / w - 1.0
+        out[..., 1] = 1.0 - 2.0 * (top[:, None] + c[..., 1] * size[:, 1:2]) / h
+        out[..., 2] = uv[:, 0:1] + c[..., 0] * (uv[:, 2:3] - uv[:, 0:1])
+        out[..., 3] = uv[:, 1:2] + c[..., 1] * (uv[:, 3:4] - uv[:, 1:2])
         return 6 * n
 
     def paint(self):
         if not self._texts:
             return
-        placed = self.layout()
-        if not placed:
+        shown, box = self._boxes()
+        if not len(shown):
             return
-        count = self._quads(placed)
+        count = self._quads(shown, box)
         if self._atlas_image is not None:
             self._upload_atlas()
         if self._vbo is None:
