@@ -110,9 +110,13 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         Each label's sprite, its box relative to its baseline and its place in the atlas are
         found here, once per change of the labels, not per frame."""
         self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
-        self._texts = list(texts)
-        self._colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
-        self._keys = [(t, c.rgba()) for t, c in zip(self._texts, self._colors)]
+        texts = list(texts)
+        colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
+        keys = [(t, c.rgba()) for t, c in zip(texts, colors)]
+        self.update()
+        if keys == self._keys:  # playback: the same labels elsewhere
+            return
+        self._texts, self._colors, self._keys = texts, colors, keys
         ratio = self._widget.devicePixelRatioF()
         # left, top, right, bottom relative to the baseline; sprite width, height (logical)
         self._extent = np.zeros((len(self._keys), 6))
@@ -124,7 +128,6 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         if not set(keys) <= set(self._atlas_keys):
             self._pack(keys)
         self._uv = np.array([self._atlas_boxes[k] for k in self._keys]).reshape(-1, 4)
-        self.update()
 
     @property
     def texts(self) -> list[str]:
