@@ -183,3 +183,20 @@ def test_pyopengl_error_checks_are_off_unless_asked_for():
     # Too late once OpenGL.GL is in (PyOpenGL read the flag): said, not silently ignored.
     late = run_python("import OpenGL.GL; import app.window.gl_checks")
     assert late.returncode != 0 and "before OpenGL.GL" in late.stderr
+
+
+def test_joints_are_drawn_at_the_projected_heads_in_their_colour(qtbot):
+    win = open_window(qtbot, SCENES / "legs.json")
+    vp = win.viewport
+    qtbot.wait(50)
+    pixels = framebuffer(vp, qtbot)
+    heads = vp.project(win.document.pose().heads[0]) * vp.devicePixelRatioF()
+    amber = np.abs(pixels - bgr(JOINT_COLOR)).max(axis=-1) <= 1  # unlit: its colour
+    found = 0
+    for x, y in np.round(heads).astype(int):
+        found += bool(amber[y - 3 : y + 4, x - 3 : x + 4].any())
+    assert found >= 0.6 * len(heads)  # the others hide behind a bone (depth-tested)
+    # Nowhere else: amber pixels lie within a joint's radius of a projected head.
+    ys, xs = np.nonzero(amber)
+    near = np.linalg.norm(np.stack([xs, ys], 1)[:, None] - heads[None], axis=-1).min(axis=1)
+    assert len(xs) > 0 and near.max() <= 5.0
