@@ -159,6 +159,12 @@ class _Batch(gl.GLGraphicsItem.GLGraphicsItem):
         #: Buffer (re)allocations so far, host and GL (tests check playback adds none).
         self.allocations = 0
 
+    def setVisible(self, vis) -> None:
+        """As pyqtgraph's, without asking the view to repaint when nothing changes (the
+        scene drawing sets every item's visibility on every frame)."""
+        if bool(vis) != self.visible():
+            super().setVisible(vis)
+
     def setGLOptions(self, opts):
         super().setGLOptions(opts)
         self._state = gl_state(self._GLGraphicsItem__glOpts)
