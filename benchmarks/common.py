@@ -7,6 +7,8 @@ import statistics
 import time
 from dataclasses import dataclass
 
+import app.window.gl_checks  # noqa: F401  (before OpenGL.GL, as main.py does)
+
 
 def median_time(fn, repeat: int = 7, warmup: int = 1, min_total: float = 0.0) -> float:
     """Median wall time of ``fn()`` in seconds over ``repeat`` runs (after ``warmup``).

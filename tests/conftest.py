@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import app.window.gl_checks  # noqa: F401  (before OpenGL.GL, as main.py does)
+
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 from PySide6 import QtCore  # noqa: E402

@@ -57,7 +57,7 @@ def clay(pixels) -> np.ndarray:
 
 def mesh_pixels(window) -> np.ndarray:
     """Where the mesh's skinned vertices project now (widget pixels, (V, 2)), leaving out
-    those under a handle (drawn over everything)."""
+    those under a handle or a label (drawn over everything)."""
     doc, viewport = window.document, window.viewport
     skin = bind(doc.scene.meshes[0], doc.pose().bone_names)
     points = viewport.project(skin.deform(doc.pose().bone_to_world[0], normals=False))
@@ -65,6 +65,11 @@ def mesh_pixels(window) -> np.ndarray:
     if len(handles):
         gap = np.linalg.norm(points[:, None] - handles[None], axis=-1).min(axis=1)
         points = points[gap > 1.5 * HANDLE_RADIUS_PX]
+    # ... and those under a label (drawn over everything too, into the same image).
+    for box, *_ in viewport._drawing.labels.layout():
+        inside = ((points[:, 0] > box.left() - 2) & (points[:, 0] < box.right() + 2)
+                  & (points[:, 1] > box.top() - 2) & (points[:, 1] < box.bottom() + 2))  # fmt: skip
+        points = points[~inside]
     return points
 
 

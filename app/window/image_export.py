@@ -30,15 +30,8 @@ DEFAULT_SIZE = (1280, 720)
 
 
 def viewport_image(viewport) -> QtGui.QImage:
-    """What the viewport shows: its OpenGL framebuffer with the text labels over it."""
-    image = viewport.grabFramebuffer()
-    labels = viewport.findChild(QtWidgets.QWidget, "viewportLabels")
-    if labels is not None:
-        painter = QtGui.QPainter(image)
-        labels.render(painter, QtCore.QPoint(0, 0), QtGui.QRegion(),
-                      QtWidgets.QWidget.RenderFlag(0))  # fmt: skip
-        painter.end()
-    return image
+    """What the viewport shows: its OpenGL framebuffer (the text labels are drawn into it)."""
+    return viewport.grabFramebuffer()
 
 
 def png_bytes(image: QtGui.QImage) -> bytes:

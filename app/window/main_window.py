@@ -209,10 +209,13 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         status = self.statusBar()
         self.frame_label = QtWidgets.QLabel()
         self.frame_label.setObjectName("frameStatus")
-        # A fixed width: a label that grows with its digits re-lays out the status bar on
-        # every frame of playback.
-        self.frame_label.setMinimumWidth(
-            self.frame_label.fontMetrics().horizontalAdvance("Frame 00000  (00000–00000)") + 8
+        # A fixed size: a label that may change size re-lays out the status bar on every
+        # frame of playback, and the status bar then repaints itself, its labels and the
+        # window under them (Qt skips the layout only for a widget of fixed size).
+        self.frame_label.setText("Frame 00000  (00000–00000)")
+        self.frame_label.setFixedSize(
+            self.frame_label.fontMetrics().horizontalAdvance("Frame 00000  (00000–00000)") + 8,
+            self.frame_label.sizeHint().height(),
         )
         self.space_label = QtWidgets.QLabel()
         self.space_label.setObjectName("spaceStatus")

@@ -19,9 +19,10 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from OpenGL import GL
 from pyqtgraph.opengl import shaders
-from pyqtgraph.Qt import QT_LIB, QtGui
+from pyqtgraph.Qt import QT_LIB
 
 from app.scene.analysis.bone_shapes import _FACES, octahedra
+from app.widgets.viewport.gl_batches import VertexArray, _Context, bind_attributes
 
 QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
 
@@ -67,6 +68,9 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         self._vbo = {name: _buffer() for name in ("position", "normal", "color")}
         self._ibo = _buffer(QtOpenGL.QOpenGLBuffer.Type.IndexBuffer)
         self._dirty: set = set()
+        self._locations = None
+        self._face_vao = VertexArray()
+        self._edge_vao = VertexArray()
 
     @property
     def count(self) -> int:
@@ -129,50 +133,60 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
             self._ibo.release()
         self._dirty.clear()
 
+    def _programs(self):
+        """(faces program, its locations), (edges program, its locations): looked up once
+        per program, not per frame."""
+        es2, _ = _Context.current()
+        faces = self._shader.program(es2_compat=es2)
+        edges = shaders.getShaderProgram(None).program(es2_compat=es2)
+        if self._locations is None or self._locations[0] != (faces, edges):
+            def where(program, names):
+                return {n: GL.glGetAttribLocation(program, n) for n in names}
+
+            self._locations = ((faces, edges),
+                               where(faces, ("a_position", "a_normal", "a_color")),
+                               GL.glGetUniformLocation(faces, "u_mvp"),
+                               GL.glGetUniformLocation(faces, "u_normal"),
+                               where(edges, ("a_position", "a_color")),
+                               GL.glGetUniformLocation(edges, "u_mvp"))  # fmt: skip
+            self._face_vao.forget()
+            self._edge_vao.forget()
+        return self._locations
+
     def paint(self):
         if self._count == 0:
             return
         self.setupGLState()
         if self._dirty:
             self._upload()
+        (faces, edges), face_locs, u_mvp, u_normal, edge_locs, edge_mvp = self._programs()
         mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
-        context = QtGui.QOpenGLContext.currentContext()
-        es2 = context.hasExtension(b"GL_ARB_ES2_compatibility")
-        program = self._shader.program(es2_compat=es2)
         normal = np.array(self.modelViewMatrix().normalMatrix().data(), dtype=np.float32)
-        locs = self._bind(program, ("a_position", "a_normal", "a_color"))
-        with self._shader:
-            GL.glUniformMatrix4fv(GL.glGetUniformLocation(program, "u_mvp"), 1, False, mvp)
-            GL.glUniformMatrix3fv(GL.glGetUniformLocation(program, "u_normal"), 1, False, normal)
-            GL.glDrawArrays(GL.GL_TRIANGLES, 0, _CORNERS * self._count)
-        for loc in locs:
-            GL.glDisableVertexAttribArray(loc)
-        if self._edge_color is None:
-            return
-        edge_shader = shaders.getShaderProgram(None)
-        program = edge_shader.program(es2_compat=es2)
-        locs = self._bind(program, ("a_position",))
-        if (loc := GL.glGetAttribLocation(program, "a_color")) != -1:
-            GL.glVertexAttrib4f(loc, *self._edge_color)
-        with program:
-            GL.glUniformMatrix4fv(GL.glGetUniformLocation(program, "u_mvp"), 1, False, mvp)
-            self._ibo.bind()
-            GL.glDrawElements(GL.GL_LINES, 24 * self._count, GL.GL_UNSIGNED_INT, None)
-            self._ibo.release()
-        for loc in locs:
-            GL.glDisableVertexAttribArray(loc)
-
-    def _bind(self, program, names) -> list:
         sizes = {"a_position": 3, "a_normal": 3, "a_color": 4}
-        locs = []
-        for name in names:
-            loc = GL.glGetAttribLocation(program, name)
-            if loc == -1:
-                continue
-            vbo = self._vbo[name[2:]]
-            vbo.bind()
-            GL.glVertexAttribPointer(loc, sizes[name], GL.GL_FLOAT, False, 0, None)
-            vbo.release()
-            GL.glEnableVertexAttribArray(loc)
-            locs.append(loc)
-        return locs
+        self._face_vao.bind(lambda: bind_attributes(
+            {n: (self._vbo[n[2:]], sizes[n], loc) for n, loc in face_locs.items()}))
+        GL.glUseProgram(faces)
+        GL.glUniformMatrix4fv(u_mvp, 1, False, mvp)
+        GL.glUniformMatrix3fv(u_normal, 1, False, normal)
+        GL.glDrawArrays(GL.GL_TRIANGLES, 0, _CORNERS * self._count)
+        self._face_vao.release()
+        if self._edge_color is None:
+            GL.glUseProgram(0)
+            return
+
+        def edge_setup():
+            enabled = bind_attributes({"a_position": (self._vbo["position"], 3,
+                                                      edge_locs["a_position"])})  # fmt: skip
+            self._ibo.bind()  # the element buffer is part of the vertex array's state
+            return enabled
+
+        self._edge_vao.bind(edge_setup)
+        self._ibo.bind()
+        if edge_locs["a_color"] != -1:  # one colour: a constant attribute
+            GL.glVertexAttrib4f(edge_locs["a_color"], *self._edge_color)
+        GL.glUseProgram(edges)
+        GL.glUniformMatrix4fv(edge_mvp, 1, False, mvp)
+        GL.glDrawElements(GL.GL_LINES, 24 * self._count, GL.GL_UNSIGNED_INT, None)
+        GL.glUseProgram(0)
+        self._edge_vao.release()
+        self._ibo.release()

@@ -19,13 +19,14 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
+from app.widgets.viewport.gl_batches import SegmentLines
+from app.widgets.viewport.label_sprites import LabelSprites
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.mesh_item import MeshLayer
 from app.widgets.viewport.overlays import (
     BLENDED,
     OVERLAY,
     HandlesItem,
-    LabelsOverlay,
     axes_lines,
 )
 from app.widgets.viewport.skeleton_item import BONE_COLOR, JOINT_COLOR, SkeletonItem
@@ -45,8 +46,23 @@ DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
 DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
 GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.34])
 GHOST_VIOLATION_COLOR = np.array([1.0, 0.25, 0.25, 0.45])
+GRID_COLOR = np.array([150, 150, 160, 50]) / 255.0
 #: Degrees past a limit below which a bone counts as keeping it (rounding).
 VIOLATION_EPS_DEG = 0.05
+
+
+def grid_lines(cx: float, cz: float, extent: float, spacing: float) -> np.ndarray:
+    """Vertex pairs ``(2 L, 3)`` of a ground grid (y = 0) of ``spacing`` reaching ``extent``
+    around ``(cx, cz)``: the lines of pyqtgraph's ``GLGridItem`` of that size and spacing."""
+    ticks = np.arange(-extent, extent + spacing * 0.001, spacing)
+    lo, hi = ticks[0], ticks[-1]
+    n = len(ticks)
+    pos = np.zeros((2, n, 2, 3))
+    pos[0, :, :, 0] = cx + ticks[:, None]  # lines along z at each x
+    pos[0, :, 0, 2], pos[0, :, 1, 2] = cz + lo, cz + hi
+    pos[1, :, :, 2] = cz + ticks[:, None]  # lines along x at each z
+    pos[1, :, 0, 0], pos[1, :, 1, 0] = cx + lo, cx + hi
+    return pos.reshape(-1, 3)
 
 
 def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
@@ -116,12 +132,11 @@ class SceneDrawing:
         self._root = gl.GLGraphicsItem.GLGraphicsItem()
         self._root.setTransform(QtGui.QMatrix4x4(*WORLD_TO_VIEW.reshape(-1)))
         view.addItem(self._root)
-        self._grid = gl.GLGridItem(color=(150, 150, 160, 50))
-        self._grid.setParentItem(self._root)
-        self._grid.rotate(90, 1, 0, 0)  # the grid item lies in XY; the ground is XZ
-        self._world_axes = gl.GLLinePlotItem(
-            parentItem=self._root, mode="lines", width=2, antialias=True, glOptions=BLENDED
-        )
+        # One aliased line batch: smooth lines across the whole view cost llvmpipe about
+        # a millisecond a frame (docs/performance.md).
+        self._grid = SegmentLines(parentItem=self._root, glOptions="translucent")
+        self._world_axes = SegmentLines(parentItem=self._root, width=2, antialias=True,
+                                        glOptions=BLENDED)  # fmt: skip
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
@@ -132,14 +147,14 @@ class SceneDrawing:
         self._ring.setVisible(False)
         self._handles = HandlesItem(parentItem=self._root)
         self._handles.setDepthValue(10)
-        self.labels = LabelsOverlay(view, view.project)
+        self.labels = LabelSprites(view, view.project)
         self.teaching = TeachingDrawing(self._root)
         self.limits = LimitItems(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
 
-    def _lines(self, depth: int, width: float, mode: str = "lines") -> gl.GLLinePlotItem:
-        item = gl.GLLinePlotItem(parentItem=self._root, mode=mode, width=width,
-                                 antialias=True, glOptions=OVERLAY)  # fmt: skip
+    def _lines(self, depth: int, width: float, mode: str = "lines") -> SegmentLines:
+        item = SegmentLines(parentItem=self._root, mode=mode, width=width, antialias=True,
+                            glOptions=OVERLAY)  # fmt: skip
         item.setDepthValue(depth)
         return item
 
@@ -150,11 +165,7 @@ class SceneDrawing:
         with the world's X (red) and Z (blue) axes along it and a short Y (green)."""
         cx = spacing * round(float(center[0]) / spacing)
         cz = spacing * round(float(center[2]) / spacing)
-        self._grid.setSpacing(x=spacing, y=spacing)
-        self._grid.setSize(x=2 * extent, y=2 * extent)
-        self._grid.resetTransform()
-        self._grid.rotate(90, 1, 0, 0)
-        self._grid.translate(cx, 0, cz)
+        self._grid.setData(pos=grid_lines(cx, cz, extent, spacing), color=GRID_COLOR)
         x = [[cx - extent, 0, 0], [cx + extent, 0, 0]]
         z = [[0, 0, cz - extent], [0, 0, cz + extent]]
         y = [[0, 0, 0], [0, 0.5 * spacing, 0]]

@@ -6,6 +6,7 @@ import numpy as np
 import pyqtgraph.opengl as gl
 
 from app.widgets.viewport.bone_buffers import BoneMeshItem
+from app.widgets.viewport.gl_batches import PointSprites
 from app.widgets.viewport.shading import LIT
 
 BONE_COLOR = (0.80, 0.82, 0.86, 1.0)
@@ -33,9 +34,8 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
             glOptions="translucent" if ghost else "opaque",
             edge_color=None if ghost else EDGE_COLOR,
         )
-        self._joints = gl.GLScatterPlotItem(
-            parentItem=self, pxMode=True, size=7.0, color=JOINT_COLOR, glOptions="opaque"
-        )
+        self._joints = PointSprites(parentItem=self, glOptions="opaque", size=7.0,
+                                    color=JOINT_COLOR)  # one draw call for every joint
         self._joints.setVisible(not ghost)
 
     def set_pose(self, heads, tails, colors=None, joint_colors=None) -> None:
@@ -55,5 +55,5 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
         self._mesh.set_bones(heads, tails, colors)
         self._mesh.setVisible(self._mesh.count > 0)
         if not self._ghost:
-            color = JOINT_COLOR if joint_colors is None else np.asarray(joint_colors, float)
+            color = JOINT_COLOR if joint_colors is None else joint_colors
             self._joints.setData(pos=heads, color=color)

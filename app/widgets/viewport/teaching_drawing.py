@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyqtgraph.opengl as gl
 
 from app.editor import tutorials
 from app.editor.step_through import FABRIK, MULTI_PARENT
 from app.scene.analysis import trails
 from app.scene.math.quat import matrix_from_quat, to_axis_angle
+from app.widgets.viewport.gl_batches import PointSprites, SegmentLines
 from app.widgets.viewport.overlays import BLENDED, OVERLAY, arrow_lines, axes_lines
 from app.widgets.viewport.skeleton_item import SkeletonItem
 
@@ -75,14 +75,14 @@ class TeachingDrawing:
 
     def __init__(self, root):
         def lines(depth, width, options=OVERLAY):
-            item = gl.GLLinePlotItem(parentItem=root, mode="lines", width=width,
-                                     antialias=True, glOptions=options)  # fmt: skip
+            item = SegmentLines(parentItem=root, width=width, antialias=True,
+                                glOptions=options)  # fmt: skip
             item.setDepthValue(depth)
             item.setVisible(False)
             return item
 
         def points(depth):
-            item = gl.GLScatterPlotItem(parentItem=root, pxMode=True, glOptions=OVERLAY)
+            item = PointSprites(parentItem=root, glOptions=OVERLAY)
             item.setDepthValue(depth)
             item.setVisible(False)
             return item
