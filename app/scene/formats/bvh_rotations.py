@@ -1,0 +1,60 @@
+"""Quaternions of BVH rotation channels, every joint of one channel order at once.
+
+A joint's rotation channels ``c1 c2 c3`` (degrees, in the order listed) give
+``R = R_c1 @ R_c2 @ R_c3``, so ``q = q_c1 * q_c2 * q_c3`` with ``q_c = [cos(a/2), sin(a/2) e_c]``
+(``docs/scene-format.md``, "BVH import"). The joints that list the same order are converted
+together, a block of frames at a time: the angle columns are read row block by row block
+(not one strided column of the whole clip per channel) and the temporaries stay a few
+megabytes whatever the clip's length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.scene.math import quat
+
+_AXIS = {"X": 1, "Y": 2, "Z": 3}  # quaternion component of each axis
+#: Frames converted at a time.
+FRAME_BLOCK = 4096
+
+
+def quats_from_channels(data: np.ndarray, columns: dict[int, list[tuple[str, int]]]
+                        ) -> dict[int, np.ndarray]:  # fmt: skip
+    """Each joint's rotation keys from its rotation channels.
+
+    Parameters
+    ----------
+    data : (N, C) float
+        The motion: frame by channel, angles in degrees.
+    columns : dict
+        Joint -> its rotation channels in order, ``[(axis "X"/"Y"/"Z", column), ...]``
+        (at least one).
+
+    Returns
+    -------
+    dict
+        Joint -> ``(N, 4)`` unit quaternions ``[w, x, y, z]`` (joint to parent).
+    """
+    groups: dict[str, list[int]] = {}
+    for joint, channels in columns.items():
+        groups.setdefault("".join(axis for axis, _ in channels), []).append(joint)
+    n = len(data)
+    out = {joint: np.empty((n, 4)) for joint in columns}
+    for axes, joints in groups.items():
+        picked = np.array([[col for _, col in columns[j]] for j in joints])  # (G, r)
+        for start in range(0, n, FRAME_BLOCK):
+            block = slice(start, start + FRAME_BLOCK)
+            half = np.radians(data[block][:, picked])  # (b, G, r)
+            half *= 0.5
+            cos, sin = np.cos(half), np.sin(half)
+            q = None
+            for r, axis in enumerate(axes):
+                qc = np.zeros(half.shape[:2] + (4,))
+                qc[..., 0] = cos[..., r]
+                qc[..., _AXIS[axis]] = sin[..., r]
+                q = qc if q is None else quat.mul(q, qc)
+            q = quat.normalize(q)
+            for g, joint in enumerate(joints):
+                out[joint][block] = q[:, g]
+    return out
