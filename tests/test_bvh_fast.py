@@ -141,3 +141,30 @@ def test_fast_path_temporaries_are_bounded_by_the_chunk(tmp_path):
     # The text is ~30 MB; one chunk's temporaries are about 30 bytes per byte of it.
     assert len(text) > 25e6
     assert peak - result_bytes < 45 * bvh._CHUNK, (peak - result_bytes) / bvh._CHUNK
+
+
+@pytest.mark.parametrize("axes", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "ZX", "Y"])
+def test_channel_quaternions_match_scipy_and_the_general_product(axes, monkeypatch):
+    from scipy.spatial.transform import Rotation
+
+    from app.scene.formats import bvh_rotations
+    from app.scene.math import quat
+
+    monkeypatch.setattr(bvh_rotations, "FRAME_BLOCK", 300)  # several blocks
+    rng = np.random.default_rng(7)
+    angles = rng.uniform(-400, 400, (1000, 2 * len(axes))).round(4)
+    columns = {0: [(a, 2 * r) for r, a in enumerate(axes)],
+               5: [(a, 2 * r + 1) for r, a in enumerate(axes)]}  # fmt: skip
+    got = bvh_rotations.quats_from_channels(angles, columns)
+    for joint, cols in columns.items():
+        picked = angles[:, [c for _, c in cols]]
+        want = Rotation.from_euler(axes, picked, degrees=True).as_quat(scalar_first=True)
+        np.testing.assert_allclose(np.abs(np.sum(got[joint] * want, axis=1)), 1, atol=1e-14)
+        # The product of the axis quaternions one by one, as quat.mul: the same bits.
+        product = None
+        for a, c in cols:
+            axis = {"X": [1, 0, 0], "Y": [0, 1, 0], "Z": [0, 0, 1]}[a]
+            h = 0.5 * np.radians(angles[:, c])
+            qc = np.column_stack([np.cos(h), np.sin(h)[:, None] * axis])
+            product = qc if product is None else quat.mul(product, qc)
+        np.testing.assert_array_equal(got[joint], quat.normalize(product))

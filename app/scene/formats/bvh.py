@@ -279,7 +279,7 @@ _HEADER = re.compile(
 )
 #: Bytes of motion text read at a time: the temporaries of a chunk are about 30 times this
 #: (``decimal_text``), a few tens of megabytes besides the file's bytes and the result.
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18
 
 
 def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
