@@ -116,13 +116,15 @@ def test_what_float_reads_beyond_plain_decimals_is_left_to_the_line_by_line_path
     assert scene == want
 
 
-def test_invalid_utf8_in_the_motion_is_named_and_in_names_is_replaced():
+def test_invalid_utf8_in_the_motion_is_named_and_in_names_is_replaced(tmp_path):
     text = many_frames(5).encode()
+    bad, odd = tmp_path / "bad.bvh", tmp_path / "odd.bvh"
+    bad.write_bytes(text.replace(b"1 1 1 0 0 90", b"1 1 \xff 0 0 90", 1))
     with pytest.raises(SceneError, match="expected numbers") as info:
-        bvh._parse_bytes(text.replace(b"1 1 1 0 0 90", b"1 1 \xff 0 0 90", 1), "bad.bvh")
-    assert info.value.path == f"line {FIRST_ROW_LINE + 1}"
-    scene = bvh._parse_bytes(text.replace(b"JOINT arm", b"JOINT \xffarm"), "odd.bvh")
-    assert scene.bones[1].name == "\ufffdarm"
+        load_bvh(bad)
+    assert info.value.path == f"line {FIRST_ROW_LINE + 1}" and info.value.file == str(bad)
+    odd.write_bytes(text.replace(b"JOINT arm", b"JOINT \xffarm"))
+    assert load_bvh(odd).bones[1].name == "\ufffdarm"
 
 
 def test_fast_path_temporaries_are_bounded_by_the_chunk(tmp_path):

@@ -143,7 +143,7 @@ def _open_joint(lines, joints, parent, name, header_line):
 
 def parse_bvh(text: str, file: str = "") -> Scene:
     """Parse BVH text into a scene; ``file`` names it in errors and messages."""
-    return _parse_bytes(text.encode("utf-8", errors="replace"), file)
+    return _scene(*_parse_bytes(text.encode("utf-8", errors="replace"), file))
 
 
 def load_bvh(path) -> Scene:
@@ -155,10 +155,13 @@ def load_bvh(path) -> Scene:
         raise SceneError("no such file", file=str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
-    return _parse_bytes(raw, str(path))
+    parsed = _parse_bytes(raw, str(path))
+    del raw  # the file's bytes are not needed to build the keys (a long clip's peak memory)
+    return _scene(*parsed)
 
 
-def _parse_bytes(raw: bytes, file: str) -> Scene:
+def _parse_bytes(raw: bytes, file: str):
+    """``_parse`` with ``file`` named in its errors."""
     try:
         return _parse(raw, file)
     except SceneError as e:
@@ -168,8 +171,9 @@ def _parse_bytes(raw: bytes, file: str) -> Scene:
 _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE)
 
 
-def _parse(raw: bytes, file: str) -> Scene:
-    """The scene of a BVH file's bytes. Only the hierarchy is decoded as text (UTF-8, bad
+def _parse(raw: bytes, file: str):
+    """The joints, frame count, frame time, ``(N, C)`` motion and messages of a BVH file's
+    bytes (the arguments of :func:`_scene`). Only the hierarchy is decoded as text (UTF-8, bad
     bytes replaced); a plain motion section is read from the bytes in place."""
     found = _MOTION.search(raw)
     head = (raw[: found.start()] if found else raw).decode("utf-8", errors="replace")
@@ -198,7 +202,7 @@ def _parse(raw: bytes, file: str) -> Scene:
     first_motion_line = head.count("\n") + 1
     frames, frame_time, data, messages = _parse_motion(raw, found.end(), first_motion_line,
                                                        joints, file)  # fmt: skip
-    return _scene(joints, frames, frame_time, data, messages)
+    return joints, frames, frame_time, data, messages
 
 
 def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
