@@ -99,12 +99,12 @@ def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarr
     n_digits = digits_at_end - digits_to[starts] + digit[starts]
     # Each byte from the first token on: the digits after it in its token (the bytes
     # between tokens count as part of the token before them: whitespace adds nothing).
-    after = np.repeat(digits_at_end.astype(np.int64), np.diff(starts, append=len(raw)))
+    after = np.repeat(digits_at_end, np.diff(starts, append=len(raw)))
     after -= digits_to[first:]
     np.minimum(after, _MAX_DIGITS, out=after)  # a longer token is not plain: float reads it
     after <<= 8
     after |= raw[first:]
-    sums = np.add.reduceat(_VALUES.take(after), starts - first)
+    sums = np.add.reduceat(_VALUES.take(after.astype(np.intp)), starts - first)
     del after
     lead = raw[starts]
     sums -= ((lead == ord("-")) | (lead == ord("+"))) * (2 * _DOT)
