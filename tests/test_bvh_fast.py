@@ -140,9 +140,10 @@ def test_fast_path_temporaries_are_bounded_by_the_chunk(tmp_path):
     finally:
         tracemalloc.stop()
     assert taken is not None and taken[2].shape == (40_000, 96)
-    # The text is ~30 MB; one chunk's temporaries are about 30 bytes per byte of it.
+    # The text is ~30 MB; one chunk's buffers are 27 bytes per byte of it, its per-token
+    # arrays about 16 (decimal_text): a few megabytes, whatever the clip's length.
     assert len(text) > 25e6
-    assert peak - result_bytes < 45 * bvh._CHUNK, (peak - result_bytes) / bvh._CHUNK
+    assert peak - result_bytes < 60 * bvh._CHUNK, (peak - result_bytes) / bvh._CHUNK
 
 
 @pytest.mark.parametrize("axes", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "ZX", "Y"])

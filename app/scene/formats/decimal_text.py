@@ -8,10 +8,11 @@ rounded value of the decimal: Clinger's fast path, the first thing every correct
 digits, an infinity) is read by ``float`` itself, one by one.
 
 The mantissas come from byte-wide numpy passes over the text and one table lookup and
-segmented sum per byte; there is no Python loop per token. With chunks of a megabyte this
-reads the 100,000-frame BVH's numbers 2-3× faster than ``np.fromstring`` (whose C loop
-calls the locale-independent ``strtod`` per token), in temporaries of about 30 bytes per
-byte of the chunk (``docs/performance.md``, "The 100,000-frame BVH").
+segmented sum per byte; there is no Python loop per token. Read in chunks of 256 KB with
+one :class:`Scratch`, the 100,000-frame BVH's numbers take about a third of the CPU time of
+``np.fromstring`` (whose C loop calls a ``strtod`` per token), in buffers of 27 bytes per
+byte of the chunk plus per-token arrays (``docs/performance.md``, "The 100,000-frame
+BVH").
 """
 
 from __future__ import annotations
@@ -51,21 +52,47 @@ _VALUES = _byte_values()
 _POWERS = 10.0 ** np.arange(_MAX_DIGITS + 1)
 
 
-def token_bounds(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class Scratch:
+    """Per-byte buffers kept from one chunk to the next: a fresh array per chunk costs the
+    kernel a page fault per 4 KB (measured: 280,000 faults, 40 % of the CPU time of the
+    100,000-frame BVH's numbers when each chunk allocated its own)."""
+
+    def __init__(self):
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, n: int, dtype) -> np.ndarray:
+        """A ``(n,)`` array of ``dtype`` (contents undefined), the same memory each call."""
+        have = self._arrays.get(name)
+        if have is None or len(have) < n:
+            grown = n + n // 8  # chunks cut on line ends differ by about a line
+            have = self._arrays[name] = np.empty(grown, dtype=dtype)
+        return have[:n]
+
+
+def token_bounds(raw: np.ndarray, scratch: Scratch | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Start and end (exclusive) of each token of ``raw``, ``(n,)`` int64 each.
 
     ``raw`` is ``(B,)`` uint8 text; tokens are the runs of bytes other than
     :data:`WHITESPACE`, as ``bytes.split()`` cuts them.
     """
-    space = np.subtract(raw, 9, dtype=np.uint8) < 5  # \t \n \v \f \r
-    space |= raw == 32
-    # +1 where a run of whitespace starts, -1 where one ends: a token's end, then start.
-    edges = np.flatnonzero(np.diff(space.view(np.int8), prepend=np.int8(1), append=np.int8(1)))
+    work = scratch or Scratch()
+    n = len(raw)
+    space = work.get("space", n + 2, np.bool_)  # whitespace, with a space on either side
+    space[0] = space[n + 1] = True
+    shifted = np.subtract(raw, 9, out=work.get("bytes", n, np.uint8))
+    np.less(shifted, 5, out=space[1 : n + 1])  # \t \n \v \f \r
+    blank = np.equal(raw, 32, out=work.get("flag", n + 1, np.bool_)[:n])
+    space[1 : n + 1] |= blank
+    # Whitespace changes to a token at a token's start, back at its end (exclusive).
+    change = np.not_equal(space[1:], space[:-1], out=work.get("flag", n + 1, np.bool_))
+    edges = np.flatnonzero(change)
     return edges[0::2], edges[1::2]
 
 
 def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                       out: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+                       out: np.ndarray | None = None, scratch: Scratch | None = None
+                       ) -> np.ndarray:  # fmt: skip
     """The value of each token, bit for bit ``float(token)``.
 
     Parameters
@@ -78,6 +105,8 @@ def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarr
         The tokens, from :func:`token_bounds` of ``raw``.
     out : (n,) float64, optional
         Where to write the values.
+    scratch : Scratch, optional
+        Buffers to reuse (a caller reading chunk after chunk passes the same one).
 
     Returns
     -------
@@ -92,20 +121,29 @@ def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarr
     values = np.empty(len(starts)) if out is None else out
     if len(starts) == 0:
         return values
+    work = scratch or Scratch()
     first = int(starts[0])
-    digit = np.subtract(raw, 48, dtype=np.uint8) < 10
-    digits_to = np.cumsum(digit, dtype=np.int32)  # digits in raw[: i + 1]
-    digits_at_end = digits_to[ends - 1]
+    m = len(raw) - first
+    digit = np.less(np.subtract(raw, 48, out=work.get("bytes", len(raw), np.uint8)), 10,
+                    out=work.get("flag", len(raw), np.bool_))  # fmt: skip
+    digits_to = np.cumsum(digit, dtype=np.int32, out=work.get("int32", len(raw), np.int32))
+    digits_at_end = digits_to[ends - 1]  # digits in raw[: i + 1], at each token's last byte
     n_digits = digits_at_end - digits_to[starts] + digit[starts]
     # Each byte from the first token on: the digits after it in its token (the bytes
     # between tokens count as part of the token before them: whitespace adds nothing).
-    after = np.repeat(digits_at_end, np.diff(starts, append=len(raw)))
+    # digits_at_end spread over each token's bytes: a running sum of its steps.
+    after = work.get("after", m, np.int32)
+    after[:] = 0
+    after[starts - first] = np.diff(digits_at_end, prepend=0)
+    np.cumsum(after, out=after)
     after -= digits_to[first:]
     np.minimum(after, _MAX_DIGITS, out=after)  # a longer token is not plain: float reads it
     after <<= 8
     after |= raw[first:]
-    sums = np.add.reduceat(_VALUES.take(after.astype(np.intp)), starts - first)
-    del after
+    index = work.get("index", m, np.intp)
+    index[:] = after  # take() is several times faster with intp indices
+    added = _VALUES.take(index, out=work.get("added", m, np.int64))
+    sums = np.add.reduceat(added, starts - first)
     lead = raw[starts]
     sums -= ((lead == ord("-")) | (lead == ord("+"))) * (2 * _DOT)
     dots = sums >> 56
