@@ -17,8 +17,9 @@ import numpy as np
 from app.scene.math import quat
 
 _AXIS = {"X": 1, "Y": 2, "Z": 3}  # quaternion component of each axis
-#: Frames converted at a time.
-FRAME_BLOCK = 4096
+#: Frames converted at a time (256: 0.45 s of CPU for the 100,000-frame BVH, 4096: 0.62 s,
+#: its blocks of 370,000 angles fresh pages each time).
+FRAME_BLOCK = 256
 
 
 def quats_from_channels(data: np.ndarray, columns: dict[int, list[tuple[str, int]]]
