@@ -171,3 +171,73 @@ def test_channel_quaternions_match_scipy_and_the_general_product(axes, monkeypat
             qc = np.column_stack([np.cos(h), np.sin(h)[:, None] * axis])
             product = qc if product is None else quat.mul(product, qc)
         np.testing.assert_array_equal(got[joint], quat.normalize(product))
+
+
+def test_fuzzed_clips_give_the_same_scene_or_refusal_on_both_paths(tmp_path, monkeypatch):
+    """The fuzzer's BVH mutations (its bases are the CMU clips cut to 40 frames), each file
+    read on the fast path and on the line-by-line path: the same scene bit for bit, or the
+    same refusal with the same line."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from . import fuzzing
+
+    clips = [n for n in fuzzing.bases() if n.endswith(".bvh")]
+    taken = []
+
+    def fast_motion(*args, real=bvh._fast_motion):
+        result = real(*args)
+        taken.append(result is not None)
+        return result
+
+    def outcome(path, fast):
+        monkeypatch.setattr(bvh, "_fast_motion", fast_motion if fast else lambda *a: None)
+        try:
+            scene = load_bvh(path)
+        except SceneError as e:
+            return str(e)
+        return scene, bits(scene)
+
+    @settings(max_examples=300, derandomize=True, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(st.sampled_from(clips), st.lists(st.tuples(
+        st.sampled_from(fuzzing.BVH_KINDS), st.integers(0, 2**32 - 1)), min_size=1, max_size=3))
+    def one(name, steps):  # fmt: skip
+        path = tmp_path / name
+        path.write_bytes(fuzzing.mutate(name, steps))
+        a, b = outcome(path, True), outcome(path, False)
+        if isinstance(a, str) or isinstance(b, str):
+            assert a == b
+        else:
+            assert a[0] == b[0] and a[0].messages == b[0].messages
+            for x, y in zip(a[1], b[1], strict=True):
+                np.testing.assert_array_equal(x, y)
+
+    one()
+    # Not vacuous: some mutated files still have a plain motion section the fast path read,
+    # many do not (the mutations below aim at the numbers themselves).
+    assert sum(taken) >= 5 and len(taken) - sum(taken) >= 30, (sum(taken), len(taken))
+
+    @settings(max_examples=300, derandomize=True, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(st.integers(0, 39), st.integers(0, 95),
+           st.text("0123456789+-.eE_ \t\rxn", min_size=0, max_size=12))
+    def number(row, column, token):  # fmt: skip
+        text = fuzzing.bases()["01_01.bvh"].decode()
+        head, _, motion = text.partition("MOTION\n")
+        lines = motion.split("\n")
+        values = lines[2 + row].split()
+        values[column] = token
+        lines[2 + row] = " ".join(values)
+        path = tmp_path / "one.bvh"
+        path.write_text(head + "MOTION\n" + "\n".join(lines))
+        a, b = outcome(path, True), outcome(path, False)
+        if isinstance(a, str) or isinstance(b, str):
+            assert a == b
+        else:
+            for x, y in zip(a[1], b[1], strict=True):
+                np.testing.assert_array_equal(x, y)
+
+    taken.clear()
+    number()
+    assert sum(taken) >= 25 and len(taken) - sum(taken) >= 100, (sum(taken), len(taken))
