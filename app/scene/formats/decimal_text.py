@@ -8,7 +8,7 @@ rounded value of the decimal: Clinger's fast path, the first thing every correct
 digits, an infinity) is read by ``float`` itself, one by one.
 
 The mantissas come from byte-wide numpy passes over the text and one table lookup and
-segmented sum per byte; there is no Python loop per token. Read in chunks of 256 KB with
+running sum per byte; there is no Python loop per token. Read in chunks of 256 KB with
 one :class:`Scratch`, the 100,000-frame BVH's numbers take about a third of the CPU time of
 ``np.fromstring`` (whose C loop calls a ``strtod`` per token), in buffers of 27 bytes per
 byte of the chunk plus per-token arrays (``docs/performance.md``, "The 100,000-frame
@@ -49,7 +49,8 @@ def _byte_values() -> np.ndarray:
 
 
 _VALUES = _byte_values()
-_POWERS = 10.0 ** np.arange(_MAX_DIGITS + 1)
+# 10**k at k, -10**k at 16 + k: the sign goes with the division (-0 / 10**k is -0.0).
+_POWERS = np.concatenate([10.0 ** np.arange(16), -(10.0 ** np.arange(16))])
 
 
 class Scratch:
@@ -87,7 +88,7 @@ def token_bounds(raw: np.ndarray, scratch: Scratch | None = None
     # Whitespace changes to a token at a token's start, back at its end (exclusive).
     change = np.not_equal(space[1:], space[:-1], out=work.get("flag", n + 1, np.bool_))
     edges = np.flatnonzero(change)
-    return edges[0::2], edges[1::2]
+    return edges[0::2].copy(), edges[1::2].copy()
 
 
 def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarray,
@@ -137,20 +138,26 @@ def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarr
     after[starts - first] = np.diff(digits_at_end, prepend=0)
     np.cumsum(after, out=after)
     after -= digits_to[first:]
-    np.minimum(after, _MAX_DIGITS, out=after)  # a longer token is not plain: float reads it
+    after &= 15  # more than 15 digits after a byte: its token is not plain (float reads it)
     after <<= 8
     after |= raw[first:]
     index = work.get("index", m, np.intp)
     index[:] = after  # take() is several times faster with intp indices
     added = _VALUES.take(index, out=work.get("added", m, np.int64))
-    sums = np.add.reduceat(added, starts - first)
+    # Each token's sum as a difference of running sums (whitespace adds 0). int64 wraps,
+    # so the difference is exact for every token whose own sum is below 2**63: all of at
+    # most 24 bytes (24 * 2 << 56 at most); longer ones are not plain anyway.
+    np.cumsum(added, out=added)
+    sums = added[ends - first - 1]
+    sums[1:] -= added[starts[1:] - first - 1]
     lead = raw[starts]
     sums -= ((lead == ord("-")) | (lead == ord("+"))) * (2 * _DOT)
     dots = sums >> 56
     plain = (dots >= 0) & (dots <= 1) & (n_digits >= 1) & (n_digits <= _MAX_DIGITS)
     plain &= ends - starts <= _MAX_LENGTH
-    np.divide(sums & _MANTISSA, _POWERS.take((sums >> _K_SHIFT) & 63, mode="clip"), out=values)
-    np.negative(values, where=lead == ord("-"), out=values)
+    power = (sums >> _K_SHIFT) & 15
+    power |= (lead == ord("-")) << 4
+    np.divide(sums & _MANTISSA, _POWERS.take(power), out=values)
     for i in np.flatnonzero(~plain):
         token = bytes(data[starts[i] : ends[i]])
         try:
