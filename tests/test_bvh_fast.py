@@ -163,7 +163,8 @@ def test_channel_quaternions_match_scipy_and_the_general_product(axes, monkeypat
         picked = angles[:, [c for _, c in cols]]
         want = Rotation.from_euler(axes, picked, degrees=True).as_quat(scalar_first=True)
         np.testing.assert_allclose(np.abs(np.sum(got[joint] * want, axis=1)), 1, atol=1e-14)
-        # The product of the axis quaternions one by one, as quat.mul: the same bits.
+        # The product of the axis quaternions one by one, as quat.mul: the same values
+        # (array_equal: a zero may differ in sign).
         product = None
         for a, c in cols:
             axis = {"X": [1, 0, 0], "Y": [0, 1, 0], "Z": [0, 0, 1]}[a]
