@@ -242,3 +242,15 @@ def test_fuzzed_clips_give_the_same_scene_or_refusal_on_both_paths(tmp_path, mon
     taken.clear()
     number()
     assert sum(taken) >= 25 and len(taken) - sum(taken) >= 100, (sum(taken), len(taken))
+
+
+def test_a_line_longer_than_any_plain_one_is_left_to_the_line_by_line_path():
+    # Megabytes of spaces in one line would make one chunk of the fast path that large
+    # (its buffers are 45 bytes per byte): the line-by-line path reads it instead.
+    padded = many_frames(3, 1, lambda s: s.replace(" ", " " * 400_000, 1))
+    text = padded.encode()
+    assert bvh._fast_motion(text, bvh._MOTION.search(text).end(), 10, 2) is None
+    assert parse_bvh(padded) == parse_bvh(many_frames(3))
+    assert bvh._fast_motion(many_frames(3).encode(), 0, 10, 2) is None  # no MOTION header
+    plain = many_frames(3).encode()
+    assert bvh._fast_motion(plain, bvh._MOTION.search(plain).end(), 10, 2) is not None

@@ -284,6 +284,8 @@ _HEADER = re.compile(
 #: Bytes of motion text read at a time: the temporaries of a chunk are about 45 times this
 #: (``decimal_text``), about 11 MB besides the file's bytes and the result.
 _CHUNK = 1 << 18
+#: A plain motion line has at most this many bytes per channel (a number and its spaces).
+_LONGEST_BYTES_PER_CHANNEL = 64
 
 
 def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
@@ -319,6 +321,8 @@ def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
     while start < len(text):  # chunk by chunk, on line ends
         stop = text.find(b"\n", min(start + _CHUNK, len(text)))
         stop = len(text) if stop < 0 else stop + 1
+        if stop - start > _CHUNK + _LONGEST_BYTES_PER_CHANNEL * channels:
+            return None  # a line longer than any plain one: not worth this chunk's buffers
         raw = np.frombuffer(text, dtype=np.uint8, count=stop - start, offset=start)
         starts, ends = decimal_text.token_bounds(raw, scratch)
         line_ends = np.flatnonzero(np.equal(raw, 10, out=scratch.get("flag", len(raw), bool)))
