@@ -291,8 +291,9 @@ _LONGEST_BYTES_PER_CHANNEL = 64
 def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
     """``(frames, frame_time, data (N, C))`` of a plain, well-formed MOTION section
     ``text[begin:]``, read from the bytes in place, or ``None`` for anything else (the
-    caller then parses it line by line and names what is wrong). A 100,000-frame clip
-    reads 2-3× faster than ``np.fromstring`` parses its numbers (``decimal_text``).
+    caller then parses it line by line and names what is wrong). The 100,000-frame clip's
+    numbers take about a third of the CPU time ``np.fromstring`` needs for them
+    (``decimal_text``), bit for bit the same.
 
     Plain means: ``Frames: N`` and ``Frame Time: t`` on their own lines, then exactly ``N``
     non-blank lines of ``channels`` ASCII-whitespace-separated decimal numbers each, within
