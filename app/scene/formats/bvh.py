@@ -7,7 +7,9 @@ channels, in their listed order, become ``rotation_keys`` with ``R = R_c1 @ R_c2
 ``fps = 1 / Frame Time``.
 
 Errors name the line. More motion lines than ``Frames:`` declares are cut to the declared
-count and reported in ``scene.messages``; fewer are refused as truncated.
+count and reported in ``scene.messages``; fewer are refused as truncated. A plain MOTION
+section is read from the file's bytes in chunks (:mod:`decimal_text`, bit for bit
+``float``); anything else goes line by line, which names what is wrong.
 """
 
 from __future__ import annotations
