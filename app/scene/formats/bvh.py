@@ -7,7 +7,9 @@ channels, in their listed order, become ``rotation_keys`` with ``R = R_c1 @ R_c2
 ``fps = 1 / Frame Time``.
 
 Errors name the line. More motion lines than ``Frames:`` declares are cut to the declared
-count and reported in ``scene.messages``; fewer are refused as truncated.
+count and reported in ``scene.messages``; fewer are refused as truncated. A plain MOTION
+section is read from the file's bytes in chunks (:mod:`decimal_text`, bit for bit
+``float``); anything else goes line by line, which names what is wrong.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
-from app.scene.math import quat
+from app.scene.formats import decimal_text
+from app.scene.formats.bvh_rotations import quats_from_channels
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
 
-_AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 _CHANNELS = {f"{a}{kind}" for a in "XYZ" for kind in ("position", "rotation")}
 
 
@@ -143,27 +145,40 @@ def _open_joint(lines, joints, parent, name, header_line):
 
 def parse_bvh(text: str, file: str = "") -> Scene:
     """Parse BVH text into a scene; ``file`` names it in errors and messages."""
-    try:
-        return _parse(text, file)
-    except SceneError as e:
-        raise e.with_file(file) from None
+    return _scene(*_parse_bytes(text.encode("utf-8", errors="replace"), file))
 
 
 def load_bvh(path) -> Scene:
     """Read a ``.bvh`` file as a scene (see the module docstring)."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise SceneError("no such file", file=str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
-    return parse_bvh(text, str(path))
+    parsed = _parse_bytes(raw, str(path))
+    del raw  # the file's bytes are not needed to build the keys (a long clip's peak memory)
+    return _scene(*parsed)
 
 
-def _parse(text: str, file: str) -> Scene:
-    found = re.search(r"^[ \t]*MOTION[ \t]*\r?$", text, re.MULTILINE)
-    head, motion = (text[: found.start()], text[found.end() :]) if found else (text, "")
+def _parse_bytes(raw: bytes, file: str):
+    """``_parse`` with ``file`` named in its errors."""
+    try:
+        return _parse(raw, file)
+    except SceneError as e:
+        raise e.with_file(file) from None
+
+
+_MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE)
+
+
+def _parse(raw: bytes, file: str):
+    """The joints, frame count, frame time, ``(N, C)`` motion and messages of a BVH file's
+    bytes (the arguments of :func:`_scene`). Only the hierarchy is decoded as text (UTF-8, bad
+    bytes replaced); a plain motion section is read from the bytes in place."""
+    found = _MOTION.search(raw)
+    head = (raw[: found.start()] if found else raw).decode("utf-8", errors="replace")
     lines = _Lines(head)
     _expect(lines, "HIERARCHY")
     joints: list[_Joint] = []
@@ -184,20 +199,22 @@ def _parse(text: str, file: str) -> Scene:
                              f"{names[j.name]})", f"line {j.line}")  # fmt: skip
         names[j.name] = j.line
     if not found:
-        raise SceneError('no "MOTION" section', f"line {len(text.splitlines())}")
+        raise SceneError('no "MOTION" section', f"line {len(head.splitlines())}")
 
     first_motion_line = head.count("\n") + 1
-    frames, frame_time, data, messages = _parse_motion(motion, first_motion_line, joints, file)
-    return _scene(joints, frames, frame_time, data, messages)
+    frames, frame_time, data, messages = _parse_motion(raw, found.end(), first_motion_line,
+                                                       joints, file)  # fmt: skip
+    return joints, frames, frame_time, data, messages
 
 
-def _parse_motion(motion: str, line0: int, joints, file: str):
-    """Frames, frame time, the (N, C) channel array, and messages about the motion."""
+def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
+    """Frames, frame time, the (N, C) channel array, and messages about the motion, which
+    is ``text[begin:]`` (from the end of the "MOTION" word)."""
     channels = sum(len(j.channels) for j in joints)
-    fast = _fast_motion(motion, channels, len(joints))
+    fast = _fast_motion(text, begin, channels, len(joints))
     if fast is not None:
         return (*fast, [])
-    raw = motion.splitlines()
+    raw = text[begin:].decode("utf-8", errors="replace").splitlines()
     # raw[0] is the rest of the "MOTION" line; raw[i] is line line0 + i of the file.
     numbered = [(line0 + i, s) for i, s in enumerate(raw) if s.strip()]
     header = [(n, s) for n, s in numbered[:2]]
@@ -263,24 +280,29 @@ def _parse_motion(motion: str, line0: int, joints, file: str):
 
 
 _HEADER = re.compile(
-    r"\A(?:[ \t\r]*\n)*[ \t]*Frames:[ \t]+(\d+)[ \t\r]*\n(?:[ \t\r]*\n)*"
-    r"[ \t]*Frame[ \t]+Time:[ \t]+(\S+)[ \t\r]*\n"
+    rb"(?:[ \t\r]*\n)*[ \t]*Frames:[ \t]+(\d+)[ \t\r]*\n(?:[ \t\r]*\n)*"
+    rb"[ \t]*Frame[ \t]+Time:[ \t]+(\S+)[ \t\r]*\n"
 )
-#: Bytes of motion text counted at a time (bounds the temporary arrays of a long clip).
-_CHUNK = 1 << 22
+#: Bytes of motion text read at a time: the temporaries of a chunk are about 45 times this
+#: (``decimal_text``), about 11 MB besides the file's bytes and the result.
+_CHUNK = 1 << 18
+#: A plain motion line has at most this many bytes per channel (a number and its spaces).
+_LONGEST_BYTES_PER_CHANNEL = 64
 
 
-def _fast_motion(motion: str, channels: int, joints: int):
-    """``(frames, frame_time, data (N, C))`` of a plain, well-formed MOTION section read in
-    C, or ``None`` for anything else (the caller then parses it line by line and names
-    what is wrong). A 100,000-frame clip reads in about the time numpy takes to parse its
-    numbers, with temporaries of a few megabytes besides the text and the result.
+def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
+    """``(frames, frame_time, data (N, C))`` of a plain, well-formed MOTION section
+    ``text[begin:]``, read from the bytes in place, or ``None`` for anything else (the
+    caller then parses it line by line and names what is wrong). The 100,000-frame clip's
+    numbers take about a third of the CPU time ``np.fromstring`` needs for them
+    (``decimal_text``), bit for bit the same.
 
     Plain means: ``Frames: N`` and ``Frame Time: t`` on their own lines, then exactly ``N``
-    non-blank lines of ``channels`` ASCII-whitespace-separated numbers each, within the
-    bounds on hostile input (anything past them is left to the slow path, which names it).
+    non-blank lines of ``channels`` ASCII-whitespace-separated decimal numbers each, within
+    the bounds on hostile input (anything past them is left to the slow path, which names
+    it).
     """
-    found = _HEADER.match(motion)
+    found = _HEADER.match(text, begin)
     if found is None or channels == 0:
         return None
     declared = int(found.group(1))
@@ -294,44 +316,54 @@ def _fast_motion(motion: str, channels: int, joints: int):
         return None
     if declared > bounds.MAX_FRAMES or declared * max(joints, 1) > bounds.MAX_POSES:
         return None
-    body = motion[found.end():].encode("utf-8", errors="replace")
-    lines = 0
-    start = 0
-    while start < len(body):  # tokens per non-blank line, chunk by chunk on line ends
-        stop = body.find(b"\n", min(start + _CHUNK, len(body)))
-        stop = len(body) if stop < 0 else stop + 1
-        raw = np.frombuffer(body, dtype=np.uint8, count=stop - start, offset=start)
-        space = (raw == 32) | ((raw >= 9) & (raw <= 13))
-        starts = np.flatnonzero(~space[1:] & space[:-1]) + 1
-        if len(raw) and not space[0]:
-            starts = np.concatenate([[0], starts])
-        ends = np.flatnonzero(raw == 10)
-        if len(ends) == 0 or ends[-1] != len(raw) - 1:
-            ends = np.append(ends, len(raw))
-        counts = np.diff(np.concatenate([[0], np.searchsorted(starts, ends)]))
+    view = memoryview(text)
+    scratch = decimal_text.Scratch()
+    data = np.empty(declared * channels)
+    filled = 0
+    start = found.end()
+    while start < len(text):  # chunk by chunk, on line ends
+        stop = text.find(b"\n", min(start + _CHUNK, len(text)))
+        stop = len(text) if stop < 0 else stop + 1
+        if stop - start > _CHUNK + _LONGEST_BYTES_PER_CHANNEL * channels:
+            return None  # a line longer than any plain one: not worth this chunk's buffers
+        raw = np.frombuffer(text, dtype=np.uint8, count=stop - start, offset=start)
+        starts, ends = decimal_text.token_bounds(raw, scratch)
+        line_ends = np.flatnonzero(np.equal(raw, 10, out=scratch.get("flag", len(raw), bool)))
+        if len(line_ends) == 0 or line_ends[-1] != len(raw) - 1:
+            line_ends = np.append(line_ends, len(raw))
+        counts = np.diff(np.searchsorted(starts, line_ends), prepend=0)
         counts = counts[counts > 0]  # blank lines
-        if np.any(counts != channels):
+        if np.any(counts != channels) or filled + len(starts) > len(data):
             return None
-        lines += len(counts)
+        values = data[filled : filled + len(starts)]
+        try:
+            decimal_text.floats_from_tokens(view[start:stop], raw, starts, ends, values, scratch)
+        except ValueError:  # a token that is not a number
+            return None
+        if not (np.abs(values) <= bounds.MAX_MAGNITUDE).all():  # also NaN
+            return None
+        filled += len(starts)
         start = stop
-    if lines != declared:
-        return None
-    try:
-        data = np.fromstring(body, dtype=float, sep=" ")
-    except ValueError:  # a token that is not a number
-        return None
-    if len(data) != declared * channels or not np.isfinite(data).all():
+    if filled != len(data):
         return None
     return declared, frame_time, data.reshape(declared, channels)
 
 
 def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
     key_frames = np.arange(n_frames, dtype=float)
-    bones = []
+    columns = {}
+    rotations = {}
     column = 0
-    for j in joints:
-        cols = {name: column + k for k, name in enumerate(j.channels)}
+    for i, j in enumerate(joints):
+        columns[i] = {name: column + k for k, name in enumerate(j.channels)}
         column += len(j.channels)
+        rot = [(name[0], columns[i][name]) for name in j.channels if name.endswith("rotation")]
+        if rot:
+            rotations[i] = rot
+    quats = quats_from_channels(data, rotations)
+    bones = []
+    for i, j in enumerate(joints):
+        cols = columns[i]
         translation_keys = rotation_keys = None
         if any(name.endswith("position") for name in j.channels):
             values = np.tile(np.array(j.offset, dtype=float), (n_frames, 1))
@@ -339,17 +371,8 @@ def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
                 if f"{a}position" in cols:
                     values[:, axis] = data[:, cols[f"{a}position"]]
             translation_keys = Keys(key_frames, values)
-        rot_channels = [name for name in j.channels if name.endswith("rotation")]
-        if rot_channels:
-            q = None
-            for name in rot_channels:  # R = R_c1 @ R_c2 @ R_c3: q = q_c1 * q_c2 * q_c3
-                # quat.from_axis_angle of a unit axis, without its per-row axis norms.
-                half = 0.5 * np.radians(data[:, cols[name]])
-                qc = np.empty((n_frames, 4))
-                qc[:, 0] = np.cos(half)
-                qc[:, 1:] = np.sin(half)[:, None] * np.array(_AXES[name[0]])
-                q = qc if q is None else quat.mul(q, qc)
-            rotation_keys = Keys(key_frames, quat.normalize(q))
+        if i in quats:
+            rotation_keys = Keys(key_frames, quats.pop(i))
         bones.append(
             Bone(
                 name=j.name,
