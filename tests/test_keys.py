@@ -59,3 +59,20 @@ def test_key_editing_and_validation():
         keys.without_key(3)
     with pytest.raises(ValueError, match="increasing"):
         Keys([0, 0], [[0, 0, 0], [1, 1, 1]])
+
+
+def test_read_only_key_frames_are_shared_and_writable_ones_copied(cmu_01_01):
+    from app.scene.io import load_scene
+
+    shared = np.arange(3.0)
+    shared.setflags(write=False)
+    assert Keys(shared, np.zeros((3, 3))).frames is shared
+    mine = np.arange(3.0)
+    keys = Keys(mine, np.zeros((3, 3)))
+    mine[0] = 5.0  # the caller's array changes; the keys do not
+    assert keys.frames is not mine and keys.frames[0] == 0.0
+    # every joint of a motion-capture clip keys the same frames: one array, not one per joint
+    scene = load_scene(cmu_01_01)
+    arrays = {id(k.frames) for b in scene.bones for k in (b.rotation_keys, b.translation_keys)
+              if k is not None}  # fmt: skip
+    assert len(scene.bones) > 30 and len(arrays) == 1

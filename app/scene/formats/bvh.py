@@ -351,6 +351,7 @@ def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
 
 def _scene(joints, n_frames, frame_time, data, messages) -> Scene:
     key_frames = np.arange(n_frames, dtype=float)
+    key_frames.setflags(write=False)  # one array shared by every joint's keys
     columns = {}
     rotations = {}
     column = 0

@@ -54,7 +54,12 @@ class Keys:
     codes: np.ndarray | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self):
-        frames = np.array(self.frames, dtype=float).reshape(-1)
+        frames = self.frames
+        if not (isinstance(frames, np.ndarray) and frames.dtype == float and frames.ndim == 1
+                and not frames.flags.writeable):  # fmt: skip
+            # A read-only array is shared as it is (every joint of a clip keys the same
+            # frames); anything else is copied, so no caller can change the keys later.
+            frames = np.array(frames, dtype=float).reshape(-1)
         values = np.array(self.values, dtype=float)
         if values.ndim != 2 or len(values) != len(frames) or len(frames) == 0:
             raise ValueError("keys need K >= 1 frames and a (K, D) array of values")
