@@ -76,3 +76,10 @@ def test_read_only_key_frames_are_shared_and_writable_ones_copied(cmu_01_01):
     arrays = {id(k.frames) for b in scene.bones for k in (b.rotation_keys, b.translation_keys)
               if k is not None}  # fmt: skip
     assert len(scene.bones) > 30 and len(arrays) == 1
+
+
+def test_all_linear_keys_of_one_length_share_their_interpolation_tuple():
+    a, b = Keys(np.arange(5.0), np.zeros((5, 3))), Keys(np.arange(1.0, 6.0), np.ones((5, 4)))
+    assert a.interpolation == ("linear",) * 5 and a.interpolation is b.interpolation
+    edited = a.with_interpolation([2.0], "constant")
+    assert edited.interpolation[2] == "constant" and a.interpolation == ("linear",) * 5

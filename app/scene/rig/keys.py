@@ -9,6 +9,7 @@ after the last the last value holds.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,13 @@ def _check_kinds(kinds, count: int) -> tuple:
                 f"unknown interpolation {kind!r} (known: {', '.join(INTERPOLATIONS)})"
             )
     return kinds
+
+
+@functools.lru_cache(maxsize=64)
+def _all_linear(count: int) -> tuple:
+    """``("linear",) * count``, one tuple per count: a clip's joints share it (100,000
+    keys make an 800 KB tuple)."""
+    return ("linear",) * count
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +74,7 @@ class Keys:
         if np.any(np.diff(frames) <= 0):
             raise ValueError("key frames must be strictly increasing")
         if self.interpolation is None:
-            kinds = ("linear",) * len(frames)
+            kinds = _all_linear(len(frames))
             codes = np.zeros(len(frames), dtype=np.int8)  # no per-key loop: clips are long
         else:
             if isinstance(self.interpolation, str):
