@@ -1,7 +1,9 @@
 """Test setup shared by every test module.
 
-OpenGL contexts must be shared before the QApplication exists: pyqtgraph caches its shader
-programs per class, so without sharing every GL widget after the first draws nothing.
+PyOpenGL's error checks are on in the tests (off in the editor): a GL error fails the test
+that caused it. OpenGL contexts must be shared before the QApplication exists: pyqtgraph
+caches its shader programs per class, so without sharing every GL widget after the first
+draws nothing.
 """
 
 import os
@@ -10,7 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import app.window.gl_checks  # noqa: F401  (before OpenGL.GL, as main.py does)
+# Every GL call of the tests is checked (PyOpenGL raises at the failing call); the editor
+# itself runs without the checks, which cost a share of each frame (app/window/gl_checks.py).
+os.environ.setdefault("PIVOTAL_GL_CHECKS", "1")
+
+import app.window.gl_checks  # noqa: E402, F401  (before OpenGL.GL, as main.py does)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
