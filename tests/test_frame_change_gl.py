@@ -5,6 +5,7 @@ and are exactly the per-frame ones. Real OpenGL (Xvfb), real key events."""
 from __future__ import annotations
 
 import collections
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,8 +15,11 @@ from app.cli import DEMO_SCENE
 from app.editor.document import Document
 from app.scene.analysis.bone_shapes import octahedra
 from app.widgets.viewport.bone_frames import TimelineShapes, face_corners
+from app.widgets.viewport.handle_frames import TimelineHandles
+from app.widgets.viewport.scene_drawing import handles_of
 from tests.gui import key, open_window
 
+SCENES = Path(DEMO_SCENE).parent
 PAINT = QtCore.QEvent.Type.Paint
 LAYOUT = QtCore.QEvent.Type.LayoutRequest
 
@@ -146,9 +150,53 @@ def test_playback_draws_from_the_timeline_shapes_once_per_edit(qtbot):
         n = 24 * mesh.count
         assert np.array_equal(mesh._positions[:n], want[0])
         assert np.array_equal(mesh._normals[:n], want[1])
-    assert drawing.shapes.builds == 1
+    assert drawing.shapes.builds == 1 and drawing.handle_frames.builds == 1
     # An edit replaces the timeline: the next drawn frame builds the new one's meshes.
     doc.scene_edited()
     doc.prepare_timeline()
     doc.set_frame(41)
-    assert drawing.shapes.builds == 2
+    assert drawing.shapes.builds == 2 and drawing.handle_frames.builds == 2
+
+
+def _per_frame_handles(doc, frame):
+    doc.set_frame(frame)
+    return handles_of(doc)
+
+
+def _tail_target(doc):
+    """The scene's points-at target moved to its bone's tail (no scene has one)."""
+    import dataclasses
+
+    scene = doc.scene
+    c = scene.constraints[0]
+    scene.constraints[0] = dataclasses.replace(c, target=dataclasses.replace(c.target,
+                                                                             at="tail"))
+    doc.scene_edited()
+
+
+def test_timeline_handles_are_handles_of_at_every_frame():
+    from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+
+    kinds = set()
+    for name, change in (("foot_roll.json", None), ("rig_200_bones.json", None),
+                         ("fabrik_arm.json", None), ("calf_points_at_ankle.json", None),
+                         ("calf_points_at_ankle.json", _tail_target)):  # fmt: skip
+        doc = Document.from_file(SCENES / name)
+        if change is not None:
+            change(doc)
+        kinds |= {(type(c), getattr(getattr(c, "target", None), "at", None))
+                  for c in doc.scene.constraints}  # fmt: skip
+        timeline = doc.timeline()
+        cached = TimelineHandles()
+        step = max(len(timeline.frames) // 13, 1)
+        for k in range(0, len(timeline.frames), step):
+            want = _per_frame_handles(doc, doc.scene.frame_start + k)
+            got = cached.of_document(doc)
+            assert [r for r, _ in got] == [r for r, _ in want], name
+            np.testing.assert_allclose([p for _, p in got], [p for _, p in want],
+                                       rtol=0, atol=1e-12, err_msg=name)  # fmt: skip
+        assert cached.builds == 1
+        # Off the cached timeline (a fractional frame) it gives way to handles_of.
+        doc.set_frame(doc.scene.frame_start + 0.5)
+        assert cached.of_document(doc) is None
+    assert {(MultiParent, None), (Fabrik, "head"), (PointsAt, "head"), (PointsAt, "tail")} <= kinds

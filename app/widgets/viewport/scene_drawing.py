@@ -21,6 +21,7 @@ from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
+from app.widgets.viewport.handle_frames import TimelineHandles
 from app.widgets.viewport.label_sprites import LabelSprites
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.mesh_item import MeshLayer
@@ -144,6 +145,7 @@ class SceneDrawing:
         # Each timeline's bone meshes, built once per edit (playback reads them).
         self.shapes = TimelineShapes()
         self._ghost_shapes = TimelineShapes()
+        self.handle_frames = TimelineHandles()  # every handle at every frame, once per edit
         self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
@@ -202,7 +204,9 @@ class SceneDrawing:
                                  shapes=shapes)  # fmt: skip
         self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
-        handles = handles_of(document)
+        handles = self.handle_frames.of_document(document)
+        if handles is None:
+            handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles)
         self.limits.draw(shown_shapes(document))
