@@ -57,7 +57,7 @@ class TimelineShapes:
         """:meth:`frame` for ``pose`` (the document's pose in ``space`` at its frame) when
         the document read it from its cached timeline, else ``None``."""
         timeline = document.cached_timeline(space)
-        if timeline is None or not np.shares_memory(pose.heads, timeline.heads):
+        if timeline is None or not np.may_share_memory(pose.heads, timeline.heads):
             return None
         k = int(round(document.frame - document.scene.frame_start))
         return self.frame(timeline, k)

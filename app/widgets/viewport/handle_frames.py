@@ -79,7 +79,7 @@ class TimelineHandles:
         the document's pose is not a frame of its cached timeline."""
         timeline = document.cached_timeline(document.space)
         pose = document.pose()
-        if timeline is None or not np.shares_memory(pose.heads, timeline.heads):
+        if timeline is None or not np.may_share_memory(pose.heads, timeline.heads):
             return None
         if timeline is not self._timeline:
             self._timeline = timeline
