@@ -452,6 +452,11 @@ class Document(QtCore.QObject):
         """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
         return self._timelines.get(self._space_key(self._space))
 
+    def cached_timeline(self, space: str | None) -> BakeResult | None:
+        """The timeline with ``space`` overriding if it is cached, else ``None`` (nothing is
+        evaluated); :meth:`pose` reads its frames from it."""
+        return self._timelines.get(self._space_key(space))
+
     def timeline_for_plot(self, space: str | None) -> BakeResult:
         """:meth:`timeline_in` when the timeline fits the cache; for a longer one, at most
         ``PLOT_FRAMES`` whole frames spread evenly from the first frame to the last (kept

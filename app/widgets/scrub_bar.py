@@ -52,6 +52,9 @@ class ScrubBar(QtWidgets.QWidget):
             QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed
         )
         self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
+        # paintEvent covers every pixel (the cached background): the dock and the window
+        # need not paint under the playhead's rectangles on each frame change.
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.ClickFocus)
         #: The last popup menu (the T menu or the context menu), for tests and the window.
         self.menu: QtWidgets.QMenu | None = None

@@ -21,6 +21,19 @@ class CompareTable(QtWidgets.QWidget):
         self._document = document
         self.caption = QtWidgets.QLabel()
         self.caption.setWordWrap(True)
+        # The frame in a label of fixed size: Qt re-lays out the parents of a label whose
+        # text changes unless its size is fixed, and the caption's layout request reached
+        # the main window on every refresh while playing (a whole-window relayout).
+        self.frame_caption = QtWidgets.QLabel()
+        self.frame_caption.setObjectName("compareFrame")
+        widest = "at frame -00000.0"
+        self.frame_caption.setFixedSize(
+            self.frame_caption.fontMetrics().horizontalAdvance(widest) + 4,
+            self.frame_caption.fontMetrics().height() + 2,
+        )
+        self.frame_caption.setAlignment(
+            QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignTop
+        )
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("compareRows")
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -37,7 +50,11 @@ class CompareTable(QtWidgets.QWidget):
             header.resizeSection(i, width)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.caption)
+        top = QtWidgets.QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.frame_caption, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top)
         layout.addWidget(self.table)
         # Scrubbing and playback refresh the numbers ten times a second, not every frame.
         self._throttled = Throttle(self.refresh, 100, self)
@@ -61,9 +78,10 @@ class CompareTable(QtWidgets.QWidget):
         if not doc.compare or not self.isVisible():
             return
         shown = doc.space or "as authored"
-        self.caption.setText(
-            f"Solid: <b>{shown}</b> · ghost: <b>{doc.ghost_space()}</b> at frame {doc.frame:g}"
-        )
+        caption = f"Solid: <b>{shown}</b> · ghost: <b>{doc.ghost_space()}</b>"
+        if self.caption.text() != caption:  # setText re-lays the dock out: only on a change
+            self.caption.setText(caption)
+        self.frame_caption.setText(f"at frame {doc.frame:g}")
         rows = self.rows()
         if len(rows) != len(doc.scene.bones):
             return

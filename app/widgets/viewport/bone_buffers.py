@@ -21,7 +21,8 @@ from OpenGL import GL
 from pyqtgraph.opengl import shaders
 from pyqtgraph.Qt import QT_LIB
 
-from app.scene.analysis.bone_shapes import _FACES, octahedra
+from app.scene.analysis.bone_shapes import _FACES
+from app.widgets.viewport.bone_frames import face_corners
 from app.widgets.viewport.gl_batches import VertexArray, _Context, bind_attributes
 
 QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
@@ -93,21 +94,24 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
 
     def set_bones(self, heads, tails, colors) -> None:
         """Bones from world ``heads`` to ``tails`` (B, 3), RGBA ``colors`` (B, 4)."""
-        verts, faces, bone_of_vertex = octahedra(heads, tails)
-        bones = len(faces) // 8
-        self._reserve(bones)
-        n = _CORNERS * bones
-        corners = verts[faces]  # (8 M, 3 corners, 3)
-        np.copyto(self._positions[:n], corners.reshape(-1, 3), casting="same_kind")
-        normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-        self._normals[:n].reshape(-1, 3, 3)[:] = normals[:, None, :]
-        bone_colors = np.asarray(colors, dtype=np.float32).reshape(-1, 4)[bone_of_vertex[::6]]
+        self.set_shapes(*face_corners(heads, tails), colors)
+
+    def set_shapes(self, corners, normals, bones, colors) -> None:
+        """Bones already meshed (:func:`~app.widgets.viewport.bone_frames.face_corners`,
+        or a frame of :class:`~app.widgets.viewport.bone_frames.TimelineShapes`): ``corners``
+        and ``normals`` (24 M, 3), ``bones`` (M,) indexing the RGBA ``colors`` (B, 4)."""
+        count = len(bones)
+        self._reserve(count)
+        n = _CORNERS * count
+        np.copyto(self._positions[:n], corners, casting="same_kind")
+        np.copyto(self._normals[:n], normals, casting="same_kind")
+        bone_colors = np.asarray(colors, dtype=np.float32).reshape(-1, 4)[bones]
         drawn = self._colors[:n].reshape(-1, _CORNERS, 4)
-        if bones != self._count or not np.array_equal(drawn[:, 0], bone_colors):
+        if count != self._count or not np.array_equal(drawn[:, 0], bone_colors):
             drawn[:] = bone_colors[:, None, :]
             self._dirty.add("color")
         self._dirty.update(("position", "normal"))
-        self._count = bones
+        self._count = count
         self.update()
 
     def _upload(self) -> None:

@@ -19,7 +19,9 @@ from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
+from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
+from app.widgets.viewport.handle_frames import TimelineHandles
 from app.widgets.viewport.label_sprites import LabelSprites
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.mesh_item import MeshLayer
@@ -140,6 +142,10 @@ class SceneDrawing:
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
+        # Each timeline's bone meshes, built once per edit (playback reads them).
+        self.shapes = TimelineShapes()
+        self._ghost_shapes = TimelineShapes()
+        self.handle_frames = TimelineHandles()  # every handle at every frame, once per edit
         self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
@@ -188,14 +194,19 @@ class SceneDrawing:
         ghost = document.ghost_pose() if document.compare else None
         heads, tails = pose.heads[0], pose.tails[0]
         joints = np.tile(JOINT_COLOR, (len(heads), 1))
+        shapes = self.shapes.of_pose(document, document.space, pose)
         self._skeleton.set_pose(heads, tails, bone_colors(document, pose, ghost is not None),
-                                joints)  # fmt: skip
+                                joints, shapes)  # fmt: skip
         self._ghost.setVisible(ghost is not None)
         if ghost is not None:
-            self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost))
+            shapes = self._ghost_shapes.of_pose(document, document.ghost_space(), ghost)
+            self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost),
+                                 shapes=shapes)  # fmt: skip
         self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
-        handles = handles_of(document)
+        handles = self.handle_frames.of_document(document)
+        if handles is None:
+            handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles)
         self.limits.draw(shown_shapes(document))

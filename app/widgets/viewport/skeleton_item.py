@@ -38,7 +38,7 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
                                     color=JOINT_COLOR)  # one draw call for every joint
         self._joints.setVisible(not ghost)
 
-    def set_pose(self, heads, tails, colors=None, joint_colors=None) -> None:
+    def set_pose(self, heads, tails, colors=None, joint_colors=None, shapes=None) -> None:
         """Show bones from ``heads`` to ``tails`` (world, shape (B, 3)).
 
         Parameters
@@ -47,12 +47,18 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
             RGBA per bone; default a light grey.
         joint_colors : ndarray, shape (B, 4), optional
             RGBA per joint (at each head); default amber.
+        shapes : tuple, optional
+            The bones' meshes for these heads and tails, built beforehand
+            (:meth:`~app.widgets.viewport.bone_frames.TimelineShapes.frame`).
         """
         heads = np.asarray(heads, dtype=float)
         tails = np.asarray(tails, dtype=float)
         if colors is None:
             colors = np.tile(BONE_COLOR, (len(heads), 1))
-        self._mesh.set_bones(heads, tails, colors)
+        if shapes is None:
+            self._mesh.set_bones(heads, tails, colors)
+        else:
+            self._mesh.set_shapes(*shapes, colors)
         self._mesh.setVisible(self._mesh.count > 0)
         if not self._ghost:
             color = JOINT_COLOR if joint_colors is None else joint_colors

@@ -58,6 +58,9 @@ class Viewport(gl.GLViewWidget):
     def __init__(self, document, parent=None):
         super().__init__(parent=parent)
         self.setObjectName("viewport")
+        # paintGL clears every pixel: the window need not paint its background (and what
+        # lies behind) under the viewport each time another widget repaints with it.
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.ClickFocus)
         self._document = document
         self._show_axes = False
