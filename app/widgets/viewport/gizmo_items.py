@@ -30,6 +30,7 @@ from app.scene.analysis.transform_math import (
     ring_points,
     snapped,
 )
+from app.widgets.viewport.gl_batches import SegmentLines
 from app.widgets.viewport.interaction.drag import Drag
 from app.widgets.viewport.interaction.transform_edit import MOVE, ROTATE, Dial, Slide, subject_for
 from app.widgets.viewport.overlays import OVERLAY, arrow_lines
@@ -91,10 +92,11 @@ class GizmoLayer:
         self._root.setTransform(QtGui.QMatrix4x4(*WORLD_TO_VIEW.reshape(-1)))
         self._root.setDepthValue(20)  # after the scene: over the skeleton and handles
         view.addItem(self._root)
-        self._outline = gl.GLLinePlotItem(parentItem=self._root, mode="lines", width=5.5,
-                                          antialias=True, glOptions=OVERLAY)  # fmt: skip
-        self._lines = gl.GLLinePlotItem(parentItem=self._root, mode="lines", width=3,
-                                        antialias=True, glOptions=OVERLAY)  # fmt: skip
+        # own-buffer line batches: a pose change rewrites their arrays in place
+        self._outline = SegmentLines(parentItem=self._root, width=5.5, antialias=True,
+                                     glOptions=OVERLAY)  # fmt: skip
+        self._lines = SegmentLines(parentItem=self._root, width=3, antialias=True,
+                                   glOptions=OVERLAY)  # fmt: skip
         self._lines.setDepthValue(1)
         self._outline.setVisible(False)
         self._lines.setVisible(False)
@@ -225,7 +227,7 @@ class GizmoLayer:
             self._lines.setVisible(visible)
         if visible:
             points = np.concatenate(pos)
-            self._outline.setData(pos=points, color=np.tile(OUTLINE_COLOR, (len(points), 1)))
+            self._outline.setData(pos=points, color=OUTLINE_COLOR)
             self._lines.setData(pos=points, color=np.concatenate(colors))
 
     def hover(self, pixel) -> None:
