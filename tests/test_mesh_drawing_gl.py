@@ -13,26 +13,16 @@ import pytest
 from OpenGL import GL
 from PySide6 import QtGui
 
-from app.editor.document import Document
 from app.widgets.viewport.mesh_item import SOLID_OPTIONS, needs_glsl_es
 from app.widgets.viewport.shading import LIT
-from app.window.main_window import MainWindow
 
 from .gui import drag, framebuffer, key
-from .test_mesh_viewport_gl import clay, mesh_pixels, on_clay, scene_with_body
+from .test_mesh_viewport_gl import body_window, clay, mesh_pixels, on_clay
 
 
 @pytest.fixture
 def window(qtbot):
-    win = MainWindow(Document(scene_with_body()), restore_settings=False)
-    win.resize(1100, 760)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitActive(win)
-    qtbot.wait(30)
-    return win
+    return body_window(qtbot)
 
 
 def _mesh_item(window):

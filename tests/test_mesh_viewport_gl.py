@@ -35,6 +35,11 @@ def scene_with_body(name="foot_roll.json"):
 
 @pytest.fixture
 def window(qtbot):
+    return body_window(qtbot)
+
+
+def body_window(qtbot):
+    """The main window on :func:`scene_with_body`, shown and active."""
     win = MainWindow(Document(scene_with_body()), restore_settings=False)
     win.resize(1100, 760)
     qtbot.addWidget(win)

@@ -22,6 +22,8 @@ from app.scene.evaluate import Evaluator, bake
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
 
+from .test_multi_parent_scan import assert_restarts_match
+
 
 def jacobian(phi):
     """``J(phi) = sum_k [phi]x^k / (k + 1)!`` for one rotation vector, as a 3x3 matrix."""
@@ -134,15 +136,7 @@ def test_restarting_the_exact_scan_at_any_block_gives_the_same_bits(rng, space, 
     full = integrate(plan, "exact", space, inputs.rotation, inputs.position)
     if sliding:
         assert np.any(plan.length > 1)  # pieces with their x1, x2 and Y
-    for block in (1, 3):
-        part = integrate(plan.from_block(block), "exact", space,
-                         full.block_rotation[:, block], full.block_position[:, block])  # fmt: skip
-        first = np.searchsorted(plan.block, block)
-        for name in ("rotation", "turned", "position", "terms"):
-            np.testing.assert_array_equal(getattr(part.pieces, name),
-                                          getattr(full.pieces, name)[..., first:])  # fmt: skip
-        np.testing.assert_array_equal(part.block_rotation, full.block_rotation[:, block:])
-        np.testing.assert_array_equal(part.block_position, full.block_position[:, block:])
+    assert_restarts_match(plan, "exact", space, full, (1, 3))
 
 
 @pytest.mark.parametrize("space", ["world", "object"])

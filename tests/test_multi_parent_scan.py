@@ -84,8 +84,14 @@ def test_restarting_the_scan_at_any_block_gives_the_same_bits(rng):
     n_steps = 40 * BLOCK_STEPS + 123
     plan = plan_steps(inputs.pivots, 0, 4, n_steps, inputs.scale, BLOCK_STEPS)
     full = integrate(plan, "seed", "world", inputs.rotation, inputs.position)
-    for block in (1, 17, 40):
-        part = integrate(plan.from_block(block), "seed", "world",
+    assert_restarts_match(plan, "seed", "world", full, (1, 17, 40))
+
+
+def assert_restarts_match(plan, integrator, space, full, blocks):
+    """The scan restarted at each of ``blocks`` from ``full``'s block states gives the same
+    bits as ``full`` from there on."""
+    for block in blocks:
+        part = integrate(plan.from_block(block), integrator, space,
                          full.block_rotation[:, block], full.block_position[:, block])  # fmt: skip
         first = np.searchsorted(plan.block, block)
         for name in ("rotation", "turned", "position", "terms"):

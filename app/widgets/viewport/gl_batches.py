@@ -181,6 +181,18 @@ class _Batch(gl.GLGraphicsItem.GLGraphicsItem):
         self._dirty.update(self.ATTRIBUTES)  # every GL buffer must grow with them
         self.allocations += 1
 
+    def _set_positions(self, pos) -> tuple[int, bool]:
+        """Write ``pos`` (N, 3) into the position rows (growing the buffers if needed);
+        returns ``N`` and whether it is more rows than were drawn (``count`` is the
+        caller's to set)."""
+        pos = np.asarray(pos, dtype=np.float32).reshape(-1, 3)
+        n = len(pos)
+        grew = n > self.count
+        self._reserve(n)
+        self.host["position"][:n] = pos
+        self._dirty.add("position")
+        return n, grew
+
     def _write(self, name: str, values, n: int, always: bool = True) -> None:
         """Rows ``:n`` of attribute ``name`` from ``values`` (broadcast), in place; marks it
         for upload if it changed (or ``always``)."""
@@ -321,12 +333,7 @@ class PointSprites(_Batch):
         ``size`` (N,) or one value, outline colour ``edge`` (N, 4) or one RGBA. Omitted
         attributes keep their values (their defaults for new points)."""
         if pos is not None:
-            pos = np.asarray(pos, dtype=np.float32).reshape(-1, 3)
-            n = len(pos)
-            grew = n > self.count
-            self._reserve(n)
-            self.host["position"][:n] = pos
-            self._dirty.add("position")
+            n, grew = self._set_positions(pos)
             if grew:  # new rows take the defaults until given
                 self._write("color", self._color, n)
                 self._write("size", (self._size, self._outline), n)
@@ -384,12 +391,7 @@ class SegmentLines(_Batch):
     def setData(self, pos=None, color=None) -> None:
         """Vertices ``pos`` (N, 3); ``color`` (N, 4) or one RGBA for all."""
         if pos is not None:
-            pos = np.asarray(pos, dtype=np.float32).reshape(-1, 3)
-            n = len(pos)
-            grew = n > self.count
-            self._reserve(n)
-            self.host["position"][:n] = pos
-            self._dirty.add("position")
+            n, grew = self._set_positions(pos)
             if grew and color is None:
                 self._write("color", (1.0, 1.0, 1.0, 1.0), n)
             self.count = n
