@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 
@@ -66,3 +66,17 @@ def click(widget, at, modifiers=NO_MODS) -> None:
 def key(widget, key_name: str, modifiers=NO_MODS) -> None:
     """Press and release a key (``"Right"``, ``"K"``, ``"Space"``...) on ``widget``."""
     QTest.keyClick(widget, getattr(QtCore.Qt.Key, f"Key_{key_name}"), modifiers)
+
+
+def answer_modal(answer) -> None:
+    """Run ``answer(dialog)`` on the next modal dialog, once it shows (a modal dialog's
+    ``exec`` blocks the test, so the answer is queued before the key that opens it)."""
+
+    def check():
+        dialog = QtWidgets.QApplication.activeModalWidget()
+        if dialog is None:
+            QtCore.QTimer.singleShot(10, check)
+            return
+        answer(dialog)
+
+    QtCore.QTimer.singleShot(0, check)

@@ -14,7 +14,7 @@ from app.scene.rig.editing import Ref
 
 from . import gui
 from .conftest import SCENES
-from .gui import LEFT, NO_MODS, SHIFT, click, drag, framebuffer, key
+from .gui import LEFT, NO_MODS, SHIFT, answer_modal, click, drag, framebuffer, key
 
 
 def changed_pixels(a, b, threshold=40):
@@ -34,19 +34,6 @@ def bone_pixel(win, name, t=0.5):
     pose = doc.pose()
     i = doc.scene.bone_index(name)
     return vp.project([(1 - t) * pose.heads[0, i] + t * pose.tails[0, i]])[0]
-
-
-def answer_modal(qtbot, answer):
-    """Run ``answer(dialog)`` on the next modal dialog, once it shows."""
-
-    def check():
-        dialog = QtWidgets.QApplication.activeModalWidget()
-        if dialog is None:
-            QtCore.QTimer.singleShot(10, check)
-            return
-        answer(dialog)
-
-    QtCore.QTimer.singleShot(0, check)
 
 
 def test_new_add_extrude_rename_and_delete_from_the_keyboard(qtbot):
@@ -86,7 +73,7 @@ def test_new_add_extrude_rename_and_delete_from_the_keyboard(qtbot):
         QTest.keyClicks(line, "shin")
         QTest.keyClick(line, QtCore.Qt.Key.Key_Return)
 
-    answer_modal(qtbot, type_name)
+    answer_modal(type_name)
     key(vp, "F2")
     assert doc.scene.bone_names() == ["root", "bone", "shin"]
     assert doc.selection == (Ref.bone("shin"),)
@@ -101,7 +88,7 @@ def test_new_add_extrude_rename_and_delete_from_the_keyboard(qtbot):
         assert dialog.objectName() == "deleteBonesDialog"
         QTest.mouseClick(dialog.findChild(QtWidgets.QPushButton, "reparentChildren"), LEFT)
 
-    answer_modal(qtbot, reparent)
+    answer_modal(reparent)
     key(vp, "X")
     assert doc.scene.bone_names() == ["root", "shin"]
     assert doc.scene.bone("shin").parent == "root"
@@ -115,7 +102,7 @@ def test_new_add_extrude_rename_and_delete_from_the_keyboard(qtbot):
     def delete(dialog):
         QTest.mouseClick(dialog.findChild(QtWidgets.QPushButton, "deleteChildren"), LEFT)
 
-    answer_modal(qtbot, delete)
+    answer_modal(delete)
     vp.setFocus()
     key(vp, "Delete")
     assert doc.scene.bone_names() == ["root"]

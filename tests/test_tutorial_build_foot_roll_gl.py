@@ -19,20 +19,9 @@ from app.scene.rig.model import MultiParent
 
 from . import gui
 from .conftest import SCENES
-from .gui import CTRL, LEFT, SHIFT, framebuffer, key
+from .gui import CTRL, LEFT, SHIFT, answer_modal, framebuffer, key
 
 BODY = "multi_parent.foot"
-
-
-def answer_modal(answer):
-    def check():
-        dialog = QtWidgets.QApplication.activeModalWidget()
-        if dialog is None:
-            QtCore.QTimer.singleShot(10, check)
-            return
-        answer(dialog)
-
-    QtCore.QTimer.singleShot(0, check)
 
 
 def type_into(field, text):
