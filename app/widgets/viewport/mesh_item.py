@@ -23,6 +23,7 @@ from pyqtgraph.opengl import shaders
 from pyqtgraph.Qt import QT_LIB, QtGui
 
 from app.scene.rig.skinning import bind
+from app.widgets.viewport.shading import LIGHTING
 
 QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
 
@@ -77,12 +78,11 @@ MESH_SHADER = shaders.ShaderProgram(
             #endif
             uniform vec4 u_color;
             varying vec3 v_normal;
+            """
+            + LIGHTING
+            + """
             void main() {
-                vec3 key = normalize(vec3(-0.45, 0.6, 1.0));
-                float diffuse = max(dot(normalize(v_normal), key), 0.0);
-                float rim = 0.15 * max(dot(normalize(v_normal), vec3(0.5, -0.3, 0.4)), 0.0);
-                vec3 rgb = u_color.rgb * (0.38 + 0.62 * diffuse + rim);
-                gl_FragColor = vec4(min(rgb, vec3(1.0)), u_color.a);
+                gl_FragColor = vec4(lit(u_color.rgb, v_normal), u_color.a);
             }
             """
         ),

@@ -8,6 +8,17 @@ from __future__ import annotations
 
 from pyqtgraph.opengl import shaders
 
+#: GLSL: ``lit(rgb, normal)``, the colour under the key light, ambient and a faint rim
+#: (every lit program of the viewport shares it, so bones and meshes are lit alike).
+LIGHTING = """
+            vec3 lit(vec3 rgb, vec3 normal) {
+                vec3 key = normalize(vec3(-0.45, 0.6, 1.0));
+                float diffuse = max(dot(normalize(normal), key), 0.0);
+                float rim = 0.15 * max(dot(normalize(normal), vec3(0.5, -0.3, 0.4)), 0.0);
+                return min(rgb * (0.38 + 0.62 * diffuse + rim), vec3(1.0));
+            }
+"""
+
 LIT = shaders.ShaderProgram(
     "pivotal_lit",
     [
@@ -34,12 +45,11 @@ LIT = shaders.ShaderProgram(
             #endif
             varying vec4 v_color;
             varying vec3 v_normal;
+            """
+            + LIGHTING
+            + """
             void main() {
-                vec3 key = normalize(vec3(-0.45, 0.6, 1.0));
-                float diffuse = max(dot(normalize(v_normal), key), 0.0);
-                float rim = 0.15 * max(dot(normalize(v_normal), vec3(0.5, -0.3, 0.4)), 0.0);
-                vec3 rgb = v_color.rgb * (0.38 + 0.62 * diffuse + rim);
-                gl_FragColor = vec4(min(rgb, vec3(1.0)), v_color.a);
+                gl_FragColor = vec4(lit(v_color.rgb, v_normal), v_color.a);
             }
             """
         ),
