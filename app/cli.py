@@ -6,7 +6,9 @@ Commands:
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
   export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
 
-Bad input exits with status 2 and a one-line reason on standard error.
+Bad input exits with status 2 and a one-line reason on standard error (never a traceback;
+what the loaded file says about itself, its messages, is printed only when the command
+succeeds).
 """
 
 from __future__ import annotations
@@ -22,11 +24,36 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO_SCENE = ROOT / "resources" / "scenes" / "foot_roll.json"
 
 
+def one_line(text) -> str:
+    """``text`` as one printable line: line breaks as spaces, what the terminal's encoding
+    cannot show (a lone surrogate) escaped."""
+    line = " ".join(str(text).split("\n"))
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    return line.encode(encoding, "backslashreplace").decode(encoding, "replace")
+
+
+def refuse(prog: str, error) -> int:
+    """Print ``prog: error`` on one line to standard error; the bad-input exit status."""
+    print(one_line(f"{prog}: {error}"), file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+#: What bad input can raise besides SceneError and ValueError: more than the machine can
+#: hold, or nesting past Python's recursion limit (each a refusal, with one line).
+_LIMITS = (MemoryError, RecursionError)
+
+
+def _limit_reason(error: BaseException) -> str:
+    if isinstance(error, MemoryError):
+        return "not enough memory for this input (try fewer frames with --frames)"
+    return "the input is nested too deeply"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors exit 2 with one line (argparse's own status is 2 too)."""
 
     def error(self, message):
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}\n")
+        self.exit(EXIT_BAD_INPUT, one_line(f"{self.prog}: {message}") + "\n")
 
 
 def parse_frames(text: str) -> np.ndarray:
@@ -80,17 +107,14 @@ def _bake(argv) -> int:
     try:
         frames = parse_frames(args.frames) if args.frames else None
         scene = _load(args.scene, args.animation)
-        for message in scene.messages:
-            print(message, file=sys.stderr)
         result = bake(scene, frames=frames, space=args.space)
-    except (SceneError, ValueError) as e:
-        print(f"main.py bake: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    try:
         result.save_npz(args.out)
-    except SceneError as e:
-        print(f"main.py bake: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (SceneError, ValueError) as e:
+        return refuse("main.py bake", e)
+    except _LIMITS as e:
+        return refuse("main.py bake", _limit_reason(e))
+    for message in scene.messages:
+        print(one_line(message), file=sys.stderr)
     print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
     return 0
 
@@ -163,9 +187,10 @@ def _screenshot(argv) -> int:
             orbit=orbit,
             frame_selection=args.frame_selection,
         )
-    except ValueError as e:
-        print(f"main.py screenshot: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except ValueError as e:  # SceneError too
+        return refuse("main.py screenshot", e)
+    except _LIMITS as e:
+        return refuse("main.py screenshot", _limit_reason(e))
     print(path)
     return 0
 
@@ -208,16 +233,17 @@ def _export(argv) -> int:
         size = _parse_size(args.size) if fmt.name.startswith("png") else None
         frames = parse_frames(args.frames) if args.frames else None
         scene = _load(args.scene, args.animation)
-        for message in scene.messages:
-            print(message, file=sys.stderr)
         request = ExportRequest(scene, Path(args.out), frames, args.space,
                                 {"rotation_order": args.rotation_order, "size": size})  # fmt: skip
         notes = run_export(fmt, request)
     except (SceneError, ValueError) as e:
-        print(f"main.py export: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return refuse("main.py export", e)
+    except _LIMITS as e:
+        return refuse("main.py export", _limit_reason(e))
+    for message in scene.messages:
+        print(one_line(message), file=sys.stderr)
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(one_line(f"note: {note}"), file=sys.stderr)
     print(f"exported {args.scene} as {fmt.name} to {args.out}")
     return 0
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6 import QtCore
 
 from app.scene.errors import SceneError
-from app.scene.formats.atomic import remove_stale_temporaries, write_atomic
+from app.scene.formats.atomic import remove_stale_temporaries_in, write_atomic
 from app.scene.io import load_scene, save_scene
 
 INTERVAL_MS = 60_000
@@ -77,8 +77,7 @@ def orphans(directory=None) -> list[RecoveryFile]:
     """Recovery files whose process is gone, newest first."""
     directory = Path(directory) if directory else recovery_dir()
     found = []
-    for tmp in directory.glob(".session-*.json.*.tmp"):  # what killed autosaves left
-        remove_stale_temporaries(directory / tmp.name[1 : tmp.name.index(".json.") + 5])
+    remove_stale_temporaries_in(directory, "session-*")  # what killed autosaves left
     for meta_file in directory.glob("session-*.meta.json"):
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
@@ -115,6 +114,8 @@ class Autosaver(QtCore.QObject):
             return False
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            # What killed sessions' autosaves left goes now, not only at the next start.
+            remove_stale_temporaries_in(self.directory, "session-*")
             save_scene(doc.scene, self.scene_file)
             meta = {"pid": os.getpid(), "path": doc.path, "saved_at": time.time()}
             # Atomic too: a meta file cut short by a kill would hide the recovery.

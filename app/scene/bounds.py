@@ -12,7 +12,8 @@ memory and time: :data:`MAX_POSES` frames times bones per evaluation (the ``(F, 
 arrays), :data:`MAX_ITERATIONS` FABRIK iterations, :data:`MAX_MAGNITUDE` on every number
 (no sum or square of them overflows), frame numbers within
 :data:`MAX_FRAME_NUMBER` (Qt's integer spin boxes) and fps within
-[:data:`MIN_FPS`, :data:`MAX_FPS`] (the playback timer).
+[:data:`MIN_FPS`, :data:`MAX_FPS`] (the playback timer). A bone's tail, when it has one, is
+at least :data:`MIN_BONE_LENGTH` long.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ MAX_FRAME_NUMBER = 10**9
 MAX_MAGNITUDE = 1e15
 #: Range of a scene's fps (a BVH's ``1 / Frame Time``).
 MIN_FPS, MAX_FPS = 1e-3, 1e6
+#: The shortest tail a bone may be given (other than ``[0, 0, 0]``, a bone without length):
+#: a tail of ``1e-300`` only seems to have a direction (its square is 0).
+MIN_BONE_LENGTH = 1e-6
 
 
 def _as_float(n, what: str, where: str) -> float:
@@ -110,6 +114,17 @@ def check_fps(fps, where: str) -> None:
     value = _as_float(fps, "fps", where)
     if not MIN_FPS <= value <= MAX_FPS:
         raise SceneError(f"fps {value:g} lies outside [{MIN_FPS:g}, {MAX_FPS:g}]", where)
+
+
+def check_tail(name: str, tail, where: str) -> None:
+    """Refuse a tail shorter than :data:`MIN_BONE_LENGTH` but not zero: it makes a zero-length
+    bone that only seems to have a direction (Blender refuses zero-length bones too);
+    ``[0, 0, 0]`` says plainly that the bone has no length."""
+    length = math.hypot(*tail)  # hypot: 1e-300 is 1e-300 long, not 0 (its square is 0)
+    if 0 < length < MIN_BONE_LENGTH:
+        raise SceneError(f"bone {name!r} would have no length: its tail is {length:.3g} long, "
+                         f"shorter than the shortest bone, {MIN_BONE_LENGTH:g} (write "
+                         "[0, 0, 0] for a bone with no length)", where)  # fmt: skip
 
 
 def frame_count(start, end) -> float:

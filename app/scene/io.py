@@ -125,4 +125,6 @@ def save_scene(scene: Scene, path) -> None:
         text = dumps_scene(scene)
     except (SceneError, ValueError) as e:
         raise SceneError(f"cannot save: {e}", file=str(path)) from None
+    except RecursionError:  # refused at load (unknown keys nest at most 64 deep): a safety net
+        raise SceneError("cannot save: values nested too deeply", file=str(path)) from None
     write_atomic(path, text)

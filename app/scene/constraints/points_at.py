@@ -17,8 +17,11 @@ gives the bone no direction: the bone keeps its pose there (``info["degenerate_f
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from app.scene.bounds import MIN_BONE_LENGTH
 from app.scene.constraints.change_of_basis import (
     is_rigid,
     local_rotation,
@@ -145,6 +148,11 @@ def apply(constraint: PointsAt, ctx) -> None:
     if not np.any(tail):
         raise SceneError(f"bone {bone.name!r} has zero length (its tail is [0, 0, 0]): it has "
                          "no direction to point", f"{path}.bone")  # fmt: skip
+    if math.hypot(*tail) < MIN_BONE_LENGTH:  # its first child's head, almost on its own
+        raise SceneError(f"bone {bone.name!r} has zero length (its tail is "
+                         f"{math.hypot(*tail):.3g} long, shorter than the shortest bone, "
+                         f"{MIN_BONE_LENGTH:g}): it has no direction to point",
+                         f"{path}.bone")  # fmt: skip
     target = ctx.target_positions(constraint.target)
     check_finite(target, ctx.frames, "target", f"{path}.target")
     bone_to_world = ctx.bone_to_world[:, b].copy()

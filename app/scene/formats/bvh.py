@@ -24,6 +24,7 @@ from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats import decimal_text
 from app.scene.formats.bvh_rotations import quats_from_channels
+from app.scene.formats.json_values import check_name
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
 
@@ -126,6 +127,7 @@ def _parse_joint(lines, joints, parent, name, header_line):
             if len(otokens) != 4:
                 raise SceneError("OFFSET needs 3 numbers", f"line {oline}")
             joints[index].end_site = _floats(otokens[1:], oline, "End Site OFFSET")
+            bounds.check_tail(name, joints[index].end_site, f"line {oline}")
             _expect(lines, "}")
         elif head == "}":
             if not seen_offset:
@@ -138,6 +140,7 @@ def _parse_joint(lines, joints, parent, name, header_line):
 def _open_joint(lines, joints, parent, name, header_line):
     """Start joint ``name`` (its header read): append it and read its ``{``."""
     bounds.check_bone_count(len(joints) + 1, f"line {header_line}")
+    check_name(name, f"line {header_line}")
     joints.append(_Joint(name=name, parent=parent, line=header_line))
     _expect(lines, "{")
     return len(joints) - 1, name, header_line, False

@@ -1,10 +1,16 @@
 """Reading JSON values with a place: each reader checks one value and names its JSON path when it
 is wrong (``bones[3].rotation: expected a number, got a string``).
+
+What a scene keeps must also be writable again: names (:func:`read_name`) and unknown keys
+(:func:`read_extra`, checked by :func:`check_saveable`) are refused at load when a save could
+not write them back as they came (``docs/scene-format.md``, "What a scene file can hold").
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 
 import numpy as np
 
@@ -13,6 +19,16 @@ from app.scene.errors import SceneError
 from app.scene.rig.keys import INTERPOLATIONS, Keys
 
 UNIT_TOLERANCE = 1e-6
+#: Deepest nesting of arrays and objects inside an unknown key's value (the unknown key itself
+#: counts as the first level): deeper values are refused at load, so that saving never
+#: recurses without bound.
+MAX_NESTING = 64
+
+#: Half of a UTF-16 surrogate pair alone (``"\\ud800"`` in JSON): no UTF-8 text can hold it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Control characters (C0, DEL, C1): a name holding one would not show, or would be cut short
+#: (a NUL ends a name in NumPy's string arrays and in C).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def type_name(value) -> str:
@@ -72,6 +88,33 @@ def read_string(value, path, non_empty=True) -> str:
     return value
 
 
+def check_text(text: str, path) -> None:
+    """Refuse text that UTF-8 cannot hold (a lone surrogate), naming ``path``."""
+    found = _SURROGATE.search(text)
+    if found:
+        raise SceneError(f"the text holds half of a UTF-16 surrogate pair (U+{ord(found.group()):04X}"
+                         f" at character {found.start() + 1}) alone, which cannot be saved as "
+                         "UTF-8", path)  # fmt: skip
+
+
+def check_name(name: str, path) -> None:
+    """Refuse a name that could not be saved or shown as it is: a lone surrogate or a
+    control character (a tab, a newline, a NUL, ...)."""
+    check_text(name, path)
+    found = _CONTROL.search(name)
+    if found:
+        raise SceneError(f"a name must not hold control characters (U+{ord(found.group()):04X} "
+                         f"at character {found.start() + 1})", path)  # fmt: skip
+
+
+def read_name(value, path) -> str:
+    """A name (of a bone, a constraint, a pivot) or a reference to one: a non-empty string
+    without control characters or lone surrogates."""
+    name = read_string(value, path)
+    check_name(name, path)
+    return name
+
+
 def read_vector(value, path, size) -> tuple:
     items = read_array(value, path)
     if len(items) != size:
@@ -126,5 +169,62 @@ def _interpolation(value, path) -> str:
     return value
 
 
-def read_extra(obj: dict, known: set) -> dict:
-    return {k: v for k, v in obj.items() if k not in known}
+def read_extra(obj: dict, known: set, path: str = "") -> dict:
+    """The unknown keys of ``obj`` (at ``path``), kept to be written back as they came.
+
+    Raises
+    ------
+    SceneError
+        When a save could not write one back (:func:`check_saveable`).
+    """
+    extra = {k: v for k, v in obj.items() if k not in known}
+    for key, value in extra.items():
+        check_saveable(key, value, _child(path, key))
+    return extra
+
+
+def _child(path: str, key) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    key = key_text(key)
+    return f"{path}.{key}" if path else key
+
+
+def key_text(key: str) -> str:
+    """A key as a JSON path shows it: as it is, or escaped (``\\ud800``) when it holds what a
+    message could not print (a lone surrogate, a control character)."""
+    if _SURROGATE.search(key) or _CONTROL.search(key):
+        return json.dumps(key)[1:-1]
+    return key
+
+
+def check_saveable(key: str, value, path: str) -> None:
+    """Refuse an unknown key ``key`` whose value a save could not write back as it came: a
+    number beyond the floats (``1e400`` reads as infinity), a lone surrogate in a string or
+    a key, or arrays and objects nested deeper than :data:`MAX_NESTING`.
+
+    Iterative, so that any depth is refused, never recursed into; ``path`` is the key's JSON
+    path, and the message names the place inside it (the key itself for a nesting too deep).
+    """
+    check_text(key, path)
+    stack = [(value, path, 1)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                raise SceneError("a number too large to save: it reads as infinity (the "
+                                 "largest number is about 1.8e308)", where)  # fmt: skip
+        elif isinstance(item, str):
+            check_text(item, where)
+        elif isinstance(item, (list, dict)):
+            if depth > MAX_NESTING:
+                raise SceneError(f"arrays and objects are nested more than {MAX_NESTING} deep "
+                                 "in this unknown key", path)  # fmt: skip
+            if isinstance(item, dict):
+                for k in item:
+                    check_text(k, _child(where, k))
+                children = list(item.items())
+            else:
+                children = list(enumerate(item))
+            # Reversed, so that the first offender in the file is the one named.
+            stack.extend((child, _child(where, k), depth + 1) for k, child in reversed(children))

@@ -12,10 +12,13 @@ from typing import Any
 from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
+    check_name,
+    key_text,
     read_array,
     read_extra,
     read_integer,
     read_keys,
+    read_name,
     read_number,
     read_object,
     read_string,
@@ -61,9 +64,9 @@ def _bone(value, path) -> Bone:
     obj = read_object(value, path)
     if "name" not in obj:
         raise SceneError("a bone needs a name", path)
-    kw: dict[str, Any] = {"name": read_string(obj["name"], f"{path}.name")}
+    kw: dict[str, Any] = {"name": read_name(obj["name"], f"{path}.name")}
     if obj.get("parent") is not None:
-        kw["parent"] = read_string(obj["parent"], f"{path}.parent")
+        kw["parent"] = read_name(obj["parent"], f"{path}.parent")
     if "translation" in obj:
         kw["translation"] = read_vector(obj["translation"], f"{path}.translation", 3)
     if "rotation" in obj:
@@ -75,13 +78,15 @@ def _bone(value, path) -> Bone:
         kw["scale"] = scale
     if obj.get("tail") is not None:
         kw["tail"] = read_vector(obj["tail"], f"{path}.tail", 3)
+        bounds.check_tail(kw["name"], kw["tail"], f"{path}.tail")
     if obj.get("translation_keys") is not None:
         kw["translation_keys"] = read_keys(obj["translation_keys"], f"{path}.translation_keys", 3)
     if obj.get("rotation_keys") is not None:
         kw["rotation_keys"] = read_keys(obj["rotation_keys"], f"{path}.rotation_keys", 4, True)
     if obj.get("scale_keys") is not None:
         kw["scale_keys"] = read_keys(obj["scale_keys"], f"{path}.scale_keys", 3, positive=True)
-    return Bone(**kw, extra=read_extra(obj, _BONE_KEYS))
+    return Bone(**kw, extra=read_extra(obj, _BONE_KEYS, path))
+
 
 
 def target_from_json(value, path) -> Target:
@@ -93,8 +98,8 @@ def target_from_json(value, path) -> Target:
         at = obj.get("at", "head")
         if at not in ("head", "tail"):
             raise SceneError(f'"at" must be "head" or "tail", got {at!r}', f"{path}.at")
-        return Target(bone=read_string(obj["bone"], f"{path}.bone"), at=at,
-                      extra=read_extra(obj, _TARGET_KEYS))  # fmt: skip
+        return Target(bone=read_name(obj["bone"], f"{path}.bone"), at=at,
+                      extra=read_extra(obj, _TARGET_KEYS, path))  # fmt: skip
     if "position" not in obj and "position_keys" not in obj:
         raise SceneError('a target needs "bone" or "position"', path)
     kw: dict[str, Any] = {}
@@ -102,7 +107,7 @@ def target_from_json(value, path) -> Target:
         kw["position"] = read_vector(obj["position"], f"{path}.position", 3)
     if obj.get("position_keys") is not None:
         kw["position_keys"] = read_keys(obj["position_keys"], f"{path}.position_keys", 3)
-    return Target(**kw, extra=read_extra(obj, _TARGET_KEYS))
+    return Target(**kw, extra=read_extra(obj, _TARGET_KEYS, path))
 
 
 def limit_from_json(value, path) -> Limit:
@@ -111,7 +116,7 @@ def limit_from_json(value, path) -> Limit:
     kinds = [k for k in ("cone", "hinge") if k in obj]
     if len(kinds) != 1:
         raise SceneError('a limit is exactly one of "cone" or "hinge"', path)
-    extra = read_extra(obj, {"cone", "hinge", "twist"})
+    extra = read_extra(obj, {"cone", "hinge", "twist"}, path)
     if kinds[0] == "cone":
         degrees = read_number(obj["cone"], f"{path}.cone")
         if not 0 <= degrees <= 180:
@@ -134,7 +139,7 @@ def limit_from_json(value, path) -> Limit:
     if math.sqrt(sum(a * a for a in axis)) == 0:
         raise SceneError("the hinge axis has zero length", f"{hpath}.axis")
     (lo, hi), _ = _range({k: v for k, v in hinge.items() if k in ("min", "max")}, hpath, "hinge")
-    hinge_extra = read_extra(hinge, {"axis", "min", "max"})
+    hinge_extra = read_extra(hinge, {"axis", "min", "max"}, hpath)
     return HingeLimit(
         axis=axis,
         min=lo,
@@ -152,7 +157,7 @@ def _range(value, path, what) -> tuple[tuple[float, float], dict]:
     lo, hi = read_number(obj["min"], f"{path}.min"), read_number(obj["max"], f"{path}.max")
     if lo > hi:
         raise SceneError(f"min {lo:g} is greater than max {hi:g}", path)
-    return (lo, hi), read_extra(obj, {"min", "max"})
+    return (lo, hi), read_extra(obj, {"min", "max"}, path)
 
 
 def _direction(value, path) -> tuple:
@@ -171,7 +176,7 @@ def up_from_json(value, path) -> UpVector:
     return UpVector(
         axis=_direction(obj["axis"], f"{path}.axis"),
         toward=_direction(obj["toward"], f"{path}.toward"),
-        extra=read_extra(obj, {"axis", "toward"}),
+        extra=read_extra(obj, {"axis", "toward"}, path),
     )
 
 
@@ -179,7 +184,7 @@ def _pivot(value, path) -> Pivot:
     obj = read_object(value, path)
     if "name" not in obj:
         raise SceneError("a pivot needs a name", path)
-    kw: dict[str, Any] = {"name": read_string(obj["name"], f"{path}.name")}
+    kw: dict[str, Any] = {"name": read_name(obj["name"], f"{path}.name")}
     if "position" in obj:
         kw["position"] = read_vector(obj["position"], f"{path}.position", 3)
     if obj.get("position_keys") is not None:
@@ -188,7 +193,7 @@ def _pivot(value, path) -> Pivot:
         kw["rotation"] = read_unit_quat(obj["rotation"], f"{path}.rotation")
     if obj.get("rotation_keys") is not None:
         kw["rotation_keys"] = read_keys(obj["rotation_keys"], f"{path}.rotation_keys", 4, True)
-    return Pivot(**kw, extra=read_extra(obj, _PIVOT_KEYS))
+    return Pivot(**kw, extra=read_extra(obj, _PIVOT_KEYS, path))
 
 
 def _required(obj, key, path):
@@ -204,8 +209,8 @@ def _constraint(value, path):
         known = ", ".join(sorted(CONSTRAINT_TYPES))
         raise SceneError(f"unknown constraint type {kind!r} (known: {known})", f"{path}.type")
     common = {
-        "name": read_string(_required(obj, "name", path), f"{path}.name"),
-        "extra": read_extra(obj, _CONSTRAINT_KEYS[kind]),
+        "name": read_name(_required(obj, "name", path), f"{path}.name"),
+        "extra": read_extra(obj, _CONSTRAINT_KEYS[kind], path),
     }
     space = obj.get("space", "object")
     if space not in SPACES:
@@ -227,14 +232,14 @@ def _constraint(value, path):
         parsed = tuple(_pivot(p, f"{path}.pivots[{i}]") for i, p in enumerate(pivots))
         _unique([p.name for p in parsed], f"{path}.pivots", "pivot")
         return MultiParent(
-            body=read_string(_required(obj, "body", path), f"{path}.body"),
+            body=read_name(_required(obj, "body", path), f"{path}.body"),
             pivots=parsed, substeps=substeps, integrator=integrator, **common,
         )  # fmt: skip
     target = target_from_json(_required(obj, "target", path), f"{path}.target")
     if kind == "points_at":
         limit, up = obj.get("limit"), obj.get("up")
         return PointsAt(
-            bone=read_string(_required(obj, "bone", path), f"{path}.bone"),
+            bone=read_name(_required(obj, "bone", path), f"{path}.bone"),
             target=target,
             limit=None if limit is None else limit_from_json(limit, f"{path}.limit"),
             up=None if up is None else up_from_json(up, f"{path}.up"),
@@ -243,7 +248,7 @@ def _constraint(value, path):
     chain = read_array(_required(obj, "chain", path), f"{path}.chain")
     if not chain:
         raise SceneError("a fabrik chain needs at least one bone", f"{path}.chain")
-    names = tuple(read_string(n, f"{path}.chain[{i}]") for i, n in enumerate(chain))
+    names = tuple(read_name(n, f"{path}.chain[{i}]") for i, n in enumerate(chain))
     tolerance = read_number(obj.get("tolerance", 1e-4), f"{path}.tolerance")
     if tolerance <= 0:
         raise SceneError(f"tolerance must be > 0, got {tolerance:g}", f"{path}.tolerance")
@@ -255,7 +260,7 @@ def _constraint(value, path):
     limits_obj = read_object(obj.get("limits", {}), f"{path}.limits")
     limits = {}
     for bone_name, limit in limits_obj.items():
-        lpath = f"{path}.limits.{bone_name}"
+        lpath = f"{path}.limits.{key_text(bone_name)}"
         if bone_name not in names:
             raise SceneError(f"bone {bone_name!r} is not in the chain", lpath)
         limits[bone_name] = limit_from_json(limit, lpath)
@@ -323,7 +328,7 @@ def scene_from_json(value) -> Scene:
         frame_start=start,
         frame_end=end,
         version=version,
-        extra=read_extra(obj, _TOP_KEYS),
+        extra=read_extra(obj, _TOP_KEYS, ""),
     )
     validate(scene)
     return scene
@@ -340,6 +345,10 @@ def validate(scene: Scene) -> None:
     """
     names = scene.bone_names()
     _unique(names, "bones", "bone")
+    for i, bone in enumerate(scene.bones):  # a scene made by the editor, a BVH or a glTF too
+        check_name(bone.name, f"bones[{i}].name")
+        if bone.tail is not None:
+            bounds.check_tail(bone.name, bone.tail, f"bones[{i}].tail")
     index = {n: i for i, n in enumerate(names)}
     for i, bone in enumerate(scene.bones):
         if bone.parent is not None and bone.parent not in index:
@@ -357,6 +366,9 @@ def validate(scene: Scene) -> None:
     _unique([c.name for c in scene.constraints], "constraints", "constraint")
     for i, c in enumerate(scene.constraints):
         path = f"constraints[{i}]"
+        check_name(c.name, f"{path}.name")
+        for k, pivot in enumerate(getattr(c, "pivots", ())):
+            check_name(pivot.name, f"{path}.pivots[{k}].name")
         for field_name, name in _bone_fields(c):
             if name not in index:
                 raise SceneError(f"{name!r} is not a bone of this scene", f"{path}.{field_name}")

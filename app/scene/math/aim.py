@@ -46,15 +46,24 @@ def arc(u, v) -> np.ndarray:
     """Shortest-arc rotations taking direction ``u`` to direction ``v``, shape ``(..., 4)``.
 
     Like :func:`app.scene.math.quat.shortest_arc` (stable near equal and near opposite
-    directions), except that where ``v`` has no length the rotation is the identity.
-    ``u`` must not be zero.
+    directions), except that where ``v`` has no length the rotation is the identity, and so
+    it is where ``u`` has none (a bone scaled to nothing by its parents has no direction to
+    turn: it keeps its pose).
     """
     u = np.asarray(u, dtype=float)
     v = np.asarray(v, dtype=float)
     u, v = np.broadcast_arrays(u, v)
     _, zero = unit(v)
     v = np.where(zero[..., None], u, v)
-    return quat.shortest_arc(u, v)
+    lost = ~(np.linalg.norm(u, axis=-1) > 0)  # its square underflowed (1e-300), or zero
+    if not np.any(lost):
+        return quat.shortest_arc(u, v)
+    x = np.array([1.0, 0.0, 0.0])
+    u = np.where(lost[..., None], x, u)
+    v = np.where(lost[..., None], x, v)
+    q = quat.shortest_arc(u, v)
+    q[lost] = (1.0, 0.0, 0.0, 0.0)
+    return q
 
 
 def roll_to_up(aim_dir, up_dir, toward) -> np.ndarray:

@@ -90,15 +90,71 @@ def rigid_inverse(a_to_b) -> np.ndarray:
     return out
 
 
+#: Largest entry an inverse's linear part may have; a transform scaled so far down that its
+#: inverse would pass it (a scale of ``5e-324``, or of 0) is inverted as far as it can be:
+#: the directions it squashes below ``1 / MAX_INVERSE`` are dropped (a pseudo-inverse), so
+#: nothing downstream divides by them.
+MAX_INVERSE = 1e100
+
+
 def inverse(a_to_b) -> np.ndarray:
-    """Inverse of affine transforms (scale and shear allowed), shape ``(..., 4, 4)``."""
+    """Inverse of affine transforms (scale and shear allowed), shape ``(..., 4, 4)``.
+
+    Finite for any finite input: a degenerate linear part (see :data:`MAX_INVERSE`) gets a
+    pseudo-inverse instead, and only that one.
+    """
     a_to_b = np.asarray(a_to_b, dtype=float)
-    linear_inv = np.linalg.inv(a_to_b[..., :3, :3])
+    linear = a_to_b[..., :3, :3]
+    try:
+        linear_inv = np.linalg.inv(linear)
+        fine = linear_inv.size == 0 or np.abs(linear_inv).max() <= MAX_INVERSE  # NaN: False
+    except np.linalg.LinAlgError:  # exactly singular somewhere
+        linear_inv, fine = None, False
+    if not fine:
+        linear_inv = _inverse_of_degenerate(linear, linear_inv)
     out = np.zeros_like(a_to_b)
     out[..., :3, :3] = linear_inv
     out[..., :3, 3] = -np.einsum("...ij,...j->...i", linear_inv, a_to_b[..., :3, 3])
     out[..., 3, 3] = 1.0
     return out
+
+
+def _power_of_two_scaled(m):
+    """``m (..., 3, 3)`` scaled exactly (by a power of two per matrix) so that its largest
+    entry lies in [0.5, 1), its entries below ``1e-290`` of that set to 0 (subnormal numbers
+    stop LAPACK's SVD from converging); returns it and each matrix's exponent."""
+    big = np.abs(m).max(axis=(-1, -2))
+    exponent = np.frexp(np.where(big > 0, big, 1.0))[1]
+    scaled = np.ldexp(m, -exponent[..., None, None])
+    scaled[np.abs(scaled) < 1e-290] = 0.0
+    return scaled, exponent
+
+
+def _inverse_of_degenerate(linear, linear_inv):
+    """:func:`inverse`'s linear part where ``np.linalg.inv`` failed or passed
+    :data:`MAX_INVERSE` (``linear_inv`` is kept elsewhere): a pseudo-inverse dropping the
+    singular values below ``1 / MAX_INVERSE`` (and below ``1e-15`` of the largest)."""
+    shape = linear.shape
+    linear = linear.reshape(-1, 3, 3)
+    if linear_inv is None:
+        out = np.zeros_like(linear)
+        with np.errstate(all="ignore"):
+            for i, m in enumerate(linear):  # which one was singular: numpy does not say
+                try:
+                    out[i] = np.linalg.inv(m)
+                except np.linalg.LinAlgError:
+                    out[i] = np.nan
+    else:
+        out = linear_inv.reshape(-1, 3, 3).copy()
+    bad = ~(np.abs(out).max(axis=(-1, -2)) <= MAX_INVERSE)
+    scaled, exponent = _power_of_two_scaled(linear[bad])
+    u, s, vt = np.linalg.svd(scaled)
+    true_log2 = np.log2(np.where(s > 0, s, 1.0)) + exponent[:, None]
+    keep = (s > 1e-15 * s[:, :1]) & (true_log2 > -np.log2(MAX_INVERSE))
+    inv_s = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
+    pinv = np.einsum("...ji,...j,...kj->...ik", vt, inv_s, u)
+    out[bad] = np.ldexp(pinv, -exponent[:, None, None])
+    return out.reshape(shape)
 
 
 def transform_points(a_to_b, points_in_a) -> np.ndarray:
@@ -128,6 +184,14 @@ def rotation_from_matrix(m) -> np.ndarray:
         exactly ``R``'s quaternion; with shear it is the rotation nearest in Frobenius norm.
     """
     m = np.asarray(m, dtype=float)[..., :3, :3]
+    # A matrix scaled nearly to nothing (a scale of 5e-324: subnormal entries, on which the
+    # SVD does not converge) is first scaled back up, exactly; all zero, it turns by nothing.
+    big = np.abs(m).max(axis=(-1, -2))
+    tiny = ~(big >= 1e-150) | np.any((m != 0) & (np.abs(m) < 1e-290), axis=(-1, -2))
+    if np.any(tiny):
+        m = m.copy()
+        m[tiny] = _power_of_two_scaled(m[tiny])[0]
+        m[tiny & ~(big > 0)] = np.eye(3)
     u, _, vt = np.linalg.svd(m)
     rot = u @ vt
     # A reflection (negative determinant) has no rotation; flip the weakest axis.

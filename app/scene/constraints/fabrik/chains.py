@@ -345,6 +345,8 @@ def solve(
             raise ValueError(f"record follows one chain, got {N}")
         record("start", 0, joints[0].copy())
     target = np.broadcast_to(np.asarray(target, dtype=float), (N, 3)).copy()
+    if N == 0:  # no frames to solve (``bake(frames=[])``)
+        return Solution(joints, np.zeros(0, dtype=int), np.zeros(0), np.zeros(0, dtype=bool))
     _check_finite(joints.reshape(N, -1), "a joint")
     _check_finite(target, "the target")
     lengths = segment_lengths(joints)

@@ -124,7 +124,7 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
     segments = np.concatenate(
         [locals_[:, 1:, :3, 3], np.broadcast_to(tail, (len(frames), 1, 3))], axis=1
     )
-    size = 1.0 + np.abs(worlds[:, :, :3, 3]).max()
+    size = 1.0 + np.abs(worlds[:, :, :3, 3]).max(initial=0.0)
     _check_segments(segments, constraint.chain, frames, path, 1e-12 * size)
     joints = np.concatenate([worlds[:, :, :3, 3], transform_points(worlds[:, -1], tail)[:, None]],
                             axis=1)  # fmt: skip
@@ -261,7 +261,7 @@ def _group_setup(constraints, ctx):
         target = np.array([ctx.target_positions(c.target) for c in constraints]).reshape(m, F, 3)
     # The checks of setup, on the whole stack at once; member by member (for the message
     # naming the first bad one) only when something fails.
-    size = 1.0 + np.abs(worlds[..., :3, 3]).max(axis=(1, 2, 3))  # (m,)
+    size = 1.0 + np.abs(worlds[..., :3, 3]).max(axis=(1, 2, 3), initial=0.0)  # (m,)
     short = np.linalg.norm(segments, axis=-1) <= 1e-12 * size[:, None, None]
     if np.any(short) or not np.all(np.isfinite(target)):
         for i, c in enumerate(constraints):

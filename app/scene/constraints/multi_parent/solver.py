@@ -69,6 +69,7 @@ def initial_state(scene: Scene, body: str):
         index = rig.index[body] if body in rig.index else scene.bone_index(body)
         m = rig.world_at(float(scene.frame_start))[index]
         scale = np.asarray(scene.bones[index].scale, dtype=float)
+        scale = np.where(scale == 0, 1.0, scale)  # a body scaled to 0: nothing to divide out
         return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
 
     position, rotation = rig.memo(("multi_parent.initial_state", body, scene.frame_start), state)
