@@ -1,7 +1,8 @@
 """Evaluating a scene: forward kinematics, then each constraint in order.
 
 ``bake(scene, frames=None, space=None)`` is the entry point the command line and the tests
-use. The editor keeps an :class:`Evaluator`, which holds the constraints' caches (the
+use; a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its memory is its
+result's arrays and one chunk's working arrays. The editor keeps an :class:`Evaluator`, which holds the constraints' caches (the
 multi-parent integral) between evaluations.
 
 A constraint solver is a module with ``apply(constraint, context)``; it reads the current
@@ -191,6 +192,20 @@ class Evaluator:
                 stale.append(c.name)
         return stale
 
+    def _frames(self, frames, space):
+        """The frames to evaluate (default: the timeline), checked with ``space``."""
+        scene = self.scene
+        if space is not None and space not in SPACES:
+            raise SceneError(f'space must be "world" or "object", got {space!r}', "--space")
+        if frames is None:
+            frames = default_frames(scene)
+        else:
+            frames = _frames_argument(frames)
+        bounds.check_poses(len(frames), len(scene.bones), "frames")
+        if not np.all(np.isfinite(frames)):
+            raise SceneError("frames must be finite numbers", "frames")
+        return frames
+
     def context(self, frames=None, space: str | None = None, until: str | None = None) -> Context:
         """The evaluation's context after forward kinematics and the constraints before
         ``until`` (all of them when ``None``).
@@ -204,15 +219,7 @@ class Evaluator:
             Bad input, or no constraint named ``until``.
         """
         scene = self.scene
-        if space is not None and space not in SPACES:
-            raise SceneError(f'space must be "world" or "object", got {space!r}', "--space")
-        if frames is None:
-            frames = default_frames(scene)
-        else:
-            frames = _frames_argument(frames)
-        bounds.check_poses(len(frames), len(scene.bones), "frames")
-        if not np.all(np.isfinite(frames)):
-            raise SceneError("frames must be finite numbers", "frames")
+        frames = self._frames(frames, space)
         names = [c.name for c in scene.constraints]
         if until is not None and until not in names:
             raise SceneError(f"no constraint named {until!r}", "constraints")
@@ -270,18 +277,68 @@ class Evaluator:
         space : {"world", "object"}, optional
             Overrides every constraint's ``space``.
         """
-        ctx = self.context(frames, space)
-        heads = ctx.bone_to_world[..., :3, 3].copy()
-        tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
-        return BakeResult(
-            bone_names=ctx.rig.name_array,
-            frames=ctx.frames,
-            bone_to_world=ctx.bone_to_world,
-            heads=heads,
-            tails=tails,
-            limit_violation_deg=ctx.limit_violation_deg,
-            info=ctx.info,
-        )
+        frames = self._frames(frames, space)
+        spans = chunks(len(frames), len(self.scene.bones))
+        if len(spans) == 1:
+            ctx = self.context(frames, space)
+            heads = ctx.bone_to_world[..., :3, 3].copy()
+            tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
+            return BakeResult(
+                bone_names=ctx.rig.name_array,
+                frames=ctx.frames,
+                bone_to_world=ctx.bone_to_world,
+                heads=heads,
+                tails=tails,
+                limit_violation_deg=ctx.limit_violation_deg,
+                info=ctx.info,
+            )
+        shape = (len(frames), len(self.scene.bones))
+        out = BakeResult(bone_names=None, frames=frames, bone_to_world=np.empty(shape + (4, 4)),
+                         heads=np.empty(shape + (3,)), tails=np.empty(shape + (3,)),
+                         limit_violation_deg=np.empty(shape))  # fmt: skip
+        pieces: dict = {}
+        for lo, hi in spans:
+            ctx = self.context(frames[lo:hi], space)
+            out.bone_to_world[lo:hi] = ctx.bone_to_world
+            out.heads[lo:hi] = ctx.bone_to_world[..., :3, 3]
+            out.tails[lo:hi] = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
+            out.limit_violation_deg[lo:hi] = ctx.limit_violation_deg
+            for name, entry in ctx.info.items():
+                pieces.setdefault(name, []).append(entry)
+            del ctx  # before the next chunk's arrays are made
+        out.bone_names = prepare(self.scene).name_array
+        out.info = {name: _joined(entries) for name, entries in pieces.items()}
+        return out
+
+
+#: A bake of more poses (frames times bones) than this runs in chunks of frames of about
+#: this many poses: each working array of one chunk is then at most ~32 MiB (an ``(F, B, 4,
+#: 4)`` array is 128 bytes a pose), whatever the bake's length. Every frame is evaluated
+#: independently of the others (the multi-parent integral, which is not, is computed once
+#: for the whole timeline and read by each chunk), so the chunks give the same bits.
+CHUNK_POSES = 2**18
+#: No chunk has fewer frames than this (one or two frames take other, plain-float paths).
+MIN_CHUNK_FRAMES = 16
+
+
+def chunks(frames: int, bones: int) -> list[tuple[int, int]]:
+    """``[(start, stop), ...]`` spans of about :data:`CHUNK_POSES` poses covering ``frames``
+    frames of ``bones`` bones, of equal lengths (within one frame)."""
+    count = min(-(-frames * max(bones, 1) // CHUNK_POSES), frames // MIN_CHUNK_FRAMES)
+    if count <= 1:
+        return [(0, frames)]
+    edges = [frames * k // count for k in range(count + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _joined(entries: list):
+    """One constraint's diagnostics over all chunks: arrays (per frame) joined, anything
+    else (such as where the multi-parent integral was recomputed) from the first chunk."""
+    first = entries[0]
+    if not isinstance(first, dict):
+        return first
+    return {key: np.concatenate([e[key] for e in entries]) if isinstance(value, np.ndarray)
+            else value for key, value in first.items()}  # fmt: skip
 
 
 def bake(scene: Scene, frames=None, space: str | None = None) -> BakeResult:
