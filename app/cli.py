@@ -107,7 +107,10 @@ def _bake(argv) -> int:
     try:
         frames = parse_frames(args.frames) if args.frames else None
         scene = _load(args.scene, args.animation)
-        result = bake(scene, frames=frames, space=args.space)
+        try:
+            result = bake(scene, frames=frames, space=args.space)
+        except SceneError as e:  # a constraint that cannot be solved: in which file
+            raise e if e.file or e.path in ("frames", "--space") else e.with_file(args.scene)
         result.save_npz(args.out)
     except (SceneError, ValueError) as e:
         return refuse("main.py bake", e)

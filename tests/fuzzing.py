@@ -1,10 +1,13 @@
 """The fuzz harness: structural mutations of scene files and BVH clips, and the one check
-every input must pass (issue 10; ``docs/reliability.md``).
+every input must pass (issues 10 and 20; ``docs/reliability.md``).
 
-An input is loaded with :func:`app.scene.io.load_scene` and, when accepted, baked in both
-spaces. The only allowed outcomes are a :class:`SceneError` with a place (a JSON path, a
-line or a byte) or finite arrays of the documented shapes; anything else — another exception,
-NaN/Inf, a wrong shape, an input that takes longer than :data:`HANG_SECONDS` — is a defect.
+An input is loaded with :func:`app.scene.io.load_scene`; when accepted, it is saved and loaded
+back (the scene must come back equal), then baked in both spaces, at its timeline and at no
+frames at all. The only allowed outcomes are a :class:`SceneError` with a place (a JSON path,
+a line or a byte) at load or at bake, or finite arrays of the documented shapes (the bone
+names exactly the scene's); anything else — a scene that loads but does not save or comes back
+different, another exception, NaN/Inf, a wrong shape, an input that takes longer than
+:data:`HANG_SECONDS` — is a defect.
 
 Used by ``tests/test_fuzz.py`` (hypothesis, derandomized) and ``tools/fuzz.py``
 (``make fuzz``). Another format joins by adding its bases and mutations here (the shipped
@@ -28,7 +31,7 @@ import numpy as np
 
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
-from app.scene.io import load_scene
+from app.scene.io import load_scene, save_scene
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((ROOT / "resources" / "scenes").glob("*.json"))
@@ -43,15 +46,33 @@ BVH_BASE_FRAMES = 40
 HANG_SECONDS = 10.0
 
 JSON_KINDS = ("delete_key", "duplicate_key", "duplicate_item", "delete_item", "swap_type",
-              "huge_number", "truncate", "flip_bytes")  # fmt: skip
+              "huge_number", "truncate", "flip_bytes",
+              # issue 20: what loads but could not be saved or baked
+              "lone_surrogate", "control_name", "unknown_key", "tutorial_data", "tiny_tail",
+              "tiny_scale")  # fmt: skip
 GLB_KINDS = ("truncate", "flip_bytes")
 BVH_KINDS = ("delete_line", "duplicate_line", "swap_type", "huge_number", "truncate",
-             "flip_bytes", "channel_count", "frames_header", "frame_time_header")  # fmt: skip
+             "flip_bytes", "channel_count", "frames_header", "frame_time_header",
+             "control_name", "tiny_end_site")  # fmt: skip
 
 HUGE = ("1e308", "-1e308", "1e300", "1e400", "-1e400", "9223372036854775807",
         "18446744073709551617", "1" + "0" * 400, "1e16", "-1e16", "10000001", "5e-324",
         "NaN", "Infinity", "-Infinity", "1e-320", "0", "-1")  # fmt: skip
 OTHER_TYPES = ('"text"', "[]", "{}", "null", "true", "[1, 2, 3]", '{"a": 1}', "0.5", '""')
+#: Halves of surrogate pairs, and what goes into names: control characters (NUL, tab,
+#: newline, unit separator, DEL, a C1 control) and harmless neighbours.
+SURROGATES = ("\ud800", "\udbff", "\udc00", "\udfff")
+NAME_CHARACTERS = ("\x00", "\t", "\n", "\x1f", "\x7f", "\x85", " ", "\u00e9", "\U0001f9b4")
+#: Raw JSON for an unknown key's value (or inside tutorial data): numbers past the floats,
+#: nesting about the bound (64) and far past it, surrogates in strings and keys, and values
+#: that must come back as they were.
+EXTRA_VALUES = ("1e400", "-1e400", "[1, 1e999]", '{"a": [0.5, {"b": -1e309}]}', '"\\ud800"',
+                '{"\\udfff": 1}', '["x\\ud834"]', '"a\\u0000b"', "123456789012345678901234567890",
+                "5e-324", "-0.0", "1e-400", '{"nested": {"list": [true, null, "x"]}}',
+                "[" * 63 + "]" * 63, "[" * 64 + "]" * 64, "[" * 65 + "]" * 65,
+                '{"a":' * 70 + "0" + "}" * 70, "[" * 900 + "]" * 900,
+                "[" * 2000 + "]" * 2000)  # fmt: skip
+TINY = ("1e-300", "5e-324", "1e-320", "1e-7", "9.99e-7", "1e-6", "0")
 
 
 class Defect(AssertionError):
@@ -77,9 +98,11 @@ def _place_ok(e: SceneError) -> bool:
     return bool(e.path)
 
 
-def _check_result(result, scene, space) -> None:
-    frames = scene.frame_end - scene.frame_start + 1
+def _check_result(result, scene, space, frames=None) -> None:
+    frames = scene.frame_end - scene.frame_start + 1 if frames is None else frames
     bones = len(scene.bones)
+    if list(result.bone_names) != scene.bone_names():  # a NUL at a name's end is lost there
+        raise Defect(f"bake({space}): the bone names differ from the scene's")
     shapes = {"bone_names": (bones,), "frames": (frames,), "bone_to_world": (frames, bones, 4, 4),
               "heads": (frames, bones, 3), "tails": (frames, bones, 3),
               "limit_violation_deg": (frames, bones)}  # fmt: skip
@@ -91,14 +114,27 @@ def _check_result(result, scene, space) -> None:
             raise Defect(f"bake({space}): {name} is not finite")
 
 
+def _check_saves(scene, folder: Path) -> None:
+    """Save ``scene`` into ``folder`` and load it back: it must save, and come back equal."""
+    saved = folder / "saved.json"
+    try:
+        save_scene(scene, saved)
+        back = load_scene(saved)
+    except Exception as e:
+        raise Defect(f"loads but does not save and load back: {type(e).__name__}: {e}") from e
+    if back != scene:
+        raise Defect("saved and loaded back, the scene is not the same")
+
+
 def check_input(data, suffix: str) -> Outcome:
-    """Load ``data`` (a path, or the bytes of a file with ``suffix``) and bake it in both
-    spaces when accepted.
+    """Load ``data`` (a path, or the bytes of a file with ``suffix``); when accepted, save it
+    and load it back, and bake it in both spaces (its timeline, and no frames at all).
 
     Returns
     -------
     Outcome
-        ``refused`` (a SceneError with a place) or ``accepted`` (finite, documented shapes).
+        ``refused`` (a SceneError with a place) or ``accepted`` (saved and loaded back equal,
+        finite, documented shapes).
 
     Raises
     ------
@@ -119,8 +155,10 @@ def check_input(data, suffix: str) -> Outcome:
         warnings.simplefilter("error")  # an overflow warning is a NaN/Inf on its way
         try:
             scene = load_scene(path)
+            _check_saves(scene, Path(tmp))
             for space in ("world", "object"):
                 _check_result(bake(scene, space=space), scene, space)
+                _check_result(bake(scene, frames=[], space=space), scene, space, frames=0)
         except SceneError as e:
             if not _place_ok(e):
                 raise Defect(f"SceneError without a place: {e}") from e
@@ -170,20 +208,23 @@ def kinds_for(name: str) -> tuple[str, ...]:
 # --- mutations ---------------------------------------------------------------------------
 
 
-def _containers(value, out=None):
-    """Every dict and list inside ``value`` (``value`` included), in document order."""
-    out = [] if out is None else out
-    if isinstance(value, (dict, list)):
-        out.append(value)
-        for child in value.values() if isinstance(value, dict) else value:
-            _containers(child, out)
+def _containers(value):
+    """Every dict and list inside ``value`` (``value`` included), in document order (without
+    recursion: an earlier mutation may have nested a value hundreds deep)."""
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list)):
+            out.append(item)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend(c for c in reversed(list(children)) if isinstance(c, (dict, list)))
     return out
 
 
-def _slots(value):
-    """(container, key) of every value inside ``value``."""
-    return [(c, k) for c in _containers(value) for k in (c if isinstance(c, dict) else
-                                                          range(len(c)))]  # fmt: skip
+def _slots(containers):
+    """(container, key) of every value inside the ``containers``."""
+    return [(c, k) for c in containers for k in (c if isinstance(c, dict) else
+                                                 range(len(c)))]  # fmt: skip
 
 
 _MARK = "\u0000fuzz\u0000"
@@ -192,11 +233,12 @@ _MARK = "\u0000fuzz\u0000"
 def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
     try:
         value = json.loads(data)
-    except ValueError:
-        return _bytes_mutation(data, "flip_bytes", rng)  # an earlier mutation broke it
-    slots = _slots(value)
-    dicts = [c for c in _containers(value) if isinstance(c, dict) and c]
-    lists = [c for c in _containers(value) if isinstance(c, list) and c]
+    except (ValueError, RecursionError):  # an earlier mutation broke it, or nested it deep
+        return _bytes_mutation(data, "flip_bytes", rng)
+    containers = _containers(value)
+    slots = _slots(containers)
+    dicts = [c for c in containers if isinstance(c, dict) and c]
+    lists = [c for c in containers if isinstance(c, list) and c]
     if kind == "delete_key" and dicts:
         d = rng.choice(dicts)
         del d[rng.choice(list(d))]
@@ -225,11 +267,67 @@ def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
             c[k] = _MARK + rng.choice(HUGE)
     elif kind in ("truncate", "flip_bytes"):
         return _bytes_mutation(data, kind, rng)
-    text = json.dumps(value, indent=1)
+    elif kind in ("lone_surrogate", "control_name"):
+        _rename(containers, slots, kind, rng)
+    elif kind == "unknown_key" and dicts:
+        rng.choice(dicts)[rng.choice(("fuzz", "notes", "\ud800"))] = _MARK + rng.choice(EXTRA_VALUES)
+    elif kind == "tutorial_data" and isinstance(value, dict):
+        value["tutorial"] = {"steps": [{"text": "Lift the heel", "bones": ["foot"],
+                                        "weight": _MARK + rng.choice(EXTRA_VALUES)}]}  # fmt: skip
+    elif kind in ("tiny_tail", "tiny_scale"):
+        _tiny(value, kind, rng)
+    text = json.dumps(value)  # compact: the C encoder (an indent takes the Python one)
     # Raw JSON for the marked values (NaN, 1e400, a duplicated key) that json.dumps cannot
     # write itself.
     text = re.sub(r'"\\u0000fuzz\\u0000(.*?)(?<!\\)"', lambda m: _unmark(m.group(1)), text)
     return text.encode()
+
+
+def _strings(slots):
+    """The string values among ``slots``, and the keys of the objects holding them."""
+    return [(c, k) for c, k in slots if isinstance(c[k], str)]
+
+
+def _rename(containers, slots, kind: str, rng: random.Random) -> None:
+    """Put a lone surrogate or a control character into a string: a name, renamed everywhere
+    it appears (so that the scene still holds together), or any string or key."""
+    extra = rng.choice(SURROGATES if kind == "lone_surrogate" else NAME_CHARACTERS)
+    names = [c[k] for c, k in _strings(slots) if k in ("name", "parent", "bone", "body")]
+    if names and rng.random() < 0.7:
+        old = rng.choice(names)
+        new = rng.choice((old + extra, extra + old, extra, old[:1] + extra + old[1:]))
+        for c, k in _strings(slots):
+            if c[k] == old:
+                c[k] = new
+        for d in [c for c in containers if isinstance(c, dict) and old in c]:
+            d[new] = d.pop(old)  # a FABRIK chain's limits are keyed by bone name
+        return
+    strings = _strings(slots)
+    dicts = [c for c in containers if isinstance(c, dict) and c]
+    if strings and rng.random() < 0.5:
+        c, k = rng.choice(strings)
+        c[k] += extra
+    elif dicts:
+        d = rng.choice(dicts)
+        key = rng.choice(list(d))
+        d[key + extra] = d.pop(key)
+
+
+def _tiny(value, kind: str, rng: random.Random) -> None:
+    """A bone's tail (or a child's head, its default tail) or scale of almost nothing."""
+    bones = value.get("bones") if isinstance(value, dict) else None
+    bones = [b for b in bones if isinstance(b, dict)] if isinstance(bones, list) else []
+    if not bones:
+        return
+    bone = rng.choice(bones)
+    tiny = [_MARK + rng.choice(TINY) for _ in range(3)]
+    if kind == "tiny_tail":
+        vector = [tiny[0], 0, 0] if rng.random() < 0.6 else tiny
+        bone["tail" if rng.random() < 0.6 else "translation"] = vector
+    elif rng.random() < 0.6 or not isinstance(bone.get("scale_keys"), list):
+        bone["scale"] = [tiny[0], 1, 1] if rng.random() < 0.5 else tiny
+    else:
+        bone["scale_keys"] = [[0, tiny], [1, [1, 1, 1]]]
 
 
 def _unmark(escaped: str) -> str:
@@ -301,6 +399,17 @@ def _bvh_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
             else:
                 tokens.append("0.0")
             lines[j] = " ".join(tokens)
+    elif kind == "control_name":
+        named = [j for j, s in enumerate(lines) if s.strip().split()[:1] in (["ROOT"], ["JOINT"])]
+        if named:
+            j = rng.choice(named)
+            lines[j] = lines[j].rstrip() + rng.choice(("\x00", "\x01", "\x7f", "\x85"))
+    elif kind == "tiny_end_site":
+        sites = [j for j, s in enumerate(lines) if s.strip().startswith("End Site")]
+        if sites:
+            j = rng.choice(sites) + 2  # End Site, {, OFFSET
+            if j < len(lines) and lines[j].strip().startswith("OFFSET"):
+                lines[j] = "OFFSET " + " ".join(rng.choice(TINY) for _ in range(3))
     elif kind == "frames_header":
         for j, s in enumerate(lines):
             if s.startswith("Frames:"):

@@ -1,5 +1,6 @@
 """The command line: bake, help, and exit status 2 with one line for bad input."""
 
+import json
 import subprocess
 import sys
 
@@ -93,3 +94,44 @@ def test_bake_to_an_unwritable_place_exits_2_and_keeps_the_old_file(tmp_path):
     assert proc.returncode == 2
     assert "cannot write" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert out.read_bytes() == b"old"
+
+
+def _edited(tmp_path, name, edit, raw=None):
+    value = json.loads((SCENES / name).read_text())
+    edit(value)
+    text = json.dumps(value)
+    if raw is not None:
+        text = text.replace('"RAW"', raw)
+    path = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
+    path.write_text(text)
+    return path
+
+
+def test_every_refusal_of_a_scene_that_loaded_before_issue_20_is_one_line_and_status_2(
+    tmp_path,
+):
+    """Each of these loaded before issue 20 and then failed: a traceback, three lines, or a
+    bake of lost names. Now each is refused at load (or at bake, naming the constraint)."""
+
+    def bone(i, key, value):
+        return lambda v: v["bones"][i].__setitem__(key, value)
+
+    cases = [
+        (_edited(tmp_path, "legs.json", bone(6, "name", "foot.r\u0000")), "bones[6].name"),
+        (_edited(tmp_path, "legs.json", bone(6, "name", "\ud800")), "bones[6].name"),
+        (_edited(tmp_path, "legs.json", bone(1, "notes", "RAW"), "1e400"), "bones[1].notes"),
+        (_edited(tmp_path, "legs.json", bone(1, "notes", "RAW"), "[" * 100 + "]" * 100),
+         "bones[1].notes"),
+        (_edited(tmp_path, "calf_points_at_ankle.json", bone(2, "tail", [1e-300, 0, 0])),
+         "bones[2].tail"),
+        (_edited(tmp_path, "calf_points_at_ankle.json", bone(3, "translation", [1e-300, 0, 0])),
+         "constraints[0].bone"),
+        (_edited(tmp_path, "fabrik_arm.json", bone(1, "scale", [5e-324, 5e-324, 5e-324])),
+         "constraints[0].chain"),
+    ]  # fmt: skip
+    for path, where in cases:
+        proc = run("bake", path, "--out", tmp_path / "x.npz")
+        assert proc.returncode == 2, (path.read_text()[:80], proc.stderr)
+        assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+        assert proc.stderr.startswith(f"main.py bake: {path}: {where}"), proc.stderr
+    assert not (tmp_path / "x.npz").exists()

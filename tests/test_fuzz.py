@@ -1,7 +1,8 @@
-"""Fuzzing load and bake (issue 10): structural mutations of the shipped scenes and the CMU
-clips; the only outcomes allowed are a SceneError with a place, or finite arrays of the
-documented shapes. ``make fuzz`` runs 20,000 examples (``tools/fuzz.py``); the plain tests
-below keep each defect the fuzzer found (``docs/reliability.md``)."""
+"""Fuzzing load, save and bake (issues 10 and 20): structural mutations of the shipped scenes
+and the CMU clips; the only outcomes allowed are a SceneError with a place, or a scene that
+saves, loads back equal and bakes finite arrays of the documented shapes. ``make fuzz`` runs
+20,000 examples (``tools/fuzz.py``); the plain tests below keep each defect the fuzzer found
+(``docs/reliability.md``)."""
 
 import collections
 import json
@@ -12,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.scene.errors import SceneError
-from app.scene.io import load_scene, loads_scene
+from app.scene.evaluate import bake
+from app.scene.formats.bvh import parse_bvh
+from app.scene.io import load_scene, loads_scene, save_scene
 
 from . import fuzzing
 from .conftest import SCENES
@@ -167,3 +170,157 @@ def test_a_signaling_nan_in_a_glb_accessor_is_refused_at_the_accessor(tmp_path):
     with pytest.raises(SceneError) as info:
         load_scene(tmp_path / "snan.glb")
     assert info.value.path == f"/accessors/{accessor}" and "non-finite" in info.value.reason
+
+
+# --- issue 20: what loads must save, load back equal, and bake ----------------------------
+
+
+def refused_at(text):
+    with pytest.raises(SceneError) as info:
+        loads_scene(text, "x.json")
+    return info.value
+
+
+def renamed(name, old, new):
+    """``name``'s scene with bone ``old`` called ``new`` everywhere (its children's parent)."""
+
+    def edit(value):
+        for bone in value["bones"]:
+            if bone["name"] == old:
+                bone["name"] = new
+            if bone.get("parent") == old:
+                bone["parent"] = new
+
+    return scene_with(name, edit)
+
+
+@pytest.mark.parametrize(
+    "new, why",
+    [
+        ("\ud800", "surrogate"),  # UnicodeEncodeError in atomic.write_atomic on save
+        ("toe\udfff", "surrogate"),
+        ("toe\u0000", "control characters (U+0000"),  # a NUL ends the bake's name: lost there
+        ("\u0000", "control characters (U+0000"),
+        ("toe\tL", "control characters (U+0009"),
+        ("toe\n", "control characters (U+000A"),
+    ],
+)
+def test_a_name_that_could_not_be_saved_or_shown_is_refused_at_load(new, why):
+    error = refused_at(renamed("legs.json", "hip", new))
+    assert error.path == "bones[0].name" and why in error.reason
+    # The message itself prints: the surrogate is not in it.
+    str(error).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "raw, where",
+    [
+        ("1e400", "bones[2].notes"),  # loaded as inf: every save failed ("not JSON compliant")
+        ("[1, {\"a\": -1e400}]", "bones[2].notes[1].a"),
+        ('"\\ud800"', "bones[2].notes"),
+        ('{"\\udfff": 1}', "bones[2].notes.\\udfff"),
+        ("[" * 65 + "]" * 65, "bones[2].notes"),  # nesting 2,000 deep: RecursionError on save
+    ],
+)
+def test_an_unknown_key_a_save_could_not_write_back_is_refused_at_its_place(raw, where):
+    text = scene_with("legs.json", set_in(["bones", 2, "notes"], "MARK")).replace('"MARK"', raw)
+    error = refused_at(text)
+    assert error.path == where
+    str(error).encode("utf-8")
+
+
+def test_a_number_past_the_floats_in_tutorial_data_is_refused_at_its_place():
+    text = scene_with("foot_roll.json", set_in(["tutorial"], {"steps": [{"weight": "MARK"}]}))
+    error = refused_at(text.replace('"MARK"', "1e400"))
+    assert error.path == "tutorial.steps[0].weight" and "too large to save" in error.reason
+
+
+def test_unknown_keys_within_the_bounds_save_and_load_back_as_they_came(tmp_path):
+    kept = {"deep": json.loads("[" * 63 + "]" * 63), "nul": "a\u0000b", "big": 10**30,
+            "tiny": 5e-324, "minus_zero": -0.0, "astral": "\U0001f9b4"}  # fmt: skip
+    scene = loads_scene(scene_with("legs.json", set_in(["bones", 2, "notes"], kept)))
+    save_scene(scene, tmp_path / "x.json")
+    back = load_scene(tmp_path / "x.json")
+    assert back == scene and back.bones[2].extra["notes"] == kept
+
+
+def test_a_tail_shorter_than_the_shortest_bone_is_refused_naming_the_bone():
+    # Was: loaded, then quat.shortest_arc raised ValueError at bake (points-at).
+    error = refused_at(scene_with("calf_points_at_ankle.json",
+                                  set_in(["bones", 2, "tail"], [1e-300, 0, 0])))  # fmt: skip
+    assert error.path == "bones[2].tail" and "'calf.l' would have no length" in error.reason
+    assert "1e-06" in error.reason
+    # [0, 0, 0] says so plainly and is still a scene; points-at then names the bone at bake.
+    scene = loads_scene(scene_with("calf_points_at_ankle.json",
+                                   set_in(["bones", 2, "tail"], [0, 0, 0])))  # fmt: skip
+    with pytest.raises(SceneError, match="zero length") as info:
+        bake(scene)
+    assert info.value.path == "constraints[0].bone"
+
+
+def test_a_default_tail_of_almost_nothing_is_a_zero_length_bone_at_bake():
+    """The calf's first child (the foot) at 1e-300 from its head: the calf's tail is there."""
+    scene = loads_scene(scene_with("calf_points_at_ankle.json",
+                                   set_in(["bones", 3, "translation"], [1e-300, 0, 0])))  # fmt: skip
+    assert scene.tail_of(2) == (1e-300, 0, 0)
+    for space in ("world", "object"):
+        with pytest.raises(SceneError, match="has zero length") as info:
+            bake(scene, space=space)
+        assert info.value.path == "constraints[0].bone"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCENES.glob("*.json")))
+@pytest.mark.parametrize("scale", [[5e-324, 1, 1], [5e-324] * 3, [1e-320, 1e-300, 1]])
+def test_a_bone_scaled_almost_to_nothing_bakes_finite_or_is_refused_with_a_place(name, scale):
+    """Was: "SVD did not converge" (transforms.rotation_from_matrix) or "Singular matrix"
+    (transforms.inverse) at bake."""
+
+    def edit(value):
+        for bone in value["bones"][:3]:
+            bone["scale"] = scale
+
+    scene = loads_scene(scene_with(name, edit))
+    for space in ("world", "object"):
+        try:
+            result = bake(scene, space=space)
+        except SceneError as e:  # a FABRIK chain squashed to nothing: its bone, its frame
+            assert e.path.startswith("constraints[") and "zero length" in e.reason
+            continue
+        assert np.all(np.isfinite(result.bone_to_world))
+
+
+@pytest.mark.parametrize("name", ["fabrik_arm.json", "rig_200_bones.json", "tumbling_box.json",
+                                  "calf_points_at_ankle.json", "foot_roll.json"])  # fmt: skip
+def test_a_bake_of_no_frames_gives_empty_arrays_for_every_constraint_kind(name):
+    """Was: "zero-size array to reduction operation maximum" (fabrik/solver.py)."""
+    scene = load_scene(SCENES / name)
+    for space in (None, "world", "object"):
+        result = bake(scene, frames=[], space=space)
+        assert result.bone_to_world.shape == (0, len(scene.bones), 4, 4)
+        assert result.heads.shape == result.tails.shape == (0, len(scene.bones), 3)
+        assert result.limit_violation_deg.shape == (0, len(scene.bones))
+        assert list(result.bone_names) == scene.bone_names()
+
+
+def test_a_bvh_joint_named_with_a_control_character_is_refused_at_its_line(cmu_01_01):
+    text = cmu_01_01.read_text().replace("JOINT LeftUpLeg", "JOINT LeftUpLeg\u0000", 1)
+    line = text[: text.index("LeftUpLeg\u0000")].count("\n") + 1
+    with pytest.raises(SceneError) as info:
+        parse_bvh(text)
+    assert info.value.path == f"line {line}" and "control characters" in info.value.reason
+
+
+def test_the_harness_calls_a_scene_that_does_not_come_back_equal_a_defect(monkeypatch):
+    real = fuzzing.load_scene
+    calls = []
+
+    def second_load_differs(path):
+        scene = real(path)
+        calls.append(path)
+        if len(calls) == 2:
+            scene.fps += 1
+        return scene
+
+    monkeypatch.setattr(fuzzing, "load_scene", second_load_differs)
+    with pytest.raises(fuzzing.Defect, match="not the same"):
+        fuzzing.check_input(SCENES / "legs.json", ".json")

@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -254,3 +255,66 @@ def test_shipped_scenes_load_and_round_trip(tmp_path):
         scene = load_scene(path)
         save_scene(scene, tmp_path / path.name)
         assert load_scene(tmp_path / path.name) == scene
+
+
+# --- atomic saving (issue 20) --------------------------------------------------------------
+
+
+def test_a_save_syncs_the_directory_after_the_rename(tmp_path, monkeypatch):
+    import stat
+
+    synced = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (synced.append("rename"), real_replace(a, b)))
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(
+        "directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"), real_fsync(fd)))
+    save_scene(load_scene(SCENES / "legs.json"), tmp_path / "legs.json")
+    assert synced == ["file", "rename", "directory"]
+
+
+KILLED_WRITER = """
+import sys, time
+sys.path.insert(0, {root!r})
+from app.scene.formats.atomic import atomic_path
+with atomic_path({target!r}) as tmp:
+    tmp.write_text("half a scene")
+    print("writing", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_the_next_save_removes_what_a_killed_writer_left_even_before_it_is_reaped(tmp_path):
+    """A killed writer not yet reaped (a zombie) still has its pid: its temporary was kept
+    until the next start. Its lock is gone with it; a live writer's lock keeps its own."""
+    import signal
+    import subprocess
+    import sys
+
+    from app.scene.formats.atomic import remove_stale_temporaries_in
+
+    from .conftest import ROOT
+
+    target = tmp_path / "session-1.json"
+    code = KILLED_WRITER.format(root=str(ROOT), target=str(target))
+    writers = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+               for _ in range(2)]  # fmt: skip
+    try:
+        for w in writers:
+            assert w.stdout.readline() == "writing\n"
+        assert len(list(tmp_path.glob(".session-1.json.*.tmp"))) == 2
+        writers[0].send_signal(signal.SIGKILL)
+        stat = Path(f"/proc/{writers[0].pid}/stat")
+        while stat.read_text().split(")")[-1].split()[0] != "Z":
+            pass  # killed, not reaped
+        save_scene(load_scene(SCENES / "legs.json"), target)  # the next save, here
+        left = list(tmp_path.glob(".session-1.json.*.tmp"))
+        assert [f.name.split(".")[3] for f in left] == [str(writers[1].pid)]  # the live one
+        assert remove_stale_temporaries_in(tmp_path, "session-*") == []
+    finally:
+        for w in writers:
+            w.kill()
+            w.wait()
+            w.stdout.close()
+    assert [f.name for f in remove_stale_temporaries_in(tmp_path, "session-*")] == [
+        left[0].name]  # fmt: skip
+    assert [f.name for f in tmp_path.iterdir()] == ["session-1.json"]

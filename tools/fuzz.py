@@ -1,11 +1,14 @@
-"""``make fuzz``: many mutated scene files and BVH clips through load and bake; the tally.
+"""``make fuzz``: many mutated scene files and BVH clips through load, save and load back,
+and bake; the tally.
 
     python tools/fuzz.py [--examples 20000] [--seed 10]
 
 Each example is a base (a shipped scene or a CMU clip, ``tests/fuzzing.py``) after one to
-three structural mutations, checked by :func:`tests.fuzzing.check_input`. Prints the tally
-(inputs, refused, accepted, defects) and one line per distinct defect (its kind and where in
-the code it arose) with an input that shows it; exits 1 when there is a defect.
+three structural mutations, checked by :func:`tests.fuzzing.check_input` (every accepted
+input is saved and loaded back, and must come back equal). Prints the tally (inputs,
+refused, accepted, defects), the count per mutation kind, and one line per distinct defect
+(its kind and where in the code it arose) with an input that shows it; exits 1 when there is
+a defect.
 """
 
 from __future__ import annotations
@@ -62,14 +65,22 @@ def main(argv=None) -> int:
             continue
         tally[outcome.kind] += 1
         tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
+        for kind in {k for k, _ in steps}:
+            tally[("kind", kind, outcome.kind)] += 1
         slowest = max(slowest, (outcome.seconds, (name, steps)), key=lambda s: s[0])
     seconds = time.perf_counter() - start
     print(f"inputs {args.examples}  refused {tally['refused']}  accepted {tally['accepted']}  "
           f"defects {tally['defects']} ({len(defects)} distinct)  in {seconds:.0f} s; "
           f"slowest input {slowest[0]:.2f} s")  # fmt: skip
-    for suffix in sorted({k[0] for k in tally if isinstance(k, tuple)}):
+    print(f"  every one of the {tally['accepted']} accepted inputs saved, loaded back equal "
+          "and baked" if not defects else "  (see the defects below)")  # fmt: skip
+    for suffix in sorted({k[0] for k in tally if isinstance(k, tuple) and len(k) == 2}):
         print(f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
               f"accepted {tally[(suffix, 'accepted')]}")  # fmt: skip
+    kinds = sorted({k[1] for k in tally if isinstance(k, tuple) and len(k) == 3})
+    print("  inputs with each mutation (refused/accepted): " + ", ".join(
+        f"{kind} {tally[('kind', kind, 'refused')]}/{tally[('kind', kind, 'accepted')]}"
+        for kind in kinds))  # fmt: skip
     for sig, (name, steps, message) in sorted(defects.items()):
         print(f"  defect: {sig}\n    {name} {steps}\n    {message}")
     return 1 if defects else 0

@@ -45,7 +45,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.gltf.importer import load_gltf
         from app.scene.formats.mesh_source import remember_source
 
-        return remember_source(load_gltf(path, animation), path)
+        return keepable(remember_source(load_gltf(path, animation), path), path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -59,6 +59,30 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.mesh_source import load_meshes
 
         load_meshes(scene, path)
+    return scene
+
+
+def keepable(scene: Scene, path) -> Scene:
+    """``scene`` (imported from another format), once its scene file is known to load back:
+    what the scene format would refuse (a number past its bounds, ...) is refused here, at
+    import, naming where in the scene it sits, rather than when it is saved.
+
+    Raises
+    ------
+    SceneError
+    """
+    try:
+        scene_from_json(json.loads(json.dumps(scene_to_json(scene), allow_nan=False)))
+    except SceneError as e:
+        where = e.path
+        found = re.match(r"bones\[(\d+)\]", where)
+        if found and int(found.group(1)) < len(scene.bones):  # the file's own name for it
+            where = f"bone {scene.bones[int(found.group(1))].name!r} ({where})"
+        raise SceneError(f"{e.reason} (a scene file could not keep it)", where,
+                         str(path)) from None  # fmt: skip
+    except ValueError as e:  # a non-finite number
+        raise SceneError(f"{e} (a scene file could not keep it)", "(top level)",
+                         str(path)) from None  # fmt: skip
     return scene
 
 

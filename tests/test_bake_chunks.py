@@ -1,0 +1,86 @@
+"""A long bake runs in chunks of frames (issue 20): the same bits as one pass, the
+diagnostics joined, and memory bounded by the result plus one chunk."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from app.scene import evaluate
+from app.scene.evaluate import bake, chunks
+from app.scene.io import load_scene
+
+from .conftest import ROOT, SCENES
+
+
+def test_chunks_cover_the_frames_in_near_equal_spans_never_shorter_than_the_minimum():
+    assert chunks(100, 7) == [(0, 100)]
+    spans = chunks(49_999, 121)
+    assert spans[0][0] == 0 and spans[-1][1] == 49_999
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    lengths = [hi - lo for lo, hi in spans]
+    assert max(lengths) - min(lengths) <= 1
+    assert max(lengths) * 121 <= evaluate.CHUNK_POSES * 1.01
+    assert min(hi - lo for lo, hi in chunks(40, 10**5)) >= evaluate.MIN_CHUNK_FRAMES
+    assert chunks(0, 5) == [(0, 0)]
+
+
+@pytest.mark.parametrize("name", ["fabrik_arm.json", "rig_200_bones.json", "tumbling_box.json",
+                                  "calf_points_at_ankle.json", "foot_roll.json",
+                                  "humanoid.glb"])  # fmt: skip
+def test_a_bake_in_chunks_gives_the_same_bits_and_diagnostics_as_one_pass(name, monkeypatch):
+    scene = load_scene(SCENES / name)
+    fractional = np.arange(scene.frame_start, scene.frame_end + 1, 0.37)[::-1]
+    for frames in (None, fractional):
+        for space in (None, "world", "object"):
+            whole = bake(scene, frames=frames, space=space)
+            monkeypatch.setattr(evaluate, "CHUNK_POSES", 1)  # chunks of 16 frames
+            assert len(chunks(len(whole.frames), len(scene.bones))) > 1
+            chunked = bake(scene, frames=frames, space=space)
+            monkeypatch.undo()
+            for array in ("bone_names", "frames", "bone_to_world", "heads", "tails",
+                          "limit_violation_deg"):  # fmt: skip
+                np.testing.assert_array_equal(getattr(chunked, array), getattr(whole, array))
+            assert whole.info.keys() == chunked.info.keys()
+            for constraint, entry in whole.info.items():
+                for key, value in entry.items():
+                    np.testing.assert_array_equal(chunked.info[constraint][key], value)
+
+
+# In a child process: a bake of 1.2 x 10^6 poses (121 bones, 9,917 frames; its result is
+# 221 MB) under an address-space limit of what the process already maps plus the result's
+# size plus 220 MB. In one pass (before issue 20) forward kinematics alone made several
+# full-size temporaries and died of MemoryError there.
+CHILD = textwrap.dedent("""
+    import resource, sys
+    sys.path.insert(0, {root!r})
+    import numpy as np
+    from app.scene.evaluate import bake
+    from app.scene.rig.keys import Keys
+    from app.scene.rig.model import Bone, Scene
+
+    turn = Keys(np.array([0.0, 100.0, 9916.0]),
+                np.array([[1.0, 0, 0, 0], [0.6, 0.8, 0, 0], [1.0, 0, 0, 0]]))
+    bones = [Bone(name="b0", rotation_keys=turn)] + [
+        Bone(name=f"b{{i}}", parent=f"b{{(i - 1) // 2}}", translation=(0.0, 1.0, 0.0),
+             rotation_keys=turn) for i in range(1, 121)]
+    scene = Scene(bones=bones, frame_start=0, frame_end=9916)
+    bake(scene, frames=np.arange(40.0))  # every library loaded, every lazy buffer made
+    mapped = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+    poses = 9917 * 121
+    result = poses * (128 + 24 + 24 + 8)
+    limit = mapped + result + 220 * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    out = bake(scene)
+    assert out.bone_to_world.shape == (9917, 121, 4, 4) and np.isfinite(out.heads).all()
+    print("baked", poses, "poses under", limit // 2**20, "MiB of address space")
+""")
+
+
+def test_a_long_bake_fits_in_its_result_plus_one_chunk():
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT))],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "baked 1199957 poses" in proc.stdout
