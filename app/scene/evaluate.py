@@ -206,12 +206,14 @@ class Evaluator:
             raise SceneError("frames must be finite numbers", "frames")
         return frames
 
-    def context(self, frames=None, space: str | None = None, until: str | None = None) -> Context:
+    def context(self, frames=None, space: str | None = None, until: str | None = None,
+                out=None) -> Context:  # fmt: skip
         """The evaluation's context after forward kinematics and the constraints before
         ``until`` (all of them when ``None``).
 
         With ``until`` naming a constraint, the context holds the pose that constraint
-        starts from: the step-through traces a solver from there.
+        starts from: the step-through traces a solver from there. With ``out`` (shape
+        ``(4, 4, B, F)``, more than two frames) the world transforms are computed in it.
 
         Raises
         ------
@@ -231,7 +233,7 @@ class Evaluator:
             skeleton=skeleton,
             frames=frames,
             bone_to_parent=bone_to_parent,
-            bone_to_world=forward_kinematics(skeleton, bone_to_parent),
+            bone_to_world=forward_kinematics(skeleton, bone_to_parent, out=out),
             limit_violation_deg=np.zeros((len(frames), len(scene.bones))),
             space_override=space,
             cache=self.cache,
@@ -293,13 +295,16 @@ class Evaluator:
                 info=ctx.info,
             )
         shape = (len(frames), len(self.scene.bones))
-        out = BakeResult(bone_names=None, frames=frames, bone_to_world=np.empty(shape + (4, 4)),
+        # Laid out as forward kinematics lays out its own (component-major, frames last):
+        # each chunk is evaluated in place there, nothing copied.
+        component_major = np.empty((4, 4) + shape[::-1])
+        bone_to_world = np.moveaxis(component_major, (0, 1, 2, 3), (2, 3, 1, 0))
+        out = BakeResult(bone_names=None, frames=frames, bone_to_world=bone_to_world,
                          heads=np.empty(shape + (3,)), tails=np.empty(shape + (3,)),
                          limit_violation_deg=np.empty(shape))  # fmt: skip
         pieces: dict = {}
         for lo, hi in spans:
-            ctx = self.context(frames[lo:hi], space)
-            out.bone_to_world[lo:hi] = ctx.bone_to_world
+            ctx = self.context(frames[lo:hi], space, out=component_major[..., lo:hi])
             out.heads[lo:hi] = ctx.bone_to_world[..., :3, 3]
             out.tails[lo:hi] = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
             out.limit_violation_deg[lo:hi] = ctx.limit_violation_deg

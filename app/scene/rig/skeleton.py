@@ -209,7 +209,7 @@ def _as_slice(index):
     return index
 
 
-def forward_kinematics(skeleton: Skeleton, bone_to_parent) -> np.ndarray:
+def forward_kinematics(skeleton: Skeleton, bone_to_parent, out=None) -> np.ndarray:
     """World transforms from local ones.
 
     Works one depth level at a time on component-major arrays ``(4, 4, B, F)``: each matrix
@@ -222,12 +222,17 @@ def forward_kinematics(skeleton: Skeleton, bone_to_parent) -> np.ndarray:
     bone_to_parent : ndarray, shape (F, B, 4, 4)
         Affine transforms (last row ``[0, 0, 0, 1]``).
 
+    out : ndarray, shape (4, 4, B, F), optional
+        Where to write the result, component-major (a chunk of a longer bake's result); for
+        more than :data:`SMALL_BATCH` frames only.
+
     Returns
     -------
     bone_to_world : ndarray, shape (F, B, 4, 4)
+        A view of ``out`` when given.
     """
     bone_to_parent = np.asarray(bone_to_parent, dtype=float)
-    if len(bone_to_parent) <= SMALL_BATCH:
+    if len(bone_to_parent) <= SMALL_BATCH and out is None:
         # A frame or two (the editor's current frame): the component-major form costs ~60
         # numpy calls per level whatever their size, a batched matmul three.
         world = np.empty(bone_to_parent.shape)
@@ -238,7 +243,7 @@ def forward_kinematics(skeleton: Skeleton, bone_to_parent) -> np.ndarray:
                 world[:, level] = world[:, skeleton.parents[level]] @ bone_to_parent[:, level]
         return world
     local = _component_major(bone_to_parent)
-    world = np.empty(local.shape)
+    world = np.empty(local.shape) if out is None else out
     for d, level in enumerate(skeleton.levels):
         if d == 0:
             roots = _as_slice(level)  # consecutive roots (the usual order): one plain copy
