@@ -110,7 +110,9 @@ def _bake(argv) -> int:
         try:
             result = bake(scene, frames=frames, space=args.space)
         except SceneError as e:  # a constraint that cannot be solved: in which file
-            raise e if e.file or e.path in ("frames", "--space") else e.with_file(args.scene)
+            if e.file or e.path in ("frames", "--space"):
+                raise
+            raise e.with_file(args.scene) from None
         result.save_npz(args.out)
     except (SceneError, ValueError) as e:
         return refuse("main.py bake", e)

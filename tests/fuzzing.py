@@ -270,7 +270,9 @@ def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
     elif kind in ("lone_surrogate", "control_name"):
         _rename(containers, slots, kind, rng)
     elif kind == "unknown_key" and dicts:
-        rng.choice(dicts)[rng.choice(("fuzz", "notes", "\ud800"))] = _MARK + rng.choice(EXTRA_VALUES)
+        rng.choice(dicts)[rng.choice(("fuzz", "notes", "\ud800"))] = _MARK + rng.choice(
+            EXTRA_VALUES
+        )
     elif kind == "tutorial_data" and isinstance(value, dict):
         value["tutorial"] = {"steps": [{"text": "Lift the heel", "bones": ["foot"],
                                         "weight": _MARK + rng.choice(EXTRA_VALUES)}]}  # fmt: skip

@@ -216,7 +216,7 @@ def test_a_name_that_could_not_be_saved_or_shown_is_refused_at_load(new, why):
     "raw, where",
     [
         ("1e400", "bones[2].notes"),  # loaded as inf: every save failed ("not JSON compliant")
-        ("[1, {\"a\": -1e400}]", "bones[2].notes[1].a"),
+        ('[1, {"a": -1e400}]', "bones[2].notes[1].a"),
         ('"\\ud800"', "bones[2].notes"),
         ('{"\\udfff": 1}', "bones[2].notes.\\udfff"),
         ("[" * 65 + "]" * 65, "bones[2].notes"),  # nesting 2,000 deep: RecursionError on save
@@ -260,8 +260,8 @@ def test_a_tail_shorter_than_the_shortest_bone_is_refused_naming_the_bone():
 
 def test_a_default_tail_of_almost_nothing_is_a_zero_length_bone_at_bake():
     """The calf's first child (the foot) at 1e-300 from its head: the calf's tail is there."""
-    scene = loads_scene(scene_with("calf_points_at_ankle.json",
-                                   set_in(["bones", 3, "translation"], [1e-300, 0, 0])))  # fmt: skip
+    foot_at_the_calf = set_in(["bones", 3, "translation"], [1e-300, 0, 0])
+    scene = loads_scene(scene_with("calf_points_at_ankle.json", foot_at_the_calf))
     assert scene.tail_of(2) == (1e-300, 0, 0)
     for space in ("world", "object"):
         with pytest.raises(SceneError, match="has zero length") as info:

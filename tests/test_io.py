@@ -266,8 +266,14 @@ def test_a_save_syncs_the_directory_after_the_rename(tmp_path, monkeypatch):
     synced = []
     real_fsync, real_replace = os.fsync, os.replace
     monkeypatch.setattr(os, "replace", lambda a, b: (synced.append("rename"), real_replace(a, b)))
-    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(
-        "directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"), real_fsync(fd)))
+    monkeypatch.setattr(
+        os,
+        "fsync",
+        lambda fd: (
+            synced.append("directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"),
+            real_fsync(fd),
+        ),
+    )
     save_scene(load_scene(SCENES / "legs.json"), tmp_path / "legs.json")
     assert synced == ["file", "rename", "directory"]
 

@@ -2,8 +2,8 @@
 
 ``bake(scene, frames=None, space=None)`` is the entry point the command line and the tests
 use; a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its memory is its
-result's arrays and one chunk's working arrays. The editor keeps an :class:`Evaluator`, which holds the constraints' caches (the
-multi-parent integral) between evaluations.
+result's arrays and one chunk's working arrays. The editor keeps an :class:`Evaluator`, which
+holds the constraints' caches (the multi-parent integral) between evaluations.
 
 A constraint solver is a module with ``apply(constraint, context)``; it reads the current
 world transforms from the :class:`Context` and writes the driven bones' world transforms

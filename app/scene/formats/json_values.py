@@ -92,9 +92,10 @@ def check_text(text: str, path) -> None:
     """Refuse text that UTF-8 cannot hold (a lone surrogate), naming ``path``."""
     found = _SURROGATE.search(text)
     if found:
-        raise SceneError(f"the text holds half of a UTF-16 surrogate pair (U+{ord(found.group()):04X}"
-                         f" at character {found.start() + 1}) alone, which cannot be saved as "
-                         "UTF-8", path)  # fmt: skip
+        code = ord(found.group())
+        raise SceneError(f"the text holds half of a UTF-16 surrogate pair (U+{code:04X} at "
+                         f"character {found.start() + 1}) alone, which cannot be saved as UTF-8",
+                         path)  # fmt: skip
 
 
 def check_name(name: str, path) -> None:

@@ -88,7 +88,6 @@ def _bone(value, path) -> Bone:
     return Bone(**kw, extra=read_extra(obj, _BONE_KEYS, path))
 
 
-
 def target_from_json(value, path) -> Target:
     """A constraint's ``target`` object."""
     obj = read_object(value, path)
