@@ -50,12 +50,15 @@ def parent_to_world(skeleton: Skeleton, bone_to_world, bone: int) -> np.ndarray:
     return np.broadcast_to(np.eye(4), bone_to_world.shape[:1] + (4, 4))
 
 
-def local_rotation(parent_to_world, bone_to_world) -> np.ndarray:
+def local_rotation(parent_to_world, bone_to_world, world_to_parent=None) -> np.ndarray:
     """The rotation of ``bone_to_parent = inv(parent_to_world) @ bone_to_world``, ``(F, 4)``.
 
     The polar factor, so it is exact for ``T R S`` with a positive diagonal ``S``.
+    ``world_to_parent``, when given, is ``inverse(parent_to_world)`` computed already.
     """
-    return rotation_from_matrix(inverse(parent_to_world) @ bone_to_world)
+    if world_to_parent is None:
+        world_to_parent = inverse(parent_to_world)
+    return rotation_from_matrix(world_to_parent @ bone_to_world)
 
 
 def turn_about_head(bone_to_world, rotation) -> np.ndarray:

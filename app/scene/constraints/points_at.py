@@ -34,7 +34,7 @@ from app.scene.constraints.change_of_basis import (
 from app.scene.errors import SceneError
 from app.scene.math import quat
 from app.scene.math.aim import DEGENERATE, aim_delta, unit
-from app.scene.math.transforms import transform_points, transform_vectors
+from app.scene.math.transforms import inverse, transform_points, transform_vectors
 from app.scene.rig.limits import limited_rotation, violation_deg
 from app.scene.rig.model import Limit, PointsAt, UpVector
 
@@ -131,9 +131,12 @@ def object_rotation(
     return quat.mul(quat.conj(d0), d1)
 
 
-def measure_violation(limit, rest_rotation, parent_world, bone_to_world, direction_in_rot):
-    """Degrees ``(F,)`` by which a bone's pose leaves ``limit`` (relative to its rest pose)."""
-    d = rest_relative(rest_rotation, local_rotation(parent_world, bone_to_world))
+def measure_violation(limit, rest_rotation, parent_world, bone_to_world, direction_in_rot,
+                      world_to_parent=None):  # fmt: skip
+    """Degrees ``(F,)`` by which a bone's pose leaves ``limit`` (relative to its rest pose);
+    ``world_to_parent`` is ``inverse(parent_world)`` when the caller has it."""
+    d = rest_relative(rest_rotation, local_rotation(parent_world, bone_to_world,
+                                                    world_to_parent))  # fmt: skip
     u, _ = unit(np.broadcast_to(direction_in_rot, d.shape[:-1] + (3,)))
     return violation_deg(limit, d, u)
 
@@ -160,12 +163,15 @@ def apply(constraint: PointsAt, ctx) -> None:
     head = bone_to_world[:, :3, 3]
     degenerate = np.linalg.norm(target - head, axis=-1) <= DEGENERATE
     limit = constraint.limit
+    # Inverted once for both polar rotations (the pose before, and the limit after).
+    to_parent = None if limit is None else inverse(parent_world)
     if ctx.space_of(constraint) == "world":
         new = turn_world(bone_to_world, tail, target, constraint.up)
     else:
         d0 = None
         if limit is not None:
-            d0 = rest_relative(bone.rotation, local_rotation(parent_world, bone_to_world))
+            d0 = rest_relative(bone.rotation, local_rotation(parent_world, bone_to_world,
+                                                             to_parent))  # fmt: skip
         rigid = is_rigid(scene, skeleton, b)
         rotation = object_rotation(bone_to_world, tail, target, rigid, limit=limit, d0=d0,
                                    up=constraint.up)  # fmt: skip
@@ -173,6 +179,6 @@ def apply(constraint: PointsAt, ctx) -> None:
     ctx.set_world(b, new)
     if limit is not None:
         ctx.limit_violation_deg[:, b] = measure_violation(
-            limit, bone.rotation, parent_world, new, tail
+            limit, bone.rotation, parent_world, new, tail, to_parent
         )
     ctx.info[constraint.name] = {"degenerate_frames": ctx.frames[degenerate]}

@@ -194,8 +194,10 @@ def rotation_from_matrix(m) -> np.ndarray:
         m[tiny & ~(big > 0)] = np.eye(3)
     u, _, vt = np.linalg.svd(m)
     rot = u @ vt
-    # A reflection (negative determinant) has no rotation; flip the weakest axis.
-    flip = np.linalg.det(rot) < 0
+    # A reflection (negative determinant) has no rotation; flip the weakest axis. (``rot`` is
+    # orthogonal: the triple product of its rows is its determinant, +-1, and cheaper.)
+    flip = np.einsum("...i,...i->...", np.cross(rot[..., 0, :], rot[..., 1, :]),
+                     rot[..., 2, :]) < 0  # fmt: skip
     if np.any(flip):
         u = u.copy()
         u[flip, :, -1] *= -1
