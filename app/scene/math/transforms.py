@@ -105,6 +105,17 @@ def inverse(a_to_b) -> np.ndarray:
     """
     a_to_b = np.asarray(a_to_b, dtype=float)
     linear = a_to_b[..., :3, :3]
+    flat = linear.reshape(-1, 3, 3)
+    linear_inv = _once_per_run(_linear_inverse, flat).reshape(linear.shape)
+    out = np.zeros_like(a_to_b)
+    out[..., :3, :3] = linear_inv
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", linear_inv, a_to_b[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def _linear_inverse(linear: np.ndarray) -> np.ndarray:
+    """The inverses of a stack ``(N, 3, 3)`` for :func:`inverse`."""
     try:
         linear_inv = np.linalg.inv(linear)
         fine = linear_inv.size == 0 or np.abs(linear_inv).max() <= MAX_INVERSE  # NaN: False
@@ -112,11 +123,7 @@ def inverse(a_to_b) -> np.ndarray:
         linear_inv, fine = None, False
     if not fine:
         linear_inv = _inverse_of_degenerate(linear, linear_inv)
-    out = np.zeros_like(a_to_b)
-    out[..., :3, :3] = linear_inv
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", linear_inv, a_to_b[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
+    return linear_inv
 
 
 def _power_of_two_scaled(m):
@@ -170,6 +177,23 @@ def transform_vectors(a_to_b, vectors_in_a) -> np.ndarray:
     return np.einsum("...ij,...j->...i", a_to_b[..., :3, :3], np.asarray(vectors_in_a, float))
 
 
+def _once_per_run(fn, m: np.ndarray) -> np.ndarray:
+    """``fn`` of a stack of matrices ``(N, 3, 3)`` (a result per matrix), computed once per
+    run of equal consecutive matrices when the runs are long: a pose held for many frames
+    (keys that end, a bone that does not move) costs one LAPACK call, not one a frame. The
+    same bits: equal matrices give equal results."""
+    if len(m) < _RUNS_FROM:
+        return fn(m)
+    starts = np.flatnonzero(np.concatenate([[True], np.any(m[1:] != m[:-1], axis=(1, 2))]))
+    if len(starts) > len(m) // 2:
+        return fn(m)
+    return np.repeat(fn(m[starts]), np.diff(np.append(starts, len(m))), axis=0)
+
+
+#: Stacks of at least this many matrices are looked through for runs of equal ones.
+_RUNS_FROM = 64
+
+
 def rotation_from_matrix(m) -> np.ndarray:
     """Nearest rotation (polar decomposition) of the linear part of ``m``, as quaternions.
 
@@ -184,6 +208,12 @@ def rotation_from_matrix(m) -> np.ndarray:
         exactly ``R``'s quaternion; with shear it is the rotation nearest in Frobenius norm.
     """
     m = np.asarray(m, dtype=float)[..., :3, :3]
+    flat = m.reshape(-1, 3, 3)
+    return _once_per_run(_polar_quaternions, flat).reshape(m.shape[:-2] + (4,))
+
+
+def _polar_quaternions(m: np.ndarray) -> np.ndarray:
+    """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)``."""
     # A matrix scaled nearly to nothing (a scale of 5e-324: subnormal entries, on which the
     # SVD does not converge) is first scaled back up, exactly; all zero, it turns by nothing.
     big = np.abs(m).max(axis=(-1, -2))
