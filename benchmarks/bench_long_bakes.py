@@ -1,8 +1,9 @@
 """Long bakes within the bounds (issue 20), each in a child process of its own:
 
-- the shipped points-at scene (``calf_points_at_ankle.json``, 7 bones, a hinge limit)
-  stretched to 10⁶ frames, baked in each space, against forward kinematics alone of the same
-  frames (the floor: no constraint) in the same child;
+- the shipped points-at scene (``calf_points_at_ankle.json``, 7 bones, a hinge limit) with
+  its ``frame_end`` at 10⁶ (its keys end at frame 120: the pose then holds), baked in each
+  space, against forward kinematics alone of the same frames (the floor: no constraint) in
+  the same child;
 - a bake of 49,999 frames × 121 bones (6 × 10⁶ poses, within the 10⁷ bound): the child's
   peak memory (``VmHWM``) against the size of the result's own arrays plus the interpreter
   with numpy and the app imported (the floor: what any bake of this size must hold). Before
