@@ -324,3 +324,16 @@ def test_the_harness_calls_a_scene_that_does_not_come_back_equal_a_defect(monkey
     monkeypatch.setattr(fuzzing, "load_scene", second_load_differs)
     with pytest.raises(fuzzing.Defect, match="not the same"):
         fuzzing.check_input(SCENES / "legs.json", ".json")
+
+
+def test_renaming_in_the_editor_refuses_a_name_a_save_could_not_write():
+    from app.scene.rig.bone_edits import rename_bone
+    from app.scene.rig.constraint_edits import with_pivot_renamed
+
+    scene = load_scene(SCENES / "foot_roll.json")
+    for bad in ("hi\u0000p", "hip\n", "\ud800"):
+        with pytest.raises(ValueError, match="control characters|surrogate"):
+            rename_bone(scene, "foot", bad)
+        constraint = scene.constraints[0]
+        with pytest.raises(ValueError, match="control characters|surrogate"):
+            with_pivot_renamed(constraint, constraint.pivots[0].name, bad)

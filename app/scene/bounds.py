@@ -19,6 +19,7 @@ at least :data:`MIN_BONE_LENGTH` long.
 from __future__ import annotations
 
 import math
+import re
 
 from app.scene.errors import SceneError
 
@@ -125,6 +126,35 @@ def check_tail(name: str, tail, where: str) -> None:
         raise SceneError(f"bone {name!r} would have no length: its tail is {length:.3g} long, "
                          f"shorter than the shortest bone, {MIN_BONE_LENGTH:g} (write "
                          "[0, 0, 0] for a bone with no length)", where)  # fmt: skip
+
+
+#: Half of a UTF-16 surrogate pair alone (``"\\ud800"`` in JSON): no UTF-8 text can hold it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Control characters (C0, DEL, C1): a name holding one would not show, or would be cut short
+#: (a NUL ends a name in NumPy's string arrays and in C).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def unsaveable_character(text: str) -> str | None:
+    """Why ``text`` could not be saved as UTF-8 (a lone surrogate), or ``None``."""
+    found = _SURROGATE.search(text)
+    if found:
+        return (
+            f"the text holds half of a UTF-16 surrogate pair (U+{ord(found.group()):04X} "
+            f"at character {found.start() + 1}) alone, which cannot be saved as UTF-8"
+        )
+    return None
+
+
+def bad_name_character(name: str) -> str | None:
+    """Why ``name`` could not be a name (a lone surrogate, a control character), or ``None``."""
+    found = _CONTROL.search(name)
+    if found:
+        return (
+            f"a name must not hold control characters (U+{ord(found.group()):04X} at "
+            f"character {found.start() + 1})"
+        )
+    return unsaveable_character(name)
 
 
 def frame_count(start, end) -> float:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import numpy as np
 
-from app.scene.bounds import MAX_MAGNITUDE, check_magnitude
+from app.scene.bounds import (
+    MAX_MAGNITUDE,
+    bad_name_character,
+    check_magnitude,
+    unsaveable_character,
+)
 from app.scene.errors import SceneError
 from app.scene.rig.keys import INTERPOLATIONS, Keys
 
@@ -23,12 +27,6 @@ UNIT_TOLERANCE = 1e-6
 #: counts as the first level): deeper values are refused at load, so that saving never
 #: recurses without bound.
 MAX_NESTING = 64
-
-#: Half of a UTF-16 surrogate pair alone (``"\\ud800"`` in JSON): no UTF-8 text can hold it.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-#: Control characters (C0, DEL, C1): a name holding one would not show, or would be cut short
-#: (a NUL ends a name in NumPy's string arrays and in C).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def type_name(value) -> str:
@@ -90,22 +88,17 @@ def read_string(value, path, non_empty=True) -> str:
 
 def check_text(text: str, path) -> None:
     """Refuse text that UTF-8 cannot hold (a lone surrogate), naming ``path``."""
-    found = _SURROGATE.search(text)
-    if found:
-        code = ord(found.group())
-        raise SceneError(f"the text holds half of a UTF-16 surrogate pair (U+{code:04X} at "
-                         f"character {found.start() + 1}) alone, which cannot be saved as UTF-8",
-                         path)  # fmt: skip
+    why = unsaveable_character(text)
+    if why:
+        raise SceneError(why, path)
 
 
 def check_name(name: str, path) -> None:
     """Refuse a name that could not be saved or shown as it is: a lone surrogate or a
     control character (a tab, a newline, a NUL, ...)."""
-    check_text(name, path)
-    found = _CONTROL.search(name)
-    if found:
-        raise SceneError(f"a name must not hold control characters (U+{ord(found.group()):04X} "
-                         f"at character {found.start() + 1})", path)  # fmt: skip
+    why = bad_name_character(name)
+    if why:
+        raise SceneError(why, path)
 
 
 def read_name(value, path) -> str:
@@ -194,7 +187,7 @@ def _child(path: str, key) -> str:
 def key_text(key: str) -> str:
     """A key as a JSON path shows it: as it is, or escaped (``\\ud800``) when it holds what a
     message could not print (a lone surrogate, a control character)."""
-    if _SURROGATE.search(key) or _CONTROL.search(key):
+    if bad_name_character(key):
         return json.dumps(key)[1:-1]
     return key
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene.bounds import bad_name_character
 from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix, trs
 from app.scene.rig.editing import unique_name
@@ -295,11 +296,14 @@ def rename_bone(scene: Scene, old: str, new: str) -> Rig:
     KeyError
         When there is no bone ``old``.
     ValueError
-        When ``new`` is empty, has surrounding spaces, or is another bone's name.
+        When ``new`` is empty, has surrounding spaces or a control character, or is another
+        bone's name.
     """
     scene.bone(old)
     if not new or new != new.strip():
         raise ValueError("a bone's name must be non-empty, without leading or trailing spaces")
+    if bad_name_character(new):
+        raise ValueError(bad_name_character(new))
     if new != old and new in scene.bone_names():
         raise ValueError(f"there is already a bone named {new!r}")
     bones = []

@@ -13,6 +13,7 @@ import dataclasses
 
 import numpy as np
 
+from app.scene.bounds import bad_name_character
 from app.scene.rig.editing import pivot_named
 from app.scene.rig.model import (
     ConeLimit,
@@ -117,6 +118,8 @@ def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiPare
     pivot = pivot_named(constraint, old)
     if not new or new != new.strip():
         raise ValueError("a pivot's name must be non-empty, without leading or trailing spaces")
+    if bad_name_character(new):
+        raise ValueError(bad_name_character(new))
     if new != old and any(p.name == new for p in constraint.pivots):
         raise ValueError(f"{constraint.name!r} already has a pivot named {new!r}")
     renamed = dataclasses.replace(pivot, name=new)
