@@ -109,10 +109,8 @@ def _bake(argv) -> int:
         scene = _load(args.scene, args.animation)
         try:
             result = bake(scene, frames=frames, space=args.space)
-        except SceneError as e:  # a constraint that cannot be solved: in which file
-            if e.file or e.path in ("frames", "--space"):
-                raise
-            raise e.with_file(args.scene) from None
+        except SceneError as e:
+            raise _in_file(e, args.scene) from None
         result.save_npz(args.out)
     except (SceneError, ValueError) as e:
         return refuse("main.py bake", e)
@@ -122,6 +120,14 @@ def _bake(argv) -> int:
         print(one_line(message), file=sys.stderr)
     print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
     return 0
+
+
+def _in_file(error, scene_path):
+    """A refusal of the evaluation (a constraint that cannot be solved), naming the scene's
+    file when it names no file of its own (the command's own arguments excepted)."""
+    if error.file or error.path in ("frames", "--frames", "--space"):
+        return error
+    return error.with_file(str(scene_path))
 
 
 def _load(path, animation):
@@ -240,7 +246,10 @@ def _export(argv) -> int:
         scene = _load(args.scene, args.animation)
         request = ExportRequest(scene, Path(args.out), frames, args.space,
                                 {"rotation_order": args.rotation_order, "size": size})  # fmt: skip
-        notes = run_export(fmt, request)
+        try:
+            notes = run_export(fmt, request)
+        except SceneError as e:
+            raise _in_file(e, args.scene) from None
     except (SceneError, ValueError) as e:
         return refuse("main.py export", e)
     except _LIMITS as e:
