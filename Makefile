@@ -36,7 +36,8 @@ test: $(STAMP)
 	@tools/install-gltf-validator.sh
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# 20,000 mutated scene files and BVH clips through load and bake (prints the tally), then
+# 20,000 mutated scene files and BVH clips through load, save and load back, and bake (prints
+# the tally), then
 # the GUI monkey with 1,000 actions on each scene.
 fuzz: $(STAMP)
 	@tools/install-system-deps.sh test
