@@ -37,8 +37,7 @@ test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # 20,000 mutated scene files and BVH clips through load, save and load back, and bake (prints
-# the tally), then
-# the GUI monkey with 1,000 actions on each scene.
+# the tally), then the GUI monkey with 1,000 actions on each scene.
 fuzz: $(STAMP)
 	@tools/install-system-deps.sh test
 	$(PY) tools/fuzz.py --examples 20000
