@@ -52,3 +52,26 @@ def test_shift_drag_keeps_the_pivot_at_its_height(qtbot):
     assert np.linalg.norm(after - before) > 0.02
     assert abs(world(after)[1] - world(before)[1]) < 1e-9  # on the ground plane through it
     assert np.linalg.norm(win.viewport.project([world(after)])[0] - end) < 1.5
+
+
+def test_labels_never_cover_a_handle_as_the_foot_rolls(qtbot):
+    """Stepping through the roll, every pivot's handle stays visible: no label's box covers
+    its disc, and the disc's centre pixel shows the handle's colour, not text."""
+    from app.widgets.viewport.scene_drawing import PIVOT_COLOR
+
+    win = gui.open_window(qtbot, SCENES / "foot_roll.json", 0)
+    vp = win.viewport
+    dpr = vp.devicePixelRatioF()
+    orange = np.array(PIVOT_COLOR[:3]) * 255
+    for _ in range(12):
+        image = gui.framebuffer(vp, qtbot)[..., ::-1]  # RGB
+        centres = vp.project(np.array([p for _, p in vp.handles()]))
+        for rect, _spot, text, _color in vp._drawing.labels.layout():
+            for x, y in centres:
+                assert not rect.adjusted(-6, -6, 6, 6).contains(float(x), float(y)), text
+        for x, y in centres:
+            if 0 <= x < vp.width() and 0 <= y < vp.height():
+                pixel = image[int(y * dpr), int(x * dpr)]
+                assert np.abs(pixel - orange).max() < 60, (win.document.frame, pixel)
+        for _ in range(4):
+            gui.key(vp, "Right")
