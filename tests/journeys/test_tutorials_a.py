@@ -14,7 +14,7 @@ from app.scene.math.transforms import transform_points
 from app.scene.rig.editing import Ref
 from tests import gui
 from tests.conftest import SCENES
-from tests.gui import CTRL, LEFT, SHIFT, drag, framebuffer, key
+from tests.gui import CTRL, SHIFT, drag, framebuffer, key
 
 from ._steps_a import (
     ALT,
@@ -180,3 +180,196 @@ def test_the_foot_roll_tutorial_step_by_step(qtbot):
     assert round(obj[0] - start[0], 2) == figure(text, r"walks ([\d.]+) m forward")
     assert round(world[2] - start[2], 2) == figure(text, r"walks ([\d.]+) m off to the side")
     assert round(-world[1], 2) == figure(text, r"its ankle ([\d.]+) m below the floor")
+
+
+def test_building_a_foot_roll_from_nothing_step_by_step(qtbot, dialogs):
+    win = window(qtbot)
+    doc, vp = win.document, win.viewport
+    text = open_tutorial(win, qtbot, "build_foot_roll")
+    # 1. File ▸ New (Ctrl+N): one upright root bone, and the tutorial stays open
+    assert "File ▸ New (Ctrl+N)" in text and "this text stays open" in text
+    vp.setFocus()
+    key(vp, "N", CTRL)
+    assert doc.scene.bone_names() == ["root"] and not doc.scene.constraints
+    assert win.tutorial_dock.isVisible() and shown_text(win) == text
+    pose = doc.pose()
+    gui.click(vp, vp.project([0.5 * (pose.heads[0, 0] + pose.tails[0, 0])])[0])
+    assert doc.selection == (Ref.bone("root"),)
+    # 2. F2 foot; its Tail 0, 0, 0.2 in the inspector
+    rename_with_f2(vp, "foot")
+    for i, v in enumerate((0, 0, 0.2)):
+        type_into(field(win, SPIN, f"rest_tail{i}"), str(v))
+    assert doc.scene.bone_names() == ["foot"] and doc.scene.bone("foot").tail == (0, 0, 0.2)
+    # 3. E: the toes from the foot's tail; F2 toes; Tail 0, 0, 0.06
+    vp.setFocus()
+    key(vp, "E")
+    rename_with_f2(vp, "toes")
+    for i, v in enumerate((0, 0, 0.06)):
+        type_into(field(win, SPIN, f"rest_tail{i}"), str(v))
+    toes = doc.scene.bone("toes")
+    assert (toes.parent, toes.translation, toes.tail) == ("foot", (0, 0, 0.2), (0, 0, 0.06))
+    # 4. the foot in the outliner; Shift+A over the viewport ▸ the multi-parent constraint
+    outliner_click(win, qtbot, Ref.bone("foot"))
+    vp.setFocus()
+    QTest.mouseMove(vp, vp.rect().center())
+    key(vp, "A", SHIFT)
+    pick_from_menu(qtbot, "Add Multi-Parent Constraint on foot")
+    qtbot.waitUntil(lambda: len(doc.scene.constraints) == 1)
+    (c,) = doc.scene.constraints
+    assert c.body == "foot" and [p.position for p in c.pivots] == [(0, 0, 0)]  # the heel
+    # 5. Add pivot: at the foot's tail, the ball; name them heel and ball
+    press(win, "addPivotButton")
+    roll = Ref.constraint(c.name)
+    assert [p.position for p in doc.scene.constraint(c.name).pivots] == [(0, 0, 0), (0, 0, 0.2)]
+    for row, name in zip(outliner_rows(win, roll), ("heel", "ball")):
+        outliner_click(win, qtbot, Ref.pivot_of(c.name, row))
+        type_into(field(win, QtWidgets.QLineEdit, "pivotName"), name)
+    assert outliner_rows(win, roll) == ["heel", "ball"]
+    # 6. the heel: K at 0, X -20 at 10 (toes up), 0 at 20 (flat)
+    outliner_click(win, qtbot, Ref.pivot_of(c.name, "heel"))
+    go_to_frame(win, 0)
+    vp.setFocus()
+    key(vp, "K")
+    go_to_frame(win, 10)
+    type_into(field(win, SPIN, "rotationEuler0"), "-20")
+    foot = doc.pose()
+    assert np.allclose(foot.heads[0, 0], 0, atol=1e-9)  # the heel stays
+    assert foot.tails[0, 0, 1] > 0.06  # toes up: tipped back on the heel
+    go_to_frame(win, 20)
+    type_into(field(win, SPIN, "rotationEuler0"), "0")
+    assert np.allclose(doc.pose().tails[0, 0], [0, 0, 0.2], atol=1e-6)  # flat again
+    # 7. the ball: K at 20, X 30 at 32: the heel lifts, the ball stays
+    outliner_click(win, qtbot, Ref.pivot_of(c.name, "ball"))
+    vp.setFocus()
+    key(vp, "K")
+    image = framebuffer(vp, qtbot)
+    go_to_frame(win, 32)
+    type_into(field(win, SPIN, "rotationEuler0"), "30")
+    foot = doc.pose()
+    assert foot.heads[0, 0, 1] > 0.09 and np.allclose(foot.tails[0, 0], [0, 0, 0.2], atol=1e-6)
+    qtbot.wait(30)
+    assert changed_pixels(image, framebuffer(vp, qtbot)) > 100  # the roll shows
+    # 8. play it; the curves show the two pivots taking turns
+    go_to_frame(win, 0)
+    vp.setFocus()
+    key(vp, "Space")
+    qtbot.waitUntil(lambda: doc.frame >= 4, timeout=5000)
+    key(vp, "Space")
+    win.curves_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: win.curve_view.isVisible())
+    spans = []
+    for name in ("heel", "ball"):
+        outliner_click(win, qtbot, Ref.pivot_of(c.name, name))
+        spans.append(win.curve_view.key_markers()["w"][0])
+    assert spans[0].max() <= spans[1].min()  # the heel's keys end where the ball's begin
+    win.curves_dock.toggleViewAction().trigger()
+    # what to notice: both spaces agree; the body followed the rename
+    vp.setFocus()
+    go_to_frame(win, 32)
+    key(vp, "1")
+    world = doc.pose().bone_to_world
+    key(vp, "2")
+    assert np.allclose(world, doc.pose().bone_to_world, atol=1e-12)
+    assert doc.scene.constraints[0].body == "foot"
+    # New again, with unsaved changes: asked first; Cancel keeps everything, tutorial too
+    built = doc.scene
+    dialogs.answer = QtWidgets.QMessageBox.StandardButton.Cancel
+    key(vp, "N", CTRL)
+    assert dialogs.kinds() == ["question"] and doc.scene == built
+    assert win.tutorial_dock.isVisible()
+    # every step was one entry in the History: Ctrl+Z takes them all back, to New's bone
+    count = doc.undo_stack.index()
+    assert count >= 14
+    for _ in range(count):
+        key(vp, "Z", CTRL)
+    assert doc.scene.bone_names() == ["root"] and not doc.scene.constraints
+
+
+CORNERS = np.array([[x, y, z] for x in (-0.25, 0.25) for y in (-0.25, 0.25) for z in (-0.5, 0.5)])
+
+
+def test_the_tumbling_box_tutorial_step_by_step(qtbot):
+    win = window(qtbot)
+    doc, vp = win.document, win.viewport
+    text = open_tutorial(win, qtbot, "tumbling_box")
+    box = doc.scene.bone_index("box")
+    tumble = Ref.constraint("tumble")
+    edges = {ref.pivot: p for ref, p in vp.handles() if ref.kind == "pivot"}
+    # 1. T: the trail; before and after 128 in the Trails bar: quarter circles of 0.56 m
+    vp.setFocus()
+    key(vp, "T")
+    assert win.trails_bar.isVisible()
+    for name in ("trails_before", "trails_after"):
+        type_into(win.trails_bar.findChild(QtWidgets.QSpinBox, name), "128")
+    ((frames, path),) = vp.teaching.trail_paths.values()
+    assert frames[0] == 0 and frames[-1] == 128
+    radius = figure(text, r"\(([\d.]+) m away")
+    on_a = np.linalg.norm(path[:13] - edges["edge_a"], axis=1)  # frames 0..12 about edge_a
+    assert np.allclose(np.round(on_a, 2), radius)
+    heights = path[:, 1]
+    assert round(heights.min(), 2) == figure(text, r"climbs from ([\d.]+) m")
+    assert round(heights.max(), 2) == figure(text, r"climbs from [\d.]+ m to ([\d.]+) m")
+    assert round(heights[12], 2) == figure(text, r"comes down to ([\d.]+) m standing")
+    steps_ = np.linalg.norm(np.diff(path[:13], axis=0), axis=1)
+    assert np.allclose(steps_, steps_[0])  # evenly spaced dots
+    assert np.allclose(path[12:17], path[12])  # four frames' dots on one point
+    # 2. the curves of the constraint: 90 degrees per tip, 720 in all; spaces part at frame 1
+    win.curves_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: win.curve_view.isVisible())
+    outliner_click(win, qtbot, tumble)
+    series = win.curve_view.series()
+    turn_frames, turn = series["turn"]
+    assert round(turn[-1]) == figure(text, r"(\d+) degrees over the shot's eight tips")
+    assert abs(np.interp(12, turn_frames, turn) - 90) < 1e-6  # the first tip
+    part_frames, distance = series["distance"]
+    parted = part_frames[np.argmax(distance > 1e-9)]
+    assert 0 < parted <= figure(text, r"part from frame (\d+)")
+    win.curves_dock.toggleViewAction().trigger()
+    # 3. the handover: frame 12 edge_a's arrow; 14 none; 17 edge_b's
+    go_to_frame(win, 12)
+    vp.setFocus()
+    key(vp, "S", ALT)
+    key(vp, "Right", ALT)
+    for frame, expected in ((12, ["edge_a"]), (14, []), (17, ["edge_b"])):
+        go_to_frame(win, frame)
+        win.step_through.flush()
+        vp.refresh()
+        assert step_labels(vp) == expected, frame
+    assert "At frame 17 only edge_b's arrow is drawn" in text
+    vp.setFocus()
+    key(vp, "S", ALT)
+    assert not win.step_through.active
+    # 4. edge_b's diamond from 16 to 6 in the scrub bar; then edge_b to the top of the list
+    shipped = bake(doc.scene)
+    outliner_click(win, qtbot, Ref.pivot_of("tumble", "edge_b"))
+    bar = win.timeline.scrub_bar
+    y = bar.height() - 10
+    drag(bar, (bar.x_of(16), y), (bar.x_of(6), y), steps=10, qtbot=qtbot)
+    keys = doc.scene.constraint("tumble").pivots[1].rotation_keys.frames
+    assert list(keys[:3]) == [0, 6, 28]
+    both = bake(doc.scene)
+    short = 100 * (shipped.heads[-1, box, 0] - both.heads[-1, box, 0])
+    assert round(short, 1) == figure(text, r"lands ([\d.]+) cm short")
+    outliner_click(win, qtbot, tumble)
+    list_click(field(win, QtWidgets.QListWidget, "pivotList"), "edge_b")
+    press(win, "pivotUpButton")
+    assert outliner_rows(win, tumble)[0] == "edge_b"
+    assert np.array_equal(bake(doc.scene).bone_to_world, both.bone_to_world)
+    vp.setFocus()
+    key(vp, "Z", CTRL)
+    key(vp, "Z", CTRL)
+    assert outliner_rows(win, tumble)[:2] == ["edge_a", "edge_b"]
+    assert np.array_equal(bake(doc.scene).bone_to_world, shipped.bone_to_world)
+    # 5. object space 6 m along +X; world space 2 m along +Z, a corner 0.25 m under the floor
+    go_to_frame(win, 128)
+    start = shipped.heads[0, box]
+    vp.setFocus()
+    key(vp, "2")
+    assert round(doc.pose().heads[0, box, 0] - start[0]) == figure(text, r"length, (\d+) m along")
+    key(vp, "1")
+    assert round(doc.pose().heads[0, box, 2] - start[2]) == figure(text, r"sideways \((\d+) m")
+    go_to_frame(win, 12)
+    lowest = transform_points(doc.pose().bone_to_world[0, box], CORNERS)[:, 1].min()
+    assert round(-lowest, 2) == figure(text, r"its lowest corner ([\d.]+) m under it")
+    key(vp, "2")
+    assert transform_points(doc.pose().bone_to_world[0, box], CORNERS)[:, 1].min() > -1e-9
