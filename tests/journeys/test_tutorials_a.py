@@ -373,3 +373,119 @@ def test_the_tumbling_box_tutorial_step_by_step(qtbot):
     assert round(-lowest, 2) == figure(text, r"its lowest corner ([\d.]+) m under it")
     key(vp, "2")
     assert transform_points(doc.pose().bone_to_world[0, box], CORNERS)[:, 1].min() > -1e-9
+
+
+def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
+    from app.cli import main as command_line
+    from app.scene.io import load_scene
+
+    win = window(qtbot)
+    doc, vp = win.document, win.viewport
+    text = open_tutorial(win, qtbot, "humanoid_gltf")
+    actions = win.actions_by_name
+    foot = doc.scene.bone_index("foot.L")
+    # 1. mesh only, bones only, both; X-ray (Alt+Z); scrubbing moves the body
+    shown = {}
+    for name in ("showMesh", "showBones", "showBoth"):
+        actions[name].trigger()  # View ▸ Mesh Only, Bones Only, Mesh and Bones
+        qtbot.wait(20)
+        shown[name] = framebuffer(vp, qtbot)
+    assert changed_pixels(shown["showMesh"], shown["showBones"]) > 1000
+    vp.setFocus()
+    assert vp.xray  # on at first: the bones over the body
+    key(vp, "Z", ALT)
+    qtbot.wait(20)
+    assert not vp.xray and changed_pixels(shown["showBoth"], framebuffer(vp, qtbot)) > 50
+    key(vp, "Z", ALT)
+    assert vp.xray
+    go_to_frame(win, 12)
+    qtbot.wait(20)
+    assert changed_pixels(shown["showBoth"], framebuffer(vp, qtbot)) > 100
+    go_to_frame(win, 0)
+    # 2. click foot.L (X-ray on); Edit ▸ Add / Remove ▸ Add Multi-Parent Constraint on foot.L
+    pose = doc.pose()
+    tip = pose.tails[0, foot] if pose.tails is not None else pose.heads[0, foot]
+    vp.setFocus()
+    gui.click(vp, vp.project([0.5 * (pose.heads[0, foot] + tip)])[0])
+    assert doc.selection == (Ref.bone("foot.L"),)
+    win.add_menu.aboutToShow.emit()
+    (add,) = [a for a in win.add_menu.actions()
+              if a.text() == "Add Multi-Parent Constraint on foot.L"]  # fmt: skip
+    add.trigger()
+    (c,) = doc.scene.constraints
+    roll = Ref.constraint(c.name)
+    assert doc.selection == (roll,)
+    outliner_click(win, qtbot, Ref.pivot_of(c.name, c.pivots[0].name))
+    assert np.allclose(c.pivots[0].position, 0)  # at the ankle (the foot's head)
+
+    def name_and_place(name, position):
+        type_into(field(win, QtWidgets.QLineEdit, "pivotName"), name)
+        for i, v in enumerate(position):
+            type_into(field(win, SPIN, f"position{i}"), str(v))
+
+    name_and_place("heel", (0, -0.07, -0.04))
+    menus = []
+    vp.exec_menu = lambda menu, at: menus.append([a.text() for a in menu.actions()]) or next(
+        a for a in menu.actions() if a.text().startswith("Add Pivot")).trigger()  # fmt: skip
+    heel = Ref.pivot_of(c.name, "heel")
+    for _ in range(2):  # right-click it (in the viewport) ▸ Add Pivot, twice
+        at = vp.project(dict(vp.handles())[heel][None])[0]
+        QTest.mouseClick(vp, QtCore.Qt.MouseButton.RightButton, gui.NO_MODS, gui.point(at))
+    assert len(menus) == 2 and all(f"Add Pivot to {c.name}" in m for m in menus)
+    rows = outliner_rows(win, roll)
+    assert len(rows) == 3 and rows[0] == "heel"
+    for row, name, position in zip(rows[1:], ("ball", "toe"),
+                                   ((0, -0.06, 0.13), (0, -0.065, 0.19))):  # fmt: skip
+        outliner_click(win, qtbot, Ref.pivot_of(c.name, row))
+        name_and_place(name, position)
+    assert outliner_rows(win, roll) == ["heel", "ball", "toe"]
+    # 3. the keys, as the text lists them
+    for pivot, keys in (("ball", ((2, "K"), (12, "28"), (24, "K"), (34, "0"))),
+                        ("toe", ((12, "K"), (18, "12"), (26, "K"), (34, "0"))),
+                        ("heel", ((34, "K"), (40, "-14"), (46, "0")))):  # fmt: skip
+        outliner_click(win, qtbot, Ref.pivot_of(c.name, pivot))
+        for frame, what in keys:
+            go_to_frame(win, frame)
+            if what == "K":
+                vp.setFocus()
+                key(vp, "K")
+            else:
+                type_into(field(win, SPIN, "rotationEuler0"), what)
+    frames = np.arange(doc.scene.frame_start, doc.scene.frame_end + 1.0)
+    m = bake(doc.scene, frames).bone_to_world[:, foot]
+    pivots = doc.scene.constraint(c.name).pivots
+    up = {p.name: transform_points(m, np.array(p.position))[:, 1] for p in pivots}
+    up = {name: 100 * (h - h[2]) for name, h in up.items()}  # cm above frame 2
+    assert round(up["heel"][12], 1) == figure(text, r"about the ball \(([\d.]+) cm by frame 12")
+    assert round(up["heel"][24], 1) == figure(text, r"the heel ([\d.]+) cm up at frame 24")
+    assert round(up["toe"][40], 1) == figure(text, r"the toe tip ([\d.]+) cm up at frame 40")
+    # 4. world (1), object (2), Compare (C): the foot is turned out 40°
+    go_to_frame(win, 12)
+    m0 = bake(doc.scene, [0.0]).bone_to_world[0, foot]
+    out = np.degrees(np.arctan2(m0[0, 2], m0[2, 2]))
+    assert round(out) == figure(text, r"The foot is turned out (\d+)°")
+    vp.setFocus()
+    key(vp, "1")
+    world = doc.pose().heads[0, foot]
+    key(vp, "2")
+    assert np.linalg.norm(world - doc.pose().heads[0, foot]) > 0.01  # the spaces part
+    image = framebuffer(vp, qtbot)
+    key(vp, "C")
+    assert doc.compare
+    qtbot.wait(20)
+    assert changed_pixels(image, framebuffer(vp, qtbot)) > 50  # the ghost body
+    key(vp, "C")
+    # 5. save the scene (untitled: Save asks where), then the command line's export
+    scene_path = tmp_path / "rolled.json"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(scene_path), "")))  # fmt: skip
+    key(vp, "S", CTRL)
+    assert load_scene(scene_path) == doc.scene
+    out_glb = tmp_path / "rolled.glb"
+    assert "main.py export SCENE.json --out rolled.glb --space object" in text
+    assert command_line(["export", str(scene_path), "--out", str(out_glb), "--space",
+                         "object"]) == 0  # fmt: skip
+    back = load_scene(out_glb)
+    assert back.meshes and len(back.bones) == len(doc.scene.bones)
+    heads = bake(back, [12.0]).heads[0, back.bone_index("foot.L")]
+    assert np.allclose(heads, bake(doc.scene, [12.0], "object").heads[0, foot], atol=1e-5)
