@@ -192,6 +192,12 @@ def test_tumbling_box_figures():
     rests = {b2 - b1 for (_, b1, _), (b2, _, _) in zip(tips[:-1], tips[1:])}
     assert rests == {4} and "four frames' dots pile onto one point" in text
     heights = centre[:, 1]
+    for a, b, _ in tips:  # the height rises and falls once per tip
+        h = heights[a : b + 1]
+        top = int(np.argmax(h))
+        assert 0 < top < len(h) - 1
+        assert np.all(np.diff(h[: top + 1]) > 0) and np.all(np.diff(h[top:]) < 0)
+    says(text, "its height rises and falls once per tip")
     says(text, f"climbs from {heights[0]:.2f} m to {heights.max():.2f} m over each edge")
     says(text, f"comes down to {heights[tips[0][1]]:.2f} m standing or {heights[0]:.2f} m lying")
     # 2. the turn: 90 per tip, 720 over the shot; world and object part from frame 1

@@ -4,7 +4,9 @@ text quotes."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from pathlib import Path
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
@@ -116,3 +118,12 @@ def rename_with_f2(viewport, name: str) -> None:
 
 def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:
     return int((np.abs(before - after).max(axis=2) > 40).sum())
+
+
+def tool(name: str):
+    """``tools/<name>.py`` imported as a module (the tools are scripts, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "tools" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
