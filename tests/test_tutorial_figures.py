@@ -109,6 +109,9 @@ def test_foot_roll_figures():
     gains = [apart[b] - apart[a] for a, b in zip(starts, ends)]
     assert len({f"{g * 100:.2f}"[:-1] for g in gains}) == 1  # the same gain each time
     says(text, f"{100 * gains[0]:.2f} cm further than before")
+    # no jump: each frame adds a share of a roll's gain, spread over the roll's frames
+    assert np.abs(np.diff(apart)).max() < 0.3 * gains[0]
+    says(text, "without a jump from one frame to the next")
     still = ~np.concatenate([[False], rolls])  # frames not reached by a ball turn
     assert np.allclose(np.diff(apart)[~rolls], 0, atol=1e-12) and still.any()
     says(text, f"{cm(apart[45])} at frame 45, {cm(apart[-1])} at the end")
