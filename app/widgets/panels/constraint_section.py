@@ -73,7 +73,7 @@ class ConstraintSection:
         """The pivots in their order, with Move Up / Move Down (one undo step each) and
         Add pivot. The list keeps the moved pivot current across the page's rebuild."""
         doc = self._document
-        pivots = QtWidgets.QListWidget()
+        pivots = keep_keys(QtWidgets.QListWidget())  # Up/Down choose a pivot here
         pivots.setObjectName("pivotList")
         pivots.setToolTip(
             "The pivots in the constraint's order. The normalized anticommutator sums "
