@@ -389,6 +389,11 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     actions = win.actions_by_name
     foot = doc.scene.bone_index("foot.L")
     # 1. mesh only, bones only, both; X-ray (Alt+Z); scrubbing moves the body
+    words = {name: actions[name].text().replace("&", "") for name in
+             ("showBoth", "showMesh", "showBones", "xray")}  # fmt: skip
+    assert "View ▸ {}, {}, {} choose".format(*list(words.values())[:3]) in text
+    assert f"View ▸ {words['xray']} (Alt+Z)" in text
+    assert f"Edit ▸ {win.add_menu.title().replace('&', '')} ▸ Add Multi-Parent" in text
     shown = {}
     for name in ("showMesh", "showBones", "showBoth"):
         actions[name].trigger()  # View ▸ Mesh Only, Bones Only, Mesh and Bones
