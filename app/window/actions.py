@@ -138,8 +138,15 @@ class WindowActions:
             "Frame &All",
             self.viewport.frame_all,
             "Shift+F",
-            "Point the camera at the whole skeleton",
+            "Point the camera at the whole skeleton at this frame",
         )
+        a("frameAnimation", "Frame A&nimation", self.viewport.frame_animation, "Ctrl+F",
+          "Point the camera at every joint over the whole animation")  # fmt: skip
+        a("follow", "Fo&llow", self.viewport.set_follow, "Ctrl+Shift+F",
+          "While playing or scrubbing, the view's centre follows the selection (else the root)",
+          checkable=True)  # fmt: skip
+        self.actions_by_name["follow"].setChecked(self.viewport.following)
+        self.viewport.follow_changed.connect(self.actions_by_name["follow"].setChecked)
         a(
             "boneAxes",
             "Bone &Axes",
@@ -295,7 +302,7 @@ class WindowActions:
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "boneAxes"):
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):

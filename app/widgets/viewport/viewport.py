@@ -27,7 +27,7 @@ import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
 from app.scene.analysis import projection
-from app.scene.analysis.gizmo import framing_distance
+from app.scene.analysis.camera_framing import bounding_sphere, framing_distance
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
@@ -54,6 +54,8 @@ class Viewport(gl.GLViewWidget):
 
     #: Emitted after each paint with the time it finished (for latency measurements).
     painted = QtCore.Signal(float)
+    #: Follow (the centre following the selection or the root) turned on or off.
+    follow_changed = QtCore.Signal(bool)
 
     def __init__(self, document, parent=None):
         super().__init__(parent=parent)
@@ -77,11 +79,15 @@ class Viewport(gl.GLViewWidget):
         self._drawing = SceneDrawing(self)
         self.gizmo = GizmoLayer(self, document)  # rotate rings and move arrows
         self.transform_mode = TransformMode(self, document, self.gizmo)  # G / R
+        self._fitted: tuple[float, float] | None = None  # (radius, distance) of the framing
+        self.follow = framing.Follow(self, document)
+        self._bones = (document.scene, set(document.scene.bone_names()))
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
-        document.scene_replaced.connect(self.frame_all)
+        document.structure_changed.connect(self._show_new_bones)
+        document.scene_replaced.connect(self.frame_opened)
         self.refresh()
-        self.frame_all()
+        self.frame_opened()
 
     # --- camera and projection -----------------------------------------------------------
 
@@ -112,19 +118,52 @@ class Viewport(gl.GLViewWidget):
         points = points[np.all(np.isfinite(points), axis=1)]
         if len(points) == 0:
             return
-        lo, hi = points.min(axis=0), points.max(axis=0)
-        center = (lo + hi) / 2
-        radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
+        self.frame_sphere(*bounding_sphere(points))
+
+    def frame_sphere(self, center, radius: float) -> None:
+        """Point the camera at world ``center`` from where a sphere of ``radius`` fits the
+        view's width and height with a margin (the view angle stays)."""
         aspect = self.width() / max(self.height(), 1)
         distance = framing_distance(radius, self.opts["fov"], aspect)
-        self.setCameraPosition(
-            pos=QtGui.QVector3D(*(WORLD_TO_VIEW[:3, :3] @ center)), distance=distance
-        )
+        center = WORLD_TO_VIEW[:3, :3] @ np.asarray(center, dtype=float)
+        self.setCameraPosition(pos=QtGui.QVector3D(*center), distance=distance)
+        self._fitted = (float(radius), float(self.opts["distance"]))
+
+    def move_center(self, by) -> None:
+        """Move the camera's centre by world vector ``by`` (3,): distance and angle stay."""
+        by = WORLD_TO_VIEW[:3, :3] @ np.asarray(by, dtype=float)
+        if not np.all(np.isfinite(by)) or not np.any(by):
+            return
+        self.opts["center"] = self.opts["center"] + QtGui.QVector3D(*by)
+        self.update()
+
+    def resizeEvent(self, ev):
+        """Until the user zooms, a framing keeps fitting as the view changes shape."""
+        super().resizeEvent(ev)
+        if self._fitted is not None and self.opts["distance"] == self._fitted[1]:
+            self.frame_sphere(self.center_in_world(), self._fitted[0])
+
+    def center_in_world(self) -> np.ndarray:
+        """The point the camera looks at and orbits, world coordinates (3,)."""
+        c = self.opts["center"]
+        return WORLD_TO_VIEW[:3, :3].T @ np.array([c.x(), c.y(), c.z()])
 
     def frame_all(self) -> None:
         """Frame the skeleton and its handles at the current frame (Blender's View All),
         lay the ground grid under everything the timeline reaches, reset the view angle."""
         framing.frame_all(self)
+        self.refresh()
+
+    def frame_animation(self) -> None:
+        """Frame every joint and mesh over the whole timeline (while following: around the
+        followed point at each frame), reset the view angle."""
+        framing.frame_animation(self)
+        self.refresh()
+
+    def frame_opened(self) -> None:
+        """A scene was opened: Follow as its motion asks, and frame the whole animation."""
+        self._bones = (self._document.scene, set(self._document.scene.bone_names()))
+        framing.frame_opened(self)
         self.refresh()
 
     def frame_selection(self) -> None:
@@ -134,6 +173,49 @@ class Viewport(gl.GLViewWidget):
             self.frame_all()
         else:
             self.frame_points(points)
+
+    @property
+    def following(self) -> bool:
+        """Whether the centre follows the selection (else the root) as the frame changes."""
+        return self.follow.enabled
+
+    def set_follow(self, on: bool) -> None:
+        on = bool(on)
+        if on != self.follow.enabled:
+            self.follow.set_enabled(on)
+            self.follow_changed.emit(on)
+
+    def keep_in_view(self, points) -> None:
+        """If any of world ``points`` (N, 3) lies outside the view, frame them together with
+        the joints now in view (the view angle stays)."""
+        points = np.asarray(points, dtype=float).reshape(-1, 3)
+        points = points[np.all(np.isfinite(points), axis=1)]
+        if len(points) == 0 or self._in_view(points).all():
+            return
+        pose = self._document.pose()
+        joints = np.concatenate([pose.heads[0], pose.tails[0]])
+        self.frame_points(np.concatenate([joints[self._in_view(joints)], points]))
+
+    def _in_view(self, points) -> np.ndarray:
+        """Which world points project inside the view, a few pixels from its edges, (N,)."""
+        xy = self.project(points)
+        margin = 4.0
+        with np.errstate(invalid="ignore"):
+            return ((xy[:, 0] >= margin) & (xy[:, 0] <= self.width() - margin)
+                    & (xy[:, 1] >= margin) & (xy[:, 1] <= self.height() - margin))  # fmt: skip
+
+    def _show_new_bones(self) -> None:
+        """Bones just made (Shift+A, E, an undone delete) are brought into view."""
+        doc = self._document
+        names = set(doc.scene.bone_names())
+        scene, known = self._bones
+        self._bones = (doc.scene, names)
+        new = names - known
+        if scene is not doc.scene or not new:
+            return  # another scene: it is framed when it is opened
+        pose = doc.pose()
+        index = [i for i, n in enumerate(pose.bone_names) if str(n) in new]
+        self.keep_in_view(np.concatenate([pose.heads[0, index], pose.tails[0, index]]))
 
     # --- what is drawn -------------------------------------------------------------------
 
