@@ -17,7 +17,7 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import HELP_TEXT
-from app.window.mesh_actions import build_mesh_actions
+from app.window.mesh_actions import build_camera_actions, build_mesh_actions
 
 
 class WindowActions:
@@ -140,13 +140,7 @@ class WindowActions:
             "Shift+F",
             "Point the camera at the whole skeleton at this frame",
         )
-        a("frameAnimation", "Frame A&nimation", self.viewport.frame_animation, "Ctrl+F",
-          "Point the camera at every joint over the whole animation")  # fmt: skip
-        a("follow", "Fo&llow", self.viewport.set_follow, "Ctrl+Shift+F",
-          "While playing or scrubbing, the view's centre follows the selection (else the root)",
-          checkable=True)  # fmt: skip
-        self.actions_by_name["follow"].setChecked(self.viewport.following)
-        self.viewport.follow_changed.connect(self.actions_by_name["follow"].setChecked)
+        build_camera_actions(self)
         a(
             "boneAxes",
             "Bone &Axes",

@@ -75,7 +75,8 @@ class BoneActions:
     def _paste_pose(self, flipped: bool) -> None:
         text = QtGui.QGuiApplication.clipboard().text()
         self._safely(pose_operations.paste_pose, self.document, text, flipped)()
-        self.viewport.keep_in_view(framing.selection_points(self.viewport))  # what was pasted
+        # what was pasted is in view
+        framing.keep_in_view(self.viewport, framing.selection_points(self.viewport))
 
     def _popup_add_menu(self) -> None:
         """Shift+A: the add menu under the mouse, its first entry (Add Bone) active."""

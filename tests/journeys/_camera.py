@@ -59,3 +59,22 @@ def drawn_near_bones(viewport, qtbot, pose) -> float:
         if len(patch) and (np.abs(patch - background).sum(axis=1) > 60).any():
             hits += 1
     return hits / max(len(middles), 1)
+
+
+def camera_center(viewport) -> np.ndarray:
+    """The point the viewport's camera looks at, world coordinates (3,)."""
+    from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW
+
+    c = viewport.opts["center"]
+    return WORLD_TO_VIEW[:3, :3].T @ np.array([c.x(), c.y(), c.z()])
+
+
+def project_with(world_to_clip, size, points) -> np.ndarray:
+    """Pixels of world points ``(N, 3)`` through a recorded ``world_to_clip`` and widget
+    ``size`` ``(w, h)``: whether each lies inside the rectangle, (N,)."""
+    from app.scene.analysis import projection
+
+    w, h = size
+    xy = projection.project(points, world_to_clip, w, h)
+    with np.errstate(invalid="ignore"):
+        return (xy[:, 0] >= 0) & (xy[:, 0] <= w) & (xy[:, 1] >= 0) & (xy[:, 1] <= h)

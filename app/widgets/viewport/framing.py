@@ -12,6 +12,7 @@ made stay, and nothing of it is an edit.
 from __future__ import annotations
 
 import numpy as np
+from PySide6 import QtGui
 
 from app.scene.analysis import camera_framing
 from app.scene.analysis.gizmo import broadside_direction
@@ -193,7 +194,53 @@ class Follow:
         if not self.enabled or last == frame:
             return
         move = self.path([frame, last])
-        self._viewport.move_center(move[0] - move[1])
+        by = WORLD_TO_VIEW[:3, :3] @ (move[0] - move[1])
+        if np.all(np.isfinite(by)) and np.any(by):  # the distance and the angle stay
+            vp = self._viewport
+            vp.opts["center"] = vp.opts["center"] + QtGui.QVector3D(*by)
+            vp.update()
+
+
+def center_in_world(viewport) -> np.ndarray:
+    """The point the camera looks at and orbits, world coordinates (3,)."""
+    c = viewport.opts["center"]
+    return WORLD_TO_VIEW[:3, :3].T @ np.array([c.x(), c.y(), c.z()])
+
+
+def in_view(viewport, points) -> np.ndarray:
+    """Which world points (N, 3) project inside the view, a few pixels from its edges, (N,)."""
+    xy = viewport.project(points)
+    margin = 4.0
+    w, h = viewport.width(), viewport.height()
+    with np.errstate(invalid="ignore"):
+        return ((xy[:, 0] >= margin) & (xy[:, 0] <= w - margin)
+                & (xy[:, 1] >= margin) & (xy[:, 1] <= h - margin))  # fmt: skip
+
+
+def keep_in_view(viewport, points) -> None:
+    """If any of world ``points`` (N, 3) lies outside the view, frame them together with the
+    joints now in view (the view angle stays)."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    points = points[np.all(np.isfinite(points), axis=1)]
+    if len(points) == 0 or in_view(viewport, points).all():
+        return
+    pose = viewport._document.pose()
+    joints = np.concatenate([pose.heads[0], pose.tails[0]])
+    viewport.frame_points(np.concatenate([joints[in_view(viewport, joints)], points]))
+
+
+def show_new_bones(viewport, known) -> tuple:
+    """Bring the bones made since ``known`` (``(scene, bone names)``) into view; returns the
+    new ``known``. Another scene is framed when it is opened, not here."""
+    doc = viewport._document
+    names = set(doc.scene.bone_names())
+    scene, before = known
+    new = names - before
+    if scene is doc.scene and new:
+        pose = doc.pose()
+        index = [i for i, n in enumerate(pose.bone_names) if str(n) in new]
+        keep_in_view(viewport, np.concatenate([pose.heads[0, index], pose.tails[0, index]]))
+    return doc.scene, names
 
 
 def selection_points(viewport) -> np.ndarray:

@@ -115,10 +115,8 @@ class Viewport(gl.GLViewWidget):
     def frame_points(self, points) -> None:
         """Point the camera at the bounding sphere of world ``points`` (N, 3)."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
-        points = points[np.all(np.isfinite(points), axis=1)]
-        if len(points) == 0:
-            return
-        self.frame_sphere(*bounding_sphere(points))
+        if np.isfinite(points).all(axis=1).any():
+            self.frame_sphere(*bounding_sphere(points))
 
     def frame_sphere(self, center, radius: float) -> None:
         """Point the camera at world ``center`` from where a sphere of ``radius`` fits the
@@ -129,24 +127,11 @@ class Viewport(gl.GLViewWidget):
         self.setCameraPosition(pos=QtGui.QVector3D(*center), distance=distance)
         self._fitted = (float(radius), float(self.opts["distance"]))
 
-    def move_center(self, by) -> None:
-        """Move the camera's centre by world vector ``by`` (3,): distance and angle stay."""
-        by = WORLD_TO_VIEW[:3, :3] @ np.asarray(by, dtype=float)
-        if not np.all(np.isfinite(by)) or not np.any(by):
-            return
-        self.opts["center"] = self.opts["center"] + QtGui.QVector3D(*by)
-        self.update()
-
     def resizeEvent(self, ev):
         """Until the user zooms, a framing keeps fitting as the view changes shape."""
         super().resizeEvent(ev)
         if self._fitted is not None and self.opts["distance"] == self._fitted[1]:
-            self.frame_sphere(self.center_in_world(), self._fitted[0])
-
-    def center_in_world(self) -> np.ndarray:
-        """The point the camera looks at and orbits, world coordinates (3,)."""
-        c = self.opts["center"]
-        return WORLD_TO_VIEW[:3, :3].T @ np.array([c.x(), c.y(), c.z()])
+            self.frame_sphere(framing.center_in_world(self), self._fitted[0])
 
     def frame_all(self) -> None:
         """Frame the skeleton and its handles at the current frame (Blender's View All),
@@ -162,7 +147,6 @@ class Viewport(gl.GLViewWidget):
 
     def frame_opened(self) -> None:
         """A scene was opened: Follow as its motion asks, and frame the whole animation."""
-        self._bones = (self._document.scene, set(self._document.scene.bone_names()))
         framing.frame_opened(self)
         self.refresh()
 
@@ -174,48 +158,15 @@ class Viewport(gl.GLViewWidget):
         else:
             self.frame_points(points)
 
-    @property
-    def following(self) -> bool:
-        """Whether the centre follows the selection (else the root) as the frame changes."""
-        return self.follow.enabled
-
     def set_follow(self, on: bool) -> None:
+        """Follow: the centre follows the selection (else the root) as the frame changes."""
         on = bool(on)
         if on != self.follow.enabled:
             self.follow.set_enabled(on)
             self.follow_changed.emit(on)
 
-    def keep_in_view(self, points) -> None:
-        """If any of world ``points`` (N, 3) lies outside the view, frame them together with
-        the joints now in view (the view angle stays)."""
-        points = np.asarray(points, dtype=float).reshape(-1, 3)
-        points = points[np.all(np.isfinite(points), axis=1)]
-        if len(points) == 0 or self._in_view(points).all():
-            return
-        pose = self._document.pose()
-        joints = np.concatenate([pose.heads[0], pose.tails[0]])
-        self.frame_points(np.concatenate([joints[self._in_view(joints)], points]))
-
-    def _in_view(self, points) -> np.ndarray:
-        """Which world points project inside the view, a few pixels from its edges, (N,)."""
-        xy = self.project(points)
-        margin = 4.0
-        with np.errstate(invalid="ignore"):
-            return ((xy[:, 0] >= margin) & (xy[:, 0] <= self.width() - margin)
-                    & (xy[:, 1] >= margin) & (xy[:, 1] <= self.height() - margin))  # fmt: skip
-
-    def _show_new_bones(self) -> None:
-        """Bones just made (Shift+A, E, an undone delete) are brought into view."""
-        doc = self._document
-        names = set(doc.scene.bone_names())
-        scene, known = self._bones
-        self._bones = (doc.scene, names)
-        new = names - known
-        if scene is not doc.scene or not new:
-            return  # another scene: it is framed when it is opened
-        pose = doc.pose()
-        index = [i for i, n in enumerate(pose.bone_names) if str(n) in new]
-        self.keep_in_view(np.concatenate([pose.heads[0, index], pose.tails[0, index]]))
+    def _show_new_bones(self) -> None:  # Shift+A, E, an undone delete: brought into view
+        self._bones = framing.show_new_bones(self, self._bones)
 
     # --- what is drawn -------------------------------------------------------------------
 
