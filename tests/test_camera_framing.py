@@ -25,7 +25,7 @@ def test_smooth_path_removes_a_bob_and_keeps_a_straight_walk():
     walk = np.stack([0.01 * frames, 0.05 * np.sin(2 * np.pi * frames / 24), 0 * frames], -1)
     smooth = smooth_path(walk, 24)
     assert np.abs(smooth[24:-24, 1]).max() < 0.01 * 0.05 * 24  # one period averages out
-    assert np.allclose(smooth[24:-24, 0], walk[24:-24, 0])  # a straight line stays
+    assert np.allclose(smooth[:, 0], walk[:, 0])  # a straight walk stays, to its ends
     assert np.array_equal(smooth_path(walk, 1), walk)
 
 

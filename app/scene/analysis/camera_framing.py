@@ -75,16 +75,19 @@ def framing_distance(radius: float, fov_degrees: float, aspect: float = 1.0,
 
 
 def smooth_path(path, width: float) -> np.ndarray:
-    """A moving average of ``path`` ``(F, 3)`` over ``width`` samples (the ends held).
+    """A moving average of ``path`` ``(F, 3)`` over ``width`` samples.
 
+    Beyond its ends the path is mirrored through its end points (``2 p[0] - p[k]``), so a
+    steady walk stays exactly on its path up to the last frame instead of lagging behind it.
     ``width`` below 2 returns the path unchanged. Linear in ``F`` (a cumulative sum).
     """
     path = np.asarray(path, dtype=float).reshape(-1, 3)
-    half = int(round(width / 2))
-    if half < 1 or len(path) < 2:
+    half = min(int(round(width / 2)), len(path) - 1)
+    if half < 1:
         return path.copy()
-    padded = np.concatenate([np.repeat(path[:1], half, axis=0), path,
-                             np.repeat(path[-1:], half, axis=0)])  # fmt: skip
+    before = 2 * path[0] - path[half:0:-1]
+    after = 2 * path[-1] - path[-2 : -half - 2 : -1]
+    padded = np.concatenate([before, path, after])
     sums = np.concatenate([np.zeros((1, 3)), np.cumsum(padded, axis=0)])
     n = 2 * half + 1
     return (sums[n:] - sums[:-n]) / n

@@ -106,7 +106,9 @@ def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     joints = np.concatenate([timeline.heads, timeline.tails], axis=1)  # (F, 2B, 3)
     bones = followed_bones(doc)
     if len(bones) and joints.shape[1]:
-        followed = 0.5 * (timeline.heads[:, bones] + timeline.tails[:, bones]).mean(axis=1)
+        # the selection's bones' middles, or the roots' heads (the hips, the box's centre)
+        ends = (timeline.heads, timeline.tails) if doc.selection else (timeline.heads,)
+        followed = sum(end[:, bones] for end in ends).mean(axis=1) / len(ends)
         followed = np.where(np.isfinite(followed), followed, 0.0)
     else:
         followed = np.zeros((len(frames), 3))
@@ -128,11 +130,12 @@ def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     return plan, np.concatenate(still)
 
 
-def frame_animation(viewport) -> None:
+def frame_animation(viewport, planned=None) -> None:
     """Frame every joint and mesh over every frame: all of them at once, or, while following,
-    the sphere that holds them around the followed point at each frame."""
+    the sphere that holds them around the followed point at each frame. ``planned``: what
+    :func:`animation_plan` just returned."""
     doc = viewport._document
-    plan, still = animation_plan(viewport)
+    plan, still = animation_plan(viewport) if planned is None else planned
     viewport.follow.adopt(plan)
     center, radius = camera_framing.bounding_sphere(still)
     body = camera_framing.bounding_sphere(shown_points(viewport))[1]
@@ -145,9 +148,9 @@ def frame_animation(viewport) -> None:
 def frame_opened(viewport) -> None:
     """A scene was opened: Follow on where the root travels further than the framed size,
     then frame the whole animation."""
-    plan, _ = animation_plan(viewport)
-    viewport.set_follow(plan.worth_following)
-    frame_animation(viewport)
+    planned = animation_plan(viewport)
+    viewport.set_follow(planned[0].worth_following)
+    frame_animation(viewport, planned)
 
 
 class Follow:
@@ -229,18 +232,29 @@ def keep_in_view(viewport, points) -> None:
     viewport.frame_points(np.concatenate([joints[in_view(viewport, joints)], points]))
 
 
-def show_new_bones(viewport, known) -> tuple:
-    """Bring the bones made since ``known`` (``(scene, bone names)``) into view; returns the
-    new ``known``. Another scene is framed when it is opened, not here."""
+def made(viewport) -> tuple:
+    """What :func:`show_new` compares with: the scene, its bones' names and its handles."""
     doc = viewport._document
-    names = set(doc.scene.bone_names())
-    scene, before = known
-    new = names - before
-    if scene is doc.scene and new:
-        pose = doc.pose()
-        index = [i for i, n in enumerate(pose.bone_names) if str(n) in new]
-        keep_in_view(viewport, np.concatenate([pose.heads[0, index], pose.tails[0, index]]))
-    return doc.scene, names
+    return doc.scene, set(doc.scene.bone_names()), {ref for ref, _ in viewport.handles()}
+
+
+def show_new(viewport, known) -> tuple:
+    """Bring the bones, pivots and targets made since ``known`` (what :func:`made` returned)
+    into view; returns what :func:`made` returns now. Another scene is framed when it is
+    opened, not here."""
+    doc = viewport._document
+    now = made(viewport)
+    if known[0] is not doc.scene:
+        return now
+    # only what was added (a rename makes a new name, not a new thing to look at)
+    bones = now[1] - known[1] if len(now[1]) > len(known[1]) else set()
+    handles = now[2] - known[2] if len(now[2]) > len(known[2]) else set()
+    pose = doc.pose()
+    index = [i for i, n in enumerate(pose.bone_names) if str(n) in bones]
+    points = [pose.heads[0, index], pose.tails[0, index]]
+    points += [p[None] for ref, p in viewport.handles() if ref in handles]
+    keep_in_view(viewport, np.concatenate(points))
+    return now
 
 
 def selection_points(viewport) -> np.ndarray:

@@ -81,10 +81,10 @@ class Viewport(gl.GLViewWidget):
         self.transform_mode = TransformMode(self, document, self.gizmo)  # G / R
         self._fitted: tuple[float, float] | None = None  # (radius, distance) of the framing
         self.follow = framing.Follow(self, document)
-        self._bones = (document.scene, set(document.scene.bone_names()))
+        self._made = framing.made(self)
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
-        document.structure_changed.connect(self._show_new_bones)
+        document.structure_changed.connect(self._show_new)
         document.scene_replaced.connect(self.frame_opened)
         self.refresh()
         self.frame_opened()
@@ -165,8 +165,8 @@ class Viewport(gl.GLViewWidget):
             self.follow.set_enabled(on)
             self.follow_changed.emit(on)
 
-    def _show_new_bones(self) -> None:  # Shift+A, E, an undone delete: brought into view
-        self._bones = framing.show_new_bones(self, self._bones)
+    def _show_new(self) -> None:  # Shift+A, E, an undone delete: brought into view
+        self._made = framing.show_new(self, self._made)
 
     # --- what is drawn -------------------------------------------------------------------
 
