@@ -78,3 +78,20 @@ def project_with(world_to_clip, size, points) -> np.ndarray:
     xy = projection.project(points, world_to_clip, w, h)
     with np.errstate(invalid="ignore"):
         return (xy[:, 0] >= 0) & (xy[:, 0] <= w) & (xy[:, 1] >= 0) & (xy[:, 1] <= h)
+
+
+def mouse_drag(widget, start, end, modifiers, steps: int = 8) -> None:
+    """A left-button drag from ``start`` to ``end`` with the button held in every move event
+    (``QTest.mouseMove`` sends moves with no button down, which orbit and pan ignore)."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+    from PySide6.QtTest import QTest
+
+    left = QtCore.Qt.MouseButton.LeftButton
+    start, end = np.asarray(start, float), np.asarray(end, float)
+    QTest.mousePress(widget, left, modifiers, QtCore.QPoint(*np.round(start).astype(int)))
+    for t in np.linspace(0, 1, steps + 1)[1:]:
+        at = QtCore.QPointF(*(start + t * (end - start)))
+        move = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, at, widget.mapToGlobal(at),
+                                 QtCore.Qt.MouseButton.NoButton, left, modifiers)  # fmt: skip
+        QtWidgets.QApplication.sendEvent(widget, move)
+    QTest.mouseRelease(widget, left, modifiers, QtCore.QPoint(*np.round(end).astype(int)))

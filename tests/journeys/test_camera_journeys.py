@@ -12,12 +12,13 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from tests.conftest import CMU_DIR, SCENES
-from tests.gui import SHIFT, click, key
+from tests.gui import CTRL, SHIFT, click, key
 from tests.journeys._camera import (
     camera_center,
     drawn_near_bones,
     frames_out_of_view,
     joints,
+    mouse_drag,
     outside,
     project_with,
 )
@@ -134,3 +135,34 @@ def test_new_bones_are_made_in_view(window, qtbot):
     qtbot.waitUntil(lambda: len(doc.scene.bones) == count + 1, timeout=3000)
     assert "Bone" in opened[0]
     assert not outside(vp, joints(doc.pose())[0]).any()
+
+
+def follow_shift(vp, frames):
+    """How far Follow moves the camera's centre from now at each of ``frames`` (``None``: the
+    camera stands still)."""
+    follow = getattr(vp, "follow", None)
+    if follow is None or not follow.enabled:
+        return None
+    return follow.path(frames) - follow.path(vp._document.frame)
+
+
+def test_frame_animation_and_follow_keys(window, qtbot):
+    open_scene(window, qtbot, TUMBLING_BOX)
+    doc, vp = window.document, window.viewport
+    timeline, count = doc.timeline(), doc.undo_stack.count()
+    mouse_drag(vp, (15, 15), (vp.width() - 15, vp.height() - 15), CTRL)  # pan away
+    assert frames_out_of_view(vp, timeline, follow_shift(vp, timeline.frames))
+    key(window, "F", CTRL)  # View ▸ Frame Animation
+    assert frames_out_of_view(vp, timeline, follow_shift(vp, timeline.frames)) == []
+    follows = window.actions_by_name["follow"].isChecked()
+    key(window, "F", CTRL | SHIFT)  # View ▸ Follow
+    assert window.actions_by_name["follow"].isChecked() != follows
+    assert vp.follow.enabled != follows
+    if vp.follow.enabled:
+        key(window, "F", CTRL | SHIFT)
+    key(window, "F", CTRL)  # a still camera: every frame at once
+    assert frames_out_of_view(vp, timeline) == []
+    before = camera_center(vp)
+    key(window, "End")
+    assert np.allclose(camera_center(vp), before)
+    assert doc.undo_stack.count() == count  # framing and following are no edits
