@@ -115,6 +115,11 @@ def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     plan = camera_framing.follow_plan(frames, joints, followed, doc.scene.fps)
     still = [joints.reshape(-1, 3)]
     relative = []
+    ghost = doc.cached_timeline(doc.ghost_space()) if doc.compare else None
+    if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
+        ghost_joints = np.concatenate([ghost.heads, ghost.tails], axis=1)
+        still.append(ghost_joints.reshape(-1, 3))
+        relative.append(ghost_joints - plan.path[:, None, :])
     meshes = _mesh_points(viewport, timeline)
     if meshes is not None:
         picks, points = meshes
