@@ -28,6 +28,10 @@ MESH_FRAMES = 12
 def _stage(viewport, reach, radius: float) -> None:
     """Size the handles for a skeleton of ``radius``, lay the ground grid under ``reach``
     (world points, (N, 3)) and turn the camera broadside to the motion."""
+    reach = np.asarray(reach, dtype=float).reshape(-1, 3)
+    reach = reach[np.all(np.isfinite(reach), axis=1)]
+    if len(reach) == 0:  # no bones (yet)
+        reach = np.zeros((1, 3))
     viewport._drawing.scale = radius
     spacing = float(10 ** np.floor(np.log10(radius / 2)))
     r_lo, r_hi = reach.min(axis=0), reach.max(axis=0)
