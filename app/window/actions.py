@@ -17,7 +17,7 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import HELP_TEXT
-from app.window.mesh_actions import build_mesh_actions
+from app.window.mesh_actions import build_camera_actions, build_mesh_actions
 
 
 class WindowActions:
@@ -138,8 +138,9 @@ class WindowActions:
             "Frame &All",
             self.viewport.frame_all,
             "Shift+F",
-            "Point the camera at the whole skeleton",
+            "Point the camera at the whole skeleton at this frame",
         )
+        build_camera_actions(self)
         a(
             "boneAxes",
             "Bone &Axes",
@@ -295,7 +296,7 @@ class WindowActions:
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "boneAxes"):
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):

@@ -14,7 +14,9 @@ else the rest)</td></tr>
 <tr><td>G · R</td><td>move / rotate with the mouse · X/Y/Z lock an axis (twice: local) ·
 type a number (R Z 90) · Ctrl snaps · Enter or click confirms · Esc or right-click
 cancels</td></tr>
-<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
+<tr><td>F · Shift+F</td><td>frame the selection · frame everything at this frame</td></tr>
+<tr><td>Ctrl+F · Ctrl+Shift+F</td><td>frame the whole animation · follow the selection (else
+the root) as it plays</td></tr>
 <tr><td>Drag a selected bone's tail</td><td>aim and size the bone (its rest tail)</td></tr>
 <tr><td>Drag a limit's rim / ends</td><td>cone angle · hinge min (blue) / max (red)</td></tr>
 <tr><td><b>Building</b> (viewport, outliner)</td><td></td></tr>
