@@ -28,8 +28,7 @@ import numpy as np
 import pygltflib as gl
 
 from app.scene.errors import SceneError
-from app.scene.formats.baked_locals import checked_bake, local_trs
-from app.scene.math.transforms import inverse
+from app.scene.formats.baked_locals import bind_pose, checked_bake, keyed_trs, local_trs
 from app.scene.rig.model import Scene
 
 _F32 = np.float32
@@ -91,10 +90,12 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
     """
     names, frames, world, parents = checked_bake(scene, result, "glTF")
     index = {n: i for i, n in enumerate(names)}
-    t, q, s = local_trs(parents, world)
+    t, q, s = local_trs(parents, world, lambda: keyed_trs(scene, frames))
     rest = (t[0], q[0], s[0])
     if rest_result is not None:
-        rt, rq, rs = local_trs(parents, np.asarray(rest_result.bone_to_world, dtype=float))
+        rest_world = np.asarray(rest_result.bone_to_world, dtype=float)
+        rt, rq, rs = local_trs(parents, rest_world,
+                               lambda: keyed_trs(scene, rest_result.frames))  # fmt: skip
         rest = (rt[0], rq[0], rs[0])
 
     gltf = gl.GLTF2(asset=gl.Asset(version="2.0", generator="Pivotal"))
@@ -114,7 +115,7 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
         mesh_nodes = [_imported_mesh(gltf, blob, m, index) for m in scene.meshes]
         for r in roots:  # every bone in a skin, for tools that build armatures from skins
             tree = _tree(parents, r)
-            _skin(gltf, blob, tree, inverse(world[0, tree]))
+            _skin(gltf, blob, tree, bind_pose(world[0, tree])[1])
     else:
         mesh_nodes = [_boxes(gltf, blob, scene, world[0], parents, r) for r in roots]
     gltf.scenes = [gl.Scene(nodes=roots + mesh_nodes)]
@@ -167,9 +168,11 @@ def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) ->
     if normals is not None:
         normals = normals.astype(_F32)
         attributes.NORMAL = blob.accessor(blob.view(normals, gl.ARRAY_BUFFER), normals, "VEC3")
-    joints = joints.astype(np.uint16)
-    attributes.JOINTS_0 = blob.accessor(blob.view(joints, gl.ARRAY_BUFFER), joints, "VEC4")
     weights = weights.astype(_F32)
+    # A slot of weight 0 names joint 0, whatever the input had there (the validator warns
+    # ACCESSOR_JOINTS_USED_ZERO_WEIGHT otherwise).
+    joints = np.where(weights > 0, joints, 0).astype(np.uint16)
+    attributes.JOINTS_0 = blob.accessor(blob.view(joints, gl.ARRAY_BUFFER), joints, "VEC4")
     attributes.WEIGHTS_0 = blob.accessor(blob.view(weights, gl.ARRAY_BUFFER), weights, "VEC4")
     flat = indices.reshape(-1).astype(np.uint32)
     acc = blob.accessor(blob.view(flat, gl.ELEMENT_ARRAY_BUFFER), flat, "SCALAR")
@@ -207,6 +210,7 @@ def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
     """One box per bone of ``root``'s tree (from head to tail in the first exported frame's
     pose, skinned to its bone alone), and the tree's skin."""
     tree = _tree(parents, root)
+    bind, world_to_bind = bind_pose(first_world)  # a bone scaled to 0 is bound at its head
     heads = first_world[:, :3, 3]
     size = 0.02 * max(float(np.ptp(heads, axis=0).max()), 1.0)
     positions, triangles = [], []
@@ -220,14 +224,14 @@ def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
         up = np.cross(along, side)
         basis = np.stack([along * length, side * size, up * size], axis=1)  # bone frame
         corners = _CUBE @ basis.T
-        positions.append(corners @ first_world[b, :3, :3].T + first_world[b, :3, 3])
+        positions.append(corners @ bind[b, :3, :3].T + bind[b, :3, 3])
         triangles.append(_CUBE_TRIANGLES + 8 * k)
     positions = np.concatenate(positions)
     joints = np.zeros((len(positions), 4), np.int64)
     joints[:, 0] = np.repeat(np.arange(len(tree)), 8)
     weights = np.zeros((len(positions), 4))
     weights[:, 0] = 1.0
-    skin = _skin(gltf, blob, tree, inverse(first_world[tree]))
+    skin = _skin(gltf, blob, tree, world_to_bind[tree])
     prim = _primitive(gltf, blob, positions, np.concatenate(triangles), joints, weights)
     name = f"{scene.bones[root].name} boxes"
     gltf.meshes.append(gl.Mesh(name=name, primitives=[prim]))
