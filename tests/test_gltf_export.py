@@ -150,3 +150,26 @@ def test_command_line_export_and_refusals_write_nothing(tmp_path):
     with pytest.raises(SceneError, match="cannot write"):
         _export(load_scene(SCENES / "fabrik_arm.json"), tmp_path / "no" / "dir.glb")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arm.glb", "bad.json"]
+
+
+def test_influences_of_weight_zero_are_written_with_joint_zero(tmp_path):
+    """The input names joints 2 and 1 in slots of weight 0; the validator warns
+    ACCESSOR_JOINTS_USED_ZERO_WEIGHT on a file that keeps them."""
+    b = Builder()
+    _skinned(b)
+    attrs = b.doc["meshes"][0]["primitives"][0]["attributes"]
+    joints = np.array([[0, 1, 2, 1], [1, 2, 0, 0], [1, 2, 0, 0], [2, 0, 1, 0]])
+    weights = np.array([[0.6, 0.4, 0, 0], [1, 0, 0, 0], [0.5, 0.5, 0, 0], [1, 0, 0, 0]])
+    attrs["JOINTS_0"] = b.accessor(joints, pygltflib.UNSIGNED_SHORT)
+    attrs["WEIGHTS_0"] = b.accessor(weights)
+    _channel(b, 1, "rotation", [0.0, 1.0], [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795]])
+    (tmp_path / "in.glb").write_bytes(b.glb_bytes())
+    scene = load_scene(tmp_path / "in.glb")
+    np.testing.assert_array_equal(scene.meshes[0].joint_indices, joints)  # kept on import
+    out = tmp_path / "out.glb"
+    _export(scene, out)
+    (report,) = validate(out)
+    assert problems(report) == []
+    (mesh,) = load_scene(out).meshes
+    np.testing.assert_array_equal(mesh.joint_indices, np.where(weights > 0, joints, 0))
+    np.testing.assert_allclose(mesh.weights, weights, atol=1e-7)

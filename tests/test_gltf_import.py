@@ -408,3 +408,22 @@ def test_a_mesh_without_skin_rides_rigidly_on_its_bone():
     skinned = (cap_to_world @ mesh.inverse_bind[0] @ np.c_[mesh.positions, np.ones(3)].T).T
     np.testing.assert_allclose(skinned[:, :3], world, atol=1e-12)
     np.testing.assert_array_equal(mesh.positions, positions)  # in the node's own frame
+
+
+def test_a_file_whose_only_animated_nodes_are_meshes_loads_with_them_as_bones():
+    """A spinning box and a still top-level base, no joints: both meshes ride on their own
+    node's bone, and the spin is kept."""
+    b = Builder()
+    b.doc["nodes"] = [{"name": "base", "mesh": 0}, {"name": "lid", "mesh": 0,
+                                                   "translation": [0, 2, 0]}]  # fmt: skip
+    b.doc["scenes"] = [{"nodes": [0, 1]}]
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 1]], float)
+    b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
+    _channel(b, 1, "rotation", [0.0, 1.0], _rot_xyzw([0, 1, 0], [0.0, 1.5]))
+    scene = parse_gltf(b.gltf_bytes())
+    assert scene.bone_names() == ["base", "lid"] and not scene.messages
+    assert [m.joints for m in scene.meshes] == [("base",), ("lid",)]
+    world = bake(scene, [0.0, 30.0]).bone_to_world
+    lid = (world[:, 1] @ np.c_[positions, np.ones(3)].T)[:, :3].swapaxes(1, 2)
+    turned = Rotation.from_rotvec([0, 1.5, 0]).apply(positions) + [0, 2, 0]
+    np.testing.assert_allclose(lid[1], turned, atol=1e-6)
