@@ -81,12 +81,11 @@ def keyed_trs(scene: Scene, frames):
     applied)."""
     bones = scene.bones
     frames = np.asarray(frames, dtype=float).reshape(-1)
-    parts = [sample_many([b.translation for b in bones], [b.translation_keys for b in bones],
-                         frames),
-             sample_many([b.rotation for b in bones], [b.rotation_keys for b in bones], frames,
-                         rotation=True),
-             sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames)]  # fmt: skip
-    return tuple(np.swapaxes(p, 0, 1) for p in parts)
+    t = sample_many([b.translation for b in bones], [b.translation_keys for b in bones], frames)
+    q = sample_many([b.rotation for b in bones], [b.rotation_keys for b in bones], frames,
+                    rotation=True)  # fmt: skip
+    s = sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames)
+    return tuple(np.swapaxes(p, 0, 1) for p in (t, q, s))
 
 
 def bind_pose(bone_to_world: np.ndarray):

@@ -203,7 +203,8 @@ def _animated_nodes(doc, count) -> set:
         channels = a.get("channels") if isinstance(a, dict) else None
         for c in channels if isinstance(channels, list) else ():
             target = c.get("target") if isinstance(c, dict) else None
-            if not isinstance(target, dict) or target.get("path") not in _WIDTH:
+            if not isinstance(target, dict) or not isinstance(target.get("path"), str) or (
+                    target["path"] not in _WIDTH):  # fmt: skip
                 continue
             n = target.get("node")
             if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < count:

@@ -125,5 +125,3 @@ def _primitive(doc, acc, prim, pw, n_joints, rigid):
         weights[:, 0] = 1.0
     return {"positions": positions, "normals": normals, "indices": indices.reshape(-1, 3),
             "joint_indices": joint_indices, "weights": weights}  # fmt: skip
-
-
