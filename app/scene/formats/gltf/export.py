@@ -15,6 +15,11 @@
   their own skins instead (their joints and inverse bind matrices, so they deform as they
   did), and the tree skins are then used by no mesh (the validator's info UNUSED_OBJECT).
 
+Whatever the input, the validator finds nothing to warn about: an influence slot of weight 0
+names joint 0, a joint named twice in a vertex keeps one slot with both weights, normals are
+unit, and a bone scaled to 0 is written from its own keys where its parent's transform cannot
+be inverted (:mod:`app.scene.formats.baked_locals`).
+
 Keys are baked at every frame, so every sampler is ``LINEAR`` (a constant key is exact at the
 frames written; nothing is exported unbaked). The container is built with ``pygltflib``; the
 file is written atomically.
@@ -30,6 +35,7 @@ import pygltflib as gl
 from app.scene.errors import SceneError
 from app.scene.formats.baked_locals import bind_pose, checked_bake, keyed_trs, local_trs
 from app.scene.rig.model import Scene
+from app.scene.rig.skinning import vertex_normals
 
 _F32 = np.float32
 
@@ -166,17 +172,45 @@ def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) ->
     attributes.POSITION = blob.accessor(blob.view(positions, gl.ARRAY_BUFFER), positions,
                                         "VEC3", minmax=True)  # fmt: skip
     if normals is not None:
-        normals = normals.astype(_F32)
+        normals = _unit_normals(normals, positions, indices).astype(_F32)
         attributes.NORMAL = blob.accessor(blob.view(normals, gl.ARRAY_BUFFER), normals, "VEC3")
-    weights = weights.astype(_F32)
-    # A slot of weight 0 names joint 0, whatever the input had there (the validator warns
-    # ACCESSOR_JOINTS_USED_ZERO_WEIGHT otherwise).
-    joints = np.where(weights > 0, joints, 0).astype(np.uint16)
+    joints, weights = _influences(joints, weights)
     attributes.JOINTS_0 = blob.accessor(blob.view(joints, gl.ARRAY_BUFFER), joints, "VEC4")
     attributes.WEIGHTS_0 = blob.accessor(blob.view(weights, gl.ARRAY_BUFFER), weights, "VEC4")
     flat = indices.reshape(-1).astype(np.uint32)
     acc = blob.accessor(blob.view(flat, gl.ELEMENT_ARRAY_BUFFER), flat, "SCALAR")
     return gl.Primitive(attributes=attributes, indices=acc, mode=gl.TRIANGLES)
+
+
+def _unit_normals(normals, positions, indices) -> np.ndarray:
+    """The normals made unit, as the validator wants them (``ACCESSOR_VECTOR3_NON_UNIT``);
+    where one has no length, the triangles' own vertex normal, else +z."""
+    normals = np.asarray(normals, dtype=float)
+    length = np.linalg.norm(normals, axis=1)
+    fine = np.isfinite(length) & (length > 1e-12)
+    out = np.zeros_like(normals)
+    out[fine] = normals[fine] / length[fine, None]
+    if not fine.all():
+        fill = vertex_normals(positions, indices)[~fine]
+        fill[~(np.linalg.norm(fill, axis=1) > 0)] = (0.0, 0.0, 1.0)
+        out[~fine] = fill
+    return out
+
+
+def _influences(joints, weights):
+    """``JOINTS_0`` (uint16) and ``WEIGHTS_0`` (float32) the validator accepts whatever the
+    input: a joint named in two slots of a vertex keeps one, with both weights
+    (``ACCESSOR_JOINTS_INDEX_DUPLICATE``), and a slot of weight 0 names joint 0
+    (``ACCESSOR_JOINTS_USED_ZERO_WEIGHT``)."""
+    joints = np.array(joints, dtype=np.int64)
+    weights = np.array(weights, dtype=float)
+    for a in range(3):
+        for b in range(a + 1, 4):
+            same = (joints[:, a] == joints[:, b]) & (weights[:, a] > 0) & (weights[:, b] > 0)
+            weights[same, a] += weights[same, b]
+            weights[same, b] = 0.0
+    weights = weights.astype(_F32)
+    return np.where(weights > 0, joints, 0).astype(np.uint16), weights
 
 
 def _imported_mesh(gltf, blob, mesh, index) -> int:
