@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 from pxr import Usd
+from scipy.spatial.transform import Rotation
 
 from app.scene.analysis.bone_shapes import octahedra
 from app.scene.evaluate import bake
@@ -108,3 +109,25 @@ def test_negative_scale_is_still_refused_naming_the_node():
     with pytest.raises(Exception, match="0 or more") as e:
         parse_gltf(b.gltf_bytes())
     assert e.value.path == "/nodes/0/scale"
+
+
+def test_a_matrix_with_a_zero_column_is_a_zero_scale_along_that_axis():
+    turn = Rotation.from_rotvec([0.3, -0.2, 0.5]).as_matrix()
+    flat, gone = np.eye(4), np.eye(4)
+    flat[:3, :3] = turn * [2.0, 0.0, 1.5]  # squashed flat along its own x
+    flat[:3, 3] = [1, 2, 3]
+    gone[:3, :3] = 0.0
+    b = Builder()
+    b.doc["nodes"] = [{"name": "flat", "matrix": flat.T.reshape(-1).tolist()},
+                      {"name": "gone", "matrix": gone.T.reshape(-1).tolist()}]  # fmt: skip
+    scene = parse_gltf(b.gltf_bytes())
+    np.testing.assert_allclose(scene.bones[0].scale, [2.0, 0.0, 1.5])
+    np.testing.assert_allclose(bake(scene, [0.0]).bone_to_world[0, 0], flat, atol=1e-12)
+    assert scene.bones[1].scale == (0.0, 0.0, 0.0) and scene.bones[1].rotation == (1, 0, 0, 0)
+    # Beside a zero column a negative one is no mirror: diag(1, -1, 0) is a half turn about x
+    # of diag(1, 1, 0).
+    half = np.diag([1.0, -1.0, 0.0, 1.0])
+    b.doc["nodes"] = [{"name": "m", "matrix": half.T.reshape(-1).tolist()}]
+    scene = parse_gltf(b.gltf_bytes())
+    assert scene.bones[0].scale == (1.0, 1.0, 0.0)
+    np.testing.assert_allclose(bake(scene, [0.0]).bone_to_world[0, 0], half, atol=1e-12)

@@ -35,7 +35,7 @@ from app.scene.formats.gltf.buffers import (
     read_document,
 )
 from app.scene.formats.gltf.meshes import read_meshes
-from app.scene.math import quat
+from app.scene.math import transforms
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
 
@@ -234,11 +234,14 @@ def _local(node, where):
             raise SceneError("matrix is not affine (last row must be 0 0 0 1)", where + "/matrix")
         linear = m[:3, :3]
         s = np.linalg.norm(linear, axis=0)
-        if np.any(s <= 0) or np.linalg.det(linear) <= 0:
+        hidden = s == 0  # a column of 0: scaled to nothing along that axis (allowed)
+        if np.linalg.det(linear) < 0 or (np.linalg.det(linear) <= 0 and not hidden.any()):
             raise SceneError("matrix must have positive scale (bones cannot mirror)",
                              where + "/matrix")  # fmt: skip
-        u, _, vt = np.linalg.svd(linear / s)
-        q = quat.quat_from_matrix(u @ vt)
+        # The rotation of the columns that are left (the identity when none is).
+        q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s))
+        if hidden.all():
+            q = np.array([1.0, 0.0, 0.0, 0.0])
         t = m[:3, 3]
     else:
         t = numbers(node.get("translation", [0, 0, 0]), where + "/translation", 3)
