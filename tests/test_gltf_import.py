@@ -14,6 +14,7 @@ from app.scene.evaluate import bake
 from app.scene.formats.gltf.importer import parse_gltf
 from app.scene.io import load_scene, save_scene
 from app.scene.rig.skeleton import local_transforms
+from app.scene.rig.skinning import bind
 from tests.gltf_files import FLOAT, SHORT, UBYTE, USHORT, Builder
 
 
@@ -427,3 +428,30 @@ def test_a_file_whose_only_animated_nodes_are_meshes_loads_with_them_as_bones():
     lid = (world[:, 1] @ np.c_[positions, np.ones(3)].T)[:, :3].swapaxes(1, 2)
     turned = Rotation.from_rotvec([0, 1.5, 0]).apply(positions) + [0, 2, 0]
     np.testing.assert_allclose(lid[1], turned, atol=1e-6)
+
+
+def test_a_scene_saved_before_mesh_leaves_were_bones_keeps_its_rigid_meshes(tmp_path):
+    """Its bones lack the mesh-only leaf 'kneecap': the mesh rides on the knee, where the
+    leaf's transform puts it (as such scenes were drawn then)."""
+    b = Builder()
+    _arm(b)
+    b.doc["nodes"][1]["children"].append(3)
+    b.doc["nodes"].append({"name": "kneecap", "mesh": 0, "translation": [0.1, 0, 0],
+                           "rotation": [0, 0, np.sin(0.2), np.cos(0.2)], "scale": [2, 2, 2]})
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]], float)
+    b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
+    _channel(b, 1, "rotation", [0.0, 1.0], _rot_xyzw([0, 0, 1], [0.0, 1.0]))
+    (tmp_path / "leg.glb").write_bytes(b.glb_bytes())
+    scene = load_scene(tmp_path / "leg.glb")
+    save_scene(scene, tmp_path / "leg.json")
+    text = json.loads((tmp_path / "leg.json").read_text())
+    text["bones"] = [bone for bone in text["bones"] if bone["name"] != "kneecap"]
+    (tmp_path / "old.json").write_text(json.dumps(text))
+    old = load_scene(tmp_path / "old.json")
+    (mesh,) = old.meshes
+    assert mesh.joints == ("knee",)
+    frames = [0.0, 15.0, 30.0]
+    want = bind(scene.meshes[0], scene.bone_names()).deform(bake(scene, frames).bone_to_world,
+                                                           normals=False)  # fmt: skip
+    got = bind(mesh, old.bone_names()).deform(bake(old, frames).bone_to_world, normals=False)
+    np.testing.assert_allclose(got, want, atol=1e-12)
