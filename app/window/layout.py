@@ -270,8 +270,12 @@ class LayoutKeeper(QtCore.QObject):
         """Every dock where the built-in layout puts it, at its built-in size; the docks that
         show a mode (Compare, step-through, a tutorial) stay shown if they were."""
         window = self.window
-        modes = (window.compare_dock, window.step_dock, window.tutorial_dock)
-        shown = [d for d in modes if d.isVisible()]
+        modes = {
+            window.compare_dock: window.document.compare,
+            window.step_dock: window.step_through.active,
+            window.tutorial_dock: getattr(window.tutorial_dock.widget(), "tutorial", None),
+        }
+        shown = [d for d, on in modes.items() if on and d.isVisible()]
         window.restoreState(self.default_state, STATE_VERSION)
         for dock in shown:
             dock.show()

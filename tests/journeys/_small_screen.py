@@ -77,7 +77,7 @@ def dialog_from(trigger) -> dict | None:
             )
             dialog.done(0)
 
-        QtCore.QTimer.singleShot(250, measure)
+        QtCore.QTimer.singleShot(60, measure)
 
     QtCore.QTimer.singleShot(0, poll)
     trigger()
@@ -91,7 +91,7 @@ def journey() -> None:
     app = QtWidgets.QApplication.instance()
     window = next(w for w in app.topLevelWidgets() if isinstance(w, QtWidgets.QMainWindow))
     app.setProperty("journey_window", window)
-    settle(600)
+    settle(300)
     window.activateWindow()
     settle(100)
     timeline = window.timeline
@@ -105,9 +105,10 @@ def journey() -> None:
             (w.objectName() or w.text() if isinstance(w, QtWidgets.QLabel) else w.objectName())
             or type(w).__name__: global_rect(w)
             for w in timeline.findChildren(QtWidgets.QWidget)
-            if w.isVisible() and isinstance(w, (QtWidgets.QAbstractButton,
-                                               QtWidgets.QAbstractSpinBox,
-                                               QtWidgets.QLabel))
+            if w.isVisible()
+            and isinstance(
+                w, (QtWidgets.QAbstractButton, QtWidgets.QAbstractSpinBox, QtWidgets.QLabel)
+            )
             and not (isinstance(w, QtWidgets.QLabel) and not w.text())
         },
         "scrub_bar": global_rect(timeline.scrub_bar),
