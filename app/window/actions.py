@@ -16,7 +16,7 @@ from app.editor import operations, playback, settings
 from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
-from app.window.help_text import controls_dialog
+from app.window.help_text import show_controls
 from app.window.mesh_actions import build_mesh_actions
 
 
@@ -407,10 +407,7 @@ class WindowActions:
         self.recent_menu.setEnabled(bool(files))
 
     def _show_controls(self) -> None:
-        dialog = self.findChild(QtWidgets.QDialog, "controlsDialog") or controls_dialog(self)
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
+        show_controls(self)
 
     def _show_about(self) -> None:
         QtWidgets.QMessageBox.about(

@@ -91,3 +91,11 @@ def controls_dialog(parent: QtWidgets.QWidget) -> QtWidgets.QDialog:
     room = int(0.9 * (area.height() - margins.top() - margins.bottom()))
     dialog.resize(width, min(text_height + rest, room))
     return dialog
+
+
+def show_controls(window: QtWidgets.QWidget) -> None:
+    """F1: show the controls (the box already open, if it is), in front."""
+    dialog = window.findChild(QtWidgets.QDialog, "controlsDialog") or controls_dialog(window)
+    dialog.show()
+    dialog.raise_()
+    dialog.activateWindow()

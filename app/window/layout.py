@@ -105,7 +105,7 @@ class DialogFitter(QtCore.QObject):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QtCore.QEvent.Type.Show and isinstance(obj, QtWidgets.QDialog):
             # After the dialog's own show handling, which may still size it (message boxes).
-            QtCore.QTimer.singleShot(0, lambda d=obj: _fit_shown(d))
+            QtCore.QTimer.singleShot(0, obj, lambda d=obj: _fit_shown(d))
         return False
 
 

@@ -316,7 +316,8 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
             if not self._restored_state:
                 self.size_docks()
             # A geometry saved on a larger screen, or a frame larger than estimated.
-            QtCore.QTimer.singleShot(0, lambda: layout.keep_on_screen(self))
+            QtCore.QTimer.singleShot(0, self, lambda: layout.keep_on_screen(self))
+        self.layout_keeper.schedule()
 
     def size_docks(self) -> None:
         """The default dock sizes: room for names on the left, for the inspector's fields
@@ -324,7 +325,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         width = self.width()
         self.resizeDocks(
             [self.outliner_dock, self.inspector_dock],
-            [min(230, max(150, int(0.18 * width))), min(370, max(270, int(0.29 * width)))],
+            [min(230, max(160, int(0.18 * width))), min(370, max(300, int(0.29 * width)))],
             QtCore.Qt.Orientation.Horizontal,
         )
         self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)
