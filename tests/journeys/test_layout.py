@@ -180,3 +180,24 @@ def test_the_window_narrows_to_a_small_screen_with_every_control_inside(qtbot):
         assert inside.contains(rect), control.objectName()
     assert window.rect().contains(window.statusBar().geometry())
     assert seen_viewport(window).width() >= 0.5 * inside.width()
+
+
+def test_dragging_a_separator_or_shrinking_the_window_cannot_hide_the_viewport(qtbot):
+    window = start(qtbot)
+    choose(qtbot, window, "View", "Curves", dock=True)
+    qtbot.waitUntil(lambda: height_share(window) >= 0.49, timeout=1000)
+    viewport = seen_viewport(window)
+    curves = dock_titled(window, "Curves").geometry()
+    grip = QtCore.QPoint(viewport.center().x(), (viewport.bottom() + curves.top()) // 2 + 1)
+    QTest.mousePress(window, LEFT, QtCore.Qt.KeyboardModifier.NoModifier, grip)
+    top = QtCore.QPoint(grip.x(), viewport.top() + 10)
+    for y in range(grip.y(), top.y(), -40):  # the separator dragged to the top
+        QTest.mouseMove(window, QtCore.QPoint(grip.x(), y))
+        qtbot.wait(10)
+    QTest.mouseMove(window, top)
+    assert seen_viewport(window).height() < 0.3 * viewport.height(), "the drag took effect"
+    QTest.mouseRelease(window, LEFT, QtCore.Qt.KeyboardModifier.NoModifier, top)
+    qtbot.waitUntil(lambda: height_share(window) >= 0.49, timeout=1000)
+    window.resize(1100, 560)
+    qtbot.waitUntil(lambda: height_share(window) >= 0.49, timeout=1000)
+    assert dock_titled(window, "Curves").isVisible()
