@@ -140,8 +140,14 @@ def journey() -> None:
     bad = Path(os.environ["PIVOTAL_JOURNEY_TMP"]) / "notes.txt"
     bad.write_text("not a scene\n" * 40)
     dialogs["cannot open"] = dialog_from(lambda: window.files.open(str(bad)))
+    tutorial = next(a for name, a in actions.items() if name.startswith("tutorial_"))
+    tutorial.trigger()  # Help ▸ Tutorials ▸ the first one
+    settle(200)
+    dock = window.tutorial_dock
+    report["tutorial_panel"] = global_rect(dock) if dock.isVisible() else None
     window.activateWindow()
     settle(60)
+    document.set_selection([Ref.bone(document.scene.bones[0].name)])
     on_viewport(Key.Key_K)  # an edit, so that New asks about it
     settle(50)
     dialogs["unsaved changes (Ctrl+N)"] = dialog_from(

@@ -87,6 +87,12 @@ def test_the_timeline_controls_and_status_bar_are_on_screen(session):
     assert session["viewport"][3] >= 300, "room left for the viewport"
 
 
+def test_a_tutorial_opens_on_screen(session):
+    panel = session["tutorial_panel"]
+    assert panel is not None, "Help ▸ Tutorials opened no panel"
+    assert inside(session["available"], panel), panel
+
+
 @pytest.mark.parametrize("name", DIALOGS)
 def test_every_dialog_fits_with_its_buttons_on_screen(session, name):
     dialog = session["dialogs"][name]
