@@ -92,6 +92,7 @@ def test_the_foot_roll_tutorial_step_by_step(qtbot):
     spot = plot.pixel_of(key_frames[2], values[2])
     gui.click(plot.viewport(), (spot.x(), spot.y()))  # click a diamond: jump to that key
     assert doc.frame == key_frames[2]
+    qtbot.wait(100)  # the plot as it is drawn now (its axes laid out after the jump)
     start, end = plot.pixel_of(doc.frame, 0.5), plot.pixel_of(60.0, 0.5)  # off the diamonds
     drag(plot.viewport(), (start.x(), start.y()), (end.x(), end.y()), steps=10, qtbot=qtbot)
     assert abs(doc.frame - 60) <= 1 and not doc.dirty  # drag the blue line to scrub
