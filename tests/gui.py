@@ -80,3 +80,17 @@ def answer_modal(answer) -> None:
         answer(dialog)
 
     QtCore.QTimer.singleShot(0, check)
+
+
+def settle_layout(window, qtbot, timeout: int = 2000) -> None:
+    """Wait, as a person does, until the docks have settled: the layout keeper has given the
+    viewport its share and the window's layout has stopped moving."""
+    keeper = window.layout_keeper
+    sizes = []
+
+    def still():
+        sizes.append(window.viewport.size().toTuple())
+        return (not keeper._timer.isActive() and keeper.keeps_rule()
+                and len(sizes) > 2 and sizes[-1] == sizes[-2] == sizes[-3])  # fmt: skip
+
+    qtbot.waitUntil(still, timeout=timeout)
