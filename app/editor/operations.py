@@ -221,11 +221,8 @@ def set_constraint_field(document, name: str, field: str, value) -> None:
 
 
 def set_timeline(document, fps=None, frame_start=None, frame_end=None) -> None:
-    """The scene's fps and frame range.
-
-    A range that would end before it starts is refused (the other end is never moved to
-    make room: the user did not ask for that), naming the end that was typed.
-    """
+    """The scene's fps and frame range; a range ending before it starts is refused (the
+    other end is never moved to make room), naming the end that was typed."""
     s = document.scene
     fps = s.fps if fps is None else float(fps)
     start = s.frame_start if frame_start is None else int(frame_start)
@@ -233,13 +230,10 @@ def set_timeline(document, fps=None, frame_start=None, frame_end=None) -> None:
     if fps <= 0:
         raise OperationError("The playback rate must be more than 0 frames per second")
     if start > end:
-        if frame_end is not None and frame_start is None:
-            raise OperationError(f"End {end} is before Start {start}: the range must end at "
-                                 "or after its start (lower Start first)")  # fmt: skip
-        if frame_start is not None and frame_end is None:
-            raise OperationError(f"Start {start} is after End {end}: the range must start at "
-                                 "or before its end (raise End first)")  # fmt: skip
-        raise OperationError(f"The range {start}–{end} ends before it starts")
+        said = f"End {end} is before Start {start}"
+        if frame_end is None:
+            said = f"Start {start} is after End {end}"
+        raise OperationError(f"{said}: a range cannot end before it starts")
     if (fps, start, end) == (s.fps, s.frame_start, s.frame_end):
         return
     text = f"Set frame range {start}–{end}" if fps == s.fps else f"Set fps to {fps:g}"
