@@ -85,7 +85,11 @@ class FileController(QtCore.QObject):
     # --- asking --------------------------------------------------------------------------
 
     def display_name(self) -> str:
-        return Path(self.document.path).name if self.document.path else "untitled"
+        """The open scene's name as the prompts say it."""
+        if self.document.path is None:
+            return "untitled"
+        name = Path(self.document.path).name
+        return f"{name} (a shipped example: you choose where)" if self.shipped() else name
 
     def shipped(self) -> bool:
         """Whether the open scene is one that ships with Pivotal (read-only: Save asks

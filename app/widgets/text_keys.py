@@ -93,12 +93,12 @@ def main_window(field: QtWidgets.QWidget) -> QtWidgets.QMainWindow | None:
     return None
 
 
-def hand_back(field: QtWidgets.QWidget) -> bool:
+def hand_back(field: QtWidgets.QWidget, window: QtWidgets.QMainWindow | None = None) -> bool:
     """Give the keyboard to the central widget of ``field``'s main window (the viewport).
 
     Returns whether it did (not for a field in a dialog, or a window without one).
     """
-    window = main_window(field)
+    window = window or main_window(field)
     home = window.centralWidget() if window is not None else None
     if home is None or home.focusPolicy() == QtCore.Qt.FocusPolicy.NoFocus:
         return False
@@ -128,14 +128,17 @@ class _FieldKeys(QtCore.QObject):
                 return False  # Esc closes the open list first, as everywhere
             typed = restore(obj)
             return hand_back(obj) or typed
-        if ev.key() in ENTER and main_window(obj) is not None:
+        window = main_window(obj) if ev.key() in ENTER else None
+        if window is not None:
             if isinstance(obj, QtWidgets.QComboBox) and obj.view().isVisible():
                 return False  # Enter picks the item of the open list
-            obj.event(ev)  # the field commits, as it does on Enter...
+            # The field commits, as it does on Enter (a commit may rebuild the form the
+            # field is in: the window was found before)...
+            obj.event(ev)
             edit = _line_edit(obj)
             if edit is not None:
                 edit.setProperty(SHOWN, edit.text())  # what Esc puts back from now on
-            hand_back(obj)  # ...and the window's keys work again
+            hand_back(obj, window)  # ...and the window's keys work again
             return True
         return False
 

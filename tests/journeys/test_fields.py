@@ -75,7 +75,7 @@ def test_esc_restores_every_kind_of_field_and_nothing_is_committed_later(win):
     assert doc.frame == 0 and (doc.scene.frame_start, doc.scene.frame_end) == (0, 96)
 
 
-def test_esc_restores_a_name_and_an_int_field_of_a_constraint(win):
+def test_a_name_and_an_int_field_restore_on_esc_and_commit_on_enter(win):
     doc = win.document
     doc.set_selection([Ref.pivot_of("foot_roll", "heel")])
     name = field(win, "pivotName")
@@ -92,6 +92,12 @@ def test_esc_restores_a_name_and_an_int_field_of_a_constraint(win):
     click_at(win.viewport, (5, 5))
     assert [p.name for p in doc.scene.constraint("foot_roll").pivots][0] == "heel"
     assert doc.undo_stack.count() == 0
+    # Enter commits the name (the form rebuilds) and the keyboard is back in the viewport.
+    doc.set_selection([Ref.pivot_of("foot_roll", "heel")])
+    type_into(field(win, "pivotName"), "heel2")
+    press("Return")
+    assert [p.name for p in doc.scene.constraint("foot_roll").pivots][0] == "heel2"
+    assert focused() is win.viewport and doc.undo_stack.count() == 1
 
 
 def test_a_range_that_ends_before_it_starts_is_refused_with_a_word(win):

@@ -100,6 +100,7 @@ def test_save_as_onto_a_shipped_file_is_refused_with_a_word(win, monkeypatch, di
         assert not win.close()
         assert DEMO_SCENE.read_bytes() == before[DEMO_SCENE]
     assert win.isVisible() and doc.dirty and len(dialog.offered) == 2
+    assert dialogs.calls[-1][0] == "question" and "a shipped example" in dialogs.calls[-1][2]
 
 
 def test_a_tutorial_scene_is_kept_too(win, monkeypatch, tmp_path):
