@@ -1,6 +1,8 @@
 """The timeline: transport buttons, the current frame, the frame range, and the scrub bar.
 
 Frame range and fps are scene edits (undoable); the current frame and playback are not.
+A range that would end before it starts is refused, the field turned back and the reason
+said beside it and in the status bar (the other end is never moved to make room).
 When a constraint's cache is stale and being recomputed, a note says so, painted at once
 (before the computation, which blocks) and replaced by the time it took.
 """
