@@ -9,6 +9,7 @@ import pytest
 from PySide6 import QtWidgets
 
 from app.cli import DEMO_SCENE
+from app.scene.rig import editing
 from app.scene.rig.editing import Ref
 
 from . import _fields
@@ -73,6 +74,12 @@ def test_esc_restores_every_kind_of_field_and_nothing_is_committed_later(win):
     click_at(win.viewport, (5, 5))  # and on empty viewport
     assert doc.scene == before and doc.undo_stack.count() == history
     assert doc.frame == 0 and (doc.scene.frame_start, doc.scene.frame_end) == (0, 96)
+    # Leaving the field commits what was typed, to the bone the field shows.
+    click_bone(win, "calf")
+    type_into(field(win, "translation1"), "0.25")
+    click_at(win.viewport, (5, 5))
+    assert editing.translation_at(doc.scene.bone("calf"), 0)[1] == pytest.approx(0.25)
+    assert doc.undo_stack.count() == history + 1
 
 
 def test_a_name_and_an_int_field_restore_on_esc_and_commit_on_enter(win):
