@@ -1,6 +1,8 @@
 """The timeline: transport buttons, the current frame, the frame range, and the scrub bar.
 
 Frame range and fps are scene edits (undoable); the current frame and playback are not.
+A range that would end before it starts is refused, the field turned back and the reason
+said beside it and in the status bar (the other end is never moved to make room).
 When a constraint's cache is stale and being recomputed, a note says so, painted at once
 (before the computation, which blocks) and replaced by the time it took.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations, playback
+from app.widgets.fields import refuse
 from app.widgets.scrub_bar import ScrubBar
 from app.widgets.text_keys import keep_keys
 
@@ -194,9 +197,9 @@ class TimelineWidget(QtWidgets.QWidget):
         layout.addWidget(self.scrub_bar)
 
         self.frame_spin.valueChanged.connect(document.set_frame)
-        self.start_spin.valueChanged.connect(lambda v: self._edit(frame_start=v))
-        self.end_spin.valueChanged.connect(lambda v: self._edit(frame_end=v))
-        self.fps_spin.valueChanged.connect(lambda v: self._edit(fps=v))
+        self.start_spin.valueChanged.connect(lambda v: self._edit(self.start_spin, frame_start=v))
+        self.end_spin.valueChanged.connect(lambda v: self._edit(self.end_spin, frame_end=v))
+        self.fps_spin.valueChanged.connect(lambda v: self._edit(self.fps_spin, fps=v))
         document.frame_changed.connect(self._on_frame)
         document.scene_changed.connect(self._on_scene)
         document.recompute_started.connect(self._on_recompute_started)
@@ -236,12 +239,15 @@ class TimelineWidget(QtWidgets.QWidget):
                 self._row.insertWidget(self._row.count() - 2, self.range_box)
             self.updateGeometry()  # one row more or less: the dock's height follows
 
-    def _edit(self, **values) -> None:
+    def _edit(self, field, **values) -> None:
+        """Set the range or rate; a value that breaks a rule turns the field back and says
+        why, beside the field and in the status bar."""
         try:
             operations.set_timeline(self._document, **values)
         except operations.OperationError as e:
-            self._document.notify(str(e))
             self._on_scene()
+            self._document.notify(str(e))
+            refuse(field, str(e))
 
     def _on_frame(self, frame: float) -> None:
         with QtCore.QSignalBlocker(self.frame_spin):

@@ -46,6 +46,8 @@ def run_editor(path: str, play: bool = False) -> int:
         print(f"main.py: {e}", file=sys.stderr)
         return 2
     window = first_window(document)
+    if window.files.shipped():  # the demo: say that Save keeps it as it is
+        document.notify(f"{os.path.basename(path)}: {window.files.opened_note()}")
     if not os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"):
         # After the window is up, offer what a crash left behind.
         def recover():

@@ -45,6 +45,8 @@ the root) as it plays</td></tr>
 them (onto a key: replaces it)</td></tr>
 <tr><td>T · right-click (timeline clicked)</td><td>interpolation of the keys at this frame:
 Constant / Linear / Ease</td></tr>
+<tr><td>Enter · Esc in a field</td><td>commit · put back what it showed (either way the
+keys above work again)</td></tr>
 <tr><td><b>Curves</b> (plot clicked)</td><td></td></tr>
 <tr><td>Click · Shift+click · drag on empty</td><td>select a key · add or remove ·
 box-select</td></tr>

@@ -247,7 +247,9 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
     def _update_title(self, *_) -> None:
         doc = self.document
         name = Path(doc.path).name if doc.path else "untitled"
-        self.setWindowTitle(f"{name}[*] — Pivotal")
+        # A shipped scene is read-only: Save asks where, the file that ships stays as it is.
+        shipped = " — shipped example, read-only" if self.files.shipped() else ""
+        self.setWindowTitle(f"{name}[*]{shipped} — Pivotal")
         self.setWindowModified(doc.dirty)
 
     def _update_status(self, *_) -> None:

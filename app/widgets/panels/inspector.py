@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
+from app.editor.files import is_shipped
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
@@ -183,7 +184,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _build_scene(self) -> None:
         doc = self._document
         s = doc.scene
-        self._header("Scene", doc.path or "untitled")
+        where = doc.path or "untitled"
+        if doc.path and is_shipped(doc.path):
+            where += "<br>a shipped example, read-only: Save asks where to keep your copy"
+        self._header("Scene", where)
         form = self._group("Contents")
         self._note(
             form,

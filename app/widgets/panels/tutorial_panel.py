@@ -71,11 +71,12 @@ class TutorialPanel(QtWidgets.QWidget):
         self.show_tutorial(None)
 
     def open(self, tutorial: tutorials.Tutorial, scene) -> None:
-        """Put ``tutorial``'s scene in the document (untitled: saving asks where, so the
-        bundled file is never overwritten) and show its text."""
+        """Put ``tutorial``'s scene in the document and show its text. The document names
+        the scene's file, which ships with Pivotal: it is read-only, Save asks where to keep
+        the copy (:mod:`app.editor.files`), so the bundled file is never overwritten."""
         self._opening = True
         try:
-            self._document.replace_scene(scene, None)
+            self._document.replace_scene(scene, str(tutorial.scene))
         finally:
             self._opening = False
         self.show_tutorial(tutorial)
