@@ -1,0 +1,207 @@
+"""Journeys: five tutorials performed step by step as their texts say, with real clicks, keys,
+drags and typing, checking after each step what the text says a person sees.
+
+Basis change, points-at, FABRIK, convergence and the CMU clip; one window for the module.
+The figures the texts quote are recomputed in tests/test_tutorial_figures_b.py; here the
+steps are done, and what they show is read off the window (the panel's table, the viewport's
+labels and pixels, the Compare table, the inspector's text, the matrix chain's formula).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from PySide6 import QtWidgets
+
+from app.scene.rig.editing import CONSTRAINT, POINT, Ref
+from tests import gui
+from tests.conftest import CMU_DIR, SCENES
+from tests.gui import CTRL, SHIFT
+
+from ._tutorial_steps import (
+    bone_middle,
+    choose,
+    choose_menu,
+    click_at,
+    click_button,
+    click_outliner,
+    click_tab,
+    key,
+    screen_of,
+    type_vector,
+)
+
+
+@pytest.fixture(scope="module")
+def window(qapp):
+    from app.editor.document import Document
+    from app.window.main_window import MainWindow
+
+    win = MainWindow(Document.from_file(SCENES / "legs.json"), restore_settings=False)
+    win.resize(1400, 900)
+    win.show()
+    win.activateWindow()
+    yield win
+    win.document.undo_stack.setClean()
+    win.close()
+    win.deleteLater()
+
+
+@pytest.fixture
+def open_tutorial(window, qtbot):
+    qtbot.waitExposed(window)
+
+    def open_(title: str):
+        choose_menu(window, qtbot, "Help", "Tutorials", title)
+        assert window.tutorial_dock.isVisible()
+        assert window.tutorial_panel.text.toPlainText().startswith(title)
+        qtbot.wait(30)
+        return window
+
+    return open_
+
+
+def shown_text(window) -> str:
+    """The tutorial text as the panel shows it, white space folded."""
+    return " ".join(window.tutorial_panel.text.toPlainText().split())
+
+
+def rows(window) -> dict:
+    """The basis-change table as shown: basis -> (the point in it, what the text says)."""
+    table = window.tutorial_panel.coordinates
+    return {table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
+            for r in range(table.rowCount())}  # fmt: skip
+
+
+def flush(window) -> None:
+    window.tutorial_panel._throttled.flush()
+    window.compare_table._throttled.flush()
+
+
+def compare_rows(window) -> dict:
+    """The Compare table as shown: bone -> (Δ head, Δ angle, world limit) texts."""
+    flush(window)
+    table = window.compare_table.table
+    return {table.item(r, 0).text(): tuple(table.item(r, c).text() for c in (1, 2, 3))
+            for r in range(table.rowCount())}  # fmt: skip
+
+
+def all_zero(shown: dict) -> bool:
+    return all(h == "0.0000" and a == "0.00°" for h, a, _ in shown.values())
+
+
+def inspector_text(window) -> str:
+    """Everything the inspector's labels say, one string."""
+    labels = window.inspector.findChildren(QtWidgets.QLabel)
+    return " ".join(label.text() for label in labels if label.isVisible())
+
+
+def matrix_formula(window) -> str:
+    """The matrix chain's formula as plain text (``R_calf.l^-1``; struck factors ``~~x~~``)."""
+    html = window.matrix_panel.formula.text()
+    html = re.sub(r"<s[^>]*>(.*?)</s>", r"~~\1~~", html)
+    html = re.sub(r"<sub>(.*?)</sub>", r"_\1", html)
+    html = re.sub(r"<sup>(.*?)</sup>", r"^\1", html)
+    text = re.sub(r"<[^>]+>", " ", html).replace("&nbsp;", " ")
+    return " ".join(text.split())
+
+
+# --- Change of basis ---------------------------------------------------------------------
+
+
+def test_basis_change_step_by_step(window, open_tutorial, qtbot):
+    win = open_tutorial("Change of basis: an office, a door and a bagel shop")
+    doc, viewport = win.document, win.viewport
+    text = shown_text(win)
+    # Opening: the two answers the text gives are the ones the table shows.
+    assert "In Rice208 the bagel shop is forward 10 m, down 4 m and left 2 m: (-2, -4, -10)" in text
+    assert rows(win)["Rice208"] == ("(-2.00, -4.00, -10.00)", "(-2.00, -4.00, -10.00) ✓")
+    assert rows(win)["RiceDoor"] == ("(-1.00, 0.00, 30.00)", "(-1.00, 0.00, 30.00) ✓")
+    # Step 1: "Find both arrows in the viewport": white arrows from each basis's origin, drawn
+    # along its forward (-z): the pixels there change when the tutorial's lines are hidden.
+    shown = gui.framebuffer(viewport, qtbot)
+    lines = viewport.teaching.tutorial_lines
+    lines.setVisible(False)
+    viewport.update()
+    hidden = gui.framebuffer(viewport, qtbot)
+    lines.setVisible(True)
+    viewport.update()
+    ratio = viewport.devicePixelRatioF()
+    pose = doc.pose().bone_to_world[0]
+    for basis in ("Rice208", "RiceDoor"):
+        m = pose[doc.scene.bone_index(basis)]
+        base = screen_of(viewport, m[:3, 3])
+        ahead = screen_of(viewport, m[:3, 3] + m[:3, :3] @ [0, 0, -0.5])
+        direction = (ahead - base) / np.linalg.norm(ahead - base)
+        # White pixels in a corridor along the forward direction that the lines drew.
+        h, w = shown.shape[:2]
+        ys, xs = np.mgrid[0:h, 0:w] / ratio
+        rel = np.stack([xs - base[0], ys - base[1]], axis=-1)
+        along = rel @ direction
+        across = np.abs(rel @ [-direction[1], direction[0]])
+        corridor = (along > 3) & (along < 150) & (across < 6)
+        white = shown.min(axis=-1) > 170
+        drawn = np.abs(shown - hidden).max(axis=-1) > 30
+        assert np.count_nonzero(corridor & white & drawn) >= 5, basis
+    # Step 4: View ▸ Matrix Chain, from Rice208 to RiceDoor: the chain and the text's matrix.
+    choose_menu(win, qtbot, "View", "Matrix Chain")
+    panel = win.matrix_panel
+    choose(panel.bone_combo, qtbot, "Rice208")
+    choose(panel.relative_combo, qtbot, "RiceDoor")
+    assert "R_RiceDoor^-1 T_RiceDoor^-1 T_Rice208 R_Rice208" in matrix_formula(win)
+    assert "R_RiceDoor^-1 T_RiceDoor^-1 T_Rice208 R_Rice208" in text
+    seed = np.array([[0, 0, 1, 9], [0, 1, 0, 4], [-1, 0, 0, 28], [0, 0, 0, 1]], float)
+    np.testing.assert_allclose(panel.cards()[-1][1], seed, atol=1e-12)
+    # Step 5: drag the yellow point; both coordinates follow; undo.
+    shop = viewport.handle_position(Ref(POINT, "EinsteinBrosBagels"))
+    start = screen_of(viewport, shop)
+    gui.drag(viewport, start, start + [50, -30], qtbot=qtbot)
+    flush(win)
+    shown = rows(win)
+    assert shown["Rice208"][1].endswith("(moved)") and shown["RiceDoor"][1].endswith("(moved)")
+    assert shown["Rice208"][0] != "(-2.00, -4.00, -10.00)"
+    key(viewport, qtbot, "Z", CTRL)
+    flush(win)
+    assert rows(win)["RiceDoor"][0] == "(-1.00, 0.00, 30.00)"
+    # ... then turn RiceDoor (Ctrl+drag it): the shop stays, its Rice208 coordinates too;
+    # its RiceDoor coordinates and the matrix change.
+    at = bone_middle(win, "RiceDoor")
+    gui.drag(viewport, at, at + [40, 25], modifiers=CTRL, qtbot=qtbot)
+    flush(win)
+    shown = rows(win)
+    assert doc.selection == (Ref.bone("RiceDoor"),)
+    assert shown["world"][0] == "(-26.00, 0.00, -7.00)"
+    assert shown["Rice208"][0] == "(-2.00, -4.00, -10.00)"
+    assert shown["RiceDoor"][1].endswith("(moved)")
+    panel._throttled.flush()
+    assert not np.allclose(panel.cards()[-1][1], seed, atol=1e-3)
+    key(viewport, qtbot, "Z", CTRL)
+    flush(win)
+    assert rows(win)["RiceDoor"][0] == "(-1.00, 0.00, 30.00)"
+    # ... "Undo, then move the office instead": G, move the mouse, click.
+    at = bone_middle(win, "Rice208")
+    click_at(viewport, qtbot, at)
+    assert doc.selection == (Ref.bone("Rice208"),)
+    key(viewport, qtbot, "G")
+    for step in range(1, 6):
+        gui.QTest.mouseMove(viewport, gui.point(at + [8 * step, 0]))
+        qtbot.wait(5)
+    click_at(viewport, qtbot, at + [40, 0])
+    flush(win)
+    shown = rows(win)
+    assert shown["world"][0] == "(-26.00, 0.00, -7.00)" and "(moved)" in shown["Rice208"][1]
+    assert shown["RiceDoor"][0] == "(-1.00, 0.00, 30.00)"
+    key(viewport, qtbot, "Z", CTRL)
+    flush(win)
+    # Step 6: RiceDoor at a scale of 2 (its Scale fields in the inspector): the shop's
+    # RiceDoor coordinates halve.
+    click_at(viewport, qtbot, bone_middle(win, "RiceDoor"))
+    click_tab(win, qtbot, "Inspector")
+    type_vector(win.inspector.findChild(QtWidgets.QWidget, "scale"), qtbot, (2, 2, 2))
+    flush(win)
+    assert rows(win)["RiceDoor"][0] == "(-0.50, 0.00, 15.00)"
+    assert rows(win)["Rice208"][0] == "(-2.00, -4.00, -10.00)"
+    assert "the shop's RiceDoor coordinates halve" in text
+    click_tab(win, qtbot, "Tutorial")
