@@ -139,3 +139,21 @@ def key(widget, qtbot, name: str, modifiers=NO_MODS) -> None:
 def click_at(widget, qtbot, xy, modifiers=NO_MODS) -> None:
     QTest.mouseClick(widget, LEFT, modifiers, point(xy))
     qtbot.wait(WAIT)
+
+
+def press(window, qtbot, name: str, modifiers=NO_MODS) -> None:
+    """A key as a person presses it: to whatever has the keyboard focus."""
+    target = QtWidgets.QApplication.focusWidget() or window
+    QTest.keyClick(target, getattr(QtCore.Qt.Key, f"Key_{name}"), modifiers)
+    qtbot.wait(WAIT)
+
+
+def play_for(window, qtbot, ms: int) -> None:
+    """Click the toolbar's play button, let it play, click it again."""
+    doc = window.document
+    start = doc.frame
+    click_button(window, qtbot, "Play / Pause")
+    qtbot.wait(ms)
+    click_button(window, qtbot, "Play / Pause")
+    assert doc.frame != start, "playing did not move the frame"
+    assert not doc.player.playing

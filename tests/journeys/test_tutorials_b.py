@@ -29,7 +29,10 @@ from ._tutorial_steps import (
     click_outliner,
     click_tab,
     key,
+    play_for,
+    press,
     screen_of,
+    type_into,
     type_vector,
 )
 
@@ -101,7 +104,7 @@ def inspector_text(window) -> str:
 def matrix_formula(window) -> str:
     """The matrix chain's formula as plain text (``R_calf.l^-1``; struck factors ``~~x~~``)."""
     html = window.matrix_panel.formula.text()
-    html = re.sub(r"<s[^>]*>(.*?)</s>", r"~~\1~~", html)
+    html = re.sub(r"<s(?:\s[^>]*)?>(.*?)</s>", r"~~\1~~", html)
     html = re.sub(r"<sub>(.*?)</sub>", r"_\1", html)
     html = re.sub(r"<sup>(.*?)</sup>", r"^\1", html)
     text = re.sub(r"<[^>]+>", " ", html).replace("&nbsp;", " ")
@@ -204,4 +207,98 @@ def test_basis_change_step_by_step(window, open_tutorial, qtbot):
     assert rows(win)["RiceDoor"][0] == "(-0.50, 0.00, 15.00)"
     assert rows(win)["Rice208"][0] == "(-2.00, -4.00, -10.00)"
     assert "the shop's RiceDoor coordinates halve" in text
+    click_tab(win, qtbot, "Tutorial")
+
+
+# --- Points-at ---------------------------------------------------------------------------
+
+
+def r_c(window) -> np.ndarray:
+    """The constraint factor R_c's 4x4 as the matrix chain shows it."""
+    window.matrix_panel._throttled.flush()
+    (m,) = [m for label, m in window.matrix_panel.cards() if label.startswith("R_c(")]
+    return m
+
+
+def test_points_at_step_by_step(window, open_tutorial, qtbot):
+    win = open_tutorial("Points-at in world space and in object space")
+    doc, viewport = win.document, win.viewport
+    name = "calf.l points at right ankle"
+    text = shown_text(win)
+    # Step 1: the constraint in the outliner, Limit none in the inspector.
+    click_outliner(win, qtbot, Ref(CONSTRAINT, name))
+    click_tab(win, qtbot, "Inspector")
+    choose(win.inspector.findChild(QtWidgets.QComboBox, "limitKind"), qtbot, "none")
+    assert doc.scene.constraint(name).limit is None
+    click_button(win, qtbot, "Compare Spaces")
+    assert win.compare_dock.isVisible()
+    play_for(win, qtbot, 250)
+    for space in ("World", "Object"):
+        click_button(win, qtbot, space)
+        assert doc.space == space.lower()
+        assert all_zero(compare_rows(win)), compare_rows(win)
+    assert "the Compare table reads 0.0000 and 0.00° for every bone" in text
+    press(win, qtbot, "Z", CTRL)
+    assert doc.scene.constraint(name).limit is not None  # the hinge is back
+    assert not all_zero(compare_rows(win))
+    # Step 2: View ▸ Matrix Chain, click the calf; R_c in each space (keys 1 and 2).
+    choose_menu(win, qtbot, "View", "Matrix Chain")
+    choose_menu(win, qtbot, "View", "Frame All")  # the panel took room: frame the skeleton
+    click_at(viewport, qtbot, bone_middle(win, "calf.l"))
+    assert doc.selection == (Ref.bone("calf.l"),)
+    assert win.matrix_panel.bone_combo.currentText() == "calf.l"
+    for digit, space in (("1", "world"), ("2", "object")):
+        press(win, qtbot, digit)
+        assert doc.space == space
+        assert "R_c" in matrix_formula(win)
+        before = r_c(win)
+        at = bone_middle(win, "hip")  # turn the hip (Ctrl+drag), then click the calf again
+        gui.drag(viewport, at, at + [35, 20], modifiers=CTRL, qtbot=qtbot)
+        assert doc.selection == (Ref.bone("hip"),) and doc.undo_stack.canUndo()
+        click_at(viewport, qtbot, bone_middle(win, "calf.l"))
+        assert win.matrix_panel.bone_combo.currentText() == "calf.l"
+        turned = r_c(win)
+        if space == "world":  # its axis is a world axis: it changes with the hip
+            assert not np.allclose(turned, before, atol=1e-4)
+        else:  # an axis of the calf: the hip does not matter
+            np.testing.assert_allclose(turned, before, atol=1e-9)
+        press(win, qtbot, "Z", CTRL)
+    # Step 3: from bone calf.r to calf.l; the hip terms struck through.
+    choose(win.matrix_panel.bone_combo, qtbot, "calf.r")
+    choose(win.matrix_panel.relative_combo, qtbot, "calf.l")
+    assert doc.space == "object"
+    formula = matrix_formula(win)
+    assert "~~T_hip~~ ~~R_hip~~" in formula and "~~R_hip^-1~~ ~~T_hip^-1~~" in formula
+    quoted = re.search(r"right-to-left transform (.*?) with", text).group(1)
+    assert formula.split(" = ", 1)[1].replace("~~", "") == quoted
+    click_button(win, qtbot, "World")
+    assert "R_c(calf.l)" in matrix_formula(win) and "~~" not in matrix_formula(win)
+    # Step 4: the hinge holds in object space; World: the inspector says by how much.
+    click_button(win, qtbot, "Object")
+    calf = doc.scene.bone_index("calf.l")
+    assert doc.pose().limit_violation_deg[0, calf] == 0
+    click_button(win, qtbot, "World")
+    click_at(viewport, qtbot, bone_middle(win, "calf.l"))
+    press(win, qtbot, "Home")
+    assert doc.frame == 0
+    click_tab(win, qtbot, "Inspector")
+    win.inspector._refresh()
+    assert "world space leaves its limit by 54.1°" in inspector_text(win)
+    assert compare_rows(win)["calf.l"][1] == "54.07°"
+    assert "54.1° at frame 0 (press Home), where the Compare table shows the two spaces 54.07°" in text
+    # ... a cone does the same (Limit ▸ cone, 30°).
+    click_outliner(win, qtbot, Ref(CONSTRAINT, name))
+    choose(win.inspector.findChild(QtWidgets.QComboBox, "limitKind"), qtbot, "cone")
+    type_into(win.inspector.findChild(QtWidgets.QDoubleSpinBox, "limitCone"), qtbot, "30")
+    assert doc.scene.constraint(name).limit.degrees == 30
+    assert compare_rows(win)["calf.l"][2].startswith("+")  # the World limit column
+    # Step 5: Limit none again, thigh.l at a scale of 1, 1.5, 1: the spaces part.
+    choose(win.inspector.findChild(QtWidgets.QComboBox, "limitKind"), qtbot, "none")
+    assert all_zero(compare_rows(win))
+    click_at(viewport, qtbot, bone_middle(win, "thigh.l"))
+    type_vector(win.inspector.findChild(QtWidgets.QWidget, "scale"), qtbot, (1, 1.5, 1))
+    assert doc.scene.bone("thigh.l").scale == (1.0, 1.5, 1.0)
+    apart = float(compare_rows(win)["calf.l"][1].rstrip("°"))
+    assert 0.5 < apart <= 10.6
+    click_button(win, qtbot, "Compare Spaces")
     click_tab(win, qtbot, "Tutorial")
