@@ -232,3 +232,30 @@ def test_cmu_figures(cmu_01_01):
     assert len(turns) == 2  # turns around once, and back once
     before, around, after = np.split(angle, turns)
     assert np.median(before) < 20 and np.median(around) > 170 and np.median(after) < 20
+
+
+def test_fabrik_straightened_arm_still_bends():
+    """Step 5: rest rotations cleared, at frame 0 the arm points along x from the shoulder
+    the text names; a target typed on that line within reach still bends it, with the pole
+    and without."""
+    scene = load_scene(SCENES / "fabrik_arm.json")
+    arm = scene.constraints[0]
+    (shoulder,) = quoted("fabrik_arm", r"straight along x from the shoulder at \((.*?)\)")
+    (position,) = quoted("fabrik_arm", r"type its Position ([\d., ]+?): on that line")
+    straight = with_bone(with_bone(scene, "upper_arm", rotation=(1.0, 0.0, 0.0, 0.0)),
+                         "forearm", rotation=(1.0, 0.0, 0.0, 0.0))  # fmt: skip
+    fk = bake(dataclasses.replace(straight, constraints=[]), [0.0])
+    idx = [straight.bone_index(n) for n in arm.chain]
+    joints = np.vstack([fk.heads[0, idx], fk.tails[0, idx[-1]]])
+    np.testing.assert_allclose(joints[0], vector(shoulder), atol=1e-9)
+    np.testing.assert_allclose(joints[:, 1:], np.tile(joints[0, 1:], (5, 1)), atol=1e-9)
+    assert np.all(np.diff(joints[:, 0]) > 0)  # straight along +x
+    target = vector(position)
+    reach = np.linalg.norm(joints[-1] - joints[0])
+    assert np.allclose(target[1:], joints[0, 1:]) and target[0] - joints[0, 0] < reach
+    for pole in (arm.pole, None):
+        t = dataclasses.replace(arm.target, position=tuple(target), position_keys=None)
+        for space in ("world", "object"):
+            result = bake(with_constraint(straight, target=t, pole=pole), [0.0], space=space)
+            assert result.info[arm.name]["reachable"][0]
+            assert bends_deg(result, straight, arm.chain)[0] > 10, (pole, space)

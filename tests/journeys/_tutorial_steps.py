@@ -157,3 +157,18 @@ def play_for(window, qtbot, ms: int) -> None:
     click_button(window, qtbot, "Play / Pause")
     assert doc.frame != start, "playing did not move the frame"
     assert not doc.player.playing
+
+
+def pixels_drawn_by(viewport, qtbot, items) -> int:
+    """How many viewport pixels ``items`` draw: the frame with them, then without."""
+    from tests.gui import framebuffer
+
+    shown = framebuffer(viewport, qtbot)
+    for item in items:
+        item.setVisible(False)
+    viewport.update()
+    hidden = framebuffer(viewport, qtbot)
+    for item in items:
+        item.setVisible(True)
+    viewport.update()
+    return int(np.count_nonzero(np.abs(shown - hidden).max(axis=-1) > 40))

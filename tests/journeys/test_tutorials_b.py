@@ -29,6 +29,7 @@ from ._tutorial_steps import (
     click_outliner,
     click_tab,
     key,
+    pixels_drawn_by,
     play_for,
     press,
     screen_of,
@@ -301,4 +302,156 @@ def test_points_at_step_by_step(window, open_tutorial, qtbot):
     apart = float(compare_rows(win)["calf.l"][1].rstrip("°"))
     assert 0.5 < apart <= 10.6
     click_button(win, qtbot, "Compare Spaces")
+    click_tab(win, qtbot, "Tutorial")
+
+
+# --- FABRIK ------------------------------------------------------------------------------
+
+ARM = ("upper_arm", "forearm", "hand", "fingers")
+
+
+def arm_bends(window) -> np.ndarray:
+    """The angles at the arm's joints as drawn (from the pose the viewport shows)."""
+    doc = window.document
+    pose = doc.pose()
+    idx = [doc.scene.bone_index(n) for n in ARM]
+    points = np.vstack([pose.heads[0, idx], pose.tails[0, idx[-1]]])
+    d = np.diff(points, axis=0)
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    return np.degrees(np.arccos(np.clip(np.sum(d[:-1] * d[1:], axis=1), -1, 1)))
+
+
+def go_to_frame(window, qtbot, frame: int) -> None:
+    """Type the frame into the timeline's Frame field."""
+    type_into(window.timeline.frame_spin, qtbot, str(frame))
+    assert window.document.frame == frame
+
+
+def violation_shown(window) -> float:
+    window.inspector._refresh()
+    m = re.search(r"world space leaves its limit by ([\d.]+)°", inspector_text(window))
+    assert m, inspector_text(window)
+    return float(m.group(1))
+
+
+def test_fabrik_step_by_step(window, open_tutorial, qtbot):
+    win = open_tutorial("FABRIK: an arm reaching for a moving target")
+    doc, viewport = win.document, win.viewport
+    name = "arm reaches"
+    text = shown_text(win)
+    # Step 1: pause on a frame, select the constraint, Alt+S; Alt+Right pass by pass.
+    play_for(win, qtbot, 200)
+    click_outliner(win, qtbot, Ref(CONSTRAINT, name))
+    press(win, qtbot, "S", gui.QtCore.Qt.KeyboardModifier.AltModifier)
+    assert win.step_dock.isVisible() and win.step_through.active
+    panel = win.step_dock.widget()
+    count = win.step_through.count()
+    assert panel.position.text().startswith(f"stage 1 of {count}")
+    seen = []
+    for k in range(1, count):
+        press(win, qtbot, "Right", gui.QtCore.Qt.KeyboardModifier.AltModifier)
+        assert panel.position.text().startswith(f"stage {k + 1} of {count}")
+        seen.append(panel.description.text())
+    assert any("pass from the tip" in s and "root off by" in s for s in seen)  # the shoulder
+    assert "pass from the root" in seen[-1]
+    distances = [float(panel.stages.item(r, 2).text()) for r in range(panel.stages.rowCount())]
+    assert distances[-1] < distances[1] and distances[-1] <= 1e-4  # "watch how fast it falls"
+    last = win.step_through.trace.stages[-1].joints
+    pose = doc.pose()
+    heads = pose.heads[0, [doc.scene.bone_index(n) for n in ARM]]
+    np.testing.assert_allclose(last[:4], heads, atol=1e-9)  # exactly the solver's answer
+    # Step 2: drag the target out of reach.
+    target = viewport.handle_position(Ref("target", name))
+    shoulder = pose.heads[0, doc.scene.bone_index("upper_arm")]
+    start = screen_of(viewport, target)
+    w, h = viewport.width(), viewport.height()  # the corner farthest from the shoulder
+    corners = np.array([[15, 15], [w - 15, 15], [15, h - 15], [w - 15, h - 15]], float)
+    end = max(corners, key=lambda c: np.linalg.norm(c - screen_of(viewport, shoulder)))
+    gui.drag(viewport, start, end, qtbot=qtbot)
+    win.step_through.flush()
+    assert "out of reach" in panel.description.text()
+    click_button(win, qtbot, "World")
+    np.testing.assert_allclose(arm_bends(win), 0, atol=0.01)  # straight
+    click_button(win, qtbot, "Object")
+    assert round(arm_bends(win)[0]) == 15  # the elbow stays bent by 15°
+    assert "the elbow stays bent by 15°" in text
+    press(win, qtbot, "Z", CTRL)
+    # Step 3: the forearm's Limit none, Compare: every bone in the same place; Ctrl+Z.
+    press(win, qtbot, "S", gui.QtCore.Qt.KeyboardModifier.AltModifier)  # step-through off
+    click_outliner(win, qtbot, Ref(CONSTRAINT, name))
+    click_tab(win, qtbot, "Inspector")
+    choose(win.inspector.findChild(QtWidgets.QComboBox, "limit_forearmKind"), qtbot, "none")
+    click_button(win, qtbot, "Compare Spaces")
+    assert all_zero(compare_rows(win))
+    press(win, qtbot, "Z", CTRL)
+    go_to_frame(win, qtbot, 36)
+    assert compare_rows(win)["hand"][1] == "45.40°" and "the hand by 45.40° at frame 36" in text
+    # Step 4: World, click the forearm: the inspector says by how much it leaves its hinge.
+    click_button(win, qtbot, "World")
+    go_to_frame(win, qtbot, 40)
+    click_at(viewport, qtbot, bone_middle(win, "forearm"))
+    click_tab(win, qtbot, "Inspector")
+    before = violation_shown(win)
+    assert before == 25.5 and "(25.5° at frame 40)" in text
+    start = screen_of(viewport, viewport.handle_position(Ref("target", name)))
+    gui.drag(viewport, start, start + [0, -40], qtbot=qtbot)  # upwards
+    click_at(viewport, qtbot, bone_middle(win, "forearm"))
+    assert violation_shown(win) > before + 3  # the number grows
+    press(win, qtbot, "Z", CTRL)
+    # Step 5: drag the pole: the elbow follows it (the arm bends towards it).
+    def bend_towards_pole():
+        """The elbow's and the pole's directions off the shoulder-target line, and the
+        angle between them."""
+        pose = doc.pose()
+        shoulder, elbow = (pose.heads[0, doc.scene.bone_index(n)] for n in ARM[:2])
+        line = viewport.handle_position(Ref("target", name)) - shoulder
+        line /= np.linalg.norm(line)
+
+        def off(p):
+            v = p - shoulder - np.dot(p - shoulder, line) * line
+            return v / np.linalg.norm(v)
+
+        a, b = off(elbow), off(viewport.handle_position(Ref("pole", name)))
+        return a, b, np.degrees(np.arccos(np.clip(np.dot(a, b), -1, 1)))
+
+    elbow, pole, angle = bend_towards_pole()
+    assert angle < 20
+    start = screen_of(viewport, viewport.handle_position(Ref("pole", name)))
+    gui.drag(viewport, start, start + [-300, 0], qtbot=qtbot)
+    elbow_now, pole_now, angle_now = bend_towards_pole()
+    assert np.degrees(np.arccos(np.dot(pole, pole_now))) > 10  # the pole went round the arm
+    assert np.degrees(np.arccos(np.dot(elbow, elbow_now))) > 10 and angle_now < 20  # followed
+    # ... straighten the arm at frame 0 and put the target on its line: it still bends.
+    press(win, qtbot, "Home")
+    assert doc.frame == 0
+    for bone in ("upper_arm", "forearm"):
+        click_at(viewport, qtbot, bone_middle(win, bone))
+        assert doc.selection == (Ref.bone(bone),)
+        type_vector(win.inspector.findChild(QtWidgets.QWidget, "rest_rotation"), qtbot,
+                    (1, 0, 0, 0))  # fmt: skip
+        assert doc.scene.bone(bone).rotation == (1.0, 0.0, 0.0, 0.0)
+    click_at(viewport, qtbot, screen_of(viewport, viewport.handle_position(Ref("target", name))))
+    assert doc.selection == (Ref("target", name),)
+    type_vector(win.inspector.findChild(QtWidgets.QWidget, "position"), qtbot, (0.7, 1.42, 0))
+    np.testing.assert_allclose(viewport.handle_position(Ref("target", name)), [0.7, 1.42, 0])
+    np.testing.assert_allclose(doc.pose().heads[0, doc.scene.bone_index("upper_arm")],
+                               [0.2, 1.42, 0], atol=1e-9)  # fmt: skip
+    assert arm_bends(win)[0] > 10  # it still bends
+    # Step 6: the matrix chain on the hand: one constraint factor per arm bone.
+    choose_menu(win, qtbot, "View", "Matrix Chain")
+    choose_menu(win, qtbot, "View", "Frame All")
+    click_at(viewport, qtbot, bone_middle(win, "hand"))
+    assert win.matrix_panel.bone_combo.currentText() == "hand"
+    assert matrix_formula(win).count("R_c(") == 3  # upper_arm, forearm, hand
+    # Step 7: T for the trail, Shift+T for ghosts: drawn in the viewport.
+    press(win, qtbot, "T")
+    press(win, qtbot, "T", SHIFT)
+    teaching = viewport.teaching
+    assert viewport.trails.enabled and viewport.trails.ghosts
+    assert pixels_drawn_by(viewport, qtbot, [teaching.trail_lines, teaching.trail_dots]) > 100
+    assert pixels_drawn_by(viewport, qtbot, [teaching.ghosts]) > 100
+    press(win, qtbot, "T")
+    press(win, qtbot, "T", SHIFT)
+    click_button(win, qtbot, "Compare Spaces")
+    choose_menu(win, qtbot, "View", "Matrix Chain")
     click_tab(win, qtbot, "Tutorial")
