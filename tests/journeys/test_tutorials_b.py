@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.scene.rig.editing import CONSTRAINT, POINT, Ref
 from tests import gui
@@ -342,14 +342,14 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     # Step 1: pause on a frame, select the constraint, Alt+S; Alt+Right pass by pass.
     play_for(win, qtbot, 200)
     click_outliner(win, qtbot, Ref(CONSTRAINT, name))
-    press(win, qtbot, "S", gui.QtCore.Qt.KeyboardModifier.AltModifier)
+    press(win, qtbot, "S", QtCore.Qt.KeyboardModifier.AltModifier)
     assert win.step_dock.isVisible() and win.step_through.active
     panel = win.step_dock.widget()
     count = win.step_through.count()
     assert panel.position.text().startswith(f"stage 1 of {count}")
     seen = []
     for k in range(1, count):
-        press(win, qtbot, "Right", gui.QtCore.Qt.KeyboardModifier.AltModifier)
+        press(win, qtbot, "Right", QtCore.Qt.KeyboardModifier.AltModifier)
         assert panel.position.text().startswith(f"stage {k + 1} of {count}")
         seen.append(panel.description.text())
     assert any("pass from the tip" in s and "root off by" in s for s in seen)  # the shoulder
@@ -377,7 +377,7 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     assert "the elbow stays bent by 15°" in text
     press(win, qtbot, "Z", CTRL)
     # Step 3: the forearm's Limit none, Compare: every bone in the same place; Ctrl+Z.
-    press(win, qtbot, "S", gui.QtCore.Qt.KeyboardModifier.AltModifier)  # step-through off
+    press(win, qtbot, "S", QtCore.Qt.KeyboardModifier.AltModifier)  # step-through off
     click_outliner(win, qtbot, Ref(CONSTRAINT, name))
     click_tab(win, qtbot, "Inspector")
     choose(win.inspector.findChild(QtWidgets.QComboBox, "limit_forearmKind"), qtbot, "none")
@@ -455,3 +455,80 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     click_button(win, qtbot, "Compare Spaces")
     choose_menu(win, qtbot, "View", "Matrix Chain")
     click_tab(win, qtbot, "Tutorial")
+
+
+# --- Convergence -------------------------------------------------------------------------
+
+
+def slider_handle(slider) -> QtCore.QPoint:
+    """The centre of a slider's handle, where a click grabs it without moving it."""
+    option = QtWidgets.QStyleOptionSlider()
+    slider.initStyleOption(option)
+    style = slider.style()
+    rect = style.subControlRect(QtWidgets.QStyle.ComplexControl.CC_Slider, option,
+                                QtWidgets.QStyle.SubControl.SC_SliderHandle, slider)  # fmt: skip
+    return rect.center()
+
+
+def colour_pixels(widget, rgb, tolerance=40) -> int:
+    """How many pixels of ``widget`` (grabbed) are within ``tolerance`` of ``rgb``."""
+    image = widget.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGB888)
+    w, h, stride = image.width(), image.height(), image.bytesPerLine()
+    data = np.frombuffer(image.constBits(), np.uint8, count=stride * h).reshape(h, stride)
+    pixels = data[:, : w * 3].reshape(h, w, 3).astype(int)
+    return int(np.count_nonzero(np.abs(pixels - rgb).max(axis=-1) <= tolerance))
+
+
+def test_convergence_step_by_step(window, open_tutorial, qtbot):
+    from app.widgets.panels.convergence_panel import COLORS
+
+    win = open_tutorial("Multi-parent: Δt → 0 and the exact integrator")
+    doc = win.document
+    # Step 1: View ▸ Convergence: white, orange and blue paths; their distances below.
+    choose_menu(win, qtbot, "View", "Convergence")
+    panel = win.convergence_dock.widget()
+    assert win.convergence_dock.isVisible() and panel.slider.value() == 4
+    for colour in COLORS.values():
+        assert colour_pixels(panel.path_plot, colour) > 30, colour
+    # Step 2: click the slider's handle, Page Up three times: 16; the distances a quarter.
+    before = {k: panel.distance_at(k) for k in ("seed", "twist")}
+    gui.click(panel.slider, slider_handle(panel.slider))
+    assert panel.slider.value() == 4  # the click grabbed the handle without moving it
+    for _ in range(3):
+        key(panel.slider, qtbot, "PageUp")
+    assert panel.slider.value() == 16
+    panel._throttled.flush()
+    for k in ("seed", "twist"):
+        assert abs(before[k] / panel.distance_at(k) - 4) < 0.1
+    assert "At 16 substeps" in panel.caption.text()
+    # Step 3: at 1 substep (the handle dragged to the left end) off by about 0.02 at the end.
+    at = slider_handle(panel.slider)
+    gui.drag(panel.slider, (at.x(), at.y()), (-20, at.y()), qtbot=qtbot)
+    panel._throttled.flush()
+    assert panel.slider.value() == 1
+    assert round(panel.paths.distance["seed"][-1], 2) == 0.02
+    assert "at 1 substep (drag the slider's handle to the left end) it is off by about 0.02 " \
+        "units at the end" in shown_text(win)
+    # Step 4: the constraint in the outliner, Integrator ▸ exact: the block on the white curve.
+    click_outliner(win, qtbot, Ref(CONSTRAINT, "two_axes"))
+    click_tab(win, qtbot, "Inspector")
+    choose(win.inspector.findChild(QtWidgets.QComboBox, "integrator"), qtbot, "exact")
+    assert doc.scene.constraint("two_axes").integrator == "exact"
+    panel._throttled.flush()
+    block = doc.scene.bone_index("block")
+    for frame in (12, 48):
+        go_to_frame(win, qtbot, frame)
+        head = doc.pose().heads[0, block]
+        np.testing.assert_allclose(head, panel.paths.heads["exact"][frame], atol=1e-9)
+    type_into(win.inspector.findChild(QtWidgets.QSpinBox, "substeps"), qtbot, "1")
+    assert doc.scene.constraint("two_axes").substeps == 1
+    np.testing.assert_allclose(doc.pose().heads[0, block], head, atol=1e-12)  # no matter
+    # Step 5: the foot roll: the view stays open and follows; twist on the white curve.
+    choose_menu(win, qtbot, "Help", "Tutorials",
+                "Multi-parent: a foot rolling over heel, ball and toe")  # fmt: skip
+    assert win.convergence_dock.isVisible()
+    panel._throttled.flush()
+    assert panel.constraint.currentText() == "foot_roll"
+    assert panel.distance_at("twist") < 1e-9 < 1e-3 < panel.distance_at("seed")
+    choose_menu(win, qtbot, "View", "Convergence")
+    assert not win.convergence_dock.isVisible()
