@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 
 from tests.gui import LEFT, NO_MODS, point
 
-WAIT = 10
+WAIT = 1
 
 
 def _plain(text: str) -> str:
@@ -94,8 +94,8 @@ def choose(combo: QtWidgets.QComboBox, qtbot, text: str) -> None:
     model_index = view.model().index(index, combo.modelColumn(), view.rootIndex())
     view.scrollTo(model_index)
     rect = view.visualRect(model_index)
+    QTest.mouseMove(view.viewport(), rect.center() + QtCore.QPoint(0, 1))
     QTest.mouseMove(view.viewport(), rect.center())
-    qtbot.wait(QtWidgets.QApplication.doubleClickInterval() + 20)  # not taken for a double click
     QTest.mouseClick(view.viewport(), LEFT, NO_MODS, rect.center())
     qtbot.waitUntil(lambda: not view.isVisible(), timeout=2000)
     qtbot.wait(WAIT)
@@ -123,12 +123,13 @@ def screen_of(viewport, world_point) -> np.ndarray:
     return xy
 
 
-def bone_middle(window, name: str) -> np.ndarray:
-    """A bone's middle on screen: where a click picks it."""
+def bone_middle(window, name: str, along: float = 0.5) -> np.ndarray:
+    """A point of a bone on screen (its middle by default): where a click picks it."""
     doc = window.document
     pose = doc.pose()
     i = doc.scene.bone_index(name)
-    return screen_of(window.viewport, (pose.heads[0, i] + pose.tails[0, i]) / 2)
+    head, tail = pose.heads[0, i], pose.tails[0, i]
+    return screen_of(window.viewport, head + along * (tail - head))
 
 
 def key(widget, qtbot, name: str, modifiers=NO_MODS) -> None:

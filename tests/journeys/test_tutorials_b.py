@@ -47,14 +47,29 @@ def window(qapp):
     win.resize(1400, 900)
     win.show()
     win.activateWindow()
+    win.first_layout = win.saveState()
     yield win
     win.document.undo_stack.setClean()
     win.close()
     win.deleteLater()
 
 
+def fresh(window) -> None:
+    """The window as a person who opens it for this tutorial finds it (one window serves the
+    module's journeys): no teaching dock open, spaces as authored, no trails."""
+    from app.widgets.viewport.teaching_drawing import TrailSettings
+
+    window.restoreState(window.first_layout)  # as first shown: no teaching dock open
+    window.step_through.stop()
+    window.document.set_compare(False)
+    window.document.set_space(None)
+    window.set_trails(TrailSettings())
+    window.inspector_dock.raise_()
+
+
 @pytest.fixture
 def open_tutorial(window, qtbot):
+    fresh(window)
     qtbot.waitExposed(window)
 
     def open_(title: str):
@@ -184,7 +199,8 @@ def test_basis_change_step_by_step(window, open_tutorial, qtbot):
     key(viewport, qtbot, "Z", CTRL)
     flush(win)
     assert rows(win)["RiceDoor"][0] == "(-1.00, 0.00, 30.00)"
-    # ... "Undo, then move the office instead": G, move the mouse, click.
+    # ... "Undo, then move the office instead": click it, G, move the mouse, click.
+    assert "move the office instead (click it, press G, move the mouse and click)" in text
     at = bone_middle(win, "Rice208")
     click_at(viewport, qtbot, at)
     assert doc.selection == (Ref.bone("Rice208"),)
@@ -233,7 +249,7 @@ def test_points_at_step_by_step(window, open_tutorial, qtbot):
     assert doc.scene.constraint(name).limit is None
     click_button(win, qtbot, "Compare Spaces")
     assert win.compare_dock.isVisible()
-    play_for(win, qtbot, 250)
+    play_for(win, qtbot, 120)
     for space in ("World", "Object"):
         click_button(win, qtbot, space)
         assert doc.space == space.lower()
@@ -340,7 +356,7 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     name = "arm reaches"
     text = shown_text(win)
     # Step 1: pause on a frame, select the constraint, Alt+S; Alt+Right pass by pass.
-    play_for(win, qtbot, 200)
+    play_for(win, qtbot, 120)
     click_outliner(win, qtbot, Ref(CONSTRAINT, name))
     press(win, qtbot, "S", QtCore.Qt.KeyboardModifier.AltModifier)
     assert win.step_dock.isVisible() and win.step_through.active
@@ -440,7 +456,7 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     # Step 6: the matrix chain on the hand: one constraint factor per arm bone.
     choose_menu(win, qtbot, "View", "Matrix Chain")
     choose_menu(win, qtbot, "View", "Frame All")
-    click_at(viewport, qtbot, bone_middle(win, "hand"))
+    click_at(viewport, qtbot, bone_middle(win, "hand", 0.3))
     assert win.matrix_panel.bone_combo.currentText() == "hand"
     assert matrix_formula(win).count("R_c(") == 3  # upper_arm, forearm, hand
     # Step 7: T for the trail, Shift+T for ghosts: drawn in the viewport.
@@ -532,3 +548,96 @@ def test_convergence_step_by_step(window, open_tutorial, qtbot):
     assert panel.distance_at("twist") < 1e-9 < 1e-3 < panel.distance_at("seed")
     choose_menu(win, qtbot, "View", "Convergence")
     assert not win.convergence_dock.isVisible()
+
+
+# --- CMU 01_01 ---------------------------------------------------------------------------
+
+
+def answer_file_dialog(monkeypatch, path) -> None:
+    """The save dialog (the system's: not driven here) answers ``path``."""
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(path), "")))  # fmt: skip
+
+
+def test_cmu_step_by_step(window, open_tutorial, qtbot, cmu_01_01, tmp_path, monkeypatch):
+    from app.scene.io import load_scene
+
+    assert cmu_01_01 == CMU_DIR / "01_01.bvh"
+    win = open_tutorial("Motion capture: CMU subject 1, trial 1")
+    doc, viewport = win.document, win.viewport
+    text = shown_text(win)
+    # Step 1: play, then scrub (a drag along the timeline's bar).
+    play_for(win, qtbot, 120)
+    bar = win.timeline.scrub_bar
+    y = bar.height() // 2
+    gui.drag(bar, (bar.width() * 0.2, y), (bar.width() * 0.6, y), qtbot=qtbot)
+    assert 0.5 * doc.scene.frame_end < doc.frame < 0.7 * doc.scene.frame_end
+    # ... click Hips in the outliner, Ctrl+click LeftFoot and RightFoot; T for their trails.
+    feet = [Ref.bone(n) for n in ("Hips", "LeftFoot", "RightFoot")]
+    click_outliner(win, qtbot, feet[0])
+    click_outliner(win, qtbot, feet[1], CTRL)
+    click_outliner(win, qtbot, feet[2], CTRL)
+    assert set(doc.selection) == set(feet)
+    press(win, qtbot, "F")
+    for bone in ("Hips", "LeftFoot", "RightFoot"):
+        bone_middle(win, bone)  # in view
+    press(win, qtbot, "T")
+    assert viewport.trails.enabled
+    teaching = viewport.teaching
+    assert len(teaching.trail_paths) == 3
+    for side in ("before", "after"):
+        type_into(win.trail_spins[side], qtbot, "120")
+    assert (viewport.trails.before, viewport.trails.after) == (120, 120)
+    assert all(len(frames) == 241 for frames, _ in teaching.trail_paths.values())
+    assert pixels_drawn_by(viewport, qtbot, [teaching.trail_lines, teaching.trail_dots]) > 100
+    press(win, qtbot, "T")
+    # ... as the text says: in the outliner Shift+click selects the rows between; in the
+    # viewport Shift+click adds.
+    assert "in the outliner Ctrl+click adds a row and Shift+click selects every row between" in text
+    click_outliner(win, qtbot, Ref.bone("LeftUpLeg"))
+    click_outliner(win, qtbot, Ref.bone("LeftFoot"), SHIFT)
+    assert set(doc.selection) == {Ref.bone(n) for n in ("LeftUpLeg", "LeftLeg", "LeftFoot")}
+    click_at(viewport, qtbot, bone_middle(win, "LeftLeg"))
+    click_at(viewport, qtbot, bone_middle(win, "RightLeg"), SHIFT)
+    assert set(doc.selection) == {Ref.bone("LeftLeg"), Ref.bone("RightLeg")}
+    # Step 2: View ▸ Curves on Hips: its height below, its rotation angle half a turn twice.
+    click_outliner(win, qtbot, Ref.bone("Hips"))
+    choose_menu(win, qtbot, "View", "Curves")
+    curves = win.curve_view
+    curves.flush()
+    series = curves.series()
+    hips = doc.scene.bone("Hips")
+    np.testing.assert_allclose(series["ty"][1], hips.translation_keys.values[:, 1])
+    angle = series["angle"][1]
+    turns = np.flatnonzero(np.diff(angle > 90)) + 1
+    assert len(turns) == 2 and np.median(angle[turns[0] : turns[1]]) > 170
+    choose_menu(win, qtbot, "View", "Curves")
+    # Step 3: View ▸ Matrix Chain on LeftToeBase; then RightToeBase -> LeftToeBase.
+    choose_menu(win, qtbot, "View", "Matrix Chain")
+    click_outliner(win, qtbot, Ref.bone("LeftToeBase"))
+    formula = matrix_formula(win)
+    assert formula.startswith("LeftToeBase_to_world = T_Hips R_Hips T_LHipJoint R_LHipJoint")
+    assert formula.endswith("T_LeftToeBase R_LeftToeBase") and formula.count("R_") == 6
+    choose(win.matrix_panel.bone_combo, qtbot, "RightToeBase")
+    choose(win.matrix_panel.relative_combo, qtbot, "LeftToeBase")
+    formula = matrix_formula(win)
+    assert "~~R_Hips^-1~~ ~~T_Hips^-1~~ ~~T_Hips~~ ~~R_Hips~~" in formula
+    choose_menu(win, qtbot, "View", "Matrix Chain")
+    # Step 4: File ▸ Export ▸ BVH: other channels, other angles, the same joints.
+    copy = tmp_path / "copy.bvh"
+    answer_file_dialog(monkeypatch, copy)
+    choose_menu(win, qtbot, "File", "Export", "BVH…")
+    qtbot.waitUntil(copy.exists, timeout=10000)
+    written = copy.read_text()
+    assert "CHANNELS 3 Zrotation Xrotation Yrotation" in written
+    assert "Zrotation Yrotation Xrotation" not in written
+    original = CMU_DIR.joinpath("01_01.bvh").read_text()
+    assert "CHANNELS 3 Zrotation Yrotation Xrotation" in original
+    frames = [0.0, 1000.0, 2751.0]
+    from app.scene.evaluate import bake
+
+    again, before = load_scene(copy), doc.scene
+    np.testing.assert_allclose(bake(again, frames).heads, bake(before, frames).heads, atol=1e-4)
+    angles = [line.split() for line in written.splitlines()[-3:]]
+    source = [line.split() for line in original.splitlines()[-3:]]
+    assert angles[0][6:] != source[0][6:]  # every angle different (beyond the root position)
