@@ -111,9 +111,11 @@ def test_points_at_figures():
     assert quoted("calf_points_at_ankle", r"Compare table reads (0\.0000) and (0\.00)°")
     assert shown_as_zero(*spaces_apart(free, CALF_FRAMES)[:2])
     # Step 4: with the hinge, world space leaves it; the table and the inspector say by how much.
-    violation, frame, apart = quoted("calf_points_at_ankle", r"leaves it: ([\d.]+)° at frame "
-                                     r"(\d+) \(press Home\), where the Compare table shows the two spaces "
-                                     r"([\d.]+)° apart")  # fmt: skip
+    violation, frame, apart = quoted(
+        "calf_points_at_ankle",
+        r"leaves it: ([\d.]+)° at frame (\d+) \(press Home\), where the Compare table shows "
+        r"the two spaces ([\d.]+)° apart",
+    )
     distance, angle, world = spaces_apart(scene, CALF_FRAMES)
     calf, f = scene.bone_index("calf.l"), int(frame)
     assert number(world.limit_violation_deg[f, calf], violation) == violation
@@ -221,7 +223,8 @@ def test_cmu_figures(cmu_01_01):
     (deep,) = quoted("cmu_01_01", r"down to the toe, (\w+) bones deep")
     toe = bone_chain(scene, "LeftToeBase", 0.0).text()
     assert toe.startswith(chain) and toe.endswith("T_LeftToeBase R_LeftToeBase")
-    assert toe.count("R_") == ["one", "two", "three", "four", "five", "six", "seven"].index(deep) + 1
+    words = ["one", "two", "three", "four", "five", "six", "seven"]
+    assert toe.count("R_") == words.index(deep) + 1
     cancel = a_to_b_chain(scene, "RightToeBase", "LeftToeBase", 0.0).text()
     assert "~~T_Hips~~ ~~R_Hips~~" in cancel and cancel.count("~~") == 8
     assert quoted("cmu_01_01", r"evaluated (\d+) times")[0] == frames
