@@ -262,3 +262,14 @@ def test_fabrik_straightened_arm_still_bends():
             result = bake(with_constraint(straight, target=t, pole=pole), [0.0], space=space)
             assert result.info[arm.name]["reachable"][0]
             assert bends_deg(result, straight, arm.chain)[0] > 10, (pole, space)
+
+
+def test_cmu_hips_crouch_before_every_jump(cmu_01_01):
+    """Step 2: the hips' height dips (the crouch) in the 90 frames before every jump."""
+    assert "dips before every jump (the crouch)" in " ".join(TEXTS["cmu_01_01"].split())
+    y = load_scene(cmu_01_01).bone("Hips").translation_keys.values[:, 1]
+    standing = np.median(y)
+    jumps = np.flatnonzero(np.diff((y > standing + 2).astype(int)) == 1) + 1
+    assert len(jumps) >= 5  # "several times"
+    for start in jumps:
+        assert y[max(start - 90, 0) : start].min() < standing - 1.5, start
