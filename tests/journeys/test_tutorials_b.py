@@ -119,6 +119,7 @@ def inspector_text(window) -> str:
 
 def matrix_formula(window) -> str:
     """The matrix chain's formula as plain text (``R_calf.l^-1``; struck factors ``~~x~~``)."""
+    window.matrix_panel._throttled.flush()
     html = window.matrix_panel.formula.text()
     html = re.sub(r"<s(?:\s[^>]*)?>(.*?)</s>", r"~~\1~~", html)
     html = re.sub(r"<sub>(.*?)</sub>", r"_\1", html)
@@ -388,6 +389,10 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     assert "out of reach" in panel.description.text()
     click_button(win, qtbot, "World")
     np.testing.assert_allclose(arm_bends(win), 0, atol=0.01)  # straight
+    win.step_through.flush()
+    assert win.step_through.count() == 2  # the start, then laid straight: no iteration
+    press(win, qtbot, "Right", QtCore.Qt.KeyboardModifier.AltModifier)
+    assert "the chain laid straight towards it" in panel.description.text()
     click_button(win, qtbot, "Object")
     assert round(arm_bends(win)[0]) == 15  # the elbow stays bent by 15°
     assert "the elbow stays bent by 15°" in text
@@ -641,6 +646,13 @@ def test_cmu_step_by_step(window, open_tutorial, qtbot, cmu_01_01, tmp_path, mon
 
     again, before = load_scene(copy), doc.scene
     np.testing.assert_allclose(bake(again, frames).heads, bake(before, frames).heads, atol=1e-4)
-    angles = [line.split() for line in written.splitlines()[-3:]]
-    source = [line.split() for line in original.splitlines()[-3:]]
-    assert angles[0][6:] != source[0][6:]  # every angle different (beyond the root position)
+
+    def angles(text):  # (frames, joints, 3): the rotation channels, the root's position left out
+        lines = text.splitlines()
+        first = next(i for i, line in enumerate(lines) if line.startswith("Frame Time")) + 1
+        values = np.array([line.split() for line in lines[first:]], float)
+        return np.concatenate([values[:, 3:6], values[:, 6:]], axis=1).reshape(len(values), -1, 3)
+
+    changed = np.abs(angles(written) - angles(original)).max(axis=(0, 2)) > 1e-3
+    assert changed.sum() == 25 and len(changed) == 31
+    assert "The angles of 25 of the 31 joints change" in shown_text(win)
