@@ -108,7 +108,8 @@ def compare_rows(window) -> dict:
 
 
 def all_zero(shown: dict) -> bool:
-    return all(h == "0.0000" and a == "0.00°" for h, a, _ in shown.values())
+    """Every bone's Δ head reads 0.0000 and its Δ angle 0.00° (a unit after them or not)."""
+    return all(h.split()[0] == "0.0000" and a.startswith("0.00°") for h, a, _ in shown.values())
 
 
 def inspector_text(window) -> str:
