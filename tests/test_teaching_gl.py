@@ -227,7 +227,7 @@ def test_multi_parent_step_through_shows_each_pivots_contribution(qtbot):
     assert win.viewport.teaching.arrow_scale > 0
     labels = win.viewport.labels()
     assert any(text.startswith("Σ = Δp0") for text in labels)
-    assert any(text.startswith("{R_i}") for text in labels)
+    assert any(text.startswith("{Rᵢ}") for text in labels)
     # The last step lands on the evaluated pose.
     QTest.mouseClick(win.step_panel.buttons["stepLast"], QtCore.Qt.MouseButton.LeftButton)
     st = model.trace

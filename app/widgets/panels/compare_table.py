@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor.throttle import Throttle
 from app.scene.analysis import compare
 
-COLUMNS = ["Bone", "Δ head", "Δ angle", "World limit"]
+COLUMNS = ["Bone", "Δ head (units)", "Δ angle", "World limit"]
 
 
 class CompareTable(QtWidgets.QWidget):
@@ -45,9 +45,11 @@ class CompareTable(QtWidgets.QWidget):
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         # Fixed widths: sizing columns to their contents re-measures every cell on each
         # change, which costs more than the rest of a scrub step.
+        # Each wide enough for its heading (with its unit) and its numbers.
+        metrics = header.fontMetrics()
         for i, width in zip(range(1, len(COLUMNS)), (74, 66, 84)):
             header.setSectionResizeMode(i, QtWidgets.QHeaderView.ResizeMode.Fixed)
-            header.resizeSection(i, width)
+            header.resizeSection(i, max(width, metrics.horizontalAdvance(COLUMNS[i]) + 18))
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QtWidgets.QHBoxLayout()

@@ -22,6 +22,7 @@ from app.scene.analysis.convergence import (
     projection_axes,
 )
 from app.scene.errors import SceneError
+from app.scene.words import plural
 
 BACKGROUND = (34, 35, 40)
 COLORS = {"exact": (235, 235, 235), "seed": (255, 150, 40), "twist": (80, 170, 255)}
@@ -154,9 +155,10 @@ class ConvergencePanel(QtWidgets.QWidget):
         self.frame_line.setValue(doc.frame)
         seed, twist = paths.max_distance("seed"), paths.max_distance("twist")
         self.caption.setText(
-            f"<b>{name}</b> (body {paths.body}): head paths over {len(paths.frames)} frames. "
-            f"At {paths.substeps} substeps the seed ends up at most {seed:.2g} from the exact "
-            f"limit, the twist {twist:.2g}; four times the substeps, about a quarter."
+            f"<b>{name}</b> (body {paths.body}): head paths over "
+            f"{plural(len(paths.frames), 'frame')}. "
+            f"At {paths.substeps} substeps the seed ends up at most {seed:.2g} units from the "
+            f"exact limit, the twist {twist:.2g} units; four times the substeps, about a quarter."
         )
 
     def distance_at(self, integrator: str) -> float:

@@ -29,6 +29,7 @@ from app.scene.analysis.curves import accumulated_turn_deg, plot_frames, rotatio
 from app.scene.math.euler import euler_xyz_from_quat
 from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
+from app.scene.words import plural
 from app.widgets.panels.curve_keys import EULER, QUAT, VECTOR, CurveKeyEditor, Diamonds
 from app.widgets.panels.plots import DualPlot
 from app.widgets.visible_refresh import RefreshWhileVisible
@@ -359,8 +360,8 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
                     self._markers(self.lower, keys.frames, keys.values[:, i], name, style=axis,
                                   channel=channel, component=i, mode=VECTOR)  # fmt: skip
             labels.append(what)
-            notes.append(f"{what}" + (" (its head in its parent's frame)" if prefix == "t"
-                                      else " (dashed)") + f", {len(keys)} keys")  # fmt: skip
+            shape = " (its head in its parent's frame)" if prefix == "t" else " (dashed)"
+            notes.append(f"{what}{shape}, {plural(len(keys), 'key')}")
         self.lower.getPlotItem().setLabel("left", " and ".join(labels), color="#c8cad0")
         self.lower_note.setText(f"{bone.name}'s " + "; ".join(notes))
 

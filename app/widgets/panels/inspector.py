@@ -17,6 +17,7 @@ from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Target
+from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.panels.constraint_section import ConstraintSection
 from app.widgets.panels.key_fields import interpolation_row, scale_group
@@ -26,7 +27,7 @@ from app.widgets.text_keys import keep_keys
 def _keys_text(keys, what: str) -> str:
     if keys is None:
         return f"{what}: not animated"
-    return f"{what}: {len(keys)} key{'s' if len(keys) != 1 else ''}"
+    return f"{what}: {plural(len(keys), 'key')}"
 
 
 class Inspector(ConstraintSection, QtWidgets.QScrollArea):
@@ -187,7 +188,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         self._note(
             form,
             lambda: (
-                f"{len(s.bones)} bones, {len(s.constraints)} constraints, "
+                f"{plural(len(s.bones), 'bone')}, {plural(len(s.constraints), 'constraint')}, "
                 f"frames {s.frame_start}–{s.frame_end} at {s.fps:g} fps"
             ),
         )
@@ -294,7 +295,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             ),
         )
         interpolation_row(self, form, ref, "position_keys")
-        self._rotation_group(ref, "Rotation q_i at this frame — edits key it")
+        self._rotation_group(ref, "Rotation qᵢ at this frame — edits key it")
 
     def _build_target(self, ref: Ref) -> None:
         doc = self._document
@@ -338,17 +339,6 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         else:
             target = Target(bone=data[0], at=data[1])
         self._run(operations.set_target, doc, ref.name, target, ref.kind)
-
-    @staticmethod
-    def _fmt(v) -> str:
-        a = np.asarray(v)
-        if a.dtype.kind in "fiu" and a.size:
-            return (
-                f"{float(a.reshape(-1)[0]):.4g}"
-                if a.size == 1
-                else np.array2string(a.reshape(-1)[:4], precision=3)
-            )
-        return str(v)
 
     @staticmethod
     def _set_combo(combo, text) -> None:

@@ -57,7 +57,7 @@ class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
         self.relative_combo = keep_keys(QtWidgets.QComboBox())
         self.relative_combo.setObjectName("matrixRelative")
         self.relative_combo.setToolTip(
-            "Map into world coordinates, or into another bone's frame (a_to_b, right to left)"
+            "Map into world coordinates, or into another bone's frame (read right to left)"
         )
         self.formula = QtWidgets.QLabel()
         self.formula.setObjectName("matrixFormula")

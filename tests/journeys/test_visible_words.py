@@ -1,0 +1,97 @@
+"""Journey: every string a person can read says words, not identifiers (issue 18, item 7).
+
+One window opens each shipped scene in turn (the demo, FABRIK, points-at, the tumbling box,
+the CMU clip, the glTF humanoid), opens every dock and panel, selects an item of each kind,
+makes a few edits, and reads everything on screen (:mod:`tests.journeys._words`): no
+snake_case identifier, no ``None``/``True``/``[...]``/``{...}`` repr and no "1 keys" may
+show, once the scene's own names are taken out.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from app.editor import key_operations
+from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
+from app.scene.rig.model import MultiParent
+from app.widgets.add_menu import build_add_menu
+from tests.conftest import CMU_DIR, SCENES
+from tests.gui import key, open_window
+from tests.journeys._words import menu_strings, offences, scene_names, visible_strings
+
+SHIPPED = [
+    SCENES / "foot_roll.json",
+    SCENES / "fabrik_arm.json",
+    SCENES / "calf_points_at_ankle.json",
+    SCENES / "tumbling_box.json",
+    CMU_DIR / "01_01.bvh",
+    SCENES / "humanoid.glb",
+]
+
+
+def _refs(scene) -> list[Ref]:
+    """One item of each kind: the first and a deep bone, each constraint, a pivot, a target."""
+    refs = [Ref.bone(scene.bones[0].name), Ref.bone(scene.bones[-1].name)]
+    for c in scene.constraints:
+        refs.append(Ref.constraint(c.name))
+        if isinstance(c, MultiParent):
+            refs.append(Ref.pivot_of(c.name, c.pivots[-1].name))
+        else:
+            refs.append(Ref.target_of(c.name))
+    return refs
+
+
+def _show_every_dock(window) -> None:
+    for dock in window.findChildren(QtWidgets.QDockWidget):
+        if not dock.isVisible():
+            dock.toggleViewAction().trigger()
+    window.document.set_compare(True)
+
+
+def _read(window, qtbot, strings: list) -> None:
+    qtbot.wait(30)
+    QtWidgets.QApplication.processEvents()
+    strings.extend(visible_strings(window))
+
+
+def _session(window, qtbot, path, strings: list) -> None:
+    doc = window.document
+    assert window.files.open(str(path)), path
+    _show_every_dock(window)
+    doc.set_frame(doc.scene.frame_start + 3)
+    _read(window, qtbot, strings)
+    for ref in _refs(doc.scene):
+        doc.set_selection([ref])
+        if ref.kind == CONSTRAINT and doc.scene.constraint(ref.name).type != "points_at":
+            window.actions_by_name["stepThrough"].setChecked(True)
+            window.step_through.start(ref.name)
+            window.step_through.next()
+        _read(window, qtbot, strings)
+        strings.extend(menu_strings(build_add_menu(doc, window, ref), f"add menu of {ref}"))
+        if ref.kind in (BONE, PIVOT, TARGET):
+            key(window.viewport, "K")  # a key at the current frame, as a person keys
+            _read(window, qtbot, strings)
+    # Key edits on the one key at the current frame: the undo texts speak of "1 key".
+    bone = Ref.bone(doc.scene.bones[0].name)
+    doc.set_selection([bone])
+    key(window.viewport, "K")
+    selected = key_operations.keys_at_frame(doc)
+    key_operations.set_interpolation(doc, selected, "ease")
+    _read(window, qtbot, strings)
+    move = key_operations.KeyMove(doc, selected)
+    move.to(1.0)
+    move.commit()
+    _read(window, qtbot, strings)
+
+
+def test_every_visible_string_is_words_for_people(qtbot):
+    window = open_window(qtbot, SHIPPED[0], size=(1400, 900))
+    found = []
+    for path in SHIPPED:
+        strings: list = []
+        _session(window, qtbot, path, strings)
+        names = scene_names(window.document.scene, path)
+        found += [(path.name, *o) for o in offences(set(strings), names)]
+    report = "\n".join(f"{scene}: {where}: {text[:120]!r} ({why})"
+                       for scene, where, text, why in sorted(set(found)))  # fmt: skip
+    assert not found, f"{len(found)} strings show identifiers, reprs or bad plurals:\n{report}"
