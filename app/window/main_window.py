@@ -230,6 +230,33 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         status.addPermanentWidget(self.hint_label)
         status.addPermanentWidget(self.space_label)
         status.addPermanentWidget(self.frame_label)
+        status.messageChanged.connect(self._fit_message)
+
+    def message_room(self) -> int:
+        """The width, in pixels, the status bar gives a message beside what stays shown."""
+        status = self.statusBar()
+        beside = [w for w in (self.error_label, self.hint_label, self.space_label,
+                              self.frame_label) if w.isVisible()]  # fmt: skip
+        spacing = status.layout().spacing() if status.layout() is not None else 6
+        used = sum(w.width() + spacing for w in beside)
+        return status.width() - used - 24  # the margins and the size grip
+
+    def _fit_message(self, text: str) -> None:
+        """A message shows whole: the hint steps aside while it shows, and the space too
+        when the message needs its room; one still too long shows its end in a tooltip."""
+        status = self.statusBar()
+        self.hint_label.setVisible(not text)
+        self.space_label.setVisible(True)
+        status.setToolTip("")
+        if not text:
+            return
+        status.layout().activate()
+        width = status.fontMetrics().horizontalAdvance(text)
+        if width > self.message_room():
+            self.space_label.setVisible(False)
+            status.layout().activate()
+        if width > self.message_room():
+            status.setToolTip(text)
 
     # --- status --------------------------------------------------------------------------
 
@@ -305,9 +332,9 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
     def size_docks(self) -> None:
         """The default dock sizes: room for names on the left, for the inspector's fields
         on the right, and a compact timeline below."""
-        self.resizeDocks(
-            [self.outliner_dock, self.inspector_dock], [230, 370], QtCore.Qt.Orientation.Horizontal
-        )
+        names = self.outliner.sizeHint().width()  # every name whole, where there is room
+        horizontal = QtCore.Qt.Orientation.Horizontal
+        self.resizeDocks([self.outliner_dock, self.inspector_dock], [names, 370], horizontal)
         self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)
 
     def dragEnterEvent(self, ev) -> None:

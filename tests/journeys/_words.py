@@ -95,7 +95,8 @@ def _graphics_strings(view: QtWidgets.QGraphicsView, where: str, out: list) -> N
         elif isinstance(item, QtWidgets.QGraphicsSimpleTextItem):
             text = item.text()
         elif isinstance(item, pg.AxisItem):
-            text = plain(item.labelText or "") + (f" ({item.labelUnits})" if item.labelUnits else "")
+            units = f" ({item.labelUnits})" if item.labelUnits else ""
+            text = plain(item.labelText or "") + units
         else:
             continue
         if text.strip():
@@ -190,3 +191,35 @@ def offences(strings, names=(), allowed=ALLOWED) -> list[tuple[str, str, str]]:
             if hit.group(1) not in NOT_PLURAL and not hit.group(1).endswith("ss"):
                 found.append((where, text, f"plural {hit.group(0)!r}"))
     return found
+
+
+def outliner_cells(tree) -> list[tuple[str, str, str, bool]]:
+    """``(text, shown, tooltip, inside)`` for each name cell of the outliner as drawn now:
+    the text Qt paints in the cell's width (elided as the view elides), its tooltip, and
+    whether the cell lies inside the visible part of the view."""
+    margin = tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin) + 1
+    cells = []
+    it = QtWidgets.QTreeWidgetItemIterator(tree)
+    while it.value() is not None:
+        item = it.value()
+        rect = tree.visualRect(tree.indexFromItem(item, 0))
+        metrics = QtGui.QFontMetrics(item.font(0))
+        text = item.text(0)
+        shown = metrics.elidedText(text, tree.textElideMode(), rect.width() - 2 * margin)
+        inside = rect.left() >= 0 and rect.right() <= tree.viewport().width()
+        cells.append((text, shown, item.toolTip(0), inside))
+        it += 1
+    return cells
+
+
+def message_fits(window) -> tuple[str, int, int]:
+    """``(message, its width, the room it has)``: the status bar draws its message from
+    the left edge up to the first permanent widget shown (QStatusBar's message rect)."""
+    status = window.statusBar()
+    message = status.currentMessage()
+    right = status.width() - 12
+    for widget in status.findChildren(QtWidgets.QWidget):
+        if widget.parent() is status and widget.isVisible() and widget.x() > 0:
+            if not isinstance(widget, QtWidgets.QSizeGrip):
+                right = min(right, widget.x() - 1)
+    return message, status.fontMetrics().horizontalAdvance(message), right - 6

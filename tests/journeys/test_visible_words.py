@@ -9,15 +9,23 @@ show, once the scene's own names are taken out.
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
+from PySide6.QtTest import QTest
 
 from app.editor import key_operations
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
 from app.scene.rig.model import MultiParent
 from app.widgets.add_menu import build_add_menu
 from tests.conftest import CMU_DIR, SCENES
-from tests.gui import key, open_window
-from tests.journeys._words import menu_strings, offences, scene_names, visible_strings
+from tests.gui import LEFT, NO_MODS, key, open_window
+from tests.journeys._words import (
+    menu_strings,
+    message_fits,
+    offences,
+    outliner_cells,
+    scene_names,
+    visible_strings,
+)
 
 SHIPPED = [
     SCENES / "foot_roll.json",
@@ -52,6 +60,9 @@ def _read(window, qtbot, strings: list) -> None:
     qtbot.wait(30)
     QtWidgets.QApplication.processEvents()
     strings.extend(visible_strings(window))
+    message, width, room = message_fits(window)
+    if width > room:
+        strings.append(("status bar, cut", f"{message} ({width} px in {room} px)"))
 
 
 def _session(window, qtbot, path, strings: list) -> None:
@@ -71,11 +82,24 @@ def _session(window, qtbot, path, strings: list) -> None:
         if ref.kind in (BONE, PIVOT, TARGET):
             key(window.viewport, "K")  # a key at the current frame, as a person keys
             _read(window, qtbot, strings)
+    # Drag the last bone over the first in the outliner: the status bar says what a drop
+    # does (a long message, beside the selection's hint), then the drop reparents it.
+    outliner = window.outliner
+    last, first = (outliner.item_for(Ref.bone(b.name)) for b in (doc.scene.bones[-1],
+                                                                  doc.scene.bones[0]))  # fmt: skip
+    start = outliner.visualItemRect(last).center()
+    end = outliner.visualItemRect(first).center()
+    QTest.mousePress(outliner.viewport(), LEFT, NO_MODS, start)
+    for t in (0.3, 0.6, 1.0):
+        QTest.mouseMove(outliner.viewport(), start + (end - start) * t)
+    _read(window, qtbot, strings)
+    QTest.mouseRelease(outliner.viewport(), LEFT, NO_MODS, end)
+    _read(window, qtbot, strings)
     # Key edits on the one key at the current frame: the undo texts speak of "1 key".
     bone = Ref.bone(doc.scene.bones[0].name)
     doc.set_selection([bone])
     key(window.viewport, "K")
-    selected = key_operations.keys_at_frame(doc)
+    selected = dict(list(key_operations.keys_at_frame(doc).items())[:1])  # one key
     key_operations.set_interpolation(doc, selected, "ease")
     _read(window, qtbot, strings)
     move = key_operations.KeyMove(doc, selected)
@@ -85,13 +109,31 @@ def _session(window, qtbot, path, strings: list) -> None:
 
 
 def test_every_visible_string_is_words_for_people(qtbot):
-    window = open_window(qtbot, SHIPPED[0], size=(1400, 900))
+    window = open_window(qtbot, SHIPPED[0], size=(1280, 800))
     found = []
     for path in SHIPPED:
         strings: list = []
         _session(window, qtbot, path, strings)
         names = scene_names(window.document.scene, path)
         found += [(path.name, *o) for o in offences(set(strings), names)]
+        found += [(path.name, where, text, "cut") for where, text in strings if "cut" in where]
     report = "\n".join(f"{scene}: {where}: {text[:120]!r} ({why})"
                        for scene, where, text, why in sorted(set(found)))  # fmt: skip
     assert not found, f"{len(found)} strings show identifiers, reprs or bad plurals:\n{report}"
+
+
+def test_outliner_names_keep_both_ends(qtbot):
+    """CMU 01_01's 31 bones nest eleven deep: at the first window's size every name shows
+    whole or loses only its middle, inside the outliner, with the whole name as tooltip."""
+    window = open_window(qtbot, CMU_DIR / "01_01.bvh", size=(1280, 800))
+    qtbot.wait(30)
+    cells = outliner_cells(window.outliner)
+    assert len(cells) == 2 + 31
+    bad = []
+    for text, shown, tooltip, inside in cells:
+        both_ends = shown == text or (
+            "…" in shown and shown.startswith(text[:3]) and shown.endswith(text[-3:])
+        )
+        if not (both_ends and inside and (text in tooltip or text in ("Bones", "Constraints"))):
+            bad.append(f"{text!r} shows {shown!r} (inside: {inside}, tooltip {tooltip!r})")
+    assert not bad, "\n".join(bad)

@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+from app.scene.words import plural
 from app.widgets.add_menu import build_add_menu
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
@@ -52,8 +53,11 @@ class Outliner(QtWidgets.QTreeWidget):
         self.setHeaderLabels(["Name", ""])
         self.setColumnCount(2)
         self.header().setStretchLastSection(False)
-        self.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        # The name column fills the room the keys column leaves, and never gets so narrow
+        # that a name loses either end (:meth:`fit_columns`); a long name loses its middle.
+        self.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Interactive)
         self.header().setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
         self.setUniformRowHeights(True)
@@ -73,7 +77,46 @@ class Outliner(QtWidgets.QTreeWidget):
         self.rebuild()
 
     def sizeHint(self):
-        return QtCore.QSize(250, 400)
+        """Wide enough for every name whole (a deep hierarchy's too), within reason."""
+        whole, _ = self.name_widths()
+        keys = self.sizeHintForColumn(1) if self.topLevelItemCount() else 0
+        frame = 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
+        return QtCore.QSize(max(230, min(whole + keys + frame, 360)), 400)
+
+    # --- column widths -------------------------------------------------------------------
+
+    #: Characters a name keeps at each end when it is elided (``LeftH…dex1``).
+    KEPT = 4
+
+    def name_widths(self) -> tuple[int, int]:
+        """``(whole, least)``: the name column's width for every name whole, and the least
+        width at which every name still shows both ends (indentation included)."""
+        whole = least = 0
+        margin = 2 * (self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin)
+                      + 1) + 4  # fmt: skip
+        stack = [(self.topLevelItem(i), 1) for i in range(self.topLevelItemCount())]
+        while stack:
+            item, depth = stack.pop()
+            metrics = QtGui.QFontMetrics(item.font(0))
+            text = item.text(0)
+            width = metrics.horizontalAdvance(text)
+            ends = text[: self.KEPT] + "…" + text[-self.KEPT :]
+            short = min(width, metrics.horizontalAdvance(ends))
+            indent = depth * self.indentation() + margin
+            whole, least = max(whole, indent + width), max(least, indent + short)
+            stack.extend((item.child(i), depth + 1) for i in range(item.childCount()))
+        return whole, least
+
+    def fit_columns(self) -> None:
+        """The name column: the room beside the keys column, at least the width at which
+        every name keeps both ends (a horizontal scroll bar beyond that)."""
+        _, least = self.name_widths()
+        room = self.viewport().width() - self.columnWidth(1)
+        self.setColumnWidth(0, max(room, least))
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.fit_columns()
 
     def item_for(self, ref: Ref) -> QtWidgets.QTreeWidgetItem | None:
         return self._items.get(ref)
@@ -86,6 +129,7 @@ class Outliner(QtWidgets.QTreeWidget):
         item.setForeground(0, COLORS[ref.kind])
         if ref.kind in (BONE, PIVOT):
             item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsEditable)
+        item.setToolTip(0, text)  # the whole name, however narrow the column
         self._items[ref] = item
         return item
 
@@ -141,11 +185,13 @@ class Outliner(QtWidgets.QTreeWidget):
             elif ref.kind in TARGET_KINDS:
                 words = f"→ {thing.bone} {thing.at}" if thing.bone else "(position)"
                 item.setText(0, f"{ref.kind} {words}")
+                item.setToolTip(0, item.text(0))
                 item.setText(1, "◆" if thing.position_keys is not None else "")
             else:
                 keyed = len(editing.key_frames(scene, ref))
                 item.setText(1, f"◆ {keyed}" if keyed else "")
-                item.setToolTip(1, f"{keyed} key frames" if keyed else "not animated")
+                item.setToolTip(1, plural(keyed, "key frame") if keyed else "not animated")
+        self.fit_columns()
 
     # --- renaming and reparenting ---------------------------------------------------------
 
