@@ -17,12 +17,13 @@ from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
 from app.scene.rig.model import MultiParent
 from app.widgets.add_menu import build_add_menu
 from tests.conftest import CMU_DIR, SCENES
-from tests.gui import LEFT, NO_MODS, key, open_window
+from tests.gui import LEFT, NO_MODS, SHIFT, key, open_window
 from tests.journeys._words import (
     menu_strings,
     message_fits,
     offences,
     outliner_cells,
+    plain,
     scene_names,
     visible_strings,
 )
@@ -57,8 +58,7 @@ def _show_every_dock(window) -> None:
 
 
 def _read(window, qtbot, strings: list) -> None:
-    qtbot.wait(30)
-    QtWidgets.QApplication.processEvents()
+    qtbot.wait(10)
     strings.extend(visible_strings(window))
     message, width, room = message_fits(window)
     if width > room:
@@ -77,11 +77,10 @@ def _session(window, qtbot, path, strings: list) -> None:
             window.actions_by_name["stepThrough"].setChecked(True)
             window.step_through.start(ref.name)
             window.step_through.next()
-        _read(window, qtbot, strings)
-        strings.extend(menu_strings(build_add_menu(doc, window, ref), f"add menu of {ref}"))
         if ref.kind in (BONE, PIVOT, TARGET):
             key(window.viewport, "K")  # a key at the current frame, as a person keys
-            _read(window, qtbot, strings)
+        _read(window, qtbot, strings)
+        strings.extend(menu_strings(build_add_menu(doc, window, ref), f"add menu of {ref}"))
     # Drag the last bone over the first in the outliner: the status bar says what a drop
     # does (a long message, beside the selection's hint), then the drop reparents it.
     outliner = window.outliner
@@ -94,7 +93,6 @@ def _session(window, qtbot, path, strings: list) -> None:
         QTest.mouseMove(outliner.viewport(), start + (end - start) * t)
     _read(window, qtbot, strings)
     QTest.mouseRelease(outliner.viewport(), LEFT, NO_MODS, end)
-    _read(window, qtbot, strings)
     # Key edits on the one key at the current frame: the undo texts speak of "1 key".
     bone = Ref.bone(doc.scene.bones[0].name)
     doc.set_selection([bone])
@@ -137,3 +135,57 @@ def test_outliner_names_keep_both_ends(qtbot):
         if not (both_ends and inside and (text in tooltip or text in ("Bones", "Constraints"))):
             bad.append(f"{text!r} shows {shown!r} (inside: {inside}, tooltip {tooltip!r})")
     assert not bad, "\n".join(bad)
+
+
+def test_shift_a_offers_only_what_can_be_done(qtbot):
+    """The demo's foot is a root driven by a multi-parent: Shift+A on it offers no FABRIK
+    "on foot and its parent" (it has none) and greys a second multi-parent; on the calf,
+    FABRIK names the calf and its real parent."""
+    window = open_window(qtbot, SCENES / "foot_roll.json")
+    doc = window.document
+    texts = {}
+    for bone in ("foot", "calf"):
+        doc.set_selection([Ref.bone(bone)])
+        key(window.viewport, "A", SHIFT)
+        qtbot.waitUntil(lambda: getattr(window, "_shown_add_menu", None) is not None)
+        menu = window._shown_add_menu
+        texts[bone] = {a.text(): a.isEnabled() for a in menu.actions() if a.text()}
+        menu.close()
+        window._shown_add_menu = None
+    assert not any("FABRIK" in t for t in texts["foot"]), texts["foot"]
+    multi = [t for t in texts["foot"] if t.startswith("Add Multi-Parent")]
+    assert multi and not texts["foot"][multi[0]], texts["foot"]
+    assert texts["calf"].get("Add FABRIK Constraint on calf and its parent foot"), texts["calf"]
+
+
+def test_file_errors_name_the_kind_of_file(qtbot, tmp_path, dialogs):
+    """A text file is not "malformed JSON", and a BVH of garbage shows its bytes readably
+    (no replacement character)."""
+    window = open_window(qtbot, SCENES / "foot_roll.json")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("shopping: bread, eggs\n")
+    garbage = tmp_path / "clip.bvh"
+    garbage.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe garbage")
+    for path in (notes, garbage):
+        assert not window.files.open(str(path))
+    (_, _, txt), (_, _, bvh) = [c for c in dialogs.calls if c[0] == "critical"]
+    txt, bvh = plain(txt), plain(bvh)
+    assert "notes.txt is not a Pivotal scene" in txt and "BVH" in txt and "glTF" in txt, txt
+    assert "JSON" not in txt.replace("(.json)", ""), txt
+    assert "\ufffd" not in bvh and "\\x89PNG" in bvh and "not a BVH clip" in bvh, bvh
+    assert window.document.path.endswith("foot_roll.json")  # the open scene stays
+
+
+def test_units_on_the_compare_table(qtbot):
+    """Every number in the Compare table carries a unit, in its cell or its heading."""
+    window = open_window(qtbot, SCENES / "foot_roll.json", frame=40)
+    window.document.set_compare(True)
+    qtbot.wait(30)
+    table = window.compare_table.table
+    assert table.rowCount() == len(window.document.scene.bones)
+    for c in range(1, table.columnCount()):
+        heading = table.horizontalHeaderItem(c).text()
+        for r in range(table.rowCount()):
+            cell = table.item(r, c).text()
+            bare = cell.replace(".", "").replace("+", "").replace("-", "").isdigit()
+            assert not bare or "(" in heading, f"{heading!r}: {cell!r} has no unit"
