@@ -58,7 +58,7 @@ class ConstraintSection:
             if isinstance(c, Fabrik):
                 tol = spin_box(6, 1e-4, 1e-9, 1e6)
                 tol.setObjectName("tolerance")
-                form.addRow("Tolerance", tol)
+                form.addRow("Tolerance (units)", tol)
                 tol.valueChanged.connect(
                     lambda v: self._run(
                         operations.set_constraint_field, doc, ref.name, "tolerance", float(v)

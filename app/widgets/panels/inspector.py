@@ -210,7 +210,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             sub += f" · driven by {', '.join(driven)}"
         self._header(f"Bone {bone.name}", sub)
         self._rotation_group(ref, "Pose rotation at this frame (local) — edits key it")
-        form = self._group("Translation (head in the parent's frame)")
+        form = self._group("Translation in units (head in the parent's frame)")
         translation = VectorEdit(3, "translation")
         form.addRow(translation)
         translation.edited.connect(
@@ -233,10 +233,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         scale_group(self, ref)
         form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
-            ("translation", "Translation", 3, 4),
+            ("translation", "Translation (units)", 3, 4),
             ("rotation", "Rotation", 4, 4),
             ("scale", "Scale", 3, 4),
-            ("tail", "Tail", 3, 4),
+            ("tail", "Tail (units)", 3, 4),
         ):
             edit = VectorEdit(n, f"rest_{field}", decimals=dec)
             form.addRow(label, edit)
@@ -259,7 +259,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         i = doc.scene.bone_index(name)
         head = ", ".join(f"{v:.3f}" for v in pose.heads[0, i])
         tail = ", ".join(f"{v:.3f}" for v in pose.tails[0, i])
-        text = f"head ({head})<br>tail ({tail})"
+        text = f"head ({head}) units<br>tail ({tail}) units"
         world = doc.world_pose().limit_violation_deg[0, i]
         if world > 0.05:
             text += (
@@ -277,7 +277,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         name.editingFinished.connect(lambda: name.text() != ref.pivot and self._run(
             constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()))
         self._group("Name").addRow(name)
-        form = self._group("Position on the body (body frame)")
+        form = self._group("Position on the body in units (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
         position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
@@ -302,7 +302,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         c = doc.scene.constraint(ref.name)
         target = editing.resolve(doc.scene, ref)
         what = "Pole" if ref.kind == "pole" else "Target"
-        sub = f"{c.type.replace('_', '-')} constraint"
+        words = {"points_at": "points-at", "fabrik": "FABRIK"}.get(c.type, c.type)
+        sub = f"{words} constraint"
         if ref.kind == "pole":
             sub += " · the chain bends towards it"
         self._header(f"{what} of {c.name}", sub)
@@ -321,7 +322,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form.addRow(kind)
         if target.bone is None:
             position = VectorEdit(3, "position")
-            form.addRow("World position", position)
+            form.addRow("World position (units)", position)
             position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
             self._refreshers.append(
                 lambda: position.set_value(
