@@ -26,6 +26,10 @@ FILE_NAME = re.compile(r"[\w.-]+\.(?:json|bvh|glb|gltf|npz|csv|usda|usdc|png|md|
 
 IDENTIFIER = re.compile(r"(?<![\w./\\-])[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w/\\-])")
 REPR_WORD = re.compile(r"\b(?:None|True|False|nan|NaN|inf)\b")
+#: What is left of an identifier built on a name (``{bone}_to_world``, the name taken out).
+JOINED = re.compile(r"·_[A-Za-z0-9_]+")
+#: pyqtgraph's scale beside an axis label without a unit: numbers people must rescale.
+AXIS_SCALE = re.compile(r"\(x[\d.e+-]+\)")
 LIST_REPR = re.compile(r"\[\s*(?:\]|True|False|None|-?\d|'|\")")
 DICT_REPR = re.compile(r"\{\s*(?:\}|['\"]?\w+['\"]?\s*:)")
 ONE_PLURAL = re.compile(r"(?<![\d.,])\b1 ([a-z]+s)\b")
@@ -95,8 +99,7 @@ def _graphics_strings(view: QtWidgets.QGraphicsView, where: str, out: list) -> N
         elif isinstance(item, QtWidgets.QGraphicsSimpleTextItem):
             text = item.text()
         elif isinstance(item, pg.AxisItem):
-            units = f" ({item.labelUnits})" if item.labelUnits else ""
-            text = plain(item.labelText or "") + units
+            text = plain(item.labelString()) if item.label.isVisible() else ""
         else:
             continue
         if text.strip():
@@ -180,6 +183,8 @@ def offences(strings, names=(), allowed=ALLOWED) -> list[tuple[str, str, str]]:
         words = FILE_NAME.sub("·", words)
         for pattern, why in (
             (IDENTIFIER, "identifier"),
+            (JOINED, "identifier"),
+            (AXIS_SCALE, "axis scale"),
             (REPR_WORD, "Python word"),
             (LIST_REPR, "list repr"),
             (DICT_REPR, "dict repr"),

@@ -59,11 +59,13 @@ class ConvergencePanel(QtWidgets.QWidget):
         self.distance_plot = pg.PlotWidget(background=BACKGROUND)
         self.distance_plot.setObjectName("convergenceDistance")
         self.distance_plot.setLabel("bottom", "frame")
-        self.distance_plot.setLabel("left", "distance to exact")
+        self.distance_plot.setLabel("left", "distance to exact (units)")
         self.distance_plot.setMinimumSize(360, 140)
         for plot in (self.path_plot, self.distance_plot):
             item = plot.getPlotItem()
             item.showGrid(x=True, y=True, alpha=0.18)
+            for axis in ("left", "bottom"):  # numbers as they are, in the named unit
+                item.getAxis(axis).enableAutoSIPrefix(False)
             item.setMenuEnabled(False)
             item.hideButtons()
             item.addLegend(offset=(6, 2), labelTextSize="8pt", brush=(28, 29, 33, 215))
@@ -148,8 +150,8 @@ class ConvergencePanel(QtWidgets.QWidget):
         a, b = projection_axes(paths.heads["exact"])
         for k, curve in self.curves.items():
             curve.setData(paths.heads[k][:, a], paths.heads[k][:, b])
-        self.path_plot.setLabel("bottom", f"world {AXES[a]}")
-        self.path_plot.setLabel("left", f"world {AXES[b]}")
+        self.path_plot.setLabel("bottom", f"world {AXES[a]} (units)")
+        self.path_plot.setLabel("left", f"world {AXES[b]} (units)")
         for k, curve in self.distance_curves.items():
             curve.setData(paths.frames, paths.distance[k])
         self.frame_line.setValue(doc.frame)
