@@ -79,7 +79,7 @@ def _each(document, selected: dict, edit) -> dict:
 
 
 def _count(selected: dict) -> str:
-    """"1 key", "3 keys": how many keys ``selected`` holds, in words."""
+    """How many keys ``selected`` holds, in words ("1 key", "3 keys")."""
     return plural(sum(len(frames) for frames in selected.values()), "key")
 
 
