@@ -30,6 +30,8 @@ REPR_WORD = re.compile(r"\b(?:None|True|False|nan|NaN|inf)\b")
 JOINED = re.compile(r"·_[A-Za-z0-9_]+")
 #: pyqtgraph's scale beside an axis label without a unit: numbers people must rescale.
 AXIS_SCALE = re.compile(r"\(x[\d.e+-]+\)")
+#: A reference into a document the user has not read ("option 1 of the seed").
+JARGON = re.compile(r"\boption \d of\b")
 LIST_REPR = re.compile(r"\[\s*(?:\]|True|False|None|-?\d|'|\")")
 DICT_REPR = re.compile(r"\{\s*(?:\}|['\"]?\w+['\"]?\s*:)")
 ONE_PLURAL = re.compile(r"(?<![\d.,])\b1 ([a-z]+s)\b")
@@ -185,6 +187,7 @@ def offences(strings, names=(), allowed=ALLOWED) -> list[tuple[str, str, str]]:
             (IDENTIFIER, "identifier"),
             (JOINED, "identifier"),
             (AXIS_SCALE, "axis scale"),
+            (JARGON, "jargon"),
             (REPR_WORD, "Python word"),
             (LIST_REPR, "list repr"),
             (DICT_REPR, "dict repr"),
