@@ -69,6 +69,7 @@ class Outliner(QtWidgets.QTreeWidget):
                              | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)  # fmt: skip
         self.itemChanged.connect(self._on_item_changed)
         self._bones_group = None
+        self._least: int | None = None  # the name column's least width (fit_columns)
         self._dragged: Ref | None = None
         self._drag_from = None
         document.structure_changed.connect(self.rebuild)
@@ -110,9 +111,11 @@ class Outliner(QtWidgets.QTreeWidget):
     def fit_columns(self) -> None:
         """The name column: the room beside the keys column, at least the width at which
         every name keeps both ends (a horizontal scroll bar beyond that)."""
-        _, least = self.name_widths()
+        if self._least is None:  # measured again only when a name changed
+            self._least = self.name_widths()[1]
         room = self.viewport().width() - self.columnWidth(1)
-        self.setColumnWidth(0, max(room, least))
+        if self.columnWidth(0) != max(room, self._least):
+            self.setColumnWidth(0, max(room, self._least))
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
@@ -136,6 +139,7 @@ class Outliner(QtWidgets.QTreeWidget):
     def rebuild(self) -> None:
         doc = self._document
         scene = doc.scene
+        self._least = None
         with QtCore.QSignalBlocker(self):
             self.clear()
             self._items = {}
@@ -184,8 +188,10 @@ class Outliner(QtWidgets.QTreeWidget):
                 item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
             elif ref.kind in TARGET_KINDS:
                 words = f"→ {thing.bone} {thing.at}" if thing.bone else "(position)"
-                item.setText(0, f"{ref.kind} {words}")
-                item.setToolTip(0, item.text(0))
+                if item.text(0) != f"{ref.kind} {words}":
+                    item.setText(0, f"{ref.kind} {words}")
+                    item.setToolTip(0, item.text(0))
+                    self._least = None
                 item.setText(1, "◆" if thing.position_keys is not None else "")
             else:
                 keyed = len(editing.key_frames(scene, ref))
