@@ -38,6 +38,7 @@ class CompareTable(QtWidgets.QWidget):
         self.table.setObjectName("compareRows")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)  # a name keeps its ends
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         self.table.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
@@ -119,6 +120,8 @@ class CompareTable(QtWidgets.QWidget):
                 # Only what changed: each change repaints the cell (and costs a redraw).
                 if item.text() != text:
                     item.setText(text)
+                    if c == 0:
+                        item.setToolTip(text)  # the whole name, however narrow the column
                 if item.foreground().color() != color:
                     item.setForeground(color)
 
