@@ -13,7 +13,7 @@ from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
 from app.editor import key_operations
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET, Ref
+from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, Ref
 from app.scene.rig.model import MultiParent
 from app.widgets.add_menu import build_add_menu
 from tests.conftest import CMU_DIR, SCENES
@@ -39,7 +39,8 @@ SHIPPED = [
 
 
 def _refs(scene) -> list[Ref]:
-    """One item of each kind: the first and a deep bone, each constraint, a pivot, a target."""
+    """One item of each kind: the first and a deep bone, each constraint, a pivot, a target
+    and a pole."""
     refs = [Ref.bone(scene.bones[0].name), Ref.bone(scene.bones[-1].name)]
     for c in scene.constraints:
         refs.append(Ref.constraint(c.name))
@@ -47,6 +48,8 @@ def _refs(scene) -> list[Ref]:
             refs.append(Ref.pivot_of(c.name, c.pivots[-1].name))
         else:
             refs.append(Ref.target_of(c.name))
+        if getattr(c, "pole", None) is not None:
+            refs.append(Ref.pole_of(c.name))
     return refs
 
 
@@ -77,7 +80,7 @@ def _session(window, qtbot, path, strings: list) -> None:
             window.actions_by_name["stepThrough"].setChecked(True)
             window.step_through.start(ref.name)
             window.step_through.next()
-        if ref.kind in (BONE, PIVOT, TARGET):
+        if ref.kind in (BONE, PIVOT, TARGET, POLE):
             key(window.viewport, "K")  # a key at the current frame, as a person keys
         _read(window, qtbot, strings)
         strings.extend(menu_strings(build_add_menu(doc, window, ref), f"add menu of {ref}"))
