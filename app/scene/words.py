@@ -6,6 +6,8 @@ through :func:`plural`, so "1 keys" cannot come back in one place and not anothe
 
 from __future__ import annotations
 
+from numbers import Integral
+
 IRREGULAR = {"vertex": "vertices", "mesh": "meshes", "pass": "passes", "axis": "axes"}
 
 
@@ -18,6 +20,8 @@ def plural(count, noun: str, many: str | None = None, fmt: str = "g") -> str:
     >>> plural(1, "key"), plural(3, "key"), plural(0, "mesh"), plural(-1.0, "frame", fmt="+g")
     ('1 key', '3 keys', '0 meshes', '-1 frame')
     """
-    one = abs(float(count)) == 1.0
+    one = abs(count) == 1  # an int of any size, a float or a numpy number
     word = noun if one else (many or IRREGULAR.get(noun) or f"{noun}s")
+    if isinstance(count, Integral):  # every digit of an integer, however large
+        return f"{int(count):{fmt.replace('g', 'd')}} {word}"
     return f"{count:{fmt}} {word}"

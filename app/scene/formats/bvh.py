@@ -78,9 +78,9 @@ def _floats(tokens, line, what):
 
 
 def _shown(text: str, limit: int = 40) -> str:
-    """``text`` quoted for a message; bytes that are not UTF-8 show as ``\\x89`` (the
-    decoding keeps them so), a long text is cut with an ellipsis."""
-    text = str(text)
+    """``text`` quoted for a message: a byte that is not UTF-8 (kept by the decoding as a
+    lone surrogate) shows as ``\\x89``, a long text is cut with an ellipsis."""
+    text = str(text).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
@@ -151,6 +151,8 @@ def _parse_joint(lines, joints, parent, name, header_line):
 def _open_joint(lines, joints, parent, name, header_line):
     """Start joint ``name`` (its header read): append it and read its ``{``."""
     bounds.check_bone_count(len(joints) + 1, f"line {header_line}")
+    # A byte that is not UTF-8 becomes U+FFFD in the bone's name (a name is data, not bytes).
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     joints.append(_Joint(name=name, parent=parent, line=header_line))
     _expect(lines, "{")
     return len(joints) - 1, name, header_line, False
@@ -188,10 +190,11 @@ _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE)
 
 def _parse(raw: bytes, file: str):
     """The joints, frame count, frame time, ``(N, C)`` motion and messages of a BVH file's
-    bytes (the arguments of :func:`_scene`). Only the hierarchy is decoded as text (UTF-8, a
-    byte that is not shows as ``\\x89``); a plain motion section is read from the bytes in place."""
+    bytes (the arguments of :func:`_scene`). Only the hierarchy is decoded as text (UTF-8; a
+    byte that is not is U+FFFD in a name and ``\\x89`` in a message); a plain motion section
+    is read from the bytes in place."""
     found = _MOTION.search(raw)
-    head = (raw[: found.start()] if found else raw).decode("utf-8", errors="backslashreplace")
+    head = (raw[: found.start()] if found else raw).decode("utf-8", errors="surrogateescape")
     lines = _Lines(head)
     _expect(lines, "HIERARCHY")
     joints: list[_Joint] = []
@@ -228,7 +231,7 @@ def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
     fast = _fast_motion(text, begin, channels, len(joints))
     if fast is not None:
         return (*fast, [])
-    raw = text[begin:].decode("utf-8", errors="backslashreplace").splitlines()
+    raw = text[begin:].decode("utf-8", errors="surrogateescape").splitlines()
     # raw[0] is the rest of the "MOTION" line; raw[i] is line line0 + i of the file.
     numbered = [(line0 + i, s) for i, s in enumerate(raw) if s.strip()]
     header = [(n, s) for n, s in numbered[:2]]
