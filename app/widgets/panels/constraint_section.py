@@ -31,7 +31,7 @@ class ConstraintSection:
             "overrides it for comparing, without editing the file.",
         )
         if isinstance(c, MultiParent):
-            form.addRow("Body", QtWidgets.QLabel(c.body))
+            form.addRow("Body", _wrapped(c.body))
             self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
             self._combo_field(
                 form, "Integrator", "integrator", ref, "integrator", ["seed", "twist", "exact"],
@@ -40,18 +40,18 @@ class ConstraintSection:
                 "form (substeps ignored)",
             )
             pivots = ", ".join(p.name for p in c.pivots)
-            form.addRow("Pivots", QtWidgets.QLabel(pivots))
+            form.addRow("Pivots", _wrapped(pivots))
             add = QtWidgets.QPushButton("Add pivot")
             add.setObjectName("addPivotButton")
             add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
             form.addRow(add)
         elif isinstance(c, (PointsAt, Fabrik)):
             bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
-            form.addRow("Bones", QtWidgets.QLabel(bones))
+            form.addRow("Bones", _wrapped(bones))
             t = c.target
             form.addRow(
                 "Target",
-                QtWidgets.QLabel(
+                _wrapped(
                     f"bone {t.bone} {t.at}" if t.bone else "a position (drag the cyan handle)"
                 ),
             )
@@ -98,6 +98,13 @@ class ConstraintSection:
         if doc.evaluation_error:
             text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
         return text
+
+
+def _wrapped(text: str) -> QtWidgets.QLabel:
+    """A label of names that wraps instead of widening the inspector past its dock."""
+    label = QtWidgets.QLabel(text)
+    label.setWordWrap(True)
+    return label
 
 
 def _first(value):
