@@ -332,7 +332,8 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
     def size_docks(self) -> None:
         """The default dock sizes: room for names on the left, for the inspector's fields
         on the right, and a compact timeline below."""
-        names = self.outliner.sizeHint().width()  # every name whole, where there is room
+        # Every name whole where there is room: at most a quarter of the window.
+        names = min(self.outliner.sizeHint().width(), max(230, self.width() // 4))
         horizontal = QtCore.Qt.Orientation.Horizontal
         self.resizeDocks([self.outliner_dock, self.inspector_dock], [names, 370], horizontal)
         self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)
