@@ -112,9 +112,9 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     QTest.mouseClick(inspector_field(win, QtWidgets.QPushButton, "addPivotButton"), LEFT)
     c = doc.scene.constraint(BODY)
     assert [p.position for p in c.pivots] == [(0.0, 0.0, 0.0), (0.0, 0.0, 0.2)]
-    outliner_click(win, Ref.pivot_of(BODY, "pivot"))
+    outliner_click(win, Ref.pivot_of(BODY, "pivot 1"))
     type_into(inspector_field(win, QtWidgets.QLineEdit, "pivotName"), "heel")
-    outliner_click(win, Ref.pivot_of(BODY, "pivot.001"))
+    outliner_click(win, Ref.pivot_of(BODY, "pivot 2"))
     type_into(inspector_field(win, QtWidgets.QLineEdit, "pivotName"), "ball")
     assert [p.name for p in doc.scene.constraint(BODY).pivots] == ["heel", "ball"]
     # 6. keys: the heel turns back 20° by frame 10 and down again by 20; the ball 30° by 32
@@ -140,7 +140,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     assert texts[:3] == ["Rename bone root to foot", "Set rest tail of bone foot",
                          "Extrude foot.001 from foot"]  # fmt: skip
     assert f"Add multi-parent constraint {BODY}" in texts
-    assert f"Add pivot pivot.001 to {BODY}" in texts
+    assert f"Add pivot pivot 2 to {BODY}" in texts
     # closed form: frames 0..10 turn the foot about the heel (0, 0, 0) by -20° about X;
     # 20..32 about the ball, which is then back where it started, by +30°
     frames = np.array([0.0, 10.0, 20.0, 32.0])

@@ -43,6 +43,11 @@ class ElidedLabel(QtWidgets.QLabel):
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         return QtCore.QSize(0, super().minimumSizeHint().height())
 
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+        """Room for the whole text, where there is room."""
+        width = self.fontMetrics().horizontalAdvance(self.text()) + 2 * self.margin() + 4
+        return QtCore.QSize(width, super().sizeHint().height())
+
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._elide()
@@ -112,7 +117,7 @@ class TimelineWidget(QtWidgets.QWidget):
         self.loop_button.toggled.connect(player.set_loop)
 
         row = QtWidgets.QHBoxLayout()
-        row.setContentsMargins(6, 2, 6, 0)
+        row.setContentsMargins(4, 2, 4, 0)
         row.setSpacing(2)
         for icon, tip, slot, name in (
             (
@@ -158,22 +163,34 @@ class TimelineWidget(QtWidgets.QWidget):
         ):
             row.addWidget(button(icon, tip, slot, name))
         row.addWidget(self.loop_button)
-        row.addSpacing(12)
+        row.addSpacing(6)
         row.addWidget(QtWidgets.QLabel("Frame"))
         row.addWidget(self.frame_spin)
-        row.addSpacing(12)
-        row.addWidget(QtWidgets.QLabel("Start"))
-        row.addWidget(self.start_spin)
-        row.addWidget(QtWidgets.QLabel("End"))
-        row.addWidget(self.end_spin)
-        row.addWidget(self.fps_spin)
-        row.addSpacing(12)
+        # The frame range and rate: beside the transport, or on a row of their own below it
+        # when the timeline is too narrow for one row (a small screen).
+        self.range_box = QtWidgets.QWidget()
+        self.range_box.setObjectName("rangeBox")
+        box = QtWidgets.QHBoxLayout(self.range_box)
+        box.setContentsMargins(6, 0, 0, 0)
+        box.setSpacing(2)
+        box.addWidget(QtWidgets.QLabel("Start"))
+        box.addWidget(self.start_spin)
+        box.addWidget(QtWidgets.QLabel("End"))
+        box.addWidget(self.end_spin)
+        box.addWidget(self.fps_spin)
+        row.addWidget(self.range_box)
+        row.addSpacing(6)
         row.addWidget(self.recompute_label, 1)
+        self._row = row
+        self._second_row = QtWidgets.QHBoxLayout()
+        self._second_row.setContentsMargins(0, 0, 6, 0)
+        self._second_row.addStretch(1)
 
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
         layout.setSpacing(2)
         layout.addLayout(row)
+        layout.addLayout(self._second_row)
         layout.addWidget(self.scrub_bar)
 
         self.frame_spin.valueChanged.connect(document.set_frame)
@@ -190,6 +207,36 @@ class TimelineWidget(QtWidgets.QWidget):
         player.loop_changed.connect(self.loop_button.setChecked)
         self._on_scene()
         self._on_frame(document.frame)
+
+    @property
+    def two_rows(self) -> bool:
+        """Whether the frame range sits on a row of its own (a narrow timeline)."""
+        return self._second_row.indexOf(self.range_box) >= 0
+
+    def _one_row_width(self) -> int:
+        width = self._row.minimumSize().width()
+        if self.two_rows:
+            width += self.range_box.minimumSizeHint().width() + self._row.spacing()
+        return width
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt's name)
+        """As narrow as the transport row with the range below it."""
+        transport = self._row.minimumSize().width()
+        if not self.two_rows:
+            transport -= self.range_box.minimumSizeHint().width() + self._row.spacing()
+        range_row = self.range_box.minimumSizeHint().width() + 6
+        return QtCore.QSize(max(transport, range_row), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        two = event.size().width() < self._one_row_width()
+        if two != self.two_rows:
+            (self._row if two else self._second_row).removeWidget(self.range_box)
+            if two:
+                self._second_row.insertWidget(0, self.range_box)
+            else:
+                self._row.insertWidget(self._row.count() - 2, self.range_box)
+            self.updateGeometry()  # one row more or less: the dock's height follows
 
     def _edit(self, **values) -> None:
         try:

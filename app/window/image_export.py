@@ -143,6 +143,7 @@ class _Offscreen:
         self.frames = np.asarray(frames, dtype=float)
         self.document.set_frame(float(self.frames[0]))
         self.viewport = Viewport(self.document)
+        self.viewport.set_follow(False)  # a still camera, framed below
         self.viewport.resize(*size)
         self.viewport.show()
         for _ in range(5):

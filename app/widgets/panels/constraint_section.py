@@ -7,6 +7,7 @@ import numpy as np
 from PySide6 import QtWidgets
 
 from app.editor import operations
+from app.editor.authoring import constraint_operations
 from app.scene.rig.editing import Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.words import plural
@@ -39,12 +40,7 @@ class ConstraintSection:
                 "stepped with the twist frozen per step; exact: the limit itself in closed "
                 "form (substeps ignored)",
             )
-            pivots = ", ".join(p.name for p in c.pivots)
-            form.addRow("Pivots", _wrapped(pivots))
-            add = QtWidgets.QPushButton("Add pivot")
-            add.setObjectName("addPivotButton")
-            add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
-            form.addRow(add)
+            self._pivot_list(form, ref, c)
         elif isinstance(c, (PointsAt, Fabrik)):
             bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
             form.addRow("Bones", _wrapped(bones))
@@ -74,6 +70,52 @@ class ConstraintSection:
             limit_fields.build_points_at(self, ref.name)
         elif isinstance(c, Fabrik):
             limit_fields.build_fabrik(self, ref.name)
+
+    def _pivot_list(self, form, ref: Ref, c: MultiParent) -> None:
+        """The pivots in their order, with Move Up / Move Down (one undo step each) and
+        Add pivot. The list keeps the moved pivot current across the page's rebuild."""
+        doc = self._document
+        pivots = keep_keys(QtWidgets.QListWidget())  # Up/Down choose a pivot here
+        pivots.setObjectName("pivotList")
+        pivots.setToolTip(
+            "The pivots in the constraint's order. The normalized anticommutator sums "
+            "their rotations in every order, so reordering them does not change the motion."
+        )
+        pivots.addItems([p.name for p in c.pivots])
+        pivots.setMaximumHeight(pivots.sizeHintForRow(0) * max(len(c.pivots), 2) + 6)
+        names = [p.name for p in c.pivots]
+        current = getattr(self, "_current_pivot", None)
+        pivots.setCurrentRow(names.index(current) if current in names else 0)
+        form.addRow("Pivots", pivots)
+        row = QtWidgets.QHBoxLayout()
+        buttons = {}
+        for offset, text, name in ((-1, "Move Up", "pivotUpButton"),
+                                   (1, "Move Down", "pivotDownButton")):  # fmt: skip
+            button = QtWidgets.QPushButton(text)
+            button.setObjectName(name)
+            button.setToolTip(f"Move the chosen pivot one place {text.split()[1].lower()}")
+            button.clicked.connect(lambda _=False, k=offset: move(k))
+            row.addWidget(button)
+            buttons[offset] = button
+
+        def move(offset: int) -> None:
+            item = pivots.currentItem()
+            if item is not None:
+                self._current_pivot = item.text()
+                self._run(constraint_operations.move_pivot, doc, ref.name, item.text(), offset)
+
+        def enable(r: int) -> None:
+            buttons[-1].setEnabled(r > 0)
+            buttons[1].setEnabled(0 <= r < pivots.count() - 1)
+            self._current_pivot = pivots.item(r).text() if r >= 0 else None
+
+        pivots.currentRowChanged.connect(enable)
+        enable(pivots.currentRow())
+        add = QtWidgets.QPushButton("Add pivot")
+        add.setObjectName("addPivotButton")
+        add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
+        row.addWidget(add)
+        form.addRow(row)
 
     def _combo_field(self, form, label: str, object_name: str, ref: Ref, field: str,
                      items: list[str], tooltip: str) -> None:

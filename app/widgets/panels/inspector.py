@@ -37,7 +37,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         super().__init__(parent)
         self.setObjectName("inspector")
         self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A narrow dock (a small screen) scrolls its widest rows rather than cutting them.
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self._document = document
         self._ref: Ref | None = None
         self._refreshers: list = []

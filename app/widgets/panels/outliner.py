@@ -62,14 +62,14 @@ class Outliner(QtWidgets.QTreeWidget):
         self.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
         self.setUniformRowHeights(True)
         self.setAnimated(False)
-        self.setIndentation(14)
+        self.setIndentation(self.INDENT)
         self.customContextMenuRequested.connect(self._context_menu)
         self.itemSelectionChanged.connect(self._on_item_selection)
         self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
                              | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)  # fmt: skip
         self.itemChanged.connect(self._on_item_changed)
         self._bones_group = None
-        self._least: int | None = None  # the name column's least width (fit_columns)
+        self._rows: list | None = None  # the names' widths (fit_columns), per change
         self._dragged: Ref | None = None
         self._drag_from = None
         document.structure_changed.connect(self.rebuild)
@@ -88,34 +88,51 @@ class Outliner(QtWidgets.QTreeWidget):
 
     #: Characters a name keeps at each end when it is elided (``LeftH…dex1``).
     KEPT = 4
+    #: The indentation per level, and the least it shrinks to for a deep hierarchy.
+    INDENT, LEAST_INDENT = 14, 8
 
-    def name_widths(self) -> tuple[int, int]:
+    def _name_rows(self) -> list[tuple[int, int, int]]:
+        """``(depth, whole, ends)`` per row: its depth, and the widths of its name whole and
+        of its two ends around an ellipsis (margins included); measured once per change."""
+        if self._rows is None:
+            margin = 2 * (self.style().pixelMetric(
+                QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 4  # fmt: skip
+            rows = []
+            stack = [(self.topLevelItem(i), 1) for i in range(self.topLevelItemCount())]
+            while stack:
+                item, depth = stack.pop()
+                metrics = QtGui.QFontMetrics(item.font(0))
+                text = item.text(0)
+                width = metrics.horizontalAdvance(text)
+                ends = metrics.horizontalAdvance(text[: self.KEPT] + "…" + text[-self.KEPT :])
+                rows.append((depth, width + margin, min(width, ends) + margin))
+                stack.extend((item.child(i), depth + 1) for i in range(item.childCount()))
+            self._rows = rows
+        return self._rows
+
+    def name_widths(self, indent: int | None = None) -> tuple[int, int]:
         """``(whole, least)``: the name column's width for every name whole, and the least
-        width at which every name still shows both ends (indentation included)."""
-        whole = least = 0
-        margin = 2 * (self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin)
-                      + 1) + 4  # fmt: skip
-        stack = [(self.topLevelItem(i), 1) for i in range(self.topLevelItemCount())]
-        while stack:
-            item, depth = stack.pop()
-            metrics = QtGui.QFontMetrics(item.font(0))
-            text = item.text(0)
-            width = metrics.horizontalAdvance(text)
-            ends = text[: self.KEPT] + "…" + text[-self.KEPT :]
-            short = min(width, metrics.horizontalAdvance(ends))
-            indent = depth * self.indentation() + margin
-            whole, least = max(whole, indent + width), max(least, indent + short)
-            stack.extend((item.child(i), depth + 1) for i in range(item.childCount()))
+        width at which every name still shows both ends, at ``indent`` pixels per level
+        (default: the full indentation)."""
+        indent = self.INDENT if indent is None else indent
+        rows = self._name_rows()
+        whole = max((d * indent + w for d, w, _ in rows), default=0)
+        least = max((d * indent + e for d, _, e in rows), default=0)
         return whole, least
 
     def fit_columns(self) -> None:
-        """The name column: the room beside the keys column, at least the width at which
-        every name keeps both ends (a horizontal scroll bar beyond that)."""
-        if self._least is None:  # measured again only when a name changed
-            self._least = self.name_widths()[1]
+        """The name column: the room beside the keys column. A deep hierarchy indents less
+        (down to :attr:`LEAST_INDENT`) before a name would lose an end; below that, the
+        column keeps the least width and the view scrolls sideways."""
         room = self.viewport().width() - self.columnWidth(1)
-        if self.columnWidth(0) != max(room, self._least):
-            self.setColumnWidth(0, max(room, self._least))
+        indent = self.INDENT
+        while indent > self.LEAST_INDENT and self.name_widths(indent)[1] > room:
+            indent -= 1
+        if self.indentation() != indent:
+            self.setIndentation(indent)
+        width = max(room, self.name_widths(indent)[1])
+        if self.columnWidth(0) != width:
+            self.setColumnWidth(0, width)
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
@@ -139,7 +156,7 @@ class Outliner(QtWidgets.QTreeWidget):
     def rebuild(self) -> None:
         doc = self._document
         scene = doc.scene
-        self._least = None
+        self._rows = None
         with QtCore.QSignalBlocker(self):
             self.clear()
             self._items = {}
@@ -191,7 +208,7 @@ class Outliner(QtWidgets.QTreeWidget):
                 if item.text(0) != f"{ref.kind} {words}":
                     item.setText(0, f"{ref.kind} {words}")
                     item.setToolTip(0, item.text(0))
-                    self._least = None
+                    self._rows = None
                 item.setText(1, "◆" if thing.position_keys is not None else "")
             else:
                 keyed = len(editing.key_frames(scene, ref))

@@ -13,6 +13,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import tutorials
+from app.editor.document import new_scene
 from app.editor.throttle import Throttle
 
 
@@ -26,7 +27,8 @@ class TutorialPanel(QtWidgets.QWidget):
     Signals
     -------
     closed()
-        Another scene was opened: the tutorial no longer applies.
+        Another scene was opened: the tutorial no longer applies (File ▸ New does not
+        close a tutorial that starts from it).
     """
 
     closed = QtCore.Signal()
@@ -90,6 +92,10 @@ class TutorialPanel(QtWidgets.QWidget):
         self.refresh_coordinates()
 
     def _on_replaced(self) -> None:
+        doc = self._document
+        if self.tutorial is not None and self.tutorial.starts_from_new:
+            if doc.path is None and doc.scene == new_scene():
+                return  # File ▸ New is the tutorial's first step: its text stays
         if not self._opening and self.tutorial is not None:
             self.show_tutorial(None)
             self.closed.emit()
