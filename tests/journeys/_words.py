@@ -67,14 +67,21 @@ def _model_strings(view: QtWidgets.QAbstractItemView, where: str, out: list) -> 
     model = view.model()
     if model is None:
         return
-    for c in range(model.columnCount()):
+
+    def columns(parent) -> int:  # a list model's columnCount is private in PySide
+        try:
+            return model.columnCount(parent)
+        except TypeError:
+            return 1
+
+    for c in range(columns(QModelIndex())):
         header = model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
         if isinstance(header, str) and header:
             out.append((f"{where} header", header))
 
     def walk(parent):
         for r in range(model.rowCount(parent)):
-            for c in range(model.columnCount(parent)):
+            for c in range(columns(parent)):
                 index = model.index(r, c, parent)
                 for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
                     value = model.data(index, role)
