@@ -136,7 +136,11 @@ class LayoutKeeper(QtCore.QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.enforce)
+        #: A separator between docks is being dragged (a press on the window itself, which
+        #: is where Qt's separators take the mouse): the rule waits until it is let go.
+        self.separator_held = False
         self.viewport.installEventFilter(self)
+        window.installEventFilter(self)
         for dock in self.docks():
             dock.toggleViewAction().triggered.connect(
                 lambda shown, d=dock: shown and self._raise(d)
@@ -193,7 +197,14 @@ class LayoutKeeper(QtCore.QObject):
     # --- keeping the rule -----------------------------------------------------------------
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QtCore.QEvent.Type.Resize:
+        kind = event.type()
+        if obj is self.window:
+            if kind == QtCore.QEvent.Type.MouseButtonPress:
+                self.separator_held = True
+            elif kind == QtCore.QEvent.Type.MouseButtonRelease:
+                self.separator_held = False
+                self.schedule()
+        elif kind == QtCore.QEvent.Type.Resize:
             self.schedule()
         return False
 
@@ -206,8 +217,7 @@ class LayoutKeeper(QtCore.QObject):
         window = self.window
         if not window.isVisible() or window.isMinimized():
             return
-        if QtWidgets.QApplication.mouseButtons() != QtCore.Qt.MouseButton.NoButton:
-            self._timer.start(150)  # a separator being dragged: check once it is let go
+        if self.separator_held:  # checked again once it is let go
             return
         if self.check_restored:
             self.check_restored = False

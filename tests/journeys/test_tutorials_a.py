@@ -72,6 +72,7 @@ def test_the_foot_roll_tutorial_step_by_step(qtbot):
     assert changed_pixels(image, framebuffer(vp, qtbot)) > 100
     win.curves_dock.toggleViewAction().trigger()  # View ▸ Curves
     qtbot.waitUntil(lambda: win.curve_view.isVisible())
+    qtbot.wait(200)  # as a person does: the docks settle (the viewport keeps its half)
     turning = []
     for pivot in outliner_rows(win, roll):
         outliner_click(win, qtbot, Ref.pivot_of("foot_roll", pivot))

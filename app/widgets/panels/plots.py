@@ -76,6 +76,9 @@ class DualPlot(pg.PlotWidget):
             # A blank label keeps the room (frames line up with a plot that has an axis
             # there) without numbers that belong to nothing.
             item.getAxis("right").setStyle(showValues=bool(label.strip()))
+        # Lay the plot out now: frames map to pixels as drawn from the next paint on, not
+        # only once the layout's deferred pass runs (a drag begun before it would slip).
+        item.layout.activate()
 
     def clear_items(self) -> None:
         """Remove every curve and marker (the frame line stays)."""
