@@ -328,7 +328,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         inspector = min(370, max(300, int(0.29 * width)))
         names = min(230, max(160, int(0.18 * width)))
         spare = width // 2 - inspector - names - 16
-        names += max(0, min(self.outliner.sizeHint().width() - names, spare))
+        names += max(0, min(self.outliner.fit_width() - names, spare))
         self.resizeDocks(
             [self.outliner_dock, self.inspector_dock],
             [names, inspector],

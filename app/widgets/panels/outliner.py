@@ -78,11 +78,16 @@ class Outliner(QtWidgets.QTreeWidget):
         self.rebuild()
 
     def sizeHint(self):
-        """Wide enough for every name whole (a deep hierarchy's too), within reason."""
+        return QtCore.QSize(max(230, min(self.fit_width(), 360)), 400)
+
+    def fit_width(self) -> int:
+        """The width at which every name shows whole beside its keys (a deep hierarchy's
+        too), with a scroll bar only if the rows need one."""
         whole, _ = self.name_widths()
         keys = self.sizeHintForColumn(1) if self.topLevelItemCount() else 0
-        frame = 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
-        return QtCore.QSize(max(230, min(whole + keys + frame, 360)), 400)
+        rows = sum(1 for _ in self._name_rows()) * max(self.sizeHintForRow(0), 1)
+        bar = self.verticalScrollBar().sizeHint().width() if rows > self.viewport().height() else 0
+        return whole + keys + 2 * self.frameWidth() + bar
 
     # --- column widths -------------------------------------------------------------------
 
