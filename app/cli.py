@@ -91,7 +91,10 @@ def _bake(argv) -> int:
     except SceneError as e:
         print(f"main.py bake: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
+    from app.scene.words import plural
+
+    frames, bones = plural(len(result.frames), "frame"), plural(len(result.bone_names), "bone")
+    print(f"baked {frames} x {bones} to {args.out}")
     return 0
 
 

@@ -14,6 +14,7 @@ and stay read-only too.
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
@@ -63,12 +64,12 @@ def refused_text(path) -> str:
 
 def error_text(e: SceneError, verb: str = "opened") -> str:
     """A dialog's text for a refused file: what, where, why."""
-    name = Path(e.file).name if e.file else "The file"
-    where = e.path or "the file as a whole"
+    name = escape(Path(e.file).name) if e.file else "The file"
+    where = escape(e.path or "the file as a whole")
     return (
         f"<b>{name}</b> could not be {verb}.<br><br>"
-        f"<b>Where:</b> {where}<br><b>Why:</b> {e.reason}"
-        + (f"<br><br><span style='color:gray'>{e.file}</span>" if e.file else "")
+        f"<b>Where:</b> {where}<br><b>Why:</b> {escape(e.reason)}"
+        + (f"<br><br><span style='color:gray'>{escape(e.file)}</span>" if e.file else "")
     )
 
 

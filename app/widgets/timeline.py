@@ -204,6 +204,8 @@ class TimelineWidget(QtWidgets.QWidget):
         document.scene_changed.connect(self._on_scene)
         document.recompute_started.connect(self._on_recompute_started)
         document.recompute_finished.connect(self._on_recompute_finished)
+        # A note about the scene that was open before says nothing about this one.
+        document.path_changed.connect(lambda *_: self.recompute_label.clear())
         player.playing_changed.connect(self._on_playing)
         player.loop_changed.connect(self.loop_button.setChecked)
         self._on_scene()

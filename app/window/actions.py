@@ -240,7 +240,7 @@ class WindowActions:
         for name, text, tip in (
             ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
             ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
-            ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
+            ("npz", "Baked &Arrays (NPZ)…", "World matrices, heads and tails per frame"),
             ("glb", "&glTF Binary (GLB)…", "Bones, skin, mesh and the baked animation"),
             ("gltf", "glTF (&JSON)…", "As GLB, in one .gltf file"),
             ("usda", "&USD…", "UsdSkel skeleton, animation and skinned meshes (.usda)"),

@@ -17,6 +17,7 @@ from app.editor.export import FORMATS, ExportCancelled, ExportRequest, run_expor
 from app.editor.files import error_text, is_shipped, user_folder
 from app.scene.errors import SceneError
 from app.scene.evaluate import default_frames
+from app.scene.words import plural
 from app.window.image_export import render_at, viewport_image, write_png, write_sequence
 
 #: The progress dialog appears only for exports that take longer than this.
@@ -106,7 +107,7 @@ class ExportController(QtCore.QObject):
                 write_png(viewport_image(self.window.viewport), path)
                 notes = []
             elif name == "png-sequence":
-                notes = [f"{len(self._sequence(path, progress))} images"]
+                notes = [plural(len(self._sequence(path, progress)), "image")]
             else:
                 request = ExportRequest(doc.scene.copy(), path, None, doc.space,
                                         {}, progress)  # fmt: skip

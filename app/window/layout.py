@@ -1,6 +1,6 @@
 """The main window's layout: the built-in arrangement of the docks, the rule that the viewport
-keeps at least half of the window's central area, the saved layout's version, and fitting
-windows and dialogs to the screen.
+keeps at least half of the window's central area, the saved layout's version, fitting
+windows and dialogs to the screen, and the status bar's message to its room.
 
 The rule is kept by :class:`LayoutKeeper`: whenever the viewport changes size (a dock opens
 or closes, the window or a separator moves) it measures the viewport against the area the
@@ -291,3 +291,30 @@ class LayoutKeeper(QtCore.QObject):
             dock.show()
         window.size_docks()
         self.schedule()
+
+
+def message_room(window) -> int:
+    """The width, in pixels, the status bar gives a message beside the labels still shown."""
+    status = window.statusBar()
+    beside = [w for w in (window.error_label, window.hint_label, window.space_label,
+                          window.frame_label) if w.isVisible()]  # fmt: skip
+    spacing = status.layout().spacing() if status.layout() is not None else 6
+    return status.width() - sum(w.width() + spacing for w in beside) - 24  # margins, grip
+
+
+def fit_message(window, text: str) -> None:
+    """A status message shows whole: the hint steps aside while it shows, and the space too
+    when the message needs its room; one still too long is whole in the tooltip."""
+    status = window.statusBar()
+    window.hint_label.setVisible(not text)
+    window.space_label.setVisible(True)
+    status.setToolTip("")
+    if not text:
+        return
+    status.layout().activate()
+    width = status.fontMetrics().horizontalAdvance(text)
+    if width > message_room(window):
+        window.space_label.setVisible(False)
+        status.layout().activate()
+    if width > message_room(window):
+        status.setToolTip(text)

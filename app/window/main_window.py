@@ -241,6 +241,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         status.addPermanentWidget(self.hint_label)
         status.addPermanentWidget(self.space_label)
         status.addPermanentWidget(self.frame_label)
+        status.messageChanged.connect(lambda text: layout.fit_message(self, text))
 
     # --- status --------------------------------------------------------------------------
 
@@ -323,11 +324,16 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
 
     def size_docks(self) -> None:
         """The default dock sizes: room for names on the left, for the inspector's fields
-        on the right (less of both in a narrow window), and a compact timeline below."""
+        on the right (less of both in a narrow window), and a compact timeline below; the
+        outliner a little wider for long or deep names while the viewport keeps its half."""
         width = self.width()
+        inspector = min(370, max(300, int(0.29 * width)))
+        names = min(230, max(160, int(0.18 * width)))
+        spare = width // 2 - inspector - names - 16
+        names += max(0, min(self.outliner.fit_width() - names, spare))
         self.resizeDocks(
             [self.outliner_dock, self.inspector_dock],
-            [min(230, max(160, int(0.18 * width))), min(370, max(300, int(0.29 * width)))],
+            [names, inspector],
             QtCore.Qt.Orientation.Horizontal,
         )
         self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)

@@ -13,7 +13,7 @@ def _edit(document, name: str, fn, *args):
     try:
         constraint = document.scene.constraint(name)
     except KeyError:
-        raise OperationError(f"There is no constraint {name!r}") from None
+        raise OperationError(f"There is no constraint named {name}") from None
     try:
         return fn(constraint, *args)
     except (KeyError, ValueError) as e:

@@ -38,6 +38,7 @@ from app.scene.formats.gltf.meshes import read_meshes
 from app.scene.math import transforms
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
+from app.scene.words import plural
 
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
 
@@ -322,8 +323,9 @@ def _animation(doc, acc, name, names, n_bones):
         values = acc.read(o)
         per_key = 3 if kind == "CUBICSPLINE" else 1
         if values.shape != (per_key * len(times), _WIDTH[path]):
+            keys = plural(len(times), "key")
             raise SceneError(f"output needs {per_key * len(times)} values of {_WIDTH[path]} "
-                             f"components for {len(times)} keys, has {values.shape[0]} of "
+                             f"components for {keys}, has {values.shape[0]} of "
                              f"{values.shape[1]}", pointer("accessors", o))  # fmt: skip
         read.append((node, path, kind, times, values, pointer("accessors", i)))
     if not read:
