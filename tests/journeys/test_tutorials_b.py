@@ -625,7 +625,7 @@ def test_cmu_step_by_step(window, open_tutorial, qtbot, cmu_01_01, tmp_path, mon
     choose_menu(win, qtbot, "View", "Matrix Chain")
     click_outliner(win, qtbot, Ref.bone("LeftToeBase"))
     formula = matrix_formula(win)
-    assert formula.startswith("LeftToeBase_to_world = T_Hips R_Hips T_LHipJoint R_LHipJoint")
+    assert formula.startswith("LeftToeBase → world = T_Hips R_Hips T_LHipJoint R_LHipJoint")
     assert formula.endswith("T_LeftToeBase R_LeftToeBase") and formula.count("R_") == 6
     choose(win.matrix_panel.bone_combo, qtbot, "RightToeBase")
     choose(win.matrix_panel.relative_combo, qtbot, "LeftToeBase")
