@@ -22,7 +22,9 @@ ALLOWED = {
 }
 
 #: A file's name is data (the recent files, a tutorial's scene, the window title).
-FILE_NAME = re.compile(r"[\w.-]+\.(?:json|bvh|glb|gltf|npz|csv|usda|usdc|png|md|txt)\b")
+FILE_NAME = re.compile(
+    r"(?:/[\w.-]+)*/?[\w.-]+\.(?:json|bvh|glb|gltf|npz|csv|usda|usdc|png|md|txt)\b"
+)  # with the folders of its path (a recent file's tooltip), which are the user's data too
 
 IDENTIFIER = re.compile(r"(?<![\w./\\-])[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w/\\-])")
 REPR_WORD = re.compile(r"\b(?:None|True|False|nan|NaN|inf)\b")
@@ -186,10 +188,9 @@ def offences(strings, names=(), allowed=ALLOWED) -> list[tuple[str, str, str]]:
     """``(where, text, why)`` for each string showing an identifier, a repr or "1 keys"."""
     found = []
     for where, text in strings:
-        words = text
+        words = FILE_NAME.sub("·", text)  # first: a name inside a path must not split it
         for name in (*names, *allowed):
             words = words.replace(name, "·")
-        words = FILE_NAME.sub("·", words)
         for pattern, why in (
             (IDENTIFIER, "identifier"),
             (JOINED, "identifier"),
