@@ -12,7 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests.gui import CTRL, LEFT, NO_MODS, answer_modal, click, key
+from tests.gui import CTRL, LEFT, NO_MODS, click
 
 ALT = QtCore.Qt.KeyboardModifier.AltModifier
 
@@ -104,16 +104,6 @@ def pick_from_menu(qtbot, text: str) -> None:
     QTest.keyClick(menu, QtCore.Qt.Key.Key_Return)
 
 
-def rename_with_f2(viewport, name: str) -> None:
-    def type_name(dialog):
-        line = dialog.findChild(QtWidgets.QLineEdit)
-        line.selectAll()
-        QTest.keyClicks(line, name)
-        QTest.keyClick(line, QtCore.Qt.Key.Key_Return)
-
-    answer_modal(type_name)
-    viewport.setFocus()
-    key(viewport, "F2")
 
 
 def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:

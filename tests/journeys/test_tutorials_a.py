@@ -29,7 +29,6 @@ from ._steps_a import (
     outliner_rows,
     pick_from_menu,
     press,
-    rename_with_f2,
     shown_text,
     tool,
     type_into,
@@ -201,14 +200,14 @@ def test_building_a_foot_roll_from_nothing_step_by_step(qtbot, dialogs):
     gui.click(vp, vp.project([0.5 * (pose.heads[0, 0] + pose.tails[0, 0])])[0])
     assert doc.selection == (Ref.bone("root"),)
     # 2. F2 foot; its Tail 0, 0, 0.2 in the inspector
-    rename_with_f2(vp, "foot")
+    gui.rename_with_f2(vp, "foot")
     for i, v in enumerate((0, 0, 0.2)):
         type_into(field(win, SPIN, f"rest_tail{i}"), str(v))
     assert doc.scene.bone_names() == ["foot"] and doc.scene.bone("foot").tail == (0, 0, 0.2)
     # 3. E: the toes from the foot's tail; F2 toes; Tail 0, 0, 0.06
     vp.setFocus()
     key(vp, "E")
-    rename_with_f2(vp, "toes")
+    gui.rename_with_f2(vp, "toes")
     for i, v in enumerate((0, 0, 0.06)):
         type_into(field(win, SPIN, f"rest_tail{i}"), str(v))
     toes = doc.scene.bone("toes")
