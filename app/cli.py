@@ -118,7 +118,10 @@ def _bake(argv) -> int:
         return refuse("main.py bake", _limit_reason(e))
     for message in scene.messages:
         print(one_line(message), file=sys.stderr)
-    print(f"baked {len(result.frames)} frames x {len(result.bone_names)} bones to {args.out}")
+    from app.scene.words import plural
+
+    frames, bones = plural(len(result.frames), "frame"), plural(len(result.bone_names), "bone")
+    print(f"baked {frames} x {bones} to {args.out}")
     return 0
 
 

@@ -80,3 +80,30 @@ def answer_modal(answer) -> None:
         answer(dialog)
 
     QtCore.QTimer.singleShot(0, check)
+
+
+def settle_layout(window, qtbot, timeout: int = 2000) -> None:
+    """Wait, as a person does, until the docks have settled: the layout keeper has given the
+    viewport its share and the window's layout has stopped moving."""
+    keeper = window.layout_keeper
+    sizes = []
+
+    def still():
+        sizes.append(window.viewport.size().toTuple())
+        return (not keeper._timer.isActive() and keeper.keeps_rule()
+                and len(sizes) > 2 and sizes[-1] == sizes[-2] == sizes[-3])  # fmt: skip
+
+    qtbot.waitUntil(still, timeout=timeout)
+
+
+def rename_with_f2(viewport, name: str) -> None:
+    """F2 on the viewport, then type ``name`` into the rename dialog and press Enter."""
+    def type_name(dialog):
+        line = dialog.findChild(QtWidgets.QLineEdit)
+        line.selectAll()
+        QTest.keyClicks(line, name)
+        QTest.keyClick(line, QtCore.Qt.Key.Key_Return)
+
+    answer_modal(type_name)
+    viewport.setFocus()
+    key(viewport, "F2")

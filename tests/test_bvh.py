@@ -102,7 +102,7 @@ def test_extra_motion_lines_are_reported_not_loaded():
     assert present == declared + 1
     scene = load_bvh(path)
     assert scene.frame_end == declared - 1
-    assert len(scene.messages) == 1 and "1 motion line(s) beyond the" in scene.messages[0]
+    assert len(scene.messages) == 1 and "1 motion line beyond the" in scene.messages[0]
 
 
 SMALL = """HIERARCHY
@@ -158,7 +158,7 @@ def test_windows_line_endings_tabs_and_blank_lines():
         (lambda s: s.replace("CHANNELS 4", "CHANNELS 5"), 9, "declares 5 channels"),
         (lambda s: s.replace("Yrotation Xrotation", "Yrotation Wrotation"), 9, "unknown channel"),
         (lambda s: s.replace("Frame Time: 0.04", "Frame Time: 0"), 18, "must be > 0"),
-        (lambda s: s.replace("\tJOINT arm", "\tBONE arm"), 6, "unexpected 'BONE'"),
+        (lambda s: s.replace("\tJOINT arm", "\tBONE arm"), 6, "unexpected “BONE”"),
         (lambda s: s.split("MOTION")[0], 15, 'no "MOTION"'),
         (lambda s: s.replace("ROOT root", "ROOT"), 2, "ROOT name"),
     ],

@@ -61,3 +61,44 @@ def test_up_and_pivot_names():
         ce.with_pivot_renamed(mp, "ball", "toe")
     with pytest.raises(KeyError):
         ce.with_pivot_renamed(mp, "nope", "x")
+
+
+def test_moving_a_pivot_reorders_the_list_and_nothing_else():
+    mp = load_scene(SCENES / "foot_roll.json").constraints[0]
+    down = ce.with_pivot_moved(mp, "heel", 1)
+    assert [p.name for p in down.pivots] == ["ball", "heel", "toe", "swing"]
+    assert sorted(down.pivots, key=lambda p: p.name) == sorted(mp.pivots, key=lambda p: p.name)
+    assert down.name == mp.name
+    up = ce.with_pivot_moved(mp, "swing", -3)
+    assert [p.name for p in up.pivots] == ["swing", "heel", "ball", "toe"]
+    assert ce.with_pivot_moved(ce.with_pivot_moved(mp, "toe", -1), "toe", 1) == mp
+    with pytest.raises(ValueError, match="pivot heel of foot_roll is already the first one"):
+        ce.with_pivot_moved(mp, "heel", -1)
+    with pytest.raises(ValueError, match="already the last one"):
+        ce.with_pivot_moved(mp, "swing", 1)
+    with pytest.raises(KeyError):
+        ce.with_pivot_moved(mp, "nope", 1)
+
+
+def test_moving_a_pivot_is_one_undo_step_and_the_motion_stays(qapp):
+    import numpy as np
+
+    from app.editor.authoring import constraint_operations
+    from app.editor.document import Document
+    from app.editor.operations import OperationError
+    from app.scene.evaluate import bake
+
+    doc = Document.from_file(SCENES / "foot_roll.json")
+    before = doc.scene
+    constraint_operations.move_pivot(doc, "foot_roll", "ball", -1)
+    assert [p.name for p in doc.scene.constraints[0].pivots] == ["ball", "heel", "toe", "swing"]
+    assert doc.undo_stack.count() == 1
+    assert doc.undo_stack.text(0) == "Move pivot ball of foot_roll up"
+    frames = np.arange(0, 97.0)
+    np.testing.assert_array_equal(bake(doc.scene, frames).bone_to_world,
+                                  bake(before, frames).bone_to_world)  # fmt: skip
+    doc.undo_stack.undo()
+    assert doc.scene == before
+    with pytest.raises(OperationError, match="already the first one"):
+        constraint_operations.move_pivot(doc, "foot_roll", "heel", -1)
+    assert doc.undo_stack.count() == 1  # the refused move pushed nothing

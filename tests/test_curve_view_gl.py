@@ -149,9 +149,11 @@ def test_an_edit_redraws_the_curve(window, qtbot):
 
 def open_curves(qtbot, path):
     """The window on ``path`` with View ▸ Curves shown (the dock's own toggle action)."""
-    win = gui.open_window(qtbot, path, size=(1280, 860))
+    # Tall: the viewport keeps half of the window's middle, and the curves want room too.
+    win = gui.open_window(qtbot, path, size=(1280, 990))
     win.curves_dock.toggleViewAction().trigger()
     qtbot.waitUntil(lambda: win.curve_view.isVisible())
+    gui.settle_layout(win, qtbot)
     return win
 
 

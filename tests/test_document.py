@@ -128,7 +128,7 @@ def test_structural_edits_undo_exactly_and_prune_the_selection(doc):
 
     step(operations.add_pivot, doc, "roll")
     step(operations.set_position, doc, Ref.target_of("aim"), (0.3, 0.2, 0.9))
-    assert doc.selection == (Ref.pivot_of("roll", "pivot"),)
+    assert doc.selection == (Ref.pivot_of("roll", "pivot 3"),)
     step(operations.remove_pivot, doc, "roll", "heel")
     doc.set_selection([Ref.bone("thigh.l"), Ref.bone("calf.l")])
     step(operations.add_fabrik, doc)

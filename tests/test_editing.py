@@ -145,9 +145,9 @@ def test_pivots_added_and_removed():
     s = arm_scene()
     mp = s.constraints[0]
     more, pivot = editing.with_new_pivot(mp, (0, 0.4, 0))
-    assert pivot.name == "pivot" and len(more.pivots) == 3
+    assert pivot.name == "pivot 3" and len(more.pivots) == 3
     more2, pivot2 = editing.with_new_pivot(more, (0, 0, 0))
-    assert pivot2.name == "pivot.001"
+    assert pivot2.name == "pivot 4"
     fewer = editing.without_pivot(mp, "heel")
     assert [p.name for p in fewer.pivots] == ["toe"]
     with pytest.raises(ValueError, match="only pivot"):

@@ -175,11 +175,11 @@ def test_adding_and_removing_pivots_from_the_menus(qtbot):
     add = win.inspector.findChild(QtWidgets.QPushButton, "addPivotButton")
     click(add, (5, 5))
     names = [p.name for p in doc.scene.constraint(ROLL).pivots]
-    assert names[-1] == "pivot" and doc.selection == (Ref.pivot_of(ROLL, "pivot"),)
-    assert win.outliner.item_for(Ref.pivot_of(ROLL, "pivot")) is not None
+    assert names[-1] == "pivot 5" and doc.selection == (Ref.pivot_of(ROLL, "pivot 5"),)
+    assert win.outliner.item_for(Ref.pivot_of(ROLL, "pivot 5")) is not None
     key(win.viewport, "Delete")
     assert doc.scene == before
-    assert doc.undo_stack.undoText() == "Delete pivot pivot"
+    assert doc.undo_stack.undoText() == "Delete pivot pivot 5"
     doc.undo_stack.undo()
     doc.undo_stack.undo()
     assert doc.scene == before

@@ -40,7 +40,7 @@ def test_open_with_ctrl_o_then_export_gltf_from_the_menu(qtbot, tmp_path, monkey
     key(win, "O", CTRL)
     qtbot.waitUntil(lambda: win.document.scene.bone_names() == ["hip", "knee", "node_2"])
     doc = win.document
-    assert len(doc.scene.meshes) == 1 and doc.scene.fps == 2.0
+    assert len(doc.scene.meshes) == 1 and doc.scene.fps == 30.0  # keys 0.5 s apart: 30 fps
     out = tmp_path / "back.gltf"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(out), "")))  # fmt: skip
@@ -132,8 +132,9 @@ def test_command_line_picks_a_named_animation(tmp_path):
 
     done = run("bake", path, "--out", npz, "--animation", "lift")
     assert done.returncode == 0, done.stderr
-    heads = np.load(npz)["heads"]
-    np.testing.assert_allclose(heads[:, 0], [[0, 1, 0], [0, 2, 0], [0, 3, 0]], atol=1e-7)
+    heads = np.load(npz)["heads"]  # keys 0.25 s apart: 24 fps, the keys at frames 0, 6, 12
+    assert len(heads) == 13
+    np.testing.assert_allclose(heads[::6, 0], [[0, 1, 0], [0, 2, 0], [0, 3, 0]], atol=1e-7)
     done = run("export", path, "--out", tmp_path / "x.glb", "--animation", "walk")
     assert done.returncode == 2 and "/animations" in done.stderr and "'walk'" in done.stderr
     done = run("bake", SCENES / "legs.json", "--out", npz, "--animation", "lift")

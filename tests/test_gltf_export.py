@@ -14,6 +14,7 @@ from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.math.transforms import inverse
+from app.scene.rig.skinning import bind
 from tests.conftest import CMU_DIR, ROOT, SCENES
 from tests.gltf_files import Builder
 from tests.gltf_validator import problems, validate
@@ -150,3 +151,37 @@ def test_command_line_export_and_refusals_write_nothing(tmp_path):
     with pytest.raises(SceneError, match="cannot write"):
         _export(load_scene(SCENES / "fabrik_arm.json"), tmp_path / "no" / "dir.glb")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arm.glb", "bad.json"]
+
+
+def test_influences_and_normals_the_validator_warns_about_are_written_clean(tmp_path):
+    """The input names joints 2 and 1 in slots of weight 0 (ACCESSOR_JOINTS_USED_ZERO_WEIGHT
+    on a file that keeps them), joint 1 twice in one vertex (ACCESSOR_JOINTS_INDEX_DUPLICATE)
+    and normals of length 2 and 0 (ACCESSOR_VECTOR3_NON_UNIT)."""
+    b = Builder()
+    _skinned(b)
+    attrs = b.doc["meshes"][0]["primitives"][0]["attributes"]
+    joints = np.array([[0, 1, 2, 1], [1, 2, 0, 0], [1, 2, 1, 0], [2, 0, 1, 0]])
+    weights = np.array([[0.6, 0.4, 0, 0], [1, 0, 0, 0], [0.5, 0.25, 0.25, 0], [1, 0, 0, 0]])
+    attrs["JOINTS_0"] = b.accessor(joints, pygltflib.UNSIGNED_SHORT)
+    attrs["WEIGHTS_0"] = b.accessor(weights)
+    attrs["NORMAL"] = b.accessor(np.array([[0, 0, 2], [0, 0, 0], [0, 0, 1], [0, 0, 1.0]]))
+    _channel(b, 1, "rotation", [0.0, 1.0], [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795]])
+    (tmp_path / "in.glb").write_bytes(b.glb_bytes())
+    scene = load_scene(tmp_path / "in.glb")
+    np.testing.assert_array_equal(scene.meshes[0].joint_indices, joints)  # kept on import
+    out = tmp_path / "out.glb"
+    _export(scene, out)
+    (report,) = validate(out)
+    assert problems(report) == []
+    (mesh,) = load_scene(out).meshes
+    np.testing.assert_array_equal(mesh.joint_indices,
+                                  [[0, 1, 0, 0], [1, 0, 0, 0], [1, 2, 0, 0], [2, 0, 0, 0]])
+    np.testing.assert_allclose(mesh.weights, [[0.6, 0.4, 0, 0], [1, 0, 0, 0],
+                                              [0.75, 0.25, 0, 0], [1, 0, 0, 0]], atol=1e-7)
+    np.testing.assert_allclose(np.linalg.norm(mesh.normals, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(mesh.normals[0], [0, 0, 1], atol=1e-7)
+    # It deforms as the input did: the same blend of the same joints.
+    frames = [0.0, 15.0, 30.0]
+    ours = bind(scene.meshes[0], scene.bone_names()).deform(bake(scene, frames).bone_to_world)
+    theirs = bind(mesh, scene.bone_names()).deform(bake(scene, frames).bone_to_world)
+    np.testing.assert_allclose(theirs[0], ours[0], atol=1e-6)

@@ -14,6 +14,7 @@ from app.scene.evaluate import bake
 from app.scene.formats.gltf.importer import parse_gltf
 from app.scene.io import load_scene, save_scene
 from app.scene.rig.skeleton import local_transforms
+from app.scene.rig.skinning import bind
 from tests.gltf_files import FLOAT, SHORT, UBYTE, USHORT, Builder
 
 
@@ -85,18 +86,18 @@ def test_matrix_nodes_repeated_names_and_mesh_only_leaves():
 def test_linear_keys_fps_frames_and_slerp_against_scipy():
     b = Builder()
     _arm(b)
-    times = np.array([0.5, 1.0, 1.25, 2.0])  # multiples of 0.25: 4 fps
+    times = np.array([0.5, 1.0, 1.1, 2.0])  # multiples of 0.1: 10 fps
     xyzw = _rot_xyzw([0.3, 0.9, 0.1] / np.linalg.norm([0.3, 0.9, 0.1]), [0.1, 1.2, 2.0, 2.5])
     _channel(b, 1, "rotation", times, xyzw)
     _channel(b, 0, "translation", times, np.arange(12.0).reshape(4, 3))
     scene = parse_gltf(b.glb_bytes())
-    assert scene.fps == 4.0 and (scene.frame_start, scene.frame_end) == (2, 8)
+    assert scene.fps == 10.0 and (scene.frame_start, scene.frame_end) == (5, 20)
     keys = scene.bones[1].rotation_keys
-    np.testing.assert_array_equal(keys.frames, [2, 4, 5, 8])
-    frames = np.linspace(2, 8, 37)
+    np.testing.assert_array_equal(keys.frames, [5, 10, 11, 20])
+    frames = np.linspace(5, 20, 37)
     local = local_transforms(scene, frames)[:, 1, :3, :3]
     wxyz = np.roll(xyzw, 1, axis=1)
-    oracle = Slerp(times * 4, Rotation.from_quat(wxyz, scalar_first=True))(frames).as_matrix()
+    oracle = Slerp(times * 10, Rotation.from_quat(wxyz, scalar_first=True))(frames).as_matrix()
     np.testing.assert_allclose(local, oracle, atol=1e-6)  # float32 keys
     np.testing.assert_allclose(scene.bones[0].translation_keys.values,
                                np.arange(12.0).reshape(4, 3))  # fmt: skip
@@ -119,12 +120,11 @@ def test_step_holds_each_key_until_the_next():
     values = np.array([[0, 0, 0], [1, 0, 0], [1, 2, 0]], float)
     _channel(b, 0, "translation", [0.0, 0.5, 1.0], values, "STEP")
     scene = parse_gltf(b.gltf_bytes())
-    assert scene.fps == 2.0
+    assert scene.fps == 30.0  # a step of 0.5 s is no frame rate; every key on a 30 fps frame
     keys = scene.bones[0].translation_keys
     assert keys.interpolation == ("constant",) * 3  # format §B
-    np.testing.assert_array_equal(keys.frames, [0, 1, 2])
-    frames = np.arange(0, 3)
-    got = local_transforms(scene, frames)[:, 0, :3, 3]
+    np.testing.assert_array_equal(keys.frames, [0, 15, 30])
+    got = local_transforms(scene, [0, 15, 30])[:, 0, :3, 3]
     np.testing.assert_array_equal(got, values)
     # Between keys the held value, not a blend: sampled at 10 fps the same file shows steps.
     b.doc["animations"][0]["samplers"][0]["input"] = b.accessor(np.array([0.0, 0.5, 1.0]) + 0.0)
@@ -157,14 +157,15 @@ def test_cubicspline_samples_every_frame_with_hermite_tangents(rng):
     qa, qv, qb = rng.normal(size=(3, 4, 4)) * [[[0.1]], [[1.0]], [[0.1]]]
     _channel(b, 1, "rotation", times, np.stack([qa, qv, qb], 1).reshape(-1, 4), "CUBICSPLINE")
     scene = parse_gltf(b.gltf_bytes())
-    assert scene.fps == 4.0 and (scene.frame_start, scene.frame_end) == (0, 4)
-    # CUBICSPLINE is sampled at every frame of the clip: frames are 1/4 s apart here.
+    # Keys 1/4 s apart are no frame rate: 24 fps is the first that puts each on a frame, and
+    # CUBICSPLINE is sampled at every one of them, between the keys too.
+    assert scene.fps == 24.0 and (scene.frame_start, scene.frame_end) == (0, 24)
     keys = scene.bones[0].translation_keys
-    np.testing.assert_array_equal(keys.frames, np.arange(5))
+    np.testing.assert_array_equal(keys.frames, np.arange(25))
     f32 = np.float32
-    oracle = _hermite(keys.frames / 4.0, times, f32(a), f32(v), f32(bt))
+    oracle = _hermite(keys.frames / 24.0, times, f32(a), f32(v), f32(bt))
     np.testing.assert_allclose(keys.values, oracle, atol=1e-6)
-    q = _hermite(keys.frames / 4.0, times, f32(qa), f32(qv), f32(qb))
+    q = _hermite(keys.frames / 24.0, times, f32(qa), f32(qv), f32(qb))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     got = scene.bones[1].rotation_keys.values
     np.testing.assert_allclose(got, np.roll(q, 1, axis=1), atol=1e-6)  # [w, x, y, z]
@@ -284,7 +285,7 @@ def test_animation_by_name_and_weights_channels(tmp_path):
     path.write_bytes(b.gltf_bytes())
     walk, wave = load_scene(path), load_scene(path, animation="wave")
     assert walk.bones[0].translation_keys is not None and walk.bones[1].translation_keys is None
-    assert wave.bones[1].translation_keys is not None and wave.fps == 2.0
+    assert wave.bones[1].translation_keys is not None and wave.fps == 30.0
     with pytest.raises(SceneError, match="no animation named 'run'") as e:
         load_scene(path, animation="run")
     assert e.value.path == "/animations" and e.value.file == str(path)
@@ -395,16 +396,62 @@ def test_a_mesh_without_skin_rides_rigidly_on_its_bone():
     positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]], float)
     b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
     scene = parse_gltf(b.gltf_bytes())
-    assert scene.bone_names() == ["hip", "knee", "node_2"]  # the mesh leaf is no bone
+    assert scene.bone_names() == ["hip", "knee", "node_2", "kneecap"]  # the mesh leaf too
     (mesh,) = scene.meshes
-    assert mesh.joints == ("knee",) and mesh.name == "mesh_0"
+    assert mesh.joints == ("kneecap",) and mesh.name == "mesh_0"
     np.testing.assert_array_equal(mesh.weights[:, 0], 1.0)
     np.testing.assert_array_equal(mesh.indices, [[0, 1, 2]])
     # At rest the skinned vertices sit where the node puts them: knee, then the node's own
     # translation and scale (written out with scipy, not our transforms).
     knee = Rotation.from_rotvec([0, 0, 0.4])
     world = knee.apply(np.array([0.1, 0, 0]) + 2 * positions) + [0, 0.5, 0]
-    knee_to_world = bake(scene, [0]).bone_to_world[0, 1]
-    skinned = (knee_to_world @ mesh.inverse_bind[0] @ np.c_[mesh.positions, np.ones(3)].T).T
+    cap_to_world = bake(scene, [0]).bone_to_world[0, 3]
+    skinned = (cap_to_world @ mesh.inverse_bind[0] @ np.c_[mesh.positions, np.ones(3)].T).T
     np.testing.assert_allclose(skinned[:, :3], world, atol=1e-12)
-    np.testing.assert_allclose(mesh.positions, world, atol=1e-12)
+    np.testing.assert_array_equal(mesh.positions, positions)  # in the node's own frame
+
+
+def test_a_file_whose_only_animated_nodes_are_meshes_loads_with_them_as_bones():
+    """A spinning box and a still top-level base, no joints: both meshes ride on their own
+    node's bone, and the spin is kept."""
+    b = Builder()
+    b.doc["nodes"] = [{"name": "base", "mesh": 0}, {"name": "lid", "mesh": 0,
+                                                   "translation": [0, 2, 0]}]  # fmt: skip
+    b.doc["scenes"] = [{"nodes": [0, 1]}]
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 1]], float)
+    b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
+    _channel(b, 1, "rotation", [0.0, 1.0], _rot_xyzw([0, 1, 0], [0.0, 1.5]))
+    scene = parse_gltf(b.gltf_bytes())
+    assert scene.bone_names() == ["base", "lid"] and not scene.messages
+    assert [m.joints for m in scene.meshes] == [("base",), ("lid",)]
+    world = bake(scene, [0.0, 30.0]).bone_to_world
+    lid = (world[:, 1] @ np.c_[positions, np.ones(3)].T)[:, :3].swapaxes(1, 2)
+    turned = Rotation.from_rotvec([0, 1.5, 0]).apply(positions) + [0, 2, 0]
+    np.testing.assert_allclose(lid[1], turned, atol=1e-6)
+
+
+def test_a_scene_saved_before_mesh_leaves_were_bones_keeps_its_rigid_meshes(tmp_path):
+    """Its bones lack the mesh-only leaf 'kneecap': the mesh rides on the knee, where the
+    leaf's transform puts it (as such scenes were drawn then)."""
+    b = Builder()
+    _arm(b)
+    b.doc["nodes"][1]["children"].append(3)
+    b.doc["nodes"].append({"name": "kneecap", "mesh": 0, "translation": [0.1, 0, 0],
+                           "rotation": [0, 0, np.sin(0.2), np.cos(0.2)], "scale": [2, 2, 2]})
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]], float)
+    b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
+    _channel(b, 1, "rotation", [0.0, 1.0], _rot_xyzw([0, 0, 1], [0.0, 1.0]))
+    (tmp_path / "leg.glb").write_bytes(b.glb_bytes())
+    scene = load_scene(tmp_path / "leg.glb")
+    save_scene(scene, tmp_path / "leg.json")
+    text = json.loads((tmp_path / "leg.json").read_text())
+    text["bones"] = [bone for bone in text["bones"] if bone["name"] != "kneecap"]
+    (tmp_path / "old.json").write_text(json.dumps(text))
+    old = load_scene(tmp_path / "old.json")
+    (mesh,) = old.meshes
+    assert mesh.joints == ("knee",)
+    frames = [0.0, 15.0, 30.0]
+    want = bind(scene.meshes[0], scene.bone_names()).deform(bake(scene, frames).bone_to_world,
+                                                           normals=False)  # fmt: skip
+    got = bind(mesh, old.bone_names()).deform(bake(old, frames).bone_to_world, normals=False)
+    np.testing.assert_allclose(got, want, atol=1e-12)

@@ -121,10 +121,10 @@ def test_the_matrix_panel_writes_the_seeds_chain_and_its_product_is_bone_to_worl
     calf = doc.scene.bone_index("calf.l")
     expected = bake(doc.scene, [37.0], space=doc.space).bone_to_world[0, calf]
     label, product = panel.cards()[-1]
-    assert label == "calf.l_to_world"
+    assert label == "calf.l → world"
     np.testing.assert_allclose(product, expected, atol=1e-12)
     shown_label, shown_rows = panel.cards_view.texts()[0]  # the product first
-    assert shown_label == "calf.l_to_world ="
+    assert shown_label == "calf.l → world ="
     assert shown_rows == [[f"{v:.3f}".replace("-0.000", "0.000") for v in row] for row in expected]
     assert "✓ product − evaluated pose" in panel.notes.text()
 
@@ -227,7 +227,7 @@ def test_multi_parent_step_through_shows_each_pivots_contribution(qtbot):
     assert win.viewport.teaching.arrow_scale > 0
     labels = win.viewport.labels()
     assert any(text.startswith("Σ = Δp0") for text in labels)
-    assert any(text.startswith("{R_i}") for text in labels)
+    assert any(text.startswith("{Rᵢ}") for text in labels)
     # The last step lands on the evaluated pose.
     QTest.mouseClick(win.step_panel.buttons["stepLast"], QtCore.Qt.MouseButton.LeftButton)
     st = model.trace

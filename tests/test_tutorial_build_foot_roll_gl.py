@@ -19,7 +19,7 @@ from app.scene.rig.model import MultiParent
 
 from . import gui
 from .conftest import SCENES
-from .gui import CTRL, LEFT, SHIFT, answer_modal, framebuffer, key
+from .gui import CTRL, LEFT, SHIFT, framebuffer, key
 
 BODY = "multi_parent.foot"
 
@@ -31,16 +31,6 @@ def type_into(field, text):
     QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
 
 
-def rename_with_f2(qtbot, vp, name):
-    def type_name(dialog):
-        line = dialog.findChild(QtWidgets.QLineEdit)
-        line.selectAll()
-        QTest.keyClicks(line, name)
-        QTest.keyClick(line, QtCore.Qt.Key.Key_Return)
-
-    answer_modal(type_name)
-    vp.setFocus()
-    key(vp, "F2")
 
 
 def inspector_field(win, kind, name):
@@ -83,7 +73,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     pose = doc.pose()
     gui.click(vp, vp.project([0.5 * (pose.heads[0, 0] + pose.tails[0, 0])])[0])
     assert doc.selection == (Ref.bone("root"),)
-    rename_with_f2(qtbot, vp, "foot")
+    gui.rename_with_f2(vp, "foot")
     assert doc.scene.bone_names() == ["foot"]
     set_tail(win, (0, 0, 0.2))
     assert doc.scene.bone("foot").tail == (0.0, 0.0, 0.2)
@@ -91,7 +81,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     vp.setFocus()
     key(vp, "E")
     assert doc.scene.bone_names() == ["foot", "foot.001"]
-    rename_with_f2(qtbot, vp, "toes")
+    gui.rename_with_f2(vp, "toes")
     set_tail(win, (0, 0, 0.06))
     toes = doc.scene.bone("toes")
     assert (toes.parent, toes.translation, toes.tail) == ("foot", (0.0, 0.0, 0.2), (0.0, 0.0, 0.06))
@@ -112,9 +102,9 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     QTest.mouseClick(inspector_field(win, QtWidgets.QPushButton, "addPivotButton"), LEFT)
     c = doc.scene.constraint(BODY)
     assert [p.position for p in c.pivots] == [(0.0, 0.0, 0.0), (0.0, 0.0, 0.2)]
-    outliner_click(win, Ref.pivot_of(BODY, "pivot"))
+    outliner_click(win, Ref.pivot_of(BODY, "pivot 1"))
     type_into(inspector_field(win, QtWidgets.QLineEdit, "pivotName"), "heel")
-    outliner_click(win, Ref.pivot_of(BODY, "pivot.001"))
+    outliner_click(win, Ref.pivot_of(BODY, "pivot 2"))
     type_into(inspector_field(win, QtWidgets.QLineEdit, "pivotName"), "ball")
     assert [p.name for p in doc.scene.constraint(BODY).pivots] == ["heel", "ball"]
     # 6. keys: the heel turns back 20° by frame 10 and down again by 20; the ball 30° by 32
@@ -140,7 +130,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     assert texts[:3] == ["Rename bone root to foot", "Set rest tail of bone foot",
                          "Extrude foot.001 from foot"]  # fmt: skip
     assert f"Add multi-parent constraint {BODY}" in texts
-    assert f"Add pivot pivot.001 to {BODY}" in texts
+    assert f"Add pivot pivot 2 to {BODY}" in texts
     # closed form: frames 0..10 turn the foot about the heel (0, 0, 0) by -20° about X;
     # 20..32 about the ball, which is then back where it started, by +30°
     frames = np.array([0.0, 10.0, 20.0, 32.0])

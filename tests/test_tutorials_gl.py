@@ -30,7 +30,7 @@ def test_every_tutorial_opens_its_scene_and_shows_its_text(window, qtbot):
         assert action.isEnabled()
         action.trigger()  # what clicking the menu entry does
         assert doc.scene == load_scene(tutorial.scene)
-        assert doc.path is None  # an untitled copy: Save never overwrites the bundled file
+        assert window.files.asks_where()  # read-only: Save never overwrites the bundled file
         assert window.tutorial_dock.isVisible() and window.tutorial_panel.tutorial == tutorial
         shown = window.tutorial_panel.text.toPlainText()
         assert shown.startswith(tutorial.title)  # the Markdown heading, rendered

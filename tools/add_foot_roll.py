@@ -12,7 +12,6 @@ inspector, K); every one of them is an undoable command on the document.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.editor import operations  # noqa: E402
+from app.editor.authoring import constraint_operations  # noqa: E402
 from app.editor.document import Document  # noqa: E402
 from app.editor.export import ExportRequest, format_for, run_export  # noqa: E402
 from app.scene.io import save_scene  # noqa: E402
@@ -53,16 +53,11 @@ def add_foot_roll(document) -> str:
     for k, (pivot, position, keys) in enumerate(PIVOTS):
         if k == 0:
             first = document.scene.constraint(name).pivots[0]
-            operations.replace(document, Ref.pivot_of(name, first.name),
-                               dataclasses.replace(first, name=pivot),
-                               f"Rename pivot {first.name} to {pivot}")  # fmt: skip
+            constraint_operations.rename_pivot(document, name, first.name, pivot)
             operations.set_position(document, Ref.pivot_of(name, pivot), position, merge=False)
         else:
             added = operations.add_pivot(document, name, position)
-            current = document.scene.constraint(name)
-            item = next(p for p in current.pivots if p.name == added.pivot)
-            operations.replace(document, added, dataclasses.replace(item, name=pivot),
-                               f"Rename pivot {added.pivot} to {pivot}")  # fmt: skip
+            constraint_operations.rename_pivot(document, name, added.pivot, pivot)
         ref = Ref.pivot_of(name, pivot)
         for frame, degrees in keys:
             document.set_frame(frame)

@@ -1,4 +1,4 @@
-"""Render the teaching and analysis screenshots of the README into docs/screenshots/.
+"""Render the editor's, teaching and analysis screenshots of the README into docs/screenshots/.
 
 Run under a virtual X server:
 
@@ -126,10 +126,23 @@ def tutorial(app) -> None:
     save(app, w, "tutorial-basis-change.png")
 
 
+def demo(app) -> None:
+    """The demo as ``make run`` shows it, at its last frame (the feet in view: the camera
+    frames the whole animation), in the authored object space, world space and Compare."""
+    from app.window.render import render_screenshot
+
+    scene = SCENES / "foot_roll.json"
+    last = float(Document.from_file(scene).scene.frame_end)
+    common = dict(frame=last, size=SIZE, select=["foot_roll/toe"])
+    for name, extra in (("foot-roll-object.png", {}), ("foot-roll-world.png", {"space": "world"}),
+                        ("foot-roll-compare.png", {"compare": True})):  # fmt: skip
+        print(Path(render_screenshot(scene, OUT / name, **common, **extra)).relative_to(ROOT))
+
+
 def main() -> None:
     app = application()
     OUT.mkdir(parents=True, exist_ok=True)
-    for shot in (curve_view, matrix_chain, step_through, trails, tutorial):
+    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial):
         shot(app)
 
 

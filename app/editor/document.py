@@ -479,6 +479,17 @@ class Document(QtCore.QObject):
             result = self._timelines[key] = self._run(key, default_frames(self._scene))
         return result
 
+    def timeline_sample(self, count: int) -> BakeResult:
+        """Every frame of the timeline in the current space when it fits the cache (from the
+        cache), else at most ``count`` whole frames spread evenly from the first to the last,
+        evaluated with the current space's caches (not kept): what framing the whole
+        animation reads."""
+        if self.timeline_fits_cache():
+            return self.timeline()
+        s = self._scene
+        frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, max(int(count), 2))))
+        return self._run(self._space_key(self._space), frames)
+
     def context_before(self, constraint: str, frames=None):
         """The evaluation context just before ``constraint`` at ``frames`` (default: the
         current frame) in the current space, with the document's caches: what the

@@ -3,10 +3,18 @@
 Opening loads and validates the whole file *before* anything else happens: a file that
 fails shows its reason and location and leaves the open document exactly as it was (no
 prompt, no half-loaded scene). Only a file that loaded asks about unsaved changes.
+
+What ships with Pivotal (anything under ``resources/``: the demo, the examples, the
+tutorials' scenes) is never written to. Such a scene opens read-only, as a program opens a
+read-only file: the window title says it is a shipped example, and Save asks where to keep
+the user's copy (Save As, in the Documents folder); Save As refuses a shipped file. The
+document keeps the shipped path, so recent files and crash recovery name what it came from
+and stay read-only too.
 """
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
@@ -22,16 +30,46 @@ OPEN_FILTER = (
     "BVH motion capture (*.bvh);;glTF 2.0 characters (*.gltf *.glb);;All files (*)"
 )
 SAVE_FILTER = "Pivotal scenes (*.json)"
+#: Where what ships with Pivotal is (the demo, examples, tutorial scenes): never written to.
+SHIPPED = Path(__file__).resolve().parents[2] / "resources"
+
+
+def is_shipped(path) -> bool:
+    """Whether ``path`` is a file that ships with Pivotal (under ``resources/``)."""
+    try:
+        return Path(path).resolve().is_relative_to(SHIPPED)
+    except (OSError, ValueError):
+        return False
+
+
+def user_folder() -> Path:
+    """Where a copy of a shipped or untitled scene is offered to go: the user's Documents
+    folder (their home when there is none)."""
+    documents = QtCore.QStandardPaths.writableLocation(
+        QtCore.QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    if documents and Path(documents).is_dir():
+        return Path(documents)
+    return Path.home()
+
+
+def refused_text(path) -> str:
+    """Why a shipped file is not written to, and what to do instead."""
+    return (
+        f"<b>{Path(path).name}</b> ships with Pivotal and is never overwritten, so the "
+        "demo and the tutorials stay as they are.<br><br>Save your copy under another name "
+        "or in another folder."
+    )
 
 
 def error_text(e: SceneError, verb: str = "opened") -> str:
     """A dialog's text for a refused file: what, where, why."""
-    name = Path(e.file).name if e.file else "The file"
-    where = e.path or "the file as a whole"
+    name = escape(Path(e.file).name) if e.file else "The file"
+    where = escape(e.path or "the file as a whole")
     return (
         f"<b>{name}</b> could not be {verb}.<br><br>"
-        f"<b>Where:</b> {where}<br><b>Why:</b> {e.reason}"
-        + (f"<br><br><span style='color:gray'>{e.file}</span>" if e.file else "")
+        f"<b>Where:</b> {where}<br><b>Why:</b> {escape(e.reason)}"
+        + (f"<br><br><span style='color:gray'>{escape(e.file)}</span>" if e.file else "")
     )
 
 
@@ -48,7 +86,27 @@ class FileController(QtCore.QObject):
     # --- asking --------------------------------------------------------------------------
 
     def display_name(self) -> str:
-        return Path(self.document.path).name if self.document.path else "untitled"
+        """The open scene's name as the prompts say it."""
+        if self.document.path is None:
+            return "untitled"
+        name = Path(self.document.path).name
+        return f"{name} (a shipped example: you choose where)" if self.shipped() else name
+
+    def shipped(self) -> bool:
+        """Whether the open scene is one that ships with Pivotal (read-only: Save asks
+        where to keep the copy)."""
+        return self.document.path is not None and is_shipped(self.document.path)
+
+    def asks_where(self) -> bool:
+        """Whether Save asks where (untitled, shipped, or not a Pivotal scene file)."""
+        path = self.document.path
+        return path is None or Path(path).suffix.lower() != ".json" or is_shipped(path)
+
+    def opened_note(self) -> str:
+        """What the status bar adds when a shipped scene opens ("" otherwise)."""
+        if not self.shipped():
+            return ""
+        return "a shipped example, read-only: Save asks where to keep your copy"
 
     def maybe_save(self, doing: str = "closing") -> bool:
         """Whether it is fine to drop the document (saved, discarded, or unchanged)."""
@@ -94,22 +152,30 @@ class FileController(QtCore.QObject):
         self.document.replace_scene(scene, str(Path(path).resolve()))
         settings.add_recent(path)
         self.recent_changed.emit()
-        notes = "; ".join(str(m) for m in scene.messages)
+        notes = [str(m) for m in scene.messages] + [self.opened_note()]
+        notes = "; ".join(n for n in notes if n)
         self.document.notify(f"Opened {Path(path).name}" + (f" — {notes}" if notes else ""))
         return True
 
     def save(self) -> bool:
-        path = self.document.path
-        if path is None or Path(path).suffix.lower() != ".json":
+        """Save to the open file; Save As where that is not the user's own scene file."""
+        if self.asks_where():
             return self.save_as()
-        return self._write(path)
+        return self._write(self.document.path)
+
+    def suggested_path(self) -> Path:
+        """Where Save As starts: beside the user's own file, else in their Documents."""
+        current = self.document.path
+        if current is None:
+            return user_folder() / "untitled.json"
+        if is_shipped(current):
+            return user_folder() / f"{Path(current).stem}.json"
+        return Path(current).with_suffix(".json")
 
     def save_as(self, path=None) -> bool:
         if path is None:
-            current = self.document.path
-            suggestion = str(Path(current).with_suffix(".json")) if current else "untitled.json"
             path, _ = QtWidgets.QFileDialog.getSaveFileName(
-                self.window, "Save As", suggestion, SAVE_FILTER
+                self.window, "Save As", str(self.suggested_path()), SAVE_FILTER
             )
             if not path:
                 return False
@@ -118,6 +184,10 @@ class FileController(QtCore.QObject):
         return self._write(path)
 
     def _write(self, path) -> bool:
+        if is_shipped(path):
+            QtWidgets.QMessageBox.warning(self.window, "Not saved", refused_text(path))
+            self.document.notify(f"Not saved: {Path(path).name} ships with Pivotal")
+            return False
         try:
             save_scene(self.document.scene, path)
         except SceneError as e:

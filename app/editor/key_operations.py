@@ -16,6 +16,7 @@ from app.editor.operations import OperationError
 from app.scene.rig import editing, key_edits
 from app.scene.rig.editing import Ref
 from app.scene.rig.keys import Keys, sample
+from app.scene.words import plural
 
 INTERPOLATION_WORDS = {"constant": "Constant", "linear": "Linear", "ease": "Ease"}
 
@@ -77,8 +78,9 @@ def _each(document, selected: dict, edit) -> dict:
     return {channel: edit(keys_of(scene, channel), frames) for channel, frames in selected.items()}
 
 
-def _count(selected: dict) -> int:
-    return sum(len(frames) for frames in selected.values())
+def _count(selected: dict) -> str:
+    """How many keys ``selected`` holds, in words ("1 key", "3 keys")."""
+    return plural(sum(len(frames) for frames in selected.values()), "key")
 
 
 def set_interpolation(document, selected: dict, kind: str) -> None:
@@ -87,8 +89,8 @@ def set_interpolation(document, selected: dict, kind: str) -> None:
         raise OperationError("Select keys to set their interpolation")
     changes = _each(document, selected, lambda keys, frames: keys.with_interpolation(frames, kind))
     word = INTERPOLATION_WORDS[kind]
-    apply(document, changes, f"Set interpolation of {_count(selected)} keys to {word}")
-    document.notify(f"{_count(selected)} keys interpolate: {word}")
+    apply(document, changes, f"Set interpolation of {_count(selected)} to {word}")
+    document.notify(f"Interpolation of {_count(selected)}: {word}")
 
 
 def keys_at_frame(document, frame: float | None = None) -> dict:
@@ -108,7 +110,7 @@ def delete(document, selected: dict) -> None:
     if not selected:
         raise OperationError("Select keys to delete them")
     apply(document, _each(document, selected, key_edits.delete_keys),
-          f"Delete {_count(selected)} keys")  # fmt: skip
+          f"Delete {_count(selected)}")  # fmt: skip
 
 
 def moved_selection(selected: dict, offset: float) -> dict:
@@ -132,7 +134,7 @@ def paste(document, clip: key_edits.Clip, retarget: Ref | None = None) -> dict:
         pasted[(ref, field)] = list(copied.frames + offset)
     if not changes:
         raise OperationError("Nothing here takes the copied keys")
-    apply(document, changes, f"Paste {_count(pasted)} keys at frame {document.frame:g}")
+    apply(document, changes, f"Paste {_count(pasted)} at frame {document.frame:g}")
     return pasted
 
 
@@ -183,13 +185,13 @@ class KeyMove(KeyGesture):
 
     def __init__(self, document, selected: dict, duplicate: bool = False):
         self.word = "Duplicate" if duplicate else "Move"
-        super().__init__(document, selected, f"{self.word} {_count(selected)} keys")
+        super().__init__(document, selected, f"{self.word} {_count(selected)}")
         self._edit = key_edits.duplicate_keys if duplicate else key_edits.move_keys
         self.offset = 0.0
 
     def to(self, offset: float) -> None:
         self.offset = float(offset)
-        self.text = f"{self.word} {_count(self.selected)} keys by {offset:+g} frames"
+        self.text = f"{self.word} {_count(self.selected)} by {plural(offset, 'frame', fmt='+g')}"
         self.preview(lambda keys, frames: self._edit(keys, frames, self.offset))
 
 

@@ -221,18 +221,19 @@ def set_constraint_field(document, name: str, field: str, value) -> None:
 
 
 def set_timeline(document, fps=None, frame_start=None, frame_end=None) -> None:
-    """The scene's fps and frame range (start ≤ end is kept by moving the other end)."""
+    """The scene's fps and frame range; a range ending before it starts is refused (the
+    other end is never moved to make room), naming the end that was typed."""
     s = document.scene
     fps = s.fps if fps is None else float(fps)
     start = s.frame_start if frame_start is None else int(frame_start)
     end = s.frame_end if frame_end is None else int(frame_end)
     if fps <= 0:
-        raise OperationError("fps must be > 0")
+        raise OperationError("The playback rate must be more than 0 frames per second")
     if start > end:
-        if frame_start is not None:
-            end = start
-        else:
-            start = end
+        said = f"End {end} is before Start {start}"
+        if frame_end is None:
+            said = f"Start {start} is after End {end}"
+        raise OperationError(f"{said}: a range cannot end before it starts")
     if (fps, start, end) == (s.fps, s.frame_start, s.frame_end):
         return
     text = f"Set frame range {start}–{end}" if fps == s.fps else f"Set fps to {fps:g}"
@@ -246,14 +247,14 @@ def _constraint(document, name: str):
     try:
         return document.scene.constraint(name)
     except KeyError:
-        raise OperationError(f"There is no constraint {name!r}") from None
+        raise OperationError(f"There is no constraint named {name}") from None
 
 
 def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
     """A new pivot on a multi-parent body (at the body's tail unless given); selects it."""
     constraint = _constraint(document, constraint_name)
     if not isinstance(constraint, MultiParent):
-        raise OperationError(f"{constraint_name!r} is not a multi-parent constraint")
+        raise OperationError(f"{constraint_name} is not a multi-parent constraint")
     if position_in_body is None:
         position_in_body = document.scene.tail_of(document.scene.bone_index(constraint.body))
     new, pivot = editing.with_new_pivot(constraint, position_in_body)
@@ -309,7 +310,7 @@ def add_multi_parent(document, bone: str | None = None) -> Ref:
     """A multi-parent constraint on the (active) bone, with one pivot at its head."""
     bone = bone or _one_bone(document)
     if any(isinstance(c, MultiParent) and c.body == bone for c in document.scene.constraints):
-        raise OperationError(f"{bone!r} already has a multi-parent constraint; add pivots to it")
+        raise OperationError(f"{bone} already has a multi-parent constraint; add pivots to it")
     return _add_constraint(document, editing.new_multi_parent(document.scene, bone))
 
 
@@ -354,7 +355,7 @@ def set_target(document, constraint_name: str, target: Target, kind: str = "targ
     """Aim a points-at or FABRIK constraint at ``target`` (``kind="pole"``: a FABRIK pole)."""
     constraint = _constraint(document, constraint_name)
     if not isinstance(constraint, (PointsAt, Fabrik)) or not hasattr(constraint, kind):
-        raise OperationError(f"{constraint_name!r} has no {kind}")
+        raise OperationError(f"{constraint_name} has no {kind}")
     if target.bone is not None:
         document.scene.bone(target.bone)
         words = f"bone {target.bone} {target.at}"
@@ -401,7 +402,7 @@ def delete_selected(document) -> None:
             going = {r.pivot for r in refs if r.kind == PIVOT and r.name == ref.name}
             if going >= {p.name for p in pivots}:
                 raise OperationError(
-                    f"{ref.name!r} would have no pivot left; a multi-parent "
+                    f"{ref.name} would have no pivot left; a multi-parent "
                     "constraint needs at least one, remove the constraint "
                     "instead"
                 )

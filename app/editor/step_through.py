@@ -148,7 +148,7 @@ class StepThrough(QtCore.QObject):
                 cached = entry.get(space) if isinstance(entry, dict) else None
                 self.trace = steps(c, doc.scene, doc.frame, space, integral=cached)
             else:
-                raise SceneError(f"{c.name!r} cannot be stepped through")
+                raise SceneError(f"{c.name} cannot be stepped through")
             self.error = ""
         except (SceneError, ArithmeticError, ValueError, KeyError) as e:
             self.trace, self.error = None, str(e)

@@ -3,7 +3,9 @@
 Each entry pairs a scene with a short Markdown text that says what to try and what to notice.
 Paths in the index are relative to the index file (absolute paths are allowed, for clips
 that a system package installs). An entry that needs something outside the repository
-carries ``"requires"``, shown while its scene file is missing. No Qt here: the editor
+carries ``"requires"``, shown while its scene file is missing. An entry whose text starts
+with File ▸ New carries ``"starts_from_new": true``: New keeps its text open (opening any
+other scene closes a tutorial, which no longer applies). No Qt here: the editor
 builds its menu and text panel from :func:`load_tutorials`.
 """
 
@@ -33,6 +35,8 @@ class Tutorial:
         Absolute paths of the scene (``.json`` or ``.bvh``) and of its Markdown text.
     requires : str or None
         What outside the repository the scene needs.
+    starts_from_new : bool
+        The text asks for File ▸ New: the new scene does not close the tutorial.
     """
 
     id: str
@@ -40,6 +44,7 @@ class Tutorial:
     scene: Path
     text: Path
     requires: str | None = None
+    starts_from_new: bool = False
 
     @property
     def available(self) -> bool:
@@ -93,7 +98,11 @@ def load_tutorials(index=INDEX) -> list[Tutorial]:
             scene=(index.parent / entry["scene"]).resolve(),
             text=(index.parent / entry["text"]).resolve(),
             requires=entry.get("requires"),
+            starts_from_new=entry.get("starts_from_new", False),
         )
+        if not isinstance(tutorial.starts_from_new, bool):
+            raise SceneError('"starts_from_new" must be true or false',
+                             f"{path}.starts_from_new", str(index))  # fmt: skip
         if not tutorial.text.is_file():
             raise SceneError(f"text {entry['text']!r} does not exist", f"{path}.text",
                              str(index))  # fmt: skip

@@ -24,6 +24,9 @@ def _reject_constant(token):
 
 GLTF_SUFFIXES = (".gltf", ".glb")
 
+#: What Pivotal opens, named in the error for a file that is none of them.
+KINDS = "a Pivotal scene (.json), a BVH clip (.bvh) or a glTF file (.gltf, .glb)"
+
 
 def load_scene(path, animation: str | None = None) -> Scene:
     """Read a scene file, or a ``.bvh``, ``.gltf`` or ``.glb`` file (by extension) as a scene.
@@ -46,15 +49,25 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.mesh_source import remember_source
 
         return keepable(remember_source(load_gltf(path, animation), path), path)
+    scene_suffix = path.suffix.lower() == ".json"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SceneError("no such file", file=str(path)) from None
     except UnicodeDecodeError as e:
+        if not scene_suffix:
+            raise SceneError(f"{path.name} is not {KINDS}", file=str(path)) from None
         raise SceneError("not UTF-8 text", f"byte {e.start}", str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
-    scene = loads_scene(text, str(path))
+    try:
+        scene = loads_scene(text, str(path))
+    except SceneError as e:
+        # Another kind of file (a .txt, a .png): say what Pivotal opens, not where the
+        # JSON parser gave up; a .json file keeps the parser's place and reason.
+        if not scene_suffix and e.reason.startswith("malformed JSON"):
+            raise SceneError(f"{path.name} is not {KINDS}", file=str(path)) from None
+        raise
     if "meshes" in scene.extra:
         from app.scene.formats.mesh_source import load_meshes
 

@@ -10,8 +10,10 @@ from PySide6 import QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import bone_operations
+from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
+from app.scene.words import plural
 
 
 def _act(menu, text, fn, *args, enabled=True):
@@ -48,12 +50,14 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
     menu.addSeparator()
     if ref is not None and ref.kind == BONE:
         bone = ref.name
+        driven = any(isinstance(c, MultiParent) and c.body == bone for c in scene.constraints)
         _act(
             menu,
-            f"Add Multi-Parent Constraint on {bone}",
+            f"Add Multi-Parent Constraint on {bone}" + (" (it has one)" if driven else ""),
             operations.add_multi_parent,
             document,
             bone,
+            enabled=not driven,
         )
         others = [b for b in bones if b != bone]
         aim = f" at {others[-1]}" if others else ""
@@ -64,14 +68,7 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
             document,
             bones or [bone],
         )
-        chain_words = f"{len(bones)} selected bones" if len(bones) > 1 else f"{bone} and its parent"
-        _act(
-            menu,
-            f"Add FABRIK Constraint on {chain_words}",
-            operations.add_fabrik,
-            document,
-            bones or [bone],
-        )
+        _add_fabrik(menu, document, bones or [bone])
     if ref is not None and ref.kind in (CONSTRAINT, PIVOT, *TARGET_KINDS):
         c = scene.constraint(ref.name)
         if isinstance(c, MultiParent):
@@ -109,3 +106,24 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
         menu.addSeparator()
         _act(menu, f"Remove Constraint {c.name}", operations.remove_constraint, document, c.name)
     return menu
+
+
+def _add_fabrik(menu, document, bones: list[str]) -> None:
+    """FABRIK on the selected chain, or on a bone and its parent: offered only where there
+    is a chain of two bones or more (a root alone has nothing to bend: Points-At aims it);
+    selected bones that are not one chain show why the entry is greyed."""
+    scene = document.scene
+    try:
+        chain = editing.chain_from(scene, bones)
+    except (ValueError, KeyError):
+        chain = None
+    if chain is not None and len(chain) < 2:
+        return
+    if chain is None:
+        words, enabled = "(the selected bones are not one chain)", False
+    elif len(bones) > 1:
+        words, enabled = f"on {chain[0]} → {chain[-1]} ({plural(len(chain), 'bone')})", True
+    else:
+        words, enabled = f"on {chain[-1]} and its parent {chain[0]}", True
+    _act(menu, f"Add FABRIK Constraint {words}", operations.add_fabrik, document, bones,
+         enabled=enabled)  # fmt: skip

@@ -3,7 +3,10 @@
 Fields emit ``edited`` only for the user's changes: :meth:`set_value` blocks signals, so
 refreshing a field from the document never echoes back as an edit. Spin boxes commit on
 Enter or focus loss (no keyboard tracking), and their arrow steps merge into one undo entry
-upstream.
+upstream. Every field behaves as in any desktop program (:mod:`app.widgets.text_keys`): Esc
+puts back the shown value and commits nothing, Enter commits and gives the keyboard back to
+the viewport; a value that breaks a rule is turned back with the reason beside the field
+(:func:`refuse`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,19 @@ from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
 from app.widgets.text_keys import keep_keys
 
 BIG = 1e9
+
+
+def refuse(field: QtWidgets.QWidget, reason: str) -> None:
+    """Say beside ``field`` why the value typed into it was refused (the caller has put the
+    field's shown value back; the status bar says it too)."""
+
+    def show():
+        if field.isVisible():
+            below = field.mapToGlobal(QtCore.QPoint(0, field.height()))
+            QtWidgets.QToolTip.showText(below, reason, field, QtCore.QRect(), 8000)
+
+    # Once the keyboard has gone back to the viewport: a tooltip hides when the focus moves.
+    QtCore.QTimer.singleShot(0, field, show)
 
 
 def spin_box(decimals: int, step: float, lo: float = -BIG, hi: float = BIG, suffix: str = ""):

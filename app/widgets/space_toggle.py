@@ -13,13 +13,13 @@ CHOICES = (
         "world",
         "World",
         "spaceWorld",
-        "Evaluate every constraint in world space (option 1 of the seed) — not an edit (1)",
+        "Solve every constraint in world coordinates — for comparing, not an edit (1)",
     ),
     (
         "object",
         "Object",
         "spaceObject",
-        "Evaluate every constraint in object space (option 2 of the seed) — not an edit (2)",
+        "Solve every constraint in its body's own coordinates — for comparing, not an edit (2)",
     ),
     (
         None,

@@ -1,6 +1,8 @@
 """The timeline: transport buttons, the current frame, the frame range, and the scrub bar.
 
 Frame range and fps are scene edits (undoable); the current frame and playback are not.
+A range that would end before it starts is refused, the field turned back and the reason
+said beside it and in the status bar (the other end is never moved to make room).
 When a constraint's cache is stale and being recomputed, a note says so, painted at once
 (before the computation, which blocks) and replaced by the time it took.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations, playback
+from app.widgets.fields import refuse
 from app.widgets.scrub_bar import ScrubBar
 from app.widgets.text_keys import keep_keys
 
@@ -42,6 +45,11 @@ class ElidedLabel(QtWidgets.QLabel):
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         return QtCore.QSize(0, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+        """Room for the whole text, where there is room."""
+        width = self.fontMetrics().horizontalAdvance(self.text()) + 2 * self.margin() + 4
+        return QtCore.QSize(width, super().sizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -112,7 +120,7 @@ class TimelineWidget(QtWidgets.QWidget):
         self.loop_button.toggled.connect(player.set_loop)
 
         row = QtWidgets.QHBoxLayout()
-        row.setContentsMargins(6, 2, 6, 0)
+        row.setContentsMargins(4, 2, 4, 0)
         row.setSpacing(2)
         for icon, tip, slot, name in (
             (
@@ -158,43 +166,90 @@ class TimelineWidget(QtWidgets.QWidget):
         ):
             row.addWidget(button(icon, tip, slot, name))
         row.addWidget(self.loop_button)
-        row.addSpacing(12)
+        row.addSpacing(6)
         row.addWidget(QtWidgets.QLabel("Frame"))
         row.addWidget(self.frame_spin)
-        row.addSpacing(12)
-        row.addWidget(QtWidgets.QLabel("Start"))
-        row.addWidget(self.start_spin)
-        row.addWidget(QtWidgets.QLabel("End"))
-        row.addWidget(self.end_spin)
-        row.addWidget(self.fps_spin)
-        row.addSpacing(12)
+        # The frame range and rate: beside the transport, or on a row of their own below it
+        # when the timeline is too narrow for one row (a small screen).
+        self.range_box = QtWidgets.QWidget()
+        self.range_box.setObjectName("rangeBox")
+        box = QtWidgets.QHBoxLayout(self.range_box)
+        box.setContentsMargins(6, 0, 0, 0)
+        box.setSpacing(2)
+        box.addWidget(QtWidgets.QLabel("Start"))
+        box.addWidget(self.start_spin)
+        box.addWidget(QtWidgets.QLabel("End"))
+        box.addWidget(self.end_spin)
+        box.addWidget(self.fps_spin)
+        row.addWidget(self.range_box)
+        row.addSpacing(6)
         row.addWidget(self.recompute_label, 1)
+        self._row = row
+        self._second_row = QtWidgets.QHBoxLayout()
+        self._second_row.setContentsMargins(0, 0, 6, 0)
+        self._second_row.addStretch(1)
 
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
         layout.setSpacing(2)
         layout.addLayout(row)
+        layout.addLayout(self._second_row)
         layout.addWidget(self.scrub_bar)
 
         self.frame_spin.valueChanged.connect(document.set_frame)
-        self.start_spin.valueChanged.connect(lambda v: self._edit(frame_start=v))
-        self.end_spin.valueChanged.connect(lambda v: self._edit(frame_end=v))
-        self.fps_spin.valueChanged.connect(lambda v: self._edit(fps=v))
+        self.start_spin.valueChanged.connect(lambda v: self._edit(self.start_spin, frame_start=v))
+        self.end_spin.valueChanged.connect(lambda v: self._edit(self.end_spin, frame_end=v))
+        self.fps_spin.valueChanged.connect(lambda v: self._edit(self.fps_spin, fps=v))
         document.frame_changed.connect(self._on_frame)
         document.scene_changed.connect(self._on_scene)
         document.recompute_started.connect(self._on_recompute_started)
         document.recompute_finished.connect(self._on_recompute_finished)
+        # A note about the scene that was open before says nothing about this one.
+        document.path_changed.connect(lambda *_: self.recompute_label.clear())
         player.playing_changed.connect(self._on_playing)
         player.loop_changed.connect(self.loop_button.setChecked)
         self._on_scene()
         self._on_frame(document.frame)
 
-    def _edit(self, **values) -> None:
+    @property
+    def two_rows(self) -> bool:
+        """Whether the frame range sits on a row of its own (a narrow timeline)."""
+        return self._second_row.indexOf(self.range_box) >= 0
+
+    def _one_row_width(self) -> int:
+        width = self._row.minimumSize().width()
+        if self.two_rows:
+            width += self.range_box.minimumSizeHint().width() + self._row.spacing()
+        return width
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt's name)
+        """As narrow as the transport row with the range below it."""
+        transport = self._row.minimumSize().width()
+        if not self.two_rows:
+            transport -= self.range_box.minimumSizeHint().width() + self._row.spacing()
+        range_row = self.range_box.minimumSizeHint().width() + 6
+        return QtCore.QSize(max(transport, range_row), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        two = event.size().width() < self._one_row_width()
+        if two != self.two_rows:
+            (self._row if two else self._second_row).removeWidget(self.range_box)
+            if two:
+                self._second_row.insertWidget(0, self.range_box)
+            else:
+                self._row.insertWidget(self._row.count() - 2, self.range_box)
+            self.updateGeometry()  # one row more or less: the dock's height follows
+
+    def _edit(self, field, **values) -> None:
+        """Set the range or rate; a value that breaks a rule turns the field back and says
+        why, beside the field and in the status bar."""
         try:
             operations.set_timeline(self._document, **values)
         except operations.OperationError as e:
-            self._document.notify(str(e))
             self._on_scene()
+            self._document.notify(str(e))
+            refuse(field, str(e))
 
     def _on_frame(self, frame: float) -> None:
         with QtCore.QSignalBlocker(self.frame_spin):

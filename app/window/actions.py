@@ -16,8 +16,8 @@ from app.editor import operations, playback, settings
 from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
-from app.window.help_text import HELP_TEXT
-from app.window.mesh_actions import build_mesh_actions
+from app.window.help_text import show_controls
+from app.window.mesh_actions import build_camera_actions, build_mesh_actions
 
 
 class WindowActions:
@@ -138,8 +138,9 @@ class WindowActions:
             "Frame &All",
             self.viewport.frame_all,
             "Shift+F",
-            "Point the camera at the whole skeleton",
+            "Point the camera at the whole skeleton at this frame",
         )
+        build_camera_actions(self)
         a(
             "boneAxes",
             "Bone &Axes",
@@ -239,7 +240,7 @@ class WindowActions:
         for name, text, tip in (
             ("bvh", "&BVH…", "The evaluated animation as BVH motion capture"),
             ("csv", "&CSV…", "Heads, tails and world quaternions per frame and bone"),
-            ("npz", "Baked &Arrays (NPZ)…", "bone_to_world, heads, tails… as main.py bake"),
+            ("npz", "Baked &Arrays (NPZ)…", "World matrices, heads and tails per frame"),
             ("glb", "&glTF Binary (GLB)…", "Bones, skin, mesh and the baked animation"),
             ("gltf", "glTF (&JSON)…", "As GLB, in one .gltf file"),
             ("usda", "&USD…", "UsdSkel skeleton, animation and skinned meshes (.usda)"),
@@ -248,6 +249,8 @@ class WindowActions:
             ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
         ):
             a(f"export_{name}", text, lambda _=False, n=name: self.exports.export(n), tip=tip)
+        a("resetLayout", "Reset &Layout", lambda: self.layout_keeper.reset_layout(), None,
+          "Put every panel back where it starts and fit the window to the screen")  # fmt: skip
         a("controls", "&Controls", self._show_controls, "F1", "Mouse and keyboard controls")
         a("about", "&About Pivotal", self._show_about)
         doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
@@ -295,7 +298,7 @@ class WindowActions:
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "boneAxes"):
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):
@@ -326,6 +329,8 @@ class WindowActions:
             toggle = dock.toggleViewAction()
             toggle.setObjectName(f"show_{dock.objectName()}")
             view.addAction(toggle)
+        view.addSeparator()
+        view.addAction(m["resetLayout"])
         play = bar.addMenu("&Playback")
         for name in (
             "play",
@@ -403,7 +408,7 @@ class WindowActions:
         self.recent_menu.setEnabled(bool(files))
 
     def _show_controls(self) -> None:
-        QtWidgets.QMessageBox.information(self, "Controls", HELP_TEXT)
+        show_controls(self)
 
     def _show_about(self) -> None:
         QtWidgets.QMessageBox.about(

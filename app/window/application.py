@@ -10,6 +10,19 @@ from PySide6 import QtCore
 from app.window.qt_app import application, has_display
 
 
+def first_window(document):
+    """The main window on ``document``, shown: with the saved layout and geometry, else
+    fitted to the screen's available area (frame included)."""
+    from app.window.layout import fit_to_screen
+    from app.window.main_window import MainWindow
+
+    window = MainWindow(document)
+    if not window.restored_geometry:
+        fit_to_screen(window)
+    window.show()
+    return window
+
+
 def run_editor(path: str, play: bool = False) -> int:
     """Open the editor on ``path``; exit status of the event loop (2 on bad input).
 
@@ -25,7 +38,6 @@ def run_editor(path: str, play: bool = False) -> int:
         return 2
     from app.editor.document import Document
     from app.scene.errors import SceneError
-    from app.window.main_window import MainWindow
 
     app = application()
     try:
@@ -33,10 +45,9 @@ def run_editor(path: str, play: bool = False) -> int:
     except SceneError as e:
         print(f"main.py: {e}", file=sys.stderr)
         return 2
-    window = MainWindow(document)
-    if not window.restored_geometry:
-        window.resize(1280, 800)
-    window.show()
+    window = first_window(document)
+    if window.files.shipped():  # the demo: say that Save keeps it as it is
+        document.notify(f"{os.path.basename(path)}: {window.files.opened_note()}")
     if not os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"):
         # After the window is up, offer what a crash left behind.
         def recover():

@@ -16,6 +16,7 @@ from app.editor.authoring import bone_operations, constraint_operations, pose_op
 from app.scene.rig.bone_edits import DELETE, REPARENT
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
 from app.widgets.add_menu import build_add_menu
+from app.widgets.viewport import framing
 
 SCOPED = QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut
 
@@ -74,6 +75,8 @@ class BoneActions:
     def _paste_pose(self, flipped: bool) -> None:
         text = QtGui.QGuiApplication.clipboard().text()
         self._safely(pose_operations.paste_pose, self.document, text, flipped)()
+        # what was pasted is in view
+        framing.keep_in_view(self.viewport, framing.selection_points(self.viewport))
 
     def _popup_add_menu(self) -> None:
         """Shift+A: the add menu under the mouse, its first entry (Add Bone) active."""

@@ -14,9 +14,10 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from app.editor.export import FORMATS, ExportCancelled, ExportRequest, run_export
-from app.editor.files import error_text
+from app.editor.files import error_text, is_shipped, user_folder
 from app.scene.errors import SceneError
 from app.scene.evaluate import default_frames
+from app.scene.words import plural
 from app.window.image_export import render_at, viewport_image, write_png, write_sequence
 
 #: The progress dialog appears only for exports that take longer than this.
@@ -56,7 +57,8 @@ class ExportController(QtCore.QObject):
     def _ask_path(self, name: str) -> Path | None:
         doc = self.document
         stem = Path(doc.path).stem if doc.path else "untitled"
-        start = Path(doc.path).parent if doc.path else Path.cwd()
+        # Beside the user's own file; never into the folder of what ships with Pivotal.
+        start = Path(doc.path).parent if doc.path and not is_shipped(doc.path) else user_folder()
         if name == "png-sequence":
             path = QtWidgets.QFileDialog.getExistingDirectory(
                 self.window, f"{TITLES[name]}: choose a folder", str(start)
@@ -105,7 +107,7 @@ class ExportController(QtCore.QObject):
                 write_png(viewport_image(self.window.viewport), path)
                 notes = []
             elif name == "png-sequence":
-                notes = [f"{len(self._sequence(path, progress))} images"]
+                notes = [plural(len(self._sequence(path, progress)), "image")]
             else:
                 request = ExportRequest(doc.scene.copy(), path, None, doc.space,
                                         {}, progress)  # fmt: skip

@@ -1,4 +1,13 @@
-"""The controls listed by Help ▸ Controls (F1): keep it in step with the README's controls."""
+"""The controls listed by Help ▸ Controls (F1): keep it in step with the README's controls.
+
+They show in a box that scrolls, no taller than the screen has room for.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from app.window.layout import available_geometry, frame_margins
 
 HELP_TEXT = """<h3>Pivotal controls</h3>
 <table cellspacing=4>
@@ -14,7 +23,9 @@ else the rest)</td></tr>
 <tr><td>G · R</td><td>move / rotate with the mouse · X/Y/Z lock an axis (twice: local) ·
 type a number (R Z 90) · Ctrl snaps · Enter or click confirms · Esc or right-click
 cancels</td></tr>
-<tr><td>F · Shift+F</td><td>frame the selection · frame everything</td></tr>
+<tr><td>F · Shift+F</td><td>frame the selection · frame everything at this frame</td></tr>
+<tr><td>Ctrl+F · Ctrl+Shift+F</td><td>frame the whole animation · follow the selection (else
+the root) as it plays</td></tr>
 <tr><td>Drag a selected bone's tail</td><td>aim and size the bone (its rest tail)</td></tr>
 <tr><td>Drag a limit's rim / ends</td><td>cone angle · hinge min (blue) / max (red)</td></tr>
 <tr><td><b>Building</b> (viewport, outliner)</td><td></td></tr>
@@ -34,6 +45,8 @@ cancels</td></tr>
 them (onto a key: replaces it)</td></tr>
 <tr><td>T · right-click (timeline clicked)</td><td>interpolation of the keys at this frame:
 Constant / Linear / Ease</td></tr>
+<tr><td>Enter · Esc in a field</td><td>commit · put back what it showed (either way the
+keys above work again)</td></tr>
 <tr><td><b>Curves</b> (plot clicked)</td><td></td></tr>
 <tr><td>Click · Shift+click · drag on empty</td><td>select a key · add or remove ·
 box-select</td></tr>
@@ -54,3 +67,39 @@ frame</td></tr>
 bones</td></tr>
 <tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
 </table>"""
+
+
+def controls_dialog(parent: QtWidgets.QWidget) -> QtWidgets.QDialog:
+    """The controls in a box beside the window (not modal: it may stay open while you try
+    them), as tall as its text or as the screen's available height allows, scrolling the
+    rest."""
+    dialog = QtWidgets.QDialog(parent)
+    dialog.setObjectName("controlsDialog")
+    dialog.setWindowTitle("Controls")
+    browser = QtWidgets.QTextBrowser()
+    browser.setObjectName("controlsText")
+    browser.setOpenLinks(False)
+    browser.setHtml(HELP_TEXT)
+    buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+    buttons.accepted.connect(dialog.accept)
+    layout = QtWidgets.QVBoxLayout(dialog)
+    layout.addWidget(browser)
+    layout.addWidget(buttons)
+    width = 620
+    browser.document().setTextWidth(width - 40)
+    text_height = int(browser.document().size().height()) + 12
+    rest = layout.contentsMargins().top() + layout.contentsMargins().bottom()
+    rest += layout.spacing() + buttons.sizeHint().height()
+    area = available_geometry(parent)
+    margins = frame_margins(parent.window()) if parent is not None else QtCore.QMargins()
+    room = int(0.9 * (area.height() - margins.top() - margins.bottom()))
+    dialog.resize(width, min(text_height + rest, room))
+    return dialog
+
+
+def show_controls(window: QtWidgets.QWidget) -> None:
+    """F1: show the controls (the box already open, if it is), in front."""
+    dialog = window.findChild(QtWidgets.QDialog, "controlsDialog") or controls_dialog(window)
+    dialog.show()
+    dialog.raise_()
+    dialog.activateWindow()

@@ -24,6 +24,7 @@ from app.editor.export import ExportCancelled, ExportRequest
 from app.scene.errors import SceneError
 from app.scene.evaluate import default_frames
 from app.scene.formats.atomic import write_atomic
+from app.scene.words import plural
 
 #: The size of an image rendered from the command line, unless ``--size`` says otherwise.
 DEFAULT_SIZE = (1280, 720)
@@ -142,6 +143,7 @@ class _Offscreen:
         self.frames = np.asarray(frames, dtype=float)
         self.document.set_frame(float(self.frames[0]))
         self.viewport = Viewport(self.document)
+        self.viewport.set_follow(False)  # a still camera, framed below
         self.viewport.resize(*size)
         self.viewport.show()
         for _ in range(5):
@@ -182,4 +184,4 @@ def write_png_sequence_request(request: ExportRequest) -> list[str]:
                                view.frames, request.out, request.progress)  # fmt: skip
     finally:
         view.close()
-    return [f"{len(files)} images in {request.out}"]
+    return [f"{plural(len(files), 'image')} in {request.out}"]

@@ -21,10 +21,10 @@ from app.scene.rig.editing import BONE, PIVOT, TARGET_KINDS
 from app.widgets.panels.compare_table import CompareTable
 from app.widgets.panels.inspector import Inspector
 from app.widgets.panels.outliner import Outliner
-from app.widgets.timeline import TimelineWidget
+from app.widgets.timeline import ElidedLabel, TimelineWidget
 from app.widgets.viewport.teaching_drawing import TrailSettings
 from app.widgets.viewport.viewport import Viewport
-from app.window import theme
+from app.window import layout, theme
 from app.window.actions import WindowActions
 from app.window.bone_actions import BoneActions
 from app.window.export_actions import ExportController
@@ -78,6 +78,9 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self._update_hint()
         self.restored_geometry = self._restored_state = False
         self._persist = restore_settings
+        self.dialog_fitter = layout.DialogFitter(self)
+        #: Keeps the viewport its share of the window; holds the built-in layout.
+        self.layout_keeper = layout.LayoutKeeper(self)
         if restore_settings:
             self._restore_settings()
 
@@ -94,10 +97,18 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         doc = self.document
         area = QtCore.Qt.DockWidgetArea
         self.outliner = Outliner(doc)
-        self.outliner.setMinimumWidth(190)
+        self.outliner.setMinimumWidth(160)
         self.inspector = Inspector(doc)
-        self.inspector.setMinimumWidth(320)
+        self.inspector.setMinimumWidth(300)
+        # At the narrowest window the viewport is still half of it (the rule the layout
+        # keeper keeps), and that window fits a 1024-pixel screen.
+        self.viewport.setMinimumWidth(160 + 300 + 12)
         self.timeline = TimelineWidget(doc)
+        # The timeline's height is its controls' and scrub bar's: room a dock gives up goes
+        # to the viewport, never to an empty timeline.
+        self.timeline.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Fixed
+        )
         self.compare_table = CompareTable(doc)
         self._makers: dict = {}
         self.history = QtWidgets.QUndoView(doc.undo_stack)
@@ -219,7 +230,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         )
         self.space_label = QtWidgets.QLabel()
         self.space_label.setObjectName("spaceStatus")
-        self.hint_label = QtWidgets.QLabel()
+        self.hint_label = ElidedLabel()  # a long hint ends in "…", not in a wider window
         self.hint_label.setObjectName("hintStatus")
         self.hint_label.setStyleSheet("color: #9aa0a8;")
         self.error_label = QtWidgets.QLabel()
@@ -230,13 +241,16 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         status.addPermanentWidget(self.hint_label)
         status.addPermanentWidget(self.space_label)
         status.addPermanentWidget(self.frame_label)
+        status.messageChanged.connect(lambda text: layout.fit_message(self, text))
 
     # --- status --------------------------------------------------------------------------
 
     def _update_title(self, *_) -> None:
         doc = self.document
         name = Path(doc.path).name if doc.path else "untitled"
-        self.setWindowTitle(f"{name}[*] — Pivotal")
+        # A shipped scene is read-only: Save asks where, the file that ships stays as it is.
+        shipped = " — shipped example, read-only" if self.files.shipped() else ""
+        self.setWindowTitle(f"{name}[*]{shipped} — Pivotal")
         self.setWindowModified(doc.dirty)
 
     def _update_status(self, *_) -> None:
@@ -281,10 +295,12 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self._update_status()
 
     def _give_room(self, dock, shown: bool) -> None:
-        """A bottom panel that opens gets two fifths of the height (it holds plots and
-        matrices, which a sliver of a dock would clip)."""
+        """A bottom panel that opens gets up to two fifths of the height (it holds plots
+        and matrices, which a sliver of a dock would clip), as far as the viewport keeps its
+        half (:mod:`app.window.layout`)."""
         if shown and not dock.isFloating() and dock.height() < 0.3 * self.height():
             self.resizeDocks([dock], [int(0.4 * self.height())], QtCore.Qt.Orientation.Vertical)
+            self.layout_keeper.schedule()
 
     def _on_evaluation_failed(self, reason: str) -> None:
         self.error_label.setVisible(bool(reason))
@@ -298,17 +314,35 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
 
     def showEvent(self, ev) -> None:
         super().showEvent(ev)
-        if not self._sized_docks and not self._restored_state:
+        if not self._sized_docks:
             self._sized_docks = True
-            self.size_docks()
+            if not self._restored_state:
+                self.size_docks()
+            # A geometry saved on a larger screen, or a frame larger than estimated.
+            QtCore.QTimer.singleShot(0, self, lambda: layout.keep_on_screen(self))
+        self.layout_keeper.schedule()
 
     def size_docks(self) -> None:
         """The default dock sizes: room for names on the left, for the inspector's fields
-        on the right, and a compact timeline below."""
+        on the right (less of both in a narrow window), and a compact timeline below; the
+        outliner a little wider for long or deep names while the viewport keeps its half."""
+        width = self.width()
+        inspector = min(370, max(300, int(0.29 * width)))
+        names = min(230, max(160, int(0.18 * width)))
+        spare = width // 2 - inspector - names - 16
+        names += max(0, min(self.outliner.fit_width() - names, spare))
         self.resizeDocks(
-            [self.outliner_dock, self.inspector_dock], [230, 370], QtCore.Qt.Orientation.Horizontal
+            [self.outliner_dock, self.inspector_dock],
+            [names, inspector],
+            QtCore.Qt.Orientation.Horizontal,
         )
         self.resizeDocks([self.timeline_dock], [92], QtCore.Qt.Orientation.Vertical)
+
+    def childEvent(self, ev) -> None:  # noqa: N802 (Qt's name)
+        super().childEvent(ev)
+        fitter = getattr(self, "dialog_fitter", None)
+        if fitter is not None and ev.type() == QtCore.QEvent.Type.ChildPolished:
+            fitter.watch(ev.child())
 
     def dragEnterEvent(self, ev) -> None:
         if ev.mimeData().hasUrls() and any(u.isLocalFile() for u in ev.mimeData().urls()):
@@ -335,7 +369,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
     def _save_settings(self) -> None:
         s = settings.settings()
         s.setValue("window/geometry", self.saveGeometry())
-        s.setValue("window/state", self.saveState())
+        s.setValue("window/state", self.saveState(layout.STATE_VERSION))
         s.setValue("view/bone_axes", self.viewport.show_axes)
         trails = self.viewport.trails
         for key in ("enabled", "before", "after", "ghosts", "every"):
@@ -347,9 +381,12 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         state = s.value("window/state")
         #: Whether a saved window geometry was restored (else the caller picks a size).
         self.restored_geometry = geometry is not None and self.restoreGeometry(geometry)
-        self._restored_state = state is not None and self.restoreState(state)
+        # A layout saved by another version of the built-in one is not restored, nor one
+        # that leaves the viewport less than its share once shown (the keeper checks).
+        self._restored_state = state is not None and self.restoreState(state, layout.STATE_VERSION)
         if self._restored_state:
             self.compare_dock.setVisible(self.document.compare)
+            self.layout_keeper.check_restored = True
         axes = s.value("view/bone_axes", False)
         self.actions_by_name["boneAxes"].setChecked(axes in (True, "true"))
         default = TrailSettings()

@@ -1,4 +1,5 @@
-"""View ▸ Mesh and Bones / Mesh Only / Bones Only (one of three) and X-Ray Bones (Alt+Z).
+"""View ▸ Mesh and Bones / Mesh Only / Bones Only (one of three) and X-Ray Bones (Alt+Z);
+View ▸ Frame Animation (Ctrl+F) and Follow (Ctrl+Shift+F), the camera's choices.
 
 The choices live in the viewport (:meth:`~app.widgets.viewport.viewport.Viewport.set_mesh_display`,
 :meth:`~app.widgets.viewport.viewport.Viewport.set_xray`), as Bone Axes does; they matter for
@@ -28,3 +29,16 @@ def build_mesh_actions(window) -> None:
     xray = window._action("xray", "&X-Ray Bones", viewport.set_xray, "Alt+Z",
                           "Draw the bones over the meshes", checkable=True)  # fmt: skip
     xray.setChecked(viewport.xray)
+
+
+def build_camera_actions(window) -> None:
+    """Add Frame Animation and Follow to ``window`` (Follow's check mirrors the viewport's, which
+    a scene turns on when it is opened)."""
+    viewport = window.viewport
+    window._action("frameAnimation", "Frame A&nimation", viewport.frame_animation, "Ctrl+F",
+                   "Point the camera at every joint over the whole animation")  # fmt: skip
+    follow = window._action("follow", "Fo&llow", viewport.set_follow, "Ctrl+Shift+F",
+                            "As it plays, the view's centre follows the selection (else the root)",
+                            checkable=True)  # fmt: skip
+    follow.setChecked(viewport.follow.enabled)
+    viewport.follow_changed.connect(follow.setChecked)

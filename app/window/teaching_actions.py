@@ -100,7 +100,7 @@ class TeachingActions:
             self.actions_by_name[f"tutorial_{t.id}"] = action
 
     def open_tutorial(self, tutorial) -> bool:
-        """Open ``tutorial``'s scene (as an untitled copy) and show its text."""
+        """Open ``tutorial``'s scene (read-only, as every shipped scene) and show its text."""
         try:
             scene = load_scene(tutorial.scene)
         except SceneError as e:

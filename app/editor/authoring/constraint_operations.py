@@ -1,5 +1,5 @@
 """Constraint-setting operations the inspector and the viewport call: limits, up, pole,
-pivot names. Each pushes one undo command; spin-box edits of the same setting merge.
+pivot names and order. Each pushes one undo command; spin-box edits of the same setting merge.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ def _edit(document, name: str, fn, *args):
     try:
         constraint = document.scene.constraint(name)
     except KeyError:
-        raise OperationError(f"There is no constraint {name!r}") from None
+        raise OperationError(f"There is no constraint named {name}") from None
     try:
         return fn(constraint, *args)
     except (KeyError, ValueError) as e:
@@ -69,3 +69,11 @@ def rename_pivot(document, name: str, old: str, new: str) -> None:
                  for r in document.selection]  # fmt: skip
     replace(document, Ref.constraint(name), constraint, f"Rename pivot {old} of {name} to {new}")
     document.set_selection(selection)
+
+
+def move_pivot(document, name: str, pivot: str, offset: int) -> None:
+    """Move pivot ``pivot`` of multi-parent constraint ``name`` ``offset`` places later in its
+    list (negative: earlier), as one undo command; the selection stays on it."""
+    constraint = _edit(document, name, constraint_edits.with_pivot_moved, pivot, offset)
+    where = "down" if offset > 0 else "up"
+    replace(document, Ref.constraint(name), constraint, f"Move pivot {pivot} of {name} {where}")

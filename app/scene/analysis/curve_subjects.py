@@ -107,7 +107,7 @@ def subject_of(scene: Scene, ref: Ref | None) -> CurveSubject | None:
         return None
     item = editing.resolve(scene, ref)
     if ref.kind == PIVOT:
-        return CurveSubject(ROTATION, f"pivot {ref.pivot} of {ref.name}: q_i(t)", ref,
+        return CurveSubject(ROTATION, f"pivot {ref.pivot} of {ref.name}: qᵢ(t)", ref,
                             tuple(item.rotation), item.rotation_keys)  # fmt: skip
     if ref.kind == BONE:
         if _driving(scene, ref.name):

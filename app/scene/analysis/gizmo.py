@@ -92,25 +92,6 @@ def turn_in_frame(rotation, delta_in_world, frame_rotation) -> np.ndarray:
     return out if float(out @ np.asarray(rotation, dtype=float)) >= 0 else -out
 
 
-def framing_distance(radius: float, fov_degrees: float, aspect: float = 1.0) -> float:
-    """Camera distance at which a sphere of ``radius`` just fits the view's narrow direction.
-
-    The sphere bounds a box, which is smaller, so 5 % less distance still leaves a margin.
-
-    Parameters
-    ----------
-    radius : float
-        Of the bounding sphere (> 0).
-    fov_degrees : float
-        The horizontal field of view (pyqtgraph's ``fov``).
-    aspect : float
-        Width over height of the view; a narrow view (aspect < 1) needs more distance.
-    """
-    half = np.radians(fov_degrees) / 2.0
-    half_narrow = np.arctan(np.tan(half) * min(1.0, 1.0 / aspect)) if aspect > 0 else half
-    return float(0.95 * radius / np.sin(min(half, half_narrow)))
-
-
 def broadside_direction(points, turn_degrees: float = 25.0) -> np.ndarray:
     """A horizontal direction from which a camera sees a pose broadside (Y up).
 

@@ -125,6 +125,35 @@ def camera_axes(world_to_eye) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return axes[:, 0], axes[:, 1], axes[:, 2]
 
 
+def facing_axis(frame_to_world, forward) -> np.ndarray:
+    """The axis of a frame that faces the camera most, as a unit vector in world coordinates.
+
+    A pivot dragged without Shift slides in the plane of its body through it whose normal is
+    this axis: the body's own plane that is seen most nearly face on, so the pivot stays on
+    the body instead of lifting off it towards the camera.
+
+    Parameters
+    ----------
+    frame_to_world : array_like, shape (4, 4) or (3, 3)
+        The frame's transform (its rotation columns are its axes in world; any scale).
+    forward : array_like, shape (3,)
+        The camera's viewing direction in world coordinates.
+
+    Returns
+    -------
+    ndarray, shape (3,)
+        The unit axis with the largest ``|axis · forward|``.
+    """
+    axes = np.asarray(frame_to_world, dtype=float)[:3, :3]
+    lengths = np.linalg.norm(axes, axis=0)
+    usable = lengths > 1e-12  # a zero-scaled axis has no direction
+    if not usable.any():
+        return np.asarray(forward, dtype=float) / np.linalg.norm(forward)
+    units = axes[:, usable] / lengths[usable]
+    best = int(np.argmax(np.abs(np.asarray(forward, dtype=float) @ units)))
+    return units[:, best]
+
+
 def eye_position(world_to_eye) -> np.ndarray:
     """The camera's position in world coordinates, shape (3,)."""
     return np.linalg.inv(np.asarray(world_to_eye, dtype=float))[:3, 3]

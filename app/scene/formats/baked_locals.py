@@ -1,11 +1,20 @@
 """A bake as what skeletal file formats store: each bone's local translation, rotation and
-scale per frame, and the checks every such exporter makes on the bake first (glTF, USD)."""
+scale per frame, and the checks every such exporter makes on the bake first (glTF, USD).
+
+A bone scaled to 0 (glTF hides props that way) has a world transform that cannot be divided
+by: its children's local transforms, and its own rotation, are then not in the bake. Nothing
+here divides by such a transform; those entries come from the bones' own keys instead
+(:func:`keyed_trs`), and a bind pose that cannot be inverted is replaced by the bone's head
+(:func:`bind_pose`), so every exported number stays finite.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from app.scene.errors import SceneError
+from app.scene.math.transforms import inverse
+from app.scene.rig.keys import sample_many
 from app.scene.rig.model import Scene
 
 
@@ -66,16 +75,65 @@ def _quat_of_planes(r: np.ndarray) -> np.ndarray:
     return np.moveaxis(q, 0, -1)
 
 
-def local_trs(parents: np.ndarray, bone_to_world: np.ndarray):
+def keyed_trs(scene: Scene, frames):
+    """Every bone's own translation ``(F, B, 3)``, rotation ``[w, x, y, z]`` ``(F, B, 4)`` and
+    scale ``(F, B, 3)`` from its keys (or static values) at ``frames`` (constraints not
+    applied)."""
+    bones = scene.bones
+    frames = np.asarray(frames, dtype=float).reshape(-1)
+    t = sample_many([b.translation for b in bones], [b.translation_keys for b in bones], frames)
+    q = sample_many([b.rotation for b in bones], [b.rotation_keys for b in bones], frames,
+                    rotation=True)  # fmt: skip
+    s = sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames)
+    return tuple(np.swapaxes(p, 0, 1) for p in (t, q, s))
+
+
+def bind_pose(bone_to_world: np.ndarray):
+    """A bind pose ``(..., 4, 4)`` and its inverse for skins: ``bone_to_world`` where it can
+    be inverted, else (a bone scaled to 0, or nearly) a translation to the bone's head.
+
+    Any invertible bind draws the same: a skin's vertex bound at ``B`` with inverse bind
+    ``inv(B)`` is drawn at ``bone_to_world(f) @ inv(B) @ B @ v``.
+    """
+    bind = np.array(bone_to_world, dtype=float)
+    linear = bind[..., :3, :3]
+    singular = np.linalg.svd(linear, compute_uv=False)
+    weak = ~(singular[..., -1] > 1e-12 * np.maximum(singular[..., 0], 1e-300))
+    linear[weak] = np.eye(3)
+    return bind, inverse(bind)
+
+
+def local_trs(parents: np.ndarray, bone_to_world: np.ndarray, keyed):
     """Local translation ``(F, B, 3)``, rotation ``[w, x, y, z]`` ``(F, B, 4)`` and scale
     ``(F, B, 3)`` of world transforms ``(F, B, 4, 4)`` under ``parents`` ``(B,)``:
     ``bone_to_parent = inv(parent_to_world) @ bone_to_world``, split as T @ R @ S.
+
+    Where that cannot be computed (the parent is scaled to 0, or the bone itself on some
+    axis, so a rotation column is 0) the entries come from ``keyed()``, a function returning
+    :func:`keyed_trs` of the same frames (called only then).
 
     Works on component-major planes ``(3, 4, F, B)`` (as forward kinematics does): each
     matrix entry is one vectorized expression over every frame and bone, where a batched
     ``matmul``/``inv`` of many 3x3 matrices would cost about a microsecond each.
     """
     parents = np.asarray(parents)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t, q, s, lost = _local_trs(parents, bone_to_world)
+    if np.any(lost):
+        kt, kq, ks = keyed()
+        lost_t = lost & ~np.isfinite(t).all(axis=-1)  # under a parent that cannot be inverted
+        t[lost_t] = kt[lost_t]
+        q[lost] = kq[lost]
+        s[lost] = ks[lost]
+    # One hemisphere along each bone's track, so LINEAR (slerp) takes the short way.
+    flip = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0, axis=0) % 2 == 1
+    q[1:][flip] *= -1
+    return t, q, s
+
+
+def _local_trs(parents, bone_to_world):
+    """:func:`local_trs` without the repair: ``t``, ``q``, ``s`` and where they were lost
+    ``(F, B)`` (a parent that cannot be inverted, or a zero scale column)."""
     world = np.ascontiguousarray(np.moveaxis(bone_to_world[..., :3, :], (-2, -1), (0, 1)))
     local = world.copy()  # (3, 4, F, B): rows i, columns j
     child = np.flatnonzero(parents >= 0)
@@ -97,6 +155,8 @@ def local_trs(parents: np.ndarray, bone_to_world: np.ndarray):
         local[:, :, :, child] = block
     scale = np.sqrt(np.sum(local[:, :3] ** 2, axis=0))  # (3, F, B): column norms
     rotation = local[:, :3] / scale[None]
+    lost = ~(np.isfinite(rotation).all(axis=(0, 1)) & np.isfinite(local[:, 3]).all(axis=0))
+    rotation[:, :, lost] = np.eye(3)[:, :, None]  # replaced by the caller
     c0, c1, c2 = rotation[:, 0], rotation[:, 1], rotation[:, 2]
     skew = np.maximum(np.abs(np.sum(c0 * c1, axis=0)), np.abs(np.sum(c0 * c2, axis=0)))
     sheared = np.maximum(skew, np.abs(np.sum(c1 * c2, axis=0))) > 1e-9
@@ -107,7 +167,4 @@ def local_trs(parents: np.ndarray, bone_to_world: np.ndarray):
         fixed[sheared] = u @ vt
         rotation = np.ascontiguousarray(np.moveaxis(fixed, (-2, -1), (0, 1)))
     q = _quat_of_planes(rotation)
-    # One hemisphere along each bone's track, so LINEAR (slerp) takes the short way.
-    flip = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0, axis=0) % 2 == 1
-    q[1:][flip] *= -1
-    return np.moveaxis(local[:, 3], 0, -1), q, np.moveaxis(scale, 0, -1)
+    return np.moveaxis(local[:, 3], 0, -1), q, np.moveaxis(scale, 0, -1), lost

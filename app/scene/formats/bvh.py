@@ -27,6 +27,7 @@ from app.scene.formats.bvh_rotations import quats_from_channels
 from app.scene.formats.json_values import check_name
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
+from app.scene.words import plural
 
 _CHANNELS = {f"{a}{kind}" for a in "XYZ" for kind in ("position", "rotation")}
 
@@ -68,7 +69,7 @@ def _floats(tokens, line, what):
     try:
         values = tuple(float(t) for t in tokens)
     except ValueError:
-        raise SceneError(f"{what}: expected numbers, got {' '.join(tokens)!r}",
+        raise SceneError(f"{what}: expected numbers, got {_shown(' '.join(tokens))}",
                          f"line {line}") from None  # fmt: skip
     if not all(np.isfinite(values)):
         raise SceneError(f"{what}: numbers must be finite", f"line {line}")
@@ -77,10 +78,20 @@ def _floats(tokens, line, what):
     return values
 
 
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message: a byte that is not UTF-8 (kept by the decoding as a
+    lone surrogate) shows as ``\\x89``, a long text is cut with an ellipsis."""
+    text = str(text).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
+
+
 def _expect(lines, word):
     line, tokens = lines.next(f'"{word}"')
     if tokens[0] != word:
-        raise SceneError(f'expected "{word}", got {tokens[0]!r}', f"line {line}")
+        if word == "HIERARCHY":  # the first word: whatever else it is, it is not BVH
+            raise SceneError(f'not a BVH clip: it begins with {_shown(tokens[0])}, not with '
+                             '"HIERARCHY"', f"line {line}")  # fmt: skip
+        raise SceneError(f'expected "{word}", got {_shown(tokens[0])}', f"line {line}")
     return line, tokens
 
 
@@ -104,15 +115,16 @@ def _parse_joint(lines, joints, parent, name, header_line):
             try:
                 count = int(tokens[1])
             except ValueError:
-                raise SceneError(f"CHANNELS count {tokens[1]!r} is not an integer",
+                raise SceneError(f"CHANNELS count {_shown(tokens[1])} is not an integer",
                                  f"line {line}") from None  # fmt: skip
             names = tokens[2:]
             if count != len(names):
-                raise SceneError(f"CHANNELS declares {count} channels but lists {len(names)}",
+                declared = plural(count, "channel")
+                raise SceneError(f"CHANNELS declares {declared} but lists {len(names)}",
                                  f"line {line}")  # fmt: skip
             for n in names:
                 if n not in _CHANNELS:
-                    raise SceneError(f"unknown channel {n!r}", f"line {line}")
+                    raise SceneError(f"unknown channel {_shown(n)}", f"line {line}")
             if len(set(names)) != len(names):
                 raise SceneError("a channel is listed twice", f"line {line}")
             joints[index].channels = names
@@ -131,15 +143,18 @@ def _parse_joint(lines, joints, parent, name, header_line):
             _expect(lines, "}")
         elif head == "}":
             if not seen_offset:
-                raise SceneError(f"joint {name!r} has no OFFSET", f"line {header_line}")
+                raise SceneError(f"joint {_shown(name)} has no OFFSET", f"line {header_line}")
             stack.pop()
         else:
-            raise SceneError(f"unexpected {head!r} inside joint {name!r}", f"line {line}")
+            raise SceneError(f"unexpected {_shown(head)} inside joint {_shown(name)}",
+                             f"line {line}")  # fmt: skip
 
 
 def _open_joint(lines, joints, parent, name, header_line):
     """Start joint ``name`` (its header read): append it and read its ``{``."""
     bounds.check_bone_count(len(joints) + 1, f"line {header_line}")
+    # A byte that is not UTF-8 becomes U+FFFD in the bone's name (a name is data, not bytes).
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     check_name(name, f"line {header_line}")
     joints.append(_Joint(name=name, parent=parent, line=header_line))
     _expect(lines, "{")
@@ -178,10 +193,11 @@ _MOTION = re.compile(rb"^[ \t]*MOTION[ \t]*\r?$", re.MULTILINE)
 
 def _parse(raw: bytes, file: str):
     """The joints, frame count, frame time, ``(N, C)`` motion and messages of a BVH file's
-    bytes (the arguments of :func:`_scene`). Only the hierarchy is decoded as text (UTF-8, bad
-    bytes replaced); a plain motion section is read from the bytes in place."""
+    bytes (the arguments of :func:`_scene`). Only the hierarchy is decoded as text (UTF-8; a
+    byte that is not is U+FFFD in a name and ``\\x89`` in a message); a plain motion section
+    is read from the bytes in place."""
     found = _MOTION.search(raw)
-    head = (raw[: found.start()] if found else raw).decode("utf-8", errors="replace")
+    head = (raw[: found.start()] if found else raw).decode("utf-8", errors="surrogateescape")
     lines = _Lines(head)
     _expect(lines, "HIERARCHY")
     joints: list[_Joint] = []
@@ -191,14 +207,15 @@ def _parse(raw: bytes, file: str):
             break
         lines.next("ROOT")
         if tokens[0] != "ROOT" or len(tokens) < 2:
-            raise SceneError(f'expected "ROOT name", got {" ".join(tokens)!r}', f"line {line}")
+            raise SceneError(f'expected "ROOT name", got {_shown(" ".join(tokens))}',
+                             f"line {line}")  # fmt: skip
         _parse_joint(lines, joints, -1, " ".join(tokens[1:]), line)
     if not joints:
         raise SceneError("no ROOT joint", "line 1")
     names = {}
     for j in joints:
         if j.name in names:
-            raise SceneError(f"joint name {j.name!r} is used twice (first on line "
+            raise SceneError(f"joint name {_shown(j.name)} is used twice (first on line "
                              f"{names[j.name]})", f"line {j.line}")  # fmt: skip
         names[j.name] = j.line
     if not found:
@@ -217,7 +234,7 @@ def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
     fast = _fast_motion(text, begin, channels, len(joints))
     if fast is not None:
         return (*fast, [])
-    raw = text[begin:].decode("utf-8", errors="replace").splitlines()
+    raw = text[begin:].decode("utf-8", errors="surrogateescape").splitlines()
     # raw[0] is the rest of the "MOTION" line; raw[i] is line line0 + i of the file.
     numbered = [(line0 + i, s) for i, s in enumerate(raw) if s.strip()]
     header = [(n, s) for n, s in numbered[:2]]
@@ -226,17 +243,19 @@ def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
     (n1, s1), (n2, s2) = header
     t1, t2 = s1.split(), s2.split()
     if t1[:1] != ["Frames:"] or len(t1) != 2:
-        raise SceneError(f'expected "Frames: N", got {s1.strip()!r}', f"line {n1}")
+        raise SceneError(f'expected "Frames: N", got {_shown(s1.strip())}', f"line {n1}")
     try:
         declared = int(t1[1])
     except ValueError:
-        raise SceneError(f"frame count {t1[1]!r} is not an integer", f"line {n1}") from None
+        raise SceneError(f"frame count {_shown(t1[1])} is not an integer",
+                         f"line {n1}") from None  # fmt: skip
     if declared < 1:
         raise SceneError(f"frame count must be at least 1, got {declared}", f"line {n1}")
     bounds.check_frame_count(declared, f"line {n1}")
     bounds.check_poses(declared, len(joints), f"line {n1}")
     if t2[:2] != ["Frame", "Time:"] or len(t2) != 3:
-        raise SceneError(f'expected "Frame Time: seconds", got {s2.strip()!r}', f"line {n2}")
+        raise SceneError(f'expected "Frame Time: seconds", got {_shown(s2.strip())}',
+                         f"line {n2}")  # fmt: skip
     frame_time = _floats(t2[2:], n2, "Frame Time")[0]
     if frame_time <= 0:
         raise SceneError(f"Frame Time must be > 0, got {t2[2]}", f"line {n2}")
@@ -249,13 +268,13 @@ def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
     messages = []
     if len(rows) < declared:
         last = rows[-1][0] if rows else n2
-        raise SceneError(f"truncated: Frames declares {declared} frames but the file has "
-                         f"{len(rows)} motion lines", f"line {last}")  # fmt: skip
+        raise SceneError(f"truncated: Frames declares {plural(declared, 'frame')} but the file "
+                         f"has {plural(len(rows), 'motion line')}", f"line {last}")  # fmt: skip
     if len(rows) > declared:
         extra = len(rows) - declared
         messages.append(
-            f"{file or 'BVH'}: line {rows[declared][0]}: {extra} motion line(s) beyond the "
-            f"{declared} that Frames declares were ignored"
+            f"{file or 'BVH'}: line {rows[declared][0]}: {plural(extra, 'motion line')} beyond "
+            f"the {declared} that Frames declares {'was' if extra == 1 else 'were'} ignored"
         )
         rows = rows[:declared]
     counts = np.fromiter((len(s.split()) for _, s in rows), dtype=np.intp, count=len(rows))

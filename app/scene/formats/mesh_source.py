@@ -12,10 +12,14 @@ A scene whose meshes came from no file (built in code) gets them written beside 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
+import numpy as np
+
 from app.scene.errors import SceneError
+from app.scene.math.transforms import trs
 from app.scene.rig.model import Scene
 
 KEY = "meshes"
@@ -65,10 +69,11 @@ def load_meshes(scene: Scene, path) -> None:
         raise SceneError('must be an object {"source": "file.glb"}', KEY, str(path))
     source = (Path(path).parent / spec["source"]).resolve()
     try:
-        meshes = load_gltf(source).meshes
+        found = load_gltf(source)
     except SceneError as e:
         raise SceneError(f"cannot read the meshes: {e}", f"{KEY}.source", str(path)) from None
     bones = set(scene.bone_names())
+    meshes = [_onto_bones_the_scene_has(m, found, bones) for m in found.meshes]
     for mesh in meshes:
         for joint in mesh.joints:
             if joint not in bones:
@@ -76,3 +81,23 @@ def load_meshes(scene: Scene, path) -> None:
                                  "bone of this scene", f"{KEY}.source", str(path))  # fmt: skip
     scene.meshes = tuple(meshes)
     scene.extra[KEY] = {"source": str(source)}
+
+
+def _onto_bones_the_scene_has(mesh, found: Scene, bones: set):
+    """A rigid mesh (one joint) whose bone the scene lacks, bound to the nearest ancestor it
+    has, where the static transforms between them put it: a scene saved before a glTF node
+    carrying only a mesh became a bone keeps its meshes, riding on the parent as it did then.
+    Anything else comes back as it is (and is refused if its bones are missing)."""
+    if len(mesh.joints) != 1 or mesh.joints[0] in bones:
+        return mesh
+    by_name = {b.name: b for b in found.bones}
+    chain, name = np.eye(4), mesh.joints[0]
+    while name is not None and name not in bones:
+        bone = by_name.get(name)
+        if bone is None:
+            return mesh
+        chain = trs(bone.translation, bone.rotation, bone.scale) @ chain
+        name = bone.parent
+    if name is None:
+        return mesh
+    return dataclasses.replace(mesh, joints=(name,), inverse_bind=chain @ mesh.inverse_bind)

@@ -12,7 +12,8 @@
   ``rotations`` and ``scales`` at every exported frame (time code = frame number).
   ``startTimeCode``/``endTimeCode`` are the first and last exported frame,
   ``timeCodesPerSecond`` = ``framesPerSecond`` = fps; ``upAxis`` Y, ``metersPerUnit`` 1.
-- Rest and bind transforms come from the first exported frame, except that a joint a mesh is
+- Rest and bind transforms come from the first exported frame (a joint scaled to 0 there is
+  bound at its head, its rest from its own keys), except that a joint a mesh is
   bound to takes its bind transform from the mesh (the inverse of its inverse bind matrix),
   so the mesh deforms as it did in glTF.
 - Each skinned mesh is a ``Mesh`` under the root with ``UsdSkelBindingAPI``: its own joint
@@ -32,8 +33,8 @@ import numpy as np
 
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import atomic_path
-from app.scene.formats.baked_locals import checked_bake, local_trs
-from app.scene.math.transforms import inverse
+from app.scene.formats.baked_locals import bind_pose, checked_bake, keyed_trs, local_trs
+from app.scene.math.transforms import inverse, trs
 from app.scene.rig.model import Scene
 
 ROOT_PATH = "/Pivotal"
@@ -108,11 +109,16 @@ def build_stage(stage, scene: Scene, result) -> bool:
     original = Vt.StringArray([names[b] for b in order])
     skel.GetPrim().SetCustomDataByKey("pivotal:boneNames", original)
 
-    t, q, s = local_trs(parents, world)
+    t, q, s = local_trs(parents, world, lambda: keyed_trs(scene, frames))
     first_local = world[0].copy()
     child = np.flatnonzero(parents >= 0)
-    first_local[child] = inverse(world[0, parents[child]]) @ world[0, child]
-    bind = world[0].copy()
+    parent_world = world[0, parents[child]]
+    # Exact under a parent that can be inverted; under one scaled to 0, the child's own keys.
+    exact = np.linalg.det(parent_world[:, :3, :3]) != 0
+    first_local[child[exact]] = inverse(parent_world[exact]) @ world[0, child[exact]]
+    first_local[child[~exact]] = trs(t[0, child[~exact]], q[0, child[~exact]],
+                                     s[0, child[~exact]])  # fmt: skip
+    bind = bind_pose(world[0])[0]
     for mesh in scene.meshes:
         for j, joint in enumerate(mesh.joints):
             bind[index[joint]] = inverse(mesh.inverse_bind[j])

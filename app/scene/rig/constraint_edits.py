@@ -1,10 +1,10 @@
 """Edits of constraint settings, as pure functions from old items to new ones: limits,
-the points-at ``up``, the FABRIK pole, pivot names.
+the points-at ``up``, the FABRIK pole, pivot names and order.
 
 Each checks what the file format checks (``app.scene.formats.schema``), so a value the
 editor accepts is one the file can hold; a bad one raises ``ValueError`` saying why.
 
-One idea: constraint-setting edits (limits, up, pole, pivot names).
+One idea: constraint-setting edits (limits, up, pole, pivot names and order).
 """
 
 from __future__ import annotations
@@ -125,3 +125,26 @@ def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiPare
     renamed = dataclasses.replace(pivot, name=new)
     pivots = tuple(renamed if p.name == old else p for p in constraint.pivots)
     return dataclasses.replace(constraint, pivots=pivots)
+
+
+def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiParent:
+    """A multi-parent constraint whose pivot ``name`` is ``offset`` places later in the list
+    (negative: earlier). The normalized anticommutator sums the pivots' rotations in every
+    order, so the order changes the file and the drawing, not the motion.
+
+    Raises
+    ------
+    KeyError
+        No pivot ``name``.
+    ValueError
+        The pivot would leave the list (the first one moved up, the last one down).
+    """
+    pivot = pivot_named(constraint, name)
+    pivots = list(constraint.pivots)
+    old = pivots.index(pivot)
+    new = old + int(offset)
+    if not 0 <= new < len(pivots):
+        where = "first" if new < 0 else "last"
+        raise ValueError(f"pivot {name} of {constraint.name} is already the {where} one")
+    pivots.insert(new, pivots.pop(old))
+    return dataclasses.replace(constraint, pivots=tuple(pivots))

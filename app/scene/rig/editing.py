@@ -414,9 +414,20 @@ def constraint_names(scene: Scene) -> list[str]:
     return [c.name for c in scene.constraints]
 
 
+def numbered_pivot_name(taken) -> str:
+    """A new pivot's name: "pivot N" with N one more than the pivots there are, or the next
+    number free ("pivot 1" for a constraint's first)."""
+    taken = set(taken)
+    n = len(taken) + 1
+    while f"pivot {n}" in taken:
+        n += 1
+    return f"pivot {n}"
+
+
 def with_new_pivot(constraint: MultiParent, position_in_body) -> tuple[MultiParent, Pivot]:
-    """The constraint with one more pivot at ``position_in_body`` (no rotation yet)."""
-    name = unique_name("pivot", [p.name for p in constraint.pivots])
+    """The constraint with one more pivot at ``position_in_body`` (no rotation yet), named
+    "pivot N" (the user names it heel, ball or toe with F2 or the inspector)."""
+    name = numbered_pivot_name(p.name for p in constraint.pivots)
     pivot = Pivot(name=name, position=_vec(position_in_body))
     return dataclasses.replace(constraint, pivots=constraint.pivots + (pivot,)), pivot
 
@@ -450,7 +461,7 @@ def new_multi_parent(scene: Scene, body: str, pivot_in_body=(0.0, 0.0, 0.0)) -> 
     return MultiParent(
         name=unique_name(f"multi_parent.{body}", constraint_names(scene)),
         body=body,
-        pivots=(Pivot(name="pivot", position=_vec(pivot_in_body)),),
+        pivots=(Pivot(name=numbered_pivot_name(()), position=_vec(pivot_in_body)),),
         integrator="exact",
     )
 

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor.throttle import Throttle
 from app.scene.analysis import compare
 
-COLUMNS = ["Bone", "Δ head", "Δ angle", "World limit"]
+COLUMNS = ["Bone", "Δ head (units)", "Δ angle", "World limit"]
 
 
 class CompareTable(QtWidgets.QWidget):
@@ -38,6 +38,7 @@ class CompareTable(QtWidgets.QWidget):
         self.table.setObjectName("compareRows")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)  # a name keeps its ends
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         self.table.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
@@ -45,9 +46,11 @@ class CompareTable(QtWidgets.QWidget):
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         # Fixed widths: sizing columns to their contents re-measures every cell on each
         # change, which costs more than the rest of a scrub step.
+        # Each wide enough for its heading (with its unit) and its numbers.
+        metrics = header.fontMetrics()
         for i, width in zip(range(1, len(COLUMNS)), (74, 66, 84)):
             header.setSectionResizeMode(i, QtWidgets.QHeaderView.ResizeMode.Fixed)
-            header.resizeSection(i, width)
+            header.resizeSection(i, max(width, metrics.horizontalAdvance(COLUMNS[i]) + 18))
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QtWidgets.QHBoxLayout()
@@ -117,6 +120,8 @@ class CompareTable(QtWidgets.QWidget):
                 # Only what changed: each change repaints the cell (and costs a redraw).
                 if item.text() != text:
                     item.setText(text)
+                    if c == 0:
+                        item.setToolTip(text)  # the whole name, however narrow the column
                 if item.foreground().color() != color:
                     item.setForeground(color)
 

@@ -22,6 +22,7 @@ from app.scene.analysis.convergence import (
     projection_axes,
 )
 from app.scene.errors import SceneError
+from app.scene.words import plural
 
 BACKGROUND = (34, 35, 40)
 COLORS = {"exact": (235, 235, 235), "seed": (255, 150, 40), "twist": (80, 170, 255)}
@@ -58,11 +59,13 @@ class ConvergencePanel(QtWidgets.QWidget):
         self.distance_plot = pg.PlotWidget(background=BACKGROUND)
         self.distance_plot.setObjectName("convergenceDistance")
         self.distance_plot.setLabel("bottom", "frame")
-        self.distance_plot.setLabel("left", "distance to exact")
+        self.distance_plot.setLabel("left", "distance to exact (units)")
         self.distance_plot.setMinimumSize(360, 140)
         for plot in (self.path_plot, self.distance_plot):
             item = plot.getPlotItem()
             item.showGrid(x=True, y=True, alpha=0.18)
+            for axis in ("left", "bottom"):  # numbers as they are, in the named unit
+                item.getAxis(axis).enableAutoSIPrefix(False)
             item.setMenuEnabled(False)
             item.hideButtons()
             item.addLegend(offset=(6, 2), labelTextSize="8pt", brush=(28, 29, 33, 215))
@@ -147,16 +150,17 @@ class ConvergencePanel(QtWidgets.QWidget):
         a, b = projection_axes(paths.heads["exact"])
         for k, curve in self.curves.items():
             curve.setData(paths.heads[k][:, a], paths.heads[k][:, b])
-        self.path_plot.setLabel("bottom", f"world {AXES[a]}")
-        self.path_plot.setLabel("left", f"world {AXES[b]}")
+        self.path_plot.setLabel("bottom", f"world {AXES[a]} (units)")
+        self.path_plot.setLabel("left", f"world {AXES[b]} (units)")
         for k, curve in self.distance_curves.items():
             curve.setData(paths.frames, paths.distance[k])
         self.frame_line.setValue(doc.frame)
         seed, twist = paths.max_distance("seed"), paths.max_distance("twist")
         self.caption.setText(
-            f"<b>{name}</b> (body {paths.body}): head paths over {len(paths.frames)} frames. "
-            f"At {paths.substeps} substeps the seed ends up at most {seed:.2g} from the exact "
-            f"limit, the twist {twist:.2g}; four times the substeps, about a quarter."
+            f"<b>{name}</b> (body {paths.body}): head paths over "
+            f"{plural(len(paths.frames), 'frame')}. "
+            f"At {paths.substeps} substeps the seed ends up at most {seed:.2g} units from the "
+            f"exact limit, the twist {twist:.2g} units; four times the substeps, about a quarter."
         )
 
     def distance_at(self, integrator: str) -> float:

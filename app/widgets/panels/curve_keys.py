@@ -31,6 +31,7 @@ from app.scene.analysis.curve_subjects import DRIVEN
 from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
 from app.scene.rig import editing, key_edits
 from app.scene.rig.keys import sample
+from app.scene.words import plural
 from app.widgets.interpolation_menu import pop_up
 
 #: Pixels within which a press picks a key, and a drag starts.
@@ -262,7 +263,7 @@ class CurveKeyEditor(QtCore.QObject):
             self.selected = {c: f for c, f in self.selection().items()}
             frames = sorted(self.selected.get(d.channel, ()))
             self._gesture = key_operations.KeyGesture(
-                self.document, {d.channel: frames}, f"Change {len(frames)} keys in value"
+                self.document, {d.channel: frames}, f"Change {plural(len(frames), 'key')} in value"
             )
         delta = self._value_at(press.plot, pos, d.right) - self._value_at(press.plot, press.pos,
                                                                          d.right)  # fmt: skip
@@ -312,7 +313,7 @@ class CurveKeyEditor(QtCore.QObject):
                     selected.setdefault(d.channel, set()).add(float(f))
         self.set_selection(selected)
         count = sum(len(f) for f in selected.values())
-        self.document.notify(f"{count} keys selected")
+        self.document.notify(f"{plural(count, 'key')} selected")
 
     def _cancel_gesture(self) -> None:
         if self._gesture is not None:
@@ -420,7 +421,7 @@ class CurveKeyEditor(QtCore.QObject):
             {c: (key_operations.keys_of(scene, c), f) for c, f in selected.items()}
         )
         count = sum(len(f) for f in selected.values())
-        self.document.notify(f"Copied {count} keys")
+        self.document.notify(f"Copied {plural(count, 'key')}")
 
     def _paste(self) -> None:
         clip = key_operations.CLIPBOARD.clip
@@ -430,5 +431,6 @@ class CurveKeyEditor(QtCore.QObject):
         target = None if subject is None or subject.kind == DRIVEN else subject.ref
         pasted = key_operations.paste(self.document, clip, target)
         self.set_selection(pasted)
-        self.document.notify(f"Pasted {sum(len(f) for f in pasted.values())} keys at frame "
+        count = sum(len(f) for f in pasted.values())
+        self.document.notify(f"Pasted {plural(count, 'key')} at frame "
                              f"{self.document.frame:g}")  # fmt: skip

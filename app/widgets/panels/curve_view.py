@@ -29,6 +29,7 @@ from app.scene.analysis.curves import accumulated_turn_deg, plot_frames, rotatio
 from app.scene.math.euler import euler_xyz_from_quat
 from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
+from app.scene.words import plural
 from app.widgets.panels.curve_keys import EULER, QUAT, VECTOR, CurveKeyEditor, Diamonds
 from app.widgets.panels.plots import DualPlot
 from app.widgets.visible_refresh import RefreshWhileVisible
@@ -358,9 +359,9 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
                 if len(keys) <= MAX_DIAMONDS:
                     self._markers(self.lower, keys.frames, keys.values[:, i], name, style=axis,
                                   channel=channel, component=i, mode=VECTOR)  # fmt: skip
-            labels.append(what)
-            notes.append(f"{what}" + (" (its head in its parent's frame)" if prefix == "t"
-                                      else " (dashed)") + f", {len(keys)} keys")  # fmt: skip
+            labels.append(what + (" (units)" if prefix == "t" else ""))
+            shape = " (its head in its parent's frame)" if prefix == "t" else " (dashed)"
+            notes.append(f"{what}{shape}, {plural(len(keys), 'key')}")
         self.lower.getPlotItem().setLabel("left", " and ".join(labels), color="#c8cad0")
         self.lower_note.setText(f"{bone.name}'s " + "; ".join(notes))
 
@@ -368,7 +369,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         frames = self._frames(subject.keys)
         values = sample(subject.static, subject.keys, frames)
         self.plot.set_right_axis(None)
-        self.plot.getPlotItem().setLabel("left", "position (world)", color="#c8cad0")
+        self.plot.getPlotItem().setLabel("left", "position (world, units)", color="#c8cad0")
         channel = (subject.ref, "position_keys")
         for i, axis in enumerate("xyz"):
             self._curve(self.plot, frames, values[:, i], f"p{axis}", label=axis, style=axis,
@@ -388,7 +389,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         heads = timeline.heads[:, subject.bone]
         self.plot.set_right_axis(None)
         space = doc.space or "as authored"
-        self.plot.getPlotItem().setLabel("left", f"head (world, {space})", color="#c8cad0")
+        self.plot.getPlotItem().setLabel("left", f"head (units, {space})", color="#c8cad0")
         for i, axis in enumerate("xyz"):
             self._curve(self.plot, frames, heads[:, i], f"p{axis}", label=axis, style=axis)
             self._series[f"p{axis}"] = (frames, heads[:, i])
@@ -403,19 +404,19 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self._series["turn"] = (frames, turn)
         self._lower.setVisible(True)
         self.lower.set_right_axis("angle (°)")
-        self.lower.getPlotItem().setLabel("left", "distance", color="#c8cad0")
+        self.lower.getPlotItem().setLabel("left", "distance (units)", color="#c8cad0")
         world, obj = doc.timeline_for_plot("world"), doc.timeline_for_plot("object")
         every = "every frame" if doc.timeline_fits_cache() else f"{len(frames)} frames, evenly"
         b = subject.bone
         distance, angle = compare.pose_differences(world.bone_to_world[:, b],
                                                    obj.bone_to_world[:, b])  # fmt: skip
-        self._curve(self.lower, frames, distance, "distance", label="distance")
+        self._curve(self.lower, frames, distance, "distance", label="distance (units)")
         self._curve(self.lower, frames, angle, "angle", right=True, label="angle (°)")
         self._series["distance"] = (frames, distance)
         self._series["angle difference"] = (frames, angle)
         self.lower_note.setText(
             f"World space against object space, {every}: the head up to "
-            f"{distance.max():.3g} apart, the orientation up to {angle.max():.3g}°"
+            f"{distance.max():.3g} units apart, the orientation up to {angle.max():.3g}°"
             + (
                 " (they agree: no limits or non-uniform scale in play)"
                 if distance.max() < 1e-9 and angle.max() < 1e-6

@@ -13,10 +13,12 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
+from app.editor.files import is_shipped
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Target
+from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.panels.constraint_section import ConstraintSection
 from app.widgets.panels.key_fields import interpolation_row, scale_group
@@ -26,7 +28,7 @@ from app.widgets.text_keys import keep_keys
 def _keys_text(keys, what: str) -> str:
     if keys is None:
         return f"{what}: not animated"
-    return f"{what}: {len(keys)} key{'s' if len(keys) != 1 else ''}"
+    return f"{what}: {plural(len(keys), 'key')}"
 
 
 class Inspector(ConstraintSection, QtWidgets.QScrollArea):
@@ -36,7 +38,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         super().__init__(parent)
         self.setObjectName("inspector")
         self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A narrow dock (a small screen) scrolls its widest rows rather than cutting them.
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self._document = document
         self._ref: Ref | None = None
         self._refreshers: list = []
@@ -182,12 +185,15 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _build_scene(self) -> None:
         doc = self._document
         s = doc.scene
-        self._header("Scene", doc.path or "untitled")
+        where = doc.path or "untitled"
+        if doc.path and is_shipped(doc.path):
+            where += "<br>a shipped example, read-only: Save asks where to keep your copy"
+        self._header("Scene", where)
         form = self._group("Contents")
         self._note(
             form,
             lambda: (
-                f"{len(s.bones)} bones, {len(s.constraints)} constraints, "
+                f"{plural(len(s.bones), 'bone')}, {plural(len(s.constraints), 'constraint')}, "
                 f"frames {s.frame_start}–{s.frame_end} at {s.fps:g} fps"
             ),
         )
@@ -209,7 +215,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             sub += f" · driven by {', '.join(driven)}"
         self._header(f"Bone {bone.name}", sub)
         self._rotation_group(ref, "Pose rotation at this frame (local) — edits key it")
-        form = self._group("Translation (head in the parent's frame)")
+        form = self._group("Translation in units (head in the parent's frame)")
         translation = VectorEdit(3, "translation")
         form.addRow(translation)
         translation.edited.connect(
@@ -232,10 +238,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         scale_group(self, ref)
         form = self._group("Rest pose (limits are relative to it)")
         for field, label, n, dec in (
-            ("translation", "Translation", 3, 4),
+            ("translation", "Translation (units)", 3, 4),
             ("rotation", "Rotation", 4, 4),
             ("scale", "Scale", 3, 4),
-            ("tail", "Tail", 3, 4),
+            ("tail", "Tail (units)", 3, 4),
         ):
             edit = VectorEdit(n, f"rest_{field}", decimals=dec)
             form.addRow(label, edit)
@@ -258,7 +264,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         i = doc.scene.bone_index(name)
         head = ", ".join(f"{v:.3f}" for v in pose.heads[0, i])
         tail = ", ".join(f"{v:.3f}" for v in pose.tails[0, i])
-        text = f"head ({head})<br>tail ({tail})"
+        text = f"head ({head}) units<br>tail ({tail}) units"
         world = doc.world_pose().limit_violation_deg[0, i]
         if world > 0.05:
             text += (
@@ -276,7 +282,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         name.editingFinished.connect(lambda: name.text() != ref.pivot and self._run(
             constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()))
         self._group("Name").addRow(name)
-        form = self._group("Position on the body (body frame)")
+        form = self._group("Position on the body in units (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
         position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
@@ -294,14 +300,15 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             ),
         )
         interpolation_row(self, form, ref, "position_keys")
-        self._rotation_group(ref, "Rotation q_i at this frame — edits key it")
+        self._rotation_group(ref, "Rotation qᵢ at this frame — edits key it")
 
     def _build_target(self, ref: Ref) -> None:
         doc = self._document
         c = doc.scene.constraint(ref.name)
         target = editing.resolve(doc.scene, ref)
         what = "Pole" if ref.kind == "pole" else "Target"
-        sub = f"{c.type.replace('_', '-')} constraint"
+        words = {"points_at": "points-at", "fabrik": "FABRIK"}.get(c.type, c.type)
+        sub = f"{words} constraint"
         if ref.kind == "pole":
             sub += " · the chain bends towards it"
         self._header(f"{what} of {c.name}", sub)
@@ -320,7 +327,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form.addRow(kind)
         if target.bone is None:
             position = VectorEdit(3, "position")
-            form.addRow("World position", position)
+            form.addRow("World position (units)", position)
             position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
             self._refreshers.append(
                 lambda: position.set_value(
@@ -338,17 +345,6 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         else:
             target = Target(bone=data[0], at=data[1])
         self._run(operations.set_target, doc, ref.name, target, ref.kind)
-
-    @staticmethod
-    def _fmt(v) -> str:
-        a = np.asarray(v)
-        if a.dtype.kind in "fiu" and a.size:
-            return (
-                f"{float(a.reshape(-1)[0]):.4g}"
-                if a.size == 1
-                else np.array2string(a.reshape(-1)[:4], precision=3)
-            )
-        return str(v)
 
     @staticmethod
     def _set_combo(combo, text) -> None:

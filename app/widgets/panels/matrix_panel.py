@@ -57,7 +57,7 @@ class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
         self.relative_combo = keep_keys(QtWidgets.QComboBox())
         self.relative_combo.setObjectName("matrixRelative")
         self.relative_combo.setToolTip(
-            "Map into world coordinates, or into another bone's frame (a_to_b, right to left)"
+            "Map into world coordinates, or into another bone's frame (read right to left)"
         )
         self.formula = QtWidgets.QLabel()
         self.formula.setObjectName("matrixFormula")
@@ -147,13 +147,13 @@ class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
         if relative == WORLD:
             chain = bone_chain(doc.scene, bone, frame, bone_to_world=pose.bone_to_world[0],
                                space=doc.space)  # fmt: skip
-            result = f"{bone}_to_world"
+            result = f"{bone} → world"
             i = doc.scene.bone_index(bone)
             evaluated = pose.bone_to_world[0, i]
         else:
             chain = a_to_b_chain(doc.scene, bone, relative, frame,
                                  bone_to_world=pose.bone_to_world[0], space=doc.space)  # fmt: skip
-            result = f"{bone}_to_{relative}"
+            result = f"{bone} → {relative}"
             a, b = (doc.scene.bone_index(n) for n in (bone, relative))
             evaluated = np.linalg.inv(pose.bone_to_world[0, b]) @ pose.bone_to_world[0, a]
         self.chain = chain

@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
 from app.scene.rig.model import Fabrik, MultiParent, PointsAt
+from app.scene.words import plural
 from app.widgets.add_menu import build_add_menu
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
@@ -52,19 +53,23 @@ class Outliner(QtWidgets.QTreeWidget):
         self.setHeaderLabels(["Name", ""])
         self.setColumnCount(2)
         self.header().setStretchLastSection(False)
-        self.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        # The name column fills the room the keys column leaves, and never gets so narrow
+        # that a name loses either end (:meth:`fit_columns`); a long name loses its middle.
+        self.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Interactive)
         self.header().setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
         self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
         self.setUniformRowHeights(True)
         self.setAnimated(False)
-        self.setIndentation(14)
+        self.setIndentation(self.INDENT)
         self.customContextMenuRequested.connect(self._context_menu)
         self.itemSelectionChanged.connect(self._on_item_selection)
         self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
                              | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)  # fmt: skip
         self.itemChanged.connect(self._on_item_changed)
         self._bones_group = None
+        self._rows: list | None = None  # the names' widths (fit_columns), per change
         self._dragged: Ref | None = None
         self._drag_from = None
         document.structure_changed.connect(self.rebuild)
@@ -73,7 +78,70 @@ class Outliner(QtWidgets.QTreeWidget):
         self.rebuild()
 
     def sizeHint(self):
-        return QtCore.QSize(250, 400)
+        return QtCore.QSize(max(230, min(self.fit_width(), 360)), 400)
+
+    def fit_width(self) -> int:
+        """The width at which every name shows whole beside its keys (a deep hierarchy's
+        too), with a scroll bar only if the rows need one."""
+        whole, _ = self.name_widths()
+        keys = self.sizeHintForColumn(1) if self.topLevelItemCount() else 0
+        rows = sum(1 for _ in self._name_rows()) * max(self.sizeHintForRow(0), 1)
+        bar = self.verticalScrollBar().sizeHint().width() if rows > self.viewport().height() else 0
+        return whole + keys + 2 * self.frameWidth() + bar
+
+    # --- column widths -------------------------------------------------------------------
+
+    #: Characters a name keeps at each end when it is elided (``LeftH…dex1``).
+    KEPT = 4
+    #: The indentation per level, and the least it shrinks to for a deep hierarchy.
+    INDENT, LEAST_INDENT = 14, 8
+
+    def _name_rows(self) -> list[tuple[int, int, int]]:
+        """``(depth, whole, ends)`` per row: its depth, and the widths of its name whole and
+        of its two ends around an ellipsis (margins included); measured once per change."""
+        if self._rows is None:
+            margin = 2 * (self.style().pixelMetric(
+                QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 4  # fmt: skip
+            rows = []
+            stack = [(self.topLevelItem(i), 1) for i in range(self.topLevelItemCount())]
+            while stack:
+                item, depth = stack.pop()
+                metrics = QtGui.QFontMetrics(item.font(0))
+                text = item.text(0)
+                width = metrics.horizontalAdvance(text)
+                ends = metrics.horizontalAdvance(text[: self.KEPT] + "…" + text[-self.KEPT :])
+                rows.append((depth, width + margin, min(width, ends) + margin))
+                stack.extend((item.child(i), depth + 1) for i in range(item.childCount()))
+            self._rows = rows
+        return self._rows
+
+    def name_widths(self, indent: int | None = None) -> tuple[int, int]:
+        """``(whole, least)``: the name column's width for every name whole, and the least
+        width at which every name still shows both ends, at ``indent`` pixels per level
+        (default: the full indentation)."""
+        indent = self.INDENT if indent is None else indent
+        rows = self._name_rows()
+        whole = max((d * indent + w for d, w, _ in rows), default=0)
+        least = max((d * indent + e for d, _, e in rows), default=0)
+        return whole, least
+
+    def fit_columns(self) -> None:
+        """The name column: the room beside the keys column. A deep hierarchy indents less
+        (down to :attr:`LEAST_INDENT`) before a name would lose an end; below that, the
+        column keeps the least width and the view scrolls sideways."""
+        room = self.viewport().width() - self.columnWidth(1)
+        indent = self.INDENT
+        while indent > self.LEAST_INDENT and self.name_widths(indent)[1] > room:
+            indent -= 1
+        if self.indentation() != indent:
+            self.setIndentation(indent)
+        width = max(room, self.name_widths(indent)[1])
+        if self.columnWidth(0) != width:
+            self.setColumnWidth(0, width)
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.fit_columns()
 
     def item_for(self, ref: Ref) -> QtWidgets.QTreeWidgetItem | None:
         return self._items.get(ref)
@@ -86,12 +154,14 @@ class Outliner(QtWidgets.QTreeWidget):
         item.setForeground(0, COLORS[ref.kind])
         if ref.kind in (BONE, PIVOT):
             item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsEditable)
+        item.setToolTip(0, text)  # the whole name, however narrow the column
         self._items[ref] = item
         return item
 
     def rebuild(self) -> None:
         doc = self._document
         scene = doc.scene
+        self._rows = None
         with QtCore.QSignalBlocker(self):
             self.clear()
             self._items = {}
@@ -140,12 +210,16 @@ class Outliner(QtWidgets.QTreeWidget):
                 item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
             elif ref.kind in TARGET_KINDS:
                 words = f"→ {thing.bone} {thing.at}" if thing.bone else "(position)"
-                item.setText(0, f"{ref.kind} {words}")
+                if item.text(0) != f"{ref.kind} {words}":
+                    item.setText(0, f"{ref.kind} {words}")
+                    item.setToolTip(0, item.text(0))
+                    self._rows = None
                 item.setText(1, "◆" if thing.position_keys is not None else "")
             else:
                 keyed = len(editing.key_frames(scene, ref))
                 item.setText(1, f"◆ {keyed}" if keyed else "")
-                item.setToolTip(1, f"{keyed} key frames" if keyed else "not animated")
+                item.setToolTip(1, plural(keyed, "key frame") if keyed else "not animated")
+        self.fit_columns()
 
     # --- renaming and reparenting ---------------------------------------------------------
 

@@ -44,6 +44,8 @@ class DualPlot(pg.PlotWidget):
             axis = item.getAxis(name_)
             axis.setTextPen((190, 192, 200))
             axis.setPen((110, 112, 120))
+            # Numbers as they are: no "(x0.001)" scale beside a label whose unit is named.
+            axis.enableAutoSIPrefix(False)
         # Fixed widths: plots whose frame axes are linked keep their frames in line however
         # wide their value labels are (quaternion components, Euler degrees, positions).
         item.getAxis("left").setWidth(62)

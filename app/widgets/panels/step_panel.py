@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.step_through import FABRIK, MULTI_PARENT
 from app.scene.math import quat
+from app.scene.words import plural
 from app.widgets.text_keys import keep_keys
 
 
@@ -89,8 +90,8 @@ class StepPanel(QtWidgets.QWidget):
         self.description.setObjectName("stepDescription")
         self.description.setWordWrap(True)
         self.description.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.stages = _table("stepStages", ["#", "stage", "tail → target"])
-        self.pivots = _table("stepPivots", ["pivot", "v_i", "R_i", "v_i − R_i v_i R_i*"])
+        self.stages = _table("stepStages", ["#", "stage", "tail → target (units)"])
+        self.pivots = _table("stepPivots", ["pivot", "vᵢ (units)", "Rᵢ", "vᵢ − Rᵢ vᵢ Rᵢ* (units)"])
         self.pivots.horizontalHeader().setSectionResizeMode(
             3, QtWidgets.QHeaderView.ResizeMode.Stretch
         )
@@ -181,7 +182,7 @@ class StepPanel(QtWidgets.QWidget):
     def _show_fabrik(self) -> None:
         m = self._model
         trace = m.trace
-        self.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target"])
+        self.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target (units)"])
         self.pivots.setVisible(False)
         self._rows([(str(k), s.name(), f"{s.tail_distance:.3g}")
                     for k, s in enumerate(trace.stages)])  # fmt: skip
@@ -189,7 +190,7 @@ class StepPanel(QtWidgets.QWidget):
         solution = trace.solution
         self.position.setText(f"stage {m.index + 1} of {len(trace)} · frame "
                               f"{self._document.frame:g}")  # fmt: skip
-        done = (f"Solved in {int(solution.iterations[0])} iteration(s); the target is "
+        done = (f"Solved in {plural(int(solution.iterations[0]), 'iteration')}; the target is "
                 f"{'within' if solution.reachable[0] else 'out of'} reach.")  # fmt: skip
         self.description.setText(f"<b>{m.constraint}</b>: {stage.describe()}<br>"
                                  f"<span style='color:#9aa0a8'>{done}</span>")  # fmt: skip
@@ -197,7 +198,7 @@ class StepPanel(QtWidgets.QWidget):
     def _show_multi_parent(self) -> None:
         m = self._model
         st = m.trace
-        self.stages.setHorizontalHeaderLabels(["#", "time (frame)", "turn {R_i} · |Δp0|"])
+        self.stages.setHorizontalHeaderLabels(["#", "time (frame)", "turn {Rᵢ} · |Δp0| (units)"])
         if len(st) == 0:
             self.stages.setRowCount(0)
             self.pivots.setRowCount(0)
@@ -220,9 +221,9 @@ class StepPanel(QtWidgets.QWidget):
         self.description.setText(
             f"<b>{m.constraint}</b> ({st.space} space, {st.integrator}): substep t = "
             f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}.<br>Combined rotation "
-            f"{{R_i}} = [{', '.join(f'{v:.5f}' for v in st.combined[k])}]: "
+            f"{{Rᵢ}} = (w, x, y, z) = ({', '.join(f'{v:.5f}' for v in st.combined[k])}): "
             f"{np.degrees(angle):.3f}° about {_vec(axis)}.<br>p0 moves by "
-            f"Σ (v_i − R_i v_i R_i*) = {_vec(st.displacement()[k])}."
+            f"Σ (vᵢ − Rᵢ vᵢ Rᵢ*) = {_vec(st.displacement()[k])} units."
         )
         self.pivots.setVisible(True)
         table = self.pivots

@@ -13,6 +13,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import tutorials
+from app.editor.document import new_scene
 from app.editor.throttle import Throttle
 
 
@@ -26,7 +27,8 @@ class TutorialPanel(QtWidgets.QWidget):
     Signals
     -------
     closed()
-        Another scene was opened: the tutorial no longer applies.
+        Another scene was opened: the tutorial no longer applies (File ▸ New does not
+        close a tutorial that starts from it).
     """
 
     closed = QtCore.Signal()
@@ -69,11 +71,12 @@ class TutorialPanel(QtWidgets.QWidget):
         self.show_tutorial(None)
 
     def open(self, tutorial: tutorials.Tutorial, scene) -> None:
-        """Put ``tutorial``'s scene in the document (untitled: saving asks where, so the
-        bundled file is never overwritten) and show its text."""
+        """Put ``tutorial``'s scene in the document and show its text. The document names
+        the scene's file, which ships with Pivotal: it is read-only, Save asks where to keep
+        the copy (:mod:`app.editor.files`), so the bundled file is never overwritten."""
         self._opening = True
         try:
-            self._document.replace_scene(scene, None)
+            self._document.replace_scene(scene, str(tutorial.scene))
         finally:
             self._opening = False
         self.show_tutorial(tutorial)
@@ -90,6 +93,10 @@ class TutorialPanel(QtWidgets.QWidget):
         self.refresh_coordinates()
 
     def _on_replaced(self) -> None:
+        doc = self._document
+        if self.tutorial is not None and self.tutorial.starts_from_new:
+            if doc.path is None and doc.scene == new_scene():
+                return  # File ▸ New is the tutorial's first step: its text stays
         if not self._opening and self.tutorial is not None:
             self.show_tutorial(None)
             self.closed.emit()

@@ -1,31 +1,37 @@
-"""Where the viewport's camera looks: everything (View All) or the selection, in world terms."""
+"""Where the viewport's camera looks: the whole animation, everything at this frame, the
+selection, and a centre that follows the root or the selection as the animation plays.
+
+Every framing fits a bounding sphere in both the horizontal and the vertical field of view
+(:mod:`app.scene.analysis.camera_framing`). Framing the animation reads the document's
+timeline in the current space (every frame when it is cached, else an even sample), never a
+second evaluator. Following moves only the camera's centre, by how far the smoothed path of
+the followed point moved between two frames: the distance, the angle and any pan the user
+made stay, and nothing of it is an edit.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from PySide6 import QtGui
 
+from app.scene.analysis import camera_framing
 from app.scene.analysis.gizmo import broadside_direction
 from app.scene.rig import editing
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW
 
+#: Frames at most that framing reads from a timeline too long to cache (spread evenly).
+SAMPLED_FRAMES = 300
+#: Frames at most at which the skinned meshes shown are deformed for framing.
+MESH_FRAMES = 12
 
-def frame_all(viewport) -> None:
-    """Frame the skeleton, its handles, trails and meshes at the current frame, lay the ground
-    grid under everything the timeline reaches, and turn the camera broadside to the motion."""
-    doc = viewport._document
-    frames = np.linspace(doc.scene.frame_start, doc.scene.frame_end, 9)
-    path = doc.evaluate(frames, None)  # as authored: the angle stays when the space flips
-    reach = np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
-    pose = doc.pose()
-    shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in viewport.handles()]
-    shown.append(viewport._drawing.teaching.drawn_points())  # trails and ghosts, when on
-    shown.append(viewport._drawing.meshes.drawn_points())  # the skinned meshes, when shown
-    if doc.compare:  # the ghost is part of the picture
-        ghost = doc.ghost_pose()
-        shown += [ghost.heads[0], ghost.tails[0]]
-    points = np.concatenate(shown)
-    lo, hi = points.min(axis=0), points.max(axis=0)
-    radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
+
+def _stage(viewport, reach, radius: float) -> None:
+    """Size the handles for a skeleton of ``radius``, lay the ground grid under ``reach``
+    (world points, (N, 3)) and turn the camera broadside to the motion."""
+    reach = np.asarray(reach, dtype=float).reshape(-1, 3)
+    reach = reach[np.all(np.isfinite(reach), axis=1)]
+    if len(reach) == 0:  # no bones (yet)
+        reach = np.zeros((1, 3))
     viewport._drawing.scale = radius
     spacing = float(10 ** np.floor(np.log10(radius / 2)))
     r_lo, r_hi = reach.min(axis=0), reach.max(axis=0)
@@ -35,7 +41,229 @@ def frame_all(viewport) -> None:
     toward = WORLD_TO_VIEW[:3, :3] @ broadside_direction(reach)
     viewport.opts["elevation"] = 15
     viewport.opts["azimuth"] = float(np.degrees(np.arctan2(toward[1], toward[0])))
-    viewport.frame_points(points)
+
+
+def _reach(doc) -> np.ndarray:
+    """Every joint over the timeline (or an even sample of it), (N, 3)."""
+    path = doc.timeline_sample(SAMPLED_FRAMES)
+    return np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
+
+
+def shown_points(viewport) -> np.ndarray:
+    """What is drawn at the current frame: skeleton, handles, trails, ghosts, meshes and
+    Compare's ghost, (N, 3)."""
+    doc = viewport._document
+    pose = doc.pose()
+    shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in viewport.handles()]
+    shown.append(viewport._drawing.teaching.drawn_points())  # trails and ghosts, when on
+    shown.append(viewport._drawing.meshes.drawn_points())  # the skinned meshes, when shown
+    if doc.compare:  # the ghost is part of the picture
+        ghost = doc.ghost_pose()
+        shown += [ghost.heads[0], ghost.tails[0]]
+    return np.concatenate(shown).reshape(-1, 3)
+
+
+def frame_all(viewport) -> None:
+    """Frame the skeleton, its handles, trails and meshes at the current frame, lay the ground
+    grid under everything the timeline reaches, and turn the camera broadside to the motion."""
+    points = shown_points(viewport)
+    center, radius = camera_framing.bounding_sphere(points)
+    _stage(viewport, _reach(viewport._document), radius)
+    viewport.frame_sphere(center, radius)
+
+
+def followed_bones(doc) -> np.ndarray:
+    """Indices of the bones a following camera follows: the selection's (a constraint's or a
+    handle's bones), else the skeleton's roots."""
+    scene = doc.scene
+    names = []
+    for ref in doc.selection:
+        if ref.kind == editing.BONE:
+            names.append(ref.name)
+        elif editing.exists(scene, ref):
+            names += list(scene.constraint(ref.name).referenced_bones())
+    known = set(scene.bone_names())
+    indices = sorted({scene.bone_index(n) for n in names if n in known})
+    if not indices:
+        indices = [i for i, b in enumerate(scene.bones) if b.parent is None]
+    return np.array(indices, dtype=int)
+
+
+def _mesh_points(viewport, timeline):
+    """The skinned meshes shown, deformed at up to :data:`MESH_FRAMES` frames of
+    ``timeline``: (indices into its frames (K,), points (K, V, 3)), or ``None``."""
+    items = [item for item in viewport._drawing.meshes.items if item.visible()]
+    if not items or len(timeline.frames) == 0:
+        return None
+    picks = np.unique(np.linspace(0, len(timeline.frames) - 1, MESH_FRAMES).round().astype(int))
+    b2w = timeline.bone_to_world[picks]
+    deformed = [item.skinning.deform(b2w, normals=False) for item in items]
+    return picks, np.concatenate([np.asarray(d, dtype=float) for d in deformed], axis=1)
+
+
+def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
+    """The follow plan of the timeline (what a following camera frames) and every point of
+    every frame a still camera must hold, (N, 3)."""
+    doc = viewport._document
+    timeline = doc.timeline_sample(SAMPLED_FRAMES)
+    frames = np.asarray(timeline.frames, dtype=float)
+    joints = np.concatenate([timeline.heads, timeline.tails], axis=1)  # (F, 2B, 3)
+    bones = followed_bones(doc)
+    if len(bones) and joints.shape[1]:
+        # the selection's bones' middles, or the roots' heads (the hips, the box's centre)
+        ends = (timeline.heads, timeline.tails) if doc.selection else (timeline.heads,)
+        followed = sum(end[:, bones] for end in ends).mean(axis=1) / len(ends)
+        followed = np.where(np.isfinite(followed), followed, 0.0)
+    else:
+        followed = np.zeros((len(frames), 3))
+    plan = camera_framing.follow_plan(frames, joints, followed, doc.scene.fps)
+    still = [joints.reshape(-1, 3)]
+    relative = []
+    ghost = doc.cached_timeline(doc.ghost_space()) if doc.compare else None
+    if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
+        ghost_joints = np.concatenate([ghost.heads, ghost.tails], axis=1)
+        still.append(ghost_joints.reshape(-1, 3))
+        relative.append(ghost_joints - plan.path[:, None, :])
+    meshes = _mesh_points(viewport, timeline)
+    if meshes is not None:
+        picks, points = meshes
+        still.append(points.reshape(-1, 3))
+        relative.append(points - plan.path[picks][:, None, :])
+    here = np.array([p for _, p in viewport.handles()]).reshape(-1, 3)  # pivots, targets
+    here = np.concatenate([here, viewport._drawing.teaching.drawn_points().reshape(-1, 3)])
+    if len(here):
+        still.append(here)
+        relative.append(here - plan.at(doc.frame))
+    for points in relative:
+        plan = plan.holding(points)
+    return plan, np.concatenate(still)
+
+
+def frame_animation(viewport, planned=None) -> None:
+    """Frame every joint and mesh over every frame: all of them at once, or, while following,
+    the sphere that holds them around the followed point at each frame. ``planned``: what
+    :func:`animation_plan` just returned."""
+    doc = viewport._document
+    plan, still = animation_plan(viewport) if planned is None else planned
+    viewport.follow.adopt(plan)
+    center, radius = camera_framing.bounding_sphere(still)
+    body = camera_framing.bounding_sphere(shown_points(viewport))[1]
+    _stage(viewport, still, body)
+    if viewport.follow.enabled:
+        center, radius = plan.at(doc.frame) + plan.offset, plan.radius
+    viewport.frame_sphere(center, radius)
+
+
+def frame_opened(viewport) -> None:
+    """A scene was opened: Follow on where the root travels further than the framed size,
+    then frame the whole animation."""
+    planned = animation_plan(viewport)
+    viewport.set_follow(planned[0].worth_following)
+    frame_animation(viewport, planned)
+
+
+class Follow:
+    """The viewport's centre following the selection (else the root) from frame to frame.
+
+    The plan (:func:`animation_plan`) is made on the first frame change after an edit, a
+    change of selection or of space, from the document's cached timeline.
+    """
+
+    def __init__(self, viewport, document):
+        self._viewport = viewport
+        self._document = document
+        self.enabled = False
+        self._plan: camera_framing.FollowPlan | None = None
+        self._frame = document.frame
+        document.frame_changed.connect(self._on_frame)
+        for signal in (document.scene_changed, document.selection_changed,
+                       document.space_changed):  # fmt: skip
+            signal.connect(self.invalidate)
+
+    def invalidate(self, *_) -> None:
+        self._plan = None
+
+    def adopt(self, plan: camera_framing.FollowPlan) -> None:
+        """Use ``plan`` (just made) from the current frame on."""
+        self._plan = plan
+        self._frame = self._document.frame
+
+    def set_enabled(self, on: bool) -> None:
+        self.enabled = bool(on)
+        self._frame = self._document.frame  # from here on: no jump when it turns on
+
+    def plan(self) -> camera_framing.FollowPlan:
+        if self._plan is None:
+            self._plan = animation_plan(self._viewport)[0]
+        return self._plan
+
+    def path(self, frames) -> np.ndarray:
+        """The followed point's smoothed world position at ``frames``, shape ``S + (3,)``."""
+        return self.plan().at(frames)
+
+    def _on_frame(self, frame: float) -> None:
+        last, self._frame = self._frame, frame
+        if not self.enabled or last == frame:
+            return
+        move = self.path([frame, last])
+        by = WORLD_TO_VIEW[:3, :3] @ (move[0] - move[1])
+        if np.all(np.isfinite(by)) and np.any(by):  # the distance and the angle stay
+            vp = self._viewport
+            vp.opts["center"] = vp.opts["center"] + QtGui.QVector3D(*by)
+            vp.update()
+
+
+def center_in_world(viewport) -> np.ndarray:
+    """The point the camera looks at and orbits, world coordinates (3,)."""
+    c = viewport.opts["center"]
+    return WORLD_TO_VIEW[:3, :3].T @ np.array([c.x(), c.y(), c.z()])
+
+
+def in_view(viewport, points) -> np.ndarray:
+    """Which world points (N, 3) project inside the view, a few pixels from its edges, (N,)."""
+    xy = viewport.project(points)
+    margin = 4.0
+    w, h = viewport.width(), viewport.height()
+    with np.errstate(invalid="ignore"):
+        return ((xy[:, 0] >= margin) & (xy[:, 0] <= w - margin)
+                & (xy[:, 1] >= margin) & (xy[:, 1] <= h - margin))  # fmt: skip
+
+
+def keep_in_view(viewport, points) -> None:
+    """If any of world ``points`` (N, 3) lies outside the view, frame them together with the
+    joints now in view (the view angle stays)."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    points = points[np.all(np.isfinite(points), axis=1)]
+    if len(points) == 0 or in_view(viewport, points).all():
+        return
+    pose = viewport._document.pose()
+    joints = np.concatenate([pose.heads[0], pose.tails[0]])
+    viewport.frame_points(np.concatenate([joints[in_view(viewport, joints)], points]))
+
+
+def made(viewport) -> tuple:
+    """What :func:`show_new` compares with: the scene, its bones' names and its handles."""
+    doc = viewport._document
+    return doc.scene, set(doc.scene.bone_names()), {ref for ref, _ in viewport.handles()}
+
+
+def show_new(viewport, known) -> tuple:
+    """Bring the bones, pivots and targets made since ``known`` (what :func:`made` returned)
+    into view; returns what :func:`made` returns now. Another scene is framed when it is
+    opened, not here."""
+    doc = viewport._document
+    now = made(viewport)
+    if known[0] is not doc.scene:
+        return now
+    # only what was added (a rename makes a new name, not a new thing to look at)
+    bones = now[1] - known[1] if len(now[1]) > len(known[1]) else set()
+    handles = now[2] - known[2] if len(now[2]) > len(known[2]) else set()
+    pose = doc.pose()
+    index = [i for i, n in enumerate(pose.bone_names) if str(n) in bones]
+    points = [pose.heads[0, index], pose.tails[0, index]]
+    points += [p[None] for ref, p in viewport.handles() if ref in handles]
+    keep_in_view(viewport, np.concatenate(points))
+    return now
 
 
 def selection_points(viewport) -> np.ndarray:

@@ -54,6 +54,9 @@ _TEXTURED = shaders.ShaderProgram(
     ],
 )
 
+#: Half the side of the square around a labelled point that no label covers (logical
+#: pixels): a handle's disc with a little air.
+HANDLE_CLEARANCE_PX = 8.0
 #: Widest row of the atlas, in device pixels.
 ATLAS_WIDTH = 1024
 #: The two triangles of a quad, as (right?, bottom?) corner flags.
@@ -150,10 +153,14 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         # No room on the right: the left side.
         flip = box[:, 2] > self._widget.width() - 4
         box[flip, 0::2] -= (box[flip, 2] - box[flip, 0] + 20)[:, None]
-        # Nearby handles (heel, ball, toe) would print over each other: step a label down
-        # until it is clear of those placed before it (in order: a label depends on all
-        # earlier ones).
-        placed: list = []
+        # Nearby handles (heel, ball, toe) would print over each other and over each other's
+        # handles: step a label down until it is clear of the labels placed before it (in
+        # order: a label depends on all earlier ones) and of every labelled point's handle.
+        r = HANDLE_CLEARANCE_PX
+        anchors = at[shown]
+        placed: list = np.column_stack(
+            [anchors[:, 0] - r, anchors[:, 1] - r, anchors[:, 0] + r, anchors[:, 1] + r]
+        ).tolist()
         for i, (left, top, right, bottom) in enumerate(box.tolist()):
             step = bottom - top + 1
             moved = True

@@ -258,7 +258,7 @@ class TeachingDrawing:
             if size[i] > 1e-9 * max(biggest, 1e-300)
         ]  # a still pivot adds nothing
         labels.append((p0 + a * total, f"Σ = Δp0 (arrows ×{a:.3g})", SUM_COLOR))
-        labels.append((p0 + 0.5 * reach * axis, f"{{R_i}}: {np.degrees(angle):.3f}°",
+        labels.append((p0 + 0.5 * reach * axis, f"{{Rᵢ}}: {np.degrees(angle):.3f}°",
                        AXIS_COLOR))  # fmt: skip
         return labels
 

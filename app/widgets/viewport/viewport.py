@@ -27,7 +27,7 @@ import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
 from app.scene.analysis import projection
-from app.scene.analysis.gizmo import framing_distance
+from app.scene.analysis.camera_framing import bounding_sphere, framing_distance
 from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
@@ -54,6 +54,8 @@ class Viewport(gl.GLViewWidget):
 
     #: Emitted after each paint with the time it finished (for latency measurements).
     painted = QtCore.Signal(float)
+    #: Follow (the centre following the selection or the root) turned on or off.
+    follow_changed = QtCore.Signal(bool)
 
     def __init__(self, document, parent=None):
         super().__init__(parent=parent)
@@ -77,11 +79,15 @@ class Viewport(gl.GLViewWidget):
         self._drawing = SceneDrawing(self)
         self.gizmo = GizmoLayer(self, document)  # rotate rings and move arrows
         self.transform_mode = TransformMode(self, document, self.gizmo)  # G / R
+        self._fitted: tuple[float, float] | None = None  # (radius, distance) of the framing
+        self.follow = framing.Follow(self, document)
+        self._made = framing.made(self)
         document.pose_changed.connect(self.refresh)
         document.selection_changed.connect(self.refresh)
-        document.scene_replaced.connect(self.frame_all)
+        document.structure_changed.connect(self._show_new)
+        document.scene_replaced.connect(self.frame_opened)
         self.refresh()
-        self.frame_all()
+        self.frame_opened()
 
     # --- camera and projection -----------------------------------------------------------
 
@@ -109,22 +115,39 @@ class Viewport(gl.GLViewWidget):
     def frame_points(self, points) -> None:
         """Point the camera at the bounding sphere of world ``points`` (N, 3)."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
-        points = points[np.all(np.isfinite(points), axis=1)]
-        if len(points) == 0:
-            return
-        lo, hi = points.min(axis=0), points.max(axis=0)
-        center = (lo + hi) / 2
-        radius = max(float(np.linalg.norm(hi - lo)) / 2, 0.05)
+        if np.isfinite(points).all(axis=1).any():
+            self.frame_sphere(*bounding_sphere(points))
+
+    def frame_sphere(self, center, radius: float) -> None:
+        """Point the camera at world ``center`` from where a sphere of ``radius`` fits the
+        view's width and height with a margin (the view angle stays)."""
         aspect = self.width() / max(self.height(), 1)
         distance = framing_distance(radius, self.opts["fov"], aspect)
-        self.setCameraPosition(
-            pos=QtGui.QVector3D(*(WORLD_TO_VIEW[:3, :3] @ center)), distance=distance
-        )
+        center = WORLD_TO_VIEW[:3, :3] @ np.asarray(center, dtype=float)
+        self.setCameraPosition(pos=QtGui.QVector3D(*center), distance=distance)
+        self._fitted = (float(radius), float(self.opts["distance"]))
+
+    def resizeEvent(self, ev):
+        """Until the user zooms, a framing keeps fitting as the view changes shape."""
+        super().resizeEvent(ev)
+        if self._fitted is not None and self.opts["distance"] == self._fitted[1]:
+            self.frame_sphere(framing.center_in_world(self), self._fitted[0])
 
     def frame_all(self) -> None:
         """Frame the skeleton and its handles at the current frame (Blender's View All),
         lay the ground grid under everything the timeline reaches, reset the view angle."""
         framing.frame_all(self)
+        self.refresh()
+
+    def frame_animation(self) -> None:
+        """Frame every joint and mesh over the whole timeline (while following: around the
+        followed point at each frame), reset the view angle."""
+        framing.frame_animation(self)
+        self.refresh()
+
+    def frame_opened(self) -> None:
+        """A scene was opened: Follow as its motion asks, and frame the whole animation."""
+        framing.frame_opened(self)
         self.refresh()
 
     def frame_selection(self) -> None:
@@ -134,6 +157,16 @@ class Viewport(gl.GLViewWidget):
             self.frame_all()
         else:
             self.frame_points(points)
+
+    def set_follow(self, on: bool) -> None:
+        """Follow: the centre follows the selection (else the root) as the frame changes."""
+        on = bool(on)
+        if on != self.follow.enabled:
+            self.follow.set_enabled(on)
+            self.follow_changed.emit(on)
+
+    def _show_new(self) -> None:  # Shift+A, E, an undone delete: brought into view
+        self._made = framing.show_new(self, self._made)
 
     # --- what is drawn -------------------------------------------------------------------
 

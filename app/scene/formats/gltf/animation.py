@@ -6,6 +6,13 @@ float32, and at ``t = 100 s`` one float32 step is already ``1e-4`` of a 30 fps f
 A key at time ``t`` lands on frame ``t · fps``, snapped to the integer it is within that
 tolerance of.
 
+A step longer than a tenth of a second (keys 5.2 s apart give ``1 / 5.2`` fps) is no frame
+rate: sampled there, a spline between its keys would be lost. The clip then takes the first
+of 30, 24, 25, 60 and 50 fps that puts every key on a whole frame, else 30
+(:func:`clip_rate`). ``LINEAR`` and ``STEP`` keys stay keys (the scene's linear and constant
+keys evaluate them exactly as glTF does, slerp for rotations); ``CUBICSPLINE`` keys are
+sampled at every frame.
+
 ``CUBICSPLINE`` samplers are evaluated here with the glTF 2.0 Hermite form (Appendix C):
 ``p(s) = (2s³ − 3s² + 1) v_k + t_d (s³ − 2s² + s) b_k``
 ``       + (−2s³ + 3s²) v_{k+1} + t_d (s³ − s²) a_{k+1}``
@@ -18,6 +25,10 @@ import numpy as np
 
 #: The frame rate when key times are not multiples of one step.
 FALLBACK_FPS = 30.0
+#: The lowest step rate taken as the file's own frame rate.
+MIN_FPS = 10.0
+#: Frame rates tried, in order, when the key step is longer than ``1 / MIN_FPS``.
+COMMON_FPS = (30.0, 24.0, 25.0, 60.0, 50.0)
 _F32_EPS = float(np.finfo(np.float32).eps)
 
 
@@ -48,6 +59,21 @@ def frame_rate(times: np.ndarray) -> float:
     if nearest > 0 and abs(fps - nearest) <= 1e-6 * fps:
         return float(nearest)
     return fps
+
+
+def clip_rate(times: np.ndarray) -> float:
+    """The scene's frame rate for a clip's key times (seconds): :func:`frame_rate` when it is
+    at least :data:`MIN_FPS`, else the first of :data:`COMMON_FPS` on whose frames every key
+    lands, else :data:`FALLBACK_FPS`."""
+    fps = frame_rate(times)
+    if fps >= MIN_FPS:
+        return fps
+    times = np.unique(np.asarray(times, dtype=float))
+    for rate in COMMON_FPS:
+        frames = times * rate
+        if np.all(np.abs(frames - np.round(frames)) <= _tolerance(times, 1.0 / rate) * rate):
+            return rate
+    return FALLBACK_FPS
 
 
 def frames_of(times: np.ndarray, fps: float) -> np.ndarray:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from app.scene.errors import SceneError
+from app.scene.words import plural
 
 #: componentType -> little-endian numpy dtype.
 COMPONENT_DTYPES = {
@@ -165,7 +166,7 @@ def numbers(value, where: str, count: int) -> np.ndarray:
     """A JSON array of ``count`` finite numbers as float64."""
     ok = isinstance(value, list) and len(value) == count
     if not ok or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
-        raise SceneError(f"must be an array of {count} numbers", where)
+        raise SceneError(f"must be an array of {plural(count, 'number')}", where)
     out = np.array(value, dtype=float)
     if not np.all(np.isfinite(out)):
         raise SceneError("numbers must be finite", where)

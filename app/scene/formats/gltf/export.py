@@ -15,6 +15,11 @@
   their own skins instead (their joints and inverse bind matrices, so they deform as they
   did), and the tree skins are then used by no mesh (the validator's info UNUSED_OBJECT).
 
+Whatever the input, the validator finds nothing to warn about: an influence slot of weight 0
+names joint 0, a joint named twice in a vertex keeps one slot with both weights, normals are
+unit, and a bone scaled to 0 is written from its own keys where its parent's transform cannot
+be inverted (:mod:`app.scene.formats.baked_locals`).
+
 Keys are baked at every frame, so every sampler is ``LINEAR`` (a constant key is exact at the
 frames written; nothing is exported unbaked). The container is built with ``pygltflib``; the
 file is written atomically.
@@ -28,9 +33,9 @@ import numpy as np
 import pygltflib as gl
 
 from app.scene.errors import SceneError
-from app.scene.formats.baked_locals import checked_bake, local_trs
-from app.scene.math.transforms import inverse
+from app.scene.formats.baked_locals import bind_pose, checked_bake, keyed_trs, local_trs
 from app.scene.rig.model import Scene
+from app.scene.rig.skinning import vertex_normals
 
 _F32 = np.float32
 
@@ -91,10 +96,12 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
     """
     names, frames, world, parents = checked_bake(scene, result, "glTF")
     index = {n: i for i, n in enumerate(names)}
-    t, q, s = local_trs(parents, world)
+    t, q, s = local_trs(parents, world, lambda: keyed_trs(scene, frames))
     rest = (t[0], q[0], s[0])
     if rest_result is not None:
-        rt, rq, rs = local_trs(parents, np.asarray(rest_result.bone_to_world, dtype=float))
+        rest_world = np.asarray(rest_result.bone_to_world, dtype=float)
+        rt, rq, rs = local_trs(parents, rest_world,
+                               lambda: keyed_trs(scene, rest_result.frames))  # fmt: skip
         rest = (rt[0], rq[0], rs[0])
 
     gltf = gl.GLTF2(asset=gl.Asset(version="2.0", generator="Pivotal"))
@@ -114,7 +121,7 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
         mesh_nodes = [_imported_mesh(gltf, blob, m, index) for m in scene.meshes]
         for r in roots:  # every bone in a skin, for tools that build armatures from skins
             tree = _tree(parents, r)
-            _skin(gltf, blob, tree, inverse(world[0, tree]))
+            _skin(gltf, blob, tree, bind_pose(world[0, tree])[1])
     else:
         mesh_nodes = [_boxes(gltf, blob, scene, world[0], parents, r) for r in roots]
     gltf.scenes = [gl.Scene(nodes=roots + mesh_nodes)]
@@ -165,15 +172,45 @@ def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) ->
     attributes.POSITION = blob.accessor(blob.view(positions, gl.ARRAY_BUFFER), positions,
                                         "VEC3", minmax=True)  # fmt: skip
     if normals is not None:
-        normals = normals.astype(_F32)
+        normals = _unit_normals(normals, positions, indices).astype(_F32)
         attributes.NORMAL = blob.accessor(blob.view(normals, gl.ARRAY_BUFFER), normals, "VEC3")
-    joints = joints.astype(np.uint16)
+    joints, weights = _influences(joints, weights)
     attributes.JOINTS_0 = blob.accessor(blob.view(joints, gl.ARRAY_BUFFER), joints, "VEC4")
-    weights = weights.astype(_F32)
     attributes.WEIGHTS_0 = blob.accessor(blob.view(weights, gl.ARRAY_BUFFER), weights, "VEC4")
     flat = indices.reshape(-1).astype(np.uint32)
     acc = blob.accessor(blob.view(flat, gl.ELEMENT_ARRAY_BUFFER), flat, "SCALAR")
     return gl.Primitive(attributes=attributes, indices=acc, mode=gl.TRIANGLES)
+
+
+def _unit_normals(normals, positions, indices) -> np.ndarray:
+    """The normals made unit, as the validator wants them (``ACCESSOR_VECTOR3_NON_UNIT``);
+    where one has no length, the triangles' own vertex normal, else +z."""
+    normals = np.asarray(normals, dtype=float)
+    length = np.linalg.norm(normals, axis=1)
+    fine = np.isfinite(length) & (length > 1e-12)
+    out = np.zeros_like(normals)
+    out[fine] = normals[fine] / length[fine, None]
+    if not fine.all():
+        fill = vertex_normals(positions, indices)[~fine]
+        fill[~(np.linalg.norm(fill, axis=1) > 0)] = (0.0, 0.0, 1.0)
+        out[~fine] = fill
+    return out
+
+
+def _influences(joints, weights):
+    """``JOINTS_0`` (uint16) and ``WEIGHTS_0`` (float32) the validator accepts whatever the
+    input: a joint named in two slots of a vertex keeps one, with both weights
+    (``ACCESSOR_JOINTS_INDEX_DUPLICATE``), and a slot of weight 0 names joint 0
+    (``ACCESSOR_JOINTS_USED_ZERO_WEIGHT``)."""
+    joints = np.array(joints, dtype=np.int64)
+    weights = np.array(weights, dtype=float)
+    for a in range(3):
+        for b in range(a + 1, 4):
+            same = (joints[:, a] == joints[:, b]) & (weights[:, a] > 0) & (weights[:, b] > 0)
+            weights[same, a] += weights[same, b]
+            weights[same, b] = 0.0
+    weights = weights.astype(_F32)
+    return np.where(weights > 0, joints, 0).astype(np.uint16), weights
 
 
 def _imported_mesh(gltf, blob, mesh, index) -> int:
@@ -207,6 +244,7 @@ def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
     """One box per bone of ``root``'s tree (from head to tail in the first exported frame's
     pose, skinned to its bone alone), and the tree's skin."""
     tree = _tree(parents, root)
+    bind, world_to_bind = bind_pose(first_world)  # a bone scaled to 0 is bound at its head
     heads = first_world[:, :3, 3]
     size = 0.02 * max(float(np.ptp(heads, axis=0).max()), 1.0)
     positions, triangles = [], []
@@ -220,14 +258,14 @@ def _boxes(gltf, blob, scene, first_world, parents, root) -> int:
         up = np.cross(along, side)
         basis = np.stack([along * length, side * size, up * size], axis=1)  # bone frame
         corners = _CUBE @ basis.T
-        positions.append(corners @ first_world[b, :3, :3].T + first_world[b, :3, 3])
+        positions.append(corners @ bind[b, :3, :3].T + bind[b, :3, 3])
         triangles.append(_CUBE_TRIANGLES + 8 * k)
     positions = np.concatenate(positions)
     joints = np.zeros((len(positions), 4), np.int64)
     joints[:, 0] = np.repeat(np.arange(len(tree)), 8)
     weights = np.zeros((len(positions), 4))
     weights[:, 0] = 1.0
-    skin = _skin(gltf, blob, tree, inverse(first_world[tree]))
+    skin = _skin(gltf, blob, tree, world_to_bind[tree])
     prim = _primitive(gltf, blob, positions, np.concatenate(triangles), joints, weights)
     name = f"{scene.bones[root].name} boxes"
     gltf.meshes.append(gl.Mesh(name=name, primitives=[prim]))

@@ -2,9 +2,11 @@
 "glTF 2.0").
 
 - Nodes of the default scene (``scene``, else scene 0, else every root node) become bones,
-  parents before children; a leaf node that only carries a mesh or a camera (and is no skin
-  joint) becomes no bone. Names: the node's name, else ``node_<index>``; a repeated name gets
-  ``.001``, ``.002``.
+  parents before children. Every node with children, every skin joint, every node an
+  animation channel moves and every node carrying a mesh without a skin is a bone (a rigid
+  mesh rides on its own node's bone); only a leaf that carries nothing but a camera, or a
+  skinned mesh (whose node transform glTF ignores) and is not animated, becomes no bone.
+  Names: the node's name, else ``node_<index>``; a repeated name gets ``.001``, ``.002``.
 - ``matrix`` or ``translation``/``rotation``/``scale`` become the static transform (glTF's
   ``[x, y, z, w]`` becomes our ``[w, x, y, z]``).
 - The first animation, or the one named, becomes keys (:mod:`.animation` for the frame
@@ -33,9 +35,10 @@ from app.scene.formats.gltf.buffers import (
     read_document,
 )
 from app.scene.formats.gltf.meshes import read_meshes
-from app.scene.math import quat
+from app.scene.math import transforms
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
+from app.scene.words import plural
 
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
 
@@ -71,11 +74,9 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
     parents, children = _hierarchy(doc, nodes)
     order = _scene_order(doc, nodes, parents, children)
     joints = _skin_joints(doc)
-    is_bone = {
-        n: bool(children[n]) or n in joints
-        or not ("mesh" in nodes[n] or "camera" in nodes[n])
-        for n in order
-    }  # fmt: skip
+    animated = _animated_nodes(doc, len(nodes))
+    is_bone = {n: bool(children[n]) or n in joints or n in animated or _bone_alone(nodes[n])
+               for n in order}  # fmt: skip
     bone_nodes = [n for n in order if is_bone[n]]
     if not bone_nodes:
         raise SceneError("the scene has no node that can be a bone", "/nodes")
@@ -85,7 +86,7 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
     keys, fps, span = _animation(doc, acc, animation, names, len(bone_nodes))
     bones = []
     for n in bone_nodes:
-        t, q, s, _ = local[n]
+        t, q, s = local[n]
         kw = dict(keys.get(n, {}))
         scale_keys = kw.get("scale_keys")
         if scale_keys is not None and np.all(scale_keys.values == s.astype(np.float32)):
@@ -94,7 +95,7 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
         bones.append(Bone(name=names[n], parent=None if parent is None else names[parent],
                           translation=tuple(t), rotation=tuple(q),
                           scale=tuple(s), **kw))  # fmt: skip
-    meshes, messages = read_meshes(doc, acc, order, parents, local, names, is_bone)
+    meshes, messages = read_meshes(doc, acc, order, names)
     scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(messages + keys.get("messages", []))
@@ -186,6 +187,32 @@ def _skin_joints(doc) -> set:
     return joints
 
 
+def _bone_alone(node) -> bool:
+    """Whether a leaf node that is neither joint nor animated still becomes a bone: an empty
+    node or a rigid mesh does, a camera or a skinned mesh does not."""
+    if "mesh" in node:
+        return "skin" not in node
+    return "camera" not in node
+
+
+def _animated_nodes(doc, count) -> set:
+    """Nodes a ``translation``, ``rotation`` or ``scale`` channel of any animation targets
+    (malformed channels are left to :func:`_animation` to refuse, naming them)."""
+    found = set()
+    animations = doc.get("animations")
+    for a in animations if isinstance(animations, list) else ():
+        channels = a.get("channels") if isinstance(a, dict) else None
+        for c in channels if isinstance(channels, list) else ():
+            target = c.get("target") if isinstance(c, dict) else None
+            if not isinstance(target, dict) or not isinstance(target.get("path"), str) or (
+                    target["path"] not in _WIDTH):  # fmt: skip
+                continue
+            n = target.get("node")
+            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < count:
+                found.add(n)
+    return found
+
+
 def _names(nodes, bone_nodes) -> dict:
     names, used = {}, set()
     for n in bone_nodes:
@@ -201,18 +228,21 @@ def _names(nodes, bone_nodes) -> dict:
 
 
 def _local(node, where):
-    """Translation, ``[w, x, y, z]`` rotation, scale and the 4x4 ``node_to_parent``."""
+    """Translation, ``[w, x, y, z]`` rotation and scale."""
     if "matrix" in node:
         m = numbers(node["matrix"], where + "/matrix", 16).reshape(4, 4).T  # column-major
         if np.abs(m[3] - (0, 0, 0, 1)).max() > 1e-6:
             raise SceneError("matrix is not affine (last row must be 0 0 0 1)", where + "/matrix")
         linear = m[:3, :3]
         s = np.linalg.norm(linear, axis=0)
-        if np.any(s <= 0) or np.linalg.det(linear) <= 0:
+        hidden = s == 0  # a column of 0: scaled to nothing along that axis (allowed)
+        if np.linalg.det(linear) < 0 or (np.linalg.det(linear) <= 0 and not hidden.any()):
             raise SceneError("matrix must have positive scale (bones cannot mirror)",
                              where + "/matrix")  # fmt: skip
-        u, _, vt = np.linalg.svd(linear / s)
-        q = quat.quat_from_matrix(u @ vt)
+        # The rotation of the columns that are left (the identity when none is).
+        q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s))
+        if hidden.all():
+            q = np.array([1.0, 0.0, 0.0, 0.0])
         t = m[:3, 3]
     else:
         t = numbers(node.get("translation", [0, 0, 0]), where + "/translation", 3)
@@ -222,13 +252,10 @@ def _local(node, where):
             raise SceneError("rotation must be a unit quaternion", where + "/rotation")
         q = np.roll(xyzw / norm, 1)
         s = numbers(node.get("scale", [1, 1, 1]), where + "/scale", 3)
-        if np.any(s <= 0):
-            raise SceneError("every scale factor must be > 0 (bones cannot mirror)",
+        if np.any(s < 0):  # 0 is allowed: glTF hides props that way
+            raise SceneError("every scale factor must be 0 or more (bones cannot mirror)",
                              where + "/scale")  # fmt: skip
-    m = np.eye(4)
-    m[:3, :3] = quat.matrix_from_quat(q) * s
-    m[:3, 3] = t
-    return t, q, s, m
+    return t, q, s
 
 
 # --- animation ----------------------------------------------------------------------------
@@ -296,13 +323,14 @@ def _animation(doc, acc, name, names, n_bones):
         values = acc.read(o)
         per_key = 3 if kind == "CUBICSPLINE" else 1
         if values.shape != (per_key * len(times), _WIDTH[path]):
+            keys = plural(len(times), "key")
             raise SceneError(f"output needs {per_key * len(times)} values of {_WIDTH[path]} "
-                             f"components for {len(times)} keys, has {values.shape[0]} of "
+                             f"components for {keys}, has {values.shape[0]} of "
                              f"{values.shape[1]}", pointer("accessors", o))  # fmt: skip
         read.append((node, path, kind, times, values, pointer("accessors", i)))
     if not read:
         return {"messages": messages}, anim.FALLBACK_FPS, (0, 0)
-    fps = anim.frame_rate(np.concatenate([inputs[i] for i in sorted(inputs)]))
+    fps = anim.clip_rate(np.concatenate([inputs[i] for i in sorted(inputs)]))
     first = min(float(r[3][0]) for r in read) * fps
     last = max(float(r[3][-1]) for r in read) * fps
     where = read[int(np.argmax([r[3][-1] for r in read]))][5]
@@ -326,8 +354,8 @@ def _animation(doc, acc, name, names, n_bones):
                 raise SceneError("a rotation key is not a unit quaternion", _where_out(read, node))
             values = values / norm
         if path == "scale":
-            if np.any(values <= 0):
-                raise SceneError("scale keys must be > 0 (bones cannot mirror)",
+            if np.any(values < 0):  # a key of 0 hides the node (and its children): allowed
+                raise SceneError("scale keys must be 0 or more (bones cannot mirror)",
                                  _where_out(read, node))  # fmt: skip
         interpolation = ("constant",) * len(frames) if kind == "STEP" else None
         out.setdefault(node, {})[f"{path}_keys"] = Keys(frames, values, interpolation)

@@ -3,8 +3,10 @@
 Every triangle primitive of a mesh on a skinned node becomes one skinned mesh: positions and
 normals in bind space, triangles, ``JOINTS_0``/``WEIGHTS_0`` (weights normalized per vertex),
 the skin's joints by bone name and its ``inverseBindMatrices`` (identity when absent). A mesh
-on a node without a skin rides rigidly on its nearest bone: its vertices are taken to the
-rest pose's world space and bound to that bone alone, with weight 1. Other primitive modes
+on a node without a skin (a rigid mesh, also one on a root node) rides on its own node's bone
+through the same skinning: its vertices stay in the node's frame, bound to that bone alone
+with weight 1 and an identity inverse bind matrix, so nothing is inverted (a node scaled to 0
+collapses its mesh, and the mesh comes back when the scale does). Other primitive modes
 (points, lines) are skipped with a message. Refusals name their JSON pointer.
 """
 
@@ -17,22 +19,10 @@ from app.scene.formats.gltf.buffers import index, obj, pointer
 from app.scene.rig.mesh import SkinnedMesh
 
 
-def _rest_world(order, parents, local) -> dict:
-    world = {}
-    for n in order:
-        m = local[n][3]
-        world[n] = m if parents[n] < 0 else world[parents[n]] @ m
-    return world
-
-
-def read_meshes(doc, acc, order, parents, local, names, is_bone):
-    """Skinned meshes of the scene's nodes ``order`` and messages about what was skipped.
-
-    ``local`` maps a node to ``(t, q, s, node_to_parent)``; ``names`` a bone node to its
-    bone's name; ``is_bone`` a node to whether it became a bone.
-    """
+def read_meshes(doc, acc, order, names):
+    """Skinned meshes of the scene's nodes ``order`` and messages about what was skipped;
+    ``names`` maps a bone node to its bone's name."""
     meshes, messages = [], []
-    world = None
     for n in order:
         node = doc["nodes"][n]
         if "mesh" not in node:
@@ -47,20 +37,13 @@ def read_meshes(doc, acc, order, parents, local, names, is_bone):
         if "skin" in node:
             s = index(doc, "skins", node["skin"], nw + "/skin")
             joints, inverse_bind = _skin(doc, acc, s, names)
-            to_bind = None
-        else:
-            bone = n if is_bone[n] else parents[n]
-            if bone < 0:
-                messages.append(f"{nw}: mesh {m} is on no bone and not skinned; it is not drawn")
-                continue
-            world = world or _rest_world(order, parents, local)
-            joints = (names[bone],)
-            inverse_bind = np.linalg.inv(world[bone])[None]
-            to_bind = world[n]
+            rigid = False
+        else:  # the importer makes every node carrying an unskinned mesh a bone
+            joints, inverse_bind, rigid = (names[n],), np.eye(4)[None], True
         base = mesh.get("name") if isinstance(mesh.get("name"), str) else f"mesh_{m}"
         for p, prim in enumerate(prims):
             pw = pointer("meshes", m, "primitives", p)
-            made = _primitive(doc, acc, obj(prim, pw), pw, len(joints), to_bind)
+            made = _primitive(doc, acc, obj(prim, pw), pw, len(joints), rigid)
             if made is None:
                 messages.append(f"{pw}: only triangles are drawn; this primitive is skipped")
                 continue
@@ -98,7 +81,7 @@ def _attribute(doc, acc, attributes, key, pw, width):
     return values
 
 
-def _primitive(doc, acc, prim, pw, n_joints, to_bind):
+def _primitive(doc, acc, prim, pw, n_joints, rigid):
     mode = prim.get("mode", 4)
     if mode != 4:
         return None
@@ -119,7 +102,7 @@ def _primitive(doc, acc, prim, pw, n_joints, to_bind):
         indices = np.arange(v)
     if len(indices) % 3 or (len(indices) and (indices.min() < 0 or indices.max() >= v)):
         raise SceneError(f"indices must be triangles of vertices 0..{v - 1}", pw + "/indices")
-    if to_bind is None:
+    if not rigid:
         for key in ("JOINTS_0", "WEIGHTS_0"):
             if key not in attributes:
                 raise SceneError(f"a skinned primitive needs {key}", pw + "/attributes")
@@ -137,14 +120,8 @@ def _primitive(doc, acc, prim, pw, n_joints, to_bind):
                              pw + "/attributes/WEIGHTS_0")  # fmt: skip
         weights = weights / total
     else:
-        positions = positions @ to_bind[:3, :3].T + to_bind[:3, 3]
-        if normals is not None:
-            normals = normals @ np.linalg.inv(to_bind[:3, :3])
-            normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
         joint_indices = np.zeros((v, 4), np.int64)
         weights = np.zeros((v, 4))
         weights[:, 0] = 1.0
     return {"positions": positions, "normals": normals, "indices": indices.reshape(-1, 3),
             "joint_indices": joint_indices, "weights": weights}  # fmt: skip
-
-

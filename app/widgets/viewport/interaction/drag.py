@@ -52,7 +52,8 @@ class Drag:
 
 
 class MoveDrag(Drag):
-    """Drag a point in a plane through it: facing the camera, or the ground (Shift).
+    """Drag a point in a plane through it: ``normal`` (by default facing the camera), or the
+    ground (Shift).
 
     Parameters
     ----------
@@ -71,12 +72,15 @@ class MoveDrag(Drag):
         ground: bool,
         world_to_item,
         moved=editing.with_position,
+        normal=None,
     ):
         super().__init__(viewport, document, live)
         self.moved = moved  # (item, frame, position in its frame) -> the moved item
         self.point = np.asarray(point_in_world, dtype=float)
         if ground:
             self.normal = GROUND_NORMAL
+        elif normal is not None:
+            self.normal = np.asarray(normal, dtype=float)
         else:
             self.normal = projection.camera_axes(viewport.world_to_eye())[2]
         self.world_to_item = world_to_item
@@ -158,6 +162,10 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
             pixel,
             shift,
             np.linalg.inv(body_to_world),
+            # Over the body: in its own plane through the pivot seen most nearly face on.
+            normal=projection.facing_axis(
+                body_to_world, projection.camera_axes(viewport.world_to_eye())[2]
+            ),
         )
     if ref.kind == POINT:  # a bone's head: moves the bone (its translation, or a key)
         bone = scene.bone(ref.name)
