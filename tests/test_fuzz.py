@@ -337,3 +337,19 @@ def test_renaming_in_the_editor_refuses_a_name_a_save_could_not_write():
         constraint = scene.constraints[0]
         with pytest.raises(ValueError, match="control characters|surrogate"):
             with_pivot_renamed(constraint, constraint.pivots[0].name, bad)
+
+
+@pytest.mark.parametrize("integrator", ["seed", "twist", "exact"])
+def test_pivot_keys_5e_324_frames_apart_are_refused_naming_the_pivot(integrator):
+    """Found by ``make fuzz`` (20,000, seed 10): a key frame of 24 became 5e-324; the turn
+    between the first two keys overflowed to an infinite speed (numpy's overflow warning in
+    multi_parent/plan.py), and "exact" multiplied it by 0."""
+
+    def edit(value):
+        value["constraints"][0]["integrator"] = integrator
+        value["constraints"][0]["pivots"][0]["rotation_keys"][1][0] = 5e-324
+
+    scene = loads_scene(scene_with("foot_roll.json", edit))
+    with pytest.raises(SceneError, match="infinitely fast") as info:
+        bake(scene)
+    assert info.value.path == "constraints[0].pivots" and "'heel'" in info.value.reason

@@ -43,6 +43,7 @@ import numpy as np
 from app.scene.bounds import check_steps
 from app.scene.constraints.multi_parent.increments import qmul as qmul_components
 from app.scene.constraints.multi_parent.nonlinear import nonlinear_steps
+from app.scene.errors import SceneError
 from app.scene.math.quat import canonical, conj, mul, normalize
 from app.scene.rig.keys import CONSTANT, Keys, sample
 from app.scene.rig.model import Pivot
@@ -119,24 +120,39 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
         s = np.sqrt(delta[1] * delta[1] + delta[2] * delta[2] + delta[3] * delta[3])
         angle = 2.0 * np.arctan2(s, delta[0])
         axis = np.where(s > 0, delta[1:] / np.where(s == 0, 1, s), 0.0).T  # (K - 1, 3)
-        rot_frames, speed = keys.frames, angle / np.diff(keys.frames)
+        with np.errstate(over="ignore"):  # keys 5e-324 frames apart: refused just below
+            rot_frames, speed = keys.frames, angle / np.diff(keys.frames)
         rot_codes = None if keys.codes is None else keys.codes[:-1]
         if rot_codes is not None:
             speed = np.where(rot_codes == CONSTANT, 0.0, speed)
+        _check_rates(pivot, "rotation", keys.frames, speed)
     else:
         rot_frames, speed, axis = np.empty(0), np.empty(0), np.empty((0, 3))
         angle, rot_codes = np.empty(0), None
     keys = pivot.position_keys
     if keys is not None and len(keys) >= 2:
-        velocity = np.diff(keys.values, axis=0) * scale / np.diff(keys.frames)[:, None]
+        with np.errstate(over="ignore"):  # as for the speed above
+            velocity = np.diff(keys.values, axis=0) * scale / np.diff(keys.frames)[:, None]
         pos_frames = keys.frames
         pos_codes = None if keys.codes is None else keys.codes[:-1]
         if pos_codes is not None:
             velocity = np.where((pos_codes == CONSTANT)[:, None], 0.0, velocity)
+        _check_rates(pivot, "position", keys.frames, velocity)
     else:
         pos_frames, velocity, pos_codes = np.empty(0), np.empty((0, 3)), None
     return _Track(pivot, rot_frames, speed, axis, pos_frames, velocity, angle, rot_codes,
                   pos_codes)  # fmt: skip
+
+
+def _check_rates(pivot: Pivot, what: str, frames, rates) -> None:
+    """Refuse keys so close (``5e-324`` frames apart) that moving between them would be
+    infinitely fast, naming the pivot and the two keys' frames."""
+    bad = ~np.isfinite(rates).reshape(len(rates), -1).all(axis=1)
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise SceneError(f"pivot {pivot.name!r}: its {what} keys at frames {frames[k]:g} and "
+                         f"{frames[k + 1]:g} are so close that the motion between them would "
+                         "be infinitely fast", "pivots")  # fmt: skip
 
 
 #: Tracks of the pivots planned lately, by pivot identity and body scale: a pivot is an
@@ -198,7 +214,9 @@ def max_turn_rate(keys: Keys | None, t0, t1) -> np.ndarray:
         jc = np.clip(j, 0, len(frames) - 2)
         delta = canonical(normalize(mul(values[jc + 1], conj(values[jc]))))
         angle = 2.0 * np.arctan2(np.linalg.norm(delta[..., 1:], axis=-1), delta[..., 0])
-        out = np.maximum(out, np.where(inside, angle / (frames[jc + 1] - frames[jc]), 0.0))
+        with np.errstate(over="ignore"):  # keys 5e-324 apart: inf, refused by the step bound
+            rate = angle / (frames[jc + 1] - frames[jc])
+        out = np.maximum(out, np.where(inside, rate, 0.0))
     return out
 
 
