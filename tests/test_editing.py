@@ -188,7 +188,7 @@ def test_bone_rest_edits_validate():
     bone = Bone(name="b")
     assert editing.with_bone_rest(bone, rotation=(2, 0, 0, 0)).rotation == (1, 0, 0, 0)
     with pytest.raises(ValueError):
-        editing.with_bone_rest(bone, scale=(1, 0, 1))
+        editing.with_bone_rest(bone, scale=(1, -1, 1))
     with pytest.raises(ValueError):
         editing.with_bone_rest(bone, rotation=(0, 0, 0, 0))
     with pytest.raises(ValueError):

@@ -131,3 +131,17 @@ def test_a_matrix_with_a_zero_column_is_a_zero_scale_along_that_axis():
     scene = parse_gltf(b.gltf_bytes())
     assert scene.bones[0].scale == (1.0, 1.0, 0.0)
     np.testing.assert_allclose(bake(scene, [0.0]).bone_to_world[0, 0], half, atol=1e-12)
+
+
+def test_a_glb_with_a_zero_scale_opens_and_saves_as_a_scene_file_and_back(tmp_path):
+    """Contract §G keeps a scale of 0; the scene file keeps it too (scale >= 0), so the file
+    opens (its import is checked against what a scene file can keep) and loads back equal."""
+    from app.scene.io import save_scene
+
+    (tmp_path / "prop.glb").write_bytes(_prop_file())
+    scene = load_scene(tmp_path / "prop.glb")
+    prop = scene.bone("prop")
+    assert prop.scale_keys is not None and np.min(prop.scale_keys.values) == 0.0
+    save_scene(scene, tmp_path / "prop.json")
+    back = load_scene(tmp_path / "prop.json")
+    assert back == scene

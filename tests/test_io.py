@@ -140,7 +140,7 @@ BAD = [
         "expected a number",
         lambda d: d["bones"][0].__setitem__("translation", [0, "1", 0]),
     ),
-    ("bones[2].scale", "> 0", lambda d: d["bones"][2].__setitem__("scale", [1, 0, 1])),
+    ("bones[2].scale", ">= 0", lambda d: d["bones"][2].__setitem__("scale", [1, -1, 1])),
     ("bones[3].parent", "not a bone", lambda d: d["bones"][3].__setitem__("parent", "knee")),
     ("bones[0].parent", "cycle", lambda d: d["bones"][0].__setitem__("parent", "thigh")),
     ("bones[2].name", "used twice", lambda d: d["bones"][2].__setitem__("name", "hip")),

@@ -124,10 +124,15 @@ def read_unit_quat(value, path) -> tuple:
     return q
 
 
-def read_keys(value, path, size, quaternion=False, positive=False) -> Keys:
+#: Why a scale is refused (a scale of 0 is kept: a bone scaled to 0 draws nothing).
+SCALE_RULE = "every scale factor must be >= 0 (0 hides the bone; bones cannot mirror)"
+
+
+def read_keys(value, path, size, quaternion=False, scale=False) -> Keys:
     """A key list: ``[[frame, value], ...]``, each key optionally ``[frame, value, interpolation]``.
 
-    ``positive`` refuses a component that is not > 0 (scale keys).
+    ``scale`` refuses a negative component (scale keys: 0 hides a bone, as glTF allows; a
+    mirror is not a scale).
     """
     items = read_array(value, path)
     if not items:
@@ -149,8 +154,8 @@ def read_keys(value, path, size, quaternion=False, positive=False) -> Keys:
         frames.append(frame)
         values.append(read_unit_quat(pair[1], f"{ipath}[1]") if quaternion else
                       read_vector(pair[1], f"{ipath}[1]", size))  # fmt: skip
-        if positive and min(values[-1]) <= 0:
-            raise SceneError("every scale factor must be > 0", f"{ipath}[1]")
+        if scale and min(values[-1]) < 0:
+            raise SceneError(SCALE_RULE, f"{ipath}[1]")
     return Keys(np.array(frames), np.array(values), tuple(kinds))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
+    SCALE_RULE,
     check_name,
     key_text,
     read_array,
@@ -73,8 +74,8 @@ def _bone(value, path) -> Bone:
         kw["rotation"] = read_unit_quat(obj["rotation"], f"{path}.rotation")
     if "scale" in obj:
         scale = read_vector(obj["scale"], f"{path}.scale", 3)
-        if min(scale) <= 0:
-            raise SceneError("every scale factor must be > 0", f"{path}.scale")
+        if min(scale) < 0:
+            raise SceneError(SCALE_RULE, f"{path}.scale")
         kw["scale"] = scale
     if obj.get("tail") is not None:
         kw["tail"] = read_vector(obj["tail"], f"{path}.tail", 3)
@@ -84,7 +85,7 @@ def _bone(value, path) -> Bone:
     if obj.get("rotation_keys") is not None:
         kw["rotation_keys"] = read_keys(obj["rotation_keys"], f"{path}.rotation_keys", 4, True)
     if obj.get("scale_keys") is not None:
-        kw["scale_keys"] = read_keys(obj["scale_keys"], f"{path}.scale_keys", 3, positive=True)
+        kw["scale_keys"] = read_keys(obj["scale_keys"], f"{path}.scale_keys", 3, scale=True)
     return Bone(**kw, extra=read_extra(obj, _BONE_KEYS, path))
 
 

@@ -258,8 +258,10 @@ def with_bone_rest(bone: Bone, **values) -> Bone:
             if n == 0:
                 raise ValueError("a rotation needs a non-zero quaternion")
             v = v / n
-        if key == "scale" and np.any(v <= 0):
-            raise ValueError("every scale factor must be > 0")
+        if key == "scale" and np.any(v < 0):
+            raise ValueError(
+                "every scale factor must be >= 0 (0 hides the bone; bones cannot mirror)"
+            )
         changes[key] = _vec(v)
     return dataclasses.replace(bone, **changes)
 
