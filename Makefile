@@ -34,7 +34,7 @@ run: $(STAMP)
 test: $(STAMP)
 	@tools/install-system-deps.sh test
 	@tools/install-gltf-validator.sh
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n auto $(PYTEST_ARGS)
 
 # 20,000 mutated scene files and BVH clips through load, save and load back, and bake (prints
 # the tally), then the GUI monkey with 1,000 actions on each scene.

@@ -171,8 +171,8 @@ def test_unknown_interpolations_are_refused_naming_the_key(key, where):
     assert "x.json" in str(e.value)
 
 
-def test_scale_keys_must_be_positive():
-    bone = {"scale_keys": [[0, [1.0, 1.0, 1.0]], [5, [1.0, 0.0, 1.0]]]}
+def test_scale_keys_must_not_be_negative():
+    bone = {"scale_keys": [[0, [1.0, 1.0, 1.0]], [5, [1.0, -1.0, 1.0]]]}
     with pytest.raises(SceneError) as e:
         loads_scene(json.dumps(_scene(bone)))
     assert e.value.path == "bones[0].scale_keys[1][1]"

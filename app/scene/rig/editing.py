@@ -281,13 +281,13 @@ def with_bone_scale(bone: Bone, frame: float, scale) -> Bone:
     Raises
     ------
     ValueError
-        For a factor that is not a finite number > 0.
+        For a factor that is not a finite number >= 0 (0 hides the bone).
     """
     if bone.scale_keys is None:
         return with_bone_rest(bone, scale=scale)
     v = np.asarray(scale, dtype=float).reshape(-1)
-    if not np.all(np.isfinite(v)) or np.any(v <= 0):
-        raise ValueError("every scale factor must be a finite number > 0")
+    if not np.all(np.isfinite(v)) or np.any(v < 0):
+        raise ValueError("every scale factor must be a finite number >= 0 (0 hides the bone)")
     return dataclasses.replace(bone, scale_keys=_keyed(bone.scale_keys, frame, v))
 
 
