@@ -103,3 +103,4 @@ def fresh(window, path: Path) -> None:
     window.activateWindow()
     window.viewport.setFocus()
     QtWidgets.QApplication.processEvents()
+

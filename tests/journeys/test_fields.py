@@ -8,23 +8,10 @@ starts is refused with a word, not fixed by moving the other end.
 import pytest
 from PySide6 import QtWidgets
 
-from app.cli import DEMO_SCENE
 from app.scene.rig import editing
 from app.scene.rig.editing import Ref
 
-from . import _fields
 from ._fields import click_at, focused, press, shown, type_into
-
-
-@pytest.fixture(scope="module")
-def window(qapp):
-    yield from _fields.module_window(DEMO_SCENE)
-
-
-@pytest.fixture
-def win(window):
-    _fields.fresh(window, DEMO_SCENE)
-    return window
 
 
 def bone_middle(window, name):

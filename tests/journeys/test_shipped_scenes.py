@@ -5,7 +5,6 @@ copy goes, and the title says so before anyone presses it."""
 import os
 from pathlib import Path
 
-import pytest
 from PySide6 import QtWidgets
 
 from app.cli import DEMO_SCENE, ROOT
@@ -20,18 +19,6 @@ from . import _fields
 from ._fields import kept_bytes, press
 
 SHIPPED = ROOT / "resources"  # what ships with Pivotal
-
-
-@pytest.fixture(scope="module")
-def window(qapp):
-    # As `make run` opens it: main.py without a scene opens the demo (app.cli, run_editor).
-    yield from _fields.module_window(DEMO_SCENE)
-
-
-@pytest.fixture
-def win(window):
-    _fields.fresh(window, DEMO_SCENE)
-    return window
 
 
 class SaveDialog:
