@@ -92,6 +92,14 @@ class Constraint:
         """Names of every bone the constraint reads or writes."""
         raise NotImplementedError
 
+    def target_bones(self) -> tuple[str, ...]:
+        """Names of the bones whose world transforms it reads as targets or poles.
+
+        Together with the parents of :meth:`driven_bones` these are what it depends on
+        (contract §F1).
+        """
+        return tuple(b for b in self.referenced_bones() if b not in self.driven_bones())
+
 
 @dataclass(frozen=True, kw_only=True)
 class Pivot:
@@ -114,12 +122,18 @@ class MultiParent(Constraint):
     pivots: tuple[Pivot, ...]
     substeps: int = 4
     integrator: str = "seed"
+    #: ``"world"``: the state is the body's world head and rotation; ``"parent"``: it is
+    #: integrated in the parent's frame, so the parent's later motion carries the body (§F3).
+    relative_to: str = "world"
 
     def driven_bones(self):
         return (self.body,)
 
     def referenced_bones(self):
         return (self.body,)
+
+    def target_bones(self):
+        return ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,6 +181,60 @@ class Fabrik(Constraint):
     def referenced_bones(self):
         targets = (self.target, self.pole) if self.pole is not None else (self.target,)
         return tuple(self.chain) + tuple(t.bone for t in targets if t.bone)
+
+    def target_bones(self):
+        targets = (self.target, self.pole) if self.pole is not None else (self.target,)
+        return tuple(t.bone for t in targets if t.bone)
+
+
+#: ``offset`` values of the copy kinds (contract §F2).
+OFFSETS = ("frame_start", "none")
+#: ``relative_to`` values of a multi-parent (contract §F3).
+RELATIVE_TO = ("world", "parent")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _BoneFollows(Constraint):
+    """A bone that follows one target bone (the kinds of contract §F2).
+
+    ``offset="frame_start"`` keeps the relation between bone and target at ``frame_start``
+    (both as the constraints this one depends on leave them there); ``"none"`` takes the
+    target's value as it is.
+    """
+
+    bone: str
+    target: Target
+    offset: str = "frame_start"
+
+    def driven_bones(self):
+        return (self.bone,)
+
+    def referenced_bones(self):
+        return (self.bone,) + ((self.target.bone,) if self.target.bone else ())
+
+    def target_bones(self):
+        return (self.target.bone,) if self.target.bone else ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChildOf(_BoneFollows):
+    """The bone moves as if it were the target bone's child (``space`` changes nothing)."""
+
+    type = "child_of"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CopyRotation(_BoneFollows):
+    """The bone's head stays where the hierarchy puts it; its rotation follows the target's."""
+
+    type = "copy_rotation"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CopyLocation(_BoneFollows):
+    """The bone's head goes to the target point; its rotation and scale are kept."""
+
+    type = "copy_location"
 
 
 CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
