@@ -12,7 +12,10 @@ from typing import Any
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import (
     Bone,
+    ChildOf,
     ConeLimit,
+    CopyLocation,
+    CopyRotation,
     Fabrik,
     Limit,
     MultiParent,
@@ -112,6 +115,8 @@ def constraint_to_json(c) -> dict:
             out["limit"] = limit_to_json(c.limit)
         if c.up is not None:
             out["up"] = {"axis": _vec(c.up.axis), "toward": _vec(c.up.toward), **c.up.extra}
+    elif isinstance(c, (ChildOf, CopyRotation, CopyLocation)):
+        out.update(bone=c.bone, target=target_to_json(c.target), offset=c.offset)
     elif isinstance(c, Fabrik):
         out.update(chain=list(c.chain), target=target_to_json(c.target),
                    tolerance=c.tolerance, max_iterations=c.max_iterations)  # fmt: skip

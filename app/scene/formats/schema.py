@@ -2,6 +2,8 @@
 
 Every error is a :class:`~app.scene.errors.SceneError` naming the JSON path
 (``bones[3].rotation``) and the reason. Unknown keys are kept in each item's ``extra``.
+
+One idea: reading a scene file's JSON into the model, every item checked where it is read.
 """
 
 from __future__ import annotations
@@ -29,9 +31,13 @@ from app.scene.formats.json_values import (
 from app.scene.formats.scene_json import FORMAT, VERSION, scene_to_json  # noqa: F401  (re-export)
 from app.scene.rig.model import (
     CONSTRAINT_TYPES,
+    OFFSETS,
     SPACES,
     Bone,
+    ChildOf,
     ConeLimit,
+    CopyLocation,
+    CopyRotation,
     Fabrik,
     HingeLimit,
     Limit,
@@ -55,7 +61,12 @@ _CONSTRAINT_KEYS = {
     "multi_parent": _COMMON_KEYS | {"body", "pivots", "substeps", "integrator"},
     "points_at": _COMMON_KEYS | {"bone", "target", "limit", "up"},
     "fabrik": _COMMON_KEYS | {"chain", "target", "tolerance", "max_iterations", "limits", "pole"},
+    "child_of": _COMMON_KEYS | {"bone", "target", "offset"},
+    "copy_rotation": _COMMON_KEYS | {"bone", "target", "offset"},
+    "copy_location": _COMMON_KEYS | {"bone", "target", "offset"},
 }
+#: The kinds of contract §F2: a bone following one target bone.
+_FOLLOWS = {"child_of": ChildOf, "copy_rotation": CopyRotation, "copy_location": CopyLocation}
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -236,6 +247,8 @@ def _constraint(value, path):
             pivots=parsed, substeps=substeps, integrator=integrator, **common,
         )  # fmt: skip
     target = target_from_json(_required(obj, "target", path), f"{path}.target")
+    if kind in _FOLLOWS:
+        return _follows(kind, obj, target, common, path)
     if kind == "points_at":
         limit, up = obj.get("limit"), obj.get("up")
         return PointsAt(
@@ -268,6 +281,21 @@ def _constraint(value, path):
     pole = None if pole is None else target_from_json(pole, f"{path}.pole")
     return Fabrik(chain=names, target=target, tolerance=tolerance, max_iterations=iterations,
                   limits=limits, pole=pole, **common)  # fmt: skip
+
+
+def _follows(kind, obj, target, common, path):
+    """A ``child_of``, ``copy_rotation`` or ``copy_location`` (contract §F2)."""
+    if target.bone is None:
+        raise SceneError(f'the target of a {kind} is a bone ({{"bone": NAME}}), not a position',
+                         f"{path}.target")  # fmt: skip
+    offset = obj.get("offset", "frame_start")
+    if offset not in OFFSETS:
+        raise SceneError(f'offset must be "frame_start" or "none", got {offset!r}',
+                         f"{path}.offset")  # fmt: skip
+    bone = read_name(_required(obj, "bone", path), f"{path}.bone")
+    if bone == target.bone:
+        raise SceneError(f"bone {bone!r} cannot follow itself", f"{path}.target.bone")
+    return _FOLLOWS[kind](bone=bone, target=target, offset=offset, **common)
 
 
 def _check_count(value, check, path) -> None:
@@ -400,7 +428,7 @@ def _check_grid(scene: Scene, c: MultiParent, path: str) -> None:
 def _bone_fields(c):
     if isinstance(c, MultiParent):
         yield "body", c.body
-    elif isinstance(c, PointsAt):
+    elif isinstance(c, (PointsAt, ChildOf, CopyRotation, CopyLocation)):
         yield "bone", c.bone
     elif isinstance(c, Fabrik):
         for k, name in enumerate(c.chain):

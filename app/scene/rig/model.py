@@ -238,7 +238,7 @@ class CopyLocation(_BoneFollows):
 
 
 CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
-    cls.type: cls for cls in (MultiParent, PointsAt, Fabrik)
+    cls.type: cls for cls in (MultiParent, PointsAt, Fabrik, ChildOf, CopyRotation, CopyLocation)
 }
 
 
