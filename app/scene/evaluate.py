@@ -5,12 +5,13 @@ use; a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its 
 result's arrays and one chunk's working arrays. The editor keeps an :class:`Evaluator`, which
 holds the constraints' caches (the multi-parent integral) between evaluations.
 
-A constraint solver is a module with ``apply(constraint, context)``; it reads the current
-world transforms from the :class:`Context` and writes the driven bones' world transforms
-back with :meth:`Context.set_world`, which carries the change down to the descendants.
-A solver that caches work between evaluations (in ``context.cache[constraint.name]``) may
-also define ``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks
-through :meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
+A constraint solver (found by the constraint's class in :mod:`app.scene.constraints.registry`)
+has ``apply(constraint, context)``; it reads the current world transforms from the
+:class:`Context` and writes the driven bones' world transforms back with
+:meth:`Context.set_world`, which carries the change down to the descendants. A solver that
+caches work between evaluations (in ``context.cache[constraint.name]``) may also define
+``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks through
+:meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
 
 A solver that keeps a relation measured at ``frame_start`` (``offset: "frame_start"`` of the
 kinds of contract §F2) reads it with :meth:`Context.at_frame_start`: from the batch when it
@@ -20,7 +21,6 @@ one evaluation of that single frame (once per edit, not per frame played).
 
 from __future__ import annotations
 
-import importlib
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +29,7 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.constraints import batches
+from app.scene.constraints.registry import solver_for
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import write_atomic
 from app.scene.math.transforms import transform_points
@@ -36,16 +37,6 @@ from app.scene.rig.keys import sample
 from app.scene.rig.model import SPACES, Scene, Target
 from app.scene.rig.prepared import PreparedRig, prepare
 from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate, propagate_many
-
-#: Constraint type -> the module that solves it.
-SOLVER_MODULES = {
-    "multi_parent": "app.scene.constraints.multi_parent.solver",
-    "points_at": "app.scene.constraints.points_at",
-    "fabrik": "app.scene.constraints.fabrik.solver",
-    "child_of": "app.scene.constraints.child_of",
-    "copy_rotation": "app.scene.constraints.copy_rotation",
-    "copy_location": "app.scene.constraints.copy_location",
-}
 
 
 @dataclass
@@ -197,14 +188,6 @@ def _frames_argument(frames) -> np.ndarray:
         raise SceneError(f"frames must be numbers ({e})", "frames") from None
 
 
-def _solver(kind: str, path: str):
-    try:
-        return importlib.import_module(SOLVER_MODULES[kind])
-    except ModuleNotFoundError:
-        raise SceneError(f"constraint type {kind!r} cannot be evaluated by this build",
-                         path) from None  # fmt: skip
-
-
 class Evaluator:
     """Evaluates one scene repeatedly, keeping the constraints' caches between calls.
 
@@ -225,7 +208,7 @@ class Evaluator:
         """
         stale = []
         for i, c in enumerate(self.scene.constraints):
-            is_stale = getattr(_solver(c.type, f"constraints[{i}]"), "is_stale", None)
+            is_stale = getattr(solver_for(c, f"constraints[{i}]"), "is_stale", None)
             if is_stale is not None and is_stale(c, self.cache.get(c.name), self.scene):
                 stale.append(c.name)
         return stale
@@ -286,11 +269,11 @@ class Evaluator:
             for i, constraint in enumerate(scene.constraints):
                 if constraint.name == until:
                     break
-                _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
+                solver_for(constraint, f"constraints[{i}]").apply(constraint, ctx)
             return ctx
         for run in self._plan(ctx):  # in file order; a run of alike, independent ones at once
             first = scene.constraints[run[0]]
-            module = _solver(first.type, f"constraints[{run[0]}]")
+            module = solver_for(first, f"constraints[{run[0]}]")
             if len(run) == 1:
                 module.apply(first, ctx)
             else:
@@ -317,7 +300,7 @@ class Evaluator:
         if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
                 or len(kept[0]) != len(constraints)
                 or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
-            steps = batches.plan(constraints, ctx, SOLVER_MODULES)
+            steps = batches.plan(constraints, ctx)
             kept = self._planned = (constraints, ctx.rig, ctx.space_override, steps)
         return kept[3]
 
