@@ -12,11 +12,17 @@ has ``apply(constraint, context)``; it reads the current world transforms from t
 caches work between evaluations (in ``context.cache[constraint.name]``) may also define
 ``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks through
 :meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
+
+A solver that keeps a relation measured at ``frame_start`` (``offset: "frame_start"`` of the
+kinds of contract §F2) reads it with :meth:`Context.at_frame_start`: from the batch when it
+holds ``frame_start``, else as measured by an earlier evaluation of the same scene, else by
+one evaluation of that single frame (once per edit, not per frame played).
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,6 +62,12 @@ class Context:
     rig : PreparedRig or None
         What does not change with the frame (:mod:`app.scene.rig.prepared`); solvers keep
         their own static data in it (``rig.static(constraint, build)``).
+    at_start : dict
+        What each constraint measured at ``frame_start`` (:meth:`at_frame_start`), by name;
+        the evaluator empties it when the scene's bones or constraints, ``frame_start`` or
+        the space override change.
+    evaluate_start : callable or None
+        Evaluates ``frame_start`` alone with the same evaluator (which fills ``at_start``).
     """
 
     scene: Scene
@@ -68,6 +80,8 @@ class Context:
     cache: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     rig: PreparedRig | None = None
+    at_start: dict = field(default_factory=dict)
+    evaluate_start: Callable[[], object] | None = None
 
     def space_of(self, constraint) -> str:
         """The space a constraint is evaluated in: the override, else its own."""
@@ -84,6 +98,26 @@ class Context:
         bones = tuple(int(b) for b in bones)
         self.bone_to_world[:, list(bones)] = bone_to_world
         propagate_many(self.skeleton, self.bone_to_parent, self.bone_to_world, bones)
+
+    def at_frame_start(self, constraint, measure: Callable[[np.ndarray], object]):
+        """``measure(bone_to_world)`` on the pose at ``frame_start`` as the constraints that
+        run before ``constraint`` leave it (``bone_to_world`` shape ``(1, B, 4, 4)``).
+
+        When this batch holds ``frame_start`` it is measured here (the constraints before
+        this one have just run on it) and kept; otherwise the kept value is used, and if
+        there is none yet, ``frame_start`` is first evaluated alone to measure it.
+        """
+        row = np.flatnonzero(self.frames == self.scene.frame_start)
+        if len(row):
+            value = self.at_start[constraint.name] = measure(self.bone_to_world[row[:1]])
+            return value
+        if constraint.name not in self.at_start and self.evaluate_start is not None:
+            self.evaluate_start()
+        if constraint.name not in self.at_start:  # a context made without an evaluator
+            raise SceneError(f"constraint {constraint.name!r} needs frame_start "
+                             f"({self.scene.frame_start}) evaluated first",
+                             "frame_start")  # fmt: skip
+        return self.at_start[constraint.name]
 
     def target_positions(self, target: Target) -> np.ndarray:
         """World positions ``(F, 3)`` of a target at the context's frames (current pose)."""
@@ -165,6 +199,7 @@ class Evaluator:
         self.scene = scene
         self.cache: dict = {}
         self._planned = None  # (constraints, rig, space, steps) of the last plan
+        self._at_start = (None, {})  # (what it was measured on, Context.at_start)
 
     def stale_constraints(self) -> list[str]:
         """Names of the constraints whose cached work no longer matches the scene.
@@ -224,6 +259,8 @@ class Evaluator:
             space_override=space,
             cache=self.cache,
             rig=rig,
+            at_start=self._at_start_values(rig, space),
+            evaluate_start=lambda: self.context([float(scene.frame_start)], space),
         )
         live = set(names)
         for stale in [k for k in self.cache if k not in live]:
@@ -242,6 +279,18 @@ class Evaluator:
             else:
                 module.apply_group([scene.constraints[i] for i in run], ctx)
         return ctx
+
+    def _at_start_values(self, rig, space) -> dict:
+        """:attr:`Context.at_start`, kept while the bones (``rig``), the constraints,
+        ``frame_start`` and the space override are the same items and values."""
+        key = (rig, tuple(self.scene.constraints), self.scene.frame_start, space)
+        kept, values = self._at_start
+        if (kept is None or kept[0] is not key[0] or kept[2:] != key[2:]
+                or len(kept[1]) != len(key[1])
+                or not all(a is b for a, b in zip(kept[1], key[1]))):  # fmt: skip
+            values = {}
+            self._at_start = (key, values)
+        return values
 
     def _plan(self, ctx) -> list[list[int]]:
         """The batches of :mod:`app.scene.constraints.batches`, kept while the constraints,

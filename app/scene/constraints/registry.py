@@ -17,12 +17,20 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from app.scene.constraints import points_at
+from app.scene.constraints import child_of, copy_location, copy_rotation, points_at
 from app.scene.constraints.fabrik import solver as fabrik
 from app.scene.constraints.multi_parent import solver as multi_parent
 from app.scene.constraints.multi_parent.steps import steps
 from app.scene.errors import SceneError
-from app.scene.rig.model import Constraint, Fabrik, MultiParent, PointsAt
+from app.scene.rig.model import (
+    ChildOf,
+    Constraint,
+    CopyLocation,
+    CopyRotation,
+    Fabrik,
+    MultiParent,
+    PointsAt,
+)
 
 
 class Solver(Protocol):
@@ -36,6 +44,9 @@ SOLVERS: dict[type, Solver] = {
     MultiParent: multi_parent,
     PointsAt: points_at,
     Fabrik: fabrik,
+    ChildOf: child_of,
+    CopyRotation: copy_rotation,
+    CopyLocation: copy_location,
 }
 
 

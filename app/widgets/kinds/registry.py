@@ -8,12 +8,20 @@ the plain one (its label, space and targets).
 
 from __future__ import annotations
 
-from app.widgets.kinds import fabrik, multi_parent, points_at
+from app.widgets.kinds import fabrik, follows, multi_parent, points_at
 from app.widgets.kinds.base import ConstraintView
 
 #: Model class -> its view.
 VIEWS: dict[type, ConstraintView] = {
-    v.cls: v for v in (multi_parent.VIEW, points_at.VIEW, fabrik.VIEW)
+    v.cls: v
+    for v in (
+        multi_parent.VIEW,
+        points_at.VIEW,
+        fabrik.VIEW,
+        follows.CHILD_OF,
+        follows.COPY_ROTATION,
+        follows.COPY_LOCATION,
+    )
 }
 
 

@@ -5,7 +5,7 @@ its view (:mod:`app.widgets.kinds.registry`), written through :class:`KindForm`.
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
@@ -115,6 +115,11 @@ class KindForm:
     def __init__(self, section: ConstraintSection, form, ref: Ref):
         self._section, self._form, self._ref = section, form, ref
 
+    @property
+    def document(self):
+        """The document the rows edit."""
+        return self._section._document
+
     def label_row(self, label: str, text: str) -> None:
         """A row of words (names wrap instead of widening the inspector)."""
         self._form.addRow(label, _wrapped(text))
@@ -149,6 +154,32 @@ class KindForm:
         """A combo box for a text ``field`` (one command per choice)."""
         self._section._combo_field(self._form, label, object_name, self._ref, field, items,
                                    tooltip)  # fmt: skip
+
+    def choice_field(self, label: str, object_name: str, choices, current, choose,
+                     tooltip: str = "") -> QtWidgets.QComboBox:  # fmt: skip
+        """A combo box of words for values: ``choices()`` lists ``(words, value)``,
+        ``current()`` is the value shown, and picking one runs ``choose(value)`` (an
+        operation: one undo command). The list is read again at each refresh."""
+        section = self._section
+        combo = keep_keys(QtWidgets.QComboBox())
+        combo.setObjectName(object_name)
+        combo.setToolTip(tooltip)
+        self._form.addRow(label, combo)
+
+        def refresh() -> None:
+            with QtCore.QSignalBlocker(combo):
+                listed = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+                wanted = list(choices())
+                if listed != wanted:
+                    combo.clear()
+                    for words, value in wanted:
+                        combo.addItem(words, value)
+                combo.setCurrentIndex(combo.findData(current()))
+
+        combo.currentIndexChanged.connect(lambda i: section._run(choose, combo.itemData(i)))
+        section._refreshers.append(refresh)
+        refresh()
+        return combo
 
     def pivot_list(self, c) -> None:
         """The pivots in their order, with Move Up / Move Down and Add pivot."""

@@ -9,13 +9,21 @@ its class when writing. Adding a kind is one line in :data:`SCHEMAS` (a test fix
 from __future__ import annotations
 
 from app.scene.errors import SceneError
-from app.scene.formats.kinds import fabrik, multi_parent, points_at
+from app.scene.formats.kinds import fabrik, follows, multi_parent, points_at
 from app.scene.formats.kinds.base import COMMON_KEYS, KindSchema  # noqa: F401  (re-export)
 from app.scene.rig.model import Constraint
 
 #: ``type`` string -> its schema.
 SCHEMAS: dict[str, KindSchema] = {
-    s.type: s for s in (multi_parent.SCHEMA, points_at.SCHEMA, fabrik.SCHEMA)
+    s.type: s
+    for s in (
+        multi_parent.SCHEMA,
+        points_at.SCHEMA,
+        fabrik.SCHEMA,
+        follows.CHILD_OF,
+        follows.COPY_ROTATION,
+        follows.COPY_LOCATION,
+    )
 }
 
 
