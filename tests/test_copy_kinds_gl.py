@@ -113,6 +113,10 @@ def test_add_a_child_of_edit_its_offset_undo_redo_and_see_the_bone_follow(qtbot,
     new = vp.project(arm_points(ARM_20["frame_start"]))
     assert all(drawn_at(kept, new, free)), "the arm and hand are drawn where they follow to"
     assert all(drawn_at(free, old, kept)), "and no longer where they stood"
+    # The guide line from the bone to its target (ctrl's head), through the middle between.
+    arm_tail = ARM_20["frame_start"] @ [0, 0.8, 0, 1]
+    middle = 0.5 * (arm_tail[:3] + CTRL_20[:3, 3])
+    assert drawn_at(kept, vp.project([middle]), free) == [True]
 
     # The offset in the inspector: Down on its combo box picks "no offset".
     combo = win.inspector.findChild(QtWidgets.QComboBox, "followOffset")
