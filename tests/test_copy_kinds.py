@@ -181,10 +181,11 @@ def test_each_kind_holds_its_closed_form(kind, offset, space):
 
 def test_the_offset_is_taken_where_the_constraints_before_leave_the_pose():
     """A points-at turns the target and a copy-location moves the bone before a child-of
-    (and a copy-rotation after it): each offset is measured on that pose at frame_start."""
+    (and a copy-rotation after it): each offset is measured on that pose at frame_start.
+    (Listed in an order of their dependencies, contract §F1.)"""
     scene = with_constraints(
         rig(),
-        PointsAt(name="aim", bone="ctrl", target=Target(bone="hand", at="head"), space="world"),
+        PointsAt(name="aim", bone="ctrl", target=Target(bone="hip", at="head"), space="world"),
         follow("copy_location", bone="arm", target="base", name="move", space="world"),
         follow("child_of", name="child"),
         follow("copy_rotation", bone="hand", target="base", name="turn"),
@@ -212,10 +213,11 @@ def test_the_space_toggle_overrides_the_constraint_space(kind):
 
 
 def everything():
+    """Each kind reading what another wrote (in an order of their dependencies, §F1)."""
     return with_constraints(
         rig(),
-        follow("copy_location", bone="ctrl", target="hand", at="tail", name="a", space="world"),
         follow("child_of", bone="base", target="hip", name="b"),
+        follow("copy_location", bone="ctrl", target="hip", at="tail", name="a", space="world"),
         follow("copy_rotation", name="c"),
         follow("copy_location", bone="hand", target="ctrl", at="tail", name="d"),
     )
@@ -269,7 +271,7 @@ def test_an_edit_is_seen_by_the_next_one_frame_evaluation():
     turning = Keys([0, 4], [q([0, 0, 0]), q([1, 0, 0])])
     scene.bones[i] = replace(scene.bones[i], rotation_keys=turning)
     check()
-    scene.constraints[0] = replace(scene.constraints[0], target=Target(bone="arm"))
+    scene.constraints[1] = replace(scene.constraints[1], target=Target(bone="hip", at="head"))
     check()
     scene.frame_start = 5
     check()
