@@ -146,7 +146,11 @@ class StepThrough(QtCore.QObject):
                 space = ctx.space_of(c)
                 entry = ctx.cache.get(c.name)
                 cached = entry.get(space) if isinstance(entry, dict) else None
-                self.trace = steps(c, doc.scene, doc.frame, space, integral=cached)
+                parent = doc.scene.bone(c.body).parent  # where a relative body's steps are
+                placed = None if parent is None else ctx.bone_to_world[0, ctx.skeleton.index(
+                    parent)]  # fmt: skip
+                self.trace = steps(c, doc.scene, doc.frame, space, integral=cached,
+                                   parent_to_world=placed)  # fmt: skip
             else:
                 raise SceneError(f"{c.name} cannot be stepped through")
             self.error = ""

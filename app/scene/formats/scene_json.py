@@ -104,8 +104,10 @@ def _pivot_json(p: Pivot) -> dict:
 def constraint_to_json(c) -> dict:
     out: dict[str, Any] = {"type": c.type, "name": c.name, "space": c.space}
     if isinstance(c, MultiParent):
-        out.update(body=c.body, substeps=c.substeps, integrator=c.integrator,
-                   pivots=[_pivot_json(p) for p in c.pivots])  # fmt: skip
+        out.update(body=c.body, substeps=c.substeps, integrator=c.integrator)
+        if c.relative_to != "world":  # the default is not written: older files save as they were
+            out["relative_to"] = c.relative_to
+        out["pivots"] = [_pivot_json(p) for p in c.pivots]
     elif isinstance(c, PointsAt):
         out.update(bone=c.bone, target=target_to_json(c.target))
         if c.limit is not None:

@@ -29,6 +29,7 @@ from app.scene.formats.json_values import (
 from app.scene.formats.scene_json import FORMAT, VERSION, scene_to_json  # noqa: F401  (re-export)
 from app.scene.rig.model import (
     CONSTRAINT_TYPES,
+    RELATIVE_TO,
     SPACES,
     Bone,
     ConeLimit,
@@ -52,7 +53,7 @@ _TARGET_KEYS = {"bone", "at", "position", "position_keys"}
 _PIVOT_KEYS = {"name", "position", "position_keys", "rotation", "rotation_keys"}
 _COMMON_KEYS = {"type", "name", "space"}
 _CONSTRAINT_KEYS = {
-    "multi_parent": _COMMON_KEYS | {"body", "pivots", "substeps", "integrator"},
+    "multi_parent": _COMMON_KEYS | {"body", "pivots", "substeps", "integrator", "relative_to"},
     "points_at": _COMMON_KEYS | {"bone", "target", "limit", "up"},
     "fabrik": _COMMON_KEYS | {"chain", "target", "tolerance", "max_iterations", "limits", "pole"},
 }
@@ -229,11 +230,16 @@ def _constraint(value, path):
         if integrator not in ("seed", "twist", "exact"):
             raise SceneError(f'integrator must be "seed", "twist" or "exact", got {integrator!r}',
                              f"{path}.integrator")  # fmt: skip
+        relative_to = obj.get("relative_to", "world")
+        if relative_to not in RELATIVE_TO:
+            raise SceneError(f'relative_to must be "world" or "parent", got {relative_to!r}',
+                             f"{path}.relative_to")  # fmt: skip
         parsed = tuple(_pivot(p, f"{path}.pivots[{i}]") for i, p in enumerate(pivots))
         _unique([p.name for p in parsed], f"{path}.pivots", "pivot")
         return MultiParent(
             body=read_name(_required(obj, "body", path), f"{path}.body"),
-            pivots=parsed, substeps=substeps, integrator=integrator, **common,
+            pivots=parsed, substeps=substeps, integrator=integrator, relative_to=relative_to,
+            **common,
         )  # fmt: skip
     target = target_from_json(_required(obj, "target", path), f"{path}.target")
     if kind == "points_at":
