@@ -319,9 +319,10 @@ def test_a_root_body_moves_the_same_bits_either_way(rng, integrator, space):
 
 @pytest.mark.parametrize("integrator", ["seed", "exact"])
 def test_one_frame_at_a_time_is_the_timeline_bake(rng, integrator):
-    """In any order. The parent's own forward kinematics of one frame may differ from the
-    timeline's in the last bit (a batched product there, entry by entry here, as for every
-    bone); given the parent, the body's transform is the same bits."""
+    """In any order, fractional frames and frames before ``frame_start`` included. (The
+    parent's own forward kinematics of one frame may differ from the timeline's in the last
+    bit, as every bone's does: a batched product there, entry by entry here.) Before
+    ``frame_start`` the body holds its state in its parent's frame: it rides on the parent."""
     scene = rig(rng, integrator=integrator, aimed=True)
     frames = np.concatenate([np.arange(scene.frame_start - 2.0, scene.frame_end + 1.0),
                              [2.3, 5.3, 7.625]])  # fmt: skip
@@ -335,6 +336,9 @@ def test_one_frame_at_a_time_is_the_timeline_bake(rng, integrator):
         np.testing.assert_allclose(np.linalg.solve(one[arm], one[body]),
                                    np.linalg.solve(whole[i, arm], whole[i, body]), atol=1e-14,
                                    rtol=0)  # fmt: skip
+    held = np.linalg.solve(whole[:3, arm], whole[:3, body])  # frames 0, 1, 2 (frame_start)
+    assert np.abs(whole[0, arm] - whole[2, arm]).max() > 0.05  # the parent moves there
+    np.testing.assert_allclose(held, held[[2, 2, 2]], atol=1e-13, rtol=0)
 
 
 def test_the_parents_keys_do_not_integrate_again(rng):
