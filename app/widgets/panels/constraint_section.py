@@ -40,7 +40,7 @@ class ConstraintSection:
                 "stepped with the twist frozen per step; exact: the limit itself in closed "
                 "form (substeps ignored)",
             )
-            relative_to_field(self, form, ref)
+            self._relative_to_field(form, ref)
             self._pivot_list(form, ref, c)
         elif isinstance(c, (PointsAt, Fabrik)):
             bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
@@ -118,6 +118,33 @@ class ConstraintSection:
         row.addWidget(add)
         form.addRow(row)
 
+    def _relative_to_field(self, form, ref: Ref) -> None:
+        """A multi-parent's "Relative to: World / Parent" (contract §F3): one undo command per
+        choice; the page's refresh shows undo and redo."""
+        doc = self._document
+        combo = keep_keys(QtWidgets.QComboBox())
+        combo.setObjectName("relativeTo")
+        for value in RELATIVE_TO:
+            combo.addItem(value.capitalize(), value)
+        combo.setToolTip(
+            "World: the body starts where it is in the world and rolls on its pivots there. "
+            "Parent: it rolls in its parent's frame, so the parent's later motion carries it "
+            "(a body without a parent moves the same either way)."
+        )
+        form.addRow("Relative to", combo)
+        combo.activated.connect(
+            lambda i: self._run(
+                constraint_operations.set_relative_to, doc, ref.name, combo.itemData(i)
+            )
+        )
+
+        def refresh() -> None:
+            value = doc.scene.constraint(ref.name).relative_to
+            with QtCore.QSignalBlocker(combo):
+                combo.setCurrentIndex(max(combo.findData(value), 0))
+
+        self._refreshers.append(refresh)
+
     def _combo_field(self, form, label: str, object_name: str, ref: Ref, field: str,
                      items: list[str], tooltip: str) -> None:
         """A combo box editing the constraint's text ``field`` (one command per choice)."""
@@ -141,34 +168,6 @@ class ConstraintSection:
         if doc.evaluation_error:
             text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
         return text
-
-
-def relative_to_field(section, form, ref: Ref) -> None:
-    """A multi-parent's "Relative to: World / Parent" (contract §F3): one undo command per
-    choice; the page's refresh shows undo and redo."""
-    doc = section._document
-    combo = keep_keys(QtWidgets.QComboBox())
-    combo.setObjectName("relativeTo")
-    for value in RELATIVE_TO:
-        combo.addItem(value.capitalize(), value)
-    combo.setToolTip(
-        "World: the body starts where it is in the world and rolls on its pivots there. "
-        "Parent: it rolls in its parent's frame, so the parent's later motion carries it "
-        "(a body without a parent moves the same either way)."
-    )
-    form.addRow("Relative to", combo)
-    combo.activated.connect(
-        lambda i: section._run(
-            constraint_operations.set_relative_to, doc, ref.name, combo.itemData(i)
-        )
-    )
-
-    def refresh() -> None:
-        value = doc.scene.constraint(ref.name).relative_to
-        with QtCore.QSignalBlocker(combo):
-            combo.setCurrentIndex(max(combo.findData(value), 0))
-
-    section._refreshers.append(refresh)
 
 
 def _wrapped(text: str) -> QtWidgets.QLabel:

@@ -266,11 +266,12 @@ def apply(constraint: MultiParent, ctx) -> None:
     # Written straight into the context's transforms; setting them to themselves copies
     # nothing (numpy skips an assignment of a view to itself) and moves the descendants.
     out = ctx.bone_to_world[:, body]
-    if relative_parent(constraint, ctx.scene) is None:
+    parent = ctx.skeleton.parents[body] if constraint.relative_to == "parent" else -1
+    if parent < 0:  # relative to the world, or a root body (relative_parent is None)
         world = body_to_world(rotation, position, inputs.scale, out=out)
     else:  # the state is in the parent's frame: the parent, as it is now, carries it (§F3)
-        parent = ctx.bone_to_world[:, ctx.skeleton.parents[body]]
-        world = compose(parent, body_to_world(rotation, position, inputs.scale), out=out)
+        local = body_to_world(rotation, position, inputs.scale)
+        world = compose(ctx.bone_to_world[:, parent], local, out=out)
     ctx.set_world(body, world)
     recomputed = integral is not old and integral.recomputed_from <= integral.n_steps
     ctx.info[constraint.name] = {
@@ -288,7 +289,8 @@ def is_stale(constraint: MultiParent, cache_entry, scene: Scene) -> bool:
     """Whether the next evaluation must integrate anything again.
 
     Compares the constraint's current inputs, in the space it was last evaluated in, with
-    those of the cached integral.
+    those of the cached integral. Relative to its parent, the inputs' start state is the
+    body's own state in the parent's frame: an edit of the parent never makes it stale.
     """
     if not isinstance(cache_entry, dict) or cache_entry.get("space") is None:
         return True
