@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from app.editor import operations
 from app.editor.authoring import constraint_operations
 from app.scene.rig.editing import Ref
+from app.scene.rig.model import RELATIVE_TO
 from app.scene.words import plural
 from app.widgets.fields import spin_box
 from app.widgets.kinds import registry as views
@@ -82,6 +83,33 @@ class ConstraintSection:
         add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
         row.addWidget(add)
         form.addRow(row)
+
+    def _relative_to_field(self, form, ref: Ref) -> None:
+        """A multi-parent's "Relative to: World / Parent" (contract §F3): one undo command per
+        choice; the page's refresh shows undo and redo."""
+        doc = self._document
+        combo = keep_keys(QtWidgets.QComboBox())
+        combo.setObjectName("relativeTo")
+        for value in RELATIVE_TO:
+            combo.addItem(value.capitalize(), value)
+        combo.setToolTip(
+            "World: the body starts where it is in the world and rolls on its pivots there. "
+            "Parent: it rolls in its parent's frame, so the parent's later motion carries it "
+            "(a body without a parent moves the same either way)."
+        )
+        form.addRow("Relative to", combo)
+        combo.activated.connect(
+            lambda i: self._run(
+                constraint_operations.set_relative_to, doc, ref.name, combo.itemData(i)
+            )
+        )
+
+        def refresh() -> None:
+            value = doc.scene.constraint(ref.name).relative_to
+            with QtCore.QSignalBlocker(combo):
+                combo.setCurrentIndex(max(combo.findData(value), 0))
+
+        self._refreshers.append(refresh)
 
     def _combo_field(self, form, label: str, object_name: str, ref: Ref, field: str,
                      items: list[str], tooltip: str) -> None:
@@ -184,6 +212,10 @@ class KindForm:
     def pivot_list(self, c) -> None:
         """The pivots in their order, with Move Up / Move Down and Add pivot."""
         self._section._pivot_list(self._form, self._ref, c)
+
+    def relative_to_field(self) -> None:
+        """The "Relative to: World / Parent" choice (contract §F3)."""
+        self._section._relative_to_field(self._form, self._ref)
 
 
 def _wrapped(text: str) -> QtWidgets.QLabel:
