@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from app.scene import bounds
+from app.scene.constraints.order import check as check_order
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
     SCALE_RULE,
@@ -341,7 +342,8 @@ def validate(scene: Scene) -> None:
     ------
     SceneError
         Unique names, existing parents without cycles, constraint bones that exist,
-        FABRIK chains that are parent-to-child.
+        FABRIK chains that are parent-to-child, constraints without a cycle of dependencies
+        (``constraints: a → b → a``, :mod:`app.scene.constraints.order`).
     """
     names = scene.bone_names()
     _unique(names, "bones", "bone")
@@ -385,6 +387,7 @@ def validate(scene: Scene) -> None:
                 raise SceneError("a bone appears twice in the chain", f"{path}.chain")
         if isinstance(c, MultiParent):
             _check_grid(scene, c, path)
+    check_order(scene.bones, scene.constraints)
 
 
 def _check_grid(scene: Scene, c: MultiParent, path: str) -> None:
