@@ -115,13 +115,16 @@ def _cycle(left: list, before: list) -> list:
     raise AssertionError("no cycle among constraints that cannot run")  # pragma: no cover
 
 
+#: Why a cycle cannot run, after its names (the loader's and the editor's words).
+WHY = "each reads a bone that the one before it moves"
+
+
 def cycle_error(names) -> SceneError:
-    """The refusal of a cycle ``names`` (first name repeated at the end)."""
-    return SceneError(
-        " → ".join(names) + " (a cycle: each reads a bone the one before it moves, so none "
-        "can run after all it reads)",
-        "constraints",
-    )
+    """The refusal of a cycle ``names`` (first name repeated at the end); its ``cycle``
+    attribute is the names' ``a → b → a``."""
+    error = SceneError(f"{' → '.join(names)} (a cycle: {WHY})", "constraints")
+    error.cycle = " → ".join(names)
+    return error
 
 
 def order_of(scene) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from app.scene import bounds
-from app.scene.constraints.order import check as check_order
+from app.scene.constraints.order import order_of
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
     SCALE_RULE,
@@ -387,7 +387,7 @@ def validate(scene: Scene) -> None:
                 raise SceneError("a bone appears twice in the chain", f"{path}.chain")
         if isinstance(c, MultiParent):
             _check_grid(scene, c, path)
-    check_order(scene.bones, scene.constraints)
+    order_of(scene)  # kept on the scene: its first evaluation does not compute it again
 
 
 def _check_grid(scene: Scene, c: MultiParent, path: str) -> None:
