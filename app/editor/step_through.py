@@ -15,6 +15,7 @@ from PySide6 import QtCore
 
 from app.editor.throttle import Throttle
 from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.multi_parent.solver import cached_integral
 from app.scene.constraints.multi_parent.steps import steps
 from app.scene.errors import SceneError
 from app.scene.rig.model import Fabrik, MultiParent
@@ -144,8 +145,7 @@ class StepThrough(QtCore.QObject):
                 self.trace = fabrik.trace(c, ctx)
             elif isinstance(c, MultiParent):
                 space = ctx.space_of(c)
-                entry = ctx.cache.get(c.name)
-                cached = entry.get(space) if isinstance(entry, dict) else None
+                cached = cached_integral(ctx.cache, c.name, space)
                 self.trace = steps(c, doc.scene, doc.frame, space, integral=cached)
             else:
                 raise SceneError(f"{c.name} cannot be stepped through")

@@ -203,6 +203,13 @@ def _entry(cache: dict, name: str) -> dict:
     return entry
 
 
+def cached_integral(cache: dict, name: str, space: str) -> Integral | None:
+    """The integral the evaluation's ``cache`` holds for constraint ``name`` in ``space``
+    (``None`` when it holds none): what the step-through reads instead of integrating."""
+    entry = cache.get(name)
+    return entry.get(space) if isinstance(entry, dict) else None
+
+
 def _with_path(constraint, scene, error: SceneError) -> SceneError:
     return SceneError(error.reason, f"constraints[{scene.constraints.index(constraint)}]."
                       f"{error.path}")  # fmt: skip
