@@ -25,7 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.scene.constraints.multi_parent.increments import cross, dot, qmul, rotate, sum_pivots
+from app.scene.constraints.multi_parent.increments import sum_pivots
+from app.scene.math.quat import cross_components as cross
+from app.scene.math.quat import dot_components as dot
+from app.scene.math.quat import mul_components as qmul
+from app.scene.math.quat import rotate_components as rotate
 from app.scene.rig.keys import CONSTANT, EASE, sample
 
 #: Largest summed turn (radians) of one Magnus substep in an eased piece.

@@ -48,16 +48,13 @@ import numpy as np
 
 from app.scene.constraints.multi_parent.exact import moment_terms
 from app.scene.constraints.multi_parent.exact_terms import exact_world_terms
-from app.scene.constraints.multi_parent.increments import (
-    _half_angle_axis,
-    cross,
-    dot,
-    increment,
-    qmul,
-    rotate,
-)
+from app.scene.constraints.multi_parent.increments import _half_angle_axis, increment
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
+from app.scene.math.quat import cross_components as cross
+from app.scene.math.quat import dot_components as dot
+from app.scene.math.quat import mul_components as qmul
+from app.scene.math.quat import rotate_components as rotate
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
 
