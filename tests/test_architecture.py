@@ -134,3 +134,35 @@ def test_folders_and_modules_stay_small():
         if lines > 420 and "One idea:" not in doc:
             long[str(path.relative_to(ROOT))] = lines
     assert long == {}, "long modules must say in their docstring which one idea they hold"
+
+
+#: Reads of another object's private attribute that are allowed, as ``(module, "x._name")``
+#: with the reason. None today: an object that others need to read offers a public name.
+PRIVATE_READS_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def _private_reads(source: str) -> list[tuple[int, str]]:
+    """``x._name`` in ``source`` where ``x`` is not ``self`` or ``cls`` (dunders aside)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+            continue
+        own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+        if not own and not node.attr.startswith("__"):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_the_private_read_finder_finds_one():
+    code = "def f(self, panel):\n    self._a = panel._group\n    return panel.__class__\n"
+    assert _private_reads(code) == [(2, "panel._group")]
+
+
+def test_no_object_reads_another_objects_private_attributes():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} {text}"
+        for path in sorted(APP.rglob("*.py"))
+        for line, text in _private_reads(path.read_text())
+        if (str(path.relative_to(ROOT)), text) not in PRIVATE_READS_ALLOWED
+    ]
+    assert bad == [], "read a public name instead (or declare the exception here with why)"
