@@ -139,7 +139,6 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
 
     # --- what the tests and the window read ----------------------------------------------
 
-
     @property
     def document(self):
         """The document whose curves this view plots."""
