@@ -21,7 +21,6 @@ import numpy as np
 from app.scene.rig.keys import Keys, sample
 from app.scene.rig.model import (
     Bone,
-    Constraint,
     Fabrik,
     MultiParent,
     Pivot,
@@ -520,10 +519,3 @@ def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     return Fabrik(
         name=unique_name(f"fabrik.{chain[-1]}", constraint_names(scene)), chain=chain, target=target
     )
-
-
-def with_target(constraint: Constraint, target: Target) -> Constraint:
-    """A points-at or FABRIK constraint aiming at ``target`` instead."""
-    if not isinstance(constraint, (PointsAt, Fabrik)):
-        raise ValueError(f"{constraint.name!r} has no target")
-    return dataclasses.replace(constraint, target=target)

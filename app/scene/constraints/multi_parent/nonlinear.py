@@ -40,19 +40,6 @@ _QUAD_NODES = (0.5 - np.sqrt(15.0) / 10.0, 0.5, 0.5 + np.sqrt(15.0) / 10.0)
 _QUAD_WEIGHTS = (5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0)
 
 
-def segment_codes(keys, count: int) -> np.ndarray:
-    """The interpolation code of each of ``count`` key intervals (all linear without codes)."""
-    if keys is None or keys.codes is None:
-        return np.zeros(count, dtype=np.int8)
-    return np.asarray(keys.codes[:count])
-
-
-def has_nonlinear(pivots) -> bool:
-    """Whether any pivot has a constant or eased key segment."""
-    return any(k is not None and k.codes is not None
-               for p in pivots for k in (p.rotation_keys, p.position_keys))  # fmt: skip
-
-
 def _steps_over(lo, hi):
     """All integers ``lo[j] <= n < hi[j]`` for every ``j``, concatenated."""
     count = np.maximum(hi - lo, 0)
