@@ -10,8 +10,10 @@ the commands call :meth:`set_item`, :meth:`insert_item`, :meth:`remove_item` and
 :meth:`set_timeline`. A drag previews with :meth:`set_item` and pushes one command on
 release (whose first ``redo`` finds the item already in place and changes nothing).
 
-One idea: the document, the single owner of the editor's state; its parts (selection, spaces,
-evaluators, timeline cache) are small and share that state, so they stay together.
+The evaluators and their caches are a Qt-free :class:`app.scene.evaluations.Evaluations`
+(one key rule: a space of ``None`` is the current space), which the document wraps: its
+callbacks become :attr:`Document.recompute_started`, :attr:`Document.recompute_finished`
+and :attr:`Document.evaluation_failed`.
 """
 
 from __future__ import annotations
