@@ -96,7 +96,10 @@ class Document(QtCore.QObject):
         self._compare = False
         self._selection: tuple[Ref, ...] = ()
         self._recovered = False
-        self._reset_evaluation(scene)
+        self._evaluations = Evaluations(scene)
+        self._evaluations.recompute_started = self.recompute_started.emit
+        self._evaluations.recompute_finished = self.recompute_finished.emit
+        self._evaluations.error_changed = self.evaluation_failed.emit
         #: Evaluates the whole timeline once the user pauses (after opening, an edit, a
         #: change of space), so scrubbing and playback then only read the cache.
         self._warm_timer = QtCore.QTimer(self)
@@ -136,7 +139,7 @@ class Document(QtCore.QObject):
         """Open another scene in this document (New, Open): history and selection restart."""
         self.player.pause()
         self._scene = scene
-        self._reset_evaluation(scene)
+        self._evaluations.replace(scene)
         self._warm_timer.start()
         self.undo_stack.clear()
         self._recovered = recovered
@@ -290,15 +293,6 @@ class Document(QtCore.QObject):
         self.message.emit(text)
 
     # --- evaluation (app.scene.evaluations, with its callbacks as signals) ----------------
-
-    def _reset_evaluation(self, scene: Scene) -> None:
-        if not hasattr(self, "_evaluations"):
-            self._evaluations = Evaluations(scene)
-            self._evaluations.recompute_started = self.recompute_started.emit
-            self._evaluations.recompute_finished = self.recompute_finished.emit
-            self._evaluations.error_changed = self.evaluation_failed.emit
-        else:
-            self._evaluations.replace(scene)
 
     @property
     def evaluations(self) -> Evaluations:
