@@ -59,8 +59,10 @@ def test_the_symmetrized_product_is_the_definition_and_each_step_is_computed_alo
     stacked = anticommutator.symmetrized_product_components(np.moveaxis(qs, (0, 1, 2),
                                                                         (2, 1, 0)))  # fmt: skip
     definition = [
-        sum(functools.reduce(quat.mul, [q[i] for i in order])
-            for order in itertools.permutations(range(n)))  # fmt: skip
+        sum(
+            functools.reduce(quat.mul, [q[i] for i in order])
+            for order in itertools.permutations(range(n))
+        )  # fmt: skip
         for q in qs
     ]
     np.testing.assert_allclose(stacked.T, definition, atol=1e-12)
