@@ -179,7 +179,7 @@ def _screenshot(argv) -> int:
     parser.add_argument("--frame-selection", action="store_true",
                         help="point the camera at the selection instead of everything")
     args = parser.parse_args(argv)
-    from app.window.render import render_screenshot
+    from app.window.application import render_screenshot
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
@@ -211,6 +211,9 @@ def _screenshot(argv) -> int:
 
 def _export(argv) -> int:
     from app.editor.export import FORMATS, ExportRequest, format_for, run_export
+    from app.window.render import register_formats
+
+    register_formats()  # png and png-sequence render with the window's viewport
 
     parser = _Parser(
         prog="main.py export",

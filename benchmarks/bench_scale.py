@@ -89,7 +89,7 @@ def floors(path, compare: bool) -> tuple[float, float, int]:
 
     app, window = _window(path, compare)
     try:
-        drawing = window.viewport._drawing
+        drawing = window.viewport.drawing
         doc = window.document
         drawing._root.setVisible(False)
         drawing.labels.set_labels(np.zeros((0, 3)), [], np.zeros((0, 4)))

@@ -123,7 +123,7 @@ def trace_ms() -> list[tuple[str, float, float]]:
 def png_sequence_ms_per_frame() -> tuple[float, float]:
     """The foot roll's 97 frames through the viewport to PNG files, per frame; and the
     viewport's own redraw of a frame (grab without encoding), per frame."""
-    from app.window.image_export import render_at, viewport_image, write_sequence
+    from app.window.render import render_at, viewport_image, write_sequence
 
     app, window = _window(SCENES / "foot_roll.json", teaching=False)
     doc, viewport = window.document, window.viewport

@@ -43,7 +43,7 @@ def test_both_algorithms_agree_where_they_meet(rng):
 
     n = POLARIZATION_MAX
     qs = Rotation.random(n, rng=rng).as_quat(scalar_first=True)
-    polarized = ac._polarized(qs)
+    polarized = ac._polarized(qs.T[:, :, None])[:, 0]  # component-major (4, n, 1)
     layer = qs
     for sub, last in ac._layers(n):
         layer = quat.mul(layer[..., sub, :], qs[..., last, :]).sum(axis=-2)

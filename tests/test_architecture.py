@@ -134,3 +134,97 @@ def test_folders_and_modules_stay_small():
         if lines > 420 and "One idea:" not in doc:
             long[str(path.relative_to(ROOT))] = lines
     assert long == {}, "long modules must say in their docstring which one idea they hold"
+
+
+#: Reads of another object's private attribute that are allowed, as ``(module, "x._name")``
+#: with the reason. None today: an object that others need to read offers a public name.
+PRIVATE_READS_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def _private_reads(source: str) -> list[tuple[int, str]]:
+    """``x._name`` in ``source`` where ``x`` is not ``self`` or ``cls`` (dunders aside)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+            continue
+        own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+        if not own and not node.attr.startswith("__"):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_the_private_read_finder_finds_one():
+    code = "def f(self, panel):\n    self._a = panel._group\n    return panel.__class__\n"
+    assert _private_reads(code) == [(2, "panel._group")]
+
+
+def test_no_object_reads_another_objects_private_attributes():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} {text}"
+        for path in sorted(APP.rglob("*.py"))
+        for line, text in _private_reads(path.read_text())
+        if (str(path.relative_to(ROOT)), text) not in PRIVATE_READS_ALLOWED
+    ]
+    assert bad == [], "read a public name instead (or declare the exception here with why)"
+
+
+# Inside app/scene, the table of docs/architecture.md: each part of the core and the parts it
+# may import (a part is a package or a top-level module of app/scene). The leaf modules hold
+# what every layer needs and import only each other: SceneError, the bounds on hostile input
+# (a bone name's characters, a hierarchy's depth), the words for counts.
+SCENE_LEAVES = {"errors", "bounds", "words"}
+SCENE_RULES = {
+    "math": set(),
+    "rig": {"math"},
+    "constraints": {"math", "rig"},
+    "evaluate": {"math", "rig", "constraints"},
+    # the exports bake; a cycle of constraints is refused at load (constraints/order)
+    "formats": {"math", "rig", "constraints", "evaluate"},
+    "io": {"math", "rig", "evaluate", "formats"},
+    "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},
+    "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis"},
+    "__init__": set(),
+    **{leaf: set() for leaf in SCENE_LEAVES},
+}
+#: Imports against SCENE_RULES that stay, as (module, module it imports): why.
+SCENE_EXCEPTIONS = {
+    ("app.scene.evaluate", "app.scene.formats.atomic"): (
+        "BakeResult.save_npz writes a bake atomically; atomic imports only errors, so the "
+        "import closes no circle"
+    ),
+}
+
+
+def _scene_part(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["app", "scene"]:
+        return None
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def test_every_part_of_the_core_has_a_rule():
+    parts = {_scene_part(name) for name in _modules()} - {None}
+    assert parts == set(SCENE_RULES)
+
+
+def _scene_layer_breaks(graph: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for name, deps in graph.items():
+        part = _scene_part(name)
+        if part is None:
+            continue
+        allowed = SCENE_RULES[part] | SCENE_LEAVES | {part}
+        for dep in deps:
+            if _scene_part(dep) not in allowed and (name, dep) not in SCENE_EXCEPTIONS:
+                bad.append(f"{name} imports {dep}")
+    return bad
+
+
+def test_the_layer_rule_finds_a_break():
+    graph = {"app.scene.rig.skeleton": {"app.scene.math.quat", "app.scene.bounds",
+                                        "app.scene.evaluate"}}  # fmt: skip
+    assert _scene_layer_breaks(graph) == ["app.scene.rig.skeleton imports app.scene.evaluate"]
+
+
+def test_the_core_keeps_its_own_layers():
+    assert _scene_layer_breaks(_graph()) == [], "see the table in docs/architecture.md"

@@ -46,14 +46,14 @@ def test_follow_plan_holds_every_frame_around_its_path(rng):
 
 
 def test_timeline_sample_reads_the_cache_or_an_even_sample(qapp, monkeypatch):
-    from app.editor import document as document_module
     from app.editor.document import Document
+    from app.scene import evaluations
     from tests.conftest import SCENES
 
     doc = Document.from_file(SCENES / "foot_roll.json")
     whole = doc.timeline_sample(10)
     assert whole is doc.timeline()  # every frame, the cached timeline of the space shown
-    monkeypatch.setattr(document_module, "TIMELINE_CACHE_BONE_FRAMES", 100)
+    monkeypatch.setattr(evaluations, "TIMELINE_CACHE_BONE_FRAMES", 100)
     sample = doc.timeline_sample(10)
     assert len(sample.frames) == 10 and sample.frames[0] == 0 and sample.frames[-1] == 96
     k = list(whole.frames).index(sample.frames[3])

@@ -191,7 +191,7 @@ def test_a_motion_capture_root_shows_its_keyed_translation(qtbot, cmu_01_01):
 def test_a_driven_body_on_a_timeline_too_long_to_cache_is_plotted_from_spread_frames(window,
                                                                                        qtbot):
     from app.editor import operations
-    from app.editor.document import PLOT_FRAMES, TIMELINE_CACHE_BONE_FRAMES
+    from app.scene.evaluations import PLOT_FRAMES, TIMELINE_CACHE_BONE_FRAMES
 
     doc = window.document
     end = doc.scene.frame_start + TIMELINE_CACHE_BONE_FRAMES // len(doc.scene.bones) + 1000

@@ -242,3 +242,29 @@ def test_merged_edits_are_named_by_the_last_value(doc):
     assert (
         doc.scene.constraint("roll").substeps == 4 and doc.scene.constraint("roll").space == "world"
     )
+
+
+def test_evaluate_with_none_is_the_current_space_and_integrates_once(qtbot, monkeypatch):
+    from app.scene.constraints.multi_parent import solver
+
+    computed = []
+    update = solver.update
+
+    def counted(integral, inputs):
+        result = update(integral, inputs)
+        computed.extend([1] if result is not integral else [])
+        return result
+
+    monkeypatch.setattr(solver, "update", counted)
+    doc = Document(load_scene(SCENES / "foot_roll.json"))
+    doc.set_space("world")
+    timeline = doc.timeline()
+    calls = len(computed)
+    frames = [4.0, 50.0]
+    result = doc.evaluate(frames)  # None: the current space, with its caches
+    assert len(computed) == calls == 1  # the cached integral read, not integrated again
+    np.testing.assert_array_equal(result.bone_to_world, timeline.bone_to_world[[4, 50]])
+    doc.set_space(None)
+    authored = doc.evaluate(frames, None)
+    np.testing.assert_array_equal(authored.bone_to_world, bake(doc.scene, frames).bone_to_world)
+    assert doc.evaluations.evaluator(None) is doc.evaluations.evaluator("object")

@@ -159,3 +159,24 @@ def test_a_refused_export_keeps_the_old_file(qtbot, tmp_path, monkeypatch, dialo
     assert "foot  left" in dialogs.calls[0][2]
     assert out.read_text() == "yesterday's export"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["legs.bvh"]
+
+
+def test_the_screenshot_is_written_atomically_by_the_one_renderer(qtbot, tmp_path, monkeypatch):
+    from app.window import render
+    from app.window.application import render_screenshot
+
+    written = []
+    write_atomic = render.write_atomic
+
+    def recorded(path, data):
+        written.append(path)
+        write_atomic(path, data)
+
+    monkeypatch.setattr(render, "write_atomic", recorded)
+    out = tmp_path / "shot.png"
+    out.write_bytes(b"the old picture")
+    path = render_screenshot(SCENES / "two_axes.json", out, size=(900, 640))
+    assert written == [out.resolve()] and path == str(out.resolve())
+    image = QtGui.QImage(path)  # the whole window (no narrower than its docks allow)
+    assert image.height() == 640 and image.width() >= 900
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.png"]  # no temporary left

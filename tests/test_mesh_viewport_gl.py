@@ -226,7 +226,7 @@ def _png_pixels(path) -> np.ndarray:
 
 
 def test_the_screenshot_command_shows_the_glb_humanoid_as_asked(qtbot, tmp_path):
-    from app.window.render import render_screenshot
+    from app.window.application import render_screenshot
 
     shots = {}
     for show in ("both", "bones"):

@@ -1,5 +1,7 @@
 """The pieces of the whole-timeline integral: closed-form sums, the scan, the step plan."""
 
+import functools
+import itertools
 import math
 
 import numpy as np
@@ -7,7 +9,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Inputs, update
-from app.scene.constraints.multi_parent.increments import increment, symmetrized_product
+from app.scene.constraints.multi_parent.increments import increment
 from app.scene.constraints.multi_parent.plan import (
     MAX_PIVOT_STEP_ANGLE,
     MAX_STEP_ANGLE,
@@ -16,7 +18,7 @@ from app.scene.constraints.multi_parent.plan import (
     subdivisions,
 )
 from app.scene.constraints.multi_parent.scan import integrate
-from app.scene.math import anticommutator
+from app.scene.math import anticommutator, quat
 from app.scene.math.rotation_sums import power_sum, rotation_sums, weighted_rotation_sums
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Pivot
@@ -52,10 +54,22 @@ def test_power_sums_are_faulhabers():
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 7])
-def test_elementwise_symmetrized_product_is_the_libraries(rng, n):
+def test_the_symmetrized_product_is_the_definition_and_each_step_is_computed_alone(rng, n):
     qs = Rotation.random(5 * n, rng=rng).as_quat(scalar_first=True).reshape(5, n, 4)
-    ours = symmetrized_product(np.moveaxis(qs, (0, 1, 2), (2, 1, 0)))  # (4, P, X)
-    np.testing.assert_allclose(ours.T, anticommutator.symmetrized_product(qs), atol=1e-12)
+    stacked = anticommutator.symmetrized_product_components(np.moveaxis(qs, (0, 1, 2),
+                                                                        (2, 1, 0)))  # fmt: skip
+    definition = [
+        sum(
+            functools.reduce(quat.mul, [q[i] for i in order])
+            for order in itertools.permutations(range(n))
+        )  # fmt: skip
+        for q in qs
+    ]
+    np.testing.assert_allclose(stacked.T, definition, atol=1e-12)
+    for x in range(len(qs)):  # bit for bit whatever else is in the stack (the scan needs it)
+        alone = anticommutator.symmetrized_product_components(qs[x].T[:, :, None])[:, 0]
+        assert alone.tobytes() == stacked[:, x].tobytes()
+    np.testing.assert_array_equal(anticommutator.symmetrized_product(qs), stacked.T)
 
 
 def million_step_inputs(rng, space="world"):

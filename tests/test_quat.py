@@ -198,3 +198,26 @@ def test_slerp_stays_unit_and_on_the_arc(a, b, t):
     assert abs(np.linalg.norm(s) - 1) < 1e-12
     total = quat.angle_between(a, b)
     assert abs(quat.angle_between(a, s) - t * total) < 1e-7
+
+
+def test_the_three_layouts_are_one_vocabulary(rng):
+    """Stacks ``(..., 4)``, component-major ``(4, ...)`` and one rotation as floats give the
+    same products, rotations and arcs bit for bit (the same formulas)."""
+    a, b = random_quats(rng, 7), random_quats(rng, 7)
+    v = rng.normal(size=(7, 3))
+    u = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    w = np.roll(u, 1, axis=0)
+    product, turned, arc = quat.mul(a, b), quat.rotate(a, v), quat.arc_of_units(u, w)
+    assert quat.mul_components(a.T, b.T).T.tobytes() == product.tobytes()
+    np.testing.assert_allclose(quat.rotate_components(a.T, v.T).T, turned, atol=1e-15)
+    np.testing.assert_allclose(quat.normalize_components(2.0 * a.T).T, a, atol=1e-16)
+    np.testing.assert_array_equal(quat.cross_components(u.T, w.T).T, np.cross(u, w))
+    for k in range(7):
+        assert quat.mul_one(tuple(a[k]), tuple(b[k])) == tuple(product[k])
+        assert quat.conj_one(tuple(a[k])) == tuple(quat.conj(a[k]))
+        np.testing.assert_allclose(quat.rotate_one(tuple(a[k]), tuple(v[k])), turned[k],
+                                   atol=1e-15)  # fmt: skip
+        np.testing.assert_allclose(quat.arc_of_units_one(tuple(u[k]), tuple(w[k])), arc[k],
+                                   atol=1e-15)  # fmt: skip
+        axis_angle = quat.from_axis_angle_one(tuple(v[k]), 0.7)
+        np.testing.assert_allclose(axis_angle, quat.from_axis_angle(v[k], 0.7), atol=1e-15)

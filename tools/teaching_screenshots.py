@@ -129,7 +129,7 @@ def tutorial(app) -> None:
 def demo(app) -> None:
     """The demo as ``make run`` shows it, at its last frame (the feet in view: the camera
     frames the whole animation), in the authored object space, world space and Compare."""
-    from app.window.render import render_screenshot
+    from app.window.application import render_screenshot
 
     scene = SCENES / "foot_roll.json"
     last = float(Document.from_file(scene).scene.frame_end)

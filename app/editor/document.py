@@ -10,40 +10,32 @@ the commands call :meth:`set_item`, :meth:`insert_item`, :meth:`remove_item` and
 :meth:`set_timeline`. A drag previews with :meth:`set_item` and pushes one command on
 release (whose first ``redo`` finds the item already in place and changes nothing).
 
-One idea: the document, the single owner of the editor's state; its parts (selection, spaces,
-evaluators, timeline cache) are small and share that state, so they stay together.
+The evaluators and their caches are a Qt-free :class:`app.scene.evaluations.Evaluations`
+(one key rule: a space of ``None`` is the current space), which the document wraps: its
+callbacks become :attr:`Document.recompute_started`, :attr:`Document.recompute_finished`
+and :attr:`Document.evaluation_failed`.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
 from PySide6 import QtCore, QtGui
 
 from app.editor.operations import OperationError
-from app.scene.analysis import compare
 from app.scene.constraints.order import WHY
 from app.scene.constraints.order import check as check_order
 from app.scene.errors import SceneError
-from app.scene.evaluate import BakeResult, Evaluator, default_frames
+from app.scene.evaluate import BakeResult
+from app.scene.evaluations import Evaluations
 from app.scene.io import load_scene
 from app.scene.rig import editing
 from app.scene.rig.editing import Ref
 from app.scene.rig.model import Bone, Scene
 
-#: What an evaluation may raise on a scene the user is still building: bad input, a
-#: solver missing from this build, a vanishing anticommutator, a degenerate arc.
-EVALUATION_ERRORS = (SceneError, ArithmeticError, ValueError)
 #: Milliseconds of quiet after which the whole timeline is evaluated into the cache.
 WARM_DELAY_MS = 250
-#: Frames x bones above which the timeline is not cached ahead (a 100,000-frame clip would
-#: take 400 MB of transforms): such a scene evaluates each frame shown, about a millisecond.
-TIMELINE_CACHE_BONE_FRAMES = 1_000_000
-#: Frames at most that a plot of a timeline too long to cache reads (spread evenly): a plot
-#: has fewer pixels across than this.
-PLOT_FRAMES = 4000
 
 
 def new_scene() -> Scene:
@@ -105,13 +97,13 @@ class Document(QtCore.QObject):
         super().__init__(parent)
         self._scene = scene
         self._path = path
-        self._frame = float(scene.frame_start)
-        self._space: str | None = None
         self._compare = False
         self._selection: tuple[Ref, ...] = ()
         self._recovered = False
-        self._error = ""
-        self._reset_evaluation()
+        self._evaluations = Evaluations(scene)
+        self._evaluations.recompute_started = self.recompute_started.emit
+        self._evaluations.recompute_finished = self.recompute_finished.emit
+        self._evaluations.error_changed = self.evaluation_failed.emit
         #: Evaluates the whole timeline once the user pauses (after opening, an edit, a
         #: change of space), so scrubbing and playback then only read the cache.
         self._warm_timer = QtCore.QTimer(self)
@@ -151,19 +143,18 @@ class Document(QtCore.QObject):
         """Open another scene in this document (New, Open): history and selection restart."""
         self.player.pause()
         self._scene = scene
-        self._reset_evaluation()
+        self._evaluations.replace(scene)
         self._warm_timer.start()
         self.undo_stack.clear()
         self._recovered = recovered
         self._selection = ()
-        self._frame = float(scene.frame_start)
         self.set_path(path)
         self._update_dirty()
         self.structure_changed.emit()
         self.scene_changed.emit()
         self.selection_changed.emit()
         self.scene_replaced.emit()
-        self.frame_changed.emit(self._frame)
+        self.frame_changed.emit(self.frame)
         self.pose_changed.emit()
 
     @property
@@ -188,30 +179,24 @@ class Document(QtCore.QObject):
 
     @property
     def frame(self) -> float:
-        return self._frame
+        return self._evaluations.frame
 
     def set_frame(self, frame: float) -> None:
         """Move the current frame (not an undoable edit). Emits only on a change."""
-        frame = float(frame)
-        if frame == self._frame or not np.isfinite(frame):
+        if not self._evaluations.set_frame(frame):
             return
-        self._frame = frame
-        self._poses.clear()
+        frame = self._evaluations.frame
         self.frame_changed.emit(frame)
         self.pose_changed.emit()
 
     @property
     def space(self) -> str | None:
-        return self._space
+        return self._evaluations.space
 
     def set_space(self, space: str | None) -> None:
         """Override every constraint's space (``None``: each as authored). Not an edit."""
-        if space not in (None, "world", "object"):
-            raise ValueError(f'space must be "world", "object" or None, got {space!r}')
-        if space == self._space:
+        if not self._evaluations.set_space(space):
             return
-        self._space = space
-        self._poses.clear()
         self._warm_timer.start()
         self.space_changed.emit(space)
         self.pose_changed.emit()
@@ -222,12 +207,7 @@ class Document(QtCore.QObject):
         As authored, the ghost is world space unless every constraint is authored in world
         space already (then object space).
         """
-        if self._space == "world":
-            return "object"
-        if self._space == "object":
-            return "world"
-        spaces = {c.space for c in self._scene.constraints}
-        return "object" if spaces == {"world"} else "world"
+        return self._evaluations.ghost_space()
 
     @property
     def compare(self) -> bool:
@@ -319,8 +299,7 @@ class Document(QtCore.QObject):
         self._edited(structure=False)
 
     def _edited(self, structure: bool) -> None:
-        self._poses.clear()
-        self._timelines.clear()
+        self._evaluations.edited()
         self._warm_timer.start()
         if structure:
             # Prune the selection first: listeners of either signal see only what exists.
@@ -337,194 +316,82 @@ class Document(QtCore.QObject):
         """Say something in the status bar."""
         self.message.emit(text)
 
-    # --- evaluation ----------------------------------------------------------------------
+    # --- evaluation (app.scene.evaluations, with its callbacks as signals) ----------------
 
-    def _reset_evaluation(self) -> None:
-        #: One evaluator per space, each with its own caches (a multi-parent integral in
-        #: world space is not the one in object space); all read the same scene object.
-        self._evaluators: dict = {}
-        self._poses: dict = {}
-        self._timelines: dict = {}
-
-    def _space_key(self, space):
-        """The override that gives the same evaluation: "as authored" is "object" when every
-        constraint is authored in object space (or "world" likewise), so the two share
-        their evaluator, caches and poses."""
-        if space is None:
-            spaces = {c.space for c in self._scene.constraints}
-            if len(spaces) == 1:
-                return spaces.pop()
-        if not self._scene.constraints:
-            return "object"  # nothing depends on the space: one evaluation serves all
-        return space
-
-    def _evaluator(self, space) -> Evaluator:
-        ev = self._evaluators.get(space)
-        if ev is None or ev.scene is not self._scene:
-            ev = self._evaluators[space] = Evaluator(self._scene)
-        return ev
-
-    def _run(self, space, frames) -> BakeResult:
-        """Evaluate with the caches, saying when a stale cache is recomputed, and falling
-        back to the skeleton without constraints when the scene cannot be evaluated."""
-        evaluator = self._evaluator(space)
-        try:
-            stale = evaluator.stale_constraints()
-        except EVALUATION_ERRORS:
-            stale = []
-        if stale:
-            self.recompute_started.emit(stale)
-        start = time.perf_counter()
-        try:
-            result = evaluator.evaluate(frames, space)
-            error = ""
-        except EVALUATION_ERRORS as e:
-            error = str(e)
-            bare = self._scene.copy()
-            bare.constraints = []
-            result = Evaluator(bare).evaluate(frames)
-        if stale:
-            self.recompute_finished.emit(stale, time.perf_counter() - start)
-        if error != self._error:
-            self._error = error
-            self.evaluation_failed.emit(error)
-        return result
+    @property
+    def evaluations(self) -> Evaluations:
+        """The evaluators and their caches (Qt-free); ``None`` as a space means :attr:`space`."""
+        return self._evaluations
 
     @property
     def evaluation_error(self) -> str:
         """Why the scene cannot be evaluated right now ("" when it can)."""
-        return self._error
-
-    def _pose_in(self, space) -> BakeResult:
-        space = self._space_key(space)
-        pose = self._poses.get(space)
-        if pose is not None:
-            return pose
-        timeline = self._timelines.get(space)
-        k = self._frame - self._scene.frame_start
-        if timeline is not None and k == int(k) and 0 <= k < len(timeline.frames):
-            k = int(k)
-            pose = BakeResult(
-                bone_names=timeline.bone_names,
-                frames=timeline.frames[k : k + 1],
-                bone_to_world=timeline.bone_to_world[k : k + 1],
-                heads=timeline.heads[k : k + 1],
-                tails=timeline.tails[k : k + 1],
-                limit_violation_deg=timeline.limit_violation_deg[k : k + 1],
-                info=timeline.info,
-            )
-        else:
-            pose = self._run(space, np.array([self._frame]))
-        self._poses[space] = pose
-        return pose
+        return self._evaluations.error
 
     def pose(self) -> BakeResult:
         """The evaluated pose at the current frame (one frame), cached until it changes."""
-        return self._pose_in(self._space)
+        return self._evaluations.pose()
 
     def ghost_pose(self) -> BakeResult:
         """The pose at the current frame in :meth:`ghost_space` (for Compare mode)."""
-        return self._pose_in(self.ghost_space())
+        return self._evaluations.pose(self.ghost_space())
 
     def differences(self) -> tuple[np.ndarray, np.ndarray]:
         """Per bone at the current frame: head distance and orientation angle (degrees)
         between :meth:`pose` and :meth:`ghost_pose`, each shaped ``(B,)``; cached."""
-        key = ("differences",)
-        if key not in self._poses:
-            pair = self._space_key(self._space), self._space_key(self.ghost_space())
-            a, b = self._timelines.get(pair[0]), self._timelines.get(pair[1])
-            k = self._frame - self._scene.frame_start
-            if a is not None and b is not None and k == int(k) and 0 <= k < len(a.frames):
-                # Playback: every frame's differences at once, once per edit.
-                whole = self._timelines.get(("differences", *pair))
-                if whole is None:
-                    whole = compare.pose_differences(a.bone_to_world, b.bone_to_world)
-                    self._timelines[("differences", *pair)] = whole
-                self._poses[key] = (whole[0][int(k)], whole[1][int(k)])
-            else:
-                self._poses[key] = compare.pose_differences(
-                    self.pose().bone_to_world[0], self.ghost_pose().bone_to_world[0])
-        return self._poses[key]
+        return self._evaluations.differences()
 
     def world_pose(self) -> BakeResult:
         """The pose with every constraint in world space (where limits can be violated)."""
-        return self._pose_in("world")
+        return self._evaluations.pose("world")
 
     def timeline_fits_cache(self) -> bool:
-        """Whether every frame × bone of the timeline may be kept (at most
-        ``TIMELINE_CACHE_BONE_FRAMES``: 100,000 frames of 31 bones would be 400 MB)."""
-        s = self._scene
-        bone_frames = (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1)
-        return bone_frames <= TIMELINE_CACHE_BONE_FRAMES
+        """Whether every frame × bone of the timeline may be kept in the cache."""
+        return self._evaluations.timeline_fits_cache()
 
     def prepare_timeline(self) -> None:
         """Evaluate every frame of the timeline once, so playback only reads the cache."""
-        if not self.timeline_fits_cache():
-            return
-        spaces = [self._space] + (["world", self.ghost_space()] if self._compare else [])
-        for space in {self._space_key(s) for s in spaces}:
-            if space not in self._timelines:
-                self._timelines[space] = self._run(space, default_frames(self._scene))
+        extra = ("world", self.ghost_space()) if self._compare else ()
+        self._evaluations.prepare_timeline((None, *extra))
 
     def timeline(self) -> BakeResult:
         """Every frame of the timeline in the current space, from the cache (evaluated once
         after each edit; scrubbing never re-evaluates it)."""
-        return self.timeline_in(self._space)
+        return self._evaluations.timeline()
 
     def timeline_if_ready(self) -> BakeResult | None:
         """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
-        return self._timelines.get(self._space_key(self._space))
+        return self._evaluations.cached_timeline()
 
     def cached_timeline(self, space: str | None) -> BakeResult | None:
-        """The timeline with ``space`` overriding if it is cached, else ``None`` (nothing is
-        evaluated); :meth:`pose` reads its frames from it."""
-        return self._timelines.get(self._space_key(space))
+        """The timeline in ``space`` (``None``: the current one) if it is cached, else
+        ``None`` (nothing is evaluated); :meth:`pose` reads its frames from it."""
+        return self._evaluations.cached_timeline(space)
 
     def timeline_for_plot(self, space: str | None) -> BakeResult:
-        """:meth:`timeline_in` when the timeline fits the cache; for a longer one, at most
-        ``PLOT_FRAMES`` whole frames spread evenly from the first frame to the last (kept
-        until the next edit), so a plot never holds the whole timeline in memory."""
-        if self.timeline_fits_cache():
-            return self.timeline_in(space)
-        key = self._space_key(space)
-        result = self._timelines.get(("plot", key))
-        if result is None:
-            s = self._scene
-            frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, PLOT_FRAMES)))
-            result = self._timelines[("plot", key)] = self._run(key, frames)
-        return result
+        """The timeline in ``space``, or for one too long to cache an even sample of it
+        (:meth:`app.scene.evaluations.Evaluations.timeline_for_plot`)."""
+        return self._evaluations.timeline_for_plot(space)
 
     def timeline_in(self, space: str | None) -> BakeResult:
-        """Every frame of the timeline with ``space`` overriding (``None``: as authored)."""
-        key = self._space_key(space)
-        result = self._timelines.get(key)
-        if result is None:
-            result = self._timelines[key] = self._run(key, default_frames(self._scene))
-        return result
+        """Every frame of the timeline in ``space`` (``None``: the current space)."""
+        return self._evaluations.timeline(space)
 
     def timeline_sample(self, count: int) -> BakeResult:
-        """Every frame of the timeline in the current space when it fits the cache (from the
-        cache), else at most ``count`` whole frames spread evenly from the first to the last,
-        evaluated with the current space's caches (not kept): what framing the whole
-        animation reads."""
-        if self.timeline_fits_cache():
-            return self.timeline()
-        s = self._scene
-        frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, max(int(count), 2))))
-        return self._run(self._space_key(self._space), frames)
+        """The whole timeline in the current space, or at most ``count`` frames of it when
+        it is too long to cache: what framing the whole animation reads."""
+        return self._evaluations.timeline_sample(count)
 
     def context_before(self, constraint: str, frames=None):
         """The evaluation context just before ``constraint`` at ``frames`` (default: the
         current frame) in the current space, with the document's caches: what the
         step-through traces a solver from. Raises what an evaluation raises."""
-        key = self._space_key(self._space)
-        frames = [self._frame] if frames is None else frames
-        return self._evaluator(key).context(np.asarray(frames, dtype=float).reshape(-1), key,
-                                            until=constraint)  # fmt: skip
+        return self._evaluations.context_before(constraint, frames)
 
     def evaluate(self, frames, space: str | None = None) -> BakeResult:
-        """Evaluate other frames with the document's caches (``space`` overrides)."""
-        return self._run(space, np.asarray(frames, dtype=float).reshape(-1))
+        """Evaluate other frames with the document's caches (``space`` overrides; ``None``
+        is the current space, with the same caches as :meth:`pose`)."""
+        return self._evaluations.evaluate(frames, space)
 
     def scene_edited(self) -> None:
         """Call after the scene's items were replaced outside the commands: re-evaluates."""

@@ -1,10 +1,11 @@
 """Export formats, and running an export for the command line or the editor.
 
-Every format is an :class:`ExportFormat` in :data:`FORMATS`, whose ``writer`` names a function
-``writer(request: ExportRequest) -> list[str]`` (the notes to show the user) as
-``"module:function"``, imported only when used: the PNG formats live with the renderer
-(:mod:`app.window.image_export`, Qt), which this module does not import. A format whose writer is
-not in a build has ``writer = None`` and says in ``unavailable`` what it needs.
+Every format is an :class:`ExportFormat` in the registry :data:`FORMATS`, whose ``writer`` is
+the function ``writer(request: ExportRequest) -> list[str]`` (the notes to show the user).
+This module registers the formats of the core; a layer above adds its own with
+:func:`register`: the window registers the PNG formats of its renderer
+(:func:`app.window.render.register_formats`) at start-up and ``main.py export`` before it
+reads ``--format``, so this module never names the window.
 
 Every writer writes atomically (a temporary file, then a rename), so a refused or failed
 export leaves whatever was at the output path untouched. Long evaluations can report
@@ -13,7 +14,6 @@ progress and be cancelled (:func:`bake_in_chunks`), for the editor's progress di
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,43 +39,14 @@ class ExportFormat:
     suffix : str
         The usual file suffix, also used to guess the format from ``--out``.
     description : str
-    writer : str or None
-        ``"module:function"`` taking an :class:`ExportRequest`; ``None`` when this build
-        cannot write the format.
-    unavailable : str
-        Why the format cannot be written yet (when ``writer`` is ``None``).
+    writer : callable
+        ``writer(request: ExportRequest) -> list[str]``: writes the file, returns the notes.
     """
 
     name: str
     suffix: str
     description: str
-    writer: str | None
-    unavailable: str = ""
-
-
-FORMATS = {
-    f.name: f
-    for f in (
-        ExportFormat("bvh", ".bvh", "evaluated animation as BVH motion capture",
-                     "app.editor.export:write_bvh_request"),
-        ExportFormat("csv", ".csv", "heads, tails and world quaternions per frame and bone",
-                     "app.editor.export:write_csv_request"),
-        ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
-                     "app.editor.export:write_npz_request"),
-        ExportFormat("glb", ".glb", "glTF 2.0 binary: bones, skin, mesh and the baked animation",
-                     "app.editor.export:write_gltf_request"),
-        ExportFormat("gltf", ".gltf", "glTF 2.0 JSON (buffer inside): as glb",
-                     "app.editor.export:write_gltf_request"),
-        ExportFormat("usda", ".usda", "USD text: UsdSkel skeleton, animation and meshes",
-                     "app.editor.export:write_usd_request"),
-        ExportFormat("usdc", ".usdc", "USD binary (crate): as usda",
-                     "app.editor.export:write_usd_request"),
-        ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
-                     "app.window.image_export:write_png_request"),
-        ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
-                     "app.window.image_export:write_png_sequence_request"),
-    )
-}  # fmt: skip
+    writer: Callable[[ExportRequest], list[str]]
 
 
 def format_for(name: str | None, out) -> ExportFormat:
@@ -84,7 +55,7 @@ def format_for(name: str | None, out) -> ExportFormat:
     Raises
     ------
     ValueError
-        Unknown name, a suffix that names no format, or a format this build cannot write.
+        Unknown name, or a suffix that names no format.
     """
     if name is None:
         suffix = Path(out).suffix.lower()
@@ -97,8 +68,6 @@ def format_for(name: str | None, out) -> ExportFormat:
         raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}")
     else:
         fmt = FORMATS[name]
-    if fmt.writer is None:
-        raise ValueError(f"--format {fmt.name} {fmt.unavailable}")
     return fmt
 
 
@@ -213,8 +182,30 @@ def run_export(fmt: ExportFormat, request: ExportRequest) -> list[str]:
         Bad input, naming where and why; nothing is written.
     ExportCancelled
     """
-    if fmt.writer is None:
-        raise ValueError(f"--format {fmt.name} {fmt.unavailable}")
-    module, function = fmt.writer.split(":")
-    writer = getattr(importlib.import_module(module), function)
-    return writer(request)
+    return fmt.writer(request)
+
+
+#: The export formats by ``--format`` name, in the order menus list them: the core's below,
+#: the window's PNG formats once :func:`register` added them.
+FORMATS: dict[str, ExportFormat] = {}
+
+
+def register(fmt: ExportFormat) -> None:
+    """Add ``fmt`` to :data:`FORMATS` (or replace the format of that name)."""
+    FORMATS[fmt.name] = fmt
+
+
+for _format in (
+    ExportFormat("bvh", ".bvh", "evaluated animation as BVH motion capture", write_bvh_request),
+    ExportFormat("csv", ".csv", "heads, tails and world quaternions per frame and bone",
+                 write_csv_request),
+    ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
+                 write_npz_request),
+    ExportFormat("glb", ".glb", "glTF 2.0 binary: bones, skin, mesh and the baked animation",
+                 write_gltf_request),
+    ExportFormat("gltf", ".gltf", "glTF 2.0 JSON (buffer inside): as glb", write_gltf_request),
+    ExportFormat("usda", ".usda", "USD text: UsdSkel skeleton, animation and meshes",
+                 write_usd_request),
+    ExportFormat("usdc", ".usdc", "USD binary (crate): as usda", write_usd_request),
+):  # fmt: skip
+    register(_format)

@@ -5,7 +5,7 @@ expected, and a status tip. The transport keys (Space, Left/Right, Home/End, Up/
 Shift+K) are window shortcuts, so they work wherever the focus is, except inside a text
 field, which keeps its keys (:mod:`app.widgets.text_keys`).
 
-One idea: what the window offers (actions, menus, toolbar) and what each one does.
+One idea: the window's actions, each made by :meth:`WindowActions.make_action`.
 """
 
 from __future__ import annotations
@@ -32,9 +32,11 @@ class WindowActions:
 
         return ConvergencePanel(self.document)
 
-    def _action(
+    def make_action(
         self, name, text, slot=None, shortcut=None, tip="", checkable=False, icon=None
     ) -> QtGui.QAction:
+        """A window action named ``name`` (``actions_by_name``), with its shortcut, tip,
+        icon and slot (``toggled`` when checkable, else ``triggered``)."""
         action = QtGui.QAction(text, self)
         action.setObjectName(name)
         if shortcut:
@@ -51,6 +53,8 @@ class WindowActions:
         self.addAction(action)
         self.actions_by_name[name] = action
         return action
+
+    _action = make_action  # the short name the action mixins build their menus with
 
     def _safely(self, fn, *args):
         """A slot that runs an operation and reports an OperationError in the status bar."""

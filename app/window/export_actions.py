@@ -18,7 +18,13 @@ from app.editor.files import error_text, is_shipped, user_folder
 from app.scene.errors import SceneError
 from app.scene.evaluate import default_frames
 from app.scene.words import plural
-from app.window.image_export import render_at, viewport_image, write_png, write_sequence
+from app.window.render import (
+    register_formats,
+    render_at,
+    viewport_image,
+    write_png,
+    write_sequence,
+)
 
 #: The progress dialog appears only for exports that take longer than this.
 MIN_DURATION_MS = 400
@@ -53,6 +59,7 @@ class ExportController(QtCore.QObject):
         super().__init__(window)
         self.window = window
         self.document = document
+        register_formats()  # the viewport's PNG writers, for anything that lists FORMATS
 
     def _ask_path(self, name: str) -> Path | None:
         doc = self.document

@@ -22,11 +22,11 @@ def build_mesh_actions(window) -> None:
     viewport = window.viewport
     group = QtGui.QActionGroup(window)
     for name, text, display, tip in CHOICES:
-        action = window._action(name, text, None, None, tip, checkable=True)
+        action = window.make_action(name, text, None, None, tip, checkable=True)
         action.setChecked(viewport.mesh_display == display)
         action.triggered.connect(lambda _=False, d=display: viewport.set_mesh_display(d))
         group.addAction(action)
-    xray = window._action("xray", "&X-Ray Bones", viewport.set_xray, "Alt+Z",
+    xray = window.make_action("xray", "&X-Ray Bones", viewport.set_xray, "Alt+Z",
                           "Draw the bones over the meshes", checkable=True)  # fmt: skip
     xray.setChecked(viewport.xray)
 
@@ -35,9 +35,9 @@ def build_camera_actions(window) -> None:
     """Add Frame Animation and Follow to ``window`` (Follow's check mirrors the viewport's, which
     a scene turns on when it is opened)."""
     viewport = window.viewport
-    window._action("frameAnimation", "Frame A&nimation", viewport.frame_animation, "Ctrl+F",
+    window.make_action("frameAnimation", "Frame A&nimation", viewport.frame_animation, "Ctrl+F",
                    "Point the camera at every joint over the whole animation")  # fmt: skip
-    follow = window._action("follow", "Fo&llow", viewport.set_follow, "Ctrl+Shift+F",
+    follow = window.make_action("follow", "Fo&llow", viewport.set_follow, "Ctrl+Shift+F",
                             "As it plays, the view's centre follows the selection (else the root)",
                             checkable=True)  # fmt: skip
     follow.setChecked(viewport.follow.enabled)

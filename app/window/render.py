@@ -1,115 +1,202 @@
-"""Rendering the editor to a PNG without a person at the screen (``main.py screenshot``)."""
+"""Rendering without a person at the screen: the window or the viewport as PNG images.
+
+One renderer for every picture Pivotal writes: ``main.py screenshot``
+(:func:`render_screenshot`, the whole window or its viewport), File ▸ Export's viewport image
+and PNG sequence (:func:`write_png`, :func:`write_sequence`, :func:`render_at`), and
+``main.py export --format png|png-sequence`` (the writers :func:`register_formats` adds to
+:data:`app.editor.export.FORMATS`, which open a viewport of the given size and frame the
+skeleton, under Xvfb when there is no screen).
+
+Writes are atomic (:mod:`app.scene.formats.atomic`): a PNG goes to a temporary file and is
+renamed over the target; a sequence is written into a temporary folder next to the target
+folder and its files are moved in only when every frame rendered, so a cancelled or failed
+sequence leaves nothing behind.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
 
-def render_screenshot(
-    scene_path,
-    out_path,
-    frame=None,
-    size=(1280, 800),
-    space=None,
-    compare=False,
-    select=(),
-    axes=False,
-    viewport_only=False,
-    show="both",
-    xray=True,
-    orbit=(0.0, 0.0),
-    frame_selection=False,
-) -> str:
-    """Open ``scene_path`` in the main window, render it, save the window as a PNG.
+from app.editor.export import ExportCancelled, ExportFormat, ExportRequest, register
+from app.scene.errors import SceneError
+from app.scene.evaluate import default_frames
+from app.scene.formats.atomic import write_atomic
+from app.scene.words import plural
 
-    Needs an X display with OpenGL (Xvfb and Mesa's llvmpipe will do).
+#: The size of an image rendered from the command line, unless ``--size`` says otherwise.
+DEFAULT_SIZE = (1280, 720)
 
-    Parameters
-    ----------
-    frame : float, optional
-        The frame to show (default: the first).
-    space : {"world", "object"}, optional
-        The evaluation override (default: as authored).
-    compare : bool
-        Compare mode: the other space as a ghost, and the table of differences.
-    select : sequence of str
-        Names to select: a bone, a constraint, or ``constraint/pivot``.
-    axes : bool
-        Draw each bone's frame axes.
-    viewport_only : bool
-        Save only the viewport instead of the whole window.
-    show : {"both", "mesh", "bones"}
-        What to draw of a scene with skinned meshes.
-    xray : bool
-        Draw the bones over the meshes.
-    orbit : (float, float)
-        Degrees to turn the camera (azimuth, elevation) after framing everything.
-    frame_selection : bool
-        Point the camera at the selection (F) instead of everything.
+
+def viewport_image(viewport) -> QtGui.QImage:
+    """What the viewport shows: its OpenGL framebuffer (the text labels are drawn into it)."""
+    return viewport.grabFramebuffer()
+
+
+def png_bytes(image: QtGui.QImage) -> bytes:
+    data = QtCore.QByteArray()
+    buffer = QtCore.QBuffer(data)
+    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise SceneError("cannot encode the image as PNG")
+    buffer.close()
+    return bytes(data.data())
+
+
+def write_png(image: QtGui.QImage, path) -> None:
+    """Write ``image`` to ``path`` as a PNG, atomically."""
+    write_atomic(path, png_bytes(image))
+
+
+def sequence_names(frames) -> list[str]:
+    """File names of a sequence: ``frame_0012.png`` by frame number when every frame is
+    whole (Blender's habit), else ``frame_0000.png``, ``frame_0001.png``... in order."""
+    frames = np.asarray(frames, dtype=float)
+    whole = np.all(frames == np.round(frames)) and len(np.unique(frames)) == len(frames)
+    numbers = frames.astype(int) if whole else np.arange(len(frames))
+    return [f"frame_{n:04d}.png" for n in numbers]
+
+
+def write_sequence(render_frame, frames, out_dir, progress=None) -> list[Path]:
+    """Render ``frames`` with ``render_frame(frame) -> QImage`` into folder ``out_dir``.
+
+    ``progress(done, total) -> bool`` after each frame; False cancels. Files already in
+    ``out_dir`` with other names are left alone; those with the same names are replaced.
 
     Returns
     -------
-    str
-        The absolute path of the PNG.
+    list of Path
+        The files written.
 
     Raises
     ------
-    ValueError
-        If the scene cannot be loaded (a :class:`~app.scene.errors.SceneError`), a name to
-        select does not exist, or the image cannot be written.
+    ExportCancelled
+        Nothing was written.
+    SceneError
+        The folder cannot be written (nothing was).
     """
-    from app.editor.document import Document
-    from app.scene.rig.editing import Ref
-    from app.window.main_window import MainWindow
-    from app.window.qt_app import application, has_display
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SceneError("is a file; a PNG sequence needs a folder", file=str(out_dir))
+    parent = out_dir.parent
+    if not parent.is_dir():
+        raise SceneError("cannot write: No such file or directory", file=str(out_dir))
+    names = sequence_names(frames)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=parent))
+    except OSError as e:
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(out_dir)) from None
+    try:
+        for k, (frame, name) in enumerate(zip(frames, names)):
+            (tmp / name).write_bytes(png_bytes(render_frame(float(frame))))
+            if progress is not None and progress(k + 1, len(names)) is False:
+                raise ExportCancelled("export cancelled")
+        out_dir.mkdir(exist_ok=True)
+        written = []
+        for name in names:
+            os.replace(tmp / name, out_dir / name)
+            written.append(out_dir / name)
+        return written
+    except OSError as e:
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(out_dir)) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
-    if not has_display():
-        raise ValueError("no display to render on; run under xvfb-run")
-    app = application()
-    document = Document.from_file(scene_path)
-    if frame is not None:
-        document.set_frame(frame)
-    document.set_space(space)
-    refs = []
-    for name in select:
-        constraint, _, pivot = name.partition("/")
-        if pivot:
-            refs.append(Ref.pivot_of(constraint, pivot))
-        elif name in document.scene.bone_names():
-            refs.append(Ref.bone(name))
-        elif name in [c.name for c in document.scene.constraints]:
-            refs.append(Ref.constraint(name))
-        else:
-            raise ValueError(f"--select {name!r}: no bone, constraint or pivot of that name")
-    document.set_selection(refs)
-    window = MainWindow(document, restore_settings=False)
-    window.resize(*size)
-    window.show()
-    document.set_compare(compare)
-    window.actions_by_name["boneAxes"].setChecked(axes)
-    choice = {"both": "showBoth", "mesh": "showMesh", "bones": "showBones"}.get(show)
-    if choice is None:
-        raise ValueError(f"show must be both, mesh or bones, not {show!r}")
-    window.actions_by_name[choice].trigger()
-    window.actions_by_name["xray"].setChecked(xray)
-    for _ in range(10):
-        app.processEvents()
-    window.viewport.frame_all()
-    if frame_selection:
-        window.viewport.frame_selection()
-    window.viewport.orbit(float(orbit[0]), float(orbit[1]))
-    for _ in range(10):
-        app.processEvents()
-    from app.window.image_export import viewport_image
 
-    image = viewport_image(window.viewport) if viewport_only else window_image(window)
-    out = Path(out_path).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not image.save(str(out)):
-        raise ValueError(f"{out}: cannot write the PNG")
-    window.autosaver.stop()
-    window.close()
-    return str(out)
+def render_at(viewport, document, frame: float) -> QtGui.QImage:
+    """The viewport's image with ``document`` at ``frame`` (the camera stays)."""
+    document.set_frame(frame)
+    viewport.refresh()
+    QtWidgets.QApplication.processEvents()
+    return viewport_image(viewport)
+
+
+# --- the command line's writers (app.editor.export.FORMATS) -------------------------------
+
+
+def _size(request: ExportRequest) -> tuple[int, int]:
+    size = request.options.get("size") or DEFAULT_SIZE
+    width, height = (int(v) for v in size)
+    if not (16 <= width <= 8192 and 16 <= height <= 8192):
+        raise ValueError(f"--size must be between 16x16 and 8192x8192, got {width}x{height}")
+    return width, height
+
+
+class _Offscreen:
+    """A viewport of the request's size on the request's scene, framed on the skeleton."""
+
+    def __init__(self, request: ExportRequest, whole_motion: bool = False):
+        from app.editor.document import Document
+        from app.widgets.viewport.viewport import Viewport
+        from app.window.qt_app import application, has_display
+
+        if not has_display():
+            raise ValueError("--format png needs a display to render on; run under xvfb-run "
+                             "('xvfb-run -a python main.py export ...')")  # fmt: skip
+        self.app = application()
+        size = _size(request)
+        self.document = Document(request.scene)
+        self.document.set_space(request.space)
+        frames = default_frames(request.scene) if request.frames is None else request.frames
+        self.frames = np.asarray(frames, dtype=float)
+        self.document.set_frame(float(self.frames[0]))
+        self.viewport = Viewport(self.document)
+        self.viewport.set_follow(False)  # a still camera, framed below
+        self.viewport.resize(*size)
+        self.viewport.show()
+        for _ in range(5):
+            self.app.processEvents()
+        self.viewport.frame_all()
+        if whole_motion:  # every frame of the sequence in the picture, not only the first
+            motion = self.document.evaluate(self.frames, request.space)
+            self.viewport.frame_points(np.concatenate([motion.heads.reshape(-1, 3),
+                                                       motion.tails.reshape(-1, 3)]))  # fmt: skip
+        for _ in range(5):
+            self.app.processEvents()
+
+    def close(self) -> None:
+        self.viewport.close()
+        self.viewport.deleteLater()
+        self.document.deleteLater()
+        self.app.processEvents()
+
+
+def write_png_request(request: ExportRequest) -> list[str]:
+    """The viewport at the first of ``request.frames`` (default: the first frame)."""
+    view = _Offscreen(request)
+    try:
+        write_png(render_at(view.viewport, view.document, view.frames[0]), request.out)
+    finally:
+        view.close()
+    notes = []
+    if len(view.frames) > 1:
+        notes.append(f"png is one image: frame {view.frames[0]:g} (use png-sequence for all)")
+    return notes
+
+
+def write_png_sequence_request(request: ExportRequest) -> list[str]:
+    """The viewport at every frame of ``request.frames`` into folder ``request.out``."""
+    view = _Offscreen(request, whole_motion=True)
+    try:
+        files = write_sequence(lambda f: render_at(view.viewport, view.document, f),
+                               view.frames, request.out, request.progress)  # fmt: skip
+    finally:
+        view.close()
+    return [f"{plural(len(files), 'image')} in {request.out}"]
+
+
+def register_formats() -> None:
+    """Add ``png`` and ``png-sequence`` to :data:`app.editor.export.FORMATS` (the window
+    does at start-up, ``main.py export`` before it reads ``--format``); again is harmless."""
+    register(ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
+                          write_png_request))  # fmt: skip
+    register(ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
+                          write_png_sequence_request))  # fmt: skip
 
 
 def window_image(window):
@@ -118,10 +205,6 @@ def window_image(window):
     ``QWidget.grab()`` composes the window but not the OpenGL viewport's own framebuffer, nor
     the labels drawn over it: both are painted in at the viewport's place.
     """
-    from PySide6 import QtCore, QtGui
-
-    from app.window.image_export import viewport_image
-
     image = window.grab().toImage()
     painter = QtGui.QPainter(image)
     at = window.viewport.mapTo(window, QtCore.QPoint(0, 0))

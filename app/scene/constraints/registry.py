@@ -77,8 +77,7 @@ def solver_for(constraint: Constraint, path: str = "constraints") -> Solver:
 def _multi_parent_steps(constraint: MultiParent, ctx, frame):
     """The integration substeps into ``frame``, from the evaluator's integral if cached."""
     space = ctx.space_of(constraint)
-    entry = ctx.cache.get(constraint.name)
-    cached = entry.get(space) if isinstance(entry, dict) else None
+    cached = multi_parent.cached_integral(ctx.cache, constraint.name, space)
     parent = ctx.scene.bone(constraint.body).parent  # where a relative body's steps are
     placed = None if parent is None else ctx.bone_to_world[0, ctx.skeleton.index(parent)]
     return steps(constraint, ctx.scene, frame, space, integral=cached, parent_to_world=placed)

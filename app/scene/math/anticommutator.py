@@ -39,7 +39,7 @@ from functools import cache
 
 import numpy as np
 
-from app.scene.math.quat import mul
+from app.scene.math.quat import dot_components, mul_components
 
 #: Largest supported n: the dynamic program holds every subset, 2^n of them.
 MAX_FACTORS = 20
@@ -58,25 +58,27 @@ def _signs(n: int) -> np.ndarray:
     return np.array(rows, dtype=float)
 
 
-def _polarized(qs: np.ndarray) -> np.ndarray:
-    """Symmetrized product by polarization, for small ``n`` (module docstring)."""
-    n = qs.shape[-2]
-    signs = _signs(n)
-    # Component-major (..., 4, 2^(n-1)): one matrix product forms every signed sum. BLAS may
-    # block it differently for different batch sizes, so the last bits of a step can depend on
-    # how many steps are computed together; code that needs bit-identical results whatever
-    # the batch (the multi-parent scan) accumulates its sums elementwise instead.
-    lead = qs.shape[:-2]
-    x = (np.swapaxes(qs, -1, -2).reshape(-1, n) @ signs.T).reshape(lead + (4, len(signs)))
-    s = x[..., 0, :]
-    v2 = np.einsum("...ce,...ce->...e", x[..., 1:, :], x[..., 1:, :])
-    c, d = s, np.ones_like(s)  # x^1 = s + 1 v
-    for _ in range(n - 1):
-        c, d = c * s - d * v2, c + d * s
-    weight = np.prod(signs, axis=1) / 2.0 ** (n - 1)  # (2^(n-1),)
-    w = c @ weight
-    v = np.einsum("...ce,...e->...c", x[..., 1:, :], d * weight)
-    return np.concatenate([w[..., None], v], axis=-1)
+def _polarized(R: np.ndarray) -> np.ndarray:
+    """Symmetrized product by polarization, for small ``n`` (module docstring), of
+    component-major ``R (4, n, ...)``: elementwise sums in factor order, no BLAS, so a step's
+    bits do not depend on how many other steps are computed with it."""
+    n = R.shape[1]
+    total = np.zeros((4,) + R.shape[2:])
+    for signs in _signs(n):
+        x = R[:, 0].copy()
+        for i in range(1, n):
+            if signs[i] > 0:
+                x += R[:, i]
+            else:
+                x -= R[:, i]
+        s, v2 = x[0], dot_components(x[1:], x[1:])
+        c, d = s, np.ones_like(s)  # x^1 = s + 1 v
+        for _ in range(n - 1):
+            c, d = c * s - d * v2, c + d * s
+        weight = np.prod(signs) / 2.0 ** (n - 1)
+        total[0] += weight * c
+        total[1:] += (weight * d) * x[1:]
+    return total
 
 
 @cache
@@ -122,7 +124,18 @@ def symmetrized_product(qs) -> np.ndarray:
     qs = np.asarray(qs, dtype=float)
     if qs.ndim < 2 or qs.shape[-1] != 4:
         raise ValueError(f"expected quaternions shaped (..., n, 4), got {qs.shape}")
-    n = qs.shape[-2]
+    components = np.moveaxis(qs, (-1, -2), (0, 1))
+    return np.moveaxis(symmetrized_product_components(components), 0, -1)
+
+
+def symmetrized_product_components(R) -> np.ndarray:
+    """:func:`symmetrized_product` of component-major stacks ``R (4, n, ...)`` (factor ``i``
+    is ``R[:, i]``), as ``(4, ...)``, with elementwise arithmetic only: each result's bits
+    do not depend on the other entries of the stack (the multi-parent scan relies on it)."""
+    R = np.asarray(R, dtype=float)
+    n = R.shape[1] if R.ndim >= 2 else 0
+    if R.ndim < 2 or R.shape[0] != 4:
+        raise ValueError(f"expected quaternions shaped (4, n, ...), got {R.shape}")
     if n == 0:
         raise ValueError("the anticommutator of no quaternions is undefined")
     if n > MAX_FACTORS:
@@ -131,20 +144,22 @@ def symmetrized_product(qs) -> np.ndarray:
             f"at most {MAX_FACTORS} are supported"
         )
     if n == 1:
-        return qs[..., 0, :].copy()
+        return R[:, 0].copy()
     if n == 2:
         # a b + b a: the cross products cancel, leaving 2 (wa wb - ua.ub, wa ub + wb ua).
-        a, b = qs[..., 0, :], qs[..., 1, :]
-        w = a[..., 0] * b[..., 0] - np.sum(a[..., 1:] * b[..., 1:], axis=-1)
-        v = a[..., :1] * b[..., 1:] + b[..., :1] * a[..., 1:]
-        return 2.0 * np.concatenate([w[..., None], v], axis=-1)
+        a, b = R[:, 0], R[:, 1]
+        w = a[0] * b[0] - dot_components(a[1:], b[1:])
+        return 2.0 * np.concatenate([w[None], a[0] * b[1:] + b[0] * a[1:]])
     if n <= POLARIZATION_MAX:
-        return _polarized(qs)
-    layer = qs  # layer 1: the singletons, in mask order (one bit each, ascending)
+        return _polarized(R)
+    layer = R  # layer 1: the singletons, in mask order (one bit each, ascending)
     for sub, last in _layers(n):
-        products = mul(layer[..., sub, :], qs[..., last, :])  # (..., C(n,k), k, 4)
-        layer = products.sum(axis=-2)
-    return layer[..., 0, :]
+        products = mul_components(layer[:, sub], R[:, last])  # (4, C(n,k), k, ...)
+        total = products[:, :, 0].copy()
+        for j in range(1, products.shape[2]):  # in factor order, elementwise
+            total += products[:, :, j]
+        layer = total
+    return layer[:, 0]
 
 
 def normalized_anticommutator(qs, tolerance: float = 1e-12) -> np.ndarray:

@@ -12,9 +12,20 @@ Conventions (the same everywhere in :mod:`app.scene`):
 
 The symmetrized product used by the multi-parent constraint lives in
 :mod:`app.scene.math.anticommutator`, which builds on this module (never the other way).
+
+The same formulas come in two more layouts, for the two places where the layout is the
+speed: *component-major* stacks ``(4, ...)`` and ``(3, ...)`` (``*_components``: the
+multi-parent integrator, which runs elementwise over all pivots and steps and must not
+depend on how many steps are computed together, so these use no BLAS), and ONE rotation
+as a tuple of floats (``*_one``: the one-frame FABRIK path and its limits, where numpy's
+fixed cost per call would dominate). ``tests/test_quat.py`` checks that the three agree.
+
+One idea: the quaternion vocabulary of the whole core, in its three layouts.
 """
 
 from __future__ import annotations
+
+from math import cos, sin, sqrt
 
 import numpy as np
 
@@ -38,6 +49,7 @@ __all__ = [
     "log",
     "angle_between",
     "shortest_arc",
+    "arc_of_units",
 ]
 
 
@@ -374,7 +386,7 @@ def shortest_arc(u, v) -> np.ndarray:
     ):
         raise ValueError("shortest arc of a zero-length or non-finite direction")
     u, v = np.broadcast_arrays(u / nu, v / nv)
-    q = _arc_of_units(u, v)
+    q = arc_of_units(u, v)
     # 1 + u.v < 2e-6: within 0.002 rad of a half turn, where its rounding error dominates.
     opposite = 1.0 + np.sum(u * v, axis=-1) < 2e-6
     if np.any(opposite):
@@ -385,13 +397,113 @@ def shortest_arc(u, v) -> np.ndarray:
         perp /= np.linalg.norm(perp, axis=-1, keepdims=True)
         half_turn = np.concatenate([np.zeros((len(uo), 1)), perp], axis=-1)
         q = q.copy()
-        q[opposite] = mul(_arc_of_units(rotate(half_turn, uo), vo), half_turn)
+        q[opposite] = mul(arc_of_units(rotate(half_turn, uo), vo), half_turn)
     return q
 
 
-def _arc_of_units(u, v):
+def arc_of_units(u, v):
     """``[1 + u.v, u x v]`` normalized, for unit ``u`` and ``v`` not opposite."""
     q = np.concatenate([1.0 + np.sum(u * v, axis=-1, keepdims=True), np.cross(u, v)], axis=-1)
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     return q / np.where(n == 0, 1.0, n)
 
+
+# --- component-major stacks: quaternions (4, ...), vectors (3, ...), elementwise only -----
+
+
+def mul_components(a, b) -> np.ndarray:
+    """:func:`mul` of component-major quaternions ``(4, ...)``, as a ``(4, ...)`` array."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    out = np.empty((4,) + np.broadcast_shapes(aw.shape, bw.shape))
+    out[0] = aw * bw - ax * bx - ay * by - az * bz
+    out[1] = aw * bx + ax * bw + ay * bz - az * by
+    out[2] = aw * by - ax * bz + ay * bw + az * bx
+    out[3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
+
+
+def cross_components(a, b) -> np.ndarray:
+    """Cross product of component-major vectors ``(3, ...)``."""
+    out = np.empty((3,) + np.broadcast_shapes(a[0].shape, b[0].shape))
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+def dot_components(a, b):
+    """Dot product of component-major vectors ``(3, ...)`` over the leading axis."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def rotate_components(q, v) -> np.ndarray:
+    """:func:`rotate` of component-major vectors ``v (3, ...)`` by unit ``q (4, ...)``."""
+    u = q[1:]
+    t = 2.0 * cross_components(u, v)
+    return v + q[0] * t + cross_components(u, t)
+
+
+def normalize_components(q) -> np.ndarray:
+    """Component-major quaternions ``(4, ...)`` scaled to unit length (no check: a zero
+    quaternion gives NaN, which the callers' plans rule out)."""
+    return q / np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+
+
+# --- one rotation as tuples of floats ----------------------------------------------------
+
+
+def mul_one(a, b) -> tuple:
+    """:func:`mul` of two quaternions given as 4 floats."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    )
+
+
+def conj_one(q) -> tuple:
+    """:func:`conj` of 4 floats."""
+    return (q[0], -q[1], -q[2], -q[3])
+
+
+def dot_one(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross_one(a, b) -> tuple:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def rotate_one(q, v) -> tuple:
+    """:func:`rotate` of one vector (3 floats) by one unit quaternion (4 floats)."""
+    w, x, y, z = q
+    vx, vy, vz = v
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return (
+        vx + w * tx + (y * tz - z * ty),
+        vy + w * ty + (z * tx - x * tz),
+        vz + w * tz + (x * ty - y * tx),
+    )
+
+
+def from_axis_angle_one(axis, angle) -> tuple:
+    """:func:`from_axis_angle` of one non-zero axis (3 floats, normalized here)."""
+    n = sqrt(dot_one(axis, axis))
+    s = sin(0.5 * angle)
+    return (cos(0.5 * angle), s * (axis[0] / n), s * (axis[1] / n), s * (axis[2] / n))
+
+
+def arc_of_units_one(u, v) -> tuple:
+    """:func:`arc_of_units` of one pair of unit vectors (3 floats each)."""
+    c = cross_one(u, v)
+    q = (1.0 + dot_one(u, v), c[0], c[1], c[2])
+    n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if n == 0:
+        return q
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)

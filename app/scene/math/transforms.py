@@ -233,10 +233,3 @@ def _polar_quaternions(m: np.ndarray) -> np.ndarray:
         u[flip, :, -1] *= -1
         rot = u @ vt
     return quat_from_matrix(rot)
-
-
-def angle_between_directions(u, v) -> np.ndarray:
-    """Angle in radians between direction vectors ``(..., 3)``; ``0`` if either is zero."""
-    u = np.asarray(u, dtype=float)
-    v = np.asarray(v, dtype=float)
-    return np.arctan2(np.linalg.norm(np.cross(u, v), axis=-1), np.sum(u * v, axis=-1))

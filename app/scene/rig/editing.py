@@ -531,5 +531,3 @@ def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     return Fabrik(
         name=unique_name(f"fabrik.{chain[-1]}", constraint_names(scene)), chain=chain, target=target
     )
-
-

@@ -2,7 +2,8 @@
 
 :func:`limited_rotation_one` is :func:`app.scene.rig.limits.limited_rotation` (without the
 up axis) for a single row: quaternions and vectors are tuples of floats and the arithmetic
-is the math module's. Numpy costs 1-10 µs per call whatever the array size, and a limited
+is :mod:`app.scene.math.quat`'s in its one-rotation layout (``mul_one``, ``rotate_one``,
+...). Numpy costs 1-10 µs per call whatever the array size, and a limited
 rotation makes ~60 calls; on one row the same formulas in floats cost a few µs in all. The
 editor evaluates one frame at a time, so the FABRIK passes of one chain take this path
 (:mod:`app.scene.constraints.fabrik.one_limited`); the two agree to rounding
@@ -20,50 +21,17 @@ from __future__ import annotations
 from math import atan2, cos, pi, sin, sqrt
 
 from app.scene.math.aim import DEGENERATE
+from app.scene.math.quat import arc_of_units_one as arc_of_units
+from app.scene.math.quat import cross_one as cross
+from app.scene.math.quat import dot_one as dot
+from app.scene.math.quat import from_axis_angle_one as from_axis_angle
+from app.scene.math.quat import mul_one as mul
+from app.scene.math.quat import rotate_one as rotate
 from app.scene.rig.limits import VIOLATION_FLOOR_DEG
 from app.scene.rig.model import ConeLimit, HingeLimit
 
 TWO_PI = 2.0 * pi
 _DEG = pi / 180.0
-
-
-def mul(a, b):
-    """Hamilton product ``a * b`` of two quaternions (tuples of 4 floats)."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return (
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    )
-
-
-def conj(q):
-    return (q[0], -q[1], -q[2], -q[3])
-
-
-def rotate(q, v):
-    """``q v q*`` for a unit quaternion ``q`` and a vector ``v`` (the same formula as
-    :func:`app.scene.math.quat.rotate`)."""
-    w, x, y, z = q
-    vx, vy, vz = v
-    tx = 2.0 * (y * vz - z * vy)
-    ty = 2.0 * (z * vx - x * vz)
-    tz = 2.0 * (x * vy - y * vx)
-    return (
-        vx + w * tx + (y * tz - z * ty),
-        vy + w * ty + (z * tx - x * tz),
-        vz + w * tz + (x * ty - y * tx),
-    )
-
-
-def dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 def unit(v):
@@ -72,13 +40,6 @@ def unit(v):
     if n <= DEGENERATE:
         return (0.0, 0.0, 0.0), True
     return (v[0] / n, v[1] / n, v[2] / n), False
-
-
-def from_axis_angle(axis, angle):
-    """Rotation by ``angle`` radians about ``axis`` (normalized here, non-zero)."""
-    n = sqrt(dot(axis, axis))
-    s = sin(0.5 * angle)
-    return (cos(0.5 * angle), s * (axis[0] / n), s * (axis[1] / n), s * (axis[2] / n))
 
 
 def perpendicular(u):
@@ -108,15 +69,6 @@ def clamp_circular(angle, lo, hi):
     return hi if offset - width < TWO_PI - offset else lo
 
 
-def _arc_of_units(u, v):
-    c = cross(u, v)
-    q = (1.0 + dot(u, v), c[0], c[1], c[2])
-    n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if n == 0:
-        return q
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
 def arc(u, v):
     """:func:`app.scene.math.aim.arc`: the shortest arc from ``u`` to ``v`` (identity where
     ``v`` has no length), through a half turn near opposite directions."""
@@ -126,14 +78,14 @@ def arc(u, v):
     u = (u[0] / nu, u[1] / nu, u[2] / nu)
     v = (v[0] / nv, v[1] / nv, v[2] / nv)
     if 1.0 + dot(u, v) >= 2e-6:
-        return _arc_of_units(u, v)
+        return arc_of_units(u, v)
     m = [abs(c) for c in u]
     e = [0.0, 0.0, 0.0]
     e[m.index(min(m))] = 1.0
     p = cross(u, e)
     n = sqrt(dot(p, p))
     half_turn = (0.0, p[0] / n, p[1] / n, p[2] / n)
-    return mul(_arc_of_units(rotate(half_turn, u), v), half_turn)
+    return mul(arc_of_units(rotate(half_turn, u), v), half_turn)
 
 
 def cone_direction(rest_dir, desired, current, degrees):
@@ -195,7 +147,6 @@ def limited_rotation_one(limit, d0, u, desired):
         swing = mul(d1, from_axis_angle(u, -tau))
         d1 = mul(swing, from_axis_angle(u, clamp_circular(tau, lo, hi)))
     return d1
-
 
 
 def limit_turn(limit, d0, u):
@@ -261,6 +212,7 @@ def _free_turn(d0, current):
         )
 
     return free
+
 
 def circular_excess(angle, lo, hi):
     """:func:`app.scene.rig.limits.circular_excess` of one angle."""

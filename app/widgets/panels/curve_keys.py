@@ -93,7 +93,7 @@ class CurveKeyEditor(QtCore.QObject):
     def __init__(self, view):
         super().__init__(view)
         self.view = view
-        self.document = view._document
+        self.document = view.document
         #: The selected keys: ``{(ref, field): set of frames}``.
         self.selected: dict = {}
         self.menu: QtWidgets.QMenu | None = None

@@ -139,6 +139,11 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
 
     # --- what the tests and the window read ----------------------------------------------
 
+    @property
+    def document(self):
+        """The document whose curves this view plots."""
+        return self._document
+
     def series(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The plotted curves by name: ``w``, ``x``, ``y``, ``z``, ``angle`` of a rotation
         (and ``tx``... of a keyed translation); ``px``, ``py``, ``pz`` of a position (and

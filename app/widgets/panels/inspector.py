@@ -114,6 +114,32 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         self._refreshers.append(lambda: label.setText(fn()))
         return label
 
+    # --- what the field builders (key_fields, limit_fields) build with --------------------
+
+    @property
+    def document(self):
+        return self._document
+
+    def group(self, title: str) -> QtWidgets.QFormLayout:
+        """A titled group of fields added to the form."""
+        return self._group(title)
+
+    def note(self, form, fn) -> QtWidgets.QLabel:
+        """A grey note in ``form`` whose text ``fn()`` gives at each refresh."""
+        return self._note(form, fn)
+
+    def run(self, fn, *args) -> None:
+        """Run an operation; its refusal goes to the status bar and the fields refresh."""
+        self._run(fn, *args)
+
+    def add_refresher(self, fn) -> None:
+        """Call ``fn()`` at each refresh (until the form is rebuilt)."""
+        self._refreshers.append(fn)
+
+    def refresh(self) -> None:
+        """Show the document's values again (or rebuild for another active item)."""
+        self._refresh()
+
     def _key_buttons(self, form, ref: Ref) -> None:
         row = QtWidgets.QHBoxLayout()
         key = QtWidgets.QPushButton("Key (K)")

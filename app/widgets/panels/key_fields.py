@@ -39,7 +39,7 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
     QComboBox
         Named ``interpolation_<property>`` (``interpolation_rotation``...).
     """
-    doc = panel._document
+    doc = panel.document
     what = field.removesuffix("_keys")
     row = QtWidgets.QWidget()
     row.setObjectName(f"interpolationRow_{what}")
@@ -55,7 +55,7 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
     layout.addWidget(label, 1)
     layout.addWidget(combo)
     form.addRow(row)
-    combo.currentIndexChanged.connect(lambda _: panel._run(
+    combo.currentIndexChanged.connect(lambda _: panel.run(
         operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
 
     def refresh():
@@ -68,21 +68,21 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
         with QtCore.QSignalBlocker(combo):
             combo.setCurrentIndex(combo.findData(keys.interpolation[i]))
 
-    panel._refreshers.append(refresh)
+    panel.add_refresher(refresh)
     return combo
 
 
 def scale_group(panel, ref: Ref) -> None:
     """A bone's scale at the current frame (keyed when animated) and its keys' interpolation."""
-    doc = panel._document
-    form = panel._group("Scale (along the bone's own axes)")
+    doc = panel.document
+    form = panel.group("Scale (along the bone's own axes)")
     scale = VectorEdit(3, "scale")
     form.addRow(scale)
-    scale.edited.connect(lambda v: panel._run(operations.set_bone_scale, doc, ref.name, v))
-    panel._refreshers.append(
+    scale.edited.connect(lambda v: panel.run(operations.set_bone_scale, doc, ref.name, v))
+    panel.add_refresher(
         lambda: scale.set_value(editing.scale_at(doc.scene.bone(ref.name), doc.frame))
     )
-    panel._note(form, lambda: (
+    panel.note(form, lambda: (
         "keyed: edits set a key at the current frame"
         if doc.scene.bone(ref.name).scale_keys is not None
         else "not animated: edits apply to the whole timeline (the rest scale)"

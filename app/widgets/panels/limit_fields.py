@@ -109,29 +109,29 @@ class LimitEditor(QtWidgets.QWidget):
 
 
 def _limit_row(inspector, form, name: str, bone: str | None, object_name: str) -> None:
-    doc = inspector._document
+    doc = inspector.document
     editor = LimitEditor(object_name)
     form.addRow(editor)
 
     def edited(limit):
         if isinstance(limit, ValueError):
             doc.notify(str(limit))
-            inspector._refresh()
+            inspector.refresh()
             return
-        inspector._run(ops.set_limit, doc, name, limit, bone, not editor.new_kind)
+        inspector.run(ops.set_limit, doc, name, limit, bone, not editor.new_kind)
 
     editor.edited.connect(edited)
-    inspector._refreshers.append(
+    inspector.add_refresher(
         lambda: editor.set_value(constraint_edits.limit_of(doc.scene.constraint(name), bone))
     )
 
 
 def build_points_at(inspector, name: str) -> None:
     """The limit and the up vector of points-at ``name``."""
-    doc = inspector._document
-    form = inspector._group("Limit (object space, relative to the rest pose)")
+    doc = inspector.document
+    form = inspector.group("Limit (object space, relative to the rest pose)")
     _limit_row(inspector, form, name, None, "limit")
-    form = inspector._group("Up vector (fixes the roll)")
+    form = inspector.group("Up vector (fixes the roll)")
     on = QtWidgets.QCheckBox("Turn the bone's axis toward a world direction")
     on.setObjectName("upEnabled")
     form.addRow(on)
@@ -142,9 +142,9 @@ def build_points_at(inspector, name: str) -> None:
 
     def edited(*_):
         if on.isChecked():
-            inspector._run(ops.set_up, doc, name, axis.value(), toward.value())
+            inspector.run(ops.set_up, doc, name, axis.value(), toward.value())
         else:
-            inspector._run(ops.set_up, doc, name, None, None)
+            inspector.run(ops.set_up, doc, name, None, None)
 
     def refresh():
         up = doc.scene.constraint(name).up
@@ -158,18 +158,18 @@ def build_points_at(inspector, name: str) -> None:
     on.toggled.connect(edited)
     axis.edited.connect(edited)
     toward.edited.connect(edited)
-    inspector._refreshers.append(refresh)
+    inspector.add_refresher(refresh)
 
 
 def build_fabrik(inspector, name: str) -> None:
     """The per-bone limits and the pole of FABRIK ``name``."""
-    doc = inspector._document
+    doc = inspector.document
     c = doc.scene.constraint(name)
-    form = inspector._group("Limits per bone (object space)")
+    form = inspector.group("Limits per bone (object space)")
     for bone in c.chain:
         form.addRow(QtWidgets.QLabel(f"<b>{bone}</b>"))
         _limit_row(inspector, form, name, bone, f"limit_{bone}")
-    form = inspector._group("Pole (the chain bends towards it)")
+    form = inspector.group("Pole (the chain bends towards it)")
     pole = keep_keys(QtWidgets.QComboBox())
     pole.setObjectName("poleKind")
     pole.addItem("none", "none")
@@ -193,10 +193,10 @@ def build_fabrik(inspector, name: str) -> None:
             target = _pole_here(doc, name)
         else:
             target = Target(bone=data[0], at=data[1])
-        inspector._run(ops.set_pole, doc, name, target)
+        inspector.run(ops.set_pole, doc, name, target)
 
     pole.currentIndexChanged.connect(edited)
-    inspector._refreshers.append(refresh)
+    inspector.add_refresher(refresh)
 
 
 def _pole_here(document, name: str) -> Target:

@@ -32,12 +32,12 @@ def _stage(viewport, reach, radius: float) -> None:
     reach = reach[np.all(np.isfinite(reach), axis=1)]
     if len(reach) == 0:  # no bones (yet)
         reach = np.zeros((1, 3))
-    viewport._drawing.scale = radius
+    viewport.drawing.scale = radius
     spacing = float(10 ** np.floor(np.log10(radius / 2)))
     r_lo, r_hi = reach.min(axis=0), reach.max(axis=0)
     extent = max(0.6 * float(np.linalg.norm(r_hi - r_lo)) + radius, 8 * spacing)
     extent = spacing * min(np.ceil(extent / spacing), 200)
-    viewport._drawing.lay_ground((r_lo + r_hi) / 2, extent, spacing)
+    viewport.drawing.lay_ground((r_lo + r_hi) / 2, extent, spacing)
     toward = WORLD_TO_VIEW[:3, :3] @ broadside_direction(reach)
     viewport.opts["elevation"] = 15
     viewport.opts["azimuth"] = float(np.degrees(np.arctan2(toward[1], toward[0])))
@@ -52,11 +52,11 @@ def _reach(doc) -> np.ndarray:
 def shown_points(viewport) -> np.ndarray:
     """What is drawn at the current frame: skeleton, handles, trails, ghosts, meshes and
     Compare's ghost, (N, 3)."""
-    doc = viewport._document
+    doc = viewport.document
     pose = doc.pose()
     shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in viewport.handles()]
-    shown.append(viewport._drawing.teaching.drawn_points())  # trails and ghosts, when on
-    shown.append(viewport._drawing.meshes.drawn_points())  # the skinned meshes, when shown
+    shown.append(viewport.drawing.teaching.drawn_points())  # trails and ghosts, when on
+    shown.append(viewport.drawing.meshes.drawn_points())  # the skinned meshes, when shown
     if doc.compare:  # the ghost is part of the picture
         ghost = doc.ghost_pose()
         shown += [ghost.heads[0], ghost.tails[0]]
@@ -68,7 +68,7 @@ def frame_all(viewport) -> None:
     grid under everything the timeline reaches, and turn the camera broadside to the motion."""
     points = shown_points(viewport)
     center, radius = camera_framing.bounding_sphere(points)
-    _stage(viewport, _reach(viewport._document), radius)
+    _stage(viewport, _reach(viewport.document), radius)
     viewport.frame_sphere(center, radius)
 
 
@@ -92,7 +92,7 @@ def followed_bones(doc) -> np.ndarray:
 def _mesh_points(viewport, timeline):
     """The skinned meshes shown, deformed at up to :data:`MESH_FRAMES` frames of
     ``timeline``: (indices into its frames (K,), points (K, V, 3)), or ``None``."""
-    items = [item for item in viewport._drawing.meshes.items if item.visible()]
+    items = [item for item in viewport.drawing.meshes.items if item.visible()]
     if not items or len(timeline.frames) == 0:
         return None
     picks = np.unique(np.linspace(0, len(timeline.frames) - 1, MESH_FRAMES).round().astype(int))
@@ -104,7 +104,7 @@ def _mesh_points(viewport, timeline):
 def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     """The follow plan of the timeline (what a following camera frames) and every point of
     every frame a still camera must hold, (N, 3)."""
-    doc = viewport._document
+    doc = viewport.document
     timeline = doc.timeline_sample(SAMPLED_FRAMES)
     frames = np.asarray(timeline.frames, dtype=float)
     joints = np.concatenate([timeline.heads, timeline.tails], axis=1)  # (F, 2B, 3)
@@ -130,7 +130,7 @@ def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
         still.append(points.reshape(-1, 3))
         relative.append(points - plan.path[picks][:, None, :])
     here = np.array([p for _, p in viewport.handles()]).reshape(-1, 3)  # pivots, targets
-    here = np.concatenate([here, viewport._drawing.teaching.drawn_points().reshape(-1, 3)])
+    here = np.concatenate([here, viewport.drawing.teaching.drawn_points().reshape(-1, 3)])
     if len(here):
         still.append(here)
         relative.append(here - plan.at(doc.frame))
@@ -143,7 +143,7 @@ def frame_animation(viewport, planned=None) -> None:
     """Frame every joint and mesh over every frame: all of them at once, or, while following,
     the sphere that holds them around the followed point at each frame. ``planned``: what
     :func:`animation_plan` just returned."""
-    doc = viewport._document
+    doc = viewport.document
     plan, still = animation_plan(viewport) if planned is None else planned
     viewport.follow.adopt(plan)
     center, radius = camera_framing.bounding_sphere(still)
@@ -236,14 +236,14 @@ def keep_in_view(viewport, points) -> None:
     points = points[np.all(np.isfinite(points), axis=1)]
     if len(points) == 0 or in_view(viewport, points).all():
         return
-    pose = viewport._document.pose()
+    pose = viewport.document.pose()
     joints = np.concatenate([pose.heads[0], pose.tails[0]])
     viewport.frame_points(np.concatenate([joints[in_view(viewport, joints)], points]))
 
 
 def made(viewport) -> tuple:
     """What :func:`show_new` compares with: the scene, its bones' names and its handles."""
-    doc = viewport._document
+    doc = viewport.document
     return doc.scene, set(doc.scene.bone_names()), {ref for ref, _ in viewport.handles()}
 
 
@@ -251,7 +251,7 @@ def show_new(viewport, known) -> tuple:
     """Bring the bones, pivots and targets made since ``known`` (what :func:`made` returned)
     into view; returns what :func:`made` returns now. Another scene is framed when it is
     opened, not here."""
-    doc = viewport._document
+    doc = viewport.document
     now = made(viewport)
     if known[0] is not doc.scene:
         return now
@@ -269,7 +269,7 @@ def show_new(viewport, known) -> tuple:
 def selection_points(viewport) -> np.ndarray:
     """World points of the selection (bones' heads and tails, constraints' bones and handles),
     shape (N, 3)."""
-    doc = viewport._document
+    doc = viewport.document
     pose = doc.pose()
     points = []
     for ref in doc.selection:

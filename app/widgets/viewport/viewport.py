@@ -14,6 +14,8 @@ rings and arrows first; G and R start a modal transform
 (:mod:`~app.widgets.viewport.interaction.transform_mode`) that takes every key and click until it
 ends.
 Picking projects points on the CPU (:mod:`app.scene.analysis.projection`), never with GL_SELECT.
+
+One idea: the viewport widget, where the camera, the drawn items and the mouse meet.
 """
 
 from __future__ import annotations
@@ -88,6 +90,16 @@ class Viewport(gl.GLViewWidget):
         document.scene_replaced.connect(self.frame_opened)
         self.refresh()
         self.frame_opened()
+
+    @property
+    def document(self):
+        """The document this viewport shows."""
+        return self._document
+
+    @property
+    def drawing(self) -> SceneDrawing:
+        """The items the viewport draws (bones, meshes, teaching aids, ground)."""
+        return self._drawing
 
     # --- camera and projection -----------------------------------------------------------
 

@@ -38,6 +38,9 @@ import numpy as np
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
 from app.scene.constraints.fabrik.one_limited import iterate_lists, limited_lists, one_pose
 from app.scene.math.aim import DEGENERATE
+from app.scene.math.quat import conj_one as conj
+from app.scene.math.quat import mul_one as mul
+from app.scene.math.quat import rotate_one as rotate
 from app.scene.math.rigid_one import (
     IDENTITY,
     compose,
@@ -51,10 +54,7 @@ from app.scene.math.rigid_one import (
 from app.scene.rig.keys import sample_one
 from app.scene.rig.limits_one import (
     arc,
-    conj,
     limited_rotation_one,
-    mul,
-    rotate,
     violation_deg_one,
 )
 

@@ -19,13 +19,13 @@ from math import sqrt
 import numpy as np
 
 from app.scene.constraints.change_of_basis import world_to_bone
+from app.scene.math.quat import conj_one as conj
+from app.scene.math.quat import mul_one as mul
+from app.scene.math.quat import rotate_one as rotate
 from app.scene.rig.limits_one import (
     arc,
-    conj,
     limit_turn,
     limited_rotation_one,
-    mul,
-    rotate,
     unit,
 )
 

@@ -360,7 +360,7 @@ def _free_rotation(before, segment, aim, rigid):
     if np.all((nv > 2 * DEGENERATE) & (nu > 0) & np.isfinite(nu) & np.isfinite(nv)):
         u, v = segment / nu, target / nv
         if np.all(1.0 + np.sum(u * v, axis=-1) >= 2e-6):
-            return quat._arc_of_units(u, v)
+            return quat.arc_of_units(u, v)
     return object_rotation(before, segment, aim, rigid)
 
 

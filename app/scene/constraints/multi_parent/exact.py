@@ -34,13 +34,7 @@ import weakref
 
 import numpy as np
 
-from app.scene.constraints.multi_parent.increments import (
-    cross,
-    dot,
-    qmul,
-    rotate,
-    sum_pivots,
-)
+from app.scene.constraints.multi_parent.increments import sum_pivots
 from app.scene.constraints.multi_parent.nonlinear import (
     EaseFlows,
     apply_flow,
@@ -59,6 +53,10 @@ from app.scene.constraints.multi_parent.plan import (
     track_of,
 )
 from app.scene.math.jacobians import jacobian_coefficients, moment_apply
+from app.scene.math.quat import cross_components as cross
+from app.scene.math.quat import dot_components as dot
+from app.scene.math.quat import mul_components as qmul
+from app.scene.math.quat import rotate_components as rotate
 from app.scene.rig.keys import EASE, Keys, sample
 
 

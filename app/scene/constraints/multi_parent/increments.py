@@ -23,71 +23,33 @@ the left Jacobian of SO(3); so ``M_i v = -J(Phi) (phi_i x v)``. See ``docs/multi
 
 Arrays are component-major: quaternions ``(4, X)``, vectors ``(3, X)``, per pivot
 ``(4, P, X)`` and ``(3, P, X)``, so every operation is a handful of elementwise expressions
-over all pivots and steps at once; sums over pivots run in pivot order.
+over all pivots and steps at once; sums over pivots run in pivot order. The quaternion
+arithmetic is :mod:`app.scene.math.quat`'s component-major layout (``mul_components``, ...)
+and the anticommutator :mod:`app.scene.math.anticommutator`'s
+(``symmetrized_product_components``); they keep their short names here (``qmul``,
+``rotate``, ...), which the other modules of the integrator import.
 Only elementwise arithmetic is used (no BLAS): a step's result does not depend on how many
 other steps are computed with it, which the scan's bit-identical recomputation relies on.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 
 import numpy as np
 
+from app.scene.errors import SceneError
+from app.scene.math.anticommutator import symmetrized_product_components as symmetrized_product
 from app.scene.math.jacobians import jacobian_apply_with, jacobian_coefficients
+from app.scene.math.quat import cross_components as cross
+from app.scene.math.quat import dot_components as dot
+from app.scene.math.quat import rotate_components as rotate
 
 #: The anticommutator of n pivots sums n! orders; beyond this many it is refused.
 MAX_PIVOTS = 10
-#: Up to this many pivots the symmetrized product uses polarization (see
-#: :mod:`app.scene.math.anticommutator`); above, the subset recursion.
-_POLARIZATION_MAX = 6
 
 INTEGRATORS = ("seed", "twist", "exact")
-
-
-def qmul(a, b):
-    """Hamilton product of component-major quaternions ``(4, ...)``, as a ``(4, ...)`` array."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    out = np.empty((4,) + np.broadcast_shapes(aw.shape, bw.shape))
-    out[0] = aw * bw - ax * bx - ay * by - az * bz
-    out[1] = aw * bx + ax * bw + ay * bz - az * by
-    out[2] = aw * by - ax * bz + ay * bw + az * bx
-    out[3] = aw * bz + ax * by - ay * bx + az * bw
-    return out
-
-
-def cross(a, b):
-    """Cross product of component-major vectors ``(3, ...)``."""
-    out = np.empty((3,) + np.broadcast_shapes(a[0].shape, b[0].shape))
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
-
-
-def rotate(q, v):
-    """Rotate component-major vectors ``v (3, ...)`` by unit quaternions ``q (4, ...)``."""
-    u = q[1:]
-    t = 2.0 * cross(u, v)
-    return v + q[0] * t + cross(u, t)
-
-
-def dot(a, b):
-    """Dot product over the leading (component) axis."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def normalize(q):
-    """Unit quaternions (component-major)."""
-    return q / np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-
-
-@cache
-def _signs(n: int) -> np.ndarray:
-    return np.array([(1,) + s for s in itertools.product((1, -1), repeat=n - 1)], dtype=float)
 
 
 def sum_pivots(x) -> np.ndarray:
@@ -96,56 +58,6 @@ def sum_pivots(x) -> np.ndarray:
     for i in range(1, x.shape[1]):
         out += x[:, i]
     return out
-
-
-def symmetrized_product(R) -> np.ndarray:
-    """Sum of the products of ``R[:, 0] .. R[:, P-1]`` in every order, elementwise over steps.
-
-    The same sum as :func:`app.scene.math.anticommutator.symmetrized_product`, for component-major
-    stacks ``(4, P, X)`` and with elementwise arithmetic only.
-
-    Returns
-    -------
-    ndarray, shape (4, X)
-    """
-    n = R.shape[1]
-    if n == 1:
-        return R[:, 0].copy()
-    if n == 2:
-        a, b = R[:, 0], R[:, 1]
-        w = a[0] * b[0] - dot(a[1:], b[1:])
-        return 2.0 * np.concatenate([w[None], a[0] * b[1:] + b[0] * a[1:]])
-    if n <= _POLARIZATION_MAX:
-        # P = 2^-(n-1) sum_e (prod e) (sum_i e_i a_i)^n, and (s + v)^k = c_k + d_k v.
-        total = np.zeros((4,) + R.shape[2:])
-        for signs in _signs(n):
-            x = R[:, 0].copy()
-            for i in range(1, n):
-                if signs[i] > 0:
-                    x += R[:, i]
-                else:
-                    x -= R[:, i]
-            s, v2 = x[0], dot(x[1:], x[1:])
-            c, d = s, np.ones_like(s)
-            for _ in range(n - 1):
-                c, d = c * s - d * v2, c + d * s
-            weight = np.prod(signs) / 2.0 ** (n - 1)
-            total[0] += weight * c
-            total[1:] += (weight * d) * x[1:]
-        return total
-    # Subset recursion: P(S) = sum over i in S of P(S without i) R_i.
-    layer = {1 << i: R[:, i] for i in range(n)}
-    for size in range(2, n + 1):
-        nxt = {}
-        for mask in (m for m in range(1 << n) if bin(m).count("1") == size):
-            acc = None
-            for i in range(n):
-                if mask >> i & 1:
-                    term = qmul(layer[mask ^ (1 << i)], R[:, i])
-                    acc = term if acc is None else acc + term
-            nxt[mask] = acc
-        layer = nxt
-    return layer[(1 << n) - 1]
 
 
 def _half_angle_axis(q):
@@ -274,16 +186,18 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
 
     Raises
     ------
-    ValueError
-        For an unknown integrator, or where the seed's anticommutator vanishes (which the
-        plan's step bound rules out; see :mod:`app.scene.constraints.multi_parent.plan`).
+    SceneError
+        For an unknown integrator (at ``integrator``), or where the seed's anticommutator
+        vanishes (at ``pivots``; the plan's step bound rules it out, see
+        :mod:`app.scene.constraints.multi_parent.plan`).
     """
     R = None if R is None else np.asarray(R, dtype=float)
     if integrator == "seed":
         total = symmetrized_product(R)
         norm = np.sqrt(total[0] * total[0] + dot(total[1:], total[1:]))
         if not np.all(norm > 0):
-            raise ValueError("the normalized anticommutator of the pivots' steps vanishes")
+            raise SceneError("the normalized anticommutator of the pivots' steps vanishes",
+                             "pivots")  # fmt: skip
         A = total / norm
         A = np.where(A[0] < 0, -A, A)
         half, axis = _half_angle_axis(A)
@@ -295,4 +209,5 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
         t = np.sqrt(dot(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
         return Increment(integrator, None, 0.5 * t, axis, R, phi, Phi, space)
-    raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+    raise SceneError(f"integrator must be one of {', '.join(INTEGRATORS)}, got {integrator!r}",
+                     "integrator")  # fmt: skip

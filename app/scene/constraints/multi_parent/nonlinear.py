@@ -25,7 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.scene.constraints.multi_parent.increments import cross, dot, qmul, rotate, sum_pivots
+from app.scene.constraints.multi_parent.increments import sum_pivots
+from app.scene.math.quat import cross_components as cross
+from app.scene.math.quat import dot_components as dot
+from app.scene.math.quat import mul_components as qmul
+from app.scene.math.quat import rotate_components as rotate
 from app.scene.rig.keys import CONSTANT, EASE, sample
 
 #: Largest summed turn (radians) of one Magnus substep in an eased piece.
@@ -34,19 +38,6 @@ MAGNUS_STEP_ANGLE = 0.005
 _MAGNUS_NODES = (0.5 - np.sqrt(3.0) / 6.0, 0.5 + np.sqrt(3.0) / 6.0)
 _QUAD_NODES = (0.5 - np.sqrt(15.0) / 10.0, 0.5, 0.5 + np.sqrt(15.0) / 10.0)
 _QUAD_WEIGHTS = (5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0)
-
-
-def segment_codes(keys, count: int) -> np.ndarray:
-    """The interpolation code of each of ``count`` key intervals (all linear without codes)."""
-    if keys is None or keys.codes is None:
-        return np.zeros(count, dtype=np.int8)
-    return np.asarray(keys.codes[:count])
-
-
-def has_nonlinear(pivots) -> bool:
-    """Whether any pivot has a constant or eased key segment."""
-    return any(k is not None and k.codes is not None
-               for p in pivots for k in (p.rotation_keys, p.position_keys))  # fmt: skip
 
 
 def _steps_over(lo, hi):

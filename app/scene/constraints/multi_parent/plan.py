@@ -41,10 +41,10 @@ from functools import cached_property
 import numpy as np
 
 from app.scene.bounds import check_steps
-from app.scene.constraints.multi_parent.increments import qmul as qmul_components
 from app.scene.constraints.multi_parent.nonlinear import nonlinear_steps
 from app.scene.errors import SceneError
 from app.scene.math.quat import canonical, conj, mul, normalize
+from app.scene.math.quat import mul_components as qmul_components
 from app.scene.rig.keys import CONSTANT, Keys, sample
 from app.scene.rig.model import Pivot
 

@@ -48,16 +48,14 @@ import numpy as np
 
 from app.scene.constraints.multi_parent.exact import moment_terms
 from app.scene.constraints.multi_parent.exact_terms import exact_world_terms
-from app.scene.constraints.multi_parent.increments import (
-    _half_angle_axis,
-    cross,
-    dot,
-    increment,
-    qmul,
-    rotate,
-)
+from app.scene.constraints.multi_parent.increments import _half_angle_axis, increment
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
+from app.scene.math.quat import cross_components as cross
+from app.scene.math.quat import dot_components as dot
+from app.scene.math.quat import mul_components as qmul
+from app.scene.math.quat import mul_one
+from app.scene.math.quat import rotate_components as rotate
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
 
 
@@ -157,10 +155,8 @@ class ScanResult:
 
 
 def _qmul_scalar(a, b):
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    q = (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-         aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)  # fmt: skip
+    """``a b`` normalized, for one rotation as floats."""
+    q = mul_one(a, b)
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 

@@ -39,8 +39,7 @@ from app.scene.constraints.multi_parent.cache import (
 )
 from app.scene.constraints.multi_parent.exact import partial_steps
 from app.scene.constraints.multi_parent.exact_terms import rotation_matrix
-from app.scene.constraints.multi_parent.increments import MAX_PIVOTS, increment, qmul, rotate
-from app.scene.constraints.multi_parent.increments import normalize as normalize_components
+from app.scene.constraints.multi_parent.increments import MAX_PIVOTS, increment
 from app.scene.constraints.multi_parent.plan import (
     grid_time,
     max_turn_rate,
@@ -49,7 +48,9 @@ from app.scene.constraints.multi_parent.plan import (
 )
 from app.scene.constraints.multi_parent.scan import CHUNK
 from app.scene.errors import SceneError
-from app.scene.math.quat import canonical, conj, mul, normalize
+from app.scene.math.quat import canonical, conj, mul, normalize, normalize_components
+from app.scene.math.quat import mul_components as qmul
+from app.scene.math.quat import rotate_components as rotate
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.keys import sample
 from app.scene.rig.model import MultiParent, Scene
@@ -242,6 +243,13 @@ def _entry(cache: dict, name: str) -> dict:
     if not isinstance(entry, dict) or "space" not in entry:
         entry = cache[name] = {"space": None}
     return entry
+
+
+def cached_integral(cache: dict, name: str, space: str) -> Integral | None:
+    """The integral the evaluation's ``cache`` holds for constraint ``name`` in ``space``
+    (``None`` when it holds none): what the step-through reads instead of integrating."""
+    entry = cache.get(name)
+    return entry.get(space) if isinstance(entry, dict) else None
 
 
 def _with_path(constraint, scene, error: SceneError) -> SceneError:

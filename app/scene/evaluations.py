@@ -1,0 +1,290 @@
+"""The evaluations of a scene being edited: evaluators and their caches, asked by frames and
+space, with one key rule.
+
+:class:`Evaluations` keeps one :class:`~app.scene.evaluate.Evaluator` per evaluation space
+(a multi-parent integral in world space is not the one in object space), the pose at the
+current frame, and whole timelines, until the next edit. Every question names a space, and
+:meth:`Evaluations.key` turns it into the cache key the same way everywhere: ``None`` is the
+current space (:attr:`Evaluations.space`); "as authored" is "world" or "object" when every
+constraint is authored in that space; with no constraint every space is the same. So asking
+with ``None`` or with the current space reuses one evaluator and integrates once.
+
+It knows nothing of Qt: ``app.editor.document.Document`` wraps it and turns its callbacks
+(:attr:`Evaluations.recompute_started`, :attr:`Evaluations.recompute_finished`,
+:attr:`Evaluations.error_changed`) into signals.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from app.scene.analysis import compare
+from app.scene.errors import SceneError
+from app.scene.evaluate import BakeResult, Context, Evaluator, default_frames
+from app.scene.rig.model import Scene
+
+#: What an evaluation may raise on a scene the user is still building: bad input with its
+#: place (a solver refusing a degenerate chain, a vanishing anticommutator) or arithmetic.
+EVALUATION_ERRORS = (SceneError, ArithmeticError)
+#: Frames x bones above which the timeline is not cached ahead (a 100,000-frame clip would
+#: take 400 MB of transforms): such a scene evaluates each frame shown, about a millisecond.
+TIMELINE_CACHE_BONE_FRAMES = 1_000_000
+#: Frames at most that a plot of a timeline too long to cache reads (spread evenly): a plot
+#: has fewer pixels across than this.
+PLOT_FRAMES = 4000
+
+
+def _nothing(*_) -> None:
+    pass
+
+
+class Evaluations:
+    """The evaluators, poses and timelines of one scene, kept until it is edited.
+
+    Attributes
+    ----------
+    recompute_started : callable(list[str])
+        Called with the names of constraints whose cache is stale, before recomputing them.
+    recompute_finished : callable(list[str], float)
+        The same names and the seconds it took.
+    error_changed : callable(str)
+        Why the scene cannot be evaluated ("" when it can again).
+    """
+
+    def __init__(self, scene: Scene, space: str | None = None):
+        self.recompute_started: Callable = _nothing
+        self.recompute_finished: Callable = _nothing
+        self.error_changed: Callable = _nothing
+        self.error = ""
+        self._space = None
+        self.replace(scene)
+        self.set_space(space)
+
+    # --- what is asked about -------------------------------------------------------------
+
+    @property
+    def scene(self) -> Scene:
+        return self._scene
+
+    @property
+    def frame(self) -> float:
+        """The current frame: what :meth:`pose` evaluates."""
+        return self._frame
+
+    @property
+    def space(self) -> str | None:
+        """The current space override (``None``: each constraint as authored)."""
+        return self._space
+
+    def replace(self, scene: Scene) -> None:
+        """Another scene: every cache is dropped, the frame is its first."""
+        self._scene = scene
+        self._frame = float(scene.frame_start)
+        #: One evaluator per key, each with its own caches; all read the same scene object.
+        self._evaluators: dict = {}
+        self._poses: dict = {}
+        self._timelines: dict = {}
+
+    def set_frame(self, frame: float) -> bool:
+        """Move the current frame; whether it changed (a non-finite frame is ignored)."""
+        frame = float(frame)
+        if frame == self._frame or not np.isfinite(frame):
+            return False
+        self._frame = frame
+        self._poses.clear()
+        return True
+
+    def set_space(self, space: str | None) -> bool:
+        """Override every constraint's space (``None``: as authored); whether it changed."""
+        if space not in (None, "world", "object"):
+            raise ValueError(f'space must be "world", "object" or None, got {space!r}')
+        if space == self._space:
+            return False
+        self._space = space
+        self._poses.clear()
+        return True
+
+    def edited(self) -> None:
+        """The scene's items were replaced: poses and timelines are evaluated again (the
+        evaluators keep their caches, which compare their inputs)."""
+        self._poses.clear()
+        self._timelines.clear()
+
+    def key(self, space: str | None = None) -> str | None:
+        """The cache key of ``space`` (``None``: the current space), the one rule every
+        question follows: "as authored" is "object" when every constraint is authored in
+        object space (or "world" likewise), and with no constraint every space is one."""
+        if space is None:
+            space = self._space
+        if space not in (None, "world", "object"):
+            raise ValueError(f'space must be "world", "object" or None, got {space!r}')
+        if not self._scene.constraints:
+            return "object"  # nothing depends on the space: one evaluation serves all
+        if space is None:
+            spaces = {c.space for c in self._scene.constraints}
+            if len(spaces) == 1:
+                return spaces.pop()
+        return space
+
+    def ghost_space(self) -> str:
+        """The space Compare mode draws as the ghost: the other one.
+
+        As authored, the ghost is world space unless every constraint is authored in world
+        space already (then object space).
+        """
+        if self._space == "world":
+            return "object"
+        if self._space == "object":
+            return "world"
+        spaces = {c.space for c in self._scene.constraints}
+        return "object" if spaces == {"world"} else "world"
+
+    # --- evaluating ----------------------------------------------------------------------
+
+    def evaluator(self, space: str | None = None) -> Evaluator:
+        """The evaluator (with its caches) of ``space``'s key."""
+        key = self.key(space)
+        ev = self._evaluators.get(key)
+        if ev is None or ev.scene is not self._scene:
+            ev = self._evaluators[key] = Evaluator(self._scene)
+        return ev
+
+    def _run(self, space, frames) -> BakeResult:
+        """Evaluate with the caches, saying when a stale cache is recomputed, and falling
+        back to the skeleton without constraints when the scene cannot be evaluated."""
+        key = self.key(space)
+        evaluator = self.evaluator(key)
+        try:
+            stale = evaluator.stale_constraints()
+        except EVALUATION_ERRORS:
+            stale = []
+        if stale:
+            self.recompute_started(stale)
+        start = time.perf_counter()
+        try:
+            result = evaluator.evaluate(frames, key)
+            error = ""
+        except EVALUATION_ERRORS as e:
+            error = str(e)
+            bare = self._scene.copy()
+            bare.constraints = []
+            result = Evaluator(bare).evaluate(frames)
+        if stale:
+            self.recompute_finished(stale, time.perf_counter() - start)
+        if error != self.error:
+            self.error = error
+            self.error_changed(error)
+        return result
+
+    def evaluate(self, frames, space: str | None = None) -> BakeResult:
+        """Evaluate any frames with the caches of ``space`` (``None``: the current space)."""
+        return self._run(space, np.asarray(frames, dtype=float).reshape(-1))
+
+    def pose(self, space: str | None = None) -> BakeResult:
+        """The pose at the current frame (one frame), read from the cached timeline when it
+        holds that frame; kept until the frame, the space or the scene changes."""
+        key = self.key(space)
+        pose = self._poses.get(key)
+        if pose is not None:
+            return pose
+        timeline = self._timelines.get(key)
+        k = self._frame - self._scene.frame_start
+        if timeline is not None and k == int(k) and 0 <= k < len(timeline.frames):
+            k = int(k)
+            pose = BakeResult(
+                bone_names=timeline.bone_names,
+                frames=timeline.frames[k : k + 1],
+                bone_to_world=timeline.bone_to_world[k : k + 1],
+                heads=timeline.heads[k : k + 1],
+                tails=timeline.tails[k : k + 1],
+                limit_violation_deg=timeline.limit_violation_deg[k : k + 1],
+                info=timeline.info,
+            )
+        else:
+            pose = self._run(key, np.array([self._frame]))
+        self._poses[key] = pose
+        return pose
+
+    def differences(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per bone at the current frame: head distance and orientation angle (degrees)
+        between the pose in the current space and in :meth:`ghost_space`, each ``(B,)``."""
+        cache_key = ("differences",)
+        if cache_key not in self._poses:
+            pair = self.key(), self.key(self.ghost_space())
+            a, b = self._timelines.get(pair[0]), self._timelines.get(pair[1])
+            k = self._frame - self._scene.frame_start
+            if a is not None and b is not None and k == int(k) and 0 <= k < len(a.frames):
+                # Playback: every frame's differences at once, once per edit.
+                whole = self._timelines.get(("differences", *pair))
+                if whole is None:
+                    whole = compare.pose_differences(a.bone_to_world, b.bone_to_world)
+                    self._timelines[("differences", *pair)] = whole
+                self._poses[cache_key] = (whole[0][int(k)], whole[1][int(k)])
+            else:
+                self._poses[cache_key] = compare.pose_differences(
+                    self.pose().bone_to_world[0], self.pose(self.ghost_space()).bone_to_world[0]
+                )
+        return self._poses[cache_key]
+
+    def timeline_fits_cache(self) -> bool:
+        """Whether every frame × bone of the timeline may be kept (at most
+        ``TIMELINE_CACHE_BONE_FRAMES``: 100,000 frames of 31 bones would be 400 MB)."""
+        s = self._scene
+        bone_frames = (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1)
+        return bone_frames <= TIMELINE_CACHE_BONE_FRAMES
+
+    def prepare_timeline(self, spaces=(None,)) -> None:
+        """Evaluate every frame of the timeline once in each of ``spaces`` (``None``: the
+        current space), so playback only reads the cache."""
+        if not self.timeline_fits_cache():
+            return
+        for space in spaces:
+            self.timeline(space)
+
+    def timeline(self, space: str | None = None) -> BakeResult:
+        """Every frame of the timeline in ``space``, evaluated once after each edit."""
+        key = self.key(space)
+        result = self._timelines.get(key)
+        if result is None:
+            result = self._timelines[key] = self._run(key, default_frames(self._scene))
+        return result
+
+    def cached_timeline(self, space: str | None = None) -> BakeResult | None:
+        """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
+        return self._timelines.get(self.key(space))
+
+    def timeline_for_plot(self, space: str | None = None) -> BakeResult:
+        """:meth:`timeline` when the timeline fits the cache; for a longer one, at most
+        ``PLOT_FRAMES`` whole frames spread evenly from the first frame to the last (kept
+        until the next edit), so a plot never holds the whole timeline in memory."""
+        if self.timeline_fits_cache():
+            return self.timeline(space)
+        key = self.key(space)
+        result = self._timelines.get(("plot", key))
+        if result is None:
+            s = self._scene
+            frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, PLOT_FRAMES)))
+            result = self._timelines[("plot", key)] = self._run(key, frames)
+        return result
+
+    def timeline_sample(self, count: int) -> BakeResult:
+        """Every frame of the timeline in the current space when it fits the cache, else at
+        most ``count`` whole frames spread evenly from the first to the last, evaluated with
+        the current space's caches (not kept): what framing the whole animation reads."""
+        if self.timeline_fits_cache():
+            return self.timeline()
+        s = self._scene
+        frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, max(int(count), 2))))
+        return self._run(None, frames)
+
+    def context_before(self, constraint: str, frames=None) -> Context:
+        """The evaluation context just before ``constraint`` at ``frames`` (default: the
+        current frame) in the current space, with the caches: what the step-through traces
+        a solver from. Raises what an evaluation raises."""
+        key = self.key()
+        frames = [self._frame] if frames is None else frames
+        return self.evaluator(key).context(np.asarray(frames, dtype=float).reshape(-1), key,
+                                           until=constraint)  # fmt: skip
