@@ -1,6 +1,5 @@
 """Curve-view data (continuous quaternion curves) and the world-vs-object difference."""
 
-import sys
 import types
 
 import numpy as np
@@ -8,7 +7,7 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from app.scene.analysis.curves import continuous, rotation_curve
 from app.scene.analysis.space_compare import space_difference
-from app.scene.evaluate import SOLVER_MODULES
+from app.scene.constraints.registry import SOLVERS
 from app.scene.io import load_scene
 from app.scene.math.transforms import T
 from app.scene.rig.keys import Keys
@@ -75,8 +74,7 @@ def install_probe(monkeypatch):
             ctx.set_world(b, world @ turn)
 
     module.apply = apply
-    monkeypatch.setitem(sys.modules, "probe_points_at", module)
-    monkeypatch.setitem(SOLVER_MODULES, "points_at", "probe_points_at")
+    monkeypatch.setitem(SOLVERS, PointsAt, module)
 
 
 def test_world_against_object_difference(monkeypatch):

@@ -189,9 +189,10 @@ def test_set_and_delete_key(doc):
 
 
 def test_evaluation_failure_falls_back_to_the_bare_skeleton(doc, monkeypatch):
-    from app.scene import evaluate
+    from app.scene.constraints import registry
+    from app.scene.rig.model import PointsAt
 
-    monkeypatch.setitem(evaluate.SOLVER_MODULES, "points_at", "app.scene.no_such_solver")
+    monkeypatch.delitem(registry.SOLVERS, PointsAt)
     failures = recorder(doc.evaluation_failed)
     with_constraints(doc)
     doc.scene.constraints[:] = doc.scene.constraints[1:]  # the points-at alone

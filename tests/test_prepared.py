@@ -76,14 +76,12 @@ def test_world_at_is_forward_kinematics_and_read_only():
 
 def _one_by_one(scene, frames):
     """Each constraint applied alone, in file order: the evaluation without batches."""
-    import importlib
-
-    from app.scene.evaluate import SOLVER_MODULES
+    from app.scene.constraints.registry import solver_for
 
     evaluator = Evaluator(scene)
     ctx = evaluator.context(frames, until=scene.constraints[0].name)  # FK only
     for c in scene.constraints:
-        importlib.import_module(SOLVER_MODULES[c.type]).apply(c, ctx)
+        solver_for(c).apply(c, ctx)
     return ctx
 
 

@@ -5,24 +5,31 @@ use; a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its 
 result's arrays and one chunk's working arrays. The editor keeps an :class:`Evaluator`, which
 holds the constraints' caches (the multi-parent integral) between evaluations.
 
-A constraint solver is a module with ``apply(constraint, context)``; it reads the current
-world transforms from the :class:`Context` and writes the driven bones' world transforms
-back with :meth:`Context.set_world`, which carries the change down to the descendants.
-A solver that caches work between evaluations (in ``context.cache[constraint.name]``) may
-also define ``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks
-through :meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
+A constraint solver (found by the constraint's class in :mod:`app.scene.constraints.registry`)
+has ``apply(constraint, context)``; it reads the current world transforms from the
+:class:`Context` and writes the driven bones' world transforms back with
+:meth:`Context.set_world`, which carries the change down to the descendants. A solver that
+caches work between evaluations (in ``context.cache[constraint.name]``) may also define
+``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks through
+:meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
+
+A solver that keeps a relation measured at ``frame_start`` (``offset: "frame_start"`` of the
+kinds of contract §F2) reads it with :meth:`Context.at_frame_start`: from the batch when it
+holds ``frame_start``, else as measured by an earlier evaluation of the same scene, else by
+one evaluation of that single frame (once per edit, not per frame played).
 """
 
 from __future__ import annotations
 
-import importlib
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from app.scene import bounds
 from app.scene.constraints import batches
+from app.scene.constraints.registry import solver_for
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import write_atomic
 from app.scene.math.transforms import transform_points
@@ -30,13 +37,6 @@ from app.scene.rig.keys import sample
 from app.scene.rig.model import SPACES, Scene, Target
 from app.scene.rig.prepared import PreparedRig, prepare
 from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate, propagate_many
-
-#: Constraint type -> the module that solves it.
-SOLVER_MODULES = {
-    "multi_parent": "app.scene.constraints.multi_parent.solver",
-    "points_at": "app.scene.constraints.points_at",
-    "fabrik": "app.scene.constraints.fabrik.solver",
-}
 
 
 @dataclass
@@ -62,6 +62,12 @@ class Context:
     rig : PreparedRig or None
         What does not change with the frame (:mod:`app.scene.rig.prepared`); solvers keep
         their own static data in it (``rig.static(constraint, build)``).
+    at_start : dict
+        What each constraint measured at ``frame_start`` (:meth:`at_frame_start`), by name;
+        the evaluator empties it when the scene's bones or constraints, ``frame_start`` or
+        the space override change.
+    evaluate_start : callable or None
+        Evaluates ``frame_start`` alone with the same evaluator (which fills ``at_start``).
     """
 
     scene: Scene
@@ -74,6 +80,8 @@ class Context:
     cache: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     rig: PreparedRig | None = None
+    at_start: dict = field(default_factory=dict)
+    evaluate_start: Callable[[], object] | None = None
 
     def space_of(self, constraint) -> str:
         """The space a constraint is evaluated in: the override, else its own."""
@@ -90,6 +98,26 @@ class Context:
         bones = tuple(int(b) for b in bones)
         self.bone_to_world[:, list(bones)] = bone_to_world
         propagate_many(self.skeleton, self.bone_to_parent, self.bone_to_world, bones)
+
+    def at_frame_start(self, constraint, measure: Callable[[np.ndarray], object]):
+        """``measure(bone_to_world)`` on the pose at ``frame_start`` as the constraints that
+        run before ``constraint`` leave it (``bone_to_world`` shape ``(1, B, 4, 4)``).
+
+        When this batch holds ``frame_start`` it is measured here (the constraints before
+        this one have just run on it) and kept; otherwise the kept value is used, and if
+        there is none yet, ``frame_start`` is first evaluated alone to measure it.
+        """
+        row = np.flatnonzero(self.frames == self.scene.frame_start)
+        if len(row):
+            value = self.at_start[constraint.name] = measure(self.bone_to_world[row[:1]])
+            return value
+        if constraint.name not in self.at_start and self.evaluate_start is not None:
+            self.evaluate_start()
+        if constraint.name not in self.at_start:  # a context made without an evaluator
+            raise SceneError(f"constraint {constraint.name!r} needs frame_start "
+                             f"({self.scene.frame_start}) evaluated first",
+                             "frame_start")  # fmt: skip
+        return self.at_start[constraint.name]
 
     def target_positions(self, target: Target) -> np.ndarray:
         """World positions ``(F, 3)`` of a target at the context's frames (current pose)."""
@@ -160,14 +188,6 @@ def _frames_argument(frames) -> np.ndarray:
         raise SceneError(f"frames must be numbers ({e})", "frames") from None
 
 
-def _solver(kind: str, path: str):
-    try:
-        return importlib.import_module(SOLVER_MODULES[kind])
-    except ModuleNotFoundError:
-        raise SceneError(f"constraint type {kind!r} cannot be evaluated by this build",
-                         path) from None  # fmt: skip
-
-
 class Evaluator:
     """Evaluates one scene repeatedly, keeping the constraints' caches between calls.
 
@@ -179,6 +199,7 @@ class Evaluator:
         self.scene = scene
         self.cache: dict = {}
         self._planned = None  # (constraints, rig, space, steps) of the last plan
+        self._at_start = (None, {})  # (what it was measured on, Context.at_start)
 
     def stale_constraints(self) -> list[str]:
         """Names of the constraints whose cached work no longer matches the scene.
@@ -187,7 +208,7 @@ class Evaluator:
         """
         stale = []
         for i, c in enumerate(self.scene.constraints):
-            is_stale = getattr(_solver(c.type, f"constraints[{i}]"), "is_stale", None)
+            is_stale = getattr(solver_for(c, f"constraints[{i}]"), "is_stale", None)
             if is_stale is not None and is_stale(c, self.cache.get(c.name), self.scene):
                 stale.append(c.name)
         return stale
@@ -238,6 +259,8 @@ class Evaluator:
             space_override=space,
             cache=self.cache,
             rig=rig,
+            at_start=self._at_start_values(rig, space),
+            evaluate_start=lambda: self.context([float(scene.frame_start)], space),
         )
         live = set(names)
         for stale in [k for k in self.cache if k not in live]:
@@ -246,16 +269,28 @@ class Evaluator:
             for i, constraint in enumerate(scene.constraints):
                 if constraint.name == until:
                     break
-                _solver(constraint.type, f"constraints[{i}]").apply(constraint, ctx)
+                solver_for(constraint, f"constraints[{i}]").apply(constraint, ctx)
             return ctx
         for run in self._plan(ctx):  # in file order; a run of alike, independent ones at once
             first = scene.constraints[run[0]]
-            module = _solver(first.type, f"constraints[{run[0]}]")
+            module = solver_for(first, f"constraints[{run[0]}]")
             if len(run) == 1:
                 module.apply(first, ctx)
             else:
                 module.apply_group([scene.constraints[i] for i in run], ctx)
         return ctx
+
+    def _at_start_values(self, rig, space) -> dict:
+        """:attr:`Context.at_start`, kept while the bones (``rig``), the constraints,
+        ``frame_start`` and the space override are the same items and values."""
+        key = (rig, tuple(self.scene.constraints), self.scene.frame_start, space)
+        kept, values = self._at_start
+        if (kept is None or kept[0] is not key[0] or kept[2:] != key[2:]
+                or len(kept[1]) != len(key[1])
+                or not all(a is b for a, b in zip(kept[1], key[1]))):  # fmt: skip
+            values = {}
+            self._at_start = (key, values)
+        return values
 
     def _plan(self, ctx) -> list[list[int]]:
         """The batches of :mod:`app.scene.constraints.batches`, kept while the constraints,
@@ -265,7 +300,7 @@ class Evaluator:
         if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
                 or len(kept[0]) != len(constraints)
                 or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
-            steps = batches.plan(constraints, ctx, SOLVER_MODULES)
+            steps = batches.plan(constraints, ctx)
             kept = self._planned = (constraints, ctx.rig, ctx.space_override, steps)
         return kept[3]
 

@@ -15,7 +15,7 @@ evaluator keeps it until one of them changes.
 
 from __future__ import annotations
 
-import importlib
+from app.scene.constraints.registry import solver_for
 
 
 def _ancestors_or_self(skeleton, bone: int) -> set:
@@ -34,7 +34,7 @@ def _reach(skeleton, constraint, rig):
     return inputs, outputs
 
 
-def plan(constraints, ctx, solver_modules: dict) -> list[list[int]]:
+def plan(constraints, ctx) -> list[list[int]]:
     """Runs of constraint indices, in order: each run is one batch (most are single).
 
     Parameters
@@ -42,8 +42,6 @@ def plan(constraints, ctx, solver_modules: dict) -> list[list[int]]:
     constraints : list of Constraint
     ctx : Context
         After forward kinematics (its skeleton, prepared rig and space override).
-    solver_modules : dict
-        Constraint type -> module path (:data:`app.scene.evaluate.SOLVER_MODULES`).
     """
     steps: list[list[int]] = []
     keys: list = []
@@ -51,7 +49,7 @@ def plan(constraints, ctx, solver_modules: dict) -> list[list[int]]:
     for i, c in enumerate(constraints):
         key = None
         try:
-            module = importlib.import_module(solver_modules[c.type])
+            module = solver_for(c)
             if hasattr(module, "apply_group") and hasattr(module, "group_key"):
                 key = (c.type, module.group_key(c, ctx))
                 if key[1] is None:

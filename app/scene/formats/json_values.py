@@ -4,6 +4,7 @@ is wrong (``bones[3].rotation: expected a number, got a string``).
 What a scene keeps must also be writable again: names (:func:`read_name`) and unknown keys
 (:func:`read_extra`, checked by :func:`check_saveable`) are refused at load when a save could
 not write them back as they came (``docs/scene-format.md``, "What a scene file can hold").
+The writers at the end (:func:`keys_json`, :func:`num`, :func:`vec`) are their inverse.
 """
 
 from __future__ import annotations
@@ -227,3 +228,24 @@ def check_saveable(key: str, value, path: str) -> None:
                 children = list(enumerate(item))
             # Reversed, so that the first offender in the file is the one named.
             stack.extend((child, _child(where, k), depth + 1) for k, child in reversed(children))
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def keys_json(keys: Keys) -> list:
+    """``[frame, value]`` per key, ``[frame, value, interpolation]`` when it is not linear."""
+    return [
+        [num(f), [float(x) for x in v]] + ([] if kind == "linear" else [kind])
+        for f, v, kind in zip(keys.frames, keys.values, keys.interpolation)
+    ]
+
+
+def num(x: float):
+    """Integers stay integers in the file (frames, counts); other numbers as floats."""
+    x = float(x)
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x
+
+
+def vec(v) -> list:
+    return [float(x) for x in v]

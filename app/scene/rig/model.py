@@ -8,8 +8,10 @@ new item. Unknown JSON keys ride along in ``extra`` and are written back on save
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from app.scene.rig.keys import Keys
 
@@ -76,13 +78,24 @@ Limit = ConeLimit | HingeLimit
 
 @dataclass(frozen=True, kw_only=True)
 class Constraint:
-    """Fields every constraint has. ``space`` is ``"world"`` or ``"object"``."""
+    """Fields every constraint has. ``space`` is ``"world"`` or ``"object"``.
+
+    A kind is a subclass (see "How to add a constraint kind" in ``docs/architecture.md``):
+    its class attributes and hooks are what editing, analysis and the views ask, so none of
+    them names a kind.
+    """
 
     name: str
     space: str = "object"
     extra: Mapping = field(default_factory=dict)
 
     type = "constraint"  # overridden by each subclass (a class attribute, not a field)
+    #: Words for people (outliner, inspector, menus): ``"points-at"``.
+    label = "constraint"
+    #: The fields holding a :class:`Target` (``None`` when unset), in the order shown.
+    target_fields: ClassVar[tuple[str, ...]] = ()
+    #: Whether its limits are per bone (a chain's), so edits name the bone.
+    limits_per_bone = False
 
     def driven_bones(self) -> tuple[str, ...]:
         """Names of the bones whose world transforms this constraint writes."""
@@ -90,7 +103,7 @@ class Constraint:
 
     def referenced_bones(self) -> tuple[str, ...]:
         """Names of every bone the constraint reads or writes."""
-        raise NotImplementedError
+        return tuple(name for _, name in self.bone_fields())
 
     def target_bones(self) -> tuple[str, ...]:
         """Names of the bones whose world transforms it reads as targets or poles.
@@ -99,6 +112,61 @@ class Constraint:
         (contract §F1).
         """
         return tuple(b for b in self.referenced_bones() if b not in self.driven_bones())
+
+    # --- hooks: what editing and the views ask without naming the kind -------------------
+
+    def own_bone_fields(self) -> tuple[tuple[str, str], ...]:
+        """``(json path, bone name)`` of the fields naming the bones it drives."""
+        return tuple((f"bone[{k}]", b) for k, b in enumerate(self.driven_bones()))
+
+    def bone_fields(self) -> tuple[tuple[str, str], ...]:
+        """``(json path, bone name)`` of every field naming a bone: its own, then its
+        targets' (``target.bone``)."""
+        return self.own_bone_fields() + tuple(
+            (f"{key}.bone", t.bone) for key, t in self.targets() if t.bone is not None
+        )
+
+    def targets(self) -> tuple[tuple[str, Target], ...]:
+        """``(field, target)`` of the targets it has (unset ones left out)."""
+        return tuple((key, getattr(self, key)) for key in self.target_fields
+                     if getattr(self, key) is not None)  # fmt: skip
+
+    def parts(self) -> tuple[tuple[str, str | None], ...]:
+        """Its selectable, keyable parts: ``(kind, pivot name or None)``, e.g.
+        ``("target", None)`` (a part named by the field that holds it)."""
+        return tuple((key, None) for key, _ in self.targets())
+
+    def trail_point(self) -> tuple[str, str]:
+        """``(bone, "head" or "tail")``: the point whose path shows what it does."""
+        return self.driven_bones()[-1], "tail"
+
+    def limits_by_bone(self) -> tuple[tuple[str, Limit], ...]:
+        """``(bone, limit)`` of its rotation limits, in chain order."""
+        return ()
+
+    def field_names(self) -> tuple[str, ...]:
+        """Its dataclass fields, by name."""
+        return tuple(f.name for f in dataclasses.fields(self))
+
+    def with_target(self, key: str, target: Target | None) -> Constraint:
+        """The constraint with target field ``key`` set (``ValueError`` if it has none)."""
+        if key not in self.target_fields:
+            raise ValueError(f"{self.name!r} has no {key}")
+        return dataclasses.replace(self, **{key: target})
+
+    def _renamed_own(self, old: str, new: str) -> dict:
+        """The changed fields when bone ``old`` is called ``new`` (targets aside): each of
+        :meth:`own_bone_fields` that is a field of its own; a kind with other bone fields
+        (a chain) says so itself."""
+        return {key: new for key, name in self.own_bone_fields() if name == old}
+
+    def with_bone_renamed(self, old: str, new: str) -> Constraint:
+        """The constraint with every field naming bone ``old`` naming ``new`` instead."""
+        changes = self._renamed_own(old, new)
+        for key, t in self.targets():
+            if t.bone == old:
+                changes[key] = dataclasses.replace(t, bone=new)
+        return dataclasses.replace(self, **changes) if changes else self
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +186,7 @@ class MultiParent(Constraint):
     """A body rotating about several pivots at once (the multi-parent seed)."""
 
     type = "multi_parent"
+    label = "multi-parent"
     body: str
     pivots: tuple[Pivot, ...]
     substeps: int = 4
@@ -129,11 +198,17 @@ class MultiParent(Constraint):
     def driven_bones(self):
         return (self.body,)
 
-    def referenced_bones(self):
-        return (self.body,)
+    def own_bone_fields(self):
+        return (("body", self.body),)
 
     def target_bones(self):
         return ()
+
+    def parts(self):
+        return tuple(("pivot", p.name) for p in self.pivots)
+
+    def trail_point(self):
+        return self.body, "head"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,6 +225,8 @@ class PointsAt(Constraint):
     """Turn a bone so its tail points at a target."""
 
     type = "points_at"
+    label = "points-at"
+    target_fields = ("target",)
     bone: str
     target: Target
     limit: Limit | None = None
@@ -158,8 +235,11 @@ class PointsAt(Constraint):
     def driven_bones(self):
         return (self.bone,)
 
-    def referenced_bones(self):
-        return (self.bone,) + ((self.target.bone,) if self.target.bone else ())
+    def own_bone_fields(self):
+        return (("bone", self.bone),)
+
+    def limits_by_bone(self):
+        return ((self.bone, self.limit),) if self.limit is not None else ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,6 +247,9 @@ class Fabrik(Constraint):
     """FABRIK inverse kinematics on a chain of bones, root to tip."""
 
     type = "fabrik"
+    label = "FABRIK"
+    target_fields = ("target", "pole")
+    limits_per_bone = True
     chain: tuple[str, ...]
     target: Target
     tolerance: float = 1e-4
@@ -178,13 +261,22 @@ class Fabrik(Constraint):
     def driven_bones(self):
         return tuple(self.chain)
 
-    def referenced_bones(self):
-        targets = (self.target, self.pole) if self.pole is not None else (self.target,)
-        return tuple(self.chain) + tuple(t.bone for t in targets if t.bone)
+    def own_bone_fields(self):
+        return tuple((f"chain[{k}]", name) for k, name in enumerate(self.chain))
 
     def target_bones(self):
-        targets = (self.target, self.pole) if self.pole is not None else (self.target,)
-        return tuple(t.bone for t in targets if t.bone)
+        return tuple(t.bone for _, t in self.targets() if t.bone)
+
+    def limits_by_bone(self):
+        return tuple((b, self.limits[b]) for b in self.chain if b in self.limits)
+
+    def _renamed_own(self, old, new):
+        if old not in self.chain and old not in self.limits:
+            return {}
+        return {
+            "chain": tuple(new if n == old else n for n in self.chain),
+            "limits": {(new if k == old else k): v for k, v in self.limits.items()},
+        }
 
 
 #: ``offset`` values of the copy kinds (contract §F2).
@@ -202,6 +294,7 @@ class _BoneFollows(Constraint):
     target's value as it is.
     """
 
+    target_fields = ("target",)
     bone: str
     target: Target
     offset: str = "frame_start"
@@ -209,8 +302,8 @@ class _BoneFollows(Constraint):
     def driven_bones(self):
         return (self.bone,)
 
-    def referenced_bones(self):
-        return (self.bone,) + ((self.target.bone,) if self.target.bone else ())
+    def own_bone_fields(self):
+        return (("bone", self.bone),)
 
     def target_bones(self):
         return (self.target.bone,) if self.target.bone else ()
@@ -221,6 +314,7 @@ class ChildOf(_BoneFollows):
     """The bone moves as if it were the target bone's child (``space`` changes nothing)."""
 
     type = "child_of"
+    label = "child of"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -228,6 +322,7 @@ class CopyRotation(_BoneFollows):
     """The bone's head stays where the hierarchy puts it; its rotation follows the target's."""
 
     type = "copy_rotation"
+    label = "copy rotation"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,11 +330,7 @@ class CopyLocation(_BoneFollows):
     """The bone's head goes to the target point; its rotation and scale are kept."""
 
     type = "copy_location"
-
-
-CONSTRAINT_TYPES: dict[str, type[Constraint]] = {
-    cls.type: cls for cls in (MultiParent, PointsAt, Fabrik)
-}
+    label = "copy location"
 
 
 @dataclass(kw_only=True)

@@ -1,0 +1,1 @@
+"""Constraint kinds in the scene file: the schema registry and each kind's read and write."""
