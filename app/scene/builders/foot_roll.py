@@ -267,7 +267,8 @@ def sole_points(scene: Scene, leg: Leg, pose) -> tuple[np.ndarray, str]:
     All three lie on the foot's centre line (the vertical plane through the ankle along the
     foot's direction). From a mesh: the heel at the back end of the foot's vertices, the toe
     at their front end, the ball under the toes' joint (the foot's tail), each as low as the
-    lowest vertex within :data:`SLAB` of the foot's length of it. From the bones: the heel
+    lowest vertex within :data:`SLAB` of the foot's length of it (the lowest of the whole
+    foot where a coarse mesh has no vertex that near). From the bones: the heel
     under the ankle at the height of the lower of the foot's and toes' tails, the ball at the
     foot's tail, the toe at the toes' tail (a third of the foot further on without toes).
     """
@@ -287,10 +288,9 @@ def sole_points(scene: Scene, leg: Leg, pose) -> tuple[np.ndarray, str]:
         back, front = float(along.min()), float(along.max())
         slab = SLAB * (front - back)
         ball = float((ball_joint - ankle) @ forward)
-        lows = [
-            float(height[(along >= lo) & (along <= hi)].min())
-            for lo, hi in ((back, back + slab), (ball - slab, ball + slab), (front - slab, front))
-        ]  # fmt: skip
+        slabs = ((back, back + slab), (ball - slab, ball + slab), (front - slab, front))
+        lows = [float(height[(along >= lo) & (along <= hi)].min(initial=np.inf)) for lo, hi in slabs]
+        lows = [low if np.isfinite(low) else float(height.min()) for low in lows]
         return np.array([at(back, lows[0]), at(ball, lows[1]), at(front, lows[2])]), "mesh"
     tip = tails[index[leg.toes]] if leg.toes else ball_joint + (ball_joint - ankle) / 3
     floor = min(float(ball_joint @ UP), float(tip @ UP))

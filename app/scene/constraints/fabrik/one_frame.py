@@ -182,7 +182,8 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
                 away = _norm(_across(rel, axis))
                 P[j] = [root[i] + along * axis[i] + away * side[i] for i in range(3)]
             forced = True
-            if J == 3 and pose is None:  # two segments: start on the one solution
+            if J == 3 and pose is None and _norm(_sub(P[2], target)) > tolerance:
+                # two segments away from the target: start on the one solution
                 P[1], P[2] = _two_bone_middle(root, target, L, axis, side), list(target)
     if reachable and not at_root:
         off_line = max(_norm(_across(_sub(p, root), axis)) for p in P)
