@@ -13,7 +13,7 @@ from app.editor.commands import InsertItem, RemoveItem, ReplaceItem, SetTimeline
 from app.scene.math.transforms import transform_points
 from app.scene.rig import editing
 from app.scene.rig.editing import CONSTRAINT, PIVOT, TARGET_KINDS, Ref
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Target
+from app.scene.rig.model import Target
 
 
 class OperationError(Exception):
@@ -253,10 +253,11 @@ def _constraint(document, name: str):
 def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
     """A new pivot on a multi-parent body (at the body's tail unless given); selects it."""
     constraint = _constraint(document, constraint_name)
-    if not isinstance(constraint, MultiParent):
+    if "pivots" not in constraint.field_names():
         raise OperationError(f"{constraint_name} is not a multi-parent constraint")
     if position_in_body is None:
-        position_in_body = document.scene.tail_of(document.scene.bone_index(constraint.body))
+        body = constraint.driven_bones()[0]
+        position_in_body = document.scene.tail_of(document.scene.bone_index(body))
     new, pivot = editing.with_new_pivot(constraint, position_in_body)
     ref = Ref.pivot_of(constraint_name, pivot.name)
     replace(
@@ -309,9 +310,10 @@ def _one_bone(document) -> str:
 def add_multi_parent(document, bone: str | None = None) -> Ref:
     """A multi-parent constraint on the (active) bone, with one pivot at its head."""
     bone = bone or _one_bone(document)
-    if any(isinstance(c, MultiParent) and c.body == bone for c in document.scene.constraints):
+    new = editing.new_multi_parent(document.scene, bone)
+    if editing.alike_on_same_bones(document.scene, new):
         raise OperationError(f"{bone} already has a multi-parent constraint; add pivots to it")
-    return _add_constraint(document, editing.new_multi_parent(document.scene, bone))
+    return _add_constraint(document, new)
 
 
 def _tail_target(document, bone: str) -> Target:
@@ -354,19 +356,17 @@ def remove_constraint(document, name: str) -> None:
 def set_target(document, constraint_name: str, target: Target, kind: str = "target") -> None:
     """Aim a points-at or FABRIK constraint at ``target`` (``kind="pole"``: a FABRIK pole)."""
     constraint = _constraint(document, constraint_name)
-    if not isinstance(constraint, (PointsAt, Fabrik)) or not hasattr(constraint, kind):
+    if kind not in constraint.target_fields:
         raise OperationError(f"{constraint_name} has no {kind}")
     if target.bone is not None:
         document.scene.bone(target.bone)
         words = f"bone {target.bone} {target.at}"
     else:
         words = "a position"
-    import dataclasses
-
     replace(
         document,
         Ref.constraint(constraint_name),
-        dataclasses.replace(constraint, **{kind: target}),
+        constraint.with_target(kind, target),
         f"Set {kind} of {constraint_name} to {words}",
     )
 

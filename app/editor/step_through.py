@@ -14,13 +14,8 @@ from __future__ import annotations
 from PySide6 import QtCore
 
 from app.editor.throttle import Throttle
-from app.scene.constraints.fabrik import solver as fabrik
-from app.scene.constraints.multi_parent.steps import steps
+from app.scene.constraints import registry
 from app.scene.errors import SceneError
-from app.scene.rig.model import Fabrik, MultiParent
-
-FABRIK, MULTI_PARENT = "fabrik", "multi_parent"
-TRACEABLE = (FABRIK, MULTI_PARENT)
 
 
 class StepThrough(QtCore.QObject):
@@ -52,7 +47,7 @@ class StepThrough(QtCore.QObject):
 
     def candidates(self) -> list[str]:
         """Constraints that can be stepped through (FABRIK and multi-parent)."""
-        return [c.name for c in self._document.scene.constraints if c.type in TRACEABLE]
+        return [c.name for c in self._document.scene.constraints if registry.traceable(c)]
 
     def _guess(self) -> str | None:
         """The selection's constraint, else the first that can be traced."""
@@ -140,15 +135,7 @@ class StepThrough(QtCore.QObject):
         try:
             c = doc.scene.constraint(self.constraint)
             ctx = doc.context_before(c.name)  # the pose the solver starts from, cached
-            if isinstance(c, Fabrik):
-                self.trace = fabrik.trace(c, ctx)
-            elif isinstance(c, MultiParent):
-                space = ctx.space_of(c)
-                entry = ctx.cache.get(c.name)
-                cached = entry.get(space) if isinstance(entry, dict) else None
-                self.trace = steps(c, doc.scene, doc.frame, space, integral=cached)
-            else:
-                raise SceneError(f"{c.name} cannot be stepped through")
+            self.trace = registry.trace(c, ctx, doc.frame)
             self.error = ""
         except (SceneError, ArithmeticError, ValueError, KeyError) as e:
             self.trace, self.error = None, str(e)

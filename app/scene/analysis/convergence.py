@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.evaluate import bake
-from app.scene.rig.model import MultiParent, Scene
+from app.scene.rig.model import Scene
 
 INTEGRATORS = ("exact", "seed", "twist")
 
@@ -49,7 +49,12 @@ class Paths:
 
 def multi_parent_constraints(scene: Scene) -> list[str]:
     """Names of the scene's multi-parent constraints, in order."""
-    return [c.name for c in scene.constraints if isinstance(c, MultiParent)]
+    return [c.name for c in scene.constraints if _has_integrators(c)]
+
+
+def _has_integrators(constraint) -> bool:
+    """A kind whose ``integrator`` field picks among :data:`INTEGRATORS` (a multi-parent)."""
+    return "integrator" in constraint.field_names()
 
 
 def integrator_paths(scene: Scene, constraint: str, substeps: int, frames=None,
@@ -69,7 +74,7 @@ def integrator_paths(scene: Scene, constraint: str, substeps: int, frames=None,
         Overrides the constraints' space, as the editor's toggle does.
     """
     c = scene.constraint(constraint)
-    if not isinstance(c, MultiParent):
+    if not _has_integrators(c):
         raise ValueError(f"{constraint!r} is not a multi-parent constraint")
     if frames is None:
         frames = np.arange(scene.frame_start, scene.frame_end + 1, dtype=float)

@@ -20,7 +20,7 @@ import numpy as np
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, Fabrik, MultiParent, PointsAt, Scene
+from app.scene.rig.model import Bone, Scene
 
 ROTATION, DRIVEN, POSITION = "rotation", "driven", "position"
 
@@ -74,12 +74,7 @@ def _owners(scene: Scene, bone: str, constraints) -> tuple:
     """Frames keyed in what drives ``bone``: its own keys, its constraints' inputs."""
     refs = [Ref.bone(bone)]
     for c in constraints:
-        if isinstance(c, MultiParent):
-            refs += [Ref.pivot_of(c.name, p.name) for p in c.pivots]
-        elif isinstance(c, (PointsAt, Fabrik)):
-            refs.append(Ref.target_of(c.name))
-            if getattr(c, "pole", None) is not None:
-                refs.append(Ref.pole_of(c.name))
+        refs += editing.part_refs(c)
     owners: dict[float, Ref] = {}
     for ref in refs:
         for f in editing.key_frames(scene, ref):

@@ -19,7 +19,7 @@ from app.scene.math import quat
 from app.scene.math.transforms import trs
 from app.scene.rig import editing
 from app.scene.rig.limits import perpendicular
-from app.scene.rig.model import Fabrik, HingeLimit, PointsAt, Scene
+from app.scene.rig.model import HingeLimit, Scene
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,7 @@ def limited_bones(scene: Scene) -> list[tuple[str, str, object]]:
     """``(constraint, bone, limit)`` for every limit in the scene, in file order."""
     out = []
     for c in scene.constraints:
-        if isinstance(c, PointsAt) and c.limit is not None:
-            out.append((c.name, c.bone, c.limit))
-        elif isinstance(c, Fabrik):
-            out += [(c.name, b, c.limits[b]) for b in c.chain if b in c.limits]
+        out += [(c.name, bone, limit) for bone, limit in c.limits_by_bone()]
     return out
 
 

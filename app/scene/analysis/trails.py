@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt, Scene
+from app.scene.rig.model import Scene
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,9 @@ def trail_points(scene: Scene, bones=()) -> list[TrailPoint]:
     ``bones`` (names; the head of a root bone), without repeats."""
     out: list[TrailPoint] = []
     for c in scene.constraints:
-        if isinstance(c, MultiParent):
-            out.append(TrailPoint(f"{c.body} head", scene.bone_index(c.body), "head"))
-        elif isinstance(c, PointsAt):
-            out.append(TrailPoint(f"{c.bone} tip", scene.bone_index(c.bone), "tail"))
-        elif isinstance(c, Fabrik):
-            out.append(TrailPoint(f"{c.chain[-1]} tip", scene.bone_index(c.chain[-1]), "tail"))
+        bone, at = c.trail_point()
+        words = "head" if at == "head" else "tip"
+        out.append(TrailPoint(f"{bone} {words}", scene.bone_index(bone), at))
     for name in bones:  # a root's head is where the whole body goes (a mocap hip)
         root = scene.bone(name).parent is None
         out.append(TrailPoint(f"{name} {'head' if root else 'tip'}", scene.bone_index(name),

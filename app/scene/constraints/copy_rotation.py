@@ -7,17 +7,22 @@ transform in ``space: "world"``; of the transform relative to the bone's own par
 
 ``R_b'(f) = R_t(f) R_t(f0)^-1 R_b(f0)`` for ``offset: "frame_start"``, ``R_t(f)`` for
 ``"none"``. The bone's linear part ``R_b P`` (``P`` its stretch in its own frame) becomes
-``R_b' P``: in world space ``bone_to_world' = T(head) R(R_b' R_b^-1) T(-head) bone_to_world``;
+``R_b' P``: in world space ``bone_to_world' = T(head) R_b' R_b^-1 T(-head) bone_to_world``;
 in object space the same turn is made in the parent's frame. Polar parts keep this finite
 for a target (or parent) with a non-uniform scale or scaled to 0.
 """
 
 from __future__ import annotations
 
-from app.scene.constraints.change_of_basis import parent_to_world
-from app.scene.constraints.follows import bone_and_target, keeps_start, rotations
-from app.scene.math import quat
-from app.scene.math.transforms import inverse
+import numpy as np
+
+from app.scene.constraints.follows import (
+    bone_and_target,
+    keeps_start,
+    linear_in_parents,
+    polar,
+    rotations,
+)
 from app.scene.rig.model import CopyRotation
 
 
@@ -29,22 +34,23 @@ def apply(constraint: CopyRotation, ctx) -> None:
     bone_to_world = ctx.bone_to_world[:, b]
     if space == "world":
         linear = bone_to_world[:, :3, :3]
-        r_b, r_t = rotations(ctx.bone_to_world, skeleton, (b, t), "world")
+        r = polar(ctx.bone_to_world[:, [b, t], :3, :3])
     else:
-        parent = parent_to_world(skeleton, ctx.bone_to_world, b)
-        linear = (inverse(parent) @ bone_to_world)[:, :3, :3]  # the bone's, in its parent
-        r_b, r_t = rotations(ctx.bone_to_world, skeleton, (b, t), "object")
-    wanted = r_t
+        local = linear_in_parents(ctx.bone_to_world, skeleton, (b, t))
+        linear = local[:, 0]  # the bone's, in its parent's frame
+        r = polar(local)
+    wanted = r[:, 1]
     if keeps_start(constraint):
 
         def measure(w):
-            r_b0, r_t0 = rotations(w, skeleton, (b, t), space)
-            return quat.mul(quat.conj(r_t0), r_b0)
+            r0 = rotations(w, skeleton, (b, t), space)
+            return np.swapaxes(r0[:, 1], -1, -2) @ r0[:, 0]  # R_t(f0)^-1 R_b(f0)
 
-        wanted = quat.mul(r_t, ctx.at_frame_start(constraint, measure))
-    turn = quat.matrix_from_quat(quat.mul(wanted, quat.conj(r_b)))
+        wanted = wanted @ ctx.at_frame_start(constraint, measure)
     new = bone_to_world.copy()
-    new[:, :3, :3] = turn @ linear
+    new[:, :3, :3] = wanted @ (np.swapaxes(r[:, 0], -1, -2) @ linear)
     if space != "world":
-        new[:, :3, :3] = parent[:, :3, :3] @ new[:, :3, :3]
+        parent = ctx.bone_to_world[:, skeleton.parents[b]] if skeleton.parents[b] >= 0 else None
+        if parent is not None:
+            new[:, :3, :3] = parent[:, :3, :3] @ new[:, :3, :3]
     ctx.set_world(b, new)

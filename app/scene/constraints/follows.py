@@ -13,7 +13,13 @@ import numpy as np
 from app.scene.constraints.change_of_basis import parent_to_world
 from app.scene.constraints.points_at import constraint_path
 from app.scene.errors import SceneError
-from app.scene.math.transforms import inverse, rotation_from_matrix, transform_points
+from app.scene.math import quat
+from app.scene.math.transforms import (
+    MAX_INVERSE,
+    inverse,
+    rotation_from_matrix,
+    transform_points,
+)
 
 
 def bone_and_target(constraint, ctx) -> tuple[int, int]:
@@ -43,23 +49,53 @@ def keeps_start(constraint) -> bool:
     return constraint.offset == "frame_start"
 
 
-def rotations(bone_to_world, skeleton, bones, space: str) -> list[np.ndarray]:
-    """Each bone's rotation ``(F, 4)``: the polar part of its world transform, or in
+def rotations(bone_to_world, skeleton, bones, space: str) -> np.ndarray:
+    """The bones' rotations ``(F, k, 3, 3)``: the polar part of each world transform, or in
     ``space: "object"`` of its transform relative to its parent (``inv(parent) @ bone``).
 
     Parameters
     ----------
     bone_to_world : ndarray, shape (F, B, 4, 4)
-    bones : sequence of int
+    bones : sequence of int, (k,)
     """
     if space == "world":
-        return [rotation_from_matrix(bone_to_world[:, b]) for b in bones]
-    return [rotation_from_matrix(in_parent(bone_to_world, skeleton, b)) for b in bones]
+        return polar(bone_to_world[:, list(bones), :3, :3])
+    return polar(linear_in_parents(bone_to_world, skeleton, bones))
 
 
-def in_parent(bone_to_world, skeleton, bone: int) -> np.ndarray:
-    """``bone_to_parent = inv(parent_to_world) @ bone_to_world``, ``(F, 4, 4)``."""
-    return inverse(parent_to_world(skeleton, bone_to_world, bone)) @ bone_to_world[:, bone]
+def linear_in_parents(bone_to_world, skeleton, bones) -> np.ndarray:
+    """The linear parts ``(F, k, 3, 3)`` of ``bone_to_parent = inv(parent_to_world) @
+    bone_to_world`` of each of ``bones`` (one inverse for all)."""
+    parents = np.stack([parent_to_world(skeleton, bone_to_world, b) for b in bones], axis=1)
+    try:
+        to_parent = np.linalg.inv(parents[..., :3, :3])
+        fine = np.abs(to_parent).max() <= MAX_INVERSE  # NaN: False
+    except np.linalg.LinAlgError:  # a parent scaled to 0
+        fine = False
+    if not fine:  # as far as it can be inverted
+        to_parent = inverse(parents)[..., :3, :3]
+    return to_parent @ bone_to_world[:, list(bones), :3, :3]
+
+
+def polar(m) -> np.ndarray:
+    """The rotation factor ``U Vᵀ`` of linear parts ``(..., 3, 3)`` (the rotation nearest in
+    Frobenius norm; exactly ``R`` for ``R diag(s)`` with ``s > 0``), one SVD for the stack.
+
+    A reflection flips its weakest axis. Should the SVD not converge (subnormal entries of a
+    matrix scaled to nearly nothing), :func:`~app.scene.math.transforms.rotation_from_matrix`
+    scales it first; a matrix of zeros does not turn.
+    """
+    m = np.asarray(m, dtype=float)
+    try:
+        u, _, vt = np.linalg.svd(m)
+    except np.linalg.LinAlgError:
+        return quat.matrix_from_quat(rotation_from_matrix(m))
+    rot = u @ vt
+    flip = np.linalg.det(rot) < 0
+    if np.any(flip):
+        u[flip, :, -1] *= -1
+        rot = u @ vt
+    return rot
 
 
 def point(bone_to_world, rig, target, index: int) -> np.ndarray:

@@ -24,7 +24,7 @@ from app.scene.bounds import bad_name_character
 from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix, trs
 from app.scene.rig.editing import unique_name
-from app.scene.rig.model import Bone, Fabrik, MultiParent, PointsAt, Scene, Target
+from app.scene.rig.model import Bone, Scene
 from app.scene.rig.renames import (
     renamed_extra,
     renamed_meshes,
@@ -255,35 +255,10 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
 # --- renaming ----------------------------------------------------------------------------
 
 
-def _renamed_target(target: Target | None, old: str, new: str) -> Target | None:
-    if target is None or target.bone != old:
-        return target
-    return dataclasses.replace(target, bone=new)
-
-
 def renamed_in_constraint(constraint, old: str, new: str):
-    """``constraint`` with every field naming bone ``old`` naming ``new`` instead: a
-    multi-parent's body; a points-at's bone and target; a FABRIK chain, its
-    per-bone limits, its target and its pole."""
-    if isinstance(constraint, MultiParent):
-        if constraint.body == old:
-            return dataclasses.replace(constraint, body=new)
-        return constraint
-    if isinstance(constraint, PointsAt):
-        return dataclasses.replace(
-            constraint,
-            bone=new if constraint.bone == old else constraint.bone,
-            target=_renamed_target(constraint.target, old, new),
-        )
-    if isinstance(constraint, Fabrik):
-        return dataclasses.replace(
-            constraint,
-            chain=tuple(new if n == old else n for n in constraint.chain),
-            limits={(new if k == old else k): v for k, v in constraint.limits.items()},
-            target=_renamed_target(constraint.target, old, new),
-            pole=_renamed_target(constraint.pole, old, new),
-        )
-    return constraint
+    """``constraint`` with every field naming bone ``old`` naming ``new`` instead (its
+    own bones, a chain's per-bone limits, its targets: :meth:`Constraint.with_bone_renamed`)."""
+    return constraint.with_bone_renamed(old, new)
 
 
 def rename_bone(scene: Scene, old: str, new: str) -> Rig:

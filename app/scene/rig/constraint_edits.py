@@ -57,11 +57,7 @@ def hinge(axis, lo: float, hi: float) -> HingeLimit:
 
 def limit_of(constraint, bone: str | None = None) -> Limit | None:
     """A points-at's ``limit``, or a FABRIK's limit on ``bone`` (``None``: none)."""
-    if isinstance(constraint, PointsAt):
-        return constraint.limit
-    if isinstance(constraint, Fabrik):
-        return constraint.limits.get(bone)
-    raise ValueError(f"{constraint.name!r} has no limits")
+    return constraint.limit_on(bone)
 
 
 def with_limit(constraint, limit: Limit | None, bone: str | None = None):
@@ -71,22 +67,13 @@ def with_limit(constraint, limit: Limit | None, bone: str | None = None):
     old = limit_of(constraint, bone)
     if limit is not None and type(old) is type(limit) and old.extra:
         limit = dataclasses.replace(limit, extra=old.extra)
-    if isinstance(constraint, PointsAt):
-        return dataclasses.replace(constraint, limit=limit)
-    if bone not in constraint.chain:
-        raise ValueError(f"{bone!r} is not in the chain of {constraint.name!r}")
-    limits = {k: v for k, v in constraint.limits.items() if k != bone}
-    if limit is not None:
-        limits[bone] = limit
-    # chain order: the file lists them as the chain does
-    limits = {b: limits[b] for b in constraint.chain if b in limits}
-    return dataclasses.replace(constraint, limits=limits)
+    return constraint.with_limit_on(bone, limit)
 
 
 def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
     """A points-at with ``up`` set (``axis`` in the bone's frame, ``toward`` in the world),
     or removed when both are ``None``."""
-    if not isinstance(constraint, PointsAt):
+    if "up" not in constraint.field_names():
         raise ValueError(f"{constraint.name!r} has no up vector")
     if axis is None and toward is None:
         return dataclasses.replace(constraint, up=None)
@@ -100,9 +87,7 @@ def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
 
 def with_pole(constraint: Fabrik, pole: Target | None) -> Fabrik:
     """A FABRIK constraint with its pole set (``None``: no pole)."""
-    if not isinstance(constraint, Fabrik):
-        raise ValueError(f"{constraint.name!r} has no pole")
-    return dataclasses.replace(constraint, pole=pole)
+    return constraint.with_target("pole", pole)
 
 
 def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiParent:

@@ -101,11 +101,11 @@ def resolve(scene: Scene, ref: Ref):
     if ref.kind == CONSTRAINT:
         return constraint
     if ref.kind == PIVOT:
-        if not isinstance(constraint, MultiParent):
+        if not any(kind == PIVOT for kind, _ in constraint.parts()):
             raise KeyError(f"{ref.name!r} has no pivots")
         return pivot_named(constraint, ref.pivot)
     if ref.kind in TARGET_KINDS:
-        target = getattr(constraint, ref.kind, None)
+        target = getattr(constraint, ref.kind) if ref.kind in constraint.target_fields else None
         if target is None:
             raise KeyError(f"{ref.name!r} has no {ref.kind}")
         return target
@@ -180,23 +180,34 @@ def with_key_interpolation(item, field: str, frame: float, kind: str):
     return dataclasses.replace(item, **{field: keys.with_interpolation([at], kind)})
 
 
+def alike_on_same_bones(scene: Scene, constraint: Constraint) -> bool:
+    """Whether ``scene`` has a constraint of ``constraint``'s kind driving the same bones."""
+    return any(type(c) is type(constraint) and c.driven_bones() == constraint.driven_bones()
+               for c in scene.constraints)  # fmt: skip
+
+
+def part_refs(constraint: Constraint) -> list[Ref]:
+    """The selectable, keyable parts of ``constraint`` (its pivots, target, pole)."""
+    return [Ref(kind, constraint.name, pivot) for kind, pivot in constraint.parts()]
+
+
+def _keys_of(item) -> list[Keys | None]:
+    if isinstance(item, Bone):
+        return [item.translation_keys, item.rotation_keys, item.scale_keys]
+    if isinstance(item, Pivot):
+        return [item.position_keys, item.rotation_keys]
+    if isinstance(item, Target):
+        return [item.position_keys]
+    return []
+
+
 def key_frames(scene: Scene, ref: Ref) -> np.ndarray:
     """Every frame where the item (or, for a constraint, anything in it) has a key."""
     item = resolve(scene, ref)
-    keys: list[Keys | None] = []
-    if isinstance(item, Bone):
-        keys = [item.translation_keys, item.rotation_keys, item.scale_keys]
-    elif isinstance(item, Pivot):
-        keys = [item.position_keys, item.rotation_keys]
-    elif isinstance(item, Target):
-        keys = [item.position_keys]
-    elif isinstance(item, MultiParent):
-        for p in item.pivots:
-            keys += [p.position_keys, p.rotation_keys]
-    elif isinstance(item, (PointsAt, Fabrik)):
-        keys = [item.target.position_keys]
-        if getattr(item, "pole", None) is not None:
-            keys.append(item.pole.position_keys)
+    keys = _keys_of(item)
+    if isinstance(item, Constraint):
+        for part in part_refs(item):
+            keys += _keys_of(resolve(scene, part))
     frames = [k.frames for k in keys if k is not None]
     return np.unique(np.concatenate(frames)) if frames else np.zeros(0)
 
@@ -522,8 +533,3 @@ def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     )
 
 
-def with_target(constraint: Constraint, target: Target) -> Constraint:
-    """A points-at or FABRIK constraint aiming at ``target`` instead."""
-    if not isinstance(constraint, (PointsAt, Fabrik)):
-        raise ValueError(f"{constraint.name!r} has no target")
-    return dataclasses.replace(constraint, target=target)

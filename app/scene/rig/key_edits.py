@@ -23,7 +23,7 @@ from app.scene.math.quat import normalize
 from app.scene.rig import editing
 from app.scene.rig.editing import Ref
 from app.scene.rig.keys import Keys, sample
-from app.scene.rig.model import Bone, Fabrik, MultiParent, Pivot, PointsAt, Scene, Target
+from app.scene.rig.model import Bone, Constraint, Pivot, Scene, Target
 
 #: The key lists of each item type, and the static value each replaces.
 KEY_FIELDS = {
@@ -148,13 +148,8 @@ def with_channel(item, field: str, keys: Keys | None, frame: float):
 def item_refs(scene: Scene, ref: Ref) -> list[Ref]:
     """The keyable items ``ref`` stands for: itself, or a constraint's pivots and targets."""
     item = editing.resolve(scene, ref)
-    if isinstance(item, MultiParent):
-        return [Ref.pivot_of(item.name, p.name) for p in item.pivots]
-    if isinstance(item, (PointsAt, Fabrik)):
-        refs = [Ref.target_of(item.name)]
-        if getattr(item, "pole", None) is not None:
-            refs.append(Ref.pole_of(item.name))
-        return refs
+    if isinstance(item, Constraint):
+        return editing.part_refs(item)
     return [ref]
 
 

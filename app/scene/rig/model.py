@@ -4,6 +4,9 @@ A scene is what ``docs/scene-format.md`` describes. Its items are frozen datacla
 static values are tuples and whose animation is :class:`~app.scene.rig.keys.Keys`, so an edit
 replaces an item (``dataclasses.replace``) and an undo command only keeps the old and the
 new item. Unknown JSON keys ride along in ``extra`` and are written back on save.
+
+One idea: the scene's items as plain data, with the hooks a constraint kind answers (its
+bones, targets, parts, limits, renames and words) so no other module names a kind.
 """
 
 from __future__ import annotations
@@ -144,6 +147,14 @@ class Constraint:
         """``(bone, limit)`` of its rotation limits, in chain order."""
         return ()
 
+    def limit_on(self, bone: str | None) -> Limit | None:
+        """Its limit on ``bone`` (``None``: none); ``ValueError`` if it has no limits."""
+        raise ValueError(f"{self.name!r} has no limits")
+
+    def with_limit_on(self, bone: str | None, limit: Limit | None) -> Constraint:
+        """The constraint with its limit on ``bone`` replaced (``None`` removes it)."""
+        raise ValueError(f"{self.name!r} has no limits")
+
     def field_names(self) -> tuple[str, ...]:
         """Its dataclass fields, by name."""
         return tuple(f.name for f in dataclasses.fields(self))
@@ -241,6 +252,12 @@ class PointsAt(Constraint):
     def limits_by_bone(self):
         return ((self.bone, self.limit),) if self.limit is not None else ()
 
+    def limit_on(self, bone):
+        return self.limit
+
+    def with_limit_on(self, bone, limit):
+        return dataclasses.replace(self, limit=limit)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Fabrik(Constraint):
@@ -269,6 +286,18 @@ class Fabrik(Constraint):
 
     def limits_by_bone(self):
         return tuple((b, self.limits[b]) for b in self.chain if b in self.limits)
+
+    def limit_on(self, bone):
+        return self.limits.get(bone)
+
+    def with_limit_on(self, bone, limit):
+        if bone not in self.chain:
+            raise ValueError(f"{bone!r} is not in the chain of {self.name!r}")
+        limits = {k: v for k, v in self.limits.items() if k != bone}
+        if limit is not None:
+            limits[bone] = limit
+        # chain order: the file lists them as the chain does
+        return dataclasses.replace(self, limits={b: limits[b] for b in self.chain if b in limits})
 
     def _renamed_own(self, old, new):
         if old not in self.chain and old not in self.limits:

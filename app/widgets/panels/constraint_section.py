@@ -1,18 +1,18 @@
 """The inspector's constraint section: space, solver settings and what the solver reports
-(a part of :class:`~app.widgets.panels.inspector.Inspector`)."""
+(a part of :class:`~app.widgets.panels.inspector.Inspector`). Each kind's own rows come from
+its view (:mod:`app.widgets.kinds.registry`), written through :class:`KindForm`."""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
 from app.scene.rig.editing import Ref
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.words import plural
 from app.widgets.fields import spin_box
-from app.widgets.panels import limit_fields
+from app.widgets.kinds import registry as views
 from app.widgets.text_keys import keep_keys
 
 
@@ -23,55 +23,21 @@ class ConstraintSection:
     def _build_constraint(self, ref: Ref) -> None:
         doc = self._document
         c = doc.scene.constraint(ref.name)
-        kind = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
-        self._header(f"{c.name}", f"{kind.get(c.type, c.type)} constraint")
+        view = views.view_for(c)
+        self._header(f"{c.name}", f"{view.words} constraint")
         form = self._group("Evaluation")
         self._combo_field(
             form, "Space (authored)", "constraintSpace", ref, "space", ["object", "world"],
             "The space saved in the file. The toolbar's World/Object toggle "
             "overrides it for comparing, without editing the file.",
         )
-        if isinstance(c, MultiParent):
-            form.addRow("Body", _wrapped(c.body))
-            self._int_field(form, "Substeps per frame", "substeps", ref, "substeps", 1000)
-            self._combo_field(
-                form, "Integrator", "integrator", ref, "integrator", ["seed", "twist", "exact"],
-                "seed: the seed's update equations at 'Substeps per frame'; twist: their limit "
-                "stepped with the twist frozen per step; exact: the limit itself in closed "
-                "form (substeps ignored)",
-            )
-            self._pivot_list(form, ref, c)
-        elif isinstance(c, (PointsAt, Fabrik)):
-            bones = c.bone if isinstance(c, PointsAt) else " → ".join(c.chain)
-            form.addRow("Bones", _wrapped(bones))
-            t = c.target
-            form.addRow(
-                "Target",
-                _wrapped(
-                    f"bone {t.bone} {t.at}" if t.bone else "a position (drag the cyan handle)"
-                ),
-            )
-            if isinstance(c, Fabrik):
-                tol = spin_box(6, 1e-4, 1e-9, 1e6)
-                tol.setObjectName("tolerance")
-                form.addRow("Tolerance (units)", tol)
-                tol.valueChanged.connect(
-                    lambda v: self._run(
-                        operations.set_constraint_field, doc, ref.name, "tolerance", float(v)
-                    )
-                )
-                self._refreshers.append(
-                    lambda: self._set_spin(tol, doc.scene.constraint(ref.name).tolerance)
-                )
-                self._int_field(form, "Max iterations", "maxIterations", ref, "max_iterations",
-                                10000)  # fmt: skip
+        if view.section is not None:
+            view.section(KindForm(self, form, ref), c)
         self._note(form, lambda: self._info_text(ref.name))
-        if isinstance(c, PointsAt):
-            limit_fields.build_points_at(self, ref.name)
-        elif isinstance(c, Fabrik):
-            limit_fields.build_fabrik(self, ref.name)
+        if view.limits is not None:
+            view.limits(self, ref.name)
 
-    def _pivot_list(self, form, ref: Ref, c: MultiParent) -> None:
+    def _pivot_list(self, form, ref: Ref, c) -> None:
         """The pivots in their order, with Move Up / Move Down (one undo step each) and
         Add pivot. The list keeps the moved pivot current across the page's rebuild."""
         doc = self._document
@@ -140,6 +106,84 @@ class ConstraintSection:
         if doc.evaluation_error:
             text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
         return text
+
+
+class KindForm:
+    """The inspector's rows for one constraint, as a kind's view fills them
+    (:mod:`app.widgets.kinds`): each field edits the constraint through a command."""
+
+    def __init__(self, section: ConstraintSection, form, ref: Ref):
+        self._section, self._form, self._ref = section, form, ref
+
+    @property
+    def document(self):
+        """The document the rows edit."""
+        return self._section._document
+
+    def label_row(self, label: str, text: str) -> None:
+        """A row of words (names wrap instead of widening the inspector)."""
+        self._form.addRow(label, _wrapped(text))
+
+    def target_row(self, c) -> None:
+        """Where the constraint's ``target`` aims."""
+        t = c.target
+        self.label_row(
+            "Target", f"bone {t.bone} {t.at}" if t.bone else "a position (drag the cyan handle)"
+        )
+
+    def int_field(self, label: str, object_name: str, field: str, maximum: int) -> None:
+        """A spin box for an integer ``field`` (from 1 to ``maximum``)."""
+        self._section._int_field(self._form, label, object_name, self._ref, field, maximum)
+
+    def float_field(self, label: str, object_name: str, field: str, decimals: int,
+                    step: float, lo: float, hi: float) -> None:  # fmt: skip
+        """A spin box for a number ``field`` in ``[lo, hi]``."""
+        section, doc, name = self._section, self._section._document, self._ref.name
+        spin = spin_box(decimals, step, lo, hi)
+        spin.setObjectName(object_name)
+        self._form.addRow(label, spin)
+        spin.valueChanged.connect(
+            lambda v: section._run(operations.set_constraint_field, doc, name, field, float(v))
+        )
+        section._refreshers.append(
+            lambda: section._set_spin(spin, getattr(doc.scene.constraint(name), field))
+        )
+
+    def combo_field(self, label: str, object_name: str, field: str, items: list[str],
+                    tooltip: str) -> None:  # fmt: skip
+        """A combo box for a text ``field`` (one command per choice)."""
+        self._section._combo_field(self._form, label, object_name, self._ref, field, items,
+                                   tooltip)  # fmt: skip
+
+    def choice_field(self, label: str, object_name: str, choices, current, choose,
+                     tooltip: str = "") -> QtWidgets.QComboBox:  # fmt: skip
+        """A combo box of words for values: ``choices()`` lists ``(words, value)``,
+        ``current()`` is the value shown, and picking one runs ``choose(value)`` (an
+        operation: one undo command). The list is read again at each refresh."""
+        section = self._section
+        combo = keep_keys(QtWidgets.QComboBox())
+        combo.setObjectName(object_name)
+        combo.setToolTip(tooltip)
+        self._form.addRow(label, combo)
+
+        def refresh() -> None:
+            with QtCore.QSignalBlocker(combo):
+                listed = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+                wanted = list(choices())
+                if listed != wanted:
+                    combo.clear()
+                    for words, value in wanted:
+                        combo.addItem(words, value)
+                combo.setCurrentIndex(combo.findData(current()))
+
+        combo.currentIndexChanged.connect(lambda i: section._run(choose, combo.itemData(i)))
+        section._refreshers.append(refresh)
+        refresh()
+        return combo
+
+    def pivot_list(self, c) -> None:
+        """The pivots in their order, with Move Up / Move Down and Add pivot."""
+        self._section._pivot_list(self._form, self._ref, c)
 
 
 def _wrapped(text: str) -> QtWidgets.QLabel:

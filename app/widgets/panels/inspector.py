@@ -20,6 +20,7 @@ from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.scene.rig.model import Target
 from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
+from app.widgets.kinds import registry as views
 from app.widgets.panels.constraint_section import ConstraintSection
 from app.widgets.panels.key_fields import interpolation_row, scale_group
 from app.widgets.text_keys import keep_keys
@@ -307,8 +308,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         c = doc.scene.constraint(ref.name)
         target = editing.resolve(doc.scene, ref)
         what = "Pole" if ref.kind == "pole" else "Target"
-        words = {"points_at": "points-at", "fabrik": "FABRIK"}.get(c.type, c.type)
-        sub = f"{words} constraint"
+        sub = f"{views.words(c)} constraint"
         if ref.kind == "pole":
             sub += " · the chain bends towards it"
         self._header(f"{what} of {c.name}", sub)

@@ -15,9 +15,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.words import plural
 from app.widgets.add_menu import build_add_menu
+from app.widgets.kinds import registry as views
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 COLORS = {
@@ -27,7 +27,6 @@ COLORS = {
     TARGET: QtGui.QColor(80, 220, 255),
     POLE: QtGui.QColor(200, 140, 255),
 }
-TYPE_WORDS = {"multi_parent": "multi-parent", "points_at": "points-at", "fabrik": "FABRIK"}
 
 
 class Outliner(QtWidgets.QTreeWidget):
@@ -187,13 +186,8 @@ class Outliner(QtWidgets.QTreeWidget):
                 pending = rest
             for c in scene.constraints:
                 item = self._add(constraints, Ref.constraint(c.name), c.name)
-                if isinstance(c, MultiParent):
-                    for p in c.pivots:
-                        self._add(item, Ref.pivot_of(c.name, p.name), p.name)
-                elif isinstance(c, (PointsAt, Fabrik)):
-                    self._add(item, Ref.target_of(c.name), "target")
-                    if getattr(c, "pole", None) is not None:
-                        self._add(item, Ref.pole_of(c.name), "pole")
+                for part in editing.part_refs(c):
+                    self._add(item, part, part.pivot if part.kind == PIVOT else part.kind)
             self.expandAll()
         self._update_texts()
         self._on_document_selection()
@@ -205,7 +199,7 @@ class Outliner(QtWidgets.QTreeWidget):
                 continue
             thing = editing.resolve(scene, ref)
             if ref.kind == CONSTRAINT:
-                words = TYPE_WORDS.get(thing.type, thing.type)
+                words = views.words(thing)
                 item.setText(1, words)
                 item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
             elif ref.kind in TARGET_KINDS:

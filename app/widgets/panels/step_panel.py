@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor.step_through import FABRIK, MULTI_PARENT
+from app.scene.constraints.fabrik.trace import ChainTrace
+from app.scene.constraints.multi_parent.steps import Steps
 from app.scene.math import quat
 from app.scene.words import plural
 from app.widgets.text_keys import keep_keys
@@ -158,9 +159,9 @@ class StepPanel(QtWidgets.QWidget):
             self.pivots.setRowCount(0)
             self.pivots.setVisible(False)
             return
-        if m.kind == FABRIK:
+        if isinstance(m.trace, ChainTrace):
             self._show_fabrik()
-        elif m.kind == MULTI_PARENT:
+        elif isinstance(m.trace, Steps):
             self._show_multi_parent()
 
     def _rows(self, rows) -> None:

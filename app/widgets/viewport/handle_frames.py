@@ -14,9 +14,9 @@ import numpy as np
 
 from app.editor import tutorials
 from app.scene.math.transforms import transform_points
-from app.scene.rig.editing import Ref
+from app.scene.rig import editing
+from app.scene.rig.editing import PIVOT
 from app.scene.rig.keys import sample
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
 
 
@@ -47,21 +47,18 @@ def timeline_handles(scene, timeline):
         return transform_points(timeline.bone_to_world[:, i], np.asarray(scene.tail_of(i)))
 
     for c in scene.constraints:
-        if isinstance(c, MultiParent):
-            body = index.get(c.body)
-            if body is None:
-                continue
-            body_to_world = timeline.bone_to_world[:, body]
-            for p in c.pivots:
+        for ref in editing.part_refs(c):
+            if ref.kind == PIVOT:  # a point on the body, in its frame
+                body = index.get(c.driven_bones()[0])
+                if body is None:
+                    continue
+                p = editing.resolve(scene, ref)
                 pivot_in_body = sample(p.position, p.position_keys, frames)
-                refs.append(Ref.pivot_of(c.name, p.name))
-                columns.append(transform_points(body_to_world, pivot_in_body))
-        elif isinstance(c, (PointsAt, Fabrik)):
-            refs.append(Ref.target_of(c.name))
-            columns.append(target(c, "target"))
-            if getattr(c, "pole", None) is not None:
-                refs.append(Ref.pole_of(c.name))
-                columns.append(target(c, "pole"))
+                refs.append(ref)
+                columns.append(transform_points(timeline.bone_to_world[:, body], pivot_in_body))
+            else:
+                refs.append(ref)
+                columns.append(target(c, ref.kind))
     positions = np.stack(columns, axis=1) if columns else np.zeros((len(frames), 0, 3))
     return refs, positions
 

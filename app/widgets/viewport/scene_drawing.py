@@ -17,7 +17,6 @@ from app.editor.operations import target_world
 from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
-from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 from app.scene.rig.prepared import prepare
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
@@ -79,21 +78,17 @@ def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
         world, _ = tutorials.point_in_frames(tutorial, scene, pose.bone_to_world[0])
         out.append((Ref(POINT, tutorial.point), world))
     for c in scene.constraints:
-        if isinstance(c, MultiParent):
-            try:
-                body = index[c.body]
-            except KeyError:
-                continue
-            body_to_world = pose.bone_to_world[0, body]
-            for p in c.pivots:
-                pivot_in_body = editing.position_at(p, document.frame)
+        for ref in editing.part_refs(c):
+            if ref.kind == PIVOT:  # a point on the body, in its frame
+                body = index.get(c.driven_bones()[0])
+                if body is None:
+                    continue
+                body_to_world = pose.bone_to_world[0, body]
+                pivot_in_body = editing.position_at(editing.resolve(scene, ref), document.frame)
                 world = body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
-                out.append((Ref.pivot_of(c.name, p.name), world))
-        elif isinstance(c, (PointsAt, Fabrik)):
-            out.append((Ref.target_of(c.name), np.asarray(target_world(document, c), float)))
-            if getattr(c, "pole", None) is not None:
-                pole = np.asarray(target_world(document, c, "pole"), float)
-                out.append((Ref.pole_of(c.name), pole))
+                out.append((ref, world))
+            else:
+                out.append((ref, np.asarray(target_world(document, c, ref.kind), float)))
     return out
 
 
@@ -254,15 +249,15 @@ class SceneDrawing:
             if ref.kind == POINT:
                 continue
             c = scene.constraint(ref.name)
-            if ref.kind == PIVOT:
-                start = pose.heads[0, index[c.body]]
+            driven = c.driven_bones()
+            if ref.kind == PIVOT:  # from the body's head
+                start = pose.heads[0, index[driven[0]]]
                 color = (1.0, 0.6, 0.15, 0.55)
             elif ref.kind == POLE:  # the chain bends towards it at its middle joint
-                start = pose.heads[0, index[c.chain[len(c.chain) // 2]]]
+                start = pose.heads[0, index[driven[len(driven) // 2]]]
                 color = (0.78, 0.55, 1.0, 0.5)
-            else:
-                tip = c.bone if isinstance(c, PointsAt) else c.chain[-1]
-                start = pose.tails[0, index[tip]]
+            else:  # from the tip it aims
+                start = pose.tails[0, index[driven[-1]]]
                 color = (0.3, 0.9, 1.0, 0.55)
             pos += [start, world]
             colors += [color, color]

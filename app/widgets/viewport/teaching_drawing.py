@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.editor import tutorials
-from app.editor.step_through import FABRIK, MULTI_PARENT
 from app.scene.analysis import trails
+from app.scene.constraints.fabrik.trace import ChainTrace
+from app.scene.constraints.multi_parent.steps import Steps
 from app.scene.math.quat import matrix_from_quat, to_axis_angle
 from app.widgets.viewport.gl_batches import PointSprites, SegmentLines
 from app.widgets.viewport.overlays import BLENDED, OVERLAY, arrow_lines, axes_lines
@@ -183,9 +184,9 @@ class TeachingDrawing:
             self.step_lines.setVisible(False)
             self.step_points.setVisible(False)
             return []
-        if model.kind == FABRIK:
+        if isinstance(trace, ChainTrace):
             return self._draw_fabrik(trace, model.index)
-        if model.kind == MULTI_PARENT:
+        if isinstance(trace, Steps):
             return self._draw_multi_parent(trace, model.index, scale)
         return []
 

@@ -59,7 +59,7 @@ class LimitDrag(Drag):
             return
         name = self.shape.constraint
         constraint = self.live.old_owner
-        bone = self.shape.bone if constraint.type == "fabrik" else None
+        bone = self.shape.bone if constraint.limits_per_bone else None
         self.live.preview(constraint_edits.with_limit(constraint, limit, bone))
         self.live.text = f"Set limit of {name}" + (f" on {bone}" if bone else "") + (
             f" to cone {limit.degrees:.1f}°" if isinstance(limit, ConeLimit)

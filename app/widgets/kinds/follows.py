@@ -1,0 +1,87 @@
+"""The kinds that make a bone follow another in the editor (``child_of``, ``copy_rotation``,
+``copy_location``; contract §F2): their inspector rows and menu entries.
+
+The viewport draws their target (a bone's head or tail) as a handle with a guide line from
+the bone, as it does for every kind's targets (:meth:`Constraint.parts`).
+"""
+
+from __future__ import annotations
+
+from app.editor.authoring.follow_operations import (
+    OFFSET_WORDS,
+    add_follow,
+    set_follow_target,
+    set_offset,
+)
+from app.scene.rig.model import ChildOf, CopyLocation, CopyRotation
+from app.widgets.kinds.base import ConstraintView, act
+
+#: What each kind keeps of the bone, for the inspector's note.
+_WHAT = {
+    ChildOf: "The bone moves as if it were the target's child. Space changes nothing here.",
+    CopyRotation: "The bone turns as the target turns; its head and scale stay its own.",
+    CopyLocation: "The bone's head goes to the target point; its rotation and scale stay.",
+}
+
+
+def section(form, c) -> None:
+    doc, name = form.document, c.name
+
+    def constraint():
+        return doc.scene.constraint(name)
+
+    form.label_row("Bone", c.bone)
+    form.choice_field(
+        "Target bone", "followTarget",
+        lambda: [(b, b) for b in doc.scene.bone_names() if b != constraint().bone],
+        lambda: constraint().target.bone,
+        lambda bone: set_follow_target(doc, name, bone=bone),
+        "The bone it follows",
+    )  # fmt: skip
+    if isinstance(c, CopyLocation):
+        form.choice_field(
+            "Target point", "followAt", lambda: [("head", "head"), ("tail", "tail")],
+            lambda: constraint().target.at,
+            lambda at: set_follow_target(doc, name, at=at),
+            "Which end of the target bone the head goes to",
+        )  # fmt: skip
+    form.choice_field(
+        "Offset", "followOffset", lambda: [(w, v) for v, w in OFFSET_WORDS.items()],
+        lambda: constraint().offset,
+        lambda offset: set_offset(doc, name, offset),
+        "Keep how bone and target stand at the first frame (frame start), or take the "
+        "target's value as it is",
+    )  # fmt: skip
+    form.label_row("", _WHAT[type(c)])
+
+
+def _add_on_bone(cls):
+    def add_on_bone(menu, document, bone: str, bones) -> None:
+        others = [b for b in bones if b != bone]
+        words = f" following {others[-1]}" if others else " (select a target bone first)"
+        act(menu, f"Add {cls.label.title()} Constraint on {bone}{words}", add_follow, document,
+            cls, bones or [bone], enabled=bool(others))  # fmt: skip
+
+    return add_on_bone
+
+
+def on_constraint(menu, document, c, ref) -> None:
+    """The "Set Target of …" menu: any other bone (its head or tail for copy-location)."""
+    target_menu = menu.addMenu(f"Set Target of {c.name}")
+    ends = ("head", "tail") if isinstance(c, CopyLocation) else (None,)
+    for b in document.scene.bones:
+        if b.name == c.bone:
+            continue
+        for at in ends:
+            act(target_menu, f"To {b.name}" + (f" {at}" if at else ""), set_follow_target,
+                document, c.name, b.name, at)  # fmt: skip
+
+
+CHILD_OF = ConstraintView(ChildOf, section=section, add_on_bone=_add_on_bone(ChildOf),
+                          on_constraint=on_constraint)  # fmt: skip
+COPY_ROTATION = ConstraintView(CopyRotation, section=section,
+                               add_on_bone=_add_on_bone(CopyRotation),
+                               on_constraint=on_constraint)  # fmt: skip
+COPY_LOCATION = ConstraintView(CopyLocation, section=section,
+                               add_on_bone=_add_on_bone(CopyLocation),
+                               on_constraint=on_constraint)  # fmt: skip

@@ -1,0 +1,52 @@
+"""The view registry: how the editor shows each constraint kind, keyed by model class.
+
+The outliner's words, the inspector's section, the add-menu entries (see
+:class:`~app.widgets.kinds.base.ConstraintView`). Adding a kind is a view module and one
+line in :data:`VIEWS` (a test fixture uses :func:`register`); a kind without a view gets
+the plain one (its label, space and targets).
+"""
+
+from __future__ import annotations
+
+from app.widgets.kinds import fabrik, follows, multi_parent, points_at
+from app.widgets.kinds.base import ConstraintView
+
+#: Model class -> its view.
+VIEWS: dict[type, ConstraintView] = {
+    v.cls: v
+    for v in (
+        multi_parent.VIEW,
+        points_at.VIEW,
+        fabrik.VIEW,
+        follows.CHILD_OF,
+        follows.COPY_ROTATION,
+        follows.COPY_LOCATION,
+    )
+}
+
+
+def register(view: ConstraintView) -> None:
+    """Show ``view``'s kind with it (a kind added at run time, e.g. a test's)."""
+    VIEWS[view.cls] = view
+
+
+def unregister(cls: type) -> None:
+    VIEWS.pop(cls, None)
+
+
+def view_for(constraint) -> ConstraintView:
+    """The view of ``constraint``'s kind (the plain one when none is registered)."""
+    view = VIEWS.get(type(constraint))
+    return view if view is not None else ConstraintView(type(constraint))
+
+
+def words(constraint) -> str:
+    """The kind in words for people: ``"points-at"``."""
+    return view_for(constraint).words
+
+
+def add_on_bone(menu, document, bone: str, bones: list[str]) -> None:
+    """Every kind's entries in a bone's Add menu, in registry order."""
+    for view in VIEWS.values():
+        if view.add_on_bone is not None:
+            view.add_on_bone(menu, document, bone, bones)
