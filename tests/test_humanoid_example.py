@@ -79,15 +79,16 @@ def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
     ball = next(p for p in scene.constraint(name).pivots if p.name == "ball")
     control, foot = scene.bone_index("foot_ctrl.L"), scene.bone_index("foot.L")
     # frames 2-12: only the ball turns, so its point on the control does not move (object
-    # space), and the foot, turning with the control, keeps it under the ball too
+    # space), and the foot, turning with the control, keeps it under the ball too (to the
+    # file's float32: its calf's tail and foot's head differ by 1e-8)
     result = bake(scene, np.arange(2.0, 13.0), "object")
-    for bone in (control, foot):
+    for bone, atol in ((control, 1e-9), (foot, 1e-7)):
         to_world = result.bone_to_world[:, bone]
         ball_in_bone = np.linalg.inv(result.bone_to_world[0, bone]) @ np.append(
             result.bone_to_world[0, control, :3, :3] @ ball.position
             + result.bone_to_world[0, control, :3, 3], 1.0)
         ball_world = (to_world @ ball_in_bone)[:, :3]
-        np.testing.assert_allclose(ball_world - ball_world[0], 0.0, atol=1e-9)
+        np.testing.assert_allclose(ball_world - ball_world[0], 0.0, atol=atol)
     lift = result.heads[-1, foot, 1] - result.heads[0, foot, 1]
     assert lift > 0.03  # the heel (and the ankle) rose
     knee = scene.bone_index("calf.L")
