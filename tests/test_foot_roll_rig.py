@@ -82,7 +82,7 @@ def test_the_ankle_stays_on_the_control_on_every_reachable_frame(humanoid):
         target = result.heads[:, control]
         reach = np.linalg.norm(knee[0] - hip[0]) + np.linalg.norm(ankle[0] - knee[0])
         reachable = np.linalg.norm(target - hip, axis=1) <= reach
-        assert reachable.sum() >= 0.8 * len(reachable)
+        assert reachable.all()  # the worked example stays within reach, landing where it stood
         gap = np.linalg.norm(ankle - target, axis=1)
         assert gap[reachable].max() <= TOLERANCE
         # the foot's head is the calf's tail: the chain holds together

@@ -31,12 +31,13 @@ from app.scene.rig.editing import Ref  # noqa: E402
 GLB = ROOT / "resources" / "scenes" / "humanoid.glb"
 SCENE = Path("/tmp/humanoid_foot_roll.json")
 #: pivot name, keys (frame, degrees about the control's own X, object space): the heel rises
-#: about the ball, the foot goes on tiptoe about the toe tip, comes down, and lifts its toes
-#: about the heel.
+#: about the ball, the foot goes on tiptoe about the toe tip, comes down the same way (one
+#: pivot turning at a time, so the foot lands where it stood), and lifts its toes about the
+#: heel.
 KEYS = (
     ("heel", ((34, 0), (40, -14), (46, 0))),
-    ("ball", ((2, 0), (12, 28), (24, 28), (34, 0))),
-    ("toe", ((12, 0), (18, 12), (26, 12), (34, 0))),
+    ("ball", ((2, 0), (12, 28), (30, 28), (34, 0))),
+    ("toe", ((12, 0), (18, 12), (26, 12), (30, 0))),
 )
 
 
