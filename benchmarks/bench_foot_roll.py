@@ -22,7 +22,8 @@ HUMANOID = ROOT / "resources" / "scenes" / "humanoid.glb"
 
 
 def _add_foot_roll():
-    spec = importlib.util.spec_from_file_location("add_foot_roll", ROOT / "tools" / "add_foot_roll.py")
+    path = ROOT / "tools" / "add_foot_roll.py"
+    spec = importlib.util.spec_from_file_location("add_foot_roll", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.add_foot_roll

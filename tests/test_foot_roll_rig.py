@@ -15,7 +15,6 @@ from app.scene.builders.foot_roll import FootRollError, build_foot_roll, root_bo
 from app.scene.builders.leg_names import Leg, leg_for_selection, read_name, recognised_legs
 from app.scene.evaluate import bake, default_frames
 from app.scene.io import load_scene
-from app.scene.math.quat import matrix_from_quat
 from app.scene.rig.keys import Keys
 from app.scene.rig.mesh import SkinnedMesh
 from app.scene.rig.model import Bone, Scene
@@ -330,8 +329,9 @@ def test_refusals_name_the_bone_and_the_reason():
         build_foot_roll(scene, Leg("thigh.L", "shin.L", "foot.L"))
     flat = scene.copy()
     k = flat.bone_index("calf.L")
-    flat.bones[k] = dataclasses.replace(flat.bones[k], translation=(0.0, 0.0, 0.0),
-                                        translation_keys=None)
+    flat.bones[k] = dataclasses.replace(
+        flat.bones[k], translation=(0.0, 0.0, 0.0), translation_keys=None
+    )
     with pytest.raises(FootRollError, match="thigh.L has no length"):
         build_foot_roll(flat, left)
     built = build_foot_roll(scene, left)

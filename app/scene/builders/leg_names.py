@@ -25,10 +25,12 @@ PARTS = {
 }  # fmt: skip
 
 _SIDE_WORDS = {"left": "left", "right": "right", "l": "left", "r": "right"}
-_SUFFIX = re.compile(r"^(?P<base>.+?)[._\- ]?(?P<side>left|right)$|^(?P<b2>.+?)[._\- ](?P<s2>[lr])$",
-                     re.IGNORECASE)  # fmt: skip
-_PREFIX = re.compile(r"^(?P<side>left|right)[._\- ]?(?P<base>.+)$|^(?P<s2>[lr])[._\- ](?P<b2>.+)$",
-                     re.IGNORECASE)  # fmt: skip
+_SUFFIX = re.compile(
+    r"^(?P<base>.+?)[._\- ]?(?P<side>left|right)$|^(?P<b2>.+?)[._\- ](?P<s2>[lr])$", re.IGNORECASE
+)
+_PREFIX = re.compile(
+    r"^(?P<side>left|right)[._\- ]?(?P<base>.+)$|^(?P<s2>[lr])[._\- ](?P<b2>.+)$", re.IGNORECASE
+)
 
 
 def read_name(name: str) -> tuple[str, str] | None:
