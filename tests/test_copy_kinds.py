@@ -181,10 +181,11 @@ def test_each_kind_holds_its_closed_form(kind, offset, space):
 
 def test_the_offset_is_taken_where_the_constraints_before_leave_the_pose():
     """A points-at turns the target and a copy-location moves the bone before a child-of
-    (and a copy-rotation after it): each offset is measured on that pose at frame_start."""
+    (and a copy-rotation after it): each offset is measured on that pose at frame_start.
+    (Listed in an order of their dependencies, contract §F1.)"""
     scene = with_constraints(
         rig(),
-        PointsAt(name="aim", bone="ctrl", target=Target(bone="hand", at="head"), space="world"),
+        PointsAt(name="aim", bone="ctrl", target=Target(bone="hip", at="head"), space="world"),
         follow("copy_location", bone="arm", target="base", name="move", space="world"),
         follow("child_of", name="child"),
         follow("copy_rotation", bone="hand", target="base", name="turn"),
@@ -216,10 +217,11 @@ def test_the_space_toggle_leaves_the_constraint_space(kind):
 
 
 def everything():
+    """Each kind reading what another wrote (in an order of their dependencies, §F1)."""
     return with_constraints(
         rig(),
-        follow("copy_location", bone="ctrl", target="hand", at="tail", name="a", space="world"),
         follow("child_of", bone="base", target="hip", name="b"),
+        follow("copy_location", bone="ctrl", target="hip", at="tail", name="a", space="world"),
         follow("copy_rotation", name="c"),
         follow("copy_location", bone="hand", target="ctrl", at="tail", name="d"),
     )
@@ -273,7 +275,7 @@ def test_an_edit_is_seen_by_the_next_one_frame_evaluation():
     turning = Keys([0, 4], [q([0, 0, 0]), q([1, 0, 0])])
     scene.bones[i] = replace(scene.bones[i], rotation_keys=turning)
     check()
-    scene.constraints[0] = replace(scene.constraints[0], target=Target(bone="arm"))
+    scene.constraints[1] = replace(scene.constraints[1], target=Target(bone="hip", at="head"))
     check()
     scene.frame_start = 5
     check()
@@ -394,3 +396,60 @@ def test_a_gltf_export_carries_each_kind(tmp_path):
     assert back.bone_names() == list(BONES)
     np.testing.assert_allclose(theirs.heads, ours.heads, atol=1e-5)
     assert np.abs(ours.heads - bake(rig(), frames).heads).max() > 0.1  # the kinds moved bones
+
+
+# --- editing: renames and deletions of bones, the operations -----------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_renaming_and_deleting_bones_carry_to_the_kinds(kind):
+    from app.scene.rig.bone_edits import delete_bones, rename_bone
+
+    scene = with_constraints(rig(), follow(kind, at="tail"))
+    renamed = rename_bone(scene, "ctrl", "boss").constraints
+    assert (renamed[0].bone, renamed[0].target.bone, renamed[0].target.at) == ("arm", "boss",
+                                                                                "tail")  # fmt: skip
+    assert rename_bone(scene, "arm", "upper").constraints[0].bone == "upper"
+    assert rename_bone(scene, "hand", "paw").constraints == tuple(scene.constraints)
+    for going in ("arm", "ctrl"):  # the driven bone or the target: the constraint goes too
+        assert delete_bones(scene, [going], children="delete").constraints == ()
+    assert delete_bones(scene, ["hand"]).constraints == tuple(scene.constraints)
+
+
+def test_the_operations_add_aim_and_set_the_offset_with_one_undo_step_each(qtbot):
+    from app.editor.authoring.follow_operations import add_follow, set_follow_target, set_offset
+    from app.editor.document import Document
+    from app.editor.operations import OperationError
+    from app.scene.rig.editing import Ref
+
+    doc = Document(rig())
+    doc.set_selection([Ref.bone("arm")])
+    with pytest.raises(OperationError, match="Select a target bone too"):
+        add_follow(doc, CopyLocation)
+    doc.set_selection([Ref.bone("ctrl"), Ref.bone("arm")])
+    ref = add_follow(doc, CopyLocation)
+    c = doc.scene.constraint(ref.name)
+    assert (c.name, c.bone, c.target.bone, c.offset) == ("copy_location.arm", "arm", "ctrl",
+                                                          "frame_start")  # fmt: skip
+    set_follow_target(doc, c.name, at="tail")
+    set_follow_target(doc, c.name, bone="hip")
+    set_offset(doc, c.name, "none")
+    with pytest.raises(OperationError, match="cannot follow itself"):
+        set_follow_target(doc, c.name, bone="arm")
+    with pytest.raises(OperationError, match="An offset is one of"):
+        set_offset(doc, c.name, "start")
+    after = doc.scene.constraint(c.name)
+    assert (after.target.bone, after.target.at, after.offset) == ("hip", "tail", "none")
+    texts = [doc.undo_stack.text(i) for i in range(doc.undo_stack.count())]
+    assert texts == [
+        "Add copy location constraint copy_location.arm on arm following ctrl",
+        "Set target of copy_location.arm to bone ctrl tail",
+        "Set target of copy_location.arm to bone hip tail",
+        "Set copy_location.arm to no offset (snap to the target)",
+    ]
+    for _ in texts:
+        doc.undo_stack.undo()
+    assert doc.scene.constraints == []
+    for _ in texts:
+        doc.undo_stack.redo()
+    assert doc.scene.constraints == [after]

@@ -43,4 +43,3 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
         menu.addSeparator()
         _act(menu, f"Remove Constraint {c.name}", operations.remove_constraint, document, c.name)
     return menu
-

@@ -420,5 +420,6 @@ class WindowActions:
             "About Pivotal",
             "<h3>Pivotal</h3><p>A skeleton rig editor whose bodies rotate about several pivots "
             "at once (the multi-parent constraint and its normalized anticommutator), with "
-            "points-at and FABRIK constraints evaluated in world or object space.</p>",
+            "points-at and FABRIK constraints evaluated in world or object space, and "
+            "child-of, copy-rotation and copy-location constraints for rigs that compose.</p>",
         )

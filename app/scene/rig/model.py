@@ -361,6 +361,9 @@ class CopyLocation(_BoneFollows):
     type = "copy_location"
     label = "copy location"
 
+    def trail_point(self):
+        return self.bone, "head"  # the point it places
+
 
 @dataclass(kw_only=True)
 class Scene:

@@ -62,7 +62,7 @@ def act(menu, text, fn, *args, enabled=True):
 
 
 def set_target_menu(menu, document, constraint) -> None:
-    """"Set Target of …": a position where it is now, or any bone's head or tail."""
+    """The "Set Target of …" menu: a position where it is now, or any bone's head or tail."""
     target_menu = menu.addMenu(f"Set Target of {constraint.name}")
     act(
         target_menu,

@@ -256,8 +256,9 @@ class SceneDrawing:
             elif ref.kind == POLE:  # the chain bends towards it at its middle joint
                 start = pose.heads[0, index[driven[len(driven) // 2]]]
                 color = (0.78, 0.55, 1.0, 0.5)
-            else:  # from the tip it aims
-                start = pose.tails[0, index[driven[-1]]]
+            else:  # from the point it moves (the tip it aims, the head it places)
+                bone, at = c.trail_point()
+                start = (pose.heads if at == "head" else pose.tails)[0, index[bone]]
                 color = (0.3, 0.9, 1.0, 0.55)
             pos += [start, world]
             colors += [color, color]
