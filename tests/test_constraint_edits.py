@@ -4,8 +4,9 @@ file format reads back, and what they refuse the format refuses too."""
 import pytest
 
 from app.scene.errors import SceneError
+from app.scene.formats.kinds.parts import limit_from_json
 from app.scene.formats.scene_json import scene_to_json
-from app.scene.formats.schema import limit_from_json, scene_from_json
+from app.scene.formats.schema import scene_from_json
 from app.scene.io import load_scene
 from app.scene.rig import constraint_edits as ce
 from app.scene.rig.model import ConeLimit, HingeLimit

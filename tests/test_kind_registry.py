@@ -68,10 +68,20 @@ def _names(node) -> set[str]:
     return set()
 
 
+def _words(node, type_words: set[str]) -> bool:
+    """Whether ``node`` is a kind's type string, or a tuple/list/set holding one."""
+    if isinstance(node, ast.Constant):
+        return node.value in type_words
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_words(e, type_words) for e in node.elts)
+    return False
+
+
 def kind_checks(source: str, classes: set[str], type_words: set[str]) -> list[int]:
     """Lines of ``source`` that ask for a kind by name: ``isinstance(x, Kind)``,
-    ``type(x) is Kind``, ``x.type == "kind"`` (or ``!=``, ``in``), or any comparison with a
-    kind's type string."""
+    ``type(x) is Kind``, a comparison with a kind's type string (``x.type == "fabrik"``,
+    ``kind in ("fabrik", ...)``), ``x.type`` compared with a named constant
+    (``c.type in TRACEABLE``), or a table keyed by type strings."""
     lines = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -80,14 +90,15 @@ def kind_checks(source: str, classes: set[str], type_words: set[str]) -> list[in
                     lines.append(node.lineno)
         elif isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
-            if any(isinstance(s, ast.Attribute) and s.attr == "type" for s in sides):
+            typed = any(isinstance(s, ast.Attribute) and s.attr == "type" for s in sides)
+            if any(_names(s) & classes for s in sides):
                 lines.append(node.lineno)
-            elif any(_names(s) & classes for s in sides):
+            elif any(_words(s, type_words) for s in sides):
                 lines.append(node.lineno)
-            elif any(isinstance(s, ast.Constant) and s.value in type_words for s in sides):
+            elif typed and any(isinstance(s, ast.Name) for s in sides):
                 lines.append(node.lineno)
         elif isinstance(node, ast.Dict):  # a table keyed by type strings
-            if any(isinstance(k, ast.Constant) and k.value in type_words for k in node.keys):
+            if any(k is not None and _words(k, type_words) for k in node.keys):
                 lines.append(node.lineno)
     return lines
 
@@ -101,9 +112,14 @@ def test_the_checker_finds_each_way_of_naming_a_kind():
         "type(c) is Fabrik\n"
         "kind != 'fabrik'\n"
         "WORDS = {'fabrik': 'FABRIK'}\n"
+        "c.type in TRACEABLE\n"
+        "kind in ('points_at', 'x')\n"
     )
-    assert kind_checks(bad, classes, words) == [1, 2, 3, 4, 5, 6]
-    fine = "isinstance(c, Constraint)\nc.label\nevent.type() == 3\nname = 'fabrik.arm'\n"
+    assert kind_checks(bad, classes, words) == [1, 2, 3, 4, 5, 6, 7, 8]
+    fine = (
+        "isinstance(c, Constraint)\nc.label\nevent.type() == 3\nname = 'fabrik.arm'\n"
+        "accessor.type == 'VEC3'\nnode.type in ('SCALAR', 'VEC4')\n"
+    )
     assert kind_checks(fine, classes, words) == []
 
 

@@ -4,9 +4,12 @@ pivot names and order. Each pushes one undo command; spin-box edits of the same 
 
 from __future__ import annotations
 
+import dataclasses
+
 from app.editor.operations import OperationError, replace
 from app.scene.rig import constraint_edits
 from app.scene.rig.editing import Ref
+from app.scene.rig.model import RELATIVE_TO
 
 
 def _edit(document, name: str, fn, *args):
@@ -77,3 +80,20 @@ def move_pivot(document, name: str, pivot: str, offset: int) -> None:
     constraint = _edit(document, name, constraint_edits.with_pivot_moved, pivot, offset)
     where = "down" if offset > 0 else "up"
     replace(document, Ref.constraint(name), constraint, f"Move pivot {pivot} of {name} {where}")
+
+
+def set_relative_to(document, name: str, relative_to: str) -> None:
+    """What a multi-parent's state is taken relative to: ``"world"`` or ``"parent"``
+    (contract §F3), as one undo command per change."""
+    constraint = _edit(document, name, lambda c: c)
+    if not hasattr(constraint, "relative_to"):
+        raise OperationError(f"{name} is not a multi-parent constraint")
+    if relative_to not in RELATIVE_TO:
+        raise OperationError(f"A multi-parent is relative to the world or to its parent, "
+                             f"not {relative_to!r}")  # fmt: skip
+    if constraint.relative_to == relative_to:
+        return
+    words = "its parent" if relative_to == "parent" else "the world"
+    replace(document, Ref.constraint(name),
+            dataclasses.replace(constraint, relative_to=relative_to),
+            f"Make {name} relative to {words}")  # fmt: skip

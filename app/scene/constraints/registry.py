@@ -79,7 +79,9 @@ def _multi_parent_steps(constraint: MultiParent, ctx, frame):
     space = ctx.space_of(constraint)
     entry = ctx.cache.get(constraint.name)
     cached = entry.get(space) if isinstance(entry, dict) else None
-    return steps(constraint, ctx.scene, frame, space, integral=cached)
+    parent = ctx.scene.bone(constraint.body).parent  # where a relative body's steps are
+    placed = None if parent is None else ctx.bone_to_world[0, ctx.skeleton.index(parent)]
+    return steps(constraint, ctx.scene, frame, space, integral=cached, parent_to_world=placed)
 
 
 #: Model class -> ``trace(constraint, ctx, frame)`` for the step-through.

@@ -26,13 +26,7 @@ from app.scene.formats.json_values import (
     read_vector,
 )
 from app.scene.formats.kinds import registry as kinds
-from app.scene.formats.kinds.parts import (  # noqa: F401  (re-exported: what a part reads)
-    limit_from_json,
-    required,
-    target_from_json,
-    unique,
-    up_from_json,
-)
+from app.scene.formats.kinds.parts import required, unique
 from app.scene.formats.scene_json import FORMAT, VERSION, scene_to_json  # noqa: F401  (re-export)
 from app.scene.rig.model import SPACES, Bone, Scene
 

@@ -18,6 +18,7 @@ def section(form, c: MultiParent) -> None:
         "stepped with the twist frozen per step; exact: the limit itself in closed "
         "form (substeps ignored)",
     )  # fmt: skip
+    form.relative_to_field()
     form.pivot_list(c)
 
 

@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from app.editor import operations
 from app.editor.authoring import constraint_operations
 from app.scene.rig.editing import Ref
+from app.scene.rig.model import RELATIVE_TO
 from app.scene.words import plural
 from app.widgets.fields import spin_box
 from app.widgets.kinds import registry as views
@@ -32,7 +33,16 @@ class ConstraintSection:
             "overrides it for comparing, without editing the file.",
         )
         if view.section is not None:
-            view.section(KindForm(self, form, ref), c)
+            builders = dict(
+                run=self._run,
+                add_refresher=self._refreshers.append,
+                set_spin=self._set_spin,
+                int_field=self._int_field,
+                combo_field=self._combo_field,
+                pivot_list=self._pivot_list,
+                relative_to_field=self._relative_to_field,
+            )
+            view.section(KindForm(doc, form, ref, **builders), c)
         self._note(form, lambda: self._info_text(ref.name))
         if view.limits is not None:
             view.limits(self, ref.name)
@@ -83,6 +93,33 @@ class ConstraintSection:
         row.addWidget(add)
         form.addRow(row)
 
+    def _relative_to_field(self, form, ref: Ref) -> None:
+        """A multi-parent's "Relative to: World / Parent" (contract §F3): one undo command per
+        choice; the page's refresh shows undo and redo."""
+        doc = self._document
+        combo = keep_keys(QtWidgets.QComboBox())
+        combo.setObjectName("relativeTo")
+        for value in RELATIVE_TO:
+            combo.addItem(value.capitalize(), value)
+        combo.setToolTip(
+            "World: the body starts where it is in the world and rolls on its pivots there. "
+            "Parent: it rolls in its parent's frame, so the parent's later motion carries it "
+            "(a body without a parent moves the same either way)."
+        )
+        form.addRow("Relative to", combo)
+        combo.activated.connect(
+            lambda i: self._run(
+                constraint_operations.set_relative_to, doc, ref.name, combo.itemData(i)
+            )
+        )
+
+        def refresh() -> None:
+            value = doc.scene.constraint(ref.name).relative_to
+            with QtCore.QSignalBlocker(combo):
+                combo.setCurrentIndex(max(combo.findData(value), 0))
+
+        self._refreshers.append(refresh)
+
     def _combo_field(self, form, label: str, object_name: str, ref: Ref, field: str,
                      items: list[str], tooltip: str) -> None:
         """A combo box editing the constraint's text ``field`` (one command per choice)."""
@@ -112,13 +149,17 @@ class KindForm:
     """The inspector's rows for one constraint, as a kind's view fills them
     (:mod:`app.widgets.kinds`): each field edits the constraint through a command."""
 
-    def __init__(self, section: ConstraintSection, form, ref: Ref):
-        self._section, self._form, self._ref = section, form, ref
+    def __init__(self, document, form, ref: Ref, *, run, add_refresher, set_spin, int_field,
+                 combo_field, pivot_list, relative_to_field):  # fmt: skip
+        self._document, self._form, self._ref = document, form, ref
+        self._run, self._add_refresher, self._set_spin = run, add_refresher, set_spin
+        self._int, self._combo = int_field, combo_field
+        self._pivots, self._relative_to = pivot_list, relative_to_field
 
     @property
     def document(self):
         """The document the rows edit."""
-        return self._section._document
+        return self._document
 
     def label_row(self, label: str, text: str) -> None:
         """A row of words (names wrap instead of widening the inspector)."""
@@ -133,34 +174,31 @@ class KindForm:
 
     def int_field(self, label: str, object_name: str, field: str, maximum: int) -> None:
         """A spin box for an integer ``field`` (from 1 to ``maximum``)."""
-        self._section._int_field(self._form, label, object_name, self._ref, field, maximum)
+        self._int(self._form, label, object_name, self._ref, field, maximum)
 
     def float_field(self, label: str, object_name: str, field: str, decimals: int,
                     step: float, lo: float, hi: float) -> None:  # fmt: skip
         """A spin box for a number ``field`` in ``[lo, hi]``."""
-        section, doc, name = self._section, self._section._document, self._ref.name
+        run, set_spin, doc, name = self._run, self._set_spin, self._document, self._ref.name
         spin = spin_box(decimals, step, lo, hi)
         spin.setObjectName(object_name)
         self._form.addRow(label, spin)
         spin.valueChanged.connect(
-            lambda v: section._run(operations.set_constraint_field, doc, name, field, float(v))
+            lambda v: run(operations.set_constraint_field, doc, name, field, float(v))
         )
-        section._refreshers.append(
-            lambda: section._set_spin(spin, getattr(doc.scene.constraint(name), field))
-        )
+        self._add_refresher(lambda: set_spin(spin, getattr(doc.scene.constraint(name), field)))
 
     def combo_field(self, label: str, object_name: str, field: str, items: list[str],
                     tooltip: str) -> None:  # fmt: skip
         """A combo box for a text ``field`` (one command per choice)."""
-        self._section._combo_field(self._form, label, object_name, self._ref, field, items,
-                                   tooltip)  # fmt: skip
+        self._combo(self._form, label, object_name, self._ref, field, items, tooltip)
 
     def choice_field(self, label: str, object_name: str, choices, current, choose,
                      tooltip: str = "") -> QtWidgets.QComboBox:  # fmt: skip
         """A combo box of words for values: ``choices()`` lists ``(words, value)``,
         ``current()`` is the value shown, and picking one runs ``choose(value)`` (an
         operation: one undo command). The list is read again at each refresh."""
-        section = self._section
+        run = self._run
         combo = keep_keys(QtWidgets.QComboBox())
         combo.setObjectName(object_name)
         combo.setToolTip(tooltip)
@@ -176,14 +214,18 @@ class KindForm:
                         combo.addItem(words, value)
                 combo.setCurrentIndex(combo.findData(current()))
 
-        combo.currentIndexChanged.connect(lambda i: section._run(choose, combo.itemData(i)))
-        section._refreshers.append(refresh)
+        combo.currentIndexChanged.connect(lambda i: run(choose, combo.itemData(i)))
+        self._add_refresher(refresh)
         refresh()
         return combo
 
     def pivot_list(self, c) -> None:
         """The pivots in their order, with Move Up / Move Down and Add pivot."""
-        self._section._pivot_list(self._form, self._ref, c)
+        self._pivots(self._form, self._ref, c)
+
+    def relative_to_field(self) -> None:
+        """The "Relative to: World / Parent" choice (contract §F3)."""
+        self._relative_to(self._form, self._ref)
 
 
 def _wrapped(text: str) -> QtWidgets.QLabel:

@@ -219,12 +219,14 @@ class StepPanel(QtWidgets.QWidget):
         k = m.index
         self.position.setText(f"step {k + 1} of {len(st)} · frame {self._document.frame:g}")
         axis, angle = quat.to_axis_angle(st.combined[k])
+        where = (f"<br>Relative to its parent: integrated in the frame of {st.parent}, shown "
+                 f"where {st.parent} is at this frame." if st.parent else "")  # fmt: skip
         self.description.setText(
             f"<b>{m.constraint}</b> ({st.space} space, {st.integrator}): substep t = "
             f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}.<br>Combined rotation "
             f"{{Rᵢ}} = (w, x, y, z) = ({', '.join(f'{v:.5f}' for v in st.combined[k])}): "
             f"{np.degrees(angle):.3f}° about {_vec(axis)}.<br>p0 moves by "
-            f"Σ (vᵢ − Rᵢ vᵢ Rᵢ*) = {_vec(st.displacement()[k])} units."
+            f"Σ (vᵢ − Rᵢ vᵢ Rᵢ*) = {_vec(st.displacement()[k])} units." + where
         )
         self.pivots.setVisible(True)
         table = self.pivots

@@ -52,7 +52,7 @@ def timeline_handles(scene, timeline):
                 body = index.get(c.driven_bones()[0])
                 if body is None:
                     continue
-                p = editing.resolve(scene, ref)
+                p = editing.pivot_named(c, ref.pivot)
                 pivot_in_body = sample(p.position, p.position_keys, frames)
                 refs.append(ref)
                 columns.append(transform_points(timeline.bone_to_world[:, body], pivot_in_body))

@@ -84,7 +84,8 @@ def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
                 if body is None:
                     continue
                 body_to_world = pose.bone_to_world[0, body]
-                pivot_in_body = editing.position_at(editing.resolve(scene, ref), document.frame)
+                pivot = editing.pivot_named(c, ref.pivot)
+                pivot_in_body = editing.position_at(pivot, document.frame)
                 world = body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
                 out.append((ref, world))
             else:

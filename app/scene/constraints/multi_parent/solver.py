@@ -16,7 +16,11 @@ what
 
 Here: the state at the requested frames (grid points from the cache; a frame between grid
 points by one partial step from the grid point before it), written as the body's world
-transform ``T(p0) R(q0) S(body scale)``.
+transform ``T(p0) R(q0) S(body scale)``. With ``relative_to: "parent"`` (a body that has a
+parent) the state is the body's head and rotation in its parent's frame, integrated there by
+the same equations, and written as ``parent_to_world(f) T(p0) R(q0) S`` with the parent as
+the constraints before this one leave it: the cached integral never depends on the parent's
+motion, only this last product does.
 
 ``context.cache[constraint.name]`` holds ``{"space": last space, "world"/"object":
 Integral}``; ``context.info[constraint.name]`` reports what the evaluation did.
@@ -52,27 +56,44 @@ from app.scene.rig.model import MultiParent, Scene
 from app.scene.rig.prepared import prepare
 
 
-def initial_state(scene: Scene, body: str):
+def relative_parent(constraint: MultiParent, scene: Scene) -> str | None:
+    """The parent whose frame the state is integrated in (contract §F3), or ``None``: a
+    constraint ``relative_to`` the world, or a root body (both values then agree)."""
+    if constraint.relative_to != "parent":
+        return None
+    return scene.bone(constraint.body).parent
+
+
+def initial_state(scene: Scene, body: str, relative: bool = False):
     """The body's position and orientation at ``frame_start`` from forward kinematics.
 
     Returns
     -------
     position : ndarray, shape (3,)
-        The body's head in world coordinates.
+        The body's head in world coordinates (with ``relative``: in its parent's frame, its
+        animated translation there).
     rotation : ndarray, shape (4,)
         Its world rotation: the rotation part of ``bone_to_world`` with the body's own scale
-        divided out (the nearest rotation, should an ancestor shear it).
+        divided out (the nearest rotation, should an ancestor shear it). With ``relative``:
+        its animated rotation in its parent's frame, so nothing the parent does enters it.
     """
     rig = prepare(scene)  # computed once per edit (and per frame_start)
 
     def state():
         index = rig.index[body] if body in rig.index else scene.bone_index(body)
+        if relative:
+            bone = scene.bones[index]
+            at = np.array([float(scene.frame_start)])
+            position = sample(bone.translation, bone.translation_keys, at)[0]
+            rotation = sample(bone.rotation, bone.rotation_keys, at, rotation=True)[0]
+            return position, rotation / np.linalg.norm(rotation)
         m = rig.world_at(float(scene.frame_start))[index]
         scale = np.asarray(scene.bones[index].scale, dtype=float)
         scale = np.where(scale == 0, 1.0, scale)  # a body scaled to 0: nothing to divide out
         return m[:3, 3].copy(), rotation_from_matrix(m[:3, :3] / scale)
 
-    position, rotation = rig.memo(("multi_parent.initial_state", body, scene.frame_start), state)
+    key = ("multi_parent.initial_state", body, scene.frame_start, relative)
+    position, rotation = rig.memo(key, state)
     return position.copy(), rotation.copy()
 
 
@@ -89,7 +110,8 @@ def inputs_of(constraint: MultiParent, scene: Scene, space: str) -> Inputs:
     memo = prepare(scene).static(constraint, lambda c: {})
     inputs = memo.get((space, scene.frame_start))
     if inputs is None:
-        position, rotation = initial_state(scene, constraint.body)
+        relative = relative_parent(constraint, scene) is not None
+        position, rotation = initial_state(scene, constraint.body, relative)
         inputs = memo[(space, scene.frame_start)] = Inputs(
             space=space,
             integrator=constraint.integrator,
@@ -196,6 +218,25 @@ def body_to_world(rotation, position, scale, out=None) -> np.ndarray:
     return out
 
 
+def compose(parent_to_world, body_to_parent, out=None) -> np.ndarray:
+    """``parent_to_world @ body_to_parent`` for affine ``(F, 4, 4)`` stacks, into ``out``.
+
+    Entry by entry over all frames, each a fixed sum of products: a frame's bits do not
+    depend on how many frames are evaluated with it (a batched ``matmul`` may take another
+    path for another count).
+    """
+    a, b = parent_to_world, body_to_parent
+    out = np.empty(np.shape(b)) if out is None else out
+    for j in range(3):
+        for k in range(4):
+            out[:, j, k] = (a[:, j, 0] * b[:, 0, k] + a[:, j, 1] * b[:, 1, k]
+                            + a[:, j, 2] * b[:, 2, k])  # fmt: skip
+        out[:, j, 3] += a[:, j, 3]
+    out[:, 3, :3] = 0.0
+    out[:, 3, 3] = 1.0
+    return out
+
+
 def _entry(cache: dict, name: str) -> dict:
     entry = cache.get(name)
     if not isinstance(entry, dict) or "space" not in entry:
@@ -224,7 +265,13 @@ def apply(constraint: MultiParent, ctx) -> None:
     body = ctx.skeleton.index(constraint.body)
     # Written straight into the context's transforms; setting them to themselves copies
     # nothing (numpy skips an assignment of a view to itself) and moves the descendants.
-    world = body_to_world(rotation, position, inputs.scale, out=ctx.bone_to_world[:, body])
+    out = ctx.bone_to_world[:, body]
+    parent = ctx.skeleton.parents[body] if constraint.relative_to == "parent" else -1
+    if parent < 0:  # relative to the world, or a root body (relative_parent is None)
+        world = body_to_world(rotation, position, inputs.scale, out=out)
+    else:  # the state is in the parent's frame: the parent, as it is now, carries it (§F3)
+        local = body_to_world(rotation, position, inputs.scale)
+        world = compose(ctx.bone_to_world[:, parent], local, out=out)
     ctx.set_world(body, world)
     recomputed = integral is not old and integral.recomputed_from <= integral.n_steps
     ctx.info[constraint.name] = {
@@ -242,7 +289,8 @@ def is_stale(constraint: MultiParent, cache_entry, scene: Scene) -> bool:
     """Whether the next evaluation must integrate anything again.
 
     Compares the constraint's current inputs, in the space it was last evaluated in, with
-    those of the cached integral.
+    those of the cached integral. Relative to its parent, the inputs' start state is the
+    body's own state in the parent's frame: an edit of the parent never makes it stale.
     """
     if not isinstance(cache_entry, dict) or cache_entry.get("space") is None:
         return True

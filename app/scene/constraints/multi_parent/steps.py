@@ -9,6 +9,11 @@ pivot's
 ``M_i v_i``) and the integral's own states at each substep, and lays them out per substep
 in world coordinates. Nothing here integrates: the states are the solver's, so the state
 after the last step is the evaluated pose bit for bit.
+
+A constraint ``relative_to`` its parent integrates in the parent's frame (contract §F3): its
+steps are laid out there and placed in the world where the parent is at the frame shown, so
+the last state is the evaluated pose and the earlier ones are the integration as the parent
+sees it (the parent's own motion between the two frames is not drawn into them).
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from app.scene.constraints.multi_parent.exact import moment_contributions, plan_
 from app.scene.constraints.multi_parent.increments import increment, qmul, rotate
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
-from app.scene.constraints.multi_parent.solver import inputs_of
+from app.scene.constraints.multi_parent.solver import inputs_of, relative_parent
+from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.model import MultiParent, Scene
+from app.scene.rig.prepared import prepare
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +63,9 @@ class Steps:
         anticommutator (for the twist integrator, ``exp(sum_i phi_i / 2)``).
     subdivided : ndarray of bool, shape (S,)
         The substep belongs to a grid step split for its large turn.
+    parent : str or None
+        The bone whose frame the integration runs in (``relative_to: "parent"``), placed
+        where it is at the frame shown; ``None``: the world.
     """
 
     constraint: str
@@ -71,6 +81,7 @@ class Steps:
     contributions: np.ndarray
     combined: np.ndarray
     subdivided: np.ndarray
+    parent: str | None = None
 
     def __len__(self) -> int:
         return len(self.combined)
@@ -90,7 +101,7 @@ def _conj(q):
 
 
 def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None = None,
-          integral: Integral | None = None) -> Steps:  # fmt: skip
+          integral: Integral | None = None, parent_to_world=None) -> Steps:  # fmt: skip
     """The integration substeps from whole frame ``frame - 1`` to ``frame``.
 
     Frames at or before ``frame_start``, and after the pivots' last key, have no steps (the
@@ -107,6 +118,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     integral : Integral, optional
         An evaluator's cached integral for this constraint (``cache[name][space]``): what is
         still valid of it is reused, with the same bits as integrating anew.
+    parent_to_world : array_like, shape (4, 4), optional
+        For a constraint relative to its parent: the parent's world transform at ``frame``
+        as the constraints before this one leave it (default: forward kinematics there).
 
     Raises
     ------
@@ -177,18 +191,35 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
             turn = turn[:, where]
             combined[:, is_flow] = turn if space == "world" else qmul(qmul(qf, turn), _conj(qf))
 
+    q, p = np.concatenate([q, q_end], axis=1), np.concatenate([p, p_end], axis=1)
+    parent = relative_parent(constraint, scene)
+    if parent is not None:  # from the parent's frame to the world, where the parent is now
+        if parent_to_world is None:
+            parent_to_world = prepare(scene).world_at(float(frame))[scene.bone_index(parent)]
+        to_world = np.asarray(parent_to_world, dtype=float)
+        linear = to_world[:3, :3]
+        # As the solver composes it (entry by entry), so the last state is the pose's head.
+        p = (linear[:, :1] * p[0] + linear[:, 1:2] * p[1] + linear[:, 2:] * p[2]
+             + to_world[:3, 3:])  # fmt: skip
+        v = np.einsum("ij,j...->i...", linear, v)
+        contributions = np.einsum("ij,j...->i...", linear, contributions)
+        turn = rotation_from_matrix(linear)[:, None]  # (4, 1)
+        q = qmul(turn, q)
+        world_R = qmul(qmul(turn[:, None], world_R), _conj(turn[:, None]))
+        combined = qmul(qmul(turn, combined), _conj(turn))
     return Steps(
         constraint=constraint.name,
         space=space,
         integrator=inputs.integrator,
         pivot_names=tuple(pv.name for pv in inputs.pivots),
         times=np.append(times, grid_time(fs, s, g1)),
-        rotation=np.concatenate([q, q_end], axis=1).T,
-        position=np.concatenate([p, p_end], axis=1).T,
-        pivot_positions=np.transpose(p[:, None] + v, (2, 1, 0)),
+        rotation=q.T,
+        position=p.T,
+        pivot_positions=np.transpose(p[:, None, :-1] + v, (2, 1, 0)),
         offsets=np.transpose(v, (2, 1, 0)),
         increments=np.transpose(world_R, (2, 1, 0)),
         contributions=np.transpose(contributions, (2, 1, 0)),
         combined=combined.T,
         subdivided=m > 1,
+        parent=parent,
     )

@@ -13,7 +13,7 @@ from app.scene.formats.kinds.parts import (
     required,
     unique,
 )
-from app.scene.rig.model import MultiParent, Scene
+from app.scene.rig.model import RELATIVE_TO, MultiParent, Scene
 
 
 def read(obj: dict, path: str, common: dict) -> MultiParent:
@@ -29,17 +29,25 @@ def read(obj: dict, path: str, common: dict) -> MultiParent:
     if integrator not in ("seed", "twist", "exact"):
         raise SceneError(f'integrator must be "seed", "twist" or "exact", got {integrator!r}',
                          f"{path}.integrator")  # fmt: skip
+    relative_to = obj.get("relative_to", "world")
+    if relative_to not in RELATIVE_TO:
+        raise SceneError(f'relative_to must be "world" or "parent", got {relative_to!r}',
+                         f"{path}.relative_to")  # fmt: skip
     parsed = tuple(pivot_from_json(p, f"{path}.pivots[{i}]") for i, p in enumerate(pivots))
     unique([p.name for p in parsed], f"{path}.pivots", "pivot")
     return MultiParent(
         body=read_name(required(obj, "body", path), f"{path}.body"),
-        pivots=parsed, substeps=substeps, integrator=integrator, **common,
+        pivots=parsed, substeps=substeps, integrator=integrator, relative_to=relative_to,
+        **common,
     )  # fmt: skip
 
 
 def write(c: MultiParent) -> dict:
-    return dict(body=c.body, substeps=c.substeps, integrator=c.integrator,
-                pivots=[pivot_to_json(p) for p in c.pivots])  # fmt: skip
+    out = dict(body=c.body, substeps=c.substeps, integrator=c.integrator)
+    if c.relative_to != "world":  # the default is not written: older files save as they were
+        out["relative_to"] = c.relative_to
+    out["pivots"] = [pivot_to_json(p) for p in c.pivots]
+    return out
 
 
 def check(scene: Scene, c: MultiParent, index: dict, path: str) -> None:
@@ -54,5 +62,10 @@ def check(scene: Scene, c: MultiParent, index: dict, path: str) -> None:
         bounds.check_steps(max(0.0, steps), f"{path}.pivots")
 
 
-SCHEMA = KindSchema(MultiParent, frozenset({"body", "pivots", "substeps", "integrator"}),
-                    read, write, check)  # fmt: skip
+SCHEMA = KindSchema(
+    MultiParent,
+    frozenset({"body", "pivots", "substeps", "integrator", "relative_to"}),
+    read,
+    write,
+    check,
+)
