@@ -158,16 +158,20 @@ def test_new_constraints_are_valid_and_survive_a_file_round_trip():
     s = arm_scene()
     s.constraints.append(editing.new_multi_parent(s, "upper"))
     s.constraints.append(editing.new_points_at(s, "lower", Target(bone="root", at="tail")))
-    s.constraints.append(
-        editing.new_fabrik(s, editing.chain_from(s, ["lower"]), Target(position=(0, 0, 1)))
+    # the FABRIK at the front: after "mp" on the stack of "lower" it would move the "upper"
+    # that "mp" reads, a cycle (§F1)
+    s.constraints.insert(
+        0, editing.new_fabrik(s, editing.chain_from(s, ["lower"]), Target(position=(0, 0, 1)))
     )
     s.constraints.append(editing.new_points_at(s, "lower", Target(position=(0, 1, 0))))
     validate(s)
     names = [c.name for c in s.constraints]
-    assert names[2:] == [
+    assert names == [
+        "fabrik.lower",
+        "mp",
+        "aim",
         "multi_parent.upper",
         "points_at.lower",
-        "fabrik.lower",
         "points_at.lower.001",
     ]
     assert loads_scene(dumps_scene(s)) == s

@@ -67,7 +67,7 @@ FULL = {
         {
             "type": "points_at",
             "name": "aim",
-            "bone": "calf",
+            "bone": "hip",  # on the calf, listed before "ik", it would make a cycle (§F1)
             "target": {"position": [1, 0, 0], "position_keys": [[0, [1, 0, 0]], [9, [0, 1, 0]]]},
             "limit": {"cone": 30, "soft": True},
         },

@@ -31,6 +31,13 @@ class ReplaceItem(QtGui.QUndoCommand):
     def redo(self):
         self.document.set_item(self.collection, self.index, self.new)
 
+    def lists_after(self, scene):
+        """The scene's ``(bones, constraints)`` after :meth:`redo`, when it changes the
+        constraints or the hierarchy (``None`` otherwise): what the document checks first."""
+        if self.collection == "bones" and getattr(self.old, "parent", None) == self.new.parent:
+            return None
+        return _with(scene, self.collection, lambda items: items.__setitem__(self.index, self.new))
+
     def undo(self):
         self.document.set_item(self.collection, self.index, self.old)
 
@@ -65,6 +72,10 @@ class InsertItem(QtGui.QUndoCommand):
             return
         self.document.insert_item(self.collection, self.index, self.item)
 
+    def lists_after(self, scene):
+        """See :meth:`ReplaceItem.lists_after`."""
+        return _with(scene, self.collection, lambda items: items.insert(self.index, self.item))
+
     def undo(self):
         self.document.remove_item(self.collection, self.index)
 
@@ -86,6 +97,14 @@ class RemoveItem(QtGui.QUndoCommand):
 
     def undo(self):
         self.document.insert_item(self.collection, self.index, self.item)
+
+
+def _with(scene, collection: str, change):
+    """``(bones, constraints)`` of ``scene`` with ``change(list)`` applied to a copy of
+    ``collection``."""
+    lists = {"bones": list(scene.bones), "constraints": list(scene.constraints)}
+    change(lists[collection])
+    return lists["bones"], lists["constraints"]
 
 
 class SetTimeline(QtGui.QUndoCommand):

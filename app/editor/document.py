@@ -22,7 +22,10 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui
 
+from app.editor.operations import OperationError
 from app.scene.analysis import compare
+from app.scene.constraints.order import WHY
+from app.scene.constraints.order import check as check_order
 from app.scene.errors import SceneError
 from app.scene.evaluate import BakeResult, Evaluator, default_frames
 from app.scene.io import load_scene
@@ -261,7 +264,27 @@ class Document(QtCore.QObject):
     # --- edits (called by undo commands) -------------------------------------------------
 
     def push(self, command) -> None:
-        """Do an edit: push an undo command (which applies it at once)."""
+        """Do an edit: push an undo command (which applies it at once).
+
+        An edit after which constraints would read each other's bones in a cycle (contract
+        §F1) is refused before anything changes: :class:`~app.editor.operations.
+        OperationError` saying so, the scene and the undo stack as they were. A command that
+        can change the constraints or the hierarchy says what they become
+        (``lists_after(scene)``).
+
+        Raises
+        ------
+        OperationError
+            The edit would make a cycle of constraints.
+        """
+        lists_after = getattr(command, "lists_after", None)
+        after = lists_after(self._scene) if lists_after is not None else None
+        if after is not None:
+            try:
+                check_order(*after)
+            except SceneError as e:
+                raise OperationError(f"Refused: the constraints would run in a cycle, "
+                                     f"{e.cycle} ({WHY})") from None  # fmt: skip
         self.undo_stack.push(command)
 
     def set_item(self, collection: str, index: int, item) -> None:

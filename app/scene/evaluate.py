@@ -1,4 +1,4 @@
-"""Evaluating a scene: forward kinematics, then each constraint in order.
+"""Evaluating a scene: forward kinematics, then each constraint after what it reads.
 
 ``bake(scene, frames=None, space=None)`` is the entry point the command line and the tests
 use; a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its memory is its
@@ -29,6 +29,7 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.constraints import batches
+from app.scene.constraints.order import order_of
 from app.scene.constraints.registry import solver_for
 from app.scene.errors import SceneError
 from app.scene.formats.atomic import write_atomic
@@ -266,12 +267,13 @@ class Evaluator:
         for stale in [k for k in self.cache if k not in live]:
             del self.cache[stale]
         if until is not None:  # the step-through: one by one, up to that constraint
-            for i, constraint in enumerate(scene.constraints):
+            for i in order_of(scene):
+                constraint = scene.constraints[i]
                 if constraint.name == until:
                     break
                 solver_for(constraint, f"constraints[{i}]").apply(constraint, ctx)
             return ctx
-        for run in self._plan(ctx):  # in file order; a run of alike, independent ones at once
+        for run in self._plan(ctx):  # in run order; a run of alike, independent ones at once
             first = scene.constraints[run[0]]
             module = solver_for(first, f"constraints[{run[0]}]")
             if len(run) == 1:
@@ -293,14 +295,17 @@ class Evaluator:
         return values
 
     def _plan(self, ctx) -> list[list[int]]:
-        """The batches of :mod:`app.scene.constraints.batches`, kept while the constraints,
-        the prepared rig and the space override stay the same."""
+        """The batches of :mod:`app.scene.constraints.batches` over the constraints in their
+        run order (:mod:`app.scene.constraints.order`), kept while the constraints, the
+        prepared rig and the space override stay the same."""
         constraints = tuple(self.scene.constraints)
         kept = self._planned
         if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
                 or len(kept[0]) != len(constraints)
                 or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
-            steps = batches.plan(constraints, ctx)
+            order = order_of(self.scene)
+            steps = batches.plan([constraints[i] for i in order], ctx)
+            steps = [[order[k] for k in run] for run in steps]
             kept = self._planned = (constraints, ctx.rig, ctx.space_override, steps)
         return kept[3]
 

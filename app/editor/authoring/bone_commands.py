@@ -49,6 +49,11 @@ class SetRig(QtGui.QUndoCommand):
     def redo(self):
         self._apply(self.new, self.new_selection)
 
+    def lists_after(self, scene):
+        """The ``(bones, constraints)`` :meth:`redo` puts in place (the document checks them
+        before pushing, see :meth:`~app.editor.document.Document.push`)."""
+        return self.new.bones, self.new.constraints
+
     def undo(self):
         self._apply(self.old, self.old_selection)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scene import bounds
+from app.scene.constraints.order import order_of
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
     SCALE_RULE,
@@ -140,7 +141,8 @@ def validate(scene: Scene) -> None:
     ------
     SceneError
         Unique names, existing parents without cycles, constraint bones that exist,
-        FABRIK chains that are parent-to-child.
+        FABRIK chains that are parent-to-child, constraints without a cycle of dependencies
+        (``constraints: a → b → a``, :mod:`app.scene.constraints.order`).
     """
     names = scene.bone_names()
     unique(names, "bones", "bone")
@@ -172,3 +174,4 @@ def validate(scene: Scene) -> None:
                 raise SceneError(f"{name!r} is not a bone of this scene", f"{path}.{field_name}")
         if schema.check is not None:
             schema.check(scene, c, index, path)
+    order_of(scene)  # kept on the scene: its first evaluation does not compute it again

@@ -325,6 +325,14 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             kind.setCurrentIndex(max(kind.findData((target.bone, target.at)), 0))
         kind.currentIndexChanged.connect(lambda _: self._set_target_kind(ref, kind.currentData()))
         form.addRow(kind)
+
+        def show_kind():  # a refused choice (a cycle of constraints) goes back
+            now = editing.resolve(doc.scene, ref)
+            index = 0 if now.bone is None else max(kind.findData((now.bone, now.at)), 0)
+            with QtCore.QSignalBlocker(kind):
+                kind.setCurrentIndex(index)
+
+        self._refreshers.append(show_kind)
         if target.bone is None:
             position = VectorEdit(3, "position")
             form.addRow("World position (units)", position)
