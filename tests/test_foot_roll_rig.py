@@ -308,6 +308,20 @@ def test_under_a_root_bone_the_control_and_pole_follow_it():
     assert new[built.control].parent == new[built.pole].parent == "Armature"
     roll = next(c for c in built.rig.constraints if c.name == built.roll)
     assert roll.relative_to == "parent"
+    # the character walks 0.5 m forward (its root keyed): control, pole and foot go along
+    k = scene.bone_index("Armature")
+    walk = Keys(np.array([0.0, 24.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.5]]))
+    scene.bones[k] = dataclasses.replace(scene.bones[k], translation_keys=walk)
+    plain = bake(scene, np.array([0.0, 12.0, 24.0]))
+    scene.bones[:], scene.constraints[:] = built.rig.bones, built.rig.constraints
+    scene.bones[k] = dataclasses.replace(scene.bones[k], translation_keys=walk)
+    result = bake(scene, np.array([0.0, 12.0, 24.0]))
+    i = {n: j for j, n in enumerate(scene.bone_names())}
+    moved = result.heads[:, i[built.control]] - result.heads[0, i[built.control]]
+    np.testing.assert_allclose(moved, [[0, 0, 0], [0, 0, 0.25], [0, 0, 0.5]], atol=1e-9)
+    foot = i["mixamorig:LeftFoot"]
+    np.testing.assert_allclose(result.bone_to_world[:, foot], plain.bone_to_world[:, foot],
+                               atol=1e-9)  # fmt: skip
 
 
 def test_the_selection_chooses_the_leg():
