@@ -224,7 +224,7 @@ def _feeds(first, then, parent_of):
     return bool(drives(first) & above) or bool(drives(first) & drives(then))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rig=rigs(), data=st.data())
 def test_random_rigs_bake_the_same_in_any_listing_that_keeps_the_stacks(rig, data):
     bones, constraints = rig

@@ -67,3 +67,29 @@ def test_choosing_a_target_that_makes_a_cycle_is_refused(qtbot, tmp_path):
     _choose(qtbot, combo, "bone a tail")
     assert doc.scene.constraint("p1").target.bone == "a"
     assert doc.undo_stack.count() == count + 1
+
+
+def test_adding_a_constraint_or_reparenting_into_a_cycle_is_refused(qtbot):
+    import pytest
+
+    from app.editor import operations
+    from app.editor.authoring import bone_operations
+    from app.editor.document import Document
+    from app.scene.rig.model import Bone, PointsAt, Scene, Target
+
+    bones = [Bone(name=n, translation=(i, 0, 0), tail=(0, 1, 0)) for i, n in enumerate("abc")]
+    x = PointsAt(name="x", bone="a", target=Target(bone="c"))
+    doc = Document(Scene(bones=bones, constraints=[x]))
+    selection = (Ref.bone("b"),)
+    doc.set_selection(selection)
+
+    with pytest.raises(operations.OperationError, match="cycle, x → points_at.c → x "):
+        operations.add_points_at(doc, ["a", "c"])  # c aims at a, which aims at c
+    assert doc.scene.bones == bones and doc.scene.constraints == [x]
+    assert doc.undo_stack.count() == 0 and doc.selection == selection
+    y = operations.add_points_at(doc, ["b", "c"])  # c aims at b: x runs after it
+    assert doc.undo_stack.count() == 1 and y.name == "points_at.c"
+    # b under a: then c reads b, which moves with a, which reads c
+    with pytest.raises(operations.OperationError, match="cycle, x → points_at.c → x "):
+        bone_operations.reparent_bone(doc, "b", "a")
+    assert doc.scene.bone("b").parent is None and doc.undo_stack.count() == 1

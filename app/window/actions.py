@@ -5,7 +5,7 @@ expected, and a status tip. The transport keys (Space, Left/Right, Home/End, Up/
 Shift+K) are window shortcuts, so they work wherever the focus is, except inside a text
 field, which keeps its keys (:mod:`app.widgets.text_keys`).
 
-One idea: the window's commands, each an action placed in the menus and the toolbar.
+One idea: what the window offers (actions, menus, toolbar) and what each one does.
 """
 
 from __future__ import annotations
@@ -420,6 +420,5 @@ class WindowActions:
             "About Pivotal",
             "<h3>Pivotal</h3><p>A skeleton rig editor whose bodies rotate about several pivots "
             "at once (the multi-parent constraint and its normalized anticommutator), with "
-            "points-at and FABRIK constraints evaluated in world or object space, and "
-            "child-of, copy-rotation and copy-location constraints for rigs that compose.</p>",
+            "points-at, FABRIK, child-of and copy constraints in world or object space.</p>",
         )

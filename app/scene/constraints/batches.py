@@ -1,7 +1,8 @@
 """The evaluation plan: which consecutive constraints can be solved as one batch.
 
-Constraints run in file order, each on the pose the previous ones left. Consecutive
-constraints of one type whose solver offers ``group_key(constraint, ctx)`` and
+Constraints run in their run order (:mod:`app.scene.constraints.order`: after what they
+read), each on the pose the previous ones left. Consecutive constraints (in that order) of
+one type whose solver offers ``group_key(constraint, ctx)`` and
 ``apply_group(constraints, ctx)`` form a batch when their keys are equal and no member reads
 a bone another member moves: a member's *inputs* are the bones it references and all their
 ancestors, its *outputs* the bones it drives and all their descendants, and a batch's
@@ -40,6 +41,7 @@ def plan(constraints, ctx) -> list[list[int]]:
     Parameters
     ----------
     constraints : list of Constraint
+        In their run order.
     ctx : Context
         After forward kinematics (its skeleton, prepared rig and space override).
     """
