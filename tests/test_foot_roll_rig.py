@@ -358,3 +358,17 @@ def test_refusals_name_the_bone_and_the_reason():
                               for c in scene.constraints]  # fmt: skip
     with pytest.raises(FootRollError, match="already follows the constraint old foot_leg_ik.L"):
         build_foot_roll(renamed, left)
+
+
+def test_the_dialog_offers_the_leg_still_without_a_rig():
+    from types import SimpleNamespace
+
+    from app.editor.authoring.rig_operations import suggested_leg
+
+    scene = mixamo_character()
+    document = SimpleNamespace(scene=scene, selected_bones=lambda: [])
+    assert suggested_leg(document).foot == "mixamorig:LeftFoot"
+    _rigged(scene, sides=("left",))
+    assert suggested_leg(document).foot == "mixamorig:RightFoot"  # the left one has its rig
+    document.selected_bones = lambda: ["mixamorig:LeftLeg"]  # unless the left is selected
+    assert suggested_leg(document).foot == "mixamorig:LeftFoot"

@@ -9,17 +9,30 @@ from __future__ import annotations
 
 from app.editor.authoring.bone_commands import SetRig
 from app.editor.operations import OperationError
-from app.scene.builders.foot_roll import FootRoll, FootRollError, build_foot_roll
-from app.scene.builders.leg_names import Leg, leg_for_selection, recognised_legs
+from app.scene.builders.foot_roll import FootRoll, FootRollError, build_foot_roll, check_leg
+from app.scene.builders.leg_names import SIDES, Leg, leg_for_selection, recognised_legs
 from app.scene.rig.editing import Ref
 
 
 def suggested_leg(document, side: str | None = None) -> Leg | None:
     """The leg to offer: ``side``'s recognised leg (``"left"``/``"right"``) when given and
-    found, else the one the selection points at."""
-    if side is not None and side in (legs := recognised_legs(document.scene)):
+    found, else the one the selection points at, else the first recognised leg that has no
+    rig yet (left before right), else the first recognised one."""
+    scene = document.scene
+    legs = recognised_legs(scene)
+    if side is not None and side in legs:
         return legs[side]
-    return leg_for_selection(document.scene, document.selected_bones())
+    selected = leg_for_selection(scene, document.selected_bones(), fallback=False)
+    if selected is not None:
+        return selected
+    found = [legs[s] for s in SIDES if s in legs]
+    for leg in found:
+        try:
+            check_leg(scene, leg)
+        except FootRollError:
+            continue
+        return leg
+    return found[0] if found else None
 
 
 def add_foot_roll_rig(document, leg: Leg | None = None) -> FootRoll:

@@ -85,10 +85,11 @@ def recognised_legs(scene: Scene) -> dict[str, Leg]:
     return legs
 
 
-def leg_for_selection(scene: Scene, selected) -> Leg | None:
+def leg_for_selection(scene: Scene, selected, fallback: bool = True) -> Leg | None:
     """The leg the selection points at: a recognised leg holding a selected bone, else the
-    selected bones themselves when they make a thigh → calf → foot (→ toes) chain, else the
-    first recognised leg (left before right); ``None`` when there is nothing to offer."""
+    selected bones themselves when they make a thigh → calf → foot (→ toes) chain, else
+    (with ``fallback``) the first recognised leg (left before right); ``None`` when there is
+    nothing to offer."""
     legs = recognised_legs(scene)
     selected = [s for s in selected if s in {b.name for b in scene.bones}]
     for name in reversed(selected):
@@ -96,7 +97,7 @@ def leg_for_selection(scene: Scene, selected) -> Leg | None:
             if side in legs and name in legs[side].bones():
                 return legs[side]
     chain = _chain(scene, selected)
-    if chain is not None:
+    if chain is not None or not fallback:
         return chain
     return next((legs[s] for s in SIDES if s in legs), None)
 
