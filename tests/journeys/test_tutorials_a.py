@@ -447,8 +447,8 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     c = doc.scene.constraint("foot_roll.L")
     for pivot in c.pivots:  # where the text says the builder put them
         assert "(" + ", ".join(f"{round(v, 3) + 0.0:g}" for v in pivot.position) + ")" in text
-    build_leg("right")
-    assert offered[1] == ["thigh.R", "calf.R", "foot.R", "toes.R"] and "Right leg" in text
+    build_leg(None)  # offered by itself now: the left leg has its rig
+    assert offered[1] == ["thigh.R", "calf.R", "foot.R", "toes.R"] and "right leg now" in text
     assert len(doc.scene.constraints) == 6
     # 3. the keys, as the text lists them
     for pivot, keys in (("ball", ((2, "K"), (12, "28"), (30, "K"), (34, "0"))),
