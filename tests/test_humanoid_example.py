@@ -57,34 +57,46 @@ def test_the_shipped_humanoid_is_what_the_tool_writes(tmp_path):
 def test_the_foot_roll_is_added_with_undoable_commands(rolled):
     document, name = rolled
     constraint = document.scene.constraint(name)
-    assert isinstance(constraint, MultiParent) and constraint.body == "foot.L"
+    assert isinstance(constraint, MultiParent) and constraint.body == "foot_ctrl.L"
     assert sorted(p.name for p in constraint.pivots) == ["ball", "heel", "toe"]
+    assert len(document.scene.constraints) == 6  # both legs: roll, leg IK, foot follows
     count = document.undo_stack.count()
     assert count >= 10
     before = document.scene
+    bones = list(before.bones)
     for _ in range(count):
         document.undo_stack.undo()
     assert document.scene.constraints == []  # every step was a command
+    assert len(document.scene.bones) == len(bones) - 4
     for _ in range(count):
         document.undo_stack.redo()
-    assert document.scene.constraints == before.constraints
+    assert document.scene.constraints == before.constraints and document.scene.bones == bones
 
 
 def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
     document, name = rolled
     scene = document.scene
     ball = next(p for p in scene.constraint(name).pivots if p.name == "ball")
-    foot = scene.bone_index("foot.L")
-    # frames 2-12: only the ball turns, so its point on the foot does not move (object space)
+    control, foot = scene.bone_index("foot_ctrl.L"), scene.bone_index("foot.L")
+    # frames 2-12: only the ball turns, so its point on the control does not move (object
+    # space), and the foot, turning with the control, keeps it under the ball too (to the
+    # file's float32: its calf's tail and foot's head differ by 1e-8)
     result = bake(scene, np.arange(2.0, 13.0), "object")
-    ball_world = result.bone_to_world[:, foot, :3, :3] @ np.array(ball.position)
-    ball_world += result.bone_to_world[:, foot, :3, 3]
-    np.testing.assert_allclose(ball_world - ball_world[0], 0.0, atol=1e-9)
+    for bone, atol in ((control, 1e-9), (foot, 1e-7)):
+        to_world = result.bone_to_world[:, bone]
+        ball_in_bone = np.linalg.inv(result.bone_to_world[0, bone]) @ np.append(
+            result.bone_to_world[0, control, :3, :3] @ ball.position
+            + result.bone_to_world[0, control, :3, 3], 1.0)
+        ball_world = (to_world @ ball_in_bone)[:, :3]
+        np.testing.assert_allclose(ball_world - ball_world[0], 0.0, atol=atol)
     lift = result.heads[-1, foot, 1] - result.heads[0, foot, 1]
     assert lift > 0.03  # the heel (and the ankle) rose
-    # the other bones move exactly as they did before the foot roll
+    knee = scene.bone_index("calf.L")
+    assert result.heads[-1, knee, 2] - result.heads[0, knee, 2] > 0.05  # the knee came forward
+    # the bones off the left leg move exactly as they did before the foot roll
     plain = load_scene(HUMANOID)
-    others = [i for i, b in enumerate(scene.bones) if b.name not in ("foot.L", "toes.L")]
+    leg = ("thigh.L", "calf.L", "foot.L", "toes.L")
+    others = [i for i, b in enumerate(plain.bones) if b.name not in leg]
     unrolled = bake(plain, np.arange(2.0, 13.0)).heads[:, others]
     np.testing.assert_allclose(result.heads[:, others], unrolled, atol=1e-9)
     # the spaces part: the foot is turned out, so a roll about world X is not one about its X

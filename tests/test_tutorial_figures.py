@@ -19,6 +19,7 @@ from app.scene.math.transforms import transform_points
 from app.scene.rig import constraint_edits
 from app.scene.rig.key_edits import move_keys
 from app.scene.rig.keys import sample
+from app.scene.rig.skinning import bind
 
 from .conftest import ROOT
 
@@ -274,29 +275,43 @@ def test_humanoid_figures(qapp):
     m0 = bake(scene, [0.0]).bone_to_world[0, foot]
     out = np.degrees(np.arctan2(m0[0, 2], m0[2, 2]))
     says(text, f"The foot is turned out {out:.0f}°")
-    # the tool does what step 2 and 3 say, with the same numbers
-    for _, position, _ in tool.PIVOTS:
-        says(text, "(" + ", ".join(f"{v:g}" for v in position) + ")")
-    ball = dict((n, k) for n, _, k in tool.PIVOTS)
-    says(text, f"at frame {ball['ball'][0][0]} key it at rest (K), at frame "
-               f"{ball['ball'][1][0]} turn it {ball['ball'][1][1]}° about X")  # fmt: skip
-    says(text, f"key it again at {ball['ball'][2][0]} (K) and back to rest (0) at "
-               f"{ball['ball'][3][0]}")  # fmt: skip
-    (t0, _), (t1, toe), (t2, _), (t3, _) = ball["toe"]
+    # the tool does what steps 2 and 3 say, with the same numbers
+    keys = dict(tool.KEYS)
+    says(text, f"at frame {keys['ball'][0][0]} key it at rest (K), at frame "
+               f"{keys['ball'][1][0]} turn it {keys['ball'][1][1]}° about X")  # fmt: skip
+    says(text, f"key it again at {keys['ball'][2][0]} (K) and back to rest (0) at "
+               f"{keys['ball'][3][0]}")  # fmt: skip
+    (t0, _), (t1, toe), (t2, _), (t3, _) = keys["toe"]
     says(text, f"the toe ({toe}° from frame {t1} to {t2}, rest at {t0} and {t3})")
-    (h0, _), (h1, heel), (h2, _) = ball["heel"]
+    (h0, _), (h1, heel), (h2, _) = keys["heel"]
     says(text, f"the heel ({heel:g}° at frame {h1}, rest at {h0} and {h2})".replace("-", "−"))
     name = tool.add_foot_roll(document)
     scene = document.scene
     c = scene.constraint(name)
     assert [p.name for p in c.pivots] == ["heel", "ball", "toe"]
+    for p in c.pivots:  # where the builder put them, as the text gives them (3 decimals)
+        says(text, "(" + ", ".join(f"{round(v, 3) + 0.0:g}" for v in p.position) + ")")
     frames = np.arange(scene.frame_start, scene.frame_end + 1.0)
-    m = bake(scene, frames).bone_to_world[:, foot]
+    result = bake(scene, frames)
+    m = result.bone_to_world[:, scene.bone_index(c.body)]
     height = {p.name: transform_points(m, np.array(p.position))[:, 1] for p in c.pivots}
     up = {n: h - h[2] for n, h in height.items()}  # from where it stands at frame 2
     says(text, f"the heel rises about the ball ({cm1(up['heel'][12])} cm by frame 12)")
     says(text, f"(the heel {cm1(up['heel'][24])} cm up at frame 24)")
     says(text, f"(the toe tip {cm1(up['toe'][40])} cm up at frame 40)")
+    # the ankle on the control, and the skin there
+    gap = np.linalg.norm(result.heads[:, foot] - m[:, :3, 3], axis=1)
+    says(text, f"({gap.max():.1e} off at most on all {len(frames)} frames".replace("e-0", "e-"))
+    (mesh,) = scene.meshes
+    world = bind(mesh, scene.bone_names()).deform(result.bone_to_world, normals=False)
+    calf_foot = [mesh.joints.index(n) for n in ("calf.L", "foot.L")]
+    both = np.all([np.where(mesh.joint_indices == j, mesh.weights, 0).sum(1) > 0.05
+                   for j in calf_foot], axis=0)  # fmt: skip
+    tri = mesh.indices
+    edges = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
+    edges = edges[both[edges[:, 0]] & both[edges[:, 1]]]
+    length = np.linalg.norm(world[:, edges[:, 0]] - world[:, edges[:, 1]], axis=-1)
+    says(text, f"they stretch at most {100 * (length / length[0]).max() - 100:.0f} %")
 
 
 # --- build a foot roll from nothing ------------------------------------------------------

@@ -1,7 +1,8 @@
-"""The worked example, scripted: open the glTF humanoid, add a multi-parent foot roll to its
-left foot with the editor's own operations, save the scene, export it back to glTF.
+"""The worked example, scripted: open the glTF humanoid, build the foot-roll rig (Rig ▸ Foot
+Roll Rig…) on both legs, key the left foot's roll with the editor's own operations, save the
+scene, export it back to glTF.
 
-Each step is what the "Bring your own character" tutorial does by hand (Edit ▸ Add, the
+Each step is what the "Bring your own character" tutorial does by hand (the Rig menu, the
 inspector, K); every one of them is an undoable command on the document.
 
     python tools/add_foot_roll.py [--glb resources/scenes/humanoid.glb]
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.editor import operations  # noqa: E402
-from app.editor.authoring import constraint_operations  # noqa: E402
+from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg  # noqa: E402
 from app.editor.document import Document  # noqa: E402
 from app.editor.export import ExportRequest, format_for, run_export  # noqa: E402
 from app.scene.io import save_scene  # noqa: E402
@@ -29,14 +30,14 @@ from app.scene.rig.editing import Ref  # noqa: E402
 
 GLB = ROOT / "resources" / "scenes" / "humanoid.glb"
 SCENE = Path("/tmp/humanoid_foot_roll.json")
-FOOT = "foot.L"
-#: pivot name, position in the foot's frame, keys (frame, degrees about X): the heel
-#: rises about the ball, the foot goes on tiptoe about the toe tip, comes down, and lifts
-#: its toes about the heel.
-PIVOTS = (
-    ("heel", (0.0, -0.07, -0.04), ((34, 0), (40, -14), (46, 0))),
-    ("ball", (0.0, -0.06, 0.13), ((2, 0), (12, 28), (24, 28), (34, 0))),
-    ("toe", (0.0, -0.065, 0.19), ((12, 0), (18, 12), (26, 12), (34, 0))),
+#: pivot name, keys (frame, degrees about the control's own X, object space): the heel rises
+#: about the ball, the foot goes on tiptoe about the toe tip, comes down the same way (one
+#: pivot turning at a time, so the foot lands where it stood), and lifts its toes about the
+#: heel.
+KEYS = (
+    ("heel", ((34, 0), (40, -14), (46, 0))),
+    ("ball", ((2, 0), (12, 28), (30, 28), (34, 0))),
+    ("toe", ((12, 0), (18, 12), (26, 12), (30, 0))),
 )
 
 
@@ -46,18 +47,13 @@ def _about_x(degrees: float) -> tuple:
 
 
 def add_foot_roll(document) -> str:
-    """Add the multi-parent foot roll to ``document`` (its scene the humanoid) through
-    :mod:`app.editor.operations`; returns the constraint's name."""
-    document.set_selection([Ref.bone(FOOT)])
-    name = operations.add_multi_parent(document).name  # one pivot, at the foot's head
-    for k, (pivot, position, keys) in enumerate(PIVOTS):
-        if k == 0:
-            first = document.scene.constraint(name).pivots[0]
-            constraint_operations.rename_pivot(document, name, first.name, pivot)
-            operations.set_position(document, Ref.pivot_of(name, pivot), position, merge=False)
-        else:
-            added = operations.add_pivot(document, name, position)
-            constraint_operations.rename_pivot(document, name, added.pivot, pivot)
+    """Build the foot-roll rig on both legs of ``document`` (its scene the humanoid), one
+    undo step each, and key the left control's pivots; returns the left roll's name."""
+    rolls = {}
+    for side in ("right", "left"):
+        rolls[side] = add_foot_roll_rig(document, suggested_leg(document, side)).roll
+    name = rolls["left"]
+    for pivot, keys in KEYS:
         ref = Ref.pivot_of(name, pivot)
         for frame, degrees in keys:
             document.set_frame(frame)
@@ -81,7 +77,7 @@ def main(argv=None) -> int:
     save_scene(document.scene, args.scene)
     out = Path(args.out)
     run_export(format_for(None, out), ExportRequest(document.scene, out, space=args.space))
-    print(f"{name}: {len(document.scene.constraint(name).pivots)} pivots; "
+    print(f"{name}: {len(document.scene.constraint(name).pivots)} pivots keyed; "
           f"{document.undo_stack.count()} undoable commands; saved {args.scene}; "
           f"exported {out}")
     del app

@@ -317,7 +317,7 @@ class Evaluator:
         frames : array_like, shape (F,), optional
             Frames in any order, fractional allowed.
         space : {"world", "object"}, optional
-            Overrides every constraint's ``space``.
+            Overrides every constraint's ``space`` (the copy kinds keep theirs).
         """
         frames = self._frames(frames, space)
         spans = chunks(len(frames), len(self.scene.bones))
@@ -395,7 +395,8 @@ def bake(scene: Scene, frames=None, space: str | None = None) -> BakeResult:
         From :func:`app.scene.io.load_scene` (a scene file or a ``.bvh``).
     frames : array_like, shape (F,), optional
     space : {"world", "object"}, optional
-        Overrides every constraint's ``space``, like the editor's toggle.
+        Overrides every constraint's ``space`` (the copy kinds keep theirs), like the
+        editor's toggle.
 
     Returns
     -------

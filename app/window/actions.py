@@ -20,6 +20,7 @@ from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import show_controls
 from app.window.mesh_actions import build_camera_actions, build_mesh_actions
+from app.window.rig_actions import build_rig_menu
 
 
 class WindowActions:
@@ -303,6 +304,7 @@ class WindowActions:
         edit.addAction(m["rotate"])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
+        build_rig_menu(self, bar)
         view = bar.addMenu("&View")
         for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
             view.addAction(m[name])

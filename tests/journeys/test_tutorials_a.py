@@ -394,7 +394,9 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
              ("showBoth", "showMesh", "showBones", "xray")}  # fmt: skip
     assert "View ▸ {}, {}, {} choose".format(*list(words.values())[:3]) in text
     assert f"View ▸ {words['xray']} (Alt+Z)" in text
-    assert f"Edit ▸ {win.add_menu.title().replace('&', '')} ▸ Add Multi-Parent" in text
+    rig_menu = win.findChild(QtWidgets.QMenu, "rigMenu")
+    build = actions["footRollRig"].text().replace("&", "")
+    assert f"{rig_menu.title().replace('&', '')} ▸ {build}" in text
     shown = {}
     for name in ("showMesh", "showBones", "showBoth"):
         actions[name].trigger()  # View ▸ Mesh Only, Bones Only, Mesh and Bones
@@ -412,46 +414,45 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     qtbot.wait(20)
     assert changed_pixels(shown["showBoth"], framebuffer(vp, qtbot)) > 100
     go_to_frame(win, 0)
-    # 2. click foot.L (X-ray on); Edit ▸ Add / Remove ▸ Add Multi-Parent Constraint on foot.L
+    # 2. click thigh.L (X-ray on); Rig ▸ Foot Roll Rig…; Build; the same for the right leg
+    thigh = doc.scene.bone_index("thigh.L")
     pose = doc.pose()
-    tip = pose.tails[0, foot] if pose.tails is not None else pose.heads[0, foot]
     vp.setFocus()
-    gui.click(vp, vp.project([0.5 * (pose.heads[0, foot] + tip)])[0])
-    assert doc.selection == (Ref.bone("foot.L"),)
-    win.add_menu.aboutToShow.emit()
-    (add,) = [a for a in win.add_menu.actions()
-              if a.text() == "Add Multi-Parent Constraint on foot.L"]  # fmt: skip
-    add.trigger()
-    (c,) = doc.scene.constraints
-    roll = Ref.constraint(c.name)
-    assert doc.selection == (roll,)
-    outliner_click(win, qtbot, Ref.pivot_of(c.name, c.pivots[0].name))
-    assert np.allclose(c.pivots[0].position, 0)  # at the ankle (the foot's head)
+    gui.click(vp, vp.project([0.5 * (pose.heads[0, thigh] + pose.tails[0, thigh])])[0])
+    assert doc.selection == (Ref.bone("thigh.L"),)
+    offered = []
 
-    def name_and_place(name, position):
-        type_into(field(win, QtWidgets.QLineEdit, "pivotName"), name)
-        for i, v in enumerate(position):
-            type_into(field(win, SPIN, f"position{i}"), str(v))
+    def build_leg(side):
+        def answer(dialog):
+            combo = dialog.findChild(QtWidgets.QComboBox, "side")
+            if side is not None:
+                combo.setCurrentIndex(combo.findData(side))
+            offered.append([dialog.findChild(QtWidgets.QComboBox, p).currentText()
+                            for p in ("thigh", "calf", "foot", "toes")])  # fmt: skip
+            box = dialog.findChild(QtWidgets.QDialogButtonBox)
+            QTest.mouseClick(box.button(QtWidgets.QDialogButtonBox.StandardButton.Ok),
+                             QtCore.Qt.MouseButton.LeftButton)  # fmt: skip
 
-    name_and_place("heel", (0, -0.07, -0.04))
-    menus = []
-    vp.exec_menu = lambda menu, at: menus.append([a.text() for a in menu.actions()]) or next(
-        a for a in menu.actions() if a.text().startswith("Add Pivot")).trigger()  # fmt: skip
-    heel = Ref.pivot_of(c.name, "heel")
-    for _ in range(2):  # right-click it (in the viewport) ▸ Add Pivot, twice
-        at = vp.project(dict(vp.handles())[heel][None])[0]
-        QTest.mouseClick(vp, QtCore.Qt.MouseButton.RightButton, gui.NO_MODS, gui.point(at))
-    assert len(menus) == 2 and all(f"Add Pivot to {c.name}" in m for m in menus)
-    rows = outliner_rows(win, roll)
-    assert len(rows) == 3 and rows[0] == "heel"
-    for row, name, position in zip(rows[1:], ("ball", "toe"),
-                                   ((0, -0.06, 0.13), (0, -0.065, 0.19))):  # fmt: skip
-        outliner_click(win, qtbot, Ref.pivot_of(c.name, row))
-        name_and_place(name, position)
-    assert outliner_rows(win, roll) == ["heel", "ball", "toe"]
+        gui.answer_modal(answer)
+        actions["footRollRig"].trigger()
+
+    build_leg(None)
+    assert offered[0] == ["thigh.L", "calf.L", "foot.L", "toes.L"]
+    for word in offered[0]:
+        assert word in text
+    names = [c.name for c in doc.scene.constraints]
+    assert names == ["foot_roll.L", "foot_leg_ik.L", "foot_follows_ctrl.L"]
+    for name in names + ["foot_ctrl.L", "calf_pole.L"]:
+        assert name in text
+    c = doc.scene.constraint("foot_roll.L")
+    for pivot in c.pivots:  # where the text says the builder put them
+        assert "(" + ", ".join(f"{round(v, 3) + 0.0:g}" for v in pivot.position) + ")" in text
+    build_leg(None)  # offered by itself now: the left leg has its rig
+    assert offered[1] == ["thigh.R", "calf.R", "foot.R", "toes.R"] and "right leg now" in text
+    assert len(doc.scene.constraints) == 6
     # 3. the keys, as the text lists them
-    for pivot, keys in (("ball", ((2, "K"), (12, "28"), (24, "K"), (34, "0"))),
-                        ("toe", ((12, "K"), (18, "12"), (26, "K"), (34, "0"))),
+    for pivot, keys in (("ball", ((2, "K"), (12, "28"), (30, "K"), (34, "0"))),
+                        ("toe", ((12, "K"), (18, "12"), (26, "K"), (30, "0"))),
                         ("heel", ((34, "K"), (40, "-14"), (46, "0")))):  # fmt: skip
         outliner_click(win, qtbot, Ref.pivot_of(c.name, pivot))
         for frame, what in keys:
@@ -462,7 +463,7 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
             else:
                 type_into(field(win, SPIN, "rotationEuler0"), what)
     frames = np.arange(doc.scene.frame_start, doc.scene.frame_end + 1.0)
-    m = bake(doc.scene, frames).bone_to_world[:, foot]
+    m = bake(doc.scene, frames).bone_to_world[:, doc.scene.bone_index(c.body)]
     pivots = doc.scene.constraint(c.name).pivots
     up = {p.name: transform_points(m, np.array(p.position))[:, 1] for p in pivots}
     up = {name: 100 * (h - h[2]) for name, h in up.items()}  # cm above frame 2
@@ -472,7 +473,8 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     # tools/add_foot_roll.py does the same steps: the same foot, frame by frame
     scripted = Document.from_file(SCENES / "humanoid.glb")
     tool("add_foot_roll").add_foot_roll(scripted)
-    np.testing.assert_allclose(bake(scripted.scene, frames).bone_to_world[:, foot], m,
+    by_hand = bake(doc.scene, frames).bone_to_world[:, foot]
+    np.testing.assert_allclose(bake(scripted.scene, frames).bone_to_world[:, foot], by_hand,
                                atol=1e-9)  # fmt: skip
     # play: the foot rolls on screen
     go_to_frame(win, 0)

@@ -77,6 +77,10 @@ def linear_in_parents(bone_to_world, skeleton, bones) -> np.ndarray:
     return to_parent @ bone_to_world[:, list(bones), :3, :3]
 
 
+#: Linear parts this close to orthonormal (``|mᵀm − I|``) are taken as their own rotation.
+RIGID = 1e-13
+
+
 def polar(m) -> np.ndarray:
     """The rotation factor ``U Vᵀ`` of linear parts ``(..., 3, 3)`` (the rotation nearest in
     Frobenius norm; exactly ``R`` for ``R diag(s)`` with ``s > 0``), one SVD for the stack.
@@ -86,6 +90,9 @@ def polar(m) -> np.ndarray:
     scales it first; a matrix of zeros does not turn.
     """
     m = np.asarray(m, dtype=float)
+    gram = np.swapaxes(m, -1, -2) @ m
+    if np.abs(gram - np.eye(3)).max(initial=0.0) <= RIGID and np.all(np.linalg.det(m) > 0):
+        return m.copy()  # already rotations (the usual rig): their own polar part, no SVD
     try:
         u, _, vt = np.linalg.svd(m)
     except np.linalg.LinAlgError:

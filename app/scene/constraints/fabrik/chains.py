@@ -216,6 +216,16 @@ def _swing_to_pole(joints, root, axis, pole):
     return np.where(degenerate[:, None, None], joints, swung), side, ~degenerate
 
 
+def _two_bone_middle(root, target, lengths, axis, side):
+    """The middle joint ``(N, 3)`` of a two-segment chain whose tip is on the (reachable)
+    target, bent towards unit ``side`` (law of cosines in the plane of root, target, side)."""
+    distance = np.linalg.norm(target - root, axis=-1)
+    a, b = lengths[:, 0], lengths[:, 1]
+    along = (a * a - b * b + distance * distance) / (2 * np.maximum(distance, 1e-300))
+    away = np.sqrt(np.maximum(a * a - along * along, 0.0))
+    return root + along[:, None] * axis + away[:, None] * side
+
+
 def _across(v, axis):
     """The part of ``v`` (N, 3) across unit ``axis`` (N, 3)."""
     return v - np.einsum("nk,nk->n", v, axis)[:, None] * axis
@@ -246,8 +256,13 @@ def _bow(root, axis, distance, lengths, side):
     return root[:, None] + x[..., None] * axis[:, None] + y[..., None] * side[:, None]
 
 
-def _shape_start(joints, target, lengths, reachable, pole, bend):
+def _shape_start(joints, target, lengths, reachable, pole, bend, two_bone=None):
     """The starting joints after the pole and the straight-chain rule, and which changed.
+
+    ``two_bone``, a tolerance (two segments, a pole, no limits): a chain whose tip is further
+    than it from the target starts on the chain's one solution in the pole's half-plane
+    (:func:`_two_bone_middle`), so a nearly straight leg does not crawl towards a target
+    near the end of its reach.
 
     Returns ``(joints, forced)``: chains whose start changed iterate at least once, since
     the changed start no longer has the chain's segment lengths.
@@ -262,6 +277,12 @@ def _shape_start(joints, target, lengths, reachable, pole, bend):
         has_pole &= reachable & ~at_root
         joints[has_pole] = swung[has_pole]
         forced |= has_pole
+        if two_bone is not None:
+            solve = has_pole & (np.linalg.norm(joints[:, -1] - target, axis=-1) > two_bone)
+            if np.any(solve):
+                middle = _two_bone_middle(root, target, lengths, axis, side)
+                joints[solve, 1] = middle[solve]
+                joints[solve, 2] = target[solve]
     rel = joints - root[:, None]
     off_line = np.linalg.norm(_across(rel.reshape(-1, 3), np.repeat(axis, joints.shape[1], 0)),
                               axis=-1).reshape(N, -1).max(axis=1)  # fmt: skip
@@ -374,7 +395,8 @@ def solve(
     if pole is not None:
         pole = np.broadcast_to(np.asarray(pole, dtype=float), (N, 3))
         _check_finite(pole, "the pole")
-    joints, forced = _shape_start(joints, target, lengths, reachable, pole, bend)
+    joints, forced = _shape_start(joints, target, lengths, reachable, pole, bend,
+                                  two_bone=tolerance if J == 3 and not limited else None)
     if record is not None and forced[0]:
         record("shaped", 0, joints[0].copy())
     axis, _ = unit(target - root)

@@ -182,6 +182,9 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
                 away = _norm(_across(rel, axis))
                 P[j] = [root[i] + along * axis[i] + away * side[i] for i in range(3)]
             forced = True
+            if J == 3 and pose is None and _norm(_sub(P[2], target)) > tolerance:
+                # two segments away from the target: start on the one solution
+                P[1], P[2] = _two_bone_middle(root, target, L, axis, side), list(target)
     if reachable and not at_root:
         off_line = max(_norm(_across(_sub(p, root), axis)) for p in P)
         if off_line <= STRAIGHT * reach:
@@ -216,6 +219,14 @@ def _position(ctx, target):
     """A target's world position at the frame as a list, or None if not finite."""
     p = target_at(ctx, target)
     return p if all(c - c == 0.0 for c in p) else None  # inf - inf and nan are nan
+
+
+def _two_bone_middle(root, target, L, axis, side):
+    """:func:`app.scene.constraints.fabrik.chains._two_bone_middle` for one chain."""
+    distance = _norm(_sub(target, root))
+    along = (L[0] * L[0] - L[1] * L[1] + distance * distance) / (2 * max(distance, 1e-300))
+    away = sqrt(max(L[0] * L[0] - along * along, 0.0))
+    return [root[i] + along * axis[i] + away * side[i] for i in range(3)]
 
 
 def _sub(a, b):

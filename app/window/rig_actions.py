@@ -1,0 +1,120 @@
+"""The Rig menu: Rig ▸ Foot Roll Rig… opens a small dialog, pre-filled with the leg the
+selection or the bone names point at, that builds the reverse foot (contract §F4) as one undo
+step (:func:`app.editor.authoring.rig_operations.add_foot_roll_rig`)."""
+
+from __future__ import annotations
+
+from PySide6 import QtWidgets
+
+from app.editor.authoring import rig_operations
+from app.editor.operations import OperationError
+from app.scene.builders.foot_roll import new_names
+from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
+
+NO_TOES = "(no toes)"
+PARTS = ("thigh", "calf", "foot", "toes")
+
+
+def build_rig_menu(window, bar) -> QtWidgets.QMenu:
+    """Add the Rig menu to the menu ``bar`` of ``window`` (a main window)."""
+    tip = ("Build a reverse foot on a leg: a control that rolls on heel, ball and toe, a leg "
+           "IK that reaches it, a foot that turns with it")  # fmt: skip
+    action = window._action("footRollRig", "&Foot Roll Rig…", lambda: open_foot_roll(window),
+                            tip=tip)  # fmt: skip
+    menu = bar.addMenu("&Rig")
+    menu.setObjectName("rigMenu")
+    menu.addAction(action)
+    return menu
+
+
+def open_foot_roll(window) -> None:
+    dialog = FootRollDialog(window.document, window)
+    if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
+        window.statusBar().showMessage(dialog.done_text, 6000)
+
+
+class FootRollDialog(QtWidgets.QDialog):
+    """Choose the leg (thigh, calf, foot, toes), see what will be added, build it."""
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.setObjectName("footRollDialog")
+        self.setWindowTitle("Foot Roll Rig")
+        self.document = document
+        self.done_text = ""
+        scene = document.scene
+        self.legs = recognised_legs(scene)
+        form = QtWidgets.QFormLayout()
+        self.side = QtWidgets.QComboBox(objectName="side")
+        for side in SIDES:
+            if side in self.legs:
+                self.side.addItem(f"{side.capitalize()} leg ({self.legs[side].foot})", side)
+        self.side.addItem("Bones chosen below", None)
+        form.addRow("Leg", self.side)
+        names = scene.bone_names()
+        self.boxes = {}
+        for part in PARTS:
+            box = QtWidgets.QComboBox(objectName=part)
+            box.addItems(([NO_TOES] if part == "toes" else []) + names)
+            box.currentIndexChanged.connect(self._describe)
+            form.addRow(part.capitalize(), box)
+            self.boxes[part] = box
+        self.summary = QtWidgets.QLabel(objectName="summary", wordWrap=True)
+        self.problem = QtWidgets.QLabel(objectName="problem", wordWrap=True)
+        self.problem.setStyleSheet("color: #d04040")
+        buttons = QtWidgets.QDialogButtonBox(
+            QtWidgets.QDialogButtonBox.StandardButton.Ok
+            | QtWidgets.QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setText("Build")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.problem)
+        layout.addWidget(buttons)
+        leg = rig_operations.suggested_leg(document)
+        if leg is not None:
+            sides = [s for s, found in self.legs.items() if found == leg]
+            if sides:
+                self.side.setCurrentIndex(self.side.findData(sides[0]))
+            else:
+                self.side.setCurrentIndex(self.side.count() - 1)
+            self.set_leg(leg)
+        self.side.currentIndexChanged.connect(self._side_chosen)
+        self._describe()
+
+    def set_leg(self, leg: Leg) -> None:
+        for part in PARTS:
+            value = getattr(leg, part)
+            self.boxes[part].setCurrentText(value if value is not None else NO_TOES)
+
+    def leg(self) -> Leg:
+        values = [self.boxes[p].currentText() for p in PARTS]
+        return Leg(*values[:3], None if values[3] == NO_TOES else values[3])
+
+    def _side_chosen(self, _index) -> None:
+        side = self.side.currentData()
+        if side is not None:
+            self.set_leg(self.legs[side])
+
+    def _describe(self, *_) -> None:
+        n = new_names(self.leg())
+        self.summary.setText(
+            f"Adds the bones {n['control']} (the control: key its pivots heel, ball and toe to "
+            f"roll the foot) and {n['pole']} (the knee points at it), and three constraints: "
+            f"{n['roll']} (multi-parent on the control), {n['leg_ik']} (FABRIK on the thigh and "
+            f"calf, reaching the control) and {n['follow']} (the foot copies the control's "
+            "rotation). One undo takes them all away."
+        )
+        self.problem.clear()
+
+    def accept(self) -> None:
+        try:
+            built = rig_operations.add_foot_roll_rig(self.document, self.leg())
+        except OperationError as e:
+            self.problem.setText(str(e))
+            return
+        self.done_text = f"Foot-roll rig added: {built.control} rolls the foot on heel, ball, toe"
+        super().accept()
