@@ -181,6 +181,8 @@ SCENE_RULES = {
     # the exports bake; a cycle of constraints is refused at load (constraints/order)
     "formats": {"math", "rig", "constraints", "evaluate"},
     "io": {"math", "rig", "evaluate", "formats"},
+    # a rig builder reads the skeleton and evaluates it (to place pivots and the pole)
+    "builders": {"math", "rig", "evaluate"},
     "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},
     "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis"},
     "__init__": set(),

@@ -121,13 +121,19 @@ def test_the_foot_turns_as_the_control_times_its_frame_start_offset(humanoid):
         control = result.bone_to_world[:, scene.bone_index(roll.control), :3, :3]
         offset = control[0].T @ foot[0]
         np.testing.assert_allclose(foot, control @ offset, atol=1e-9)
-    # the space toggle changes how the control rolls, never how the foot follows it
+    # the space toggle overrides every constraint's space (the format's rule): in world
+    # space the foot copies the control's world rotation, in object space its rotation
+    # relative to its parent (the calf) copies the control's (a root: its own is its world)
+    legs = recognised_legs(scene)
+    foot_i, calf_i = scene.bone_index(legs["left"].foot), scene.bone_index(legs["left"].calf)
+    control_i = scene.bone_index(built["left"].control)
     for space in ("world", "object"):
-        toggled = bake(scene, np.arange(0.0, 30.0, 4.0), space)
-        foot = toggled.bone_to_world[:, scene.bone_index(recognised_legs(scene)["left"].foot)]
-        control = toggled.bone_to_world[:, scene.bone_index(built["left"].control)]
-        offset = control[0, :3, :3].T @ foot[0, :3, :3]
-        np.testing.assert_allclose(foot[:, :3, :3], control[:, :3, :3] @ offset, atol=1e-9)
+        toggled = bake(scene, np.arange(0.0, 30.0, 4.0), space).bone_to_world[:, :, :3, :3]
+        foot, control = toggled[:, foot_i], toggled[:, control_i]
+        if space == "object":
+            foot = np.linalg.inv(toggled[:, calf_i]) @ foot
+        offset = control[0].T @ foot[0]
+        np.testing.assert_allclose(foot, control @ offset, atol=1e-9)
     left = scene.bone_index(built["left"].control)
     turned = np.degrees(np.arccos(np.clip(
         (np.trace(result.bone_to_world[12, left, :3, :3].T @ result.bone_to_world[0, left, :3, :3])

@@ -81,7 +81,7 @@ def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
     # frames 2-12: only the ball turns, so its point on the control does not move (object
     # space), and the foot, turning with the control, keeps it under the ball too (to the
     # file's float32: its calf's tail and foot's head differ by 1e-8)
-    result = bake(scene, np.arange(2.0, 13.0), "object")
+    result = bake(scene, np.arange(2.0, 13.0))  # as authored: the roll in object space
     for bone, atol in ((control, 1e-9), (foot, 1e-7)):
         to_world = result.bone_to_world[:, bone]
         ball_in_bone = np.linalg.inv(result.bone_to_world[0, bone]) @ np.append(

@@ -19,7 +19,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
     """Add the Rig menu to the menu ``bar`` of ``window`` (a main window)."""
     tip = ("Build a reverse foot on a leg: a control that rolls on heel, ball and toe, a leg "
            "IK that reaches it, a foot that turns with it")  # fmt: skip
-    action = window._action("footRollRig", "&Foot Roll Rig…", lambda: open_foot_roll(window),
+    action = window.make_action("footRollRig", "&Foot Roll Rig…", lambda: open_foot_roll(window),
                             tip=tip)  # fmt: skip
     menu = bar.addMenu("&Rig")
     menu.setObjectName("rigMenu")

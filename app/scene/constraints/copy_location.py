@@ -20,7 +20,7 @@ from app.scene.rig.model import CopyLocation
 def apply(constraint: CopyLocation, ctx) -> None:
     """Solve ``constraint`` at every frame of ``ctx``."""
     b, t = bone_and_target(constraint, ctx)
-    space = constraint.space  # a rig's wiring: the space toggle does not override it
+    space = ctx.space_of(constraint)
     skeleton, rig, target = ctx.skeleton, ctx.rig, constraint.target
     head = point(ctx.bone_to_world, rig, target, t)
     if keeps_start(constraint):

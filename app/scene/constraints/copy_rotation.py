@@ -29,7 +29,7 @@ from app.scene.rig.model import CopyRotation
 def apply(constraint: CopyRotation, ctx) -> None:
     """Solve ``constraint`` at every frame of ``ctx``."""
     b, t = bone_and_target(constraint, ctx)
-    space = constraint.space  # a rig's wiring: the space toggle does not override it
+    space = ctx.space_of(constraint)
     skeleton = ctx.skeleton
     bone_to_world = ctx.bone_to_world[:, b]
     if space == "world":
