@@ -1,0 +1,405 @@
+"""An FBX file as a scene (``docs/scene-format.md``, "FBX"), read by assimp (:mod:`.assimp`).
+
+- Every node below assimp's root becomes a bone named as in the file (a repeated name gets
+  ``.001``, ...), parents before children, except a leaf that carries only a light, a camera
+  or skinned meshes. Pre- and post-rotations, pivots and offsets are folded into each node's
+  transform by assimp, so a bone's rest values put its head where Blender's importer does.
+- The file's axes (``UpAxis``, ``FrontAxis``, ``CoordAxis`` and their signs) become
+  Pivotal's (+Y up, the front towards +Z, +X to the side) and its ``UnitScaleFactor``
+  (centimetres per unit) becomes metres: the root bones get the axis rotation, and every
+  translation, key and vertex is scaled.
+- The first take becomes keys at the file's frame rate (``TimeMode``).
+- Skinned meshes come in as glTF's do (:class:`~app.scene.rig.mesh.SkinnedMesh`), with the
+  eight largest influences of each vertex; a mesh on a node without skin rides on that
+  node's bone.
+
+Refusals are :class:`~app.scene.errors.SceneError` naming the file (and the node) and why.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from app.scene import bounds
+from app.scene.errors import SceneError
+from app.scene.formats.fbx import assimp
+from app.scene.math import quat, transforms
+from app.scene.rig.keys import Keys
+from app.scene.rig.mesh import MAX_INFLUENCES, SkinnedMesh
+from app.scene.rig.model import Bone, Scene
+
+#: FBX ``TimeMode`` -> frames per second (14 is the file's ``CustomFrameRate``).
+_TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
+               8: 30000 / 1001, 9: 30000 / 1001, 10: 25.0, 11: 24.0, 12: 1000.0,
+               13: 24000 / 1001, 15: 96.0, 16: 72.0, 17: 60000 / 1001,
+               18: 120000 / 1001}  # fmt: skip
+_DEFAULT_FPS = 24.0
+#: How long the reader may take on one file in the crash guard before it is given up.
+_GUARD_SECONDS = 60.0
+
+
+def load_fbx(path) -> Scene:
+    """Read an ``.fbx`` file as a scene (see the module docstring).
+
+    Raises
+    ------
+    SceneError
+        Naming the file and why: not there, assimp missing, a file assimp cannot read (its
+        reason), a mirrored node, or what the scene bounds refuse.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SceneError("no such file", file=str(path))
+    try:
+        _guard(path)
+        read = assimp.read(path)
+    except assimp.ReadError as e:
+        raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
+    try:
+        return _scene(read)
+    except SceneError as e:
+        raise e.with_file(str(path)) from None
+
+
+def _guard(path: Path) -> None:
+    """Have assimp read ``path`` in a forked child first where fork exists: assimp is C++,
+    and a file that crashes it must be refused, not take the editor down.
+
+    Raises
+    ------
+    assimp.ReadError
+        When the child died of a signal or did not finish in time.
+    """
+    if not hasattr(os, "fork") or sys.platform == "darwin":
+        return
+    assimp.available()  # load the library before forking, once
+    pid = os.fork()
+    if pid == 0:  # the child: read, and leave without running any Python clean-up
+        code = 0
+        try:
+            assimp.read(path)
+        except BaseException:  # noqa: BLE001 - the parent reads it again and says why
+            code = 1
+        os._exit(code)
+    waited = 0.0
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if waited > _GUARD_SECONDS:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise assimp.ReadError(f"the FBX reader did not finish within {_GUARD_SECONDS:g} s")
+        import time
+
+        time.sleep(0.001 if waited < 0.05 else 0.01)
+        waited += 0.001 if waited < 0.05 else 0.01
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        raise assimp.ReadError(f"the FBX reader crashed on it ({name})")
+
+
+# --- axes and units -----------------------------------------------------------------------
+
+
+def axis_conversion(settings: dict) -> tuple[np.ndarray, str]:
+    """The rotation taking the file's axes to Pivotal's (+Y up, front +Z, coord +X) and a
+    message ("" when the file's axes are used as they are)."""
+
+    def axis(name, default, sign_default=1):
+        a = settings.get(name, default)
+        s = settings.get(name + "Sign", sign_default)
+        if not isinstance(a, int) or a not in (0, 1, 2):
+            a = default
+        v = np.zeros(3)
+        v[a] = -1.0 if s == -1 else 1.0
+        return v
+
+    coord, up, front = axis("CoordAxis", 0), axis("UpAxis", 1), axis("FrontAxis", 2)
+    m = np.array([coord, up, front])
+    if abs(np.linalg.det(m) - 1.0) > 1e-9:  # not a right-handed basis: Blender's axes instead
+        return np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]]), (
+            "the file's axes are not a right-handed system; read as Z up, -Y forward")
+    return m, ""
+
+
+def frame_rate(settings: dict, ticks: float) -> float:
+    mode = settings.get("FrameRate")
+    if mode == 14:
+        custom = settings.get("CustomFrameRate")
+        if isinstance(custom, float) and np.isfinite(custom) and custom > 0:
+            return float(custom)
+    if mode in _TIME_MODES:
+        return _TIME_MODES[mode]
+    return ticks if np.isfinite(ticks) and ticks > 0 else _DEFAULT_FPS
+
+
+# --- the scene ----------------------------------------------------------------------------
+
+
+def _scene(read: assimp.File) -> Scene:
+    nodes = read.nodes
+    settings = read.settings
+    turn, message = axis_conversion(settings)
+    unit = settings.get("UnitScaleFactor", 1.0)
+    if not isinstance(unit, float | int) or not np.isfinite(unit) or unit <= 0:
+        raise SceneError(f"UnitScaleFactor must be a positive number (is {unit!r})",
+                         "GlobalSettings")  # fmt: skip
+    metres = float(unit) / 100.0
+    children = [[] for _ in nodes]
+    for i, n in enumerate(nodes):
+        if n.parent >= 0:
+            children[n.parent].append(i)
+    skinned = {m for m, mesh in enumerate(read.meshes) if mesh.bones}
+    joints = {b[0] for mesh in read.meshes for b in mesh.bones}
+    animated = {c.node for c in read.channels}
+
+    def is_bone(i):
+        n = nodes[i]
+        if i == 0:
+            return False  # assimp's root: its children are the file's roots
+        if children[i] or n.name in joints or n.name in animated:
+            return True
+        if n.meshes:
+            return any(m not in skinned for m in n.meshes)
+        return n.name not in read.lights_and_cameras
+
+    order = [i for i in range(len(nodes)) if is_bone(i)]  # assimp's order is depth first
+    if not order:
+        raise SceneError("the file has no node that can be a bone", "nodes")
+    bounds.check_bone_count(len(order), "nodes")
+    names = _names(nodes, order)
+    by_file_name = {}
+    for i in order:
+        by_file_name.setdefault(nodes[i].name, i)
+    world = _worlds(nodes)
+    depth = {0: 0}
+    for i in order:
+        depth[i] = depth.get(nodes[i].parent, 0) + 1
+        bounds.check_depth(depth[i], f"node {nodes[i].name!r}")
+    turn_q = quat.quat_from_matrix(turn)
+    fps = frame_rate(settings, read.ticks_per_second)
+    keys, span, key_messages = _take(read, fps, by_file_name, names, order, turn, turn_q,
+                                     metres, nodes)  # fmt: skip
+    bones = []
+    for i in order:
+        node = nodes[i]
+        matrix = node.matrix if node.parent != 0 else nodes[0].matrix @ node.matrix
+        t, q, s = _decompose(matrix, node.name)
+        t = t * metres
+        if node.parent <= 0:  # a root: the axis conversion
+            t, q = turn @ t, quat.mul(turn_q, q)
+        kw = dict(keys.get(i, {}))
+        scale_keys = kw.get("scale_keys")
+        if scale_keys is not None and np.allclose(scale_keys.values, s, rtol=0, atol=1e-6):
+            del kw["scale_keys"]
+        bones.append(Bone(name=names[i], parent=names[node.parent] if node.parent > 0 else None,
+                          translation=tuple(map(float, t)), rotation=tuple(map(float, q)),
+                          scale=tuple(map(float, s)), **kw))  # fmt: skip
+    meshes, mesh_messages = _meshes(read, order, names, world, turn, metres)
+    scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
+                  meshes=tuple(meshes))  # fmt: skip
+    scene.messages.extend(([message] if message else []) + key_messages + mesh_messages)
+    if len(read.takes) > 1:
+        scene.messages.append(f"the file has {len(read.takes)} takes; the first, "
+                              f"{read.takes[0]!r}, is imported")  # fmt: skip
+    return scene
+
+
+def _names(nodes, order) -> dict:
+    names, used = {}, set()
+    for i in order:
+        base = nodes[i].name or f"node_{i}"
+        candidate, k = base, 0
+        while candidate in used:
+            k += 1
+            candidate = f"{base}.{k:03d}"
+        used.add(candidate)
+        names[i] = candidate
+    return names
+
+
+def _worlds(nodes) -> list[np.ndarray]:
+    """Each node's rest transform relative to the file (assimp's root included)."""
+    world = []
+    for n in nodes:
+        world.append(n.matrix if n.parent < 0 else world[n.parent] @ n.matrix)
+    return world
+
+
+def _decompose(matrix, name):
+    """Translation, ``[w, x, y, z]`` rotation and scale of an affine matrix; a mirror is
+    refused."""
+    linear = matrix[:3, :3]
+    if not np.all(np.isfinite(matrix)):
+        raise SceneError("its transform is not finite", f"node {name!r}")
+    s = np.linalg.norm(linear, axis=0)
+    det = np.linalg.det(linear)
+    if det < 0:
+        raise SceneError("its transform mirrors (a negative scale); bones cannot mirror",
+                         f"node {name!r}")  # fmt: skip
+    hidden = s == 0
+    q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s))
+    if hidden.all():
+        q = np.array([1.0, 0.0, 0.0, 0.0])
+    return matrix[:3, 3].copy(), q, s
+
+
+# --- the first take -----------------------------------------------------------------------
+
+
+def _take(read, fps, by_file_name, names, order, turn, turn_q, metres, nodes):
+    """``{node: {"translation_keys": Keys, ...}}``, ``(frame_start, frame_end)``, messages."""
+    if not read.channels:
+        return {}, (0, 0), []
+    ticks = read.ticks_per_second if read.ticks_per_second > 0 else fps
+    found, messages = [], []
+    for c in read.channels:
+        i = by_file_name.get(c.node)
+        if i is None:
+            messages.append(f"the take moves {c.node!r}, which is not a bone; ignored")
+            continue
+        found.append((i, c))
+    every = [k[0] for _, c in found for k in (c.position, c.rotation, c.scale) if len(k[0])]
+    if not every:
+        return {}, (0, 0), messages
+    times = np.concatenate(every)
+    if not np.all(np.isfinite(times)):
+        raise SceneError("a key time is not finite", "the first take")
+    first, last = float(times.min()) * fps / ticks, float(times.max()) * fps / ticks
+    where = f"take {read.takes[0]!r}"
+    bounds.check_fps(fps, where)
+    bounds.check_frame_number(first, where)
+    bounds.check_frame_number(last, where)
+    count = bounds.frame_count(round(first), round(last))
+    bounds.check_frame_count(count, where)
+    bounds.check_poses(count, len(order), where)
+    out = {}
+    for i, c in found:
+        root = nodes[i].parent <= 0
+        kw = {}
+        for kind, (t, v) in (("translation", c.position), ("rotation", c.rotation),
+                             ("scale", c.scale)):  # fmt: skip
+            if not len(t):
+                continue
+            if not np.all(np.isfinite(v)):
+                raise SceneError(f"a {kind} key is not finite", f"{where}, node {c.node!r}")
+            frames = t * (fps / ticks)
+            nearest = np.round(frames)
+            frames = np.where(np.abs(frames - nearest) < 1e-4, nearest, frames)
+            keep = np.concatenate([[True], np.diff(frames) > 1e-9])  # one key per time
+            frames, v = frames[keep], v[keep]
+            if kind == "translation":
+                v = v * metres
+                if root:
+                    v = v @ turn.T
+            elif kind == "rotation":
+                norm = np.linalg.norm(v, axis=1, keepdims=True)
+                if np.any(norm < 1e-6):
+                    raise SceneError("a rotation key is not a unit quaternion",
+                                     f"{where}, node {c.node!r}")  # fmt: skip
+                v = v / norm
+                if root:
+                    v = quat.mul(turn_q, v)
+            elif np.any(v < 0):
+                raise SceneError("a scale key is negative (bones cannot mirror)",
+                                 f"{where}, node {c.node!r}")  # fmt: skip
+            kw[f"{kind}_keys"] = Keys(frames, v)
+        out[i] = kw
+    return out, (int(round(first)), int(round(last))), messages
+
+
+# --- meshes -------------------------------------------------------------------------------
+
+
+def _meshes(read, order, names, world, turn, metres):
+    """Skinned meshes (bind-space vertices in Pivotal's world) and rigid ones (in their node's
+    frame), with messages about what was skipped or cut."""
+    meshes, messages = [], []
+    bone_set = set(order)
+    first_of = {}
+    for i in order:
+        first_of.setdefault(read.nodes[i].name, i)
+    convert = np.eye(4)
+    convert[:3, :3] = turn * metres
+    for i, node in enumerate(read.nodes):
+        for k, m in enumerate(node.meshes):
+            mesh = read.meshes[m]
+            # Named as the node (the object in Maya or Blender), as Blender names it.
+            label = node.name or mesh.name or f"mesh_{m}"
+            if len(node.meshes) > 1:
+                label = f"{label}.{k}"
+            if mesh.triangles is None or not len(mesh.triangles):
+                messages.append(f"mesh {label!r} has no triangles; it is skipped")
+                continue
+            if mesh.bones:
+                made = _skinned(mesh, first_of, names, world[i], convert, metres, messages)
+            elif i in bone_set:
+                v = len(mesh.positions)
+                made = dict(positions=mesh.positions * metres, normals=mesh.normals,
+                            joints=(names[i],), inverse_bind=np.eye(4)[None],
+                            joint_indices=np.zeros((v, 1), np.int64),
+                            weights=np.ones((v, 1)))  # fmt: skip
+            else:  # pragma: no cover - every node with an unskinned mesh is a bone
+                continue
+            meshes.append(SkinnedMesh(name=label, indices=mesh.triangles,
+                                      extra={"fbx_node": node.name}, **made))  # fmt: skip
+    return meshes, messages
+
+
+def _skinned(mesh, first_of, names, mesh_world, convert, metres, messages):
+    """A skinned mesh's arrays: vertices at their rest place in Pivotal's world, and inverse
+    binds ``S · offset · G⁻¹ · C⁻¹`` (``S`` the unit scale, ``G`` the mesh node's rest
+    transform, ``C`` the axis and unit conversion), so the skinning draws what assimp's
+    offset matrices say."""
+    v = len(mesh.positions)
+    to_world = convert @ mesh_world
+    positions = mesh.positions @ to_world[:3, :3].T + to_world[:3, 3]
+    normals = None
+    if mesh.normals is not None:
+        normals = mesh.normals @ np.linalg.inv(to_world[:3, :3])
+        length = np.linalg.norm(normals, axis=1, keepdims=True)
+        normals = normals / np.where(length > 0, length, 1.0)
+    back = np.linalg.inv(to_world)
+    scale = np.diag([metres, metres, metres, 1.0])
+    joints, binds, vertex, joint, weight = [], [], [], [], []
+    for k, (name, ids, w, offset) in enumerate(mesh.bones):
+        if name not in first_of:
+            raise SceneError(f"mesh {mesh.name!r} is bound to {name!r}, which is no node")
+        joints.append(names[first_of[name]])
+        binds.append(scale @ offset @ back)
+        if len(ids) and (ids.max() >= v):
+            raise SceneError(f"bone {name!r} weighs vertex {int(ids.max())}; the mesh has {v}",
+                             f"mesh {mesh.name!r}")  # fmt: skip
+        vertex.append(ids)
+        joint.append(np.full(len(ids), k))
+        weight.append(w)
+    vertex, joint, weight = (np.concatenate(a) for a in (vertex, joint, weight))
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise SceneError("a skin weight is negative or not finite", f"mesh {mesh.name!r}")
+    keep = weight > 0
+    vertex, joint, weight = vertex[keep], joint[keep], weight[keep]
+    order = np.lexsort((-weight, vertex))  # by vertex, the heaviest first
+    vertex, joint, weight = vertex[order], joint[order], weight[order]
+    starts = np.searchsorted(vertex, vertex, side="left")
+    rank = np.arange(len(vertex)) - starts
+    counts = np.bincount(vertex, minlength=v)
+    over = int(np.count_nonzero(counts > MAX_INFLUENCES))
+    if over:
+        messages.append(f"mesh {mesh.name!r}: {over} vertices have more than "
+                        f"{MAX_INFLUENCES} influences; the {MAX_INFLUENCES} largest are kept")  # fmt: skip
+    width = int(min(max(counts.max(initial=1), 1), MAX_INFLUENCES))
+    fit = rank < width
+    joint_indices = np.zeros((v, width), np.int64)
+    weights = np.zeros((v, width))
+    joint_indices[vertex[fit], rank[fit]] = joint[fit]
+    weights[vertex[fit], rank[fit]] = weight[fit]
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
+    return dict(positions=positions, normals=normals, joints=tuple(joints),
+                inverse_bind=np.array(binds), joint_indices=joint_indices, weights=weights)  # fmt: skip
