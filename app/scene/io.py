@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from app.scene.errors import SceneError
@@ -56,7 +57,15 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.fbx.importer import load_fbx
         from app.scene.formats.mesh_source import remember_source
 
-        return keepable(remember_source(load_fbx(path), path), path)
+        # The importer checks its keys as a scene file would (finite, within the bounds on
+        # numbers and frames, unit rotations, no negative scale); the rest is checked here
+        # without them, which keeps a 65-joint character's import fast.
+        scene = remember_source(load_fbx(path), path)
+        bare = scene.copy()
+        bare.bones = [replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
+                      for b in scene.bones]  # fmt: skip
+        keepable(bare, path)
+        return scene
     scene_suffix = path.suffix.lower() == ".json"
     try:
         text = path.read_text(encoding="utf-8")

@@ -19,8 +19,10 @@ Refusals are :class:`~app.scene.errors.SceneError` naming the file (and the node
 from __future__ import annotations
 
 import os
+import pickle
+import select
 import signal
-import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +41,7 @@ _TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
                13: 24000 / 1001, 15: 96.0, 16: 72.0, 17: 60000 / 1001,
                18: 120000 / 1001}  # fmt: skip
 _DEFAULT_FPS = 24.0
-#: How long the reader may take on one file in the crash guard before it is given up.
+#: How long the reader may take on one file before it is given up.
 _GUARD_SECONDS = 60.0
 
 
@@ -56,8 +58,7 @@ def load_fbx(path) -> Scene:
     if not path.is_file():
         raise SceneError("no such file", file=str(path))
     try:
-        _guard(path)
-        read = assimp.read(path)
+        read = _guarded_read(path)
     except assimp.ReadError as e:
         raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
     try:
@@ -66,42 +67,65 @@ def load_fbx(path) -> Scene:
         raise e.with_file(str(path)) from None
 
 
-def _guard(path: Path) -> None:
-    """Have assimp read ``path`` in a forked child first where fork exists: assimp is C++,
-    and a file that crashes it must be refused, not take the editor down.
+def _guarded_read(path: Path) -> assimp.File:
+    """:func:`assimp.read` in a forked child where fork exists, the result coming back through
+    a pipe: assimp is C++, and a file that crashes it must be refused, not take the editor
+    down. Elsewhere, in this process.
 
     Raises
     ------
     assimp.ReadError
-        When the child died of a signal or did not finish in time.
+        assimp's reason, or that the reader crashed or did not finish in time.
     """
-    if not hasattr(os, "fork") or sys.platform == "darwin":
-        return
+    if not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
+        return assimp.read(path)
     assimp.available()  # load the library before forking, once
+    into, out = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: read, and leave without running any Python clean-up
+    if pid == 0:  # the child: read, send, and leave without running any Python clean-up
+        os.close(into)
         code = 0
         try:
-            assimp.read(path)
-        except BaseException:  # noqa: BLE001 - the parent reads it again and says why
+            import faulthandler
+
+            faulthandler.disable()  # a crash here is reported by the parent, in one line
+            try:
+                answer = assimp.read(path)
+            except assimp.ReadError as e:
+                answer = e
+            with os.fdopen(out, "wb") as pipe:
+                pickle.dump(answer, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # noqa: BLE001 - the parent says the read failed
             code = 1
         os._exit(code)
-    waited = 0.0
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if waited > _GUARD_SECONDS:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            raise assimp.ReadError(f"the FBX reader did not finish within {_GUARD_SECONDS:g} s")
-        import time
-
-        time.sleep(0.001 if waited < 0.05 else 0.01)
-        waited += 0.001 if waited < 0.05 else 0.01
+    os.close(out)
+    data = bytearray()
+    try:
+        waiter = os.pidfd_open(pid)
+        deadline = time.monotonic() + _GUARD_SECONDS
+        with os.fdopen(into, "rb", buffering=0) as pipe:
+            while True:  # read until the child closes the pipe (done, or dead)
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                    os.kill(pid, signal.SIGKILL)
+                    raise assimp.ReadError(
+                        f"the FBX reader did not finish within {_GUARD_SECONDS:g} s")
+                chunk = pipe.read(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        os.close(waiter)
+    finally:
+        _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         name = signal.Signals(os.WTERMSIG(status)).name
         raise assimp.ReadError(f"the FBX reader crashed on it ({name})")
+    if os.WEXITSTATUS(status) != 0 or not data:
+        raise assimp.ReadError("the FBX reader failed on it")
+    answer = pickle.loads(bytes(data))
+    if isinstance(answer, assimp.ReadError):
+        raise answer
+    return answer
 
 
 # --- axes and units -----------------------------------------------------------------------
@@ -184,20 +208,20 @@ def _scene(read: assimp.File) -> Scene:
         bounds.check_depth(depth[i], f"node {nodes[i].name!r}")
     turn_q = quat.quat_from_matrix(turn)
     fps = frame_rate(settings, read.ticks_per_second)
-    keys, span, key_messages = _take(read, fps, by_file_name, names, order, turn, turn_q,
-                                     metres, nodes)  # fmt: skip
+    matrices = np.array([nodes[i].matrix if nodes[i].parent != 0 else
+                         nodes[0].matrix @ nodes[i].matrix for i in order])  # fmt: skip
+    rest = _decompose(matrices, [nodes[i].name for i in order])
+    file_rest = {i: (rest[0][k], rest[1][k], rest[2][k]) for k, i in enumerate(order)}
+    keys, span, key_messages = _take(read, fps, by_file_name, order, turn, turn_q, metres,
+                                     nodes, file_rest)  # fmt: skip
     bones = []
-    for i in order:
+    for k, i in enumerate(order):
         node = nodes[i]
-        matrix = node.matrix if node.parent != 0 else nodes[0].matrix @ node.matrix
-        t, q, s = _decompose(matrix, node.name)
+        t, q, s = (a[k] for a in rest)
         t = t * metres
         if node.parent <= 0:  # a root: the axis conversion
             t, q = turn @ t, quat.mul(turn_q, q)
-        kw = dict(keys.get(i, {}))
-        scale_keys = kw.get("scale_keys")
-        if scale_keys is not None and np.allclose(scale_keys.values, s, rtol=0, atol=1e-6):
-            del kw["scale_keys"]
+        kw = keys.get(i, {})
         bones.append(Bone(name=names[i], parent=names[node.parent] if node.parent > 0 else None,
                           translation=tuple(map(float, t)), rotation=tuple(map(float, q)),
                           scale=tuple(map(float, s)), **kw))  # fmt: skip
@@ -232,29 +256,32 @@ def _worlds(nodes) -> list[np.ndarray]:
     return world
 
 
-def _decompose(matrix, name):
-    """Translation, ``[w, x, y, z]`` rotation and scale of an affine matrix; a mirror is
-    refused."""
-    linear = matrix[:3, :3]
-    if not np.all(np.isfinite(matrix)):
-        raise SceneError("its transform is not finite", f"node {name!r}")
-    s = np.linalg.norm(linear, axis=0)
-    det = np.linalg.det(linear)
-    if det < 0:
+def _decompose(matrices, names):
+    """Translations, ``[w, x, y, z]`` rotations and scales of affine matrices (N, 4, 4); a
+    mirror is refused, naming its node."""
+    for k in np.flatnonzero(~np.all(np.isfinite(matrices), axis=(1, 2))):
+        raise SceneError("its transform is not finite", f"node {names[k]!r}")
+    linear = matrices[:, :3, :3]
+    for k in np.flatnonzero(np.linalg.det(linear) < 0):
         raise SceneError("its transform mirrors (a negative scale); bones cannot mirror",
-                         f"node {name!r}")  # fmt: skip
+                         f"node {names[k]!r}")  # fmt: skip
+    s = np.linalg.norm(linear, axis=1)  # the columns' lengths
     hidden = s == 0
-    q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s))
-    if hidden.all():
-        q = np.array([1.0, 0.0, 0.0, 0.0])
-    return matrix[:3, 3].copy(), q, s
+    q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s)[:, None, :])
+    q[hidden.all(axis=1)] = (1.0, 0.0, 0.0, 0.0)
+    return matrices[:, :3, 3].copy(), q, s
 
 
 # --- the first take -----------------------------------------------------------------------
 
 
-def _take(read, fps, by_file_name, names, order, turn, turn_q, metres, nodes):
-    """``{node: {"translation_keys": Keys, ...}}``, ``(frame_start, frame_end)``, messages."""
+def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
+    """``{node: {"translation_keys": Keys, ...}}``, ``(frame_start, frame_end)``, messages.
+
+    ``rest`` maps a node to its file-space translation, rotation and scale: a channel whose
+    every key is that value (within float32's precision, which the file holds) changes
+    nothing and is left out.
+    """
     if not read.channels:
         return {}, (0, 0), []
     ticks = read.ticks_per_second if read.ticks_per_second > 0 else fps
@@ -265,14 +292,24 @@ def _take(read, fps, by_file_name, names, order, turn, turn_q, metres, nodes):
             messages.append(f"the take moves {c.node!r}, which is not a bone; ignored")
             continue
         found.append((i, c))
-    every = [k[0] for _, c in found for k in (c.position, c.rotation, c.scale) if len(k[0])]
-    if not every:
+    kinds = ("translation", "rotation", "scale")
+    channels = [(i, c, kind, k) for i, c in found
+                for kind, k in zip(kinds, (c.position, c.rotation, c.scale)) if len(k[0])]  # fmt: skip
+    if not channels:
         return {}, (0, 0), messages
-    times = np.concatenate(every)
-    if not np.all(np.isfinite(times)):
-        raise SceneError("a key time is not finite", "the first take")
-    first, last = float(times.min()) * fps / ticks, float(times.max()) * fps / ticks
     where = f"take {read.takes[0]!r}"
+    times = np.concatenate([k[0] for *_, k in channels])
+    values = np.concatenate([k[1].reshape(-1) for *_, k in channels])
+    if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))) or (
+            np.abs(values).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE):  # fmt: skip
+        for i, c, kind, (t, v) in channels:  # name the first channel at fault
+            if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
+                raise SceneError(f"a {kind} key is not finite", f"{where}, node {c.node!r}")
+            if np.abs(v).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE:
+                raise SceneError(f"a {kind} key lies beyond the bound of "
+                                 f"+-{bounds.MAX_MAGNITUDE:g} on numbers",
+                                 f"{where}, node {c.node!r}")  # fmt: skip
+    first, last = float(times.min()) * fps / ticks, float(times.max()) * fps / ticks
     bounds.check_fps(fps, where)
     bounds.check_frame_number(first, where)
     bounds.check_frame_number(last, where)
@@ -280,37 +317,43 @@ def _take(read, fps, by_file_name, names, order, turn, turn_q, metres, nodes):
     bounds.check_frame_count(count, where)
     bounds.check_poses(count, len(order), where)
     out = {}
-    for i, c in found:
-        root = nodes[i].parent <= 0
-        kw = {}
-        for kind, (t, v) in (("translation", c.position), ("rotation", c.rotation),
-                             ("scale", c.scale)):  # fmt: skip
-            if not len(t):
-                continue
-            if not np.all(np.isfinite(v)):
-                raise SceneError(f"a {kind} key is not finite", f"{where}, node {c.node!r}")
+    frames_of = {}  # the key times' bytes -> (frames, which keys to keep): channels share them
+    for i, c, kind, (t, v) in channels:
+        t0, q0, s0 = rest[i]
+        if kind == "translation":
+            same = np.abs(v - t0).max() <= 1e-6 * (1.0 + np.abs(t0).max())
+        elif kind == "rotation":
+            same = np.abs(np.abs(v @ q0) - 1.0).max() <= 1e-6  # q and -q turn alike
+        else:
+            same = np.abs(v - s0).max() <= 1e-6 * (1.0 + np.abs(s0).max())
+        if same:
+            continue
+        made = frames_of.get(t.tobytes())
+        if made is None:
             frames = t * (fps / ticks)
             nearest = np.round(frames)
             frames = np.where(np.abs(frames - nearest) < 1e-4, nearest, frames)
             keep = np.concatenate([[True], np.diff(frames) > 1e-9])  # one key per time
-            frames, v = frames[keep], v[keep]
-            if kind == "translation":
-                v = v * metres
-                if root:
-                    v = v @ turn.T
-            elif kind == "rotation":
-                norm = np.linalg.norm(v, axis=1, keepdims=True)
-                if np.any(norm < 1e-6):
-                    raise SceneError("a rotation key is not a unit quaternion",
-                                     f"{where}, node {c.node!r}")  # fmt: skip
-                v = v / norm
-                if root:
-                    v = quat.mul(turn_q, v)
-            elif np.any(v < 0):
-                raise SceneError("a scale key is negative (bones cannot mirror)",
+            made = frames_of[t.tobytes()] = (frames[keep], keep)
+        frames, keep = made
+        v = v[keep]
+        root = nodes[i].parent <= 0
+        if kind == "translation":
+            v = v * metres
+            if root:
+                v = v @ turn.T
+        elif kind == "rotation":
+            norm = np.linalg.norm(v, axis=1, keepdims=True)
+            if np.any(norm < 1e-6):
+                raise SceneError("a rotation key is not a unit quaternion",
                                  f"{where}, node {c.node!r}")  # fmt: skip
-            kw[f"{kind}_keys"] = Keys(frames, v)
-        out[i] = kw
+            v = v / norm
+            if root:
+                v = quat.mul(turn_q, v)
+        elif np.any(v < 0):
+            raise SceneError("a scale key is negative (bones cannot mirror)",
+                             f"{where}, node {c.node!r}")  # fmt: skip
+        out.setdefault(i, {})[f"{kind}_keys"] = Keys(frames, v)
     return out, (int(round(first)), int(round(last))), messages
 
 
