@@ -88,7 +88,8 @@ def parse_frames(text: str) -> np.ndarray:
 def _bake(argv) -> int:
     parser = _Parser(
         prog="main.py bake",
-        description="Evaluate SCENE (a scene file, .bvh, .gltf, .glb or .fbx) and write a NumPy .npz "
+        description="Evaluate SCENE (a scene file, .bvh, .gltf, .glb or .fbx) and write a NumPy "
+        ".npz "
         "with bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
     )
     parser.add_argument("scene", help="scene file (.json), motion capture (.bvh), glTF "

@@ -155,7 +155,11 @@ def _character(chains: int, per_chain: int, ring: int, rows_per_bone: int, influ
         for n, pb in enumerate(rig.pose.bones):
             pb.rotation_mode = "XYZ"
             phase = f / 40 * 2 * math.pi + n * 0.7
-            pb.rotation_euler = (0.5 * math.sin(phase), 0.3 * math.cos(phase), 0.2 * math.sin(2 * phase))
+            pb.rotation_euler = (
+                0.5 * math.sin(phase),
+                0.3 * math.cos(phase),
+                0.2 * math.sin(2 * phase),
+            )
             pb.keyframe_insert("rotation_euler", frame=f)
         rig.location = (0.1 * math.sin(f / 40 * 2 * math.pi), 0.05 * f / 40, 0.0)
         rig.keyframe_insert("location", frame=f)

@@ -8,13 +8,18 @@ module copies what it produced (nodes, meshes, skins, the first take, the file's
 settings) into plain Python and numpy values and releases assimp's scene before returning.
 
 Assimp is C++: a file it cannot parse makes it return no scene and say why
-(``aiGetErrorString``); :func:`read` raises :class:`ReadError` with that reason.
+(``aiGetErrorString``); :func:`read` raises :class:`ReadError` with that reason. A file that
+crashes it must not take the editor down: :func:`read_guarded` reads in a forked child.
 """
 
 from __future__ import annotations
 
 import ctypes.util
 import os
+import pickle
+import select
+import signal
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -87,6 +92,8 @@ unsigned int aiGetVersionMinor(void);
 _FLAGS = 0x8 | 0x8000
 _TRIANGLES = 0x4
 
+#: How long the reader may take on one file before it is given up.
+_GUARD_SECONDS = 60.0
 #: What this module needs, for the messages of a machine without it.
 NEEDS = "assimp (Debian's libassimp5) and the cffi Python package"
 
@@ -198,6 +205,66 @@ def read(path, preserve_pivots: bool = False) -> File:
         lib.aiReleaseImport(scene)
 
 
+def read_guarded(path) -> File:
+    """:func:`read` in a forked child where fork exists, the result coming back through
+    a pipe: assimp is C++, and a file that crashes it must be refused, not take the editor
+    down. Elsewhere, in this process.
+
+    Raises
+    ------
+    ReadError
+        assimp's reason, or that the reader crashed or did not finish in time.
+    """
+    if not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
+        return read(path)
+    available()  # load the library before forking, once
+    into, out = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: read, send, and leave without running any Python clean-up
+        os.close(into)
+        code = 0
+        try:
+            import faulthandler
+
+            faulthandler.disable()  # a crash here is reported by the parent, in one line
+            try:
+                answer = read(path)
+            except ReadError as e:
+                answer = e
+            with os.fdopen(out, "wb") as pipe:
+                pickle.dump(answer, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # noqa: BLE001 - the parent says the read failed
+            code = 1
+        os._exit(code)
+    os.close(out)
+    data = bytearray()
+    try:
+        waiter = os.pidfd_open(pid)
+        deadline = time.monotonic() + _GUARD_SECONDS
+        with os.fdopen(into, "rb", buffering=0) as pipe:
+            while True:  # read until the child closes the pipe (done, or dead)
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                    os.kill(pid, signal.SIGKILL)
+                    raise ReadError(f"the FBX reader did not finish within {_GUARD_SECONDS:g} s")
+                chunk = pipe.read(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        os.close(waiter)
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        raise ReadError(f"the FBX reader crashed on it ({name})")
+    if os.WEXITSTATUS(status) != 0 or not data:
+        raise ReadError("the FBX reader failed on it")
+    answer = pickle.loads(bytes(data))
+    if isinstance(answer, ReadError):
+        raise answer
+    return answer
+
+
 def _text(ffi, s) -> str:
     n = min(int(s.length), 1023)
     return bytes(ffi.buffer(s.data, n)).decode("utf-8", "replace")
@@ -267,8 +334,9 @@ def _copy(ffi, scene) -> File:
         triangles = None
         if mesh.mPrimitiveTypes & _TRIANGLES:
             faces, unpack = mesh.mFaces, ffi.unpack
-            triangles = np.array([unpack(faces[f].mIndices, 3) for f in range(mesh.mNumFaces)
-                                  if faces[f].mNumIndices == 3], np.int64).reshape(-1, 3)  # fmt: skip
+            triangles = [unpack(faces[f].mIndices, 3) for f in range(mesh.mNumFaces)
+                         if faces[f].mNumIndices == 3]  # fmt: skip
+            triangles = np.array(triangles, np.int64).reshape(-1, 3)
         bones = []
         for b in range(mesh.mNumBones):
             bone = mesh.mBones[b]
@@ -278,8 +346,8 @@ def _copy(ffi, scene) -> File:
                                 "(an assimp this module does not know)")  # fmt: skip
             weights = np.frombuffer(ffi.buffer(bone.mWeights, 8 * n), _WEIGHT) if n else (
                 np.zeros(0, _WEIGHT))  # fmt: skip
-            bones.append((_text(ffi, bone.mName), weights["id"].astype(np.int64),
-                          weights["w"].astype(float), _matrix(ffi, bone.mOffsetMatrix)))  # fmt: skip
+            ids, amounts = weights["id"].astype(np.int64), weights["w"].astype(float)
+            bones.append((_text(ffi, bone.mName), ids, amounts, _matrix(ffi, bone.mOffsetMatrix)))
         meshes.append(Mesh(_text(ffi, mesh.mName), positions, normals, triangles, bones))
     takes = [_text(ffi, scene.mAnimations[a].mName) for a in range(scene.mNumAnimations)]
     channels, ticks = [], 0.0

@@ -18,11 +18,6 @@ Refusals are :class:`~app.scene.errors.SceneError` naming the file (and the node
 
 from __future__ import annotations
 
-import os
-import pickle
-import select
-import signal
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +36,6 @@ _TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
                13: 24000 / 1001, 15: 96.0, 16: 72.0, 17: 60000 / 1001,
                18: 120000 / 1001}  # fmt: skip
 _DEFAULT_FPS = 24.0
-#: How long the reader may take on one file before it is given up.
-_GUARD_SECONDS = 60.0
 
 
 def load_fbx(path) -> Scene:
@@ -58,74 +51,13 @@ def load_fbx(path) -> Scene:
     if not path.is_file():
         raise SceneError("no such file", file=str(path))
     try:
-        read = _guarded_read(path)
+        read = assimp.read_guarded(path)
     except assimp.ReadError as e:
         raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
     try:
         return _scene(read)
     except SceneError as e:
         raise e.with_file(str(path)) from None
-
-
-def _guarded_read(path: Path) -> assimp.File:
-    """:func:`assimp.read` in a forked child where fork exists, the result coming back through
-    a pipe: assimp is C++, and a file that crashes it must be refused, not take the editor
-    down. Elsewhere, in this process.
-
-    Raises
-    ------
-    assimp.ReadError
-        assimp's reason, or that the reader crashed or did not finish in time.
-    """
-    if not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
-        return assimp.read(path)
-    assimp.available()  # load the library before forking, once
-    into, out = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: read, send, and leave without running any Python clean-up
-        os.close(into)
-        code = 0
-        try:
-            import faulthandler
-
-            faulthandler.disable()  # a crash here is reported by the parent, in one line
-            try:
-                answer = assimp.read(path)
-            except assimp.ReadError as e:
-                answer = e
-            with os.fdopen(out, "wb") as pipe:
-                pickle.dump(answer, pipe, protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException:  # noqa: BLE001 - the parent says the read failed
-            code = 1
-        os._exit(code)
-    os.close(out)
-    data = bytearray()
-    try:
-        waiter = os.pidfd_open(pid)
-        deadline = time.monotonic() + _GUARD_SECONDS
-        with os.fdopen(into, "rb", buffering=0) as pipe:
-            while True:  # read until the child closes the pipe (done, or dead)
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([pipe], [], [], left)[0]:
-                    os.kill(pid, signal.SIGKILL)
-                    raise assimp.ReadError(
-                        f"the FBX reader did not finish within {_GUARD_SECONDS:g} s")
-                chunk = pipe.read(1 << 20)
-                if not chunk:
-                    break
-                data += chunk
-        os.close(waiter)
-    finally:
-        _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        raise assimp.ReadError(f"the FBX reader crashed on it ({name})")
-    if os.WEXITSTATUS(status) != 0 or not data:
-        raise assimp.ReadError("the FBX reader failed on it")
-    answer = pickle.loads(bytes(data))
-    if isinstance(answer, assimp.ReadError):
-        raise answer
-    return answer
 
 
 # --- axes and units -----------------------------------------------------------------------
@@ -148,7 +80,8 @@ def axis_conversion(settings: dict) -> tuple[np.ndarray, str]:
     m = np.array([coord, up, front])
     if abs(np.linalg.det(m) - 1.0) > 1e-9:  # not a right-handed basis: Blender's axes instead
         return np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]]), (
-            "the file's axes are not a right-handed system; read as Z up, -Y forward")
+            "the file's axes are not a right-handed system; read as Z up, -Y forward"
+        )
     return m, ""
 
 
@@ -294,7 +227,8 @@ def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
         found.append((i, c))
     kinds = ("translation", "rotation", "scale")
     channels = [(i, c, kind, k) for i, c in found
-                for kind, k in zip(kinds, (c.position, c.rotation, c.scale)) if len(k[0])]  # fmt: skip
+                for kind, k in zip(kinds, (c.position, c.rotation, c.scale))
+                if len(k[0])]  # fmt: skip
     if not channels:
         return {}, (0, 0), messages
     where = f"take {read.takes[0]!r}"
@@ -302,7 +236,7 @@ def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
     values = np.concatenate([k[1].reshape(-1) for *_, k in channels])
     if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))) or (
             np.abs(values).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE):  # fmt: skip
-        for i, c, kind, (t, v) in channels:  # name the first channel at fault
+        for _, c, kind, (t, v) in channels:  # name the first channel at fault
             if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
                 raise SceneError(f"a {kind} key is not finite", f"{where}, node {c.node!r}")
             if np.abs(v).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE:
@@ -434,8 +368,9 @@ def _skinned(mesh, first_of, names, mesh_world, convert, metres, messages):
     counts = np.bincount(vertex, minlength=v)
     over = int(np.count_nonzero(counts > MAX_INFLUENCES))
     if over:
-        messages.append(f"mesh {mesh.name!r}: {over} vertices have more than "
-                        f"{MAX_INFLUENCES} influences; the {MAX_INFLUENCES} largest are kept")  # fmt: skip
+        most = MAX_INFLUENCES
+        messages.append(f"mesh {mesh.name!r}: {over} vertices have more than {most} "
+                        f"influences; the {most} largest are kept")  # fmt: skip
     width = int(min(max(counts.max(initial=1), 1), MAX_INFLUENCES))
     fit = rank < width
     joint_indices = np.zeros((v, width), np.int64)
@@ -445,4 +380,5 @@ def _skinned(mesh, first_of, names, mesh_world, convert, metres, messages):
     total = weights.sum(axis=1, keepdims=True)
     weights = np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
     return dict(positions=positions, normals=normals, joints=tuple(joints),
-                inverse_bind=np.array(binds), joint_indices=joint_indices, weights=weights)  # fmt: skip
+                inverse_bind=np.array(binds), joint_indices=joint_indices,
+                weights=weights)  # fmt: skip

@@ -130,7 +130,8 @@ def _primitive(doc, acc, prim, pw, n_joints, rigid):
                              pw + "/attributes/JOINTS_0")  # fmt: skip
         total = weights.sum(axis=1, keepdims=True)
         if np.any(weights < 0) or np.any(total <= 0):
-            raise SceneError("WEIGHTS_0 (and WEIGHTS_1) must be >= 0 with a positive sum per vertex",
+            named = "WEIGHTS_0 and WEIGHTS_1" if "WEIGHTS_1" in attributes else "WEIGHTS_0"
+            raise SceneError(f"{named} must be >= 0 with a positive sum per vertex",
                              pw + "/attributes/WEIGHTS_0")  # fmt: skip
         weights = weights / total
     else:
