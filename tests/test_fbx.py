@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,28 @@ def test_skinned_meshes_deform_as_in_blender(loaded, name):
         assert off <= 1e-4 * size, f"frame {f}: vertices {off / size:.2e} of the size off"
         moved = max(moved, np.linalg.norm(ours[k] - ours[0], axis=1).max())
     assert moved > 0.05 * size  # the mesh deforms
+
+
+def test_pre_and_post_rotations_pivots_and_offsets_put_heads_where_ufbx_does():
+    """An ASCII FBX whose bones carry pre- and post-rotations, rotation and scaling pivots and
+    offsets (Blender cannot read ASCII FBX: the oracle is ufbx, recorded once)."""
+    scene = load_fbx(DATA / "pivots.fbx")
+    expected = json.loads((DATA / "pivots.fbx.ufbx.json").read_text())["rest_heads"]
+    keyed = {b.name for b in scene.bones if b.rotation_keys is not None}
+    assert {"chain0_0", "chain1_1", "chain2_0"} <= keyed  # the pivoted bones keep their take
+    assert not any("not a bone" in m for m in scene.messages)
+    scene.bones = [
+        replace(b, translation_keys=None, rotation_keys=None, scale_keys=None) for b in scene.bones
+    ]  # the rest pose, as ufbx gives it
+    result = bake(scene, [0])
+    names = list(result.bone_names)
+    heads = np.array(list(expected.values()))
+    size = float(np.ptp(heads, axis=0).max())
+    for name, head in expected.items():
+        if name == "Body":  # the skinned mesh's node: no bone
+            continue
+        off = np.linalg.norm(result.heads[0, names.index(name)] - head)
+        assert off <= 1e-4 * size, f"{name}: {off / size:.2e} of the size off"
 
 
 def test_axes_and_units_z_up_centimetres_and_y_up_metres(loaded):

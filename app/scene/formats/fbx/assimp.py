@@ -108,6 +108,7 @@ class Node:
     matrix: np.ndarray  # (4, 4) parent-relative, column vectors
     parent: int  # -1 for assimp's root
     meshes: list[int]
+    geometry: np.ndarray | None = None  # FBX's geometric transform (its meshes only)
 
 
 @dataclass
@@ -180,9 +181,9 @@ def available() -> bool:
     return True
 
 
-def read(path, preserve_pivots: bool = False) -> File:
-    """Read the FBX file ``path`` with assimp (pivots and pre/post-rotations folded into each
-    node's transform and animation, as ``IMPORT_FBX_PRESERVE_PIVOTS`` off does).
+def read(path, preserve_pivots: bool = True) -> File:
+    """Read the FBX file ``path`` with assimp (``IMPORT_FBX_PRESERVE_PIVOTS`` on, assimp's
+    default: the parts of a node's transform on helper nodes, :mod:`.pivots`).
 
     Raises
     ------
@@ -205,7 +206,7 @@ def read(path, preserve_pivots: bool = False) -> File:
         lib.aiReleaseImport(scene)
 
 
-def read_guarded(path) -> File:
+def read_guarded(path, preserve_pivots: bool = True) -> File:
     """:func:`read` in a forked child where fork exists, the result coming back through
     a pipe: assimp is C++, and a file that crashes it must be refused, not take the editor
     down. Elsewhere, in this process.
@@ -216,7 +217,7 @@ def read_guarded(path) -> File:
         assimp's reason, or that the reader crashed or did not finish in time.
     """
     if not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
-        return read(path)
+        return read(path, preserve_pivots)
     available()  # load the library before forking, once
     into, out = os.pipe()
     pid = os.fork()
@@ -228,7 +229,7 @@ def read_guarded(path) -> File:
 
             faulthandler.disable()  # a crash here is reported by the parent, in one line
             try:
-                answer = read(path)
+                answer = read(path, preserve_pivots)
             except ReadError as e:
                 answer = e
             with os.fdopen(out, "wb") as pipe:

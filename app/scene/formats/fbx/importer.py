@@ -24,7 +24,7 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
-from app.scene.formats.fbx import assimp
+from app.scene.formats.fbx import assimp, pivots
 from app.scene.math import quat, transforms
 from app.scene.rig.keys import Keys
 from app.scene.rig.mesh import MAX_INFLUENCES, SkinnedMesh
@@ -51,7 +51,7 @@ def load_fbx(path) -> Scene:
     if not path.is_file():
         raise SceneError("no such file", file=str(path))
     try:
-        read = assimp.read_guarded(path)
+        read = pivots.collapse(assimp.read_guarded(path))
     except assimp.ReadError as e:
         raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
     try:
@@ -318,7 +318,13 @@ def _meshes(read, order, names, world, turn, metres):
                 made = _skinned(mesh, first_of, names, world[i], convert, metres, messages)
             elif i in bone_set:
                 v = len(mesh.positions)
-                made = dict(positions=mesh.positions * metres, normals=mesh.normals,
+                positions, normals = mesh.positions, mesh.normals
+                if node.geometry is not None:  # FBX's geometric transform: the mesh alone
+                    g = node.geometry
+                    positions = positions @ g[:3, :3].T + g[:3, 3]
+                    if normals is not None:
+                        normals = normals @ np.linalg.inv(g[:3, :3])
+                made = dict(positions=positions * metres, normals=normals,
                             joints=(names[i],), inverse_bind=np.eye(4)[None],
                             joint_indices=np.zeros((v, 1), np.int64),
                             weights=np.ones((v, 1)))  # fmt: skip
