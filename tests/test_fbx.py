@@ -27,6 +27,8 @@ from app.scene.io import load_scene, save_scene
 from app.scene.rig.mesh import SkinnedMesh
 from app.scene.rig.skinning import bind
 
+from .gltf_validator import problems, validate
+
 DATA = Path(__file__).parent / "data" / "fbx"
 ROOT = Path(__file__).resolve().parents[1]
 #: huesitos and animation_with_skeleton: assimp's test models (Blender 2.79 and 2.90 exports,
@@ -145,6 +147,8 @@ def test_eight_influences_survive_gltf_export_and_import(tmp_path, loaded):
     scene = loaded["wave_zup_cm.fbx"]
     out = tmp_path / "wave.glb"
     write_gltf(out, scene, bake(scene))
+    (report,) = validate(out)
+    assert problems(report) == []  # JOINTS_1/WEIGHTS_1 as the validator wants them
     back = load_gltf(out)
     mesh, again = scene.meshes[0], back.meshes[0]
     assert again.weights.shape[1] == 8
