@@ -117,6 +117,20 @@ def test_pre_and_post_rotations_pivots_and_offsets_put_heads_where_ufbx_does():
         assert off <= 1e-4 * size, f"{name}: {off / size:.2e} of the size off"
 
 
+def test_pivoted_bones_move_as_ufbx_evaluates_the_take():
+    record = json.loads((DATA / "pivots.fbx.ufbx.json").read_text())
+    scene = load_fbx(DATA / "pivots.fbx")
+    frames = sorted(int(f) for f in record["heads"])
+    assert scene.fps == record["fps"] and (scene.frame_start, scene.frame_end) == (0, 40)
+    result = bake(scene, frames)
+    names = list(result.bone_names)
+    expected = np.array([[record["heads"][str(f)][n] for n in names] for f in frames])
+    size = float(np.ptp(expected.reshape(-1, 3), axis=0).max())
+    off = np.linalg.norm(result.heads - expected, axis=2)
+    assert off.max() <= 1e-4 * size, f"{off.max() / size:.2e} of the clip's size off"
+    assert np.ptp(result.heads[:, names.index("chain0_2")], axis=0).max() > 0.05 * size
+
+
 def test_axes_and_units_z_up_centimetres_and_y_up_metres(loaded):
     zup, yup = assimp.read(DATA / "wave_zup_cm.fbx"), assimp.read(DATA / "wave_yup_m.fbx")
     assert (zup.settings["UpAxis"], zup.settings["UnitScaleFactor"]) == (2, 1.0)  # Z up, cm
