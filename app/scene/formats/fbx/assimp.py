@@ -20,6 +20,7 @@ import pickle
 import select
 import signal
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -216,11 +217,13 @@ def read_guarded(path, preserve_pivots: bool = True) -> File:
     ReadError
         assimp's reason, or that the reader crashed or did not finish in time.
     """
-    if not hasattr(os, "fork") or not hasattr(os, "pidfd_open"):
+    if not hasattr(os, "fork"):
         return read(path, preserve_pivots)
     available()  # load the library before forking, once
     into, out = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():  # Python 3.12 warns about fork in a threaded process:
+        warnings.simplefilter("ignore", DeprecationWarning)  # the child only reads and exits
+        pid = os.fork()
     if pid == 0:  # the child: read, send, and leave without running any Python clean-up
         os.close(into)
         code = 0
@@ -240,7 +243,6 @@ def read_guarded(path, preserve_pivots: bool = True) -> File:
     os.close(out)
     data = bytearray()
     try:
-        waiter = os.pidfd_open(pid)
         deadline = time.monotonic() + _GUARD_SECONDS
         with os.fdopen(into, "rb", buffering=0) as pipe:
             while True:  # read until the child closes the pipe (done, or dead)
@@ -252,7 +254,6 @@ def read_guarded(path, preserve_pivots: bool = True) -> File:
                 if not chunk:
                     break
                 data += chunk
-        os.close(waiter)
     finally:
         _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
