@@ -2,8 +2,9 @@
 
 - Every node below assimp's root becomes a bone named as in the file (a repeated name gets
   ``.001``, ...), parents before children, except a leaf that carries only a light, a camera
-  or skinned meshes. Pre- and post-rotations, pivots and offsets are folded into each node's
-  transform by assimp, so a bone's rest values put its head where Blender's importer does.
+  or skinned meshes. Pre- and post-rotations, pivots and offsets, which assimp puts on helper
+  nodes, are multiplied back into each node's transform and keys (:mod:`.pivots`), so a
+  bone's rest values and keys put its head where Blender's importer and ufbx do.
 - The file's axes (``UpAxis``, ``FrontAxis``, ``CoordAxis`` and their signs) become
   Pivotal's (+Y up, the front towards +Z, +X to the side) and its ``UnitScaleFactor``
   (centimetres per unit) becomes metres: the root bones get the axis rotation, and every
