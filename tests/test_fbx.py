@@ -177,6 +177,7 @@ def test_load_scene_reads_fbx_and_a_saved_scene_keeps_its_meshes(tmp_path):
     assert scene.meshes and scene.fps == 25.0
     save_scene(scene, tmp_path / "bones.json")
     back = load_scene(tmp_path / "bones.json")
+    assert back.bones == scene.bones  # keys included: what loads saves and loads back equal
     assert [m.name for m in back.meshes] == [m.name for m in scene.meshes]
     np.testing.assert_array_equal(back.meshes[0].positions, scene.meshes[0].positions)
 
