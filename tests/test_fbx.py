@@ -248,3 +248,30 @@ def test_a_mesh_keeps_up_to_eight_influences():
         SkinnedMesh(name="m", positions=np.zeros((1, 3)), indices=np.zeros((0, 3)),
                     joints=("a",), joint_indices=np.zeros((1, 9)), weights=np.ones((1, 9)),
                     inverse_bind=np.eye(4)[None])  # fmt: skip
+
+
+def test_a_vertex_with_more_than_eight_influences_keeps_its_eight_heaviest():
+    """What assimp hands over for a skin whose one vertex is weighed by ten bones (built here:
+    no FBX writer at hand makes ten influences)."""
+    from app.scene.formats.fbx.importer import _scene
+
+    eye = np.eye(4)
+    nodes = [assimp.Node("RootNode", eye, -1, []), assimp.Node("mesh", eye, 0, [0])]
+    for k in range(10):
+        shifted = eye.copy()
+        shifted[0, 3] = 1.0
+        nodes.append(assimp.Node(f"b{k}", shifted, 0 if k == 0 else k + 1, []))
+    bones = [(f"b{k}", np.array([0, 1]), np.array([0.1 * (k + 1), 1.0 if k == 3 else 0.0]), eye)
+             for k in range(10)]  # fmt: skip
+    mesh = assimp.Mesh("skin", np.eye(3), None, np.array([[0, 1, 2]]), bones)
+    read = assimp.File(nodes, [mesh], [], 0.0, [], {"UnitScaleFactor": 100.0})
+    scene = _scene(read)
+    (skinned,) = scene.meshes
+    assert skinned.weights.shape[1] == 8
+    kept = sorted(skinned.joints[j] for j in skinned.joint_indices[0])
+    assert kept == sorted(f"b{k}" for k in range(2, 10))  # b0 and b1 weigh least
+    np.testing.assert_allclose(skinned.weights[0].sum(), 1.0)
+    np.testing.assert_allclose(skinned.weights[0].max(), 1.0 / sum(0.1 * k for k in range(3, 11)))
+    assert skinned.weights[1, 0] == 1.0 and skinned.joints[skinned.joint_indices[1, 0]] == "b3"
+    assert skinned.weights[2].sum() == 0.0  # no bone weighs it: it stays where it is
+    assert any("more than 8 influences" in m for m in scene.messages)
