@@ -32,8 +32,10 @@ from .gltf_validator import problems, validate
 DATA = Path(__file__).parent / "data" / "fbx"
 ROOT = Path(__file__).resolve().parents[1]
 #: huesitos and animation_with_skeleton: assimp's test models (Blender 2.79 and 2.90 exports,
-#: Y up); wave_*: made with Blender 5.0.1's exporter (tools/fbx_oracle.py).
-FILES = ("huesitos.fbx", "animation_with_skeleton.fbx", "wave_zup_cm.fbx", "wave_yup_m.fbx")
+#: Y up); wave_* and character65 (the benchmark's): made with Blender 5.0.1's exporter
+#: (tools/fbx_oracle.py).
+FILES = ("huesitos.fbx", "animation_with_skeleton.fbx", "wave_zup_cm.fbx", "wave_yup_m.fbx",
+         "character65.fbx")  # fmt: skip
 
 
 def _record(name):
