@@ -1,6 +1,7 @@
 # Pivotal: `make run` opens the editor on the demo scene, `make test` runs every test,
 # `make bench` prints the benchmark table. Each sets up what it needs first: a virtual
-# environment in .venv with the project installed, and the missing Debian packages.
+# environment in .venv with the project installed, and the missing Debian packages (Qt's and
+# Mesa's libraries, Xvfb, assimp for FBX files: tools/install-system-deps.sh).
 
 PYTHON ?= python3
 VENV := .venv
@@ -21,6 +22,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 install: $(STAMP)
+	@tools/install-system-deps.sh run
 
 run: $(STAMP)
 	@tools/install-system-deps.sh run

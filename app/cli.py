@@ -88,11 +88,12 @@ def parse_frames(text: str) -> np.ndarray:
 def _bake(argv) -> int:
     parser = _Parser(
         prog="main.py bake",
-        description="Evaluate SCENE (a scene file, .bvh, .gltf or .glb) and write a NumPy .npz "
+        description="Evaluate SCENE (a scene file, .bvh, .gltf, .glb or .fbx) and write a NumPy "
+        ".npz "
         "with bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
     )
-    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh) or glTF "
-                        "(.gltf, .glb)")  # fmt: skip
+    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh), glTF "
+                        "(.gltf, .glb) or FBX (.fbx)")  # fmt: skip
     parser.add_argument("--out", required=True, help="output .npz path")
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
     parser.add_argument("--animation", metavar="NAME",
@@ -222,8 +223,8 @@ def _export(argv) -> int:
         "png renders the viewport at the first frame, png-sequence every frame into the "
         "folder --out (frame_0000.png...); both need a display (use xvfb-run without one).",
     )
-    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh) or glTF "
-                        "(.gltf, .glb)")  # fmt: skip
+    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh), glTF "
+                        "(.gltf, .glb) or FBX (.fbx)")  # fmt: skip
     parser.add_argument("--out", required=True, help="output path")
     parser.add_argument("--format", choices=tuple(FORMATS),
                         help="default: from the suffix of --out")  # fmt: skip
@@ -310,7 +311,8 @@ commands:
                  write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
                  the viewport to a PNG or a PNG sequence (format from PATH's suffix)
 
-SCENE is a scene file (.json), a BVH (.bvh) or a glTF 2.0 character (.gltf, .glb).
+SCENE is a scene file (.json), a BVH (.bvh), a glTF 2.0 character (.gltf, .glb) or an FBX
+character (.fbx: read, never written).
 
 'python main.py COMMAND --help' describes a command.
 """

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages Pivotal needs that are missing, and only those.
-#   tools/install-system-deps.sh run    Qt's xcb platform, Mesa OpenGL, Xvfb (for headless runs)
+#   tools/install-system-deps.sh run    Qt's xcb platform, Mesa OpenGL, Xvfb (for headless runs),
+#                                       assimp (the FBX reader)
 #   tools/install-system-deps.sh test   the same plus the CMU motion-capture test clips
 # Needs root (or sudo) to install; without it, it names what is missing and carries on.
 set -u
@@ -15,6 +16,8 @@ packages=(
   libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 libxcb-util1 libxkbcommon0 libxkbcommon-x11-0
   # the rest of Qt's runtime: fonts, D-Bus, GLib
   libfontconfig1 libfreetype6 fonts-dejavu-core libdbus-1-3 libglib2.0-0
+  # assimp, which reads FBX files (app/scene/formats/fbx/assimp.py loads it through cffi)
+  libassimp5
 )
 if [ "$mode" = test ]; then
   packages+=(assimp-testmodels)

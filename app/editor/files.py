@@ -26,8 +26,9 @@ from app.scene.errors import SceneError
 from app.scene.io import load_scene, save_scene
 
 OPEN_FILTER = (
-    "Scenes, motion capture and glTF (*.json *.bvh *.gltf *.glb);;Pivotal scenes (*.json);;"
-    "BVH motion capture (*.bvh);;glTF 2.0 characters (*.gltf *.glb);;All files (*)"
+    "Scenes, motion capture, glTF and FBX (*.json *.bvh *.gltf *.glb *.fbx *.FBX);;"
+    "Pivotal scenes (*.json);;BVH motion capture (*.bvh);;glTF 2.0 characters (*.gltf *.glb);;"
+    "FBX characters (*.fbx *.FBX);;All files (*)"
 )
 SAVE_FILTER = "Pivotal scenes (*.json)"
 #: Where what ships with Pivotal is (the demo, examples, tutorial scenes): never written to.

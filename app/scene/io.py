@@ -1,4 +1,4 @@
-"""Loading and saving scenes: scene files (JSON) and BVH motion capture.
+"""Loading and saving scenes: scene files (JSON), BVH motion capture, glTF and FBX.
 
 ``load_scene`` never returns a partial scene: it parses and validates everything first and
 raises :class:`~app.scene.errors.SceneError` naming the file, where and why. ``save_scene``
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from app.scene.errors import SceneError
@@ -23,13 +24,16 @@ def _reject_constant(token):
 
 
 GLTF_SUFFIXES = (".gltf", ".glb")
+FBX_SUFFIX = ".fbx"
 
 #: What Pivotal opens, named in the error for a file that is none of them.
-KINDS = "a Pivotal scene (.json), a BVH clip (.bvh) or a glTF file (.gltf, .glb)"
+KINDS = ("a Pivotal scene (.json), a BVH clip (.bvh), a glTF file (.gltf, .glb) or an FBX "
+         "file (.fbx)")  # fmt: skip
 
 
 def load_scene(path, animation: str | None = None) -> Scene:
-    """Read a scene file, or a ``.bvh``, ``.gltf`` or ``.glb`` file (by extension) as a scene.
+    """Read a scene file, or a ``.bvh``, ``.gltf``, ``.glb`` or ``.fbx`` file (by extension) as
+    a scene.
 
     ``animation`` names the glTF animation to import (default: the first).
 
@@ -49,6 +53,19 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.mesh_source import remember_source
 
         return keepable(remember_source(load_gltf(path, animation), path), path)
+    if path.suffix.lower() == FBX_SUFFIX:
+        from app.scene.formats.fbx.importer import load_fbx
+        from app.scene.formats.mesh_source import remember_source
+
+        # The importer checks its keys as a scene file would (finite, within the bounds on
+        # numbers and frames, unit rotations, no negative scale); the rest is checked here
+        # without them, which keeps a 65-joint character's import fast.
+        scene = remember_source(load_fbx(path), path)
+        bare = scene.copy()
+        bare.bones = [replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
+                      for b in scene.bones]  # fmt: skip
+        keepable(bare, path)
+        return scene
     scene_suffix = path.suffix.lower() == ".json"
     try:
         text = path.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """How a saved scene keeps its skinned meshes: ``"meshes": {"source": "character.glb"}``.
 
-A scene file does not copy mesh data. Its top-level ``meshes`` object names the glTF file the
-meshes come from, relative to the scene file's folder (``/`` separators); loading the scene
+A scene file does not copy mesh data. Its top-level ``meshes`` object names the glTF (or FBX)
+file the meshes come from, relative to the scene file's folder (``/`` separators); loading the scene
 reads that file's meshes again (``docs/scene-format.md``, "Meshes in a scene file"). In
 memory the scene keeps the resolved absolute path in ``scene.extra["meshes"]["source"]``, so
 saving anywhere else writes the path relative to the new place.
@@ -69,7 +69,12 @@ def load_meshes(scene: Scene, path) -> None:
         raise SceneError('must be an object {"source": "file.glb"}', KEY, str(path))
     source = (Path(path).parent / spec["source"]).resolve()
     try:
-        found = load_gltf(source)
+        if source.suffix.lower() == ".fbx":  # a scene saved after an FBX import
+            from app.scene.formats.fbx.importer import load_fbx
+
+            found = load_fbx(source)
+        else:
+            found = load_gltf(source)
     except SceneError as e:
         raise SceneError(f"cannot read the meshes: {e}", f"{KEY}.source", str(path)) from None
     bones = set(scene.bone_names())

@@ -167,9 +167,10 @@ def _mesh(stage, path, mesh, joint_tokens, skel) -> None:
     binding = UsdSkel.BindingAPI.Apply(geom.GetPrim())
     binding.CreateSkeletonRel().SetTargets([skel.GetPath()])
     binding.CreateJointsAttr(Vt.TokenArray(joint_tokens))
-    binding.CreateJointIndicesPrimvar(False, 4).Set(
+    width = mesh.joint_indices.shape[1]  # influences per vertex (up to 8)
+    binding.CreateJointIndicesPrimvar(False, width).Set(
         Vt.IntArray(mesh.joint_indices.reshape(-1).tolist()))
-    binding.CreateJointWeightsPrimvar(False, 4).Set(
+    binding.CreateJointWeightsPrimvar(False, width).Set(
         Vt.FloatArray(mesh.weights.reshape(-1).astype(np.float32).tolist()))
     binding.CreateGeomBindTransformAttr(Gf.Matrix4d(1.0))
 

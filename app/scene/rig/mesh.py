@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: The most influences a vertex may have (glTF's ``JOINTS_0`` and ``JOINTS_1``, FBX's largest).
+MAX_INFLUENCES = 8
+
 _ARRAYS = ("positions", "normals", "indices", "joint_indices", "weights", "inverse_bind")
 
 
@@ -28,10 +31,11 @@ class SkinnedMesh:
         Triangles, indices into ``positions``.
     joints : tuple of str, length J
         The bones the mesh is bound to, by name (the skin's joint order).
-    joint_indices : ndarray, shape (V, 4), int
-        Up to four influences per vertex, indices into ``joints``.
-    weights : ndarray, shape (V, 4)
-        Their weights; each row sums to 1.
+    joint_indices : ndarray, shape (V, K), int
+        Up to ``K`` influences per vertex (``1 <= K <=`` :data:`MAX_INFLUENCES`), indices
+        into ``joints``.
+    weights : ndarray, shape (V, K)
+        Their weights; each row sums to 1 (a slot of weight 0 is unused).
     inverse_bind : ndarray, shape (J, 4, 4)
         ``world_to_joint`` at bind time, per joint.
     normals : ndarray, shape (V, 3), or None
@@ -54,8 +58,8 @@ class SkinnedMesh:
         conv = {
             "positions": (float, (-1, 3)),
             "indices": (np.int64, (-1, 3)),
-            "joint_indices": (np.int64, (-1, 4)),
-            "weights": (float, (-1, 4)),
+            "joint_indices": (np.int64, None),
+            "weights": (float, None),
             "inverse_bind": (float, (-1, 4, 4)),
             "normals": (float, (-1, 3)),
         }
@@ -63,13 +67,22 @@ class SkinnedMesh:
             value = getattr(self, name)
             if value is None:
                 continue
-            array = np.array(value, dtype=dtype).reshape(shape)
+            array = np.array(value, dtype=dtype)
+            if shape is None:  # influences: (V, K), K of 1..8 (a flat array: 4 per vertex)
+                array = array.reshape(-1, 4) if array.ndim == 1 else array
+                if array.ndim != 2 or not 1 <= array.shape[1] <= MAX_INFLUENCES:
+                    raise ValueError(f"{name} needs shape (V, K) with K of 1 to "
+                                     f"{MAX_INFLUENCES}, has {array.shape}")  # fmt: skip
+            else:
+                array = array.reshape(shape)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
         object.__setattr__(self, "joints", tuple(self.joints))
         v, j = len(self.positions), len(self.joints)
         if len(self.joint_indices) != v or len(self.weights) != v:
             raise ValueError("joint_indices and weights need one row per vertex")
+        if self.joint_indices.shape != self.weights.shape:
+            raise ValueError("joint_indices and weights need the same number of columns")
         if len(self.inverse_bind) != j:
             raise ValueError("inverse_bind needs one matrix per joint")
         if self.normals is not None and len(self.normals) != v:

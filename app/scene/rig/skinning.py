@@ -14,7 +14,7 @@ does not turn normals inside. This is exact for non-uniformly scaled bones too, 
 :class:`Skinning` precomputes everything that does not change from frame to frame (the joint →
 bone map, the influences with zero weight dropped, the homogeneous bind positions); then
 :meth:`Skinning.deform` is vectorized over vertices and frames: one gather of ``(V, 3, 4)``
-matrices per influence slot (at most four slots, never a loop per vertex).
+matrices per influence slot (at most eight slots, never a loop per vertex).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Skinning:
         whose bone the skeleton does not have (it keeps its bind pose).
     inverse_bind : ndarray, shape (J, 4, 4)
     slots : ndarray, shape (V, K), int
-        Per vertex, the palette entries of its ``K ≤ 4`` influences (zero-weight columns
+        Per vertex, the palette entries of its ``K ≤ 8`` influences (zero-weight columns
         dropped); entry ``J`` is the identity (a vertex whose weights sum to 0 stays put).
     weights : ndarray, shape (V, K)
         Their weights, each row summing to 1.
@@ -103,7 +103,7 @@ class Skinning:
         shape = (len(palette), self.vertex_count, 12)
         blended = _work(work, "blended", shape, self.dtype)
         gathered = _work(work, "gathered", shape, self.dtype)
-        # One gather of (F, V, 12) per influence slot (at most four), in place: row gathers
+        # One gather of (F, V, 12) per influence slot (at most eight), in place: row gathers
         # of 48 bytes are what numpy's take does fastest. The weights come spread over the
         # 12 entries of a row: multiplying by a (V, 1) column instead runs numpy's inner
         # loop 12 entries at a time, four times slower.

@@ -175,8 +175,11 @@ def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) ->
         normals = _unit_normals(normals, positions, indices).astype(_F32)
         attributes.NORMAL = blob.accessor(blob.view(normals, gl.ARRAY_BUFFER), normals, "VEC3")
     joints, weights = _influences(joints, weights)
-    attributes.JOINTS_0 = blob.accessor(blob.view(joints, gl.ARRAY_BUFFER), joints, "VEC4")
-    attributes.WEIGHTS_0 = blob.accessor(blob.view(weights, gl.ARRAY_BUFFER), weights, "VEC4")
+    for k in range(joints.shape[1] // 4):  # JOINTS_0/WEIGHTS_0, and _1 for influences 5 to 8
+        j = np.ascontiguousarray(joints[:, 4 * k : 4 * k + 4])
+        w = np.ascontiguousarray(weights[:, 4 * k : 4 * k + 4])
+        setattr(attributes, f"JOINTS_{k}", blob.accessor(blob.view(j, gl.ARRAY_BUFFER), j, "VEC4"))
+        setattr(attributes, f"WEIGHTS_{k}", blob.accessor(blob.view(w, gl.ARRAY_BUFFER), w, "VEC4"))
     flat = indices.reshape(-1).astype(np.uint32)
     acc = blob.accessor(blob.view(flat, gl.ELEMENT_ARRAY_BUFFER), flat, "SCALAR")
     return gl.Primitive(attributes=attributes, indices=acc, mode=gl.TRIANGLES)
@@ -201,11 +204,17 @@ def _influences(joints, weights):
     """``JOINTS_0`` (uint16) and ``WEIGHTS_0`` (float32) the validator accepts whatever the
     input: a joint named in two slots of a vertex keeps one, with both weights
     (``ACCESSOR_JOINTS_INDEX_DUPLICATE``), and a slot of weight 0 names joint 0
-    (``ACCESSOR_JOINTS_USED_ZERO_WEIGHT``)."""
+    (``ACCESSOR_JOINTS_USED_ZERO_WEIGHT``). Four columns, or eight when a vertex has more
+    than four influences (``JOINTS_1``/``WEIGHTS_1``)."""
     joints = np.array(joints, dtype=np.int64)
     weights = np.array(weights, dtype=float)
-    for a in range(3):
-        for b in range(a + 1, 4):
+    width = 4 if joints.shape[1] <= 4 else 8
+    if joints.shape[1] < width:  # fewer slots (a rigid mesh): pad with unused ones
+        pad = width - joints.shape[1]
+        joints = np.pad(joints, ((0, 0), (0, pad)))
+        weights = np.pad(weights, ((0, 0), (0, pad)))
+    for a in range(width - 1):
+        for b in range(a + 1, width):
             same = (joints[:, a] == joints[:, b]) & (weights[:, a] > 0) & (weights[:, b] > 0)
             weights[same, a] += weights[same, b]
             weights[same, b] = 0.0

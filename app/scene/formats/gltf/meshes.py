@@ -1,7 +1,8 @@
 """glTF meshes as :class:`~app.scene.rig.mesh.SkinnedMesh` (``docs/scene-format.md``, "glTF 2.0").
 
 Every triangle primitive of a mesh on a skinned node becomes one skinned mesh: positions and
-normals in bind space, triangles, ``JOINTS_0``/``WEIGHTS_0`` (weights normalized per vertex),
+normals in bind space, triangles, ``JOINTS_0``/``WEIGHTS_0`` and, when present,
+``JOINTS_1``/``WEIGHTS_1`` (up to eight influences; weights normalized per vertex),
 the skin's joints by bone name and its ``inverseBindMatrices`` (identity when absent). A mesh
 on a node without a skin (a rigid mesh, also one on a root node) rides on its own node's bone
 through the same skinning: its vertices stay in the node's frame, bound to that bone alone
@@ -110,13 +111,27 @@ def _primitive(doc, acc, prim, pw, n_joints, rigid):
         weights = _attribute(doc, acc, attributes, "WEIGHTS_0", pw, 4)
         if len(joint_indices) != v or len(weights) != v:
             raise SceneError("JOINTS_0 and WEIGHTS_0 need one row per vertex", pw + "/attributes")
+        if ("JOINTS_1" in attributes) != ("WEIGHTS_1" in attributes):
+            raise SceneError("JOINTS_1 and WEIGHTS_1 come together", pw + "/attributes")
+        if "JOINTS_1" in attributes:  # influences 5 to 8
+            more = _attribute(doc, acc, attributes, "JOINTS_1", pw, 4)
+            more_weights = _attribute(doc, acc, attributes, "WEIGHTS_1", pw, 4)
+            if len(more) != v or len(more_weights) != v:
+                raise SceneError("JOINTS_1 and WEIGHTS_1 need one row per vertex",
+                                 pw + "/attributes")  # fmt: skip
+            if more.dtype.kind == "f" or more.min() < 0 or more.max() >= n_joints:
+                raise SceneError(f"JOINTS_1 must index the skin's {n_joints} joints",
+                                 pw + "/attributes/JOINTS_1")  # fmt: skip
+            joint_indices = np.concatenate([joint_indices, more], axis=1)
+            weights = np.concatenate([weights, more_weights], axis=1)
         if joint_indices.dtype.kind == "f" or joint_indices.min() < 0 or (
                 joint_indices.max() >= n_joints):  # fmt: skip
             raise SceneError(f"JOINTS_0 must index the skin's {n_joints} joints",
                              pw + "/attributes/JOINTS_0")  # fmt: skip
         total = weights.sum(axis=1, keepdims=True)
         if np.any(weights < 0) or np.any(total <= 0):
-            raise SceneError("WEIGHTS_0 must be >= 0 with a positive sum per vertex",
+            named = "WEIGHTS_0 and WEIGHTS_1" if "WEIGHTS_1" in attributes else "WEIGHTS_0"
+            raise SceneError(f"{named} must be >= 0 with a positive sum per vertex",
                              pw + "/attributes/WEIGHTS_0")  # fmt: skip
         weights = weights / total
     else:
