@@ -4,8 +4,6 @@ Every action has an object name (``actions_by_name["compare"]``), a shortcut whe
 expected, and a status tip. The transport keys (Space, Left/Right, Home/End, Up/Down, K,
 Shift+K) are window shortcuts, so they work wherever the focus is, except inside a text
 field, which keeps its keys (:mod:`app.widgets.text_keys`).
-
-One idea: what the window offers (actions, menus, toolbar) and what each one does.
 """
 
 from __future__ import annotations
