@@ -16,7 +16,6 @@ through :meth:`Evaluator.stale_constraints` to say that a recomputation is comin
 from __future__ import annotations
 
 import importlib
-import io
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 from app.scene import bounds
 from app.scene.constraints import batches
 from app.scene.errors import SceneError
-from app.scene.formats.atomic import write_atomic
+from app.scene.formats.npz_stream import Rows, write_npz
 from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
 from app.scene.rig.model import SPACES, Scene, Target
@@ -129,9 +128,7 @@ class BakeResult:
 
     def save_npz(self, path) -> None:
         """Write the arrays to ``path`` atomically (raises SceneError if it cannot)."""
-        buffer = io.BytesIO()
-        np.savez(buffer, **{name: getattr(self, name) for name in self.ARRAYS})
-        write_atomic(path, buffer.getvalue())
+        write_npz(path, {name: getattr(self, name) for name in self.ARRAYS}, ())
 
 
 def default_frames(scene: Scene) -> np.ndarray:
@@ -282,18 +279,7 @@ class Evaluator:
         frames = self._frames(frames, space)
         spans = chunks(len(frames), len(self.scene.bones))
         if len(spans) == 1:
-            ctx = self.context(frames, space)
-            heads = ctx.bone_to_world[..., :3, 3].copy()
-            tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
-            return BakeResult(
-                bone_names=ctx.rig.name_array,
-                frames=ctx.frames,
-                bone_to_world=ctx.bone_to_world,
-                heads=heads,
-                tails=tails,
-                limit_violation_deg=ctx.limit_violation_deg,
-                info=ctx.info,
-            )
+            return next(self.pieces(frames, space))[2]
         shape = (len(frames), len(self.scene.bones))
         # Laid out as forward kinematics lays out its own (component-major, frames last):
         # each chunk is evaluated in place there, nothing copied.
@@ -303,17 +289,49 @@ class Evaluator:
                          heads=np.empty(shape + (3,)), tails=np.empty(shape + (3,)),
                          limit_violation_deg=np.empty(shape))  # fmt: skip
         pieces: dict = {}
-        for lo, hi in spans:
-            ctx = self.context(frames[lo:hi], space, out=component_major[..., lo:hi])
-            out.heads[lo:hi] = ctx.bone_to_world[..., :3, 3]
-            out.tails[lo:hi] = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
-            out.limit_violation_deg[lo:hi] = ctx.limit_violation_deg
-            for name, entry in ctx.info.items():
+        for lo, hi, piece in self.pieces(frames, space, into=component_major):
+            out.heads[lo:hi] = piece.heads
+            out.tails[lo:hi] = piece.tails
+            out.limit_violation_deg[lo:hi] = piece.limit_violation_deg
+            for name, entry in piece.info.items():
                 pieces.setdefault(name, []).append(entry)
-            del ctx  # before the next chunk's arrays are made
+            del piece  # before the next chunk's arrays are made
         out.bone_names = prepare(self.scene).name_array
         out.info = {name: _joined(entries) for name, entries in pieces.items()}
         return out
+
+    def pieces(self, frames=None, space: str | None = None, into=None):
+        """:meth:`evaluate` chunk by chunk (:func:`chunks`): yields ``(start, stop, piece)``,
+        ``piece`` the :class:`BakeResult` of ``frames[start:stop]``.
+
+        A piece's ``bone_to_world`` is overwritten by the next chunk's: use it before asking
+        for the next. With ``into`` (shape ``(4, 4, B, F)``, component-major) each chunk's world
+        transforms are computed in their place there (the whole result's array).
+        """
+        frames = self._frames(frames, space)
+        spans = chunks(len(frames), len(self.scene.bones))
+        if into is None and len(spans) > 1:  # one chunk's buffer, used again by each
+            longest = max(hi - lo for lo, hi in spans)
+            into = np.empty((4, 4, len(self.scene.bones), longest))
+            spans = [(lo, hi, into[..., : hi - lo]) for lo, hi in spans]
+        else:
+            spans = [(lo, hi, None if into is None else into[..., lo:hi]) for lo, hi in spans]
+        for lo, hi, out in spans:
+            ctx = self.context(frames[lo:hi], space, out=out)
+            heads = ctx.bone_to_world[..., :3, 3].copy()
+            tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
+            piece = BakeResult(
+                bone_names=ctx.rig.name_array,
+                frames=ctx.frames,
+                bone_to_world=ctx.bone_to_world,
+                heads=heads,
+                tails=tails,
+                limit_violation_deg=ctx.limit_violation_deg,
+                info=ctx.info,
+            )
+            del ctx, heads, tails
+            yield lo, hi, piece
+            del piece  # before the next chunk's arrays are made
 
 
 #: A bake of more poses (frames times bones) than this runs in chunks of frames of about
@@ -362,3 +380,45 @@ def bake(scene: Scene, frames=None, space: str | None = None) -> BakeResult:
     BakeResult
     """
     return Evaluator(scene).evaluate(frames, space)
+
+
+def bake_to_npz(scene: Scene, path, frames=None, space: str | None = None,
+                progress=None) -> tuple[int, int]:  # fmt: skip
+    """:func:`bake` written to ``path`` as the ``.npz`` of ``main.py bake``, chunk by chunk.
+
+    The result is never held whole: each chunk's arrays are appended to the file's members
+    as they come (:mod:`app.scene.formats.npz_stream`), so the memory is one chunk's, whatever
+    the bake's length. The file is written atomically; an evaluation that fails part way
+    leaves ``path`` as it was.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done, total)`` after each chunk (frames); it may raise to stop.
+
+    Returns
+    -------
+    (frames, bones) : tuple of int
+        The counts baked.
+
+    Raises
+    ------
+    SceneError
+        Bad input, a constraint that cannot be solved, or a file that cannot be written.
+    """
+    evaluator = Evaluator(scene)
+    frames = evaluator._frames(frames, space)
+    shape = (len(frames), len(scene.bones))
+
+    per_pose = {"bone_to_world": (4, 4), "heads": (3,), "tails": (3,), "limit_violation_deg": ()}
+
+    def blocks():
+        for _, hi, piece in evaluator.pieces(frames, space):
+            yield {name: getattr(piece, name) for name in per_pose}
+            if progress is not None:
+                progress(hi, len(frames))
+
+    members = {"bone_names": prepare(scene).name_array, "frames": frames}
+    members.update({name: Rows(shape + tail) for name, tail in per_pose.items()})
+    write_npz(path, members, blocks())
+    return shape

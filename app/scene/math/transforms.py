@@ -212,12 +212,39 @@ def rotation_from_matrix(m) -> np.ndarray:
     return _once_per_run(_polar_quaternions, flat).reshape(m.shape[:-2] + (4,))
 
 
+#: Largest cosine between two columns of a matrix whose rotation :func:`rotation_from_matrix`
+#: takes by normalizing its columns: the polar rotation is then that matrix to within about
+#: this much (``R diag(s)`` with positive ``s`` has cosines of a few ulps).
+ORTHOGONAL_COLUMNS = 1e-13
+
+
 def _polar_quaternions(m: np.ndarray) -> np.ndarray:
     """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)``."""
     # A matrix scaled nearly to nothing (a scale of 5e-324: subnormal entries, on which the
     # SVD does not converge) is first scaled back up, exactly; all zero, it turns by nothing.
     big = np.abs(m).max(axis=(-1, -2))
     tiny = ~(big >= 1e-150) | np.any((m != 0) & (np.abs(m) < 1e-290), axis=(-1, -2))
+    # A rotation times a positive axis scale (orthogonal columns, a right-handed frame: nearly
+    # every matrix) is its normalized columns, without an SVD.
+    with np.errstate(all="ignore"):  # a zero column: NaN, not easy
+        columns = m / np.sqrt(np.einsum("nij,nij->nj", m, m))[:, None, :]
+        a, b, c = columns[:, :, 0], columns[:, :, 1], columns[:, :, 2]
+        cosines = np.abs(np.stack([np.einsum("ni,ni->n", a, b), np.einsum("ni,ni->n", a, c),
+                                   np.einsum("ni,ni->n", b, c)]))  # fmt: skip
+        easy = (cosines.max(axis=0) <= ORTHOGONAL_COLUMNS) & ~tiny
+        easy &= np.einsum("ni,ni->n", np.cross(a, b), c) > 0
+    if np.all(easy):
+        return quat_from_matrix(columns)
+    out = np.empty((len(m), 4))
+    out[easy] = quat_from_matrix(columns[easy])
+    hard, tiny, big = ~easy, tiny[~easy], big[~easy]
+    out[hard] = _svd_quaternions(m[hard], tiny, big)
+    return out
+
+
+def _svd_quaternions(m: np.ndarray, tiny, big) -> np.ndarray:
+    """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)`` by an SVD; ``tiny`` marks the
+    matrices of almost nothing, ``big`` is each matrix's largest entry."""
     if np.any(tiny):
         m = m.copy()
         m[tiny] = _power_of_two_scaled(m[tiny])[0]
