@@ -1,9 +1,10 @@
 """Evaluating a scene: forward kinematics, then each constraint in order.
 
-``bake(scene, frames=None, space=None)`` is the entry point the command line and the tests
-use; a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its memory is its
-result's arrays and one chunk's working arrays. The editor keeps an :class:`Evaluator`, which
-holds the constraints' caches (the multi-parent integral) between evaluations.
+``bake(scene, frames=None, space=None)`` is the entry point the tests use (``bake_to_npz`` the
+command line's); a long bake is evaluated in chunks of frames (:data:`CHUNK_POSES`), so its
+memory is its result's arrays (none for ``bake_to_npz``) and one chunk's working arrays. The
+editor keeps an :class:`Evaluator`, which holds the constraints' caches (the multi-parent
+integral) between evaluations.
 
 A constraint solver is a module with ``apply(constraint, context)``; it reads the current
 world transforms from the :class:`Context` and writes the driven bones' world transforms
@@ -11,6 +12,10 @@ back with :meth:`Context.set_world`, which carries the change down to the descen
 A solver that caches work between evaluations (in ``context.cache[constraint.name]``) may
 also define ``is_stale(constraint, cache_entry, scene) -> bool``, which the editor asks
 through :meth:`Evaluator.stale_constraints` to say that a recomputation is coming.
+
+One idea: a scene's evaluation, from its frames to the baked arrays, held in memory
+(:func:`bake`) or written chunk by chunk into the ``.npz`` of ``main.py bake``
+(:func:`bake_to_npz`).
 """
 
 from __future__ import annotations
