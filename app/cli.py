@@ -103,16 +103,15 @@ def _bake(argv) -> int:
     args = parser.parse_args(argv)
 
     from app.scene.errors import SceneError
-    from app.scene.evaluate import bake
+    from app.scene.evaluate import bake_to_npz
 
     try:
         frames = parse_frames(args.frames) if args.frames else None
         scene = _load(args.scene, args.animation)
-        try:
-            result = bake(scene, frames=frames, space=args.space)
+        try:  # chunk by chunk into the file: the whole result is never held
+            frames, bones = bake_to_npz(scene, args.out, frames=frames, space=args.space)
         except SceneError as e:
             raise _in_file(e, args.scene) from None
-        result.save_npz(args.out)
     except (SceneError, ValueError) as e:
         return refuse("main.py bake", e)
     except _LIMITS as e:
@@ -121,7 +120,7 @@ def _bake(argv) -> int:
         print(one_line(message), file=sys.stderr)
     from app.scene.words import plural
 
-    frames, bones = plural(len(result.frames), "frame"), plural(len(result.bone_names), "bone")
+    frames, bones = plural(frames, "frame"), plural(bones, "bone")
     print(f"baked {frames} x {bones} to {args.out}")
     return 0
 

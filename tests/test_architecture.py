@@ -195,9 +195,9 @@ SCENE_RULES = {
 }
 #: Imports against SCENE_RULES that stay, as (module, module it imports): why.
 SCENE_EXCEPTIONS = {
-    ("app.scene.evaluate", "app.scene.formats.atomic"): (
-        "BakeResult.save_npz writes a bake atomically; atomic imports only errors, so the "
-        "import closes no circle"
+    ("app.scene.evaluate", "app.scene.formats.npz_stream"): (
+        "bake_to_npz writes a bake's .npz chunk by chunk and atomically; npz_stream imports "
+        "only atomic and errors, so the import closes no circle"
     ),
 }
 

@@ -4,6 +4,7 @@ diagnostics joined, and memory bounded by the result plus one chunk."""
 import subprocess
 import sys
 import textwrap
+import zipfile
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from app.scene.evaluate import bake, chunks
 from app.scene.io import load_scene
 
 from .conftest import ROOT, SCENES
+
+ARRAYS = ("bone_names", "frames", "bone_to_world", "heads", "tails", "limit_violation_deg")
 
 
 def test_chunks_cover_the_frames_in_near_equal_spans_never_shorter_than_the_minimum():
@@ -86,3 +89,89 @@ def test_a_long_bake_fits_in_its_result_plus_one_chunk():
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "baked 1199957 poses" in proc.stdout
+
+
+@pytest.mark.parametrize("name", ["calf_points_at_ankle.json", "fabrik_arm.json",
+                                  "tumbling_box.json", "foot_roll.json"])  # fmt: skip
+def test_the_npz_written_chunk_by_chunk_equals_the_bake_in_memory(name, tmp_path, monkeypatch):
+    scene = load_scene(SCENES / name)
+    fractional = np.arange(scene.frame_start, scene.frame_end + 1, 0.37)[::-1]
+    for frames, space in ((None, None), (fractional, "object"), ([], "world")):
+        whole = bake(scene, frames=frames, space=space)
+        poses = len(whole.frames) * len(scene.bones)
+        monkeypatch.setattr(evaluate, "CHUNK_POSES", max(poses // 5, 1))  # five chunks
+        out = tmp_path / "baked.npz"
+        counts = evaluate.bake_to_npz(scene, out, frames=frames, space=space)
+        monkeypatch.undo()
+        assert counts == (len(whole.frames), len(scene.bones))
+        with zipfile.ZipFile(out) as zf:  # the members of np.savez, in its order
+            assert zf.namelist() == [f"{array}.npy" for array in ARRAYS]
+        with np.load(out) as data:
+            for array in ARRAYS:
+                expected = getattr(whole, array)
+                assert data[array].dtype == expected.dtype
+                assert data[array].shape == expected.shape
+                np.testing.assert_array_equal(data[array], expected)
+    assert [p.name for p in tmp_path.iterdir()] == ["baked.npz"]  # no temporary left
+
+
+def test_a_bake_to_npz_stopped_part_way_keeps_the_old_file(tmp_path, monkeypatch):
+    scene = load_scene(SCENES / "calf_points_at_ankle.json")
+    monkeypatch.setattr(evaluate, "CHUNK_POSES", 200)
+    out = tmp_path / "baked.npz"
+    out.write_bytes(b"yesterday's bake")
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if len(seen) == 2:
+            raise KeyboardInterrupt  # stands for anything that stops the writer
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate.bake_to_npz(scene, out, progress=progress)
+    assert len(chunks(121, 7)) > 2 and seen[0] < seen[1] < 121
+    assert out.read_bytes() == b"yesterday's bake"
+    assert [p.name for p in tmp_path.iterdir()] == ["baked.npz"]
+
+
+# In a child process: ``main.py bake`` of the scene above (9,917 frames x 121 bones, a result
+# of 221 MB) under an address-space limit of what the process already maps plus 250 MB. It
+# writes the .npz chunk by chunk, so it needs about one chunk's arrays (< 150 MB). Before, it
+# held the result, then the whole file in memory, then a copy of that (3 x 221 MB): MemoryError.
+CLI_CHILD = textwrap.dedent("""
+    import resource, sys
+    sys.path.insert(0, {root!r})
+    import numpy as np
+    from app.cli import _bake
+    from app.scene.io import save_scene
+    from app.scene.rig.keys import Keys
+    from app.scene.rig.model import Bone, Scene
+
+    turn = Keys(np.array([0.0, 100.0, 9916.0]),
+                np.array([[1.0, 0, 0, 0], [0.6, 0.8, 0, 0], [1.0, 0, 0, 0]]))
+    bones = [Bone(name="b0", rotation_keys=turn)] + [
+        Bone(name=f"b{{i}}", parent=f"b{{(i - 1) // 2}}", translation=(0.0, 1.0, 0.0),
+             rotation_keys=turn) for i in range(1, 121)]
+    scene, out = {scene!r}, {out!r}
+    save_scene(Scene(bones=bones, frame_start=0, frame_end=9916), scene)
+    assert _bake([scene, "--out", out, "--frames", "0:39"]) == 0  # every library loaded
+    mapped = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+    limit = mapped + 250 * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    sys.exit(_bake([scene, "--out", out]))
+""")
+
+
+def test_the_command_line_bakes_a_result_larger_than_its_spare_memory(tmp_path):
+    scene, out = tmp_path / "rig.json", tmp_path / "rig.npz"
+    code = CLI_CHILD.format(root=str(ROOT), scene=str(scene), out=str(out))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "baked 9917 frames x 121 bones" in proc.stdout
+    with np.load(out) as data:
+        assert data["bone_to_world"].shape == (9917, 121, 4, 4)
+        np.testing.assert_array_equal(data["frames"], np.arange(9917.0))
+        some = bake(load_scene(scene), frames=[0.0, 57.0, 9916.0])
+        for array in ("bone_to_world", "heads", "tails", "limit_violation_deg"):
+            np.testing.assert_array_equal(data[array][[0, 57, 9916]], getattr(some, array))

@@ -90,22 +90,26 @@ def bake_in_chunks(scene: Scene, frames=None, space: str | None = None,
     """
     frames = default_frames(scene) if frames is None else np.asarray(frames, float).reshape(-1)
     evaluator = Evaluator(scene)
-    parts = []
-    for start in range(0, max(len(frames), 1), chunk):
-        parts.append(evaluator.evaluate(frames[start : start + chunk], space))
+    starts = range(0, max(len(frames), 1), chunk)
+    result = None
+    for start in starts:
+        part = evaluator.evaluate(frames[start : start + chunk], space)
+        if len(starts) == 1:
+            result = part
+        else:  # each chunk copied into the whole result's arrays as it comes
+            if result is None:
+                shape = (len(frames), len(part.bone_names))
+                result = BakeResult(bone_names=part.bone_names, frames=np.empty(len(frames)),
+                                    bone_to_world=np.empty(shape + (4, 4)),
+                                    heads=np.empty(shape + (3,)), tails=np.empty(shape + (3,)),
+                                    limit_violation_deg=np.empty(shape))  # fmt: skip
+            for name in BakeResult.ARRAYS[1:]:
+                getattr(result, name)[start : start + len(part.frames)] = getattr(part, name)
+            result.info = part.info
+        del part
         if progress is not None and progress(min(start + chunk, len(frames)), len(frames)) is False:
             raise ExportCancelled("export cancelled")
-    if len(parts) == 1:
-        return parts[0]
-    return BakeResult(
-        bone_names=parts[0].bone_names,
-        frames=np.concatenate([p.frames for p in parts]),
-        bone_to_world=np.concatenate([p.bone_to_world for p in parts]),
-        heads=np.concatenate([p.heads for p in parts]),
-        tails=np.concatenate([p.tails for p in parts]),
-        limit_violation_deg=np.concatenate([p.limit_violation_deg for p in parts]),
-        info=parts[-1].info,
-    )
+    return result
 
 
 @dataclass
@@ -169,7 +173,14 @@ def write_usd_request(request: ExportRequest) -> list[str]:
 
 
 def write_npz_request(request: ExportRequest) -> list[str]:
-    request.bake().save_npz(request.out)
+    from app.scene.evaluate import bake_to_npz
+
+    def progress(done, total):
+        if request.progress is not None and request.progress(done, total) is False:
+            raise ExportCancelled("export cancelled")
+
+    # Chunk by chunk into the file (the whole result is never held).
+    bake_to_npz(request.scene, request.out, request.frames, request.space, progress)
     return []
 
 

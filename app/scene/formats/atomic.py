@@ -97,6 +97,41 @@ def atomic_path(path, suffix: str = ""):
         os.close(fd)
 
 
+@contextlib.contextmanager
+def scratch_file(path, suffix: str = ""):
+    """A temporary file beside ``path`` for a part of what a writer of ``path`` writes, open
+    for reading and writing (binary) and removed when the block ends.
+
+    Named and locked like the temporaries of :func:`atomic_path`: if the process is killed,
+    the next write to ``path`` removes it.
+
+    Raises
+    ------
+    SceneError
+        Naming ``path`` when the file cannot be made.
+    """
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + suffix,
+                                   dir=path.parent)  # fmt: skip
+    except OSError as e:
+        raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+    f = None
+    try:
+        _lock(fd)
+        f = os.fdopen(fd, "w+b")
+        yield f
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if f is not None:
+            f.close()
+        else:
+            os.close(fd)
+
+
 def _lock(fd: int) -> None:
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

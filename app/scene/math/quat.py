@@ -275,36 +275,26 @@ def quat_from_matrix(m) -> np.ndarray:
 
     Shepperd's method: of the four candidate formulas, each quaternion uses the one whose
     pivot (``w``, ``x``, ``y`` or ``z``) is largest, so half turns are as exact as the rest.
+    Every candidate is computed for every matrix (a few whole-array operations, cheaper than
+    gathering each formula's matrices) and the chosen one kept.
     """
     m = np.asarray(m, dtype=float)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
     trace = m00 + m11 + m22
-    decision = np.stack([m00, m11, m22, trace], axis=-1)
-    choice = np.argmax(decision, axis=-1)
-
+    choice = np.argmax(np.stack([m00, m11, m22, trace], axis=-1), axis=-1)
+    # The pivot x, y or z (entry i the largest diagonal one) is 1 - trace + 2 m_ii; the other
+    # components are sums and differences of the off-diagonal pairs.
+    one_minus = 1 - trace
+    x, y, z = one_minus + 2 * m00, one_minus + 2 * m11, one_minus + 2 * m22
+    m01, m02, m10 = m[..., 0, 1], m[..., 0, 2], m[..., 1, 0]
+    m12, m20, m21 = m[..., 1, 2], m[..., 2, 0], m[..., 2, 1]
+    s01, s02, s12 = m10 + m01, m20 + m02, m21 + m12
+    d21, d02, d10 = m21 - m12, m02 - m20, m10 - m01
+    candidates = ((d21, x, s01, s02), (d02, s01, y, s12), (d10, s02, s12, z),
+                  (1 + trace, d21, d02, d10))  # fmt: skip
     q = np.empty(m.shape[:-2] + (4,))
-    # Pivot on x, y or z: i is the largest diagonal entry.
-    for i in range(3):
-        j, k = (i + 1) % 3, (i + 2) % 3
-        sel = choice == i
-        if not np.any(sel):
-            continue
-        mi = m[sel]
-        qi = np.empty(mi.shape[:-2] + (4,))
-        qi[..., 1 + i] = 1 - decision[sel][..., 3] + 2 * mi[..., i, i]
-        qi[..., 1 + j] = mi[..., j, i] + mi[..., i, j]
-        qi[..., 1 + k] = mi[..., k, i] + mi[..., i, k]
-        qi[..., 0] = mi[..., k, j] - mi[..., j, k]
-        q[sel] = qi
-    sel = choice == 3
-    if np.any(sel):
-        mi = m[sel]
-        qi = np.empty(mi.shape[:-2] + (4,))
-        qi[..., 0] = 1 + decision[sel][..., 3]
-        qi[..., 1] = mi[..., 2, 1] - mi[..., 1, 2]
-        qi[..., 2] = mi[..., 0, 2] - mi[..., 2, 0]
-        qi[..., 3] = mi[..., 1, 0] - mi[..., 0, 1]
-        q[sel] = qi
+    for c in range(4):
+        q[..., c] = np.choose(choice, [candidate[c] for candidate in candidates])
     return canonical(q / np.linalg.norm(q, axis=-1, keepdims=True))
 
 
