@@ -21,7 +21,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
            "IK that reaches it, a foot that turns with it")  # fmt: skip
     action = window.make_action("footRollRig", "&Foot Roll Rig…", lambda: open_foot_roll(window),
                             tip=tip)  # fmt: skip
-    menu = bar.addMenu("&Rig")
+    menu = bar.addMenu("R&ig")  # Alt+R is Clear Rotation (Blender's)
     menu.setObjectName("rigMenu")
     menu.addAction(action)
     return menu
