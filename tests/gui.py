@@ -107,3 +107,19 @@ def rename_with_f2(viewport, name: str) -> None:
     answer_modal(type_name)
     viewport.setFocus()
     key(viewport, "F2")
+
+
+def drop_file(window, path) -> None:
+    """Drop ``path`` on ``window``'s viewport as a file manager does (drag enter, then drop);
+    the window must accept the drag."""
+    from PySide6 import QtGui
+
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(path))])
+    at = QtCore.QPointF(window.viewport.mapTo(window, QtCore.QPoint(50, 50)))
+    actions = QtCore.Qt.DropAction.CopyAction
+    buttons, mods = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
+    enter = QtGui.QDragEnterEvent(at.toPoint(), actions, mime, buttons, mods)
+    QtWidgets.QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    QtWidgets.QApplication.sendEvent(window, QtGui.QDropEvent(at, actions, mime, buttons, mods))

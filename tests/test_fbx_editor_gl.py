@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtWidgets
 
 from app.editor.files import OPEN_FILTER
 
@@ -53,15 +53,7 @@ def test_dropping_an_fbx_opens_it_and_a_broken_one_keeps_the_document(qtbot, tmp
     win = gui.open_window(qtbot, SCENES / "legs.json", size=(1000, 700))
 
     def drop(path):
-        mime = QtCore.QMimeData()
-        mime.setUrls([QtCore.QUrl.fromLocalFile(str(path))])
-        at = QtCore.QPointF(win.viewport.mapTo(win, QtCore.QPoint(50, 50)))
-        actions = QtCore.Qt.DropAction.CopyAction
-        buttons, mods = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
-        enter = QtGui.QDragEnterEvent(at.toPoint(), actions, mime, buttons, mods)
-        QtWidgets.QApplication.sendEvent(win, enter)
-        assert enter.isAccepted()
-        QtWidgets.QApplication.sendEvent(win, QtGui.QDropEvent(at, actions, mime, buttons, mods))
+        gui.drop_file(win, path)
 
     drop(CHARACTER)
     qtbot.waitUntil(lambda: len(win.document.scene.meshes) == 1)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 from pxr import Usd, UsdSkel
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from app.editor.files import OPEN_FILTER
 from app.scene.evaluate import bake
@@ -72,15 +72,7 @@ def test_dropping_a_glb_opens_it_and_a_broken_one_keeps_the_document(qtbot, tmp_
     win = gui.open_window(qtbot, SCENES / "legs.json", size=(1000, 700))
 
     def drop(path):
-        mime = QtCore.QMimeData()
-        mime.setUrls([QtCore.QUrl.fromLocalFile(str(path))])
-        at = QtCore.QPointF(win.viewport.mapTo(win, QtCore.QPoint(50, 50)))
-        actions = QtCore.Qt.DropAction.CopyAction
-        buttons, mods = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
-        enter = QtGui.QDragEnterEvent(at.toPoint(), actions, mime, buttons, mods)
-        QtWidgets.QApplication.sendEvent(win, enter)
-        assert enter.isAccepted()
-        QtWidgets.QApplication.sendEvent(win, QtGui.QDropEvent(at, actions, mime, buttons, mods))
+        gui.drop_file(win, path)
 
     drop(character)
     qtbot.waitUntil(lambda: len(win.document.scene.meshes) == 1)

@@ -413,8 +413,9 @@ def unkeyed(scene: Scene, ref: Ref, frame: float):
 
 
 def unique_name(base: str, taken) -> str:
-    """``base``, or ``base.001``, ``base.002``... (Blender's way) if it is taken."""
-    taken = set(taken)
+    """``base``, or ``base.001``, ``base.002``... (Blender's way) if it is taken (a set is
+    used as it is, so naming many items one by one stays linear)."""
+    taken = taken if isinstance(taken, (set, frozenset)) else set(taken)
     if base not in taken:
         return base
     n = 1

@@ -27,6 +27,7 @@ from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats.fbx import assimp, pivots
 from app.scene.math import quat, transforms
+from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
 from app.scene.rig.mesh import MAX_INFLUENCES, SkinnedMesh
 from app.scene.rig.model import Bone, Scene
@@ -172,13 +173,8 @@ def _scene(read: assimp.File) -> Scene:
 def _names(nodes, order) -> dict:
     names, used = {}, set()
     for i in order:
-        base = nodes[i].name or f"node_{i}"
-        candidate, k = base, 0
-        while candidate in used:
-            k += 1
-            candidate = f"{base}.{k:03d}"
-        used.add(candidate)
-        names[i] = candidate
+        names[i] = unique_name(nodes[i].name or f"node_{i}", used)
+        used.add(names[i])
     return names
 
 

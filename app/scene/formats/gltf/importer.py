@@ -36,6 +36,7 @@ from app.scene.formats.gltf.buffers import (
 )
 from app.scene.formats.gltf.meshes import read_meshes
 from app.scene.math import transforms
+from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
 from app.scene.words import plural
@@ -217,13 +218,8 @@ def _names(nodes, bone_nodes) -> dict:
     names, used = {}, set()
     for n in bone_nodes:
         name = nodes[n].get("name")
-        base = name if isinstance(name, str) and name else f"node_{n}"
-        candidate, k = base, 0
-        while candidate in used:
-            k += 1
-            candidate = f"{base}.{k:03d}"
-        used.add(candidate)
-        names[n] = candidate
+        names[n] = unique_name(name if isinstance(name, str) and name else f"node_{n}", used)
+        used.add(names[n])
     return names
 
 
