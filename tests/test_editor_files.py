@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtWidgets
 
 from app.editor import operations, settings
 from app.editor.document import Document
@@ -112,16 +112,7 @@ def test_save_changes_prompt_saves(window, qtbot, tmp_path, monkeypatch, dialogs
 
 
 def test_dropping_a_file_opens_it(window, qtbot):
-    mime = QtCore.QMimeData()
-    mime.setUrls([QtCore.QUrl.fromLocalFile(str(CMU_DIR / "01_01.bvh"))])
-    at = QtCore.QPointF(window.viewport.mapTo(window, QtCore.QPoint(50, 50)))
-    actions = QtCore.Qt.DropAction.CopyAction
-    buttons, mods = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
-    enter = QtGui.QDragEnterEvent(at.toPoint(), actions, mime, buttons, mods)
-    QtWidgets.QApplication.sendEvent(window, enter)
-    assert enter.isAccepted()
-    drop = QtGui.QDropEvent(at, actions, mime, buttons, mods)
-    QtWidgets.QApplication.sendEvent(window, drop)
+    gui.drop_file(window, CMU_DIR / "01_01.bvh")
     qtbot.waitUntil(lambda: len(window.document.scene.bones) == 31)
 
 
