@@ -7,9 +7,9 @@
 - the same scene with keys on every one of its 10⁶ frames (nothing holds: every frame's
   matrices differ), in each space, against forward kinematics alone of it; at ``ec79b8d``
   (an SVD per frame for the polar rotation, LAPACK's inverse, the result's pages faulted in
-  one by one) these took 6.0 s (world) and 6.8–7.2 s (object) of CPU on this machine, forward
-  kinematics alone 4.5–5.0 s (measured side by side with this branch's 2.8–3.1, 3.2–3.9 and
-  1.5–1.7 s);
+  one by one) these took 5.1–6.0 s (world) and 6.3–7.2 s (object) of CPU on this machine,
+  forward kinematics alone 4.4–5.0 s (measured side by side with this branch's 2.6–3.1,
+  2.8–3.9 and 1.5–1.7 s);
 - a bake of 49,999 frames × 121 bones (6 × 10⁶ poses, within the 10⁷ bound): the child's
   peak memory (``VmHWM``) against the size of the result's own arrays plus the interpreter
   with numpy and the app imported (the floor: what any bake of this size must hold). Before
@@ -165,11 +165,11 @@ def rows() -> list[Row]:
         Row("bake of the points-at scene with keys on each of 10⁶ frames, world space",
             1e3 * k["world"], reference_label="forward kinematics alone", reference=1e3 * k["fk"],
             target="well within 10 s", ok=k["world"] < 5,
-            note="CPU time; ec79b8d: 6.0 s"),
+            note="CPU time; ec79b8d: 5.1–6.0 s"),
         Row("bake of the points-at scene with keys on each of 10⁶ frames, object space",
             1e3 * k["object"], reference_label="forward kinematics alone", reference=1e3 * k["fk"],
             target="well within 10 s", ok=k["object"] < 5,
-            note="CPU time; ec79b8d: 6.8–7.2 s"),
+            note="CPU time; ec79b8d: 6.3–7.2 s"),
         Row("bake 49,999 × 121 bones to .npz (main.py bake, ulimit -v 3000000): peak memory",
             c["peak"], unit="MB", reference_label="the issue's bound", reference=1024.0,
             target="< 1 GB, no MemoryError", ok=streamed and c["peak"] < 1024,

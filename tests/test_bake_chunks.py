@@ -1,5 +1,6 @@
 """A long bake runs in chunks of frames (issue 20): the same bits as one pass, the
-diagnostics joined, and memory bounded by the result plus one chunk."""
+diagnostics joined, and memory bounded by the result plus one chunk; written to a ``.npz``
+chunk by chunk (``main.py bake``), the same arrays as in memory, and no result held."""
 
 import subprocess
 import sys

@@ -68,3 +68,15 @@ def test_fractional_frames_and_awkward_names(tmp_path):
     assert read_names == list(names) * 3
     np.testing.assert_array_equal(frames, np.repeat([0, 0.5, 7.25], B))
     np.testing.assert_array_equal(values[:, :3].reshape(3, B, 3), result.heads)
+
+
+def test_the_file_written_a_block_of_frames_at_a_time_is_the_whole_text(tmp_path, monkeypatch):
+    from app.scene.formats import csv_export
+
+    result = bake(load_scene(SCENES / "legs.json"), np.arange(0.0, 20.0, 0.75))
+    B = len(result.bone_names)
+    monkeypatch.setattr(csv_export, "BLOCK_ROWS", 3 * B)  # blocks of three frames
+    out = tmp_path / "legs.csv"
+    write_csv(out, result)
+    assert out.read_bytes() == csv_from_bake(result).encode()
+    assert [p.name for p in tmp_path.iterdir()] == ["legs.csv"]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.scene import evaluate
 from app.scene.evaluate import BakeResult, Evaluator, default_frames
 from app.scene.rig.model import Scene
 
@@ -76,8 +77,12 @@ Progress = Callable[[int, int], bool]
 
 
 def bake_in_chunks(scene: Scene, frames=None, space: str | None = None,
-                   progress: Progress | None = None, chunk: int = 256) -> BakeResult:  # fmt: skip
+                   progress: Progress | None = None, chunk: int | None = None,
+                   ) -> BakeResult:  # fmt: skip
     """:func:`~app.scene.evaluate.bake`, ``chunk`` frames at a time, reporting progress.
+
+    By default a chunk is the evaluation's own (:data:`~app.scene.evaluate.CHUNK_POSES` poses,
+    at least 256 frames): a few hundredths of a second each, and no more calls than needed.
 
     One :class:`~app.scene.evaluate.Evaluator` evaluates every chunk, so constraint caches
     (the multi-parent integral) carry over and the result equals a single bake. The
@@ -90,6 +95,7 @@ def bake_in_chunks(scene: Scene, frames=None, space: str | None = None,
     """
     frames = default_frames(scene) if frames is None else np.asarray(frames, float).reshape(-1)
     evaluator = Evaluator(scene)
+    chunk = chunk or max(256, evaluate.CHUNK_POSES // max(len(scene.bones), 1))
     starts = range(0, max(len(frames), 1), chunk)
     result = None
     for start in starts:

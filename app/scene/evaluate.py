@@ -325,7 +325,7 @@ class Evaluator:
         frames = self.checked_frames(frames, space)
         spans = chunks(len(frames), len(self.scene.bones))
         if len(spans) == 1:
-            return next(self.pieces(frames, space))[2]
+            return _result_of(self.context(frames, space))
         shape = (len(frames), len(self.scene.bones))
         # Laid out as forward kinematics lays out its own (component-major, frames last):
         # each chunk is evaluated in place there, nothing copied.
@@ -363,21 +363,22 @@ class Evaluator:
         else:
             spans = [(lo, hi, None if into is None else into[..., lo:hi]) for lo, hi in spans]
         for lo, hi, out in spans:
-            ctx = self.context(frames[lo:hi], space, out=out)
-            heads = ctx.bone_to_world[..., :3, 3].copy()
-            tails = transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone)
-            piece = BakeResult(
-                bone_names=ctx.rig.name_array,
-                frames=ctx.frames,
-                bone_to_world=ctx.bone_to_world,
-                heads=heads,
-                tails=tails,
-                limit_violation_deg=ctx.limit_violation_deg,
-                info=ctx.info,
-            )
-            del ctx, heads, tails
+            piece = _result_of(self.context(frames[lo:hi], space, out=out))
             yield lo, hi, piece
             del piece  # before the next chunk's arrays are made
+
+
+def _result_of(ctx: Context) -> BakeResult:
+    """The :class:`BakeResult` of an evaluated context (its arrays, not copies)."""
+    return BakeResult(
+        bone_names=ctx.rig.name_array,
+        frames=ctx.frames,
+        bone_to_world=ctx.bone_to_world,
+        heads=ctx.bone_to_world[..., :3, 3].copy(),
+        tails=transform_points(ctx.bone_to_world, ctx.rig.tails_in_bone),
+        limit_violation_deg=ctx.limit_violation_deg,
+        info=ctx.info,
+    )
 
 
 #: A bake of more poses (frames times bones) than this runs in chunks of frames of about

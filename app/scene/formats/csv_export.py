@@ -13,8 +13,12 @@ gets the bake's values bit for bit. Whole frames are written without a decimal p
 
 from __future__ import annotations
 
+import itertools
+import os
+
 import numpy as np
 
+from app.scene.errors import SceneError
 from app.scene.math.transforms import rotation_from_matrix
 
 COLUMNS = ("frame", "bone", "head_x", "head_y", "head_z", "tail_x", "tail_y", "tail_z",
@@ -46,23 +50,53 @@ def csv_from_bake(result) -> str:
     str
         A header line and ``F * B`` rows, ``\\n`` line ends.
     """
-    frames = np.asarray(result.frames, dtype=float).reshape(-1)
+    return ",".join(COLUMNS) + "\n" + _rows(result, 0, len(result.frames))
+
+
+def _rows(result, start: int, stop: int) -> str:
+    """The rows of frames ``start:stop`` of :func:`csv_from_bake`."""
+    frames = np.asarray(result.frames, dtype=float).reshape(-1)[start:stop]
     names = [str(n) for n in np.asarray(result.bone_names)]
     F, B = len(frames), len(names)
     values = np.empty((F, B, 11), dtype=object)
     values[:, :, 0] = np.array([_frame_text(f) for f in frames], dtype=object)[:, None]
-    numbers = np.concatenate(
-        [result.heads, result.tails, rotation_from_matrix(result.bone_to_world)], axis=-1
-    )
+    numbers = np.concatenate([result.heads[start:stop], result.tails[start:stop],
+                              rotation_from_matrix(result.bone_to_world[start:stop])],
+                             axis=-1)  # fmt: skip
     # tolist() makes Python floats, whose %r is the shortest exact text (numpy scalars would
     # print as "np.float64(...)").
     values[:, :, 1:] = np.array(numbers.tolist(), dtype=object).reshape(F, B, 10)
     rows = "".join(f"%s,{_csv_field(n).replace('%', '%%')}" + ",%r" * 10 + "\n" for n in names)
-    return ",".join(COLUMNS) + "\n" + (rows * F) % tuple(values.ravel().tolist())
+    return (rows * F) % tuple(values.ravel().tolist())
+
+
+#: Rows (frames times bones) made into text at a time by :func:`write_csv`: the text of a
+#: long bake is never held whole (a row's numbers as Python objects take ~25 times its
+#: binary size).
+BLOCK_ROWS = 2**15
 
 
 def write_csv(path, result) -> None:
-    """Write :func:`csv_from_bake` to ``path`` atomically."""
-    from app.scene.formats.atomic import write_atomic
+    """Write :func:`csv_from_bake` to ``path`` atomically, a block of frames at a time.
 
-    write_atomic(path, csv_from_bake(result))
+    Raises
+    ------
+    SceneError
+        Naming the file when it cannot be written (the old file, if any, untouched).
+    """
+    from app.scene.formats.atomic import atomic_path
+
+    step = max(1, BLOCK_ROWS // max(len(result.bone_names), 1))
+    written = 0
+    blocks = (_rows(result, start, start + step) for start in range(0, len(result.frames), step))
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        for text in itertools.chain([",".join(COLUMNS) + "\n"], blocks):
+            try:
+                f.write(text.encode("utf-8"))
+            except UnicodeEncodeError as e:  # a lone surrogate: refused at load, kept out here
+                raise SceneError(f"cannot write: the text holds a character UTF-8 cannot hold "
+                                 f"at character {written + e.start + 1}",
+                                 file=str(path)) from None  # fmt: skip
+            written += len(text)
+        f.flush()
+        os.fsync(f.fileno())

@@ -328,6 +328,12 @@ def sample_stacked(key_frames, values, codes, frames, rotation: bool) -> np.ndar
     k, t = _bracket(key_frames, frames)
     t = shape_parameter(codes, k, t)
     out = np.take(values, k, axis=1)  # the key at or before each frame
+    # Frames at or after the last key (a pose that holds) all get the last segment's end:
+    # interpolated for the first of them, copied to the others.
+    at_end = np.flatnonzero(frames >= key_frames[-1])
+    if len(at_end) > 1:
+        t = t.copy()
+        t[at_end[1:]] = 0.0
     between = np.flatnonzero(t != 0)
     if len(between):
         a = out[:, between]
@@ -337,4 +343,6 @@ def sample_stacked(key_frames, values, codes, frames, rotation: bool) -> np.ndar
             out[:, between] = slerp(a, b, tb)
         else:
             out[:, between] = (1.0 - tb[..., None]) * a + tb[..., None] * b
+    if len(at_end) > 1:
+        out[:, at_end[1:]] = out[:, at_end[:1]]
     return out
