@@ -19,6 +19,7 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import show_controls
+from app.window.layout import show_message
 from app.window.mesh_actions import build_camera_actions, build_mesh_actions
 from app.window.rig_actions import build_rig_menu
 
@@ -64,7 +65,7 @@ class WindowActions:
             try:
                 fn(*args)
             except operations.OperationError as e:
-                self.statusBar().showMessage(str(e), 6000)
+                show_message(self, str(e))
 
         return run
 

@@ -10,6 +10,7 @@ from app.editor.authoring import rig_operations
 from app.editor.operations import OperationError
 from app.scene.builders.foot_roll import new_names
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
+from app.window.layout import show_message
 
 NO_TOES = "(no toes)"
 PARTS = ("thigh", "calf", "foot", "toes")
@@ -30,7 +31,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
 def open_foot_roll(window) -> None:
     dialog = FootRollDialog(window.document, window)
     if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
-        window.statusBar().showMessage(dialog.done_text, 6000)
+        show_message(window, dialog.done_text)
 
 
 class FootRollDialog(QtWidgets.QDialog):

@@ -31,6 +31,9 @@ class ConstraintView:
         Its entries in a bone's Add menu (``bones``: the selected ones).
     on_constraint : callable ``(menu, document, constraint, ref)``, optional
         Its entries when it (or one of its parts, ``ref``) is the menu's subject.
+    target_ends : bool
+        Whether its targets are a bone's head or tail (the outliner says which); ``False``
+        for a kind that follows the target bone as a whole (child of, copy rotation).
     """
 
     cls: type
@@ -38,11 +41,20 @@ class ConstraintView:
     limits: Callable | None = None
     add_on_bone: Callable | None = None
     on_constraint: Callable | None = None
+    target_ends: bool = True
 
     @property
     def words(self) -> str:
         """Words for people: the model's ``label`` (``"points-at"``)."""
         return self.cls.label
+
+
+def target_words(view: ConstraintView, target) -> str:
+    """Where a target aims, for people: ``"→ foot_ctrl.L tail"``, ``"→ foot_ctrl.L"`` for
+    a kind that follows the whole bone, ``"(position)"`` for a point in space."""
+    if target.bone is None:
+        return "(position)"
+    return f"→ {target.bone} {target.at}" if view.target_ends else f"→ {target.bone}"
 
 
 def act(menu, text, fn, *args, enabled=True):

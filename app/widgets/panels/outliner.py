@@ -203,7 +203,7 @@ class Outliner(QtWidgets.QTreeWidget):
                 item.setText(1, words)
                 item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
             elif ref.kind in TARGET_KINDS:
-                words = f"→ {thing.bone} {thing.at}" if thing.bone else "(position)"
+                words = views.target_text(scene.constraint(ref.name), thing)
                 if item.text(0) != f"{ref.kind} {words}":
                     item.setText(0, f"{ref.kind} {words}")
                     item.setToolTip(0, item.text(0))
