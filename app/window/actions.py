@@ -425,5 +425,8 @@ class WindowActions:
             "About Pivotal",
             "<h3>Pivotal</h3><p>A skeleton rig editor whose bodies rotate about several pivots "
             "at once (the multi-parent constraint and its normalized anticommutator), with "
-            "points-at, FABRIK, child-of and copy constraints in world or object space.</p>",
+            "points-at, FABRIK, child-of and copy constraints in world or object space, run "
+            "in the order they depend on each other.</p><p>Rig ▸ Foot Roll Rig… builds a "
+            "reverse foot on a leg. Opens scene files, BVH, glTF and FBX characters; writes "
+            "scene files, glTF, USD, BVH, CSV and NPZ.</p>",
         )

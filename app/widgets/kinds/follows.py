@@ -58,7 +58,9 @@ def section(form, c) -> None:
 def _add_on_bone(cls):
     def add_on_bone(menu, document, bone: str, bones) -> None:
         others = [b for b in bones if b != bone]
-        words = f" following {others[-1]}" if others else " (select a target bone first)"
+        # greyed, it says how to get there: the target first, then the bone (Blender's way)
+        words = (f" following {others[-1]}" if others
+                 else f" (select the target bone, then add {bone} to the selection)")  # fmt: skip
         act(menu, f"Add {cls.label.title()} Constraint on {bone}{words}", add_follow, document,
             cls, bones or [bone], enabled=bool(others))  # fmt: skip
 
