@@ -4,9 +4,12 @@ with Shift+A, reads the outliner, and walks into a cycle: what they see."""
 from pathlib import Path
 
 import pytest
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
 
 from app.scene.rig.editing import Ref
 from app.window.layout import message_room
+from tests import gui
 from tests.conftest import SCENES
 
 from . import _fields
@@ -68,3 +71,74 @@ def test_a_refused_cycle_is_readable_in_the_status_bar(win, qtbot):
     frame = win.frame_label
     assert frame.isVisible()
     assert frame.geometry().left() >= status.fontMetrics().horizontalAdvance(shown)
+
+
+def _foot_roll_dialog(win, qtbot, answer) -> dict:
+    """Rig ▸ Foot Roll Rig… from the menu bar (Alt+I, F); ``answer(dialog, seen)`` runs in
+    the dialog; returns ``seen``."""
+    seen = {}
+
+    def run(dialog):
+        answer(dialog, seen)
+        seen["done"] = True
+
+    gui.answer_modal(run)
+    win.activateWindow()
+    QTest.keyClick(win, QtCore.Qt.Key.Key_I, QtCore.Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activePopupWidget() is not None)
+    QTest.keyClick(QtWidgets.QApplication.activePopupWidget(), QtCore.Qt.Key.Key_F)
+    qtbot.waitUntil(lambda: "done" in seen, timeout=5000)
+    return seen
+
+
+def _button(dialog, which):
+    box = dialog.findChild(QtWidgets.QDialogButtonBox)
+    return box.button(which)
+
+
+def test_the_foot_roll_dialog_says_why_a_leg_cannot_take_it_before_build(win, qtbot):
+    """The left leg rigged, the dialog offers the right one; choosing the left leg again
+    says so in red at once and greys Build (not only after Build was pressed)."""
+    ok, cancel = (
+        QtWidgets.QDialogButtonBox.StandardButton.Ok,
+        QtWidgets.QDialogButtonBox.StandardButton.Cancel,
+    )
+
+    def build(dialog, seen):
+        seen["leg"] = dialog.findChild(QtWidgets.QComboBox, "side").currentText()
+        QTest.mouseClick(_button(dialog, ok), QtCore.Qt.MouseButton.LeftButton)
+
+    assert _foot_roll_dialog(win, qtbot, build)["leg"] == "Left leg (foot.L)"
+    qtbot.waitUntil(lambda: "foot_ctrl.L" in win.document.scene.bone_names())
+
+    def again(dialog, seen):
+        side = dialog.findChild(QtWidgets.QComboBox, "side")
+        seen["offered"] = side.currentText()
+        side.setFocus()
+        QTest.keyClick(side, QtCore.Qt.Key.Key_Home)  # the left leg, first in the list
+        seen["chosen"] = side.currentText()
+        problem = dialog.findChild(QtWidgets.QLabel, "problem")
+        seen["problem"] = problem.text() if problem.isVisible() else ""
+        seen["build"] = _button(dialog, ok).isEnabled()
+        QTest.mouseClick(_button(dialog, cancel), QtCore.Qt.MouseButton.LeftButton)
+
+    seen = _foot_roll_dialog(win, qtbot, again)
+    assert seen["offered"] == "Right leg (foot.R)" and seen["chosen"] == "Left leg (foot.L)"
+    assert seen["problem"].startswith("This leg has a foot roll already (foot_ctrl.L)")
+    assert not seen["build"]
+
+
+def test_f1_and_about_name_what_landed(win, qtbot, dialogs):
+    """F1 lists the follow kinds, the Rig menu and refused cycles; About names them too."""
+    win.viewport.setFocus()
+    QTest.keyClick(win.viewport, QtCore.Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: win.findChild(QtWidgets.QDialog, "controlsDialog") is not None)
+    dialog = win.findChild(QtWidgets.QDialog, "controlsDialog")
+    text = dialog.findChild(QtWidgets.QTextBrowser, "controlsText").toPlainText()
+    dialog.close()
+    for words in ("child of · copy rotation · copy location", "Rig ▸ Foot Roll Rig…", "cycle"):
+        assert words in text, words
+    win.actions_by_name["about"].trigger()
+    ((kind, _, about),) = [c for c in dialogs.calls if c[0] == "about"]
+    for words in ("Foot Roll Rig", "FBX", "order they depend on"):
+        assert words in about, words
