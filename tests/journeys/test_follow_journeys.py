@@ -13,6 +13,7 @@ from tests import gui
 from tests.conftest import SCENES
 
 from . import _fields
+from ._steps_a import outliner_click
 from ._ux import add_from_menu, outliner_pick
 
 HUMANOID = Path(SCENES) / "humanoid.glb"
@@ -142,3 +143,57 @@ def test_f1_and_about_name_what_landed(win, qtbot, dialogs):
     ((kind, _, about),) = [c for c in dialogs.calls if c[0] == "about"]
     for words in ("Foot Roll Rig", "FBX", "order they depend on"):
         assert words in about, words
+
+
+def test_a_follow_targets_row_shows_the_bone_it_follows(win, qtbot):
+    """Click a copy-location's or a child-of's target row: the inspector shows the bone it
+    aims at (not "a position", which these kinds cannot take); a child-of's choices are
+    bones, not heads and tails; choosing the next one retargets it (one undo step)."""
+    outliner_pick(win, qtbot, "chest", "forearm.R")
+    add_from_menu(win, qtbot, "Add Copy Location Constraint on forearm.R following chest")
+    outliner_pick(win, qtbot, "neck", "hand.L")
+    add_from_menu(win, qtbot, "Add Child Of Constraint on hand.L following neck")
+    copy, child = (c.name for c in win.document.scene.constraints)
+    outliner_click(win, qtbot, Ref.target_of(copy))
+    combo = win.inspector.findChild(QtWidgets.QComboBox, "targetKind")
+    assert combo.isVisible() and combo.currentText() == "bone chest head"
+    outliner_click(win, qtbot, Ref.target_of(child))
+    combo = win.inspector.findChild(QtWidgets.QComboBox, "targetKind")
+    items = [combo.itemText(i) for i in range(combo.count())]
+    assert combo.currentText() == "bone neck"
+    assert "a position" not in items and "bone hand.L" not in items  # not itself
+    assert all(len(t.split()) == 2 for t in items), items  # "bone neck", no end after it
+    steps = win.document.undo_stack.count()
+    combo.setFocus()
+    QTest.keyClick(combo, QtCore.Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: win.document.scene.constraint(child).target.bone == "head")
+    assert win.document.undo_stack.count() == steps + 1
+    assert win.document.undo_stack.undoText() == f"Set target of {child} to bone head"
+    assert target_row(win, child) == "target → head"
+
+
+def test_a_shipped_points_at_shows_the_bone_its_target_is_on(win, qtbot):
+    """calf_points_at_ankle.json aims at foot.r's head: its target row's inspector says so
+    (it said "a position", a choice that would have moved it)."""
+    scene = Path(SCENES) / "calf_points_at_ankle.json"
+    _fields.fresh(win, scene)
+    (c,) = win.document.scene.constraints
+    outliner_click(win, qtbot, Ref.target_of(c.name))
+    combo = win.inspector.findChild(QtWidgets.QComboBox, "targetKind")
+    assert combo.isVisible() and combo.currentText() == "bone foot.r head"
+
+
+def test_a_fabrik_pole_on_a_bone_stays_shown(win, qtbot):
+    """Choose a bone's tail as a FABRIK pole: the pole box shows that choice afterwards
+    (it went back to "none" once the inspector refreshed)."""
+    _fields.fresh(win, Path(SCENES) / "fabrik_arm.json")
+    (c,) = win.document.scene.constraints
+    outliner_click(win, qtbot, Ref.constraint(c.name))
+    pole = win.inspector.findChild(QtWidgets.QComboBox, "poleKind")
+    pole.setFocus()
+    QTest.keyClick(pole, QtCore.Qt.Key.Key_End)  # the last bone's tail
+    last = win.document.scene.bones[-1].name
+    qtbot.waitUntil(lambda: win.document.scene.constraint(c.name).pole.bone == last)
+    qtbot.wait(50)
+    pole = win.inspector.findChild(QtWidgets.QComboBox, "poleKind")
+    assert pole.currentText() == f"bone {last} tail"

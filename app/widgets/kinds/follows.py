@@ -81,10 +81,13 @@ def on_constraint(menu, document, c, ref) -> None:
 
 # child of and copy rotation follow the target bone as a whole: its head or tail means nothing
 CHILD_OF = ConstraintView(ChildOf, section=section, add_on_bone=_add_on_bone(ChildOf),
-                          on_constraint=on_constraint, target_ends=False)  # fmt: skip
+                          on_constraint=on_constraint, target_ends=False,
+                          target_position=False)  # fmt: skip
 COPY_ROTATION = ConstraintView(CopyRotation, section=section,
                                add_on_bone=_add_on_bone(CopyRotation),
-                               on_constraint=on_constraint, target_ends=False)  # fmt: skip
+                               on_constraint=on_constraint, target_ends=False,
+                               target_position=False)  # fmt: skip
 COPY_LOCATION = ConstraintView(CopyLocation, section=section,
                                add_on_bone=_add_on_bone(CopyLocation),
-                               on_constraint=on_constraint)  # fmt: skip
+                               on_constraint=on_constraint,
+                               target_position=False)  # fmt: skip
