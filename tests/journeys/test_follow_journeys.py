@@ -111,6 +111,15 @@ def test_the_foot_roll_dialog_says_why_a_leg_cannot_take_it_before_build(win, qt
 
     assert _foot_roll_dialog(win, qtbot, build)["leg"] == "Left leg (foot.L)"
     qtbot.waitUntil(lambda: "foot_ctrl.L" in win.document.scene.bone_names())
+    # the outliner's target and pole rows show their bones whole, not "target ….L head"
+    outliner = win.outliner
+    for name, text in [("foot_leg_ik.L", "target → foot_ctrl.L head"),
+                       ("foot_follows_ctrl.L", "target → foot_ctrl.L")]:  # fmt: skip
+        row = outliner.item_for(Ref.constraint(name)).child(0)
+        assert row.text(0) == text
+        outliner.scrollToItem(row)
+        room = outliner.visualRect(outliner.indexFromItem(row, 0)).width()
+        assert outliner.fontMetrics().horizontalAdvance(text) + 8 <= room, (text, room)
 
     def again(dialog, seen):
         side = dialog.findChild(QtWidgets.QComboBox, "side")

@@ -209,6 +209,9 @@ class Outliner(QtWidgets.QTreeWidget):
                     item.setToolTip(0, item.text(0))
                     self._rows = None
                 item.setText(1, "◆" if thing.position_keys is not None else "")
+                # nothing beside it: the name takes the keys column too ("target → …_ctrl.R"
+                # lost the bone's name in a narrow outliner)
+                item.setFirstColumnSpanned(not item.text(1))
             else:
                 keyed = len(editing.key_frames(scene, ref))
                 item.setText(1, f"◆ {keyed}" if keyed else "")
