@@ -206,3 +206,23 @@ def test_a_fabrik_pole_on_a_bone_stays_shown(win, qtbot):
     qtbot.wait(50)
     pole = win.inspector.findChild(QtWidgets.QComboBox, "poleKind")
     assert pole.currentText() == f"bone {last} tail"
+
+
+def test_dragging_a_child_of_target_says_what_to_do(win, qtbot):
+    """A child-of's target is a bone, never a position: dragging its handle moves nothing
+    and the status bar says to move that bone or choose another one (not to "set it to a
+    position", a choice it does not have)."""
+    outliner_pick(win, qtbot, "head", "hand.L")
+    add_from_menu(win, qtbot, "Add Child Of Constraint on hand.L following head")
+    (c,) = win.document.scene.constraints
+    outliner_click(win, qtbot, Ref.target_of(c.name))
+    vp = win.viewport
+    at = vp.handle_position(Ref.target_of(c.name))
+    start = vp.project([at])[0]
+    gui.drag(vp, start, start + [60, -40], qtbot=qtbot)
+    assert win.document.scene.constraint(c.name).target == c.target
+    shown = win.statusBar().currentMessage()
+    assert shown == (
+        f"The target of {c.name} follows bone head; move head itself, or choose another bone "
+        "in the inspector"
+    )
