@@ -60,7 +60,7 @@ def _add_on_bone(cls):
         others = [b for b in bones if b != bone]
         # greyed, it says how to get there: the target first, then the bone (Blender's way)
         words = (f" following {others[-1]}" if others
-                 else f" (select the target bone, then add {bone} to the selection)")  # fmt: skip
+                 else f" (select the target bone, then also {bone})")  # fmt: skip
         act(menu, f"Add {cls.label.title()} Constraint on {bone}{words}", add_follow, document,
             cls, bones or [bone], enabled=bool(others))  # fmt: skip
 
