@@ -226,3 +226,20 @@ def test_dragging_a_child_of_target_says_what_to_do(win, qtbot):
         f"The target of {c.name} follows bone head; move head itself, or choose another bone "
         "in the inspector"
     )
+
+
+def test_the_foot_roll_dialog_on_a_scene_without_legs_says_so(win, qtbot):
+    """The tumbling box has no leg: the dialog says none was found by its names and how to
+    choose one (it said "The leg names one bone twice" after Build)."""
+    _fields.fresh(win, Path(SCENES) / "tumbling_box.json")
+    buttons = QtWidgets.QDialogButtonBox.StandardButton
+
+    def look(dialog, seen):
+        problem = dialog.findChild(QtWidgets.QLabel, "problem")
+        seen["problem"] = problem.text() if problem.isVisible() else ""
+        seen["build"] = _button(dialog, buttons.Ok).isEnabled()
+        QTest.mouseClick(_button(dialog, buttons.Cancel), QtCore.Qt.MouseButton.LeftButton)
+
+    seen = _foot_roll_dialog(win, qtbot, look)
+    assert seen["problem"].startswith("No leg found by its bone names"), seen
+    assert not seen["build"]
