@@ -84,7 +84,8 @@ def choice_index(combo, view: ConstraintView | None, target) -> int:
     for i in range(combo.count()):
         data = combo.itemData(i)
         if isinstance(target, Target) and isinstance(data, (tuple, list)):
-            same_end = view is not None and not view.target_ends or data[1] == target.at
+            any_end = view is not None and not view.target_ends  # the bone alone counts
+            same_end = any_end or data[1] == target.at
             if data[0] == target.bone and same_end:
                 return i
         elif data is None and isinstance(target, Target) and target.bone is None:
