@@ -89,5 +89,5 @@ def test_the_menu_builds_the_rig_in_one_undo_step(qtbot):
 
     _pick(outliner, "thigh.R")
     seen = _in_dialog(qtbot, win, again)
-    assert seen["open"] and "foot_ctrl.R is taken" in seen["problem"]
+    assert seen["open"] and "foot roll already (foot_ctrl.R)" in seen["problem"]
     assert doc.scene.bones == rigged_bones and doc.undo_stack.count() == count + 1

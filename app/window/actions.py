@@ -19,6 +19,7 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import show_controls
+from app.window.layout import show_message
 from app.window.mesh_actions import build_camera_actions, build_mesh_actions
 from app.window.rig_actions import build_rig_menu
 
@@ -64,7 +65,7 @@ class WindowActions:
             try:
                 fn(*args)
             except operations.OperationError as e:
-                self.statusBar().showMessage(str(e), 6000)
+                show_message(self, str(e))
 
         return run
 
@@ -424,5 +425,8 @@ class WindowActions:
             "About Pivotal",
             "<h3>Pivotal</h3><p>A skeleton rig editor whose bodies rotate about several pivots "
             "at once (the multi-parent constraint and its normalized anticommutator), with "
-            "points-at, FABRIK, child-of and copy constraints in world or object space.</p>",
+            "points-at, FABRIK, child-of and copy constraints in world or object space, run "
+            "in the order they depend on each other.</p><p>Rig ▸ Foot Roll Rig… builds a "
+            "reverse foot on a leg. Opens scene files, BVH, glTF and FBX characters; writes "
+            "scene files, glTF, USD, BVH, CSV and NPZ.</p>",
         )

@@ -17,6 +17,7 @@ from app.scene.rig.bone_edits import DELETE, REPARENT
 from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
+from app.window.layout import show_message
 
 SCOPED = QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut
 
@@ -68,7 +69,7 @@ class BoneActions:
         try:
             text = pose_operations.copy_pose(self.document)
         except operations.OperationError as e:
-            self.statusBar().showMessage(str(e), 6000)
+            show_message(self, str(e))
             return
         QtGui.QGuiApplication.clipboard().setText(text)
 

@@ -30,6 +30,12 @@ the root) as it plays</td></tr>
 <tr><td>Drag a limit's rim / ends</td><td>cone angle · hinge min (blue) / max (red)</td></tr>
 <tr><td><b>Building</b> (viewport, outliner)</td><td></td></tr>
 <tr><td>Shift+A · E</td><td>add menu (bone, constraints) · extrude from the tail</td></tr>
+<tr><td>Shift+A on two bones</td><td>child of · copy rotation · copy location: the bone
+selected last follows the other</td></tr>
+<tr><td>Rig ▸ Foot Roll Rig… (Alt+I, F)</td><td>a reverse foot on a leg: a control rolling
+on heel, ball and toe, leg IK, the foot turning with it (one undo)</td></tr>
+<tr><td>An edit making a cycle</td><td>refused: constraints that read each other's bones
+in a ring (the status bar names them)</td></tr>
 <tr><td>F2 · X / Delete</td><td>rename · delete (asks about the children)</td></tr>
 <tr><td>Drag in the outliner</td><td>reparent keeping its place · Shift: its values</td></tr>
 <tr><td><b>Pose</b> (viewport, outliner)</td><td></td></tr>

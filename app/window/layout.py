@@ -302,6 +302,20 @@ def message_room(window) -> int:
     return status.width() - sum(w.width() + spacing for w in beside) - 24  # margins, grip
 
 
+def show_message(window, text: str, ms: int = 6000) -> None:
+    """Say ``text`` in the status bar for ``ms``; one too long for the room it has ends in
+    "…" (it is whole in the status bar's tooltip) instead of being cut mid-word against
+    the frame number."""
+    status = window.statusBar()
+    status.showMessage(text, ms)  # fit_message makes what room it can
+    room = message_room(window)
+    if status.fontMetrics().horizontalAdvance(text) <= room:
+        return
+    elided = status.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, room)
+    status.showMessage(elided, ms)
+    status.setToolTip(text)
+
+
 def fit_message(window, text: str) -> None:
     """A status message shows whole: the hint steps aside while it shows, and the space too
     when the message needs its room; one still too long is whole in the tooltip."""

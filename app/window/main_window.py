@@ -69,7 +69,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         document.space_changed.connect(self._update_status)
         document.compare_changed.connect(self._on_compare)
         document.selection_changed.connect(self._update_hint)
-        document.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        document.message.connect(lambda text: layout.show_message(self, text))
         document.evaluation_failed.connect(self._on_evaluation_failed)
         document.scene_changed.connect(self._update_status)
         self.files.recent_changed.connect(self._update_recent_menu)

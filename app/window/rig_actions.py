@@ -8,8 +8,9 @@ from PySide6 import QtWidgets
 
 from app.editor.authoring import rig_operations
 from app.editor.operations import OperationError
-from app.scene.builders.foot_roll import new_names
+from app.scene.builders.foot_roll import FootRollError, check_leg, new_names
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
+from app.window.layout import show_message
 
 NO_TOES = "(no toes)"
 PARTS = ("thigh", "calf", "foot", "toes")
@@ -30,7 +31,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
 def open_foot_roll(window) -> None:
     dialog = FootRollDialog(window.document, window)
     if dialog.exec() == QtWidgets.QDialog.DialogCode.Accepted:
-        window.statusBar().showMessage(dialog.done_text, 6000)
+        show_message(window, dialog.done_text)
 
 
 class FootRollDialog(QtWidgets.QDialog):
@@ -66,7 +67,8 @@ class FootRollDialog(QtWidgets.QDialog):
             QtWidgets.QDialogButtonBox.StandardButton.Ok
             | QtWidgets.QDialogButtonBox.StandardButton.Cancel
         )
-        buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setText("Build")
+        self.build_button = buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+        self.build_button.setText("Build")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QtWidgets.QVBoxLayout(self)
@@ -108,7 +110,26 @@ class FootRollDialog(QtWidgets.QDialog):
             f"calf, reaching the control) and {n['follow']} (the foot copies the control's "
             "rotation). One undo takes them all away."
         )
-        self.problem.clear()
+        problem = self.refusal()
+        self.problem.setText(problem)
+        self.build_button.setEnabled(not problem)
+
+    def refusal(self) -> str:
+        """Why the leg the boxes show cannot take the rig, in words ("" when it can): said
+        as the boxes change, Build greyed, not only after pressing it."""
+        leg, scene = self.leg(), self.document.scene
+        control = new_names(leg)["control"]
+        if control in scene.bone_names():
+            return (f"This leg has a foot roll already ({control}): Ctrl+Z takes it away, or "
+                    "choose another leg")  # fmt: skip
+        try:
+            check_leg(scene, leg)
+        except FootRollError as e:
+            if not self.legs and len(set(leg.bones())) != len(leg.bones()):
+                return ("No leg found by its bone names (thigh, calf, foot, toes): choose "
+                        "the leg's bones in the boxes above")  # fmt: skip
+            return str(e)
+        return ""
 
     def accept(self) -> None:
         try:

@@ -23,7 +23,7 @@ ALLOWED = {
 
 #: A file's name is data (the recent files, a tutorial's scene, the window title).
 FILE_NAME = re.compile(
-    r"(?:/[\w.-]+)*/?[\w.-]+\.(?:json|bvh|glb|gltf|npz|csv|usda|usdc|png|md|txt)\b"
+    r"(?:/[\w.-]+)*/?[\w.-]+\.(?:json|bvh|glb|gltf|fbx|npz|csv|usda|usdc|png|md|txt)\b"
 )  # with the folders of its path (a recent file's tooltip), which are the user's data too
 
 IDENTIFIER = re.compile(r"(?<![\w./\\-])[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w/\\-])")

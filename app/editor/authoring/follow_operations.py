@@ -69,7 +69,9 @@ def set_follow_target(document, name: str, bone: str | None = None, at: str | No
     if at not in ("head", "tail"):
         raise OperationError(f'A target is a bone\'s "head" or "tail", not {at!r}')
     new = constraint.with_target("target", replaced(target, bone=bone, at=at))
-    replace(document, Ref.constraint(name), new, f"Set target of {name} to bone {bone} {at}")
+    # child of and copy rotation follow the whole bone: "bone neck head" is a word too many
+    words = f"bone {bone} {at}" if constraint.follows_point else f"bone {bone}"
+    replace(document, Ref.constraint(name), new, f"Set target of {name} to {words}")
 
 
 def set_offset(document, name: str, offset: str) -> None:

@@ -324,6 +324,8 @@ class _BoneFollows(Constraint):
     """
 
     target_fields = ("target",)
+    #: Whether it goes to the target's head or tail (copy location), not the whole bone.
+    follows_point: ClassVar[bool] = False
     bone: str
     target: Target
     offset: str = "frame_start"
@@ -360,6 +362,7 @@ class CopyLocation(_BoneFollows):
 
     type = "copy_location"
     label = "copy location"
+    follows_point = True
 
     def trail_point(self):
         return self.bone, "head"  # the point it places

@@ -31,6 +31,12 @@ class ConstraintView:
         Its entries in a bone's Add menu (``bones``: the selected ones).
     on_constraint : callable ``(menu, document, constraint, ref)``, optional
         Its entries when it (or one of its parts, ``ref``) is the menu's subject.
+    target_ends : bool
+        Whether its targets are a bone's head or tail (the outliner says which); ``False``
+        for a kind that follows the target bone as a whole (child of, copy rotation).
+    target_position : bool
+        Whether a target may be a position in space; ``False`` for a kind that follows
+        another bone (not one of its own).
     """
 
     cls: type
@@ -38,11 +44,55 @@ class ConstraintView:
     limits: Callable | None = None
     add_on_bone: Callable | None = None
     on_constraint: Callable | None = None
+    target_ends: bool = True
+    target_position: bool = True
 
     @property
     def words(self) -> str:
         """Words for people: the model's ``label`` (``"points-at"``)."""
         return self.cls.label
+
+
+def target_words(view: ConstraintView, target) -> str:
+    """Where a target aims, for people: ``"→ foot_ctrl.L tail"``, ``"→ foot_ctrl.L"`` for
+    a kind that follows the whole bone, ``"(position)"`` for a point in space."""
+    if target.bone is None:
+        return "(position)"
+    return f"→ {target.bone} {target.at}" if view.target_ends else f"→ {target.bone}"
+
+
+def target_choices(view: ConstraintView, constraint, bones) -> list[tuple[str, object]]:
+    """``(words, data)`` of what ``constraint``'s target may aim at, for a combo box: "a
+    position" (data ``None``) where the kind allows it, then each bone's head and tail, or
+    each bone alone (data ``(bone, "head")``) for a kind that follows the whole bone."""
+    items: list[tuple[str, object]] = [("a position", None)] if view.target_position else []
+    own = () if view.target_position else constraint.driven_bones()
+    for b in bones:
+        if b in own:
+            continue
+        if view.target_ends:
+            items += [(f"bone {b} head", (b, "head")), (f"bone {b} tail", (b, "tail"))]
+        else:
+            items.append((f"bone {b}", (b, "head")))
+    return items
+
+
+def choice_index(combo, view: ConstraintView | None, target) -> int:
+    """The row of ``combo`` (filled from :func:`target_choices`, or with ``"none"``) showing
+    ``target`` (a :class:`Target`, ``None`` or ``"none"``); -1 when none does. Compared in
+    Python: ``findData`` does not match a tuple."""
+    for i in range(combo.count()):
+        data = combo.itemData(i)
+        if isinstance(target, Target) and isinstance(data, (tuple, list)):
+            any_end = view is not None and not view.target_ends  # the bone alone counts
+            same_end = any_end or data[1] == target.at
+            if data[0] == target.bone and same_end:
+                return i
+        elif data is None and isinstance(target, Target) and target.bone is None:
+            return i
+        elif data == target and not isinstance(target, Target):
+            return i
+    return -1
 
 
 def act(menu, text, fn, *args, enabled=True):

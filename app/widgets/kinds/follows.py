@@ -58,7 +58,9 @@ def section(form, c) -> None:
 def _add_on_bone(cls):
     def add_on_bone(menu, document, bone: str, bones) -> None:
         others = [b for b in bones if b != bone]
-        words = f" following {others[-1]}" if others else " (select a target bone first)"
+        # greyed, it says how to get there: the target first, then the bone (Blender's way)
+        words = (f" following {others[-1]}" if others
+                 else f" (select the target bone, then also {bone})")  # fmt: skip
         act(menu, f"Add {cls.label.title()} Constraint on {bone}{words}", add_follow, document,
             cls, bones or [bone], enabled=bool(others))  # fmt: skip
 
@@ -77,11 +79,15 @@ def on_constraint(menu, document, c, ref) -> None:
                 document, c.name, b.name, at)  # fmt: skip
 
 
+# child of and copy rotation follow the target bone as a whole: its head or tail means nothing
 CHILD_OF = ConstraintView(ChildOf, section=section, add_on_bone=_add_on_bone(ChildOf),
-                          on_constraint=on_constraint)  # fmt: skip
+                          on_constraint=on_constraint, target_ends=False,
+                          target_position=False)  # fmt: skip
 COPY_ROTATION = ConstraintView(CopyRotation, section=section,
                                add_on_bone=_add_on_bone(CopyRotation),
-                               on_constraint=on_constraint)  # fmt: skip
+                               on_constraint=on_constraint, target_ends=False,
+                               target_position=False)  # fmt: skip
 COPY_LOCATION = ConstraintView(CopyLocation, section=section,
                                add_on_bone=_add_on_bone(CopyLocation),
-                               on_constraint=on_constraint)  # fmt: skip
+                               on_constraint=on_constraint,
+                               target_position=False)  # fmt: skip

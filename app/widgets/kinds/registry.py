@@ -9,7 +9,7 @@ the plain one (its label, space and targets).
 from __future__ import annotations
 
 from app.widgets.kinds import fabrik, follows, multi_parent, points_at
-from app.widgets.kinds.base import ConstraintView
+from app.widgets.kinds.base import ConstraintView, target_words
 
 #: Model class -> its view.
 VIEWS: dict[type, ConstraintView] = {
@@ -43,6 +43,11 @@ def view_for(constraint) -> ConstraintView:
 def words(constraint) -> str:
     """The kind in words for people: ``"points-at"``."""
     return view_for(constraint).words
+
+
+def target_text(constraint, target) -> str:
+    """Where ``target`` (one of ``constraint``'s) aims, in words: ``"→ foot_ctrl.L tail"``."""
+    return target_words(view_for(constraint), target)
 
 
 def add_on_bone(menu, document, bone: str, bones: list[str]) -> None:

@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
+from app.editor.authoring.follow_operations import set_follow_target
 from app.editor.files import is_shipped
 from app.editor.throttle import Throttle
 from app.scene.rig import editing
@@ -21,6 +22,7 @@ from app.scene.rig.model import Target
 from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.kinds import registry as views
+from app.widgets.kinds.base import choice_index, target_choices
 from app.widgets.panels.constraint_section import ConstraintSection
 from app.widgets.panels.key_fields import interpolation_row, scale_group
 from app.widgets.text_keys import keep_keys
@@ -341,20 +343,16 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form = self._group("Aims at" if ref.kind == "target" else "Is at")
         kind = keep_keys(QtWidgets.QComboBox())
         kind.setObjectName("targetKind")
-        kind.addItem("a position", None)
-        for b in doc.scene.bones:
-            kind.addItem(f"bone {b.name} head", (b.name, "head"))
-            kind.addItem(f"bone {b.name} tail", (b.name, "tail"))
-        if target.bone is None:
-            kind.setCurrentIndex(0)
-        else:
-            kind.setCurrentIndex(max(kind.findData((target.bone, target.at)), 0))
+        view = views.view_for(c)
+        for words, data in target_choices(view, c, doc.scene.bone_names()):
+            kind.addItem(words, data)
+        kind.setCurrentIndex(max(choice_index(kind, view, target), 0))
         kind.currentIndexChanged.connect(lambda _: self._set_target_kind(ref, kind.currentData()))
         form.addRow(kind)
 
         def show_kind():  # a refused choice (a cycle of constraints) goes back
             now = editing.resolve(doc.scene, ref)
-            index = 0 if now.bone is None else max(kind.findData((now.bone, now.at)), 0)
+            index = max(choice_index(kind, view, now), 0)
             with QtCore.QSignalBlocker(kind):
                 kind.setCurrentIndex(index)
 
@@ -374,6 +372,12 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
 
     def _set_target_kind(self, ref: Ref, data) -> None:
         doc = self._document
+        view = views.view_for(doc.scene.constraint(ref.name))
+        if not view.target_position:
+            # a kind following another bone: its own operation (its words, its refusals)
+            at = data[1] if view.target_ends else None
+            self._run(set_follow_target, doc, ref.name, data[0], at)
+            return
         if data is None:
             target = operations.target_here(doc, ref.name, ref.kind)
         else:

@@ -15,6 +15,7 @@ from app.editor.authoring import constraint_operations as ops
 from app.scene.rig import constraint_edits
 from app.scene.rig.model import ConeLimit, HingeLimit, Target
 from app.widgets.fields import VectorEdit, spin_box
+from app.widgets.kinds.base import choice_index
 from app.widgets.text_keys import keep_keys
 
 KINDS = ("none", "cone", "hinge")
@@ -181,9 +182,8 @@ def build_fabrik(inspector, name: str) -> None:
 
     def refresh():
         p = doc.scene.constraint(name).pole
-        data = "none" if p is None else None if p.bone is None else (p.bone, p.at)
         with QtCore.QSignalBlocker(pole):
-            pole.setCurrentIndex(max(pole.findData(data), 0))
+            pole.setCurrentIndex(max(choice_index(pole, None, p if p is not None else "none"), 0))
 
     def edited(_):
         data = pole.currentData()

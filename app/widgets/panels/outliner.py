@@ -203,12 +203,15 @@ class Outliner(QtWidgets.QTreeWidget):
                 item.setText(1, words)
                 item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
             elif ref.kind in TARGET_KINDS:
-                words = f"→ {thing.bone} {thing.at}" if thing.bone else "(position)"
+                words = views.target_text(scene.constraint(ref.name), thing)
                 if item.text(0) != f"{ref.kind} {words}":
                     item.setText(0, f"{ref.kind} {words}")
                     item.setToolTip(0, item.text(0))
                     self._rows = None
                 item.setText(1, "◆" if thing.position_keys is not None else "")
+                # nothing beside it: the name takes the keys column too ("target → …_ctrl.R"
+                # lost the bone's name in a narrow outliner)
+                item.setFirstColumnSpanned(not item.text(1))
             else:
                 keyed = len(editing.key_frames(scene, ref))
                 item.setText(1, f"◆ {keyed}" if keyed else "")

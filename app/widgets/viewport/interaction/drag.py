@@ -18,6 +18,7 @@ from app.scene.analysis import projection
 from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world
 from app.scene.rig import editing
 from app.scene.rig.editing import BONE, PIVOT, POINT, TARGET_KINDS, Ref
+from app.widgets.kinds import registry as views
 from app.widgets.viewport.interaction.transform_edit import ROTATE, subject_for
 
 #: How near (pixels) the cursor must be to a handle's centre to grab it.
@@ -178,10 +179,11 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
     if ref.kind in TARGET_KINDS:
         target = editing.resolve(scene, ref)
         if target.bone is not None:
-            document.notify(
-                f"The {ref.kind} of {ref.name} follows bone {target.bone}; "
-                "set it to a position (inspector or outliner menu) to drag it"
-            )
+            if views.view_for(scene.constraint(ref.name)).target_position:
+                how = "set it to a position (inspector or outliner menu) to drag it"
+            else:  # a kind that follows a bone has no position to drag
+                how = f"move {target.bone} itself, or choose another bone in the inspector"
+            document.notify(f"The {ref.kind} of {ref.name} follows bone {target.bone}; {how}")
             return None
         live = LiveEdit(
             document, ref, f"Move {ref.label()}" + _frame_text(target.position_keys, frame)
