@@ -6,18 +6,24 @@ FABRIK legs, two copied rotations) and a skinned body of about 2,400 vertices.
   has not seen), next to forward kinematics alone; its process CPU time, and the skinning
   of the body for it, in the note;
 - the 1280×800 editor window playing it (a new frame each redraw, read from the warm
-  timeline cache), next to the same window orbiting the plain humanoid.
+  timeline cache), next to the same window playing the plain humanoid (no rig) and the
+  empty viewport (nothing drawn, orbiting: what Qt's composition of the GL widget into the
+  window, llvmpipe's clear and the swap cost), the three measured in turn, round after
+  round, in the same run: the machine is shared, so each figure is the median of the
+  rounds, its spread in the note, and the process CPU time per frame (every thread:
+  llvmpipe's too) says what a frame costs when other jobs stretch the wall time.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import statistics
 import time
 
 import numpy as np
 
-from benchmarks.bench_editor import ROOT, _close, _window
-from benchmarks.bench_scale import _orbit, _play, _rate
+from benchmarks.bench_editor import ROOT, _close, _wait_swap, _window
+from benchmarks.bench_scale import _orbit, _play
 from benchmarks.common import Row, median_time
 
 HUMANOID = ROOT / "resources" / "scenes" / "humanoid.glb"
@@ -76,34 +82,90 @@ def one_frame_ms(scene) -> tuple[float, float, float, float]:
     return 1e3 * alone, 1e3 * cpu, 1e3 * skinning, 1e3 * floor
 
 
-def playing_fps() -> tuple[float, float]:
-    """(the rigged humanoid playing, the plain humanoid orbiting) in the editor window."""
-    add = _add_foot_roll()
-    app, window = _window(HUMANOID, compare=False, setup=lambda w: add(w.document))
+#: Rounds of (rigged, plain, empty) measured in turn; each figure is their median.
+ROUNDS = 3
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process, every thread (llvmpipe rasterizes on its own threads)."""
+    return time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID)
+
+
+def _measure(app, window, step, frames: int = 60, runs: int = 3) -> tuple[float, float]:
+    """(median redraws per second of ``runs`` runs of ``frames`` redraws, process CPU ms per
+    redraw over them), after a warm-up (llvmpipe compiles its shaders on the first frames)."""
+    swapped = []
+    window.viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
+
+    def run(n):
+        swapped.clear()
+        for k in range(n):
+            step(k)
+            _wait_swap(app, swapped, len(swapped) + 1)
+        return list(swapped)
+
+    run(15)
+    rates, start = [], _cpu_seconds()
+    for _ in range(runs):
+        stamps = run(frames)
+        rates.append((len(stamps) - 1) / (stamps[-1] - stamps[0]))
+    return statistics.median(rates), 1e3 * (_cpu_seconds() - start) / (runs * frames)
+
+
+def _playing(setup=None, empty: bool = False) -> tuple[float, float]:
+    """(redraws per second, process CPU ms per redraw) of the window on the humanoid:
+    playing (``setup`` builds the rig first), or orbiting the empty viewport."""
+    app, window = _window(HUMANOID, compare=False, setup=setup)
     try:
         window.document.prepare_timeline()
-        play = _rate(app, window, _play(window))
+        step = _play(window)
+        if empty:
+            drawing = window.viewport.drawing
+            drawing._root.setVisible(False)  # as bench_scale.floors
+            drawing.labels.set_labels(np.zeros((0, 3)), [], np.zeros((0, 4)))
+            step = _orbit(window)
+        return _measure(app, window, step)
     finally:
         _close(app, window)
-    app, window = _window(HUMANOID, compare=False)
-    try:
-        orbit = _rate(app, window, _orbit(window))
-    finally:
-        _close(app, window)
-    return play, orbit
+
+
+def playing_fps(rounds: int = ROUNDS) -> dict[str, list[tuple[float, float]]]:
+    """Per round, (fps, CPU ms per frame) of the rigged humanoid playing, the plain humanoid
+    playing and the empty viewport, measured in turn."""
+    add = _add_foot_roll()
+    out = {"rigged": [], "plain": [], "empty": []}
+    for _ in range(rounds):
+        out["rigged"].append(_playing(lambda w: add(w.document)))
+        out["plain"].append(_playing())
+        out["empty"].append(_playing(empty=True))
+    return out
+
+
+def _spread(runs) -> str:
+    fps = sorted(r[0] for r in runs)
+    return f"{fps[0]:.0f}–{fps[-1]:.0f} fps over {len(fps)} rounds"
 
 
 def rows() -> list[Row]:
     scene = rigged_scene()
-    alone, cpu, skinning, fk = one_frame_ms(scene)
-    play, orbit = playing_fps()
+    alone, cpu_one, skinning, fk = one_frame_ms(scene)
+    runs = playing_fps()
+    play, plain, empty = (statistics.median(r[0] for r in runs[k])
+                          for k in ("rigged", "plain", "empty"))  # fmt: skip
+    cpu, plain_cpu, empty_cpu = (statistics.median(r[1] for r in runs[k])
+                                 for k in ("rigged", "plain", "empty"))  # fmt: skip
     label = "humanoid, both foot-roll rigs and mesh"
     return [
         Row(f"{label}: one frame evaluated", alone, "ms", "forward kinematics alone", fk,
             "≤ 1 ms", alone <= 1.0,
-            note=f"caches warm; process CPU time {cpu:.3f} ms; skinning the body for it "
+            note=f"caches warm; process CPU time {cpu_one:.3f} ms; skinning the body for it "
             f"{skinning:.3f} ms more"),
-        Row(f"{label}: playing, 1280×800 window", play, "fps", "plain humanoid, orbiting", orbit,
-            "≥ 60 fps", play >= 60, ratio=play / orbit,
-            note="a new frame each redraw, from the warm timeline cache"),
+        Row(f"{label}: playing, 1280×800 window", play, "fps", "plain humanoid, playing",
+            plain, "≥ 60 fps", play >= 60, ratio=play / plain,
+            note=f"a new frame each redraw, from the warm timeline cache; {_spread(runs['rigged'])}"
+            f" (plain {_spread(runs['plain'])}); process CPU {cpu:.1f} ms a frame, plain "
+            f"{plain_cpu:.1f} ms"),
+        Row("floor: empty viewport, the same window, orbiting", empty, "fps", "", None,
+            note=f"nothing drawn: Qt's composition, llvmpipe's clear, the swap; "
+            f"{_spread(runs['empty'])}; process CPU {empty_cpu:.1f} ms a frame"),
     ]  # fmt: skip

@@ -7,10 +7,12 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
+from app.scene.evaluate import bake
 from app.scene.io import save_scene
 from app.scene.rig.editing import Ref
 
 from . import gui
+from .conftest import SCENES
 from .gui import LEFT, NO_MODS, framebuffer, key
 from .test_key_field_edits import smoothstep
 from .test_reparent_scale_keys import scaled_parents
@@ -152,3 +154,38 @@ def test_a_static_scale_is_edited_for_the_whole_timeline(qtbot, tmp_path):
     assert doc.scene.bone("hand").scale == (0.8, 1.0, 1.3)
     key(win, "Z", gui.CTRL | gui.SHIFT)
     assert doc.scene.bone("hand").scale == (0.8, 2.0, 1.3)
+
+
+def _select(qtbot, win, bone):
+    outliner = win.outliner
+    rect = outliner.visualItemRect(outliner.item_for(Ref.bone(bone)))
+    QTest.mouseClick(outliner.viewport(), LEFT, NO_MODS, rect.center())
+    qtbot.waitUntil(lambda: win.document.selection == (Ref.bone(bone),))
+
+
+def test_playing_solves_world_space_for_the_inspector_only_for_a_bone_with_a_limit(qtbot):
+    """The "World at the current frame" note follows playback; the world-space solve it
+    asks for a limit's violation (a whole evaluation when the scene is authored in object
+    space) runs only for a bone some constraint limits."""
+    win = gui.open_window(qtbot, SCENES / "fabrik_arm.json")
+    doc = win.document
+    limited = {b for c in doc.scene.constraints for b, _ in c.limits_by_bone()}
+    frames = (doc.scene.frame_start + 5, doc.scene.frame_start + 20)
+    heads = bake(doc.scene, np.array(frames, dtype=float)).heads
+    moving = np.linalg.norm(heads[1] - heads[0], axis=1) > 1e-3
+    free = next(b.name for b, m in zip(doc.scene.bones, moving) if m and b.name not in limited)
+    asked = []
+    world_pose = doc.world_pose
+    doc.world_pose = lambda: asked.append(doc.frame) or world_pose()
+    for bone, expect_world in ((free, False), (sorted(limited)[0], True)):
+        _select(qtbot, win, bone)
+        asked.clear()
+        texts = set()
+        for frame in frames:
+            doc.set_frame(frame)  # a frame change, as playing makes
+            qtbot.wait(150)  # the inspector refreshes ten times a second
+            note = next(w for w in win.inspector.findChildren(QtWidgets.QLabel)
+                        if w.text().startswith("head ("))  # fmt: skip
+            texts.add(note.text())
+        assert len(texts) == 2, bone  # the note follows the frame
+        assert bool(asked) == expect_world, bone

@@ -110,6 +110,33 @@ def test_the_mesh_is_drawn_where_its_vertices_project_and_follows_the_frame(wind
     assert on_clay(later, mesh_pixels(window)) > 0.97
 
 
+def test_a_looping_playback_skins_each_frame_once_and_shows_the_same_vertices(window, qtbot):
+    doc, layer = window.document, window.viewport.drawing.meshes
+    window.viewport.set_xray(False)  # bones inside the mesh: nothing covers it
+    doc.prepare_timeline()  # what Play does: every pose read from the cached timeline
+    (item,) = layer.items
+    frames = [doc.scene.frame_start + k for k in (3, 9, 14)]
+    skinned = layer.skinned
+    seen = []
+    for _ in range(2):
+        for frame in frames:
+            key(window, "Home")
+            for _ in range(frame - doc.scene.frame_start):
+                key(window, "Right")
+            qtbot.wait(10)
+            assert doc.frame == frame
+            fresh = bind(doc.scene.meshes[0], doc.pose().bone_names, dtype=np.float32)
+            positions, normals = fresh.deform(doc.pose().bone_to_world[0])
+            assert np.array_equal(item.positions, positions)  # bit for bit, kept or not
+            assert np.array_equal(item.normals, normals)
+            seen.append(item.positions.copy())
+    # the frames passed over (Home, Right, ...) were skinned on the first loop, not again
+    assert layer.skinned - skinned == frames[-1] - doc.scene.frame_start + 1
+    assert not np.array_equal(seen[0], seen[1])  # the frames differ: a real pose change
+    on = framebuffer(window.viewport, qtbot)
+    assert on_clay(on, mesh_pixels(window)) > 0.97
+
+
 def _choose(window, qtbot, action_name) -> None:
     """Open View in the menu bar and click ``action_name`` with the mouse."""
     bar = window.menuBar()

@@ -81,6 +81,8 @@ class VectorEdit(QtWidgets.QWidget):
 
     def set_value(self, values) -> None:
         for spin, v in zip(self.spins, np.asarray(values, dtype=float).reshape(-1)):
+            if spin.cleanText() == spin.textFromValue(float(v)):
+                continue  # shown already: no repaint (the inspector refreshes while playing)
             with QtCore.QSignalBlocker(spin):
                 spin.setValue(float(v))
 

@@ -113,7 +113,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         label.setWordWrap(True)
         label.setStyleSheet("color: #9aa0a8;")
         form.addRow(label)
-        self._refreshers.append(lambda: label.setText(fn()))
+        self._refreshers.append(lambda: _set_text(label, fn()))
         return label
 
     # --- what the field builders (key_fields, limit_fields) build with --------------------
@@ -294,7 +294,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         head = ", ".join(f"{v:.3f}" for v in pose.heads[0, i])
         tail = ", ".join(f"{v:.3f}" for v in pose.tails[0, i])
         text = f"head ({head}) units<br>tail ({tail}) units"
-        world = doc.world_pose().limit_violation_deg[0, i]
+        # Only a limit's bone can leave it: the others need no world-space evaluation (a
+        # whole solve each refresh when the current space is not world).
+        limited = any(b == name for c in doc.scene.constraints for b, _ in c.limits_by_bone())
+        world = doc.world_pose().limit_violation_deg[0, i] if limited else 0.0
         if world > 0.05:
             text += (
                 f"<br><span style='color:#ff6650'>world space leaves its limit by "
@@ -391,6 +394,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
 
     @staticmethod
     def _set_spin(spin, value) -> None:
+        if spin.cleanText() == spin.textFromValue(value):
+            return  # shown already: no repaint
         with QtCore.QSignalBlocker(spin):
             spin.setValue(value)
 
@@ -402,3 +407,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             return
         for refresh in self._refreshers:
             refresh()
+
+
+def _set_text(label: QtWidgets.QLabel, text: str) -> None:
+    """A note's new text; the same text sets nothing (a word-wrapped label lays the page out
+    again, and repaints it, on every ``setText``)."""
+    if label.text() != text:
+        label.setText(text)

@@ -84,6 +84,7 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         self._texts: list[str] = []
         self._colors: list[QtGui.QColor] = []
         self._keys: list = []
+        self._rgba = np.zeros((0, 4))  # the colours last given, as given
         self._extent = np.zeros((0, 6))
         self._uv = np.zeros((0, 4))
         self.font = QtGui.QFont()
@@ -114,7 +115,12 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         found here, once per change of the labels, not per frame."""
         self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
         texts = list(texts)
-        colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in colors]
+        rgba = np.asarray(colors, dtype=float).reshape(-1, 4)
+        if texts == self._texts and np.array_equal(rgba, self._rgba):
+            self.update()  # playback: the same labels elsewhere (no QColor per label)
+            return
+        self._rgba = rgba.copy()
+        colors = [QtGui.QColor.fromRgbF(*map(float, c)) for c in rgba]
         keys = [(t, c.rgba()) for t, c in zip(texts, colors)]
         self.update()
         if keys == self._keys:  # playback: the same labels elsewhere

@@ -8,7 +8,9 @@ item per ``Scene.meshes`` entry (and a translucent one per mesh for Compare's gh
 them with :mod:`app.scene.rig.skinning` on every pose change, and applies the View menu's
 choices: what is shown (:data:`MESH`, :data:`BONES` or :data:`BOTH`) and X-ray, which draws
 the bones over the mesh (the depth buffer is cleared just before the bones, so the bones still
-hide each other correctly).
+hide each other correctly). A pose read from the document's cached timeline is skinned once
+per timeline: its vertices are kept by frame (up to :data:`MAX_SKINNED_BYTES`), so a looping
+playback copies them instead of skinning again (the same bits).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ MESH, BONES, BOTH = "mesh", "bones", "both"
 DISPLAYS = (MESH, BONES, BOTH)
 MESH_COLOR = (0.78, 0.64, 0.52, 1.0)  # warm clay: apart from the grey bones and blue ghost
 GHOST_MESH_COLOR = (0.55, 0.75, 1.0, 0.28)
+#: Skinned vertices kept per timeline frame, in bytes, all meshes together (the humanoid's
+#: 49 frames take 2.8 MB; a longer or heavier timeline skins the frames past it each time).
+MAX_SKINNED_BYTES = 64 * 2**20
 #: Back faces culled, as glTF asks of a material that is not ``doubleSided`` (its default);
 #: it also spares llvmpipe half the triangles (about 1.4× the frame rate on a 50k mesh).
 SOLID_OPTIONS = {GL.GL_DEPTH_TEST: True, GL.GL_BLEND: False, GL.GL_CULL_FACE: True}
@@ -159,6 +164,12 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         self._dirty = True
         self.update()
 
+    def set_vertices(self, rows) -> None:
+        """Show vertices skinned before (``(V, 6)`` float32, as :attr:`vertices` holds)."""
+        np.copyto(self.vertices, rows)
+        self._dirty = True
+        self.update()
+
     def _upload(self) -> None:
         vbo, data = self._vbo, self.vertices
         if not vbo.isCreated():
@@ -257,11 +268,16 @@ class MeshLayer:
         self._skinned = (None, None)
         self.items: list[SkinnedMeshItem] = []
         self.ghost_items: list[SkinnedMeshItem] = []
+        # Per item: (the timeline its frames come from, {frame index: vertices}).
+        self._kept: dict = {}
+        self._kept_bytes = 0
+        self.skinned = 0  # poses skinned so far (tests: once per timeline frame)
 
     def _rebuild(self, meshes, bone_names) -> None:
         for item in self.items + self.ghost_items:
             item.setParentItem(None)
         self.items, self.ghost_items = [], []
+        self._kept, self._kept_bytes = {}, 0
         for mesh in meshes:
             skinning = bind(mesh, bone_names, dtype=np.float32)
             double = bool(mesh.extra.get("double_sided", False))
@@ -273,6 +289,31 @@ class MeshLayer:
             ghost.setDepthValue(-2)  # right after the solid mesh (see GHOST_OPTIONS)
             self.items.append(solid)
             self.ghost_items.append(ghost)
+
+    def _pose(self, item, document, space, pose) -> None:
+        """Skin ``item`` to ``pose``, or copy what it was skinned to at that frame of the
+        cached timeline the pose was read from."""
+        timeline = document.cached_timeline(space)
+        if timeline is None or not np.may_share_memory(pose.bone_to_world,
+                                                       timeline.bone_to_world):  # fmt: skip
+            item.set_pose(pose.bone_to_world[0])
+            self.skinned += 1
+            return
+        k = int(round(document.frame - document.scene.frame_start))
+        source, frames = self._kept.get(item, (None, None))
+        if source is not timeline:
+            if frames:
+                self._kept_bytes -= sum(rows.nbytes for rows in frames.values())
+            source, frames = self._kept[item] = (timeline, {})
+        rows = frames.get(k)
+        if rows is not None:
+            item.set_vertices(rows)
+            return
+        item.set_pose(pose.bone_to_world[0])
+        self.skinned += 1
+        if self._kept_bytes + item.vertices.nbytes <= MAX_SKINNED_BYTES:
+            frames[k] = item.vertices.copy()
+            self._kept_bytes += item.vertices.nbytes
 
     def drawn_points(self) -> np.ndarray:
         """World positions of the vertices of the meshes shown, (N, 3) (for framing)."""
@@ -299,11 +340,11 @@ class MeshLayer:
         for item in self.items:
             item.setVisible(show_mesh)
             if show_mesh and fresh:
-                item.set_pose(pose.bone_to_world[0])
+                self._pose(item, document, document.space, pose)
         for item in self.ghost_items:
             item.setVisible(show_mesh and ghost is not None)
             if show_mesh and ghost is not None and fresh:
-                item.set_pose(ghost.bone_to_world[0])
+                self._pose(item, document, document.ghost_space(), ghost)
         self._skinned = (pose, ghost) if show_mesh else (None, None)
         self._bones.setVisible(show_bones)
         if not show_bones:

@@ -122,6 +122,49 @@ def ghost_colors(ghost) -> np.ndarray:
     return colors
 
 
+def _handle_color(scene, ref: Ref) -> np.ndarray:
+    """A handle's colour by kind (a target that follows a bone greyer)."""
+    if ref.kind == POINT:
+        return POINT_COLOR
+    if ref.kind == PIVOT:
+        return PIVOT_COLOR
+    if editing.resolve(scene, ref).bone is not None:
+        return BONE_TARGET_COLOR
+    return POLE_COLOR if ref.kind == POLE else TARGET_COLOR
+
+
+def _guide_of(c, ref: Ref, index) -> tuple[int, bool, tuple]:
+    """Where the guide to handle ``ref`` of constraint ``c`` starts: (bone index, at its tail
+    rather than its head, RGBA)."""
+    driven = c.driven_bones()
+    if ref.kind == PIVOT:  # from the body's head
+        return index[driven[0]], False, (1.0, 0.6, 0.15, 0.55)
+    if ref.kind == POLE:  # the chain bends towards it at its middle joint
+        return index[driven[len(driven) // 2]], False, (0.78, 0.55, 1.0, 0.5)
+    bone, at = c.trail_point()  # from the point it moves (the tip it aims, the head it places)
+    return index[bone], at != "head", (0.3, 0.9, 1.0, 0.55)
+
+
+class _HandleStyle:
+    """What of the handles ``refs`` (pivots, targets, poles) does not move with the frame,
+    as arrays, so a frame change draws them with a few gathers, not a loop per handle."""
+
+    def __init__(self, document, refs, hover, index):
+        scene = document.scene
+        selected = set(document.selection)
+        self.colors = np.array([_handle_color(scene, r) for r in refs]).reshape(-1, 4)
+        self.hot = np.array([r in selected or Ref.constraint(r.name) in selected or r == hover
+                             for r in refs], dtype=bool)  # fmt: skip
+        guides = [_guide_of(scene.constraint(r.name), r, index) for r in refs]
+        self.bones = np.array([g[0] for g in guides], dtype=np.intp)
+        self.at_tail = np.array([g[1] for g in guides], dtype=bool)
+        self.guide_colors = np.repeat(np.array([g[2] for g in guides]).reshape(-1, 4), 2, axis=0)
+        self.texts = [r.pivot if r.kind == PIVOT else f"{r.kind} · {r.name}" for r in refs]
+        self.label_colors = [PIVOT_COLOR if r.kind == PIVOT else
+                             POLE_COLOR if r.kind == POLE else TARGET_COLOR
+                             for r in refs]  # fmt: skip
+
+
 class SceneDrawing:
     """The viewport's items, rebuilt from the document by :meth:`draw`."""
 
@@ -153,6 +196,7 @@ class SceneDrawing:
         self.teaching = TeachingDrawing(self._root)
         self.limits = LimitItems(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
+        self._kept_style = None  # (scene, prepared rig, constraints, key, _HandleStyle)
 
     def _lines(self, depth: int, width: float, mode: str = "lines") -> SegmentLines:
         item = SegmentLines(parentItem=self._root, mode=mode, width=width, antialias=True,
@@ -204,13 +248,13 @@ class SceneDrawing:
         if handles is None:
             handles = handles_of(document)
         self.draw_handles(document, handles, hover)
-        self._draw_guides(document, pose, handles)
+        self._draw_guides(document, pose, handles, hover)
         self.limits.draw(shown_shapes(document))
         extra = self.teaching.draw_trails(document, trails or TrailSettings(),
                                           document.selected_bones())  # fmt: skip
         extra += self.teaching.draw_steps(steps, self.scale)
         extra += self.teaching.draw_tutorial(document, pose, self.scale)
-        self._draw_labels(document, pose, handles, extra)
+        self._draw_labels(document, pose, handles, extra, hover)
 
     def _draw_axes(self, pose, show: bool) -> None:
         self._bone_axes.setVisible(show)
@@ -221,55 +265,80 @@ class SceneDrawing:
         pos, colors = axes_lines(pose.bone_to_world[0], lengths)
         self._bone_axes.setData(pos=pos, color=colors)
 
+    def _style(self, document, handles, hover: Ref | None):
+        """What of the handles does not move with the frame: their colours and highlights,
+        where each guide starts (bone, head or tail) and its colour, each label's text and
+        colour (:class:`_HandleStyle`), kept while the handles, the constraints, the bones,
+        the selection and the hover stay; ``None`` with a tutorial's point (its label is
+        the scene's)."""
+        refs = tuple(ref for ref, _ in handles)
+        if any(ref.kind == POINT for ref in refs):
+            return None
+        scene = document.scene
+        prepared = prepare(scene)
+        constraints = tuple(scene.constraints)  # immutable items: identity says unchanged
+        key = (refs, document.selection, hover)
+        kept = self._kept_style
+        if (kept is not None and kept[0] is scene and kept[1] is prepared and kept[3] == key
+                and len(kept[2]) == len(constraints)
+                and all(a is b for a, b in zip(kept[2], constraints))):  # fmt: skip
+            return kept[4]
+        style = _HandleStyle(document, refs, hover, prepared.index)
+        self._kept_style = (scene, prepared, constraints, key, style)
+        return style
+
     def draw_handles(self, document, handles, hover: Ref | None) -> None:
         """Handles coloured by kind; the selected and the hovered ones larger."""
+        style = self._style(document, handles, hover)
+        if style is not None:
+            positions = np.array([p for _, p in handles]).reshape(-1, 3)
+            self._handles.set_handles(positions, style.colors, style.hot)
+            return
         selected = set(document.selection)
         colors, flags = [], []
         for ref, _ in handles:
-            if ref.kind == POINT:
-                colors.append(POINT_COLOR)
-            elif ref.kind == PIVOT:
-                colors.append(PIVOT_COLOR)
-            elif editing.resolve(document.scene, ref).bone is not None:
-                colors.append(BONE_TARGET_COLOR)
-            else:
-                colors.append(POLE_COLOR if ref.kind == POLE else TARGET_COLOR)
+            colors.append(_handle_color(document.scene, ref))
             hot = ref in selected or Ref.constraint(ref.name) in selected
             hot = hot or (ref.kind == POINT and Ref.bone(ref.name) in selected)
             flags.append(hot or ref == hover)
         positions = np.array([p for _, p in handles]).reshape(-1, 3)
         self._handles.set_handles(positions, np.array(colors).reshape(-1, 4), np.array(flags))
 
-    def _draw_guides(self, document, pose, handles) -> None:
+    def _draw_guides(self, document, pose, handles, hover: Ref | None = None) -> None:
         """Thin lines from a body's head to its pivots, from a bone's tip to its target,
         from a chain's middle joint to its pole."""
+        style = self._style(document, handles, hover)
+        if style is not None:  # one gather: the starts of every guide at this frame
+            self._guides.setVisible(bool(len(style.bones)))
+            if len(style.bones):
+                ends = np.array([p for _, p in handles]).reshape(-1, 3)
+                starts = np.where(style.at_tail[:, None], pose.tails[0, style.bones],
+                                  pose.heads[0, style.bones])  # fmt: skip
+                pos = np.stack([starts, ends], axis=1).reshape(-1, 3)
+                self._guides.setData(pos=pos, color=style.guide_colors)
+            return
         scene = document.scene
         index = prepare(scene).index
         pos, colors = [], []
         for ref, world in handles:
             if ref.kind == POINT:
                 continue
-            c = scene.constraint(ref.name)
-            driven = c.driven_bones()
-            if ref.kind == PIVOT:  # from the body's head
-                start = pose.heads[0, index[driven[0]]]
-                color = (1.0, 0.6, 0.15, 0.55)
-            elif ref.kind == POLE:  # the chain bends towards it at its middle joint
-                start = pose.heads[0, index[driven[len(driven) // 2]]]
-                color = (0.78, 0.55, 1.0, 0.5)
-            else:  # from the point it moves (the tip it aims, the head it places)
-                bone, at = c.trail_point()
-                start = (pose.heads if at == "head" else pose.tails)[0, index[bone]]
-                color = (0.3, 0.9, 1.0, 0.55)
-            pos += [start, world]
+            bone, at_tail, color = _guide_of(scene.constraint(ref.name), ref, index)
+            pos += [(pose.tails if at_tail else pose.heads)[0, bone], world]
             colors += [color, color]
         self._guides.setVisible(bool(pos))
         if pos:
             self._guides.setData(pos=np.array(pos), color=np.array(colors))
 
-    def _draw_labels(self, document, pose, handles, extra=()) -> None:
+    def _draw_labels(self, document, pose, handles, extra=(), hover=None) -> None:
         scene = document.scene
         positions, texts, colors = [], [], []
+        style = self._style(document, handles, hover)
+        if style is not None:
+            positions = [p for _, p in handles]
+            texts = list(style.texts)
+            colors = list(style.label_colors)
+            handles = ()
         for ref, world in handles:
             positions.append(world)
             if ref.kind == POINT:
