@@ -57,20 +57,14 @@ import json, sys
 sys.path.insert(0, {root!r})
 import numpy as np
 from app.scene.evaluate import bake
-from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, Scene
 
 def peak_mb():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
 
-turn = Keys(np.array([0.0, 100.0, 49998.0]),
-            np.array([[1.0, 0, 0, 0], [0.6, 0.8, 0, 0], [1.0, 0, 0, 0]]))
-bones = [Bone(name="b0", rotation_keys=turn)] + [
-    Bone(name=f"b{{i}}", parent=f"b{{(i - 1) // 2}}", translation=(0.0, 1.0, 0.0),
-         rotation_keys=turn) for i in range(1, 121)]
-scene = Scene(bones=bones, frame_start=0, frame_end=49998)
+from tests.long_rigs import binary_tree
+scene = binary_tree(49999)
 bake(scene, frames=np.arange(40.0))
 before = peak_mb()
 result = bake(scene)
@@ -118,17 +112,11 @@ sys.path.insert(0, {root!r})
 from pathlib import Path
 import numpy as np
 from app.scene.io import save_scene
-from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, Scene
 
-turn = Keys(np.array([0.0, 100.0, 49998.0]),
-            np.array([[1.0, 0, 0, 0], [0.6, 0.8, 0, 0], [1.0, 0, 0, 0]]))
-bones = [Bone(name="b0", rotation_keys=turn)] + [
-    Bone(name=f"b{{i}}", parent=f"b{{(i - 1) // 2}}", translation=(0.0, 1.0, 0.0),
-         rotation_keys=turn) for i in range(1, 121)]
+from tests.long_rigs import binary_tree
 with tempfile.TemporaryDirectory() as folder:
     scene, out = Path(folder, "rig.json"), Path(folder, "rig.npz")
-    save_scene(Scene(bones=bones, frame_start=0, frame_end=49998), scene)
+    save_scene(binary_tree(49999), scene)
     limit = 3_000_000 * 1024  # ulimit -v 3000000
     proc = subprocess.run(
         [sys.executable, str(Path({root!r}, "main.py")), "bake", str(scene), "--out", str(out)],

@@ -64,15 +64,9 @@ CHILD = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     import numpy as np
     from app.scene.evaluate import bake
-    from app.scene.rig.keys import Keys
-    from app.scene.rig.model import Bone, Scene
 
-    turn = Keys(np.array([0.0, 100.0, 9916.0]),
-                np.array([[1.0, 0, 0, 0], [0.6, 0.8, 0, 0], [1.0, 0, 0, 0]]))
-    bones = [Bone(name="b0", rotation_keys=turn)] + [
-        Bone(name=f"b{{i}}", parent=f"b{{(i - 1) // 2}}", translation=(0.0, 1.0, 0.0),
-             rotation_keys=turn) for i in range(1, 121)]
-    scene = Scene(bones=bones, frame_start=0, frame_end=9916)
+    from tests.long_rigs import binary_tree
+    scene = binary_tree(9917)
     bake(scene, frames=np.arange(40.0))  # every library loaded, every lazy buffer made
     mapped = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
     poses = 9917 * 121
@@ -145,16 +139,10 @@ CLI_CHILD = textwrap.dedent("""
     import numpy as np
     from app.cli import _bake
     from app.scene.io import save_scene
-    from app.scene.rig.keys import Keys
-    from app.scene.rig.model import Bone, Scene
 
-    turn = Keys(np.array([0.0, 100.0, 9916.0]),
-                np.array([[1.0, 0, 0, 0], [0.6, 0.8, 0, 0], [1.0, 0, 0, 0]]))
-    bones = [Bone(name="b0", rotation_keys=turn)] + [
-        Bone(name=f"b{{i}}", parent=f"b{{(i - 1) // 2}}", translation=(0.0, 1.0, 0.0),
-             rotation_keys=turn) for i in range(1, 121)]
+    from tests.long_rigs import binary_tree
     scene, out = {scene!r}, {out!r}
-    save_scene(Scene(bones=bones, frame_start=0, frame_end=9916), scene)
+    save_scene(binary_tree(9917), scene)
     assert _bake([scene, "--out", out, "--frames", "0:39"]) == 0  # every library loaded
     mapped = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
     limit = mapped + 250 * 2**20
