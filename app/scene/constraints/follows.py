@@ -69,7 +69,7 @@ def linear_in_parents(bone_to_world, skeleton, bones) -> np.ndarray:
     parents = np.stack([parent_to_world(skeleton, bone_to_world, b) for b in bones], axis=1)
     try:
         to_parent = np.linalg.inv(parents[..., :3, :3])
-        fine = np.abs(to_parent).max() <= MAX_INVERSE  # NaN: False
+        fine = np.abs(to_parent).max(initial=0.0) <= MAX_INVERSE  # NaN: False; 0 frames: True
     except np.linalg.LinAlgError:  # a parent scaled to 0
         fine = False
     if not fine:  # as far as it can be inverted
