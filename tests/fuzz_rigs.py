@@ -96,8 +96,14 @@ def _influence_gltf(k: int) -> bytes:
              "JOINTS_1": b.accessor(joints[:, 4:], USHORT if k % 2 else UBYTE),
              "WEIGHTS_1": b.accessor(weights[:, 4:])}  # fmt: skip
     triangles = np.arange(v - 2).repeat(3).reshape(-1, 3) + [0, 1, 2]
-    b.doc["meshes"] = [{"name": "skin", "primitives": [
-        {"attributes": attrs, "indices": b.accessor(triangles.reshape(-1), USHORT)}]}]
+    b.doc["meshes"] = [
+        {
+            "name": "skin",
+            "primitives": [
+                {"attributes": attrs, "indices": b.accessor(triangles.reshape(-1), USHORT)}
+            ],
+        }
+    ]
     b.doc["skins"] = [{"joints": list(range(8)), "inverseBindMatrices":
                        b.accessor(ibm.transpose(0, 2, 1).reshape(8, 16), FLOAT)}]  # fmt: skip
     b.doc["nodes"].append({"name": "body", "mesh": 0, "skin": 0})
@@ -105,9 +111,12 @@ def _influence_gltf(k: int) -> bytes:
     b.doc["scene"] = 0
     times = b.accessor(np.array([0.0, 0.5, 1.0]), minmax=True)
     turn = [[0, 0, 0, 1], [0, 0, np.sin(0.4), np.cos(0.4)], [np.sin(0.3), 0, 0, np.cos(0.3)]]
-    b.doc["animations"] = [{"samplers": [{"input": times, "output": b.accessor(np.array(turn))}],
-                            "channels": [{"sampler": 0, "target": {"node": 3,
-                                                                   "path": "rotation"}}]}]
+    b.doc["animations"] = [
+        {
+            "samplers": [{"input": times, "output": b.accessor(np.array(turn))}],
+            "channels": [{"sampler": 0, "target": {"node": 3, "path": "rotation"}}],
+        }
+    ]
     return b.gltf_bytes()
 
 
@@ -168,8 +177,9 @@ def _break(c: dict, rng: random.Random) -> None:
     elif how == "no_target_bone":
         c["target"] = rng.choice(({"at": "tail"}, {}, {"bone": None}, {"bone": ""}))
     elif how == "position_target":
-        c["target"] = rng.choice(({"position": [0, 1, 0]},
-                                  {"position": [0, 1, 0], "position_keys": [[0, [0, 1, 0]]]}))
+        c["target"] = rng.choice(
+            ({"position": [0, 1, 0]}, {"position": [0, 1, 0], "position_keys": [[0, [0, 1, 0]]]})
+        )
     elif how == "both_targets":
         c["target"]["position"] = [0, 1, 0]
     elif how == "at":
@@ -232,7 +242,8 @@ def _cycle(names, parents: dict, constraints, rng: random.Random) -> None:
     if chains and rng.random() < 0.4:
         chain = rng.choice(chains)
         parent = parents.get(chain[0])
-        if isinstance(parent, str) and parent in names:  # the chain reads its root's parent; the follow drives it
+        # The chain reads its root's parent, and the follow drives it.
+        if isinstance(parent, str) and parent in names:
             _insert(constraints, _a_follow(rng, parent, rng.choice(chain)), rng)
             return
     k = min(len(names), rng.choice((2, 3)))
@@ -359,5 +370,3 @@ def _poke_buffer(doc, attrs, key, rng: random.Random) -> None:
     if at + size <= len(raw):
         raw[at : at + size] = packed
         buffer["uri"] = head + "," + base64.b64encode(bytes(raw)).decode()
-
-

@@ -419,8 +419,11 @@ def test_the_command_line_refuses_fuzzed_inputs_in_one_line_with_status_2():
     """A few refused inputs of the new classes through ``main.py bake``."""
     for name, kind in [("legs_follows.json", "cycle"), ("influences_8.gltf", "influences"),
                        ("huesitos.fbx", "truncate")]:  # fmt: skip
-        data = next(d for d in (fuzzing.mutate(name, [(kind, seed)]) for seed in range(20))
-                    if fuzzing.check_input(d, fuzzing.suffix_of(name)).kind == "refused")
+        data = next(
+            d
+            for d in (fuzzing.mutate(name, [(kind, seed)]) for seed in range(20))
+            if fuzzing.check_input(d, fuzzing.suffix_of(name)).kind == "refused"
+        )
         line = fuzzing.check_cli(data, fuzzing.suffix_of(name))
         assert line.startswith("main.py bake: ") and "input" in line
 

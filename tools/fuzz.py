@@ -87,8 +87,10 @@ def main(argv=None) -> int:
           f"slowest input {slowest[0]:.2f} s")  # fmt: skip
     print(f"  every one of the {tally['accepted']} accepted inputs saved, loaded back equal "
           "and baked" if not defects else "  (see the defects below)")  # fmt: skip
-    print(f"  command line: {len(sampled)} refused inputs (one per format and mutation) "
-          "through main.py bake, each expected to print one line and exit 2")
+    print(
+        f"  command line: {len(sampled)} refused inputs (one per format and mutation) "
+        "through main.py bake, each expected to print one line and exit 2"
+    )
     for suffix in sorted({k[0] for k in tally if isinstance(k, tuple) and len(k) == 2}):
         print(f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
               f"accepted {tally[(suffix, 'accepted')]}")  # fmt: skip
