@@ -441,3 +441,30 @@ def test_an_object_space_copy_rotation_bakes_no_frames():
     for space in (None, "world", "object"):
         result = bake(scene, frames=[], space=space)
         assert result.bone_to_world.shape == (0, len(scene.bones), 4, 4)
+
+
+def test_an_integer_past_the_floats_in_a_gltf_is_refused_at_its_place():
+    """Found by the fuzzer's glTF class: a 401-digit integer in a node's translation raised
+    ``OverflowError: int too large to convert to float`` (``gltf/buffers.py``, ``numbers``)."""
+    doc = json.loads(fuzzing.bases()["influences_5.gltf"])
+    doc["nodes"][3]["translation"] = [10**400, 0, 0]
+    with pytest.raises(SceneError) as info:
+        loads_scene_from(json.dumps(doc).encode(), ".gltf")
+    assert info.value.path == "/nodes/3/translation" and "finite" in info.value.reason
+
+
+def test_a_bone_under_a_parent_scaled_to_almost_nothing_exports_to_gltf(tmp_path):
+    """Found by the fuzzer's export check: the chest scaled to 1e-300 while FABRIK turns the
+    arm gave local transforms of 1e300, past glTF's float32 ("Out of range float values are
+    not JSON compliant"; numpy's overflow warning in ``gltf/export.py``). Such locals come from
+    the keys, as under a parent scaled to 0 (``baked_locals.local_trs``)."""
+    from app.scene.formats.gltf.export import write_gltf
+    from app.scene.formats.gltf.importer import load_gltf
+
+    scene = loads_scene(scene_with("fabrik_arm.json", set_in(["bones", 0, "scale"],
+                                                             [1e-300, 1, 1])))  # fmt: skip
+    result = bake(scene, space="world")
+    write_gltf(tmp_path / "arm.glb", scene, result)
+    back = load_gltf(tmp_path / "arm.glb")
+    assert back.bone_names() == scene.bone_names()
+    assert np.all(np.isfinite(bake(back).bone_to_world))
