@@ -2,12 +2,17 @@
 every input must pass (issues 10 and 20; ``docs/reliability.md``).
 
 An input is loaded with :func:`app.scene.io.load_scene`; when accepted, it is saved and loaded
-back (the scene must come back equal), then baked in both spaces, at its timeline and at no
-frames at all. The only allowed outcomes are a :class:`SceneError` with a place (a JSON path,
-a line or a byte) at load or at bake, or finite arrays of the documented shapes (the bone
+back (the scene must come back equal), then baked in both spaces, at its timeline, at no
+frames at all and at the lists of :func:`frame_lists` (one frame not ``frame_start``, which
+must equal that row of the timeline's bake; fractional frames); ``bake_to_npz`` must write
+exactly ``bake``'s arrays, and the bake must export to glTF. The only allowed outcomes are a
+:class:`SceneError` with a place (a JSON path, a line or a byte; for FBX, whose reader gives
+no place, the file) at load or at bake, or finite arrays of the documented shapes (the bone
 names exactly the scene's); anything else — a scene that loads but does not save or comes back
-different, another exception, NaN/Inf, a wrong shape, an input that takes longer than
-:data:`HANG_SECONDS` — is a defect.
+different, another exception, NaN/Inf, a wrong shape, an export that fails, an input that
+takes longer than :data:`HANG_SECONDS` — is a defect. :func:`check_cli` runs a refused input
+through ``main.py bake``: one line on stderr and status 2. The input classes for what issues
+19 and 20 added (the follow kinds, cycles, FBX, eight influences) are in ``tests/fuzz_rigs.py``.
 
 Used by ``tests/test_fuzz.py`` (hypothesis, derandomized) and ``tools/fuzz.py``
 (``make fuzz``). Another format joins by adding its bases and mutations here (the shipped

@@ -8,7 +8,8 @@ three structural mutations, checked by :func:`tests.fuzzing.check_input` (every 
 input is saved and loaded back, and must come back equal). Prints the tally (inputs,
 refused, accepted, defects), the count per mutation kind, and one line per distinct defect
 (its kind and where in the code it arose) with an input that shows it; exits 1 when there is
-a defect.
+a defect. ``--cli N`` also runs refused inputs through ``main.py bake`` (the first of each
+format and mutation, at most N), each of which must print one line and exit 2.
 """
 
 from __future__ import annotations

@@ -50,7 +50,6 @@ def _f32(values, where: str) -> np.ndarray:
     return values.astype(_F32)
 
 
-
 class _Blob:
     """The binary buffer with its views and accessors, built in one pass."""
 
