@@ -471,3 +471,24 @@ def test_a_bone_under_a_parent_scaled_to_almost_nothing_exports_to_gltf(tmp_path
     back = load_gltf(tmp_path / "arm.glb")
     assert back.bone_names() == scene.bone_names()
     assert np.all(np.isfinite(bake(back).bone_to_world))
+
+
+def test_a_copy_location_under_a_bone_squashed_flat_plays_as_it_bakes():
+    """Found by the fuzzer's one-frame check (20,000 inputs, seed 10): the forearm scaled to
+    0 on one axis and turned by FABRIK is singular only up to rounding, and the plain inverse
+    of the relation kept from ``frame_start`` (entries of 1e16) put the hand 1.7e14 away on a
+    frame evaluated alone (the editor while playing) and not in the bake
+    (``constraints/follows.py`` ``start_inverse``, used by ``copy_location`` and
+    ``child_of``)."""
+
+    def edit(value):
+        value["bones"][2]["scale"] = [1, 0, 1]
+        value["constraints"].append({"type": "copy_location", "name": "c", "bone": "hand",
+                                     "space": "object", "target": {"bone": "chest"}})  # fmt: skip
+
+    scene = loads_scene(scene_with("fabrik_arm.json", edit))
+    whole = bake(scene, space="object")
+    for frame in (1, 7, 60):
+        alone = bake(scene, frames=[frame], space="object")
+        # Within FABRIK's tolerance (1e-4): the chain solved alone may stop elsewhere in it.
+        np.testing.assert_allclose(alone.heads[0], whole.heads[frame], atol=1e-3)
