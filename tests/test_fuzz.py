@@ -492,3 +492,17 @@ def test_a_copy_location_under_a_bone_squashed_flat_plays_as_it_bakes():
         alone = bake(scene, frames=[frame], space="object")
         # Within FABRIK's tolerance (1e-4): the chain solved alone may stop elsewhere in it.
         np.testing.assert_allclose(alone.heads[0], whole.heads[frame], atol=1e-3)
+
+
+@pytest.mark.parametrize("scale", [[1, 0, 1], [1, 1e-300, 1]])
+def test_a_fabrik_chain_squashed_flat_plays_as_it_bakes(scale):
+    """Found by the fuzzer's one-frame check (20,000 inputs, seed 10): the arm's first bone
+    scaled to 0 on one axis, a frame evaluated alone (the editor while playing) took the
+    plain-float path of one frame, which does not follow the general one on such a chain:
+    the fingers 32 units from where the bake puts them (``constraints/fabrik/solver.py``:
+    one frame of a chain with scale takes the general path)."""
+    scene = loads_scene(scene_with("fabrik_arm.json", set_in(["bones", 1, "scale"], scale)))
+    whole = bake(scene, space="object")
+    for frame in (1, 30):
+        alone = bake(scene, frames=[frame], space="object")
+        np.testing.assert_allclose(alone.heads[0], whole.heads[frame], atol=1e-3)
