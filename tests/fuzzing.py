@@ -2,12 +2,17 @@
 every input must pass (issues 10 and 20; ``docs/reliability.md``).
 
 An input is loaded with :func:`app.scene.io.load_scene`; when accepted, it is saved and loaded
-back (the scene must come back equal), then baked in both spaces, at its timeline and at no
-frames at all. The only allowed outcomes are a :class:`SceneError` with a place (a JSON path,
-a line or a byte) at load or at bake, or finite arrays of the documented shapes (the bone
+back (the scene must come back equal), then baked in both spaces, at its timeline, at no
+frames at all and at the lists of :func:`frame_lists` (one frame not ``frame_start``, which
+must equal that row of the timeline's bake; fractional frames); ``bake_to_npz`` must write
+exactly ``bake``'s arrays, and the bake must export to glTF. The only allowed outcomes are a
+:class:`SceneError` with a place (a JSON path, a line or a byte; for FBX, whose reader gives
+no place, the file) at load or at bake, or finite arrays of the documented shapes (the bone
 names exactly the scene's); anything else — a scene that loads but does not save or comes back
-different, another exception, NaN/Inf, a wrong shape, an input that takes longer than
-:data:`HANG_SECONDS` — is a defect.
+different, another exception, NaN/Inf, a wrong shape, an export that fails, an input that
+takes longer than :data:`HANG_SECONDS` — is a defect. :func:`check_cli` runs a refused input
+through ``main.py bake``: one line on stderr and status 2. The input classes for what issues
+19 and 20 added (the follow kinds, cycles, FBX, eight influences) are in ``tests/fuzz_rigs.py``.
 
 Used by ``tests/test_fuzz.py`` (hypothesis, derandomized) and ``tools/fuzz.py``
 (``make fuzz``). Another format joins by adding its bases and mutations here (the shipped
@@ -18,9 +23,12 @@ any ``(path or bytes, suffix)``.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -30,8 +38,11 @@ from pathlib import Path
 import numpy as np
 
 from app.scene.errors import SceneError
-from app.scene.evaluate import bake
+from app.scene.evaluate import bake, bake_to_npz
+from app.scene.formats.fbx import assimp
+from app.scene.formats.gltf.export import gltf_bytes, gltf_from_bake
 from app.scene.io import load_scene, save_scene
+from tests import fuzz_rigs
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((ROOT / "resources" / "scenes").glob("*.json"))
@@ -44,12 +55,19 @@ CMU_FILES = sorted(Path("/usr/share/assimp/models/BVH").glob("*.bvh"))
 BVH_BASE_FRAMES = 40
 #: An input that takes longer than this to load and bake is a defect (a hang).
 HANG_SECONDS = 10.0
+#: The FBX reader's child is given less than that, so that a hang in assimp is its refusal
+#: ("did not finish within") and never leaves the harness waiting for the child.
+assimp._GUARD_SECONDS = min(assimp._GUARD_SECONDS, HANG_SECONDS - 3)
+#: How often an FBX base is drawn, against 1 for every other base: each read forks a reader
+#: (50-150 ms), so FBX stays a small class of ``make fuzz``.
+FBX_WEIGHT = 0.15
 
 JSON_KINDS = ("delete_key", "duplicate_key", "duplicate_item", "delete_item", "swap_type",
               "huge_number", "truncate", "flip_bytes",
               # issue 20: what loads but could not be saved or baked
               "lone_surrogate", "control_name", "unknown_key", "tutorial_data", "tiny_tail",
               "tiny_scale")  # fmt: skip
+JSON_KINDS += fuzz_rigs.SCENE_KINDS  # issues 19 and 20: the follow kinds, cycles, stacks
 GLB_KINDS = ("truncate", "flip_bytes")
 BVH_KINDS = ("delete_line", "duplicate_line", "swap_type", "huge_number", "truncate",
              "flip_bytes", "channel_count", "frames_header", "frame_time_header",
@@ -94,8 +112,9 @@ def _alarm(signum, frame):
     raise _Hang()
 
 
-def _place_ok(e: SceneError) -> bool:
-    return bool(e.path)
+def _place_ok(e: SceneError, suffix: str = "") -> bool:
+    # FBX: assimp's reasons come without a place; the refusal names the file.
+    return bool(e.path) or (suffix.lower() == ".fbx" and bool(e.file))
 
 
 def _check_result(result, scene, space, frames=None) -> None:
@@ -124,6 +143,72 @@ def _check_saves(scene, folder: Path) -> None:
         raise Defect(f"loads but does not save and load back: {type(e).__name__}: {e}") from e
     if back != scene:
         raise Defect("saved and loaded back, the scene is not the same")
+
+
+def frame_lists(scene) -> list[list[float]]:
+    """Frame lists besides the timeline and the empty one: one frame that is not
+    ``frame_start`` (the follow kinds then measure their offset at ``frame_start`` alone),
+    fractional frames, and frames out of order past the timeline's ends."""
+    f0, f1 = scene.frame_start, scene.frame_end
+    one = f0 + 1 if f1 >= f0 + 1 else f1
+    return [[one], [f0 + 0.5, f0 + 0.25, f1], [f1 + 2.5, f0 - 1, f0]]
+
+
+def _check_frame_lists(scene, space, whole) -> None:
+    """Each of :func:`frame_lists` bakes finite; the one frame's joints are where the whole
+    timeline's bake puts them (to 1e-9 of their size; a FABRIK chain solved with other frames
+    may stop at another point within its ``tolerance``, and the rotation of a bone 10⁻⁶ long
+    toward it is then another: joints, not matrices)."""
+    slack = max([getattr(c, "tolerance", 0.0) for c in scene.constraints], default=0.0)
+    for frames in frame_lists(scene):
+        result = bake(scene, frames=frames, space=space)
+        _check_result(result, scene, space, frames=len(frames))
+        if len(frames) == 1 and float(frames[0]).is_integer():
+            row = int(frames[0] - scene.frame_start)
+            expected = whole.heads[row]
+            size = max(1.0, float(np.abs(expected).max(initial=0.0)))
+            error = float(np.abs(result.heads[0] - expected).max(initial=0.0))
+            if error > 1e-9 * size + 10 * slack:
+                raise Defect(f"bake({space}) of frame {frames[0]} alone differs from that frame "
+                             f"of the timeline's by {error:.3g}")  # fmt: skip
+
+
+def _check_npz(scene, folder: Path, whole) -> None:
+    """``bake_to_npz`` (world space, the timeline) writes exactly ``bake``'s arrays."""
+    out = folder / "bake.npz"
+    bake_to_npz(scene, out, space="world")
+    with np.load(out) as npz:
+        for name in ("frames", "bone_to_world", "heads", "tails", "limit_violation_deg"):
+            if not np.array_equal(npz[name], getattr(whole, name)):
+                raise Defect(f"bake_to_npz: {name} differs from bake's")
+        if list(npz["bone_names"]) != list(whole.bone_names):
+            raise Defect("bake_to_npz: bone_names differ from bake's")
+
+
+def _check_export(scene, whole) -> None:
+    """The bake exports as a ``.glb`` without error."""
+    try:
+        gltf_bytes(gltf_from_bake(scene, whole), binary=True)
+    except Exception as e:
+        raise Defect(f"does not export to glTF: {type(e).__name__}: {e}") from e
+
+
+def check_cli(data, suffix: str) -> str:
+    """``main.py bake`` of a refused input: exactly one line on stderr and status 2.
+
+    Returns the line; raises :class:`Defect` otherwise."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"input{suffix}"
+        path.write_bytes(bytes(data))
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        done = subprocess.run([sys.executable, str(ROOT / "main.py"), "bake", str(path),
+                               "--out", str(Path(tmp) / "out.npz")], capture_output=True,
+                              text=True, env=env, timeout=60, cwd=ROOT)  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    if done.returncode != 2 or len(lines) != 1:
+        raise Defect(f"main.py bake: status {done.returncode}, {len(lines)} lines on stderr: "
+                     f"{done.stderr[-300:]!r}")  # fmt: skip
+    return lines[0]
 
 
 def check_input(data, suffix: str) -> Outcome:
@@ -156,11 +241,16 @@ def check_input(data, suffix: str) -> Outcome:
         try:
             scene = load_scene(path)
             _check_saves(scene, Path(tmp))
+            wholes = {}
             for space in ("world", "object"):
-                _check_result(bake(scene, space=space), scene, space)
+                wholes[space] = whole = bake(scene, space=space)
+                _check_result(whole, scene, space)
                 _check_result(bake(scene, frames=[], space=space), scene, space, frames=0)
+                _check_frame_lists(scene, space, whole)
+            _check_npz(scene, Path(tmp), wholes["world"])
+            _check_export(scene, wholes["world"])
         except SceneError as e:
-            if not _place_ok(e):
+            if not _place_ok(e, path.suffix):
                 raise Defect(f"SceneError without a place: {e}") from e
             return Outcome("refused", str(e), time.perf_counter() - start)
         except _Hang:
@@ -196,12 +286,22 @@ def bases() -> dict[str, bytes]:
         for f in CMU_FILES:
             text = f.read_text(encoding="utf-8", errors="replace")
             _BASES[f.name] = _cut_bvh(text, BVH_BASE_FRAMES).encode()
+        _BASES.update(fuzz_rigs.scene_bases())
+        _BASES.update(fuzz_rigs.gltf_bases())
+        _BASES.update(fuzz_rigs.fbx_bases())
     return _BASES
 
 
+def weight(name: str) -> float:
+    """How often base ``name`` is drawn (:data:`FBX_WEIGHT` for FBX files, 1 for the rest)."""
+    return FBX_WEIGHT if name.endswith(".fbx") else 1.0
+
+
 def kinds_for(name: str) -> tuple[str, ...]:
-    if name.endswith(".glb"):
+    if name.endswith((".glb", ".fbx")):
         return GLB_KINDS
+    if name.endswith(".gltf"):
+        return fuzz_rigs.GLTF_KINDS
     return BVH_KINDS if name.endswith(".bvh") else JSON_KINDS
 
 
@@ -278,6 +378,10 @@ def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
                                         "weight": _MARK + rng.choice(EXTRA_VALUES)}]}  # fmt: skip
     elif kind in ("tiny_tail", "tiny_scale"):
         _tiny(value, kind, rng)
+    elif kind in fuzz_rigs.SCENE_KINDS:
+        fuzz_rigs.mutate_scene(value, kind, rng)
+    elif kind == "influences":
+        fuzz_rigs.break_influences(value, rng)
     text = json.dumps(value)  # compact: the C encoder (an indent takes the Python one)
     # Raw JSON for the marked values (NaN, 1e400, a duplicated key) that json.dumps cannot
     # write itself.
@@ -432,7 +536,7 @@ def mutate(name: str, steps) -> bytes:
     data = bases()[name]
     for kind, seed in steps:
         rng = random.Random(seed)
-        if name.endswith(".glb"):
+        if name.endswith((".glb", ".fbx")):
             data = _bytes_mutation(data, kind, rng)
         elif name.endswith(".bvh"):
             data = _bvh_mutation(data, kind, rng)

@@ -8,7 +8,8 @@ three structural mutations, checked by :func:`tests.fuzzing.check_input` (every 
 input is saved and loaded back, and must come back equal). Prints the tally (inputs,
 refused, accepted, defects), the count per mutation kind, and one line per distinct defect
 (its kind and where in the code it arose) with an input that shows it; exits 1 when there is
-a defect.
+a defect. ``--cli N`` also runs refused inputs through ``main.py bake`` (the first of each
+format and mutation, at most N), each of which must print one line and exit 2.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tests import fuzzing  # noqa: E402
 
 def draw(rng: random.Random, names):
     """One example: a base's name and its mutations ``[(kind, seed), ...]``."""
-    name = rng.choice(names)
+    name = rng.choices(names, weights=[fuzzing.weight(n) for n in names])[0]
     kinds = fuzzing.kinds_for(name)
     return name, [(rng.choice(kinds), rng.randrange(2**32)) for _ in range(rng.randint(1, 3))]
 
@@ -47,12 +48,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--cli", type=int, default=40, metavar="N",
+                        help="refused inputs also run through main.py bake (one line, "
+                             "status 2): the first of each base's format and mutation, "
+                             "at most N")  # fmt: skip
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     names = sorted(fuzzing.bases())
     tally = collections.Counter()
     defects: dict[str, tuple] = {}
     slowest = (0.0, None)
+    sampled: set = set()
     start = time.perf_counter()
     for _ in range(args.examples):
         name, steps = draw(rng, names)
@@ -64,6 +70,14 @@ def main(argv=None) -> int:
             defects.setdefault(signature(e), (name, steps, str(e)[:160]))
             continue
         tally[outcome.kind] += 1
+        group = (fuzzing.suffix_of(name), steps[0][0])
+        if outcome.kind == "refused" and len(sampled) < args.cli and group not in sampled:
+            sampled.add(group)
+            try:
+                fuzzing.check_cli(data, fuzzing.suffix_of(name))
+            except fuzzing.Defect as e:
+                tally["defects"] += 1
+                defects.setdefault(f"command line: {str(e)[:40]}", (name, steps, str(e)[:160]))
         tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
         for kind in {k for k, _ in steps}:
             tally[("kind", kind, outcome.kind)] += 1
@@ -74,6 +88,10 @@ def main(argv=None) -> int:
           f"slowest input {slowest[0]:.2f} s")  # fmt: skip
     print(f"  every one of the {tally['accepted']} accepted inputs saved, loaded back equal "
           "and baked" if not defects else "  (see the defects below)")  # fmt: skip
+    print(
+        f"  command line: {len(sampled)} refused inputs (one per format and mutation) "
+        "through main.py bake, each expected to print one line and exit 2"
+    )
     for suffix in sorted({k[0] for k in tally if isinstance(k, tuple) and len(k) == 2}):
         print(f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
               f"accepted {tally[(suffix, 'accepted')]}")  # fmt: skip

@@ -44,6 +44,31 @@ def bone_and_target(constraint, ctx) -> tuple[int, int]:
     return names[constraint.bone], names[target]
 
 
+#: Singular values below this fraction of the largest are taken as 0 when the relation at
+#: ``frame_start`` is inverted: a transform scaled to 0 on an axis and then turned is singular
+#: only up to rounding, and its plain inverse (entries of 10¹⁶) made the kept relation, and
+#: so every frame, depend on that rounding, that is on which frames were evaluated together.
+START_RCOND = 1e-12
+
+
+def start_inverse(a_to_b) -> np.ndarray:
+    """Inverse of affine transforms ``(..., 4, 4)`` for a relation kept from ``frame_start``:
+    the linear part's pseudo-inverse, singular values below :data:`START_RCOND` of the
+    largest cut (the plain inverse, to rounding, for any other). Transforms of almost nothing
+    or of huge size are inverted by :func:`~app.scene.math.transforms.inverse`."""
+    a = np.asarray(a_to_b, dtype=float)
+    linear = a[..., :3, :3]
+    size = np.abs(linear).max(axis=(-1, -2), keepdims=True)
+    if not np.all((size > 1e-100) & (size < 1e100)):
+        return inverse(a)
+    linear_inv = np.linalg.pinv(linear / size, rcond=START_RCOND) / size
+    out = np.zeros_like(a)
+    out[..., :3, :3] = linear_inv
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", linear_inv, a[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
 def keeps_start(constraint) -> bool:
     """Whether the constraint keeps its relation at ``frame_start`` (else it has no offset)."""
     return constraint.offset == "frame_start"
@@ -69,7 +94,7 @@ def linear_in_parents(bone_to_world, skeleton, bones) -> np.ndarray:
     parents = np.stack([parent_to_world(skeleton, bone_to_world, b) for b in bones], axis=1)
     try:
         to_parent = np.linalg.inv(parents[..., :3, :3])
-        fine = np.abs(to_parent).max() <= MAX_INVERSE  # NaN: False
+        fine = np.abs(to_parent).max(initial=0.0) <= MAX_INVERSE  # NaN: False; 0 frames: True
     except np.linalg.LinAlgError:  # a parent scaled to 0
         fine = False
     if not fine:  # as far as it can be inverted

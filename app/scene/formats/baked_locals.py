@@ -103,13 +103,18 @@ def bind_pose(bone_to_world: np.ndarray):
     return bind, inverse(bind)
 
 
+#: Local translations and scales past this (scene files hold numbers within ±10¹⁵) come
+#: only from inverting a parent scaled to almost nothing; they are taken from the keys.
+LOCAL_BOUND = 1e30
+
+
 def local_trs(parents: np.ndarray, bone_to_world: np.ndarray, keyed):
     """Local translation ``(F, B, 3)``, rotation ``[w, x, y, z]`` ``(F, B, 4)`` and scale
     ``(F, B, 3)`` of world transforms ``(F, B, 4, 4)`` under ``parents`` ``(B,)``:
     ``bone_to_parent = inv(parent_to_world) @ bone_to_world``, split as T @ R @ S.
 
-    Where that cannot be computed (the parent is scaled to 0, or the bone itself on some
-    axis, so a rotation column is 0) the entries come from ``keyed()``, a function returning
+    Where that cannot be computed (the parent is scaled to 0 or almost, or the bone itself on
+    some axis, so a rotation column is 0) the entries come from ``keyed()``, a function returning
     :func:`keyed_trs` of the same frames (called only then).
 
     Works on component-major planes ``(3, 4, F, B)`` (as forward kinematics does): each
@@ -119,9 +124,13 @@ def local_trs(parents: np.ndarray, bone_to_world: np.ndarray, keyed):
     parents = np.asarray(parents)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t, q, s, lost = _local_trs(parents, bone_to_world)
+        # Under a parent scaled to almost nothing (1e-300) the inverse is finite but the
+        # result meaningless and past what a format holds (glTF: 32-bit floats): lost too.
+        huge = ~(np.abs(t) <= LOCAL_BOUND).all(axis=-1)  # NaN and Inf too
+        lost = lost | huge | ~(np.abs(s) <= LOCAL_BOUND).all(axis=-1)
     if np.any(lost):
         kt, kq, ks = keyed()
-        lost_t = lost & ~np.isfinite(t).all(axis=-1)  # under a parent that cannot be inverted
+        lost_t = lost & huge  # under a parent that cannot be inverted
         t[lost_t] = kt[lost_t]
         q[lost] = kq[lost]
         s[lost] = ks[lost]

@@ -311,7 +311,7 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
             head = before[:, :3, 3]
             tip = transform_points(before, s.segments[:, k])
             new[:, k] = turn_about_head(before, aim_delta(tip - head, aim - head))
-        elif len(before) == 1:  # one frame: plain floats (numpy's per-call cost is the bulk)
+        elif len(before) == 1 and rigid:  # one frame: plain floats (numpy's per-call cost)
             rotation = object_rotation_one(before, s.segments[:, k], aim, rigid, s.limits[k],
                                            None if s.d0 is None else s.d0[:, k])  # fmt: skip
             new[:, k] = turn_in_bone(before, rotation)

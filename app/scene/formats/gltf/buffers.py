@@ -167,7 +167,10 @@ def numbers(value, where: str, count: int) -> np.ndarray:
     ok = isinstance(value, list) and len(value) == count
     if not ok or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
         raise SceneError(f"must be an array of {plural(count, 'number')}", where)
-    out = np.array(value, dtype=float)
+    try:
+        out = np.array(value, dtype=float)
+    except OverflowError:  # an integer past the floats (JSON has no bound on digits)
+        raise SceneError("numbers must be finite", where) from None
     if not np.all(np.isfinite(out)):
         raise SceneError("numbers must be finite", where)
     return out

@@ -38,6 +38,16 @@ from app.scene.rig.model import Scene
 from app.scene.rig.skinning import vertex_normals
 
 _F32 = np.float32
+_F32_MAX = float(np.finfo(_F32).max)
+
+
+def _f32(values, where: str) -> np.ndarray:
+    """``values`` as float32, refused (naming ``where``) past the largest float32."""
+    values = np.asarray(values, dtype=float)
+    if np.abs(values).max(initial=0.0) > _F32_MAX:
+        raise SceneError("a value is past the largest 32-bit float (3.4e38) glTF can hold",
+                         where)  # fmt: skip
+    return values.astype(_F32)
 
 
 class _Blob:
@@ -157,7 +167,8 @@ def _animation(gltf, blob, frames, fps, t, q, s) -> None:
 
 
 def _skin(gltf, blob, joints: list[int], inverse_bind: np.ndarray) -> int:
-    ibm = np.ascontiguousarray(np.swapaxes(inverse_bind, -1, -2)).astype(_F32)  # column-major
+    ibm = _f32(np.ascontiguousarray(np.swapaxes(inverse_bind, -1, -2)),  # column-major
+               f"skin of {len(joints)} joints: inverse bind matrices")  # fmt: skip
     ibm[:, :3, 3] = 0.0  # the bottom row [0 0 0 1] written exactly (transposed here)
     ibm[:, 3, 3] = 1.0
     view = blob.view(ibm)
@@ -167,7 +178,7 @@ def _skin(gltf, blob, joints: list[int], inverse_bind: np.ndarray) -> int:
 
 
 def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) -> gl.Primitive:
-    positions = positions.astype(_F32)
+    positions = _f32(positions, "mesh positions")
     attributes = gl.Attributes()
     attributes.POSITION = blob.accessor(blob.view(positions, gl.ARRAY_BUFFER), positions,
                                         "VEC3", minmax=True)  # fmt: skip
