@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from benchmarks.bench_editor import ROOT, _close, _wait_swap, _window
-from benchmarks.bench_scale import _orbit, _play
+from benchmarks.bench_editor import ROOT, _close, _window
+from benchmarks.bench_scale import _orbit, _play, measure
 from benchmarks.common import Row, median_time
 
 HUMANOID = ROOT / "resources" / "scenes" / "humanoid.glb"
@@ -86,32 +86,6 @@ def one_frame_ms(scene) -> tuple[float, float, float, float]:
 ROUNDS = 3
 
 
-def _cpu_seconds() -> float:
-    """CPU time of this process, every thread (llvmpipe rasterizes on its own threads)."""
-    return time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID)
-
-
-def _measure(app, window, step, frames: int = 60, runs: int = 3) -> tuple[float, float]:
-    """(median redraws per second of ``runs`` runs of ``frames`` redraws, process CPU ms per
-    redraw over them), after a warm-up (llvmpipe compiles its shaders on the first frames)."""
-    swapped = []
-    window.viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
-
-    def run(n):
-        swapped.clear()
-        for k in range(n):
-            step(k)
-            _wait_swap(app, swapped, len(swapped) + 1)
-        return list(swapped)
-
-    run(15)
-    rates, start = [], _cpu_seconds()
-    for _ in range(runs):
-        stamps = run(frames)
-        rates.append((len(stamps) - 1) / (stamps[-1] - stamps[0]))
-    return statistics.median(rates), 1e3 * (_cpu_seconds() - start) / (runs * frames)
-
-
 def _playing(setup=None, empty: bool = False) -> tuple[float, float]:
     """(redraws per second, process CPU ms per redraw) of the window on the humanoid:
     playing (``setup`` builds the rig first), or orbiting the empty viewport."""
@@ -124,7 +98,7 @@ def _playing(setup=None, empty: bool = False) -> tuple[float, float]:
             drawing._root.setVisible(False)  # as bench_scale.floors
             drawing.labels.set_labels(np.zeros((0, 3)), [], np.zeros((0, 4)))
             step = _orbit(window)
-        return _measure(app, window, step)
+        return measure(app, window, step)
     finally:
         _close(app, window)
 

@@ -42,9 +42,21 @@ ARM = SCENES / "fabrik_arm.json"
 
 def _rate(app, window, step, frames: int = 60) -> float:
     """Median full redraws per second over three runs of ``frames`` redraws."""
-    viewport = window.viewport
+    return measure(app, window, step, frames, warmup=10)[0]
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process, every thread (llvmpipe rasterizes on its own threads)."""
+    return time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID)
+
+
+def measure(app, window, step, frames: int = 60, runs: int = 3,
+            warmup: int = 15) -> tuple[float, float]:  # fmt: skip
+    """(median redraws per second of ``runs`` runs of ``frames`` redraws, process CPU ms per
+    redraw over them), after ``warmup`` redraws (llvmpipe compiles its shaders on the first
+    frames)."""
     swapped = []
-    viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
+    window.viewport.frameSwapped.connect(lambda: swapped.append(time.perf_counter()))
 
     def run(n):
         swapped.clear()
@@ -53,12 +65,12 @@ def _rate(app, window, step, frames: int = 60) -> float:
             _wait_swap(app, swapped, len(swapped) + 1)
         return list(swapped)
 
-    run(10)  # warm-up: shaders, buffers
-    rates = []
-    for _ in range(3):
+    run(warmup)
+    rates, start = [], cpu_seconds()
+    for _ in range(runs):
         stamps = run(frames)
         rates.append((len(stamps) - 1) / (stamps[-1] - stamps[0]))
-    return statistics.median(rates)
+    return statistics.median(rates), 1e3 * (cpu_seconds() - start) / (runs * frames)
 
 
 def _orbit(window):
