@@ -70,6 +70,9 @@ def test_the_menu_builds_the_rig_in_one_undo_step(qtbot):
     item = outliner.item_for(Ref.bone("foot_ctrl.R"))
     assert item is not None and item.isSelected()
     assert "foot_ctrl.R rolls the foot" in win.statusBar().currentMessage()
+    said = win.statusBar().currentMessage()  # whole, or elided with the whole in the tooltip
+    whole = win.statusBar().toolTip() if said.endswith("…") else said
+    assert "key the pivots of foot_roll.R" in whole  # what to do next is still said
 
     win.viewport.setFocus()
     key(win.viewport, "Z", CTRL)

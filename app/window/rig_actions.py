@@ -137,5 +137,7 @@ class FootRollDialog(QtWidgets.QDialog):
         except OperationError as e:
             self.problem.setText(str(e))
             return
-        self.done_text = f"Foot-roll rig added: {built.control} rolls the foot on heel, ball, toe"
+        # what comes next, as the document's own message says it (this one replaces it)
+        self.done_text = (f"Foot-roll rig added: {built.control} rolls the foot on heel, ball "
+                          f"and toe; key the pivots of {built.roll} to roll it (Ctrl+Z undoes)")
         super().accept()
