@@ -71,3 +71,13 @@ class Builder:
         return (struct.pack("<4sII", b"glTF", 2, total)
                 + struct.pack("<II", len(text), 0x4E4F534A) + text
                 + struct.pack("<II", len(self.bin), 0x004E4942) + bytes(self.bin))  # fmt: skip
+
+
+def hide_and_show(builder: Builder, node: int) -> None:
+    """Animate ``node``'s scale 1 → 0 → 1 over the seconds 0, 1, 2 (how glTF props are hidden),
+    as ``builder``'s only animation."""
+    t = builder.accessor(np.array([0.0, 1.0, 2.0]), minmax=True)
+    scale = builder.accessor(np.array([[1, 1, 1], [0, 0, 0], [1, 1, 1.0]]))
+    channel = {"sampler": 0, "target": {"node": node, "path": "scale"}}
+    builder.doc["animations"] = [{"samplers": [{"input": t, "output": scale}],
+                                  "channels": [channel]}]  # fmt: skip

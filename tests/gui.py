@@ -123,3 +123,11 @@ def drop_file(window, path) -> None:
     QtWidgets.QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
     QtWidgets.QApplication.sendEvent(window, QtGui.QDropEvent(at, actions, mime, buttons, mods))
+
+
+def enter_text(field, text: str) -> None:
+    """Click into ``field``, select all (Ctrl+A), type ``text`` and press Return."""
+    field.setFocus()
+    QTest.keyClick(field, QtCore.Qt.Key.Key_A, QtCore.Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(field, text)
+    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)

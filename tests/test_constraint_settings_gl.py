@@ -16,6 +16,7 @@ from app.scene.rig.model import ConeLimit, HingeLimit, UpVector
 from . import gui
 from .conftest import SCENES
 from .gui import LEFT, NO_MODS, click
+from .gui import enter_text as type_into
 
 AIM = "calf.l points at right ankle"
 
@@ -31,13 +32,6 @@ def find(win, kind, name):
     widget = win.inspector.findChild(kind, name)
     assert widget is not None, name
     return widget
-
-
-def type_into(field, text):
-    field.setFocus()
-    QTest.keyClick(field, QtCore.Qt.Key.Key_A, QtCore.Qt.KeyboardModifier.ControlModifier)
-    QTest.keyClicks(field, text)
-    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
 
 
 def pick(combo, letter):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gltf_files import UINT, Builder
+from .gltf_files import UINT, Builder, hide_and_show
 from .gui import framebuffer, open_window
 from .test_gltf_corpus import CORPUS, accessor, read_gltf, spec_worlds
 from .test_mesh_viewport_gl import clay, on_clay
@@ -65,11 +65,7 @@ def _cube_file() -> bytes:
     b.doc["scenes"] = [{"nodes": [0]}]
     cube = {"attributes": {"POSITION": b.accessor(corners)}, "indices": b.accessor(faces, UINT)}
     b.doc["meshes"] = [{"primitives": [cube]}]
-    t = b.accessor(np.array([0.0, 1.0, 2.0]), minmax=True)
-    scale = b.accessor(np.array([[1, 1, 1], [0, 0, 0], [1, 1, 1.0]]))
-    b.doc["animations"] = [{"samplers": [{"input": t, "output": scale}],
-                            "channels": [{"sampler": 0,
-                                          "target": {"node": 1, "path": "scale"}}]}]  # fmt: skip
+    hide_and_show(b, 1)
     return b.gltf_bytes()
 
 

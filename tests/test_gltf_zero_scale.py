@@ -20,7 +20,7 @@ from app.scene.formats.usd_export import write_usd
 from app.scene.io import load_scene
 from app.scene.rig.keys import Keys
 from app.scene.rig.skinning import bind
-from tests.gltf_files import Builder
+from tests.gltf_files import Builder, hide_and_show
 from tests.gltf_validator import problems, validate
 from tests.test_usd_export import _query, _world_transforms
 
@@ -38,11 +38,7 @@ def _prop_file() -> bytes:
     b.doc["scenes"] = [{"nodes": [0, 3]}]
     positions = np.array([[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0.05]], float)
     b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
-    t = b.accessor(np.array([0.0, 1.0, 2.0]), minmax=True)
-    scale = b.accessor(np.array([[1, 1, 1], [0, 0, 0], [1, 1, 1.0]]))
-    b.doc["animations"] = [{"samplers": [{"input": t, "output": scale}],
-                            "channels": [{"sampler": 0,
-                                          "target": {"node": 1, "path": "scale"}}]}]  # fmt: skip
+    hide_and_show(b, 1)
     return b.gltf_bytes()
 
 

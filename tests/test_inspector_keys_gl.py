@@ -14,6 +14,7 @@ from app.scene.rig.editing import Ref
 from . import gui
 from .conftest import SCENES
 from .gui import LEFT, NO_MODS, framebuffer, key
+from .gui import enter_text as type_into
 from .test_key_field_edits import smoothstep
 from .test_reparent_scale_keys import scaled_parents
 
@@ -37,13 +38,6 @@ def child(win, cls, name):
     widget = win.inspector.findChild(cls, name)
     assert widget is not None, name
     return widget
-
-
-def type_into(spin, text):
-    spin.setFocus()
-    QTest.keyClick(spin, QtCore.Qt.Key.Key_A, gui.CTRL)
-    QTest.keyClicks(spin, text)
-    QTest.keyClick(spin, QtCore.Qt.Key.Key_Return)
 
 
 def test_each_keyed_property_shows_and_edits_its_key_interpolation(qtbot, tmp_path):

@@ -20,15 +20,9 @@ from app.scene.rig.model import MultiParent
 from . import gui
 from .conftest import SCENES
 from .gui import CTRL, LEFT, SHIFT, framebuffer, key
+from .gui import enter_text as type_into
 
 BODY = "multi_parent.foot"
-
-
-def type_into(field, text):
-    field.setFocus()
-    QTest.keyClick(field, QtCore.Qt.Key.Key_A, CTRL)
-    QTest.keyClicks(field, text)
-    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
 
 
 

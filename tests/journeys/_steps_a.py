@@ -12,7 +12,8 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests.gui import CTRL, LEFT, NO_MODS, click
+from tests.gui import LEFT, NO_MODS, click
+from tests.gui import enter_text as type_into
 
 ALT = QtCore.Qt.KeyboardModifier.AltModifier
 
@@ -36,14 +37,6 @@ def figure(text: str, pattern: str) -> float:
     found = re.search(pattern, text)
     assert found, f"the text should quote {pattern!r}"
     return float(found.group(1))
-
-
-def type_into(field, text: str) -> None:
-    """Click into ``field``, select all, type ``text``, press Return."""
-    field.setFocus()
-    QTest.keyClick(field, QtCore.Qt.Key.Key_A, CTRL)
-    QTest.keyClicks(field, text)
-    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
 
 
 def field(win, kind, name):
