@@ -252,12 +252,15 @@ def _cycle(names, parents: dict, constraints, rng: random.Random) -> None:
     ring = rng.sample(names, k)
     for i, bone in enumerate(ring):
         target = ring[(i + 1) % k]
-        if rng.random() < 0.2:
-            c = {"type": "points_at", "name": f"aim {rng.randrange(10**6)}", "bone": bone,
-                 "target": {"bone": target}}  # fmt: skip
-        else:
-            c = _a_follow(rng, bone, target)
-        _insert(constraints, c, rng)
+        _insert(constraints, _aim_or_follow(rng, bone, target, 0.2), rng)
+
+
+def _aim_or_follow(rng: random.Random, bone: str, target: str, aim: float) -> dict:
+    """A points-at on ``bone`` at ``target`` (with probability ``aim``), else a follow kind."""
+    if rng.random() < aim:
+        return {"type": "points_at", "name": f"aim {rng.randrange(10**6)}", "bone": bone,
+                "target": {"bone": target}}  # fmt: skip
+    return _a_follow(rng, bone, target)
 
 
 def _stack(names, constraints, rng: random.Random) -> None:
@@ -269,12 +272,7 @@ def _stack(names, constraints, rng: random.Random) -> None:
         bone = rng.choice(chain)
         others = [n for n in names if n != bone] or names
         target = rng.choice(others)
-        if rng.random() < 0.25:
-            c = {"type": "points_at", "name": f"aim {rng.randrange(10**6)}", "bone": bone,
-                 "target": {"bone": target}}  # fmt: skip
-        else:
-            c = _a_follow(rng, bone, target)
-        _insert(constraints, c, rng)
+        _insert(constraints, _aim_or_follow(rng, bone, target, 0.25), rng)
         return
     bone = rng.choice(names)
     others = [n for n in names if n != bone]
