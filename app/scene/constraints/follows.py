@@ -14,7 +14,7 @@ from app.scene.constraints.change_of_basis import parent_to_world
 from app.scene.constraints.points_at import constraint_path
 from app.scene.errors import SceneError
 from app.scene.math import quat
-from app.scene.math.transforms import inverse, rotation_from_matrix, transform_points
+from app.scene.math.transforms import RCOND, inverse, rotation_from_matrix, transform_points
 
 
 def bone_and_target(constraint, ctx) -> tuple[int, int]:
@@ -85,16 +85,17 @@ def polar(m) -> np.ndarray:
     """The rotation factor ``U Vᵀ`` of linear parts ``(..., 3, 3)`` (the rotation nearest in
     Frobenius norm; exactly ``R`` for ``R diag(s)`` with ``s > 0``), one SVD for the stack.
 
-    A reflection flips its weakest axis. Should the SVD not converge (subnormal entries of a
-    matrix scaled to nearly nothing), :func:`~app.scene.math.transforms.rotation_from_matrix`
-    scales it first; a matrix of zeros does not turn.
+    A reflection flips its weakest axis. A matrix squashed to a line (rank 1, to
+    :data:`~app.scene.math.transforms.RCOND`) turns by the shortest arc onto it and one of
+    zeros does not turn, as :func:`~app.scene.math.transforms.rotation_from_matrix` has it;
+    so does a matrix on which the SVD does not converge (subnormal entries).
     """
     m = np.asarray(m, dtype=float)
     gram = np.swapaxes(m, -1, -2) @ m
     if np.abs(gram - np.eye(3)).max(initial=0.0) <= RIGID and np.all(np.linalg.det(m) > 0):
         return m.copy()  # already rotations (the usual rig): their own polar part, no SVD
     try:
-        u, _, vt = np.linalg.svd(m)
+        u, s, vt = np.linalg.svd(m)
     except np.linalg.LinAlgError:
         return quat.matrix_from_quat(rotation_from_matrix(m))
     rot = u @ vt
@@ -102,6 +103,9 @@ def polar(m) -> np.ndarray:
     if np.any(flip):
         u[flip, :, -1] *= -1
         rot = u @ vt
+    line = (s[..., 1] <= RCOND * s[..., 0]) | ~(s[..., 0] > 0)
+    if np.any(line):  # a line or nothing: the one rule of rotation_from_matrix
+        rot[line] = quat.matrix_from_quat(rotation_from_matrix(m[line]))
     return rot
 
 

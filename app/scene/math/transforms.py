@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.scene.math.quat import matrix_from_quat, quat_from_matrix
+from app.scene.math.quat import matrix_from_quat, quat_from_matrix, shortest_arc
 
 
 def T(translation) -> np.ndarray:
@@ -292,7 +292,13 @@ def _polar_quaternions(m: np.ndarray) -> np.ndarray:
 
 
 def _svd_quaternions(m: np.ndarray) -> np.ndarray:
-    """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)`` by an SVD."""
+    """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)`` by an SVD.
+
+    The rotation nearest a matrix of rank 2 (a frame squashed to 0 on one axis) is unique;
+    of rank 1 (squashed on two axes: ``σ u vᵀ``) every rotation taking ``v`` to ``u`` is as
+    near, and the SVD's choice among them follows the rounding, so such a matrix (its second
+    singular value below :data:`RCOND` of the first) turns by the shortest arc from ``v`` to
+    ``u``, the least turn among them."""
     # A matrix scaled nearly to nothing (a scale of 5e-324: subnormal entries, on which the
     # SVD does not converge) is first scaled back up, exactly; all zero, it turns by nothing.
     big = np.abs(m).max(axis=(-1, -2), initial=0.0)
@@ -301,7 +307,7 @@ def _svd_quaternions(m: np.ndarray) -> np.ndarray:
         m = m.copy()
         m[tiny] = _power_of_two_scaled(m[tiny])[0]
         m[tiny & ~(big > 0)] = np.eye(3)
-    u, _, vt = np.linalg.svd(m)
+    u, s, vt = np.linalg.svd(m)
     rot = u @ vt
     # A reflection (negative determinant) has no rotation; flip the weakest axis. (``rot`` is
     # orthogonal: the triple product of its rows is its determinant, +-1, and cheaper.)
@@ -311,4 +317,8 @@ def _svd_quaternions(m: np.ndarray) -> np.ndarray:
         u = u.copy()
         u[flip, :, -1] *= -1
         rot = u @ vt
-    return quat_from_matrix(rot)
+    q = quat_from_matrix(rot)
+    line = (s[:, 1] <= RCOND * s[:, 0]) & (s[:, 0] > 0)  # rank 1: see the docstring
+    if np.any(line):
+        q[line] = shortest_arc(vt[line, 0, :], u[line, :, 0])
+    return q
