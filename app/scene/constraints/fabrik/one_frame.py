@@ -215,7 +215,7 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
     if limited:  # start from the pose placed within its limits
         limited_lists(P, root, L, pose, None)
     iterations = 0
-    if _norm(_sub(P[-1], target)) > tolerance or forced:
+    if (_norm(_sub(P[-1], target)) > tolerance or forced) and not at_root:  # see chains.solve
         iterations = iterate_lists(P, root, list(target), L, pose, tolerance, max_iterations)
     return P, iterations, True
 

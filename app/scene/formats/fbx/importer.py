@@ -57,13 +57,32 @@ def load_fbx(path) -> Scene:
     if not path.is_file():
         raise SceneError("no such file", file=str(path))
     try:
-        read = pivots.collapse(assimp.read_guarded(path))
+        read = assimp.read_guarded(path)
     except assimp.ReadError as e:
         raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
     try:
-        return _scene(read)
+        _check_transforms_and_keys(read)
+        return _scene(pivots.collapse(read))
     except SceneError as e:
         raise e.with_file(str(path)) from None
+
+
+def _check_transforms_and_keys(read: assimp.File) -> None:
+    """Refuse a node transform or a key that is not finite (a number past float32, which
+    assimp reads as infinity, or NaN) where it enters, before any product of them: assimp's
+    helper nodes (pre-rotations, pivots, geometric transforms) are named as their node."""
+    for n in read.nodes:
+        if not np.all(np.isfinite(n.matrix)):
+            name, _, part = n.name.partition(pivots.MARK)
+            what = f"its {part}" if part else "its transform"
+            raise SceneError(f"{what} is not finite", f"node {name!r}")
+    where = f"take {read.takes[0]!r}" if read.takes else "the take"
+    for c in read.channels:
+        for kind, (t, v) in zip(("translation", "rotation", "scale"),
+                                (c.position, c.rotation, c.scale)):  # fmt: skip
+            if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
+                name = c.node.partition(pivots.MARK)[0]
+                raise SceneError(f"a {kind} key is not finite", f"{where}, node {name!r}")
 
 
 # --- axes and units -----------------------------------------------------------------------
