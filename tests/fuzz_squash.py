@@ -78,8 +78,8 @@ def _hierarchy(value):
                if isinstance(b, dict) and isinstance(b.get("name"), str)}  # fmt: skip
     if not by_name:
         return None
-    parents = {n: (b.get("parent") if b.get("parent") in by_name else None)
-               for n, b in by_name.items()}  # fmt: skip
+    parents = {n: (b["parent"] if isinstance(b.get("parent"), str) and b["parent"] in by_name
+                   else None) for n, b in by_name.items()}  # fmt: skip
     if not isinstance(value.get("constraints"), list):
         value["constraints"] = []
     return by_name, parents
@@ -212,7 +212,7 @@ def squashed_chain(value, rng: random.Random) -> None:
     constraints = value["constraints"]
     chains = [c for c in constraints if isinstance(c, dict) and c.get("type") == "fabrik"
               and isinstance(c.get("chain"), list) and c["chain"]
-              and all(b in by_name for b in c["chain"])]  # fmt: skip
+              and all(isinstance(b, str) and b in by_name for b in c["chain"])]  # fmt: skip
     if chains and rng.random() < 0.6:
         fabrik = rng.choice(chains)
         chain = fabrik["chain"]
