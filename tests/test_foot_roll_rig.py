@@ -255,26 +255,33 @@ def mixamo_character(root: str | None = None) -> Scene:
                  translation=(0.0, -0.08, 0.12), tail=(0.0, 0.0, 0.06)),
         ]  # fmt: skip
     scene = Scene(bones=bones, frame_end=24)
+    scene.meshes = (box_on(scene, {f"mixamorig:{side}Foot": (x, 0.0, 0.0)
+                                   for side, x in (("Left", 0.1), ("Right", -0.1))}),)  # fmt: skip
+    return scene
+
+
+def box_on(scene: Scene, feet: dict) -> SkinnedMesh:
+    """A box of skin under each foot of ``feet`` (bone name → where the box sits), carried
+    by that foot alone: 8 cm wide, 6 cm high from the floor (y = 0), from 5 cm behind to
+    20 cm in front."""
     pose = bake(scene, np.array([0.0]))
-    joints = tuple(b.name for b in bones)
+    joints = tuple(b.name for b in scene.bones)
     corners = np.array([[x, y, z] for x in (-0.04, 0.04) for y in (0.0, 0.06)
                         for z in (-0.05, 0.2)])  # fmt: skip
     positions, joint_indices = [], []
-    for side, x in (("Left", 0.1), ("Right", -0.1)):
-        positions.append(corners + [x, 0.0, 0.0])
-        joint_indices += [[joints.index(f"mixamorig:{side}Foot"), 0, 0, 0]] * 8
+    for foot, at in feet.items():
+        positions.append(corners + np.asarray(at, dtype=float))
+        joint_indices += [[joints.index(foot), 0, 0, 0]] * 8
     faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5]])
-    mesh = SkinnedMesh(
+    return SkinnedMesh(
         name="feet",
         positions=np.concatenate(positions),
-        indices=np.concatenate([faces, faces + 8]),
+        indices=np.concatenate([faces + 8 * k for k in range(len(feet))]),
         joints=joints,
         joint_indices=np.array(joint_indices),
-        weights=np.tile([1.0, 0.0, 0.0, 0.0], (16, 1)),
+        weights=np.tile([1.0, 0.0, 0.0, 0.0], (8 * len(feet), 1)),
         inverse_bind=np.linalg.inv(pose.bone_to_world[0]),
     )
-    scene.meshes = (mesh,)
-    return scene
 
 
 def test_a_mixamo_character_is_recognised_and_rigged():

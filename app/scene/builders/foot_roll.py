@@ -303,3 +303,23 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> F
 
 def _vec(v) -> tuple:
     return tuple(float(x) for x in np.asarray(v, dtype=float).reshape(-1))
+
+
+def build_foot_rolls(scene: Scene, legs, keyed: str = MOTION, pose=None) -> list[FootRoll]:
+    """:func:`build_foot_roll` on each of ``legs`` in turn, the scene baked once (a rigged
+    leg keyed from its motion moves as it did, so one bake serves them all).
+
+    Returns
+    -------
+    list of FootRoll
+        One per leg; the last one's ``rig`` holds every leg's items.
+    """
+    if pose is None:
+        frames = default_frames(scene) if keyed == MOTION else [float(scene.frame_start)]
+        pose = bake(scene, np.asarray(frames, dtype=float))
+    work = scene.copy()
+    built = []
+    for leg in legs:
+        built.append(build_foot_roll(work, leg, keyed, pose))
+        work.bones[:], work.constraints[:] = built[-1].rig.bones, built[-1].rig.constraints
+    return built
