@@ -3,6 +3,8 @@
 Menus, the outliner's context menu, the inspector and the viewport all call these, so each
 edit has one implementation and one readable name in Edit ▸ Undo. An operation that cannot
 apply raises :class:`OperationError` with a sentence for the status bar; nothing changes.
+
+One idea: the edits a person makes, each one undoable command with its words.
 """
 
 from __future__ import annotations

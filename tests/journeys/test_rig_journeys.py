@@ -201,8 +201,8 @@ def test_a_clips_leg_keeps_its_motion_or_is_built_at_rest(win, qtbot):
     key(vp, "Space")
     left, right = doc.scene.bone_index("LeftFoot"), doc.scene.bone_index("RightFoot")
     height = float(np.ptp(plain.heads[0, :, 1]))
-    shown = [f for f in played if f <= 120][:30]
-    assert len(shown) >= 5
+    assert played and played[-1] >= 120  # it played (a loaded machine skips frames)
+    shown = sorted({int(f) for f in played if f <= 120})[:10] + [30, 60, 90, 120]
     for frame in shown:
         go_to_frame(win, int(frame))
         pose = doc.pose()
@@ -213,7 +213,7 @@ def test_a_clips_leg_keeps_its_motion_or_is_built_at_rest(win, qtbot):
     right_now = pose.heads[0, right]
     assert np.linalg.norm(right_now - plain.heads[120, right]) > 0.1 * height  # left behind
     # its control stayed where the foot stood at the first frame; the leg reaches for it
-    body = pose.heads[0, doc.scene.bone_index("RightFoot_roll_body")]
+    body = pose.heads[0, doc.scene.bone_index("RightFoot_rolled")]
     np.testing.assert_allclose(body, plain.heads[0, right], atol=1e-9 * height)
 
 

@@ -445,7 +445,7 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
         assert word in text
     names = [c.name for c in doc.scene.constraints]
     assert names == ["foot_roll.L", "foot_leg_ik.L", "foot_follows_ctrl.L"]
-    for name in names + ["foot_ctrl.L", "foot_roll_body.L", "calf_pole.L"]:
+    for name in names + ["foot_ctrl.L", "foot_rolled.L", "calf_pole.L"]:
         assert name in text
     c = doc.scene.constraint("foot_roll.L")
     for pivot in c.pivots:  # where the text says the builder put them

@@ -106,7 +106,7 @@ def derived_name(name: str, word: str) -> str:
 
 def new_names(leg: Leg) -> dict[str, str]:
     """The names the rig's new items get (control, roll body, pole, three constraints)."""
-    words = {"control": "ctrl", "body": "roll_body", "pole": "pole", "roll": "roll",
+    words = {"control": "ctrl", "body": "rolled", "pole": "pole", "roll": "roll",
              "leg_ik": "leg_ik", "follow": "follows_ctrl"}  # fmt: skip
     names = {key: derived_name(leg.foot, word) for key, word in words.items()}
     names["pole"] = derived_name(leg.calf, "pole")  # the knee's
@@ -139,20 +139,20 @@ def root_bone(scene: Scene, leg: Leg) -> str | None:
     return chain[-1] if chain[-1] != hips else None
 
 
-def rig_parent(scene: Scene, leg: Leg, bone_to_world=None) -> str | None:
+def rig_parent(scene: Scene, leg: Leg, pose=None) -> str | None:
     """The control's and pole's parent: the root bone (:func:`root_bone`) when its world
     scale at ``frame_start`` is 1 (within :data:`UNIT_SCALE`), else the top level, so the
     controls read in the world's units at scale 1.
 
-    ``bone_to_world`` is the pose at ``frame_start`` ``(B, 4, 4)`` (baked when not given).
+    ``pose`` is a bake holding ``frame_start`` first (baked here when not given).
     """
     root = root_bone(scene, leg)
     if root is None:
         return None
-    if bone_to_world is None:
-        bone_to_world = bake(scene, np.array([float(scene.frame_start)])).bone_to_world[0]
-    linear = bone_to_world[scene.bone_index(root), :3, :3]
-    scale = np.linalg.norm(linear, axis=0)
+    if pose is None:
+        pose = bake(scene, np.array([float(scene.frame_start)]))
+    i = [str(n) for n in pose.bone_names].index(root)
+    scale = np.linalg.norm(pose.bone_to_world[0, i, :3, :3], axis=0)
     return root if np.all(np.abs(scale - 1.0) <= UNIT_SCALE) else None
 
 
@@ -250,7 +250,7 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> F
     to_world = pose.bone_to_world[0]
     hip, knee, ankle = (heads[index[b]] for b in (leg.thigh, leg.calf, leg.foot))
     size = max(float(np.ptp(heads, axis=0).max()), 1e-300)
-    parent = rig_parent(scene, leg, to_world)
+    parent = rig_parent(scene, leg, pose)
 
     # the control: at the ankle, turned as the foot is, as long as the foot
     foot_rotation = rotation_from_matrix(to_world[index[leg.foot]])
