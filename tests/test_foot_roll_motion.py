@@ -90,7 +90,9 @@ def test_every_frame_of_a_captured_walk_stays_where_it_was(walk):
 
 def test_the_controls_carry_the_motion_on_every_frame(walk):
     """The control and the pole are plain keyed bones at the top level (the hips travel):
-    one key a frame; the roll body at rest on the control; the pivots unkeyed."""
+    one key a frame; the control world-aligned at the first frame and turned as the foot
+    has turned since, the roll body at rest on it with the foot's first rotation, so the
+    body is the foot on every frame; the pivots unkeyed."""
     names, ends, positions, rotations, scene, legs, built, result = walk
     for roll in built:
         assert roll.keyed == MOTION
@@ -100,12 +102,21 @@ def test_the_controls_carry_the_motion_on_every_frame(walk):
             assert len(keys.frames) == 2752
         assert body.translation_keys is None and body.translation == (0.0, 0.0, 0.0)
         assert all(p.rotation_keys is None for p in scene.constraint(roll.roll).pivots)
-        i = scene.bone_index(roll.control)
-        # the control is the ankle, turned as the foot: read from the capture, not the rig
+        i, b = scene.bone_index(roll.control), scene.bone_index(roll.body)
+        # read from the capture, not the rig: the control is the ankle, world-aligned at the
+        # first frame, turned as the foot turned since; the body is the foot
         j = names.index(roll.leg.foot)
         np.testing.assert_allclose(result.heads[:, i], positions[:, j], atol=1e-9)
-        turned = (_rotation_of(result.bone_to_world[:, i]) * rotations[j].inv()).magnitude()
-        assert turned.max() <= 1e-9
+        control = _rotation_of(result.bone_to_world[:, i])
+        assert control[0].magnitude() <= 1e-12
+        assert np.allclose(control.as_matrix()[0], np.eye(3), atol=1e-12)
+        since = rotations[j] * rotations[j][0].inv()
+        assert (control * since.inv()).magnitude().max() <= 1e-9
+        assert (Rotation.from_quat(body.rotation, scalar_first=True) * rotations[j][0].inv()
+                ).magnitude() <= 1e-9  # fmt: skip
+        body_turn = _rotation_of(result.bone_to_world[:, b])
+        assert (body_turn * rotations[j].inv()).magnitude().max() <= 1e-9
+        np.testing.assert_allclose(result.heads[:, b], positions[:, j], atol=1e-9)
 
 
 def test_built_at_rest_the_legs_leave_the_capture(walk):
@@ -196,14 +207,21 @@ def test_a_scaled_armature_gets_controls_at_unit_scale_in_metres():
 
 def old_style(built) -> tuple:
     """The rig as the builder made it before the roll body (what files saved then hold):
-    the multi-parent on the control itself, relative to the world at the top level, the leg
+    the multi-parent on the control itself, turned as the foot (the roll body's rotation on
+    the world-aligned control, and its tail), relative to the world at the top level, the leg
     IK and the foot's copy rotation on the control; no keys on control and pole."""
     bones = []
+    body = next(b for b in built.rig.bones if b.name == built.body)
     for b in built.rig.bones:
         if b.name == built.body:
             continue
         if b.name in (built.control, built.pole):
             b = dataclasses.replace(b, translation_keys=None, rotation_keys=None)
+        if b.name == built.control:
+            turned = Rotation.from_quat(b.rotation, scalar_first=True) * Rotation.from_quat(
+                body.rotation, scalar_first=True)  # fmt: skip
+            b = dataclasses.replace(b, rotation=tuple(turned.as_quat(scalar_first=True)),
+                                    tail=body.tail)  # fmt: skip
         bones.append(b)
     control = next(b for b in bones if b.name == built.control)
     relative = "world" if control.parent is None else "parent"
