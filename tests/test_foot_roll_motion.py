@@ -235,10 +235,32 @@ def old_style(built) -> tuple:
     return bones, constraints
 
 
+def foot_turned_control(built) -> list:
+    """The bones as the builder made them before the control was world-aligned (the first
+    roll-body rig): the control turned as the foot (the body's rest rotation on it, keys and
+    all), the roll body at rest on it with the identity rotation."""
+    body = next(b for b in built.rig.bones if b.name == built.body)
+    offset = Rotation.from_quat(body.rotation, scalar_first=True)
+    bones = []
+    for b in built.rig.bones:
+        if b.name == built.control:
+            rest = Rotation.from_quat(b.rotation, scalar_first=True) * offset
+            keyed = Rotation.from_quat(b.rotation_keys.values, scalar_first=True) * offset
+            b = dataclasses.replace(
+                b, rotation=tuple(rest.as_quat(scalar_first=True)), tail=body.tail,
+                rotation_keys=Keys(b.rotation_keys.frames, keyed.as_quat(scalar_first=True)))
+        elif b.name == built.body:
+            b = dataclasses.replace(b, rotation=(1.0, 0.0, 0.0, 0.0))
+        bones.append(b)
+    return bones
+
+
 def test_a_rig_built_before_the_roll_body_opens_and_plays_as_it_did():
     """An old rig (humanoid, the worked example's roll keys) saves and loads back equal, is
     read back as a rig that rolls its control, and plays exactly as the new rig does with
-    the same pivot keys while its control stays (the new control's keys hold it still)."""
+    the same pivot keys while its control stays (the new control's keys hold it still); so
+    does the first roll-body rig, whose control was turned as the foot (as authored, in
+    object space, the three are one pose; the world-space toggle tells them apart)."""
     scene = load_scene(SCENES / "humanoid.glb")
     legs = recognised_legs(scene)
     built = build_foot_roll(scene, legs["left"], REST)
@@ -256,11 +278,19 @@ def test_a_rig_built_before_the_roll_body_opens_and_plays_as_it_did():
     assert parts.leg == legs["left"]
     fresh = foot_roll_of(new, "foot.L")
     assert fresh == built.parts() and not fresh.rolls_the_control
+    # and the first roll-body rig (its control turned as the foot) is read back as a rig
+    first = scene.copy()
+    first.bones[:], first.constraints[:] = foot_turned_control(built), built.rig.constraints
+    _keyed(first, built.roll)
+    first = scene_from_json(scene_to_json(first))
+    assert foot_roll_of(first, "foot.L") == built.parts()
     frames = default_frames(scene)
-    was, now = bake(old, frames), bake(new, frames)
+    was, now, then = bake(old, frames), bake(new, frames), bake(first, frames)
     for bone in scene.bone_names():
         i, j = old.bone_index(bone), new.bone_index(bone)
         np.testing.assert_allclose(was.bone_to_world[:, i], now.bone_to_world[:, j],
+                                   atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(then.bone_to_world[:, j], now.bone_to_world[:, j],
                                    atol=1e-12)  # fmt: skip
     left = old.bone_index("foot.L")
     assert was.heads[12, left, 1] - was.heads[0, left, 1] > 0.04  # it rolls
