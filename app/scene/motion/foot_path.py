@@ -101,14 +101,15 @@ def corrected(rotation: np.ndarray, target: np.ndarray, known: np.ndarray,
     return quat.mul(rotation, quat.from_rotvec(fill(correction, known, window)))
 
 
-def _held_rotation(rotation: np.ndarray, held: np.ndarray, window: float) -> np.ndarray:
+def _held_rotation(rotation: np.ndarray, held: np.ndarray, still: np.ndarray,
+                   window: float) -> np.ndarray:
     runs = intervals_of(held)
     if not len(runs):
         return rotation
     mean = quat.normalize(runs_mean(rotation, runs))
-    target = np.zeros_like(rotation)
+    target = np.array(rotation)
     target[held] = mean[run_index(held, runs)[held]]
-    return corrected(rotation, target, held, window)
+    return corrected(rotation, target, held | still, window)
 
 
 def _pivots(down: np.ndarray, has_toes: bool) -> np.ndarray:
@@ -128,7 +129,8 @@ def _pivots(down: np.ndarray, has_toes: bool) -> np.ndarray:
     return np.where(down.any(axis=1), np.argmin(began, axis=1), -1)
 
 
-def plant_foot(motion: FootMotion, down, floor: float, window: float) -> FootPath:
+def plant_foot(motion: FootMotion, down, floor: float, window: float,
+               still=None) -> FootPath:
     """Plant one foot (module docstring).
 
     Parameters
@@ -140,14 +142,18 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float) -> FootPat
         Height no down point goes below.
     window : float
         Blend window, frames.
+    still : ndarray of bool, shape (F,), optional
+        Frames that keep the original motion (outside the range planted); no point may be
+        down on them.
     """
     rotation = continuous(quat.normalize(motion.rotation))
     head = np.asarray(motion.head, dtype=float)
     down = np.asarray(down, dtype=bool)
+    still = np.zeros(len(down), dtype=bool) if still is None else np.asarray(still, dtype=bool)
     toes = continuous(quat.normalize(motion.toes_rotation)) if motion.has_toes else None
     held = (down[:, HEEL] & (down[:, BALL] | down[:, TOE])) if motion.has_toes else \
         down.sum(axis=1) >= 2
-    planted = _held_rotation(rotation, held, window)
+    planted = _held_rotation(rotation, held, still, window)
     pivot = _pivots(down, motion.has_toes)
     stance = _Stances(motion, rotation, head, toes, planted, down, pivot)
     for first, last in intervals_of(pivot >= 0):
@@ -157,11 +163,12 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float) -> FootPat
     if np.any(pinned):
         stance.lift(floor, window)
         offset = np.where(pinned[:, None], stance.head - head, 0.0)
-        planted_head = head + fill(offset, pinned, window)
+        planted_head = head + fill(offset, pinned | still, window)
     planted_toes = None
     if toes is not None:
         toe_down = down[:, TOE]
-        planted_toes = corrected(toes, stance.toes, toe_down, window) if np.any(toe_down) else toes
+        planted_toes = corrected(toes, stance.toes, toe_down | still, window) \
+            if np.any(toe_down) else toes
     pivot_in_foot = np.zeros((len(head), 3))
     for i in (HEEL, BALL):
         pivot_in_foot[pivot == i] = motion.points[i]

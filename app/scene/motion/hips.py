@@ -64,6 +64,11 @@ def least_offsets(hips, ankles, reach) -> np.ndarray:
     """
     centres = ankles - hips  # the translation must land within reach of each ankle
     radii = np.asarray(reach, dtype=float) * (1.0 - SLACK)
+    out = np.zeros(centres.shape[::2])
+    far = np.flatnonzero(np.any(np.linalg.norm(centres, axis=2) > radii, axis=1))
+    if not len(far):
+        return out
+    centres = centres[far]
     x = np.zeros(centres.shape[::2])
     legs = centres.shape[1]
     fixes = np.zeros((legs,) + x.shape)
@@ -72,7 +77,8 @@ def least_offsets(hips, ankles, reach) -> np.ndarray:
             y = _project(x + fixes[k], centres[:, k], radii[k])
             fixes[k] = x + fixes[k] - y
             x = y
-    return x
+    out[far] = x
+    return out
 
 
 def _smooth(need: np.ndarray, window: float) -> np.ndarray:

@@ -22,9 +22,10 @@ stance (when there are enough), so the control comes back onto the foot by the n
 instead of drifting a stride further off it at every step. Undoing moves nothing the
 animator sees: the control carries the foot meanwhile.
 
-The pivots' quaternions are the running products of their turns, a Hillis-Steele scan over
-the frames; the control's keys are in its parent's frame. Everything is vectorized over
-frames; the only loop is over contacts (stances and their phases).
+The pivots' quaternions are the running products of their turns and the roll ``L`` the
+running product of its steps (each a turn about one point), both Hillis-Steele scans over
+the frames; then ``C = B L^-1`` on every frame. Everything is vectorized over frames; the
+only loop is over stances, to schedule the undoing.
 """
 
 from __future__ import annotations
@@ -70,18 +71,22 @@ def scan_left(steps: np.ndarray) -> np.ndarray:
     return out
 
 
-def _rigid_inverse(q, t):
-    qi = quat.conj(q)
-    return qi, -quat.rotate(qi, t)
-
-
 def _compose(qa, ta, qb, tb):
+    """``A B`` of rigid motions given as rotations and translations (broadcasting)."""
     return quat.mul(qa, qb), ta + quat.rotate(qa, tb)
 
 
-def _about(u, rotation):
-    """The rigid motion turning by ``rotation`` about the point ``u``: ``(q, t)``."""
-    return rotation, u - quat.rotate(rotation, u)
+def scan_right(q: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Running products ``P[k] = M[0] ... M[k-1]`` (``P[0] = I``) of rigid motions
+    ``(q, t)`` ``(N, 4)``, ``(N, 3)``, newest on the right: a Hillis-Steele scan."""
+    pq = np.concatenate([quat.identity((1,)), np.asarray(q, dtype=float)])
+    pt = np.concatenate([np.zeros((1, 3)), np.asarray(t, dtype=float)])
+    shift = 1
+    while shift < len(pq):
+        nq, nt = _compose(pq[:-shift], pt[:-shift], pq[shift:], pt[shift:])
+        pq[shift:], pt[shift:] = quat.normalize(nq), nt
+        shift *= 2
+    return pq, pt
 
 
 def roll_keys(path: FootPath, down, ball_heel, toe_in_foot) -> RollKeys:
@@ -101,100 +106,55 @@ def roll_keys(path: FootPath, down, ball_heel, toe_in_foot) -> RollKeys:
     q = quat.normalize(path.rotation)
     t = np.asarray(path.head, dtype=float)
     count = len(q)
-    pivot = path.pivot
     steps = np.arange(count - 1)
-    first = pivot[:-1]
+    pivot = path.pivot
+    first, then = pivot[:-1], pivot[1:]
     keep = (first >= 0) & down[steps + 1, np.maximum(first, 0)]
-    then = pivot[1:]
     taken = (then >= 0) & down[steps, np.maximum(then, 0)]
     rolling = np.where(keep, first, np.where(taken, then, -1))
     toe = np.array(toe_in_foot, dtype=float)
-    # a toe turn uses one position throughout: its position at the turn's first frame
-    for a, b in intervals_of(rolling == 2):
+    for a, b in intervals_of(rolling == 2):  # a toe turn keeps one position throughout
         toe[a + 1:b + 2] = toe[a]
     points = np.stack([np.broadcast_to(ball_heel[0], (count, 3)),
-                       np.broadcast_to(ball_heel[1], (count, 3)), toe], axis=0)  # fmt: skip
-    turn = quat.mul(quat.conj(q[:-1]), q[1:])  # (F-1, 4), in the foot's frame
-    turn = quat.canonical(turn)
+                       np.broadcast_to(ball_heel[1], (count, 3)), toe])  # fmt: skip
+    turn = quat.canonical(quat.mul(quat.conj(q[:-1]), q[1:]))  # (F-1, 4), the foot's frame
+    which = np.where(rolling >= 0, rolling, -1)  # the pivot turning on each step
+    amount = np.where((rolling >= 0)[:, None], quat.to_rotvec(turn), 0.0)
+    _undo(rolling, q, points, which, amount)
+    on = which >= 0
+    u = np.zeros((count - 1, 3))
+    u[on] = points[which[on], steps[on]]
+    step = quat.from_rotvec(amount)
+    roll_q, roll_t = scan_right(step, u - quat.rotate(step, u))
+    iq = quat.conj(roll_q)
+    control_q, control_t = _compose(q, t, iq, -quat.rotate(iq, roll_t))
     turns = np.zeros((3, count - 1, 4))
     turns[..., 0] = 1.0
-    control_q = np.empty_like(q)
-    control_t = np.empty_like(t)
-    roll_q = quat.identity((count,))
-    roll_t = np.zeros((count, 3))
-    runs = intervals_of(rolling >= 0)  # runs of roll steps: steps a..b move frames a..b+1
-    state = (quat.identity(()), np.zeros(3))  # L, the roll so far
-    done = 0  # frames before this are keyed
-    history = []  # the last stance's turns: (pivot, point, net rotation)
-    for a, b in runs:
-        # the free frames done..a: the control carries the foot, the roll is undone
-        state, undone = _free(q, t, done, a, state, history, turns, points, control_q,
-                              control_t, roll_q, roll_t)  # fmt: skip
-        if undone:
-            history = []
-        # the roll steps a..b: each about its pivot, the control only translates
-        piv = rolling[a:b + 1]
-        u = points[piv, np.arange(a, b + 1)]
-        dq = turn[a:b + 1]
-        turns[piv, np.arange(a, b + 1)] = dq
-        w = quat.rotate(quat.conj(q[a:b + 1]), t[a + 1:b + 2] - t[a:b + 1])
-        dc = quat.rotate(q[a:b + 1], w - u + quat.rotate(dq, u))
-        lq, lt = state
-        cq, ct = _compose(q[a], t[a], *_rigid_inverse(lq, lt))
-        control_q[a:b + 2] = cq
-        control_t[a:b + 2] = ct + np.concatenate([np.zeros((1, 3)), np.cumsum(dc, axis=0)])
-        iq, it = _rigid_inverse(np.broadcast_to(cq, (b - a + 2, 4)), control_t[a:b + 2])
-        roll_q[a:b + 2], roll_t[a:b + 2] = _compose(iq, it, q[a:b + 2], t[a:b + 2])
-        state = (roll_q[b + 1], roll_t[b + 1])
-        for c, d in _phases(piv):
-            net = quat.mul(quat.conj(q[a + c]), q[a + d + 1])
-            history.append((int(piv[c]), points[piv[c], a + c].copy(), net))
-        done = b + 1
-    _free(q, t, done, count - 1, state, history, turns, points, control_q, control_t, roll_q,
-          roll_t, last=True)  # fmt: skip
+    turns[which[on], steps[on]] = step[on]
     pivots = np.stack([scan_left(turns[i])[:count] for i in range(3)])
     return RollKeys(control_q, control_t, pivots, points[2])
 
 
-def _phases(piv: np.ndarray):
-    """``(first, last)`` of each run of one pivot in ``piv``."""
-    cuts = np.flatnonzero(np.diff(piv)) + 1
-    return zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(piv)]]) - 1)
-
-
-def _free(q, t, start, end, state, history, turns, points, control_q, control_t, roll_q,
-          roll_t, last=False):
-    """Key the free frames ``start..end`` (``end`` is the next roll's first frame, keyed by
-    it, unless ``last``): the roll is undone over them when there are steps enough, and the
-    control carries the foot. Returns the roll at ``end`` and whether it was undone."""
-    frames = np.arange(start, end + 1)
-    lq = np.broadcast_to(state[0], (len(frames), 4)).copy()
-    lt = np.broadcast_to(state[1], (len(frames), 3)).copy()
-    available = end - start  # steps between the two rolls
-    undone = bool(history) and available >= len(history)
-    if undone:
-        shares = np.diff(np.linspace(0, available, len(history) + 1).round().astype(int))
-        cq, ct = state
-        at = start
+def _undo(rolling, q, points, which, amount) -> None:
+    """Schedule the undoing of each stance's roll on the free steps after it (module
+    docstring): fills ``which`` (the pivot turning) and ``amount`` (its rotation vector) on
+    those steps, and the toe pivot's position while it turns back."""
+    runs = intervals_of(rolling >= 0)
+    gaps = np.append(runs[1:, 0], len(rolling)) - (runs[:, 1] + 1)  # free steps after each
+    history = []
+    for (a, b), free in zip(runs, gaps):
+        piv = rolling[a:b + 1]
+        cuts = np.flatnonzero(np.diff(piv)) + 1
+        for c, d in zip(np.concatenate([[0], cuts]), np.append(cuts, len(piv)) - 1):
+            net = quat.to_rotvec(quat.mul(quat.conj(q[a + c]), q[a + d + 1]))
+            history.append((int(piv[c]), points[piv[c], a + c].copy(), net))
+        if not history or free < len(history):
+            continue  # too few steps to undo it here: it waits for the next gap
+        shares = np.diff(np.linspace(0, free, len(history) + 1).round().astype(int))
+        at = b + 1
         for (i, u, net), n in zip(reversed(history), shares):
-            back = quat.conj(net)
-            step = quat.from_rotvec(quat.to_rotvec(back) / n)
-            turns[i, at:at + n] = step
+            which[at:at + n] = i
+            amount[at:at + n] = -net / n
             points[i, at:at + n + 1] = u
-            fraction = np.arange(1, n + 1) / n
-            partial = quat.from_rotvec(quat.to_rotvec(back)[None] * fraction[:, None])
-            mq, mt = _about(u, partial)
-            pq, pt = _compose(np.broadcast_to(cq, (n, 4)), np.broadcast_to(ct, (n, 3)), mq, mt)
-            rows = np.arange(at + 1, at + n + 1) - start
-            keep = rows < len(frames)
-            lq[rows[keep]], lt[rows[keep]] = pq[keep], pt[keep]
-            cq, ct = pq[-1], pt[-1]
-            lq[rows[-1]:] = cq
-            lt[rows[-1]:] = ct
             at += n
-    rows = frames[frames < (end + 1 if last else end)] - start
-    keyed = frames[rows]
-    iq, it = _rigid_inverse(lq[rows], lt[rows])
-    control_q[keyed], control_t[keyed] = _compose(q[keyed], t[keyed], iq, it)
-    roll_q[keyed], roll_t[keyed] = lq[rows], lt[rows]
-    return (lq[-1], lt[-1]), undone
+        history = []

@@ -368,6 +368,54 @@ class CopyLocation(_BoneFollows):
         return self.bone, "head"  # the point it places
 
 
+@dataclass(frozen=True, kw_only=True)
+class FootContacts:
+    """One planted foot: its contact points and the frames each is down (contract: "Planted
+    feet").
+
+    ``heel`` and ``ball`` are in the foot's frame, ``toe`` (the toe tip) in the toes' frame
+    when the foot has ``toes``, else in the foot's: frames made of the bone's world rotation
+    and head (its scale divided out). ``contacts`` holds, for heel, ball and toe in that
+    order, sorted disjoint ``(first, last)`` frame intervals (both included).
+    """
+
+    foot: str
+    toes: str | None = None
+    heel: Vec3
+    ball: Vec3
+    toe: Vec3
+    contacts: tuple[tuple[tuple[int, int], ...], ...] = ((), (), ())
+    extra: Mapping = field(default_factory=dict)
+
+    def points(self) -> tuple[Vec3, Vec3, Vec3]:
+        return (self.heel, self.ball, self.toe)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plant:
+    """How a clip's feet were planted (Rig ▸ Plant Feet…, ``main.py plant-feet``): what the
+    plant follows when a contact is edited, and what Compare shows as the original.
+
+    ``original`` holds the bones whose keys the plant changed (the hips, the toes), as they
+    were; ``frames`` is the range planted; ``floor`` and ``speed`` the contacts' floor and
+    speed threshold (scene units, units per second).
+    """
+
+    floor: float
+    speed: float
+    frames: tuple[int, int]
+    hips: str | None = None
+    feet: tuple[FootContacts, ...] = ()
+    original: tuple[Bone, ...] = ()
+    extra: Mapping = field(default_factory=dict)
+
+    def foot(self, name: str) -> FootContacts:
+        for f in self.feet:
+            if f.foot == name:
+                return f
+        raise KeyError(f"no planted foot {name!r}")
+
+
 @dataclass(kw_only=True)
 class Scene:
     """A skeleton, its constraints and its timeline.
@@ -385,6 +433,8 @@ class Scene:
     extra: dict = field(default_factory=dict)
     #: Skinned meshes (``app.scene.rig.mesh.SkinnedMesh``) drawn deformed by the bones.
     meshes: tuple = ()
+    #: How its feet were planted (:class:`Plant`), ``None`` when they were not.
+    plant: Plant | None = None
     #: Notes from loading (a BVH's extra motion lines, ...); not part of the scene's value.
     messages: list = field(default_factory=list, compare=False, repr=False)
 
@@ -428,4 +478,5 @@ class Scene:
             version=self.version,
             extra=dict(self.extra),
             meshes=self.meshes,
+            plant=self.plant,
         )
