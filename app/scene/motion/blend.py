@@ -9,8 +9,8 @@ acceleration stays bounded by the correction's size over the blend window. A run
 two windows returns to zero a window after the known frames before it and leaves zero a
 window before the known frames after it: far from contacts the motion is the original's.
 
-Rates at the edge of a known run are one-sided second-order differences inside the run
-(first-order for a run of two frames, zero for one frame).
+Rates at the edge of a known run are one-sided differences inside the run, averaged over a
+few frames (zero for a run of one frame).
 """
 
 from __future__ import annotations
@@ -18,30 +18,24 @@ from __future__ import annotations
 import numpy as np
 
 
-def _rates(values: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _rates(values: np.ndarray, known: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
     """Per frame, the rate (per frame) looking backwards into the known run it ends and
-    forwards into the known run it starts; ``(F, D)`` each."""
+    forwards into the known run it starts, averaged over up to ``span`` frames of the run;
+    ``(F, D)`` each."""
     count = len(values)
-    back = np.zeros_like(values)
-    ahead = np.zeros_like(values)
-    k1 = np.zeros(count, dtype=bool)
-    k2 = np.zeros(count, dtype=bool)
-    k1[1:] = known[1:] & known[:-1]
-    k2[2:] = k1[2:] & known[:-2]
-    d1 = np.zeros_like(values)
-    d1[1:] = values[1:] - values[:-1]
-    d2 = np.zeros_like(values)
-    d2[2:] = 1.5 * values[2:] - 2.0 * values[1:-1] + 0.5 * values[:-2]
-    back = np.where(k2[:, None], d2, np.where(k1[:, None], d1, 0.0))
-    f1 = np.zeros(count, dtype=bool)
-    f2 = np.zeros(count, dtype=bool)
-    f1[:-1] = known[:-1] & known[1:]
-    f2[:-2] = f1[:-2] & known[2:]
-    e1 = np.zeros_like(values)
-    e1[:-1] = values[1:] - values[:-1]
-    e2 = np.zeros_like(values)
-    e2[:-2] = -1.5 * values[:-2] + 2.0 * values[1:-1] - 0.5 * values[2:]
-    ahead = np.where(f2[:, None], e2, np.where(f1[:, None], e1, 0.0))
+    frames = np.arange(count)
+    runs_start = np.maximum.accumulate(np.where(known & ~np.concatenate([[False], known[:-1]]),
+                                                frames, 0))  # fmt: skip
+    ends = np.where(known & ~np.concatenate([known[1:], [False]]), frames, count)
+    runs_end = np.minimum.accumulate(ends[::-1])[::-1]
+    back_span = np.minimum(frames - runs_start, span)
+    ahead_span = np.minimum(runs_end - frames, span)
+    back_from = np.clip(frames - back_span, 0, count - 1)
+    ahead_to = np.clip(frames + ahead_span, 0, count - 1)
+    back = (values - values[back_from]) / np.maximum(back_span, 1)[:, None]
+    ahead = (values[ahead_to] - values) / np.maximum(ahead_span, 1)[:, None]
+    back = np.where((known & (back_span > 0))[:, None], back, 0.0)
+    ahead = np.where((known & (ahead_span > 0))[:, None], ahead, 0.0)
     return back, ahead
 
 
@@ -53,9 +47,10 @@ def _hermite(tau, v0, m0, v1, m1, length):
             + (-2 * t3 + 3 * t2) * v1 + (t3 - t2) * length * m1)  # fmt: skip
 
 
-def fill(values: np.ndarray, known: np.ndarray, window: float) -> np.ndarray:
+def fill(values: np.ndarray, known: np.ndarray, window: float, span: int = 1) -> np.ndarray:
     """``values`` ``(F, D)`` with the frames where ``known`` ``(F,)`` is false filled in
-    (module docstring); ``window`` is in frames (> 0)."""
+    (module docstring); ``window`` is in frames (> 0), ``span`` the frames a rate at the
+    edge of a known run is averaged over."""
     values = np.asarray(values, dtype=float)
     known = np.asarray(known, dtype=bool)
     count = len(values)
@@ -66,7 +61,7 @@ def fill(values: np.ndarray, known: np.ndarray, window: float) -> np.ndarray:
     frames = np.arange(count)
     before = np.maximum.accumulate(np.where(known, frames, -1))
     after = np.minimum.accumulate(np.where(known, frames, count)[::-1])[::-1]
-    back, ahead = _rates(out, known)
+    back, ahead = _rates(out, known, max(1, int(span)))
     a, b = before[free], after[free]
     has_a, has_b = a >= 0, b < count
     ai, bi = np.clip(a, 0, count - 1), np.clip(b, 0, count - 1)

@@ -9,9 +9,10 @@ toes; and which points are down on each frame (:mod:`app.scene.motion.contacts`)
 point the foot turns about (its *pivot*).
 
 - **The heel and the ball or the toe tip down** (on a foot without toes, any two points):
-  the foot holds still (turning about one would slide the other), at the mean of its
-  original rotations over that run of frames; a toe tip that is down too stays where it
-  landed, the toes bending to keep it there.
+  the foot turns only about the line through heel and ball, as the original does (turning
+  any other way about one point would slide the other), from the mean of its original
+  rotations over that run of frames; a toe tip that is down too stays where it landed, the
+  toes bending to keep it there.
 - **One foot point down**: it stays where it is and the foot turns about it, as the
   original turns (its rotation corrected by a rotation vector ``d(f)``, in the foot's frame,
   that carries it smoothly into and out of the held runs): heel strike, heel off about the
@@ -37,9 +38,35 @@ import numpy as np
 
 from app.scene.math import quat
 from app.scene.math.aim import arc
-from app.scene.motion.blend import fill
+from app.scene.motion.blend import fill as _fill
 from app.scene.motion.contacts import intervals_of
 from app.scene.motion.feet import BALL, HEEL, TOE, UP, FootMotion
+
+TWIST = True
+#: The share of the blend window over which a correction's rate at the edge of a contact is
+#: averaged (35 ms of a 0.25 s window: the rate of the motion, not of its jitter).
+RATE_OF_WINDOW = 0.14
+
+
+def fill(values, known, window):
+    """:func:`app.scene.motion.blend.fill` with the rate averaged over a share of the window."""
+    return _fill(values, known, window, max(1, int(round(RATE_OF_WINDOW * window))))
+
+
+#: Frames of the centred average that takes the jitter out of a pivot's height.
+SMOOTH_FRAMES = 1
+
+
+def _smoothed(values: np.ndarray, frames: int) -> np.ndarray:
+    """Centred moving average of ``values`` ``(F, ...)`` over ``frames`` (odd), the ends
+    held."""
+    half = frames // 2
+    if len(values) < 2 or half < 1:
+        return np.asarray(values, dtype=float)
+    padded = np.concatenate([np.repeat(values[:1], half, axis=0), values,
+                             np.repeat(values[-1:], half, axis=0)])  # fmt: skip
+    sums = np.cumsum(np.concatenate([np.zeros((1,) + values.shape[1:]), padded]), axis=0)
+    return (sums[frames:] - sums[:-frames]) / frames
 
 
 @dataclass(frozen=True)
@@ -101,14 +128,26 @@ def corrected(rotation: np.ndarray, target: np.ndarray, known: np.ndarray,
     return quat.mul(rotation, quat.from_rotvec(fill(correction, known, window)))
 
 
-def _held_rotation(rotation: np.ndarray, held: np.ndarray, still: np.ndarray,
+def twist(q: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """The part of rotations ``q`` ``(..., 4)`` about the unit ``axis`` (swing-twist)."""
+    along = (q[..., 1:] @ axis)[..., None] * axis
+    twisted = np.concatenate([q[..., :1], along], axis=-1)
+    size = np.linalg.norm(twisted, axis=-1, keepdims=True)
+    return np.where(size > 1e-12, twisted / np.maximum(size, 1e-300), quat.identity(q.shape[:-1]))
+
+
+def _held_rotation(rotation: np.ndarray, held: np.ndarray, still: np.ndarray, axis,
                    window: float) -> np.ndarray:
+    """Held runs turn only about the line through heel and ball (``axis``, in the foot's
+    frame), as the original does, from the run's mean rotation; the rest is filled."""
     runs = intervals_of(held)
     if not len(runs):
         return rotation
     mean = quat.normalize(runs_mean(rotation, runs))
     target = np.array(rotation)
-    target[held] = mean[run_index(held, runs)[held]]
+    base = mean[run_index(held, runs)[held]]
+    target[held] = quat.mul(base, twist(quat.mul(quat.conj(base), rotation[held]), axis)) \
+        if TWIST else base
     return corrected(rotation, target, held | still, window)
 
 
@@ -130,7 +169,7 @@ def _pivots(down: np.ndarray, has_toes: bool) -> np.ndarray:
 
 
 def plant_foot(motion: FootMotion, down, floor: float, window: float,
-               still=None) -> FootPath:
+               still=None, reach=None) -> FootPath:
     """Plant one foot (module docstring).
 
     Parameters
@@ -145,6 +184,9 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float,
     still : ndarray of bool, shape (F,), optional
         Frames that keep the original motion (outside the range planted); no point may be
         down on them.
+    reach : (ndarray, float), optional
+        The leg's hip joint ``(F, 3)`` and length: a stance the leg could not reach is moved
+        across (as a whole, as little as needed) until it can.
     """
     rotation = continuous(quat.normalize(motion.rotation))
     head = np.asarray(motion.head, dtype=float)
@@ -153,7 +195,9 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float,
     toes = continuous(quat.normalize(motion.toes_rotation)) if motion.has_toes else None
     held = (down[:, HEEL] & (down[:, BALL] | down[:, TOE])) if motion.has_toes else \
         down.sum(axis=1) >= 2
-    planted = _held_rotation(rotation, held, still, window)
+    line = motion.points[BALL] - motion.points[HEEL]
+    line = line / max(float(np.linalg.norm(line)), 1e-300)
+    planted = _held_rotation(rotation, held, still, line, window)
     pivot = _pivots(down, motion.has_toes)
     stance = _Stances(motion, rotation, head, toes, planted, down, pivot)
     for first, last in intervals_of(pivot >= 0):
@@ -162,6 +206,8 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float,
     planted_head = head
     if np.any(pinned):
         stance.lift(floor, window)
+        if reach is not None:
+            stance.within_reach(*reach)
         offset = np.where(pinned[:, None], stance.head - head, 0.0)
         planted_head = head + fill(offset, pinned | still, window)
     planted_toes = None
@@ -188,6 +234,8 @@ class _Stances:
         self.head = np.array(head)
         self.toes = None if toes is None else np.array(toes)
         self.paths = motion.point_paths()  # the original points, (F, 3, 3)
+        # a pivot rises and falls as its original point does, less the joint's jitter
+        self.heights = _smoothed(self.paths @ UP, SMOOTH_FRAMES)
 
     def _point(self, i, frames, toes=None) -> np.ndarray:
         """Point ``i`` in the foot's frame at ``frames`` (the toe tip with ``toes`` or the
@@ -218,9 +266,9 @@ class _Stances:
             else:
                 where = self._taking_over(p, a, previous)
                 across = where - (where @ UP) * UP
-                up = float(where @ UP - self.paths[a, p] @ UP)
+                up = float(where @ UP - self.heights[a, p])
             previous = (p, across, up)
-            height = self.paths[frames, p] @ UP + up
+            height = self.heights[frames, p] + up
             at_pivot = across + height[:, None] * UP
             self.head[frames] = at_pivot - quat.rotate(self.rotation[frames],
                                                        self._point(p, frames))
@@ -236,8 +284,10 @@ class _Stances:
         the old one lifts) where the foot's original step from there takes it."""
         old, across, up = previous
         if self.down[a, old]:
-            at_old = across + (self.paths[a, old] @ UP + up) * UP
-            foot = at_old - quat.rotate(self.rotation[a], self._point(old, [a])[0])
+            at_old = across + (self.heights[a, old] + up) * UP
+            # the toes keep the bend they had while the toe tip was the pivot
+            toes = self.toes[a - 1:a] if old == TOE and self.toes is not None else None
+            foot = at_old - quat.rotate(self.rotation[a], self._point(old, [a], toes)[0])
             return foot + quat.rotate(self.rotation[a], self._point(p, [a])[0])
         if self.down[a - 1, p]:
             return self.head[a - 1] + quat.rotate(self.rotation[a - 1], self._point(p, [a - 1])[0])
@@ -284,6 +334,24 @@ class _Stances:
         turned = quat.mul(arc(now, want), toes_world)
         return quat.mul(quat.conj(self.rotation[frames]), turned)
 
+    def within_reach(self, hips: np.ndarray, length: float) -> None:
+        """Move each stance across, as a whole and as little as needed, so that the leg
+        (hip joint ``hips`` ``(F, 3)``, ``length``) reaches its ankle on every frame; the
+        frames where only lowering the hips would do are left to the hips."""
+        pinned = self.pivot >= 0
+        for first, last in intervals_of(pinned):
+            frames = np.arange(first, last + 1)
+            c = hips[frames] - self.head[frames]
+            up = c @ UP
+            across = c - up[:, None] * UP
+            radius = np.sqrt(np.maximum((length * (1 - 1e-6)) ** 2 - up**2, 0.0))
+            if np.all(np.linalg.norm(across, axis=1) <= radius):
+                continue
+            keep = radius > 0
+            plane = np.stack([across[:, 0], across[:, 2]], axis=1)  # UP is +Y
+            d = _nearest_in_discs(plane[keep], radius[keep])
+            self.head[frames] += np.array([d[0], 0.0, d[1]])
+
     def lift(self, floor: float, window: float) -> None:
         """Raise each pinned frame smoothly where a down point would be below ``floor``."""
         pinned = self.pivot >= 0
@@ -295,6 +363,21 @@ class _Stances:
             low[on] = np.minimum(low[on], heights)
         need = np.where(pinned, np.maximum(floor - low, 0.0), 0.0)
         self.head[frames] += lift(need, window)[frames][:, None] * UP
+
+
+def _nearest_in_discs(centres, radii, iterations: int = 24) -> np.ndarray:
+    """A short 2-vector within every disc ``centres`` ``(N, 2)``, ``radii`` ``(N,)`` (or as
+    close as a few projections onto the worst one get)."""
+    d = np.zeros(2)
+    for _ in range(iterations):
+        v = centres - d
+        dist = np.linalg.norm(v, axis=1)
+        over = dist - radii
+        k = int(np.argmax(over))
+        if over[k] <= 0:
+            break
+        d = d + v[k] / dist[k] * over[k] * (1 + 1e-9)
+    return d
 
 
 def lift(need: np.ndarray, window: float) -> np.ndarray:

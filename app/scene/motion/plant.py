@@ -239,7 +239,8 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                 down[:, j, i] = contact_rules.mask_of(iv, count) & inside
     window = BLEND_S * clip.fps
     still = ~inside
-    planted = [plant_foot(m, down[:, j], floor, window, still) for j, m in enumerate(clip.motions)]
+    planted = [plant_foot(m, down[:, j], floor, window, still, _reach(clip, leg))
+               for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
     hips = _hips(source, legs)
     offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
     rigged = _rig(source, clip, planted, down, hips, offset)
@@ -250,6 +251,14 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     rigged.plant = record
     before, after = _figures(clip, rigged, planted, down, floor, inside)
     return Planted(rigged, before, after, tuple(notes))
+
+
+def _reach(clip: _Clip, leg: Leg):
+    """The leg's hip joint path and its length (thigh plus calf)."""
+    heads, i = clip.pose.heads, clip.index
+    length = (np.linalg.norm(heads[0, i[leg.calf]] - heads[0, i[leg.thigh]])
+              + np.linalg.norm(heads[0, i[leg.foot]] - heads[0, i[leg.calf]]))  # fmt: skip
+    return heads[:, i[leg.thigh]], float(length)
 
 
 def _changed(hips, legs) -> set:

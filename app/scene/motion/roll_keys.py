@@ -18,7 +18,7 @@ about the toe tip (its position keyed, since the toes bend at the ball).
 
 After a stance the roll is undone while the foot is in the air: the stance's turns, last
 first, each about its own point, each over an equal share of the steps before the next
-stance (when there are enough), so the control comes back onto the foot by the next contact
+stance but the last (when there are enough), so the control comes back onto the foot by the next contact
 instead of drifting a stride further off it at every step. Undoing moves nothing the
 animator sees: the control carries the foot meanwhile.
 
@@ -148,9 +148,11 @@ def _undo(rolling, q, points, which, amount) -> None:
         for c, d in zip(np.concatenate([[0], cuts]), np.append(cuts, len(piv)) - 1):
             net = quat.to_rotvec(quat.mul(quat.conj(q[a + c]), q[a + d + 1]))
             history.append((int(piv[c]), points[piv[c], a + c].copy(), net))
-        if not history or free < len(history):
+        # the last free step stays still: the toe pivot may move on the body there
+        usable = free - 1 if b + 1 + free < len(rolling) else free
+        if not history or usable < len(history):
             continue  # too few steps to undo it here: it waits for the next gap
-        shares = np.diff(np.linspace(0, free, len(history) + 1).round().astype(int))
+        shares = np.diff(np.linspace(0, usable, len(history) + 1).round().astype(int))
         at = b + 1
         for (i, u, net), n in zip(reversed(history), shares):
             which[at:at + n] = i
