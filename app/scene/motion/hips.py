@@ -25,6 +25,10 @@ from app.scene.motion.foot_path import lift
 ITERATIONS = 40
 #: The reach kept in hand: a leg is asked to reach only this share of its length.
 SLACK = 1e-6
+#: A leg whose hip-to-ankle distance is within this share of its length of straight is
+#: nearly straight, fully so within :data:`STRAIGHT_AT` (a knee bent 16 and 6 degrees).
+STRAIGHT_FROM = 0.01
+STRAIGHT_AT = 0.0015
 
 
 @dataclass(frozen=True)
@@ -96,12 +100,57 @@ def _smooth(need: np.ndarray, window: float) -> np.ndarray:
     return grown[:, None] * direction
 
 
-def correct_hips(hips, ankles, reach, window: float, cap: float) -> HipsCorrection:
+def _straightness(distance: np.ndarray, reach) -> np.ndarray:
+    """0 for a leg bent well enough, rising smoothly to 1 as it comes within
+    :data:`STRAIGHT_FROM` of straight and reaches 1 at :data:`STRAIGHT_AT`."""
+    x = (distance / np.asarray(reach) - (1 - STRAIGHT_FROM)) / (STRAIGHT_FROM - STRAIGHT_AT)
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3 - 2 * x)
+
+
+def knee_offsets(hips, ankles, original_ankles, reach) -> np.ndarray:
+    """Per frame the shortest hips translation that keeps each nearly straight leg's
+    hip-to-ankle distance as it was (``(F, L, 3)`` arrays, ``reach`` ``(L,)``).
+
+    A nearly straight knee turns a lot for a little change in that distance (the law of
+    cosines has no slope at full extension): a planted ankle a centimetre further along a
+    straight leg would snap the knee several centimetres. Each leg asks the hips to move
+    along it by its ankle's change of distance, weighted by how straight the original leg is
+    (:func:`_straightness`); the translation is the least one that answers every leg."""
+    before = np.linalg.norm(original_ankles - hips, axis=2)
+    along = ankles - hips
+    after = np.linalg.norm(along, axis=2)
+    unit = along / np.maximum(after, 1e-300)[..., None]
+    weight = _straightness(before, reach)
+    want = weight * (after - before)  # (F, L): the move each leg asks for, along it
+    a = unit * weight[..., None]  # rows of the least-squares system, (F, L, 3)
+    rhs = want * weight
+    # least-norm through the normal equations of the (at most two) active rows
+    coef = np.linalg.solve(np.einsum("fli,fmi->flm", a, a) + 1e-12 * np.eye(a.shape[1]),
+                           rhs[..., None])[..., 0]  # fmt: skip
+    return np.einsum("fli,fl->fi", a, coef)
+
+
+def _blurred(values: np.ndarray, window: float) -> np.ndarray:
+    """``values`` ``(F, 3)`` averaged over a raised cosine half a window wide."""
+    half = max(1, int(round(window / 2)))
+    kernel = np.hanning(2 * half + 3)[1:-1]
+    kernel /= kernel.sum()
+    return np.stack([np.convolve(np.pad(values[:, i], half, mode="edge"), kernel, mode="valid")
+                     for i in range(values.shape[1])], axis=1)  # fmt: skip
+
+
+def correct_hips(hips, ankles, reach, window: float, cap: float,
+                 original_ankles=None) -> HipsCorrection:
     """The smooth hips correction (module docstring); arrays as :func:`least_offsets`,
-    ``window`` in frames, ``cap`` the largest translation in scene units."""
+    ``window`` in frames, ``cap`` the largest translation in scene units; with
+    ``original_ankles`` the nearly straight legs keep their knees (:func:`knee_offsets`)."""
     hips = np.asarray(hips, dtype=float)
     ankles = np.asarray(ankles, dtype=float)
     offset = np.zeros(hips.shape[::2])
+    if original_ankles is not None:
+        offset = _blurred(knee_offsets(hips, ankles, np.asarray(original_ankles, dtype=float),
+                                       reach), window)  # fmt: skip
     for _ in range(2):
         need = least_offsets(hips + offset[:, None], ankles, reach)
         if not np.any(need):

@@ -284,7 +284,8 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
         np.linalg.norm(heads[0, clip.index[leg.calf]] - heads[0, clip.index[leg.thigh]])
         + np.linalg.norm(heads[0, clip.index[leg.foot]] - heads[0, clip.index[leg.calf]])
         for leg in clip.legs])  # fmt: skip
-    fix = correct_hips(hip_joints, ankles, reach, window, cap)
+    original = np.stack([heads[:, clip.index[leg.foot]] for leg in clip.legs], axis=1)
+    fix = correct_hips(hip_joints, ankles, reach, window, cap, original)
     short = np.count_nonzero(fix.short > 1e-3 * clip.height)
     notes = [f"a leg falls short of its planted foot on {short} frames (the hips may move "
              f"only 2 cm)"] if short else []  # fmt: skip
