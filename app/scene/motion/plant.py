@@ -377,13 +377,23 @@ def _key_roll(scene: Scene, built, motion: FootMotion, path: FootPath, down, pos
             for p, pivot in enumerate(constraint.pivots):
                 position = motion.points[p] if p < 2 else keys.toe_position[0]
                 changes = dict(position=tuple(float(x) for x in position),
-                               rotation_keys=Keys(frames, keys.pivots[p]))
+                               rotation_keys=_thinned(frames, keys.pivots[p]))
                 if p == 2:
-                    changes["position_keys"] = Keys(frames, keys.toe_position)
+                    changes["position_keys"] = _thinned(frames, keys.toe_position)
                 pivots.append(dataclasses.replace(pivot, **changes))
             scene.constraints[c] = dataclasses.replace(constraint, pivots=tuple(pivots))
         elif constraint.name == built.follow:
             scene.constraints[c] = dataclasses.replace(constraint, offset="none")
+
+
+def _thinned(frames, values) -> Keys:
+    """Linear keys with the inside of every run of equal values left out (the same curve)."""
+    same_before = np.zeros(len(values), dtype=bool)
+    same_before[1:] = np.all(values[1:] == values[:-1], axis=1)
+    same_after = np.zeros(len(values), dtype=bool)
+    same_after[:-1] = same_before[1:]
+    keep = ~(same_before & same_after)
+    return Keys(frames[keep], values[keep])
 
 
 def _continuous(q):
