@@ -5,6 +5,7 @@ Commands:
   bake             evaluate a scene, BVH or glTF file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
   export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
+  plant-feet       plant a clip's feet (or many clips' on every core) and print the figures
 
 Bad input exits with status 2 and a one-line reason on standard error (never a traceback;
 what the loaded file says about itself, its messages, is printed only when the command
@@ -286,7 +287,14 @@ def _open(argv) -> int:
     return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
 
 
-COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export}
+def _plant_feet(argv) -> int:
+    from app.cli_plant import main
+
+    return main(argv)
+
+
+COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export,
+            "plant-feet": _plant_feet}  # fmt: skip
 
 HELP = f"""usage: python main.py [SCENE]
        python main.py COMMAND [ARGS]
@@ -309,6 +317,13 @@ commands:
          [--size WxH]
                  write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
                  the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+
+  plant-feet IN --out OUT [--frames A:B] [--height H] [--speed V]
+  plant-feet FILES... --out DIR [-j N]
+                 plant the feet of a clip (or of many, on every core): contacts on heel,
+                 ball and toe held still, the result the foot-roll rig keyed; prints the
+                 figures before and after (OUT: .bvh in the input's joints and channels,
+                 .json, .glb, .gltf)
 
 SCENE is a scene file (.json), a BVH (.bvh), a glTF 2.0 character (.gltf, .glb) or an FBX
 character (.fbx: read, never written).

@@ -45,11 +45,11 @@ class Thresholds:
 
     @classmethod
     def scaled(cls, height: float, fps: float, speed: float | None = None) -> Thresholds:
-        """The defaults for a character ``height`` units tall at ``fps`` (``speed``, in units
-        per second, replaces the scaled 0.3 m/s)."""
+        """The defaults for a character ``height`` units tall at ``fps``; ``speed`` (metres
+        per second for a 1.7 m person) replaces 0.3 m/s."""
         per_metre = units_per_metre(height)
         frames = max(1, int(np.ceil(DURATION_S * fps - 1e-9)))
-        return cls(NEAR_M * per_metre, SPEED_M * per_metre if speed is None else float(speed),
+        return cls(NEAR_M * per_metre, (SPEED_M if speed is None else float(speed)) * per_metre,
                    frames)  # fmt: skip
 
 

@@ -111,10 +111,10 @@ class Figures:
     units_per_metre: float
 
     def row(self) -> tuple[str, str, str]:
-        """The three figures as words: ``("12.3 %", "2.7 cm", "0.4 cm")``."""
-        cm = 100.0 / self.units_per_metre
-        return (f"{100 * self.skating_ratio:.1f} %", f"{self.longest_slide * cm:.1f} cm",
-                f"{self.mean_displacement * cm:.2f} cm")  # fmt: skip
+        """The three figures as words: ``("12.3 %", "27.0 mm", "0.40 cm")``."""
+        metres = 1.0 / self.units_per_metre
+        return (f"{100 * self.skating_ratio:.1f} %", f"{self.longest_slide * metres * 1000:.1f} mm",
+                f"{self.mean_displacement * metres * 100:.2f} cm")  # fmt: skip
 
 
 def figures_of(heads, toes, paths, mask, original_heads, floor, fps, height) -> Figures:

@@ -65,8 +65,8 @@ class PlantOptions:
     floor : float or None
         The floor's height (default: detected from the clip).
     speed : float or None
-        Units per second under which a point near the floor is in contact (default: 0.3 m/s
-        for a 1.7 m person).
+        The speed under which a point near the floor is in contact, in metres per second
+        for a person 1.7 m tall (scaled to the character like every threshold; default 0.3).
     """
 
     frames: tuple[int, int] | None = None
@@ -244,7 +244,8 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     hips = _hips(source, legs)
     offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
     rigged = _rig(source, clip, planted, down, hips, offset)
-    record = Plant(floor=float(floor), speed=float(rules.speed), frames=(first, last), hips=hips,
+    record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
+                   hips=hips,
                    feet=tuple(_foot_record(leg, m, down[:, j], start)
                               for j, (leg, m) in enumerate(zip(legs, clip.motions))),
                    original=tuple(b for b in source.bones if b.name in _changed(hips, legs)))

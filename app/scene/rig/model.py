@@ -397,8 +397,8 @@ class Plant:
     plant follows when a contact is edited, and what Compare shows as the original.
 
     ``original`` holds the bones whose keys the plant changed (the hips, the toes), as they
-    were; ``frames`` is the range planted; ``floor`` and ``speed`` the contacts' floor and
-    speed threshold (scene units, units per second).
+    were; ``frames`` is the range planted; ``floor`` the contacts' floor (scene units) and
+    ``speed`` their speed threshold (metres per second for a person 1.7 m tall).
     """
 
     floor: float
