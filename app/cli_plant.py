@@ -20,14 +20,13 @@ others go on; a progress bar shows on a terminal. The exit status is 2 when any 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.cli import _LIMITS, EXIT_BAD_INPUT, _limit_reason, _Parser, one_line, parse_frames
+from app.cli_parts import _LIMITS, EXIT_BAD_INPUT, _limit_reason, _Parser, one_line, parse_frames
 
 PROG = "main.py plant-feet"
 OUTPUTS = (".bvh", ".json", ".glb", ".gltf")
@@ -113,7 +112,7 @@ def write_planted(planted, source: Path, out: Path) -> list[str]:
 def plant_file(source: str, out: str, frames, floor, speed) -> Done:
     """Plant one file and write it (what each process of a batch runs); never raises for
     bad input: the failure is the :class:`Done`'s ``error``."""
-    from app.cli import _load
+    from app.cli_parts import _load
     from app.scene.errors import SceneError
     from app.scene.motion.plant import PlantError, PlantOptions, plant_feet
 

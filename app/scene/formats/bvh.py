@@ -10,6 +10,9 @@ Errors name the line. More motion lines than ``Frames:`` declares are cut to the
 count and reported in ``scene.messages``; fewer are refused as truncated. A plain MOTION
 section is read from the file's bytes in chunks (:mod:`decimal_text`, bit for bit
 ``float``); anything else goes line by line, which names what is wrong.
+
+One idea: BVH text to a scene, and a BVH's hierarchy as it is written (for a writer that
+keeps it).
 """
 
 from __future__ import annotations

@@ -15,18 +15,15 @@ plant again, and nothing the plant did before is planted twice.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from app.scene.builders.foot_roll import MOTION, build_foot_roll
 from app.scene.builders.foot_roll_parts import foot_rolls
 from app.scene.builders.foot_sole import sole_points
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
 from app.scene.evaluate import BakeResult, bake, default_frames
 from app.scene.math import quat
-from app.scene.math.transforms import inverse
 from app.scene.motion import contacts as contact_rules
 from app.scene.motion.feet import (
     UP,
@@ -37,10 +34,9 @@ from app.scene.motion.feet import (
     units_per_metre,
 )
 from app.scene.motion.figures import Figures, figures_of
-from app.scene.motion.foot_path import FootPath, plant_foot
+from app.scene.motion.foot_path import plant_foot
 from app.scene.motion.hips import correct_hips
-from app.scene.motion.roll_keys import roll_keys
-from app.scene.rig.keys import Keys
+from app.scene.motion.rigging import rigged
 from app.scene.rig.model import FootContacts, Plant, Scene
 
 #: Seconds over which a correction blends in and out.
@@ -243,15 +239,15 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
     hips = _hips(source, legs)
     offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
-    rigged = _rig(source, clip, planted, down, hips, offset)
+    scene = rigged(source, clip, planted, down, hips, offset)
     record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
                    hips=hips,
                    feet=tuple(_foot_record(leg, m, down[:, j], start)
                               for j, (leg, m) in enumerate(zip(legs, clip.motions))),
                    original=tuple(b for b in source.bones if b.name in _changed(hips, legs)))
-    rigged.plant = record
-    before, after = _figures(clip, rigged, planted, down, floor, inside)
-    return Planted(rigged, before, after, tuple(notes))
+    scene.plant = record
+    before, after = _figures(clip, scene, planted, down, floor, inside)
+    return Planted(scene, before, after, tuple(notes))
 
 
 def _reach(clip: _Clip, leg: Leg):
@@ -291,116 +287,6 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
     notes = [f"a leg falls short of its planted foot on {short} frames (the hips may move "
              f"only 2 cm)"] if short else []  # fmt: skip
     return fix.offset, notes
-
-
-def _moved(pose: BakeResult, scene: Scene, bone: str | None, offset) -> BakeResult:
-    """``pose`` with ``bone`` and everything below it translated by ``offset`` ``(F, 3)``."""
-    if bone is None or not np.any(offset):
-        return pose
-    names = [str(n) for n in pose.bone_names]
-    parents = {b.name: b.parent for b in scene.bones}
-    to_world = pose.bone_to_world.copy()
-    heads, tails = pose.heads.copy(), pose.tails.copy()
-    for b, name in enumerate(names):  # one column per bone below the hips
-        if _under(name, bone, parents):
-            to_world[:, b, :3, 3] += offset
-            heads[:, b] += offset
-            tails[:, b] += offset
-    return dataclasses.replace(pose, bone_to_world=to_world, heads=heads, tails=tails)
-
-
-def _under(name, bone, parents) -> bool:
-    while name is not None:
-        if name == bone:
-            return True
-        name = parents[name]
-    return False
-
-
-def _rig(source: Scene, clip: _Clip, planted, down, hips, offset) -> Scene:
-    """The planted scene: hips and toes keyed, then each leg's rig keyed from the plant."""
-    scene = source.copy()
-    frames = clip.pose.frames
-    pose = _moved(clip.pose, source, hips, offset)
-    if hips is not None and np.any(offset):
-        i = scene.bone_index(hips)
-        bone = scene.bones[i]
-        parent = bone.parent
-        local = offset if parent is None else quat.rotate(
-            quat.conj(_rotations(pose, clip.index[parent])), offset)  # fmt: skip
-        base = _sampled(bone.translation, bone.translation_keys, frames)
-        scene.bones[i] = dataclasses.replace(bone, translation_keys=Keys(frames, base + local))
-    for leg, motion, path in zip(clip.legs, clip.motions, planted):
-        if motion.has_toes:
-            i = scene.bone_index(leg.toes)
-            scene.bones[i] = dataclasses.replace(
-                scene.bones[i], rotation_keys=Keys(frames, path.toes_rotation))
-    for j, (leg, motion, path) in enumerate(zip(clip.legs, clip.motions, planted)):
-        built = build_foot_roll(scene, leg, MOTION, pose)
-        scene.bones, scene.constraints = list(built.rig.bones), list(built.rig.constraints)
-        _key_roll(scene, built, motion, path, down[:, j], pose, frames)
-    return scene
-
-
-def _rotations(pose: BakeResult, bone: int) -> np.ndarray:
-    return quat.quat_from_matrix(pose.bone_to_world[:, bone, :3, :3]
-                                 / np.linalg.norm(pose.bone_to_world[:, bone, :3, :3],
-                                                  axis=1, keepdims=True))  # fmt: skip
-
-
-def _sampled(static, keys, frames) -> np.ndarray:
-    from app.scene.rig.keys import sample
-
-    return sample(static, keys, frames)
-
-
-def _key_roll(scene: Scene, built, motion: FootMotion, path: FootPath, down, pose, frames):
-    """Replace the built rig's control and pivot keys by the plant's; the foot takes the
-    body's rotation as it is (``offset: "none"``: the body's frame is the planted foot's)."""
-    toe = motion.toe_in_foot(path.toes_rotation) if motion.has_toes else \
-        np.broadcast_to(motion.points[2], (len(frames), 3))
-    keys = roll_keys(path, down, motion.points[:2], toe)
-    control = scene.bone(built.control)
-    to_world = np.zeros((len(frames), 4, 4))
-    to_world[:, :3, :3] = quat.matrix_from_quat(keys.control_rotation)
-    to_world[:, :3, 3] = keys.control_translation
-    to_world[:, 3, 3] = 1.0
-    if control.parent is not None:
-        to_world = inverse(pose.bone_to_world[:, scene.bone_index(control.parent)]) @ to_world
-    rotation = quat.quat_from_matrix(to_world[:, :3, :3])
-    rotation = quat.normalize(rotation)
-    i = scene.bone_index(built.control)
-    scene.bones[i] = dataclasses.replace(control, translation_keys=Keys(frames, to_world[:, :3, 3]),
-                                         rotation_keys=Keys(frames, _continuous(rotation)))
-    for c, constraint in enumerate(scene.constraints):
-        if constraint.name == built.roll:
-            pivots = []
-            for p, pivot in enumerate(constraint.pivots):
-                position = motion.points[p] if p < 2 else keys.toe_position[0]
-                changes = dict(position=tuple(float(x) for x in position),
-                               rotation_keys=_thinned(frames, keys.pivots[p]))
-                if p == 2:
-                    changes["position_keys"] = _thinned(frames, keys.toe_position)
-                pivots.append(dataclasses.replace(pivot, **changes))
-            scene.constraints[c] = dataclasses.replace(constraint, pivots=tuple(pivots))
-        elif constraint.name == built.follow:
-            scene.constraints[c] = dataclasses.replace(constraint, offset="none")
-
-
-def _thinned(frames, values) -> Keys:
-    """Linear keys with the inside of every run of equal values left out (the same curve)."""
-    same_before = np.zeros(len(values), dtype=bool)
-    same_before[1:] = np.all(values[1:] == values[:-1], axis=1)
-    same_after = np.zeros(len(values), dtype=bool)
-    same_after[:-1] = same_before[1:]
-    keep = ~(same_before & same_after)
-    return Keys(frames[keep], values[keep])
-
-
-def _continuous(q):
-    from app.scene.motion.foot_path import continuous
-
-    return continuous(q)
 
 
 def _figures(clip: _Clip, scene: Scene, planted, down, floor, inside):

@@ -18,8 +18,8 @@ about the toe tip (its position keyed, since the toes bend at the ball).
 
 After a stance the roll is undone while the foot is in the air: the stance's turns, last
 first, each about its own point, each over an equal share of the steps before the next
-stance but the last (when there are enough), so the control comes back onto the foot by the next contact
-instead of drifting a stride further off it at every step. Undoing moves nothing the
+stance but the last (when there are enough), so the control comes back onto the foot by the
+next contact instead of drifting a stride further off it at every step. Undoing moves nothing the
 animator sees: the control carries the foot meanwhile.
 
 The pivots' quaternions are the running products of their turns and the roll ``L`` the
