@@ -191,7 +191,8 @@ SCENE_RULES = {
     "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},
     # planting feet builds the foot-roll rig on a clip and evaluates it for its figures
     "motion": {"math", "rig", "evaluate", "builders"},
-    "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis"},
+    "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis",
+                    "motion"},
     "__init__": set(),
     **{leaf: set() for leaf in SCENE_LEAVES},
 }

@@ -11,6 +11,7 @@ from app.editor.operations import OperationError
 from app.scene.builders.foot_roll import FootRollError, check_leg, new_names
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
 from app.window.layout import show_message
+from app.window.plant_actions import add_plant_feet
 
 NO_TOES = "(no toes)"
 PARTS = ("thigh", "calf", "foot", "toes")
@@ -25,6 +26,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
     menu = bar.addMenu("R&ig")  # Alt+R is Clear Rotation (Blender's)
     menu.setObjectName("rigMenu")
     menu.addAction(action)
+    add_plant_feet(window, menu)
     return menu
 
 
