@@ -239,6 +239,7 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
     hips = _hips(source, legs)
     offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
+    offset[~inside] = 0.0  # the frames not planted keep their motion
     scene = rigged(source, clip, planted, down, hips, offset)
     record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
                    hips=hips,
