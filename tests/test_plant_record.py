@@ -95,7 +95,9 @@ def test_a_range_plants_only_its_frames():
     source = parse_bvh(cut())
     p0 = bake(source).heads
     p1 = bake(planted.scene).heads[:, : len(source.bones)]
-    assert np.abs(p1[:99] - p0[:99]).max() < 1e-9 and np.abs(p1[252:] - p0[252:]).max() < 1e-9
+    # as the rig keyed from motion gives it back (within 1e-4 of the character's height)
+    tol = 1e-4 * 1.7 * planted.before.units_per_metre
+    assert np.abs(p1[:99] - p0[:99]).max() < tol and np.abs(p1[252:] - p0[252:]).max() < tol
 
 
 def _run(*args):
