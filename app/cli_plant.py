@@ -82,7 +82,7 @@ def write_planted(planted, source: Path, out: Path) -> list[str]:
     if suffix == ".bvh":
         from app.scene.motion.plant import original_scene
 
-        result = bake(planted.scene)
+        result = planted.baked if planted.baked is not None else bake(planted.scene)
         if source.suffix.lower() == ".bvh":
             from app.scene.formats.bvh import bvh_layout
             from app.scene.formats.bvh_export import bvh_in_layout

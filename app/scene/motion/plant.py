@@ -79,15 +79,20 @@ class Planted:
     scene : Scene
         The rig, keyed, with its :class:`~app.scene.rig.model.Plant` record.
     before, after : Figures
-        The original's figures and the planted clip's.
+        The original's figures and the planted clip's (``after`` is ``None`` when the plant
+        was not evaluated).
     notes : tuple of str
         What the user should know (frames where a leg could not reach).
+    baked : BakeResult or None
+        The planted scene evaluated over its timeline (what ``after`` was measured on; a
+        caller writing the clip uses it instead of evaluating again).
     """
 
     scene: Scene
     before: Figures
-    after: Figures
+    after: Figures | None
     notes: tuple[str, ...] = ()
+    baked: BakeResult | None = None
 
 
 def original_scene(scene: Scene) -> Scene:
@@ -179,7 +184,7 @@ def _range(scene: Scene, frames) -> tuple[int, int]:
 
 
 def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
-               contacts=None) -> Planted:
+               contacts=None, evaluate: bool = True) -> Planted:
     """Plant the feet of ``scene`` (module docstring).
 
     Parameters
@@ -193,6 +198,9 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     contacts : dict, optional
         Foot bone name -> ``(heel, ball, toe)`` interval lists ``(first, last)`` in scene
         frames, replacing the detected contacts of that foot (an edited contact).
+    evaluate : bool
+        Evaluate the planted scene for the figures after (``Planted.after`` and ``baked``);
+        without, ``after`` is ``None``.
 
     Raises
     ------
@@ -247,8 +255,9 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                               for j, (leg, m) in enumerate(zip(legs, clip.motions))),
                    original=tuple(b for b in source.bones if b.name in _changed(hips, legs)))
     scene.plant = record
-    before, after = _figures(clip, scene, planted, down, floor, inside)
-    return Planted(scene, before, after, tuple(notes))
+    baked = bake(scene, clip.pose.frames) if evaluate else None
+    before, after = _figures(clip, baked, planted, down, floor, inside)
+    return Planted(scene, before, after, tuple(notes), baked)
 
 
 def _reach(clip: _Clip, leg: Leg):
@@ -290,27 +299,29 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
     return fix.offset, notes
 
 
-def _figures(clip: _Clip, scene: Scene, planted, down, floor, inside):
-    """Before and after: the original's figures and the planted scene's (baked)."""
+def _figures(clip: _Clip, after_pose, planted, down, floor, inside):
+    """Before and after: the original's figures and the planted scene's (``after_pose``, its
+    bake; ``None``: no figures after)."""
     names = [str(n) for n in clip.pose.bone_names]
-    after_pose = bake(scene, clip.pose.frames)
-    after_index = {str(n): i for i, n in enumerate(after_pose.bone_names)}
-    columns = [after_index[n] for n in names]
-    heads_before = clip.pose.heads[inside]
-    heads_after = after_pose.heads[:, columns][inside]
     metric_floor = float((clip.pose.heads[inside] @ UP).min())
+    paths_before = np.stack([m.point_paths() for m in clip.motions], axis=1)[inside]
+    mask = down[inside].reshape(np.count_nonzero(inside), -1)
+    flat = lambda p: p.reshape(len(p), -1, 3)  # noqa: E731
+    heads_before = clip.pose.heads[inside]
 
     def toes(pose, index):
         return np.stack([pose.heads[:, index[leg.toes]] if leg.toes else
                          pose.tails[:, index[leg.foot]] for leg in clip.legs], axis=1)[inside]
 
-    paths_before = np.stack([m.point_paths() for m in clip.motions], axis=1)[inside]
-    paths_after = np.stack([_planted_paths(m, scene, after_pose, after_index, leg)
+    before = figures_of(heads_before, _two(toes(clip.pose, clip.index)), flat(paths_before),
+                        mask, heads_before, metric_floor, clip.fps, clip.height)  # fmt: skip
+    if after_pose is None:
+        return before, None
+    after_index = {str(n): i for i, n in enumerate(after_pose.bone_names)}
+    columns = [after_index[n] for n in names]
+    heads_after = after_pose.heads[:, columns][inside]
+    paths_after = np.stack([_planted_paths(m, after_pose, after_index, leg)
                             for m, leg in zip(clip.motions, clip.legs)], axis=1)[inside]
-    mask = down[inside].reshape(np.count_nonzero(inside), -1)
-    flat = lambda p: p.reshape(len(p), -1, 3)  # noqa: E731
-    before = figures_of(heads_before, _two(toes(clip.pose, clip.index)), flat(paths_before), mask,
-                        heads_before, metric_floor, clip.fps, clip.height)  # fmt: skip
     after = figures_of(heads_after, _two(toes(after_pose, after_index)), flat(paths_after), mask,
                        heads_before, metric_floor, clip.fps, clip.height)  # fmt: skip
     return before, after
@@ -320,7 +331,7 @@ def _two(toes):
     return toes if toes.shape[1] >= 2 else np.concatenate([toes, toes], axis=1)
 
 
-def _planted_paths(motion: FootMotion, scene: Scene, pose, index, leg) -> np.ndarray:
+def _planted_paths(motion: FootMotion, pose, index, leg) -> np.ndarray:
     """The contact points' paths as the baked planted scene carries them."""
     from app.scene.motion.feet import rigid
 
