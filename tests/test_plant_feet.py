@@ -265,3 +265,15 @@ def test_a_resting_point_is_in_contact_and_a_moving_one_is_not():
     down = detect(paths, 0.0, fps, Thresholds.scaled(1.7, fps))
     assert down[:29, 0].all() and not down[29:, 0].any()  # 29: the jump up is fast
     assert not down[:, 1].any()
+
+
+def test_the_tutorials_figures():
+    """What "Clean a motion-capture walk" says the dialog shows for CMU 01_01."""
+    from app.scene.io import load_scene
+    from app.scene.motion.plant import plant_feet
+
+    planted = plant_feet(load_scene(CMU / "01_01.bvh"))
+    assert planted.before.row() == ("3.7 %", "39.2 mm", "0.00 cm")
+    assert planted.after.row() == ("2.8 %", "0.0 mm", "0.25 cm")
+    feet = planted.scene.plant.feet
+    assert [f.contacts[1][1][0] for f in feet] == [278, 277]  # the landing of step 2
