@@ -141,3 +141,16 @@ def test_the_command_refuses_bad_options_in_one_line(tmp_path):
     assert "--speed must be > 0" in done.stderr
     done = _run(str(source), "--out", str(tmp_path / "x.csv"))
     assert done.returncode == 2 and "--out must end in .bvh" in done.stderr
+
+
+def test_renaming_or_deleting_a_planted_bone_keeps_the_file_whole(planted):
+    from app.scene.rig.bone_edits import delete_bones, rename_bone
+
+    scene = planted.scene.copy()
+    rig = rename_bone(scene, "LeftFoot", "foot.L")
+    scene.bones, scene.constraints, scene.plant = list(rig.bones), list(rig.constraints), \
+        rig.plant[0]
+    assert "foot.L" in {f.foot for f in scene.plant.feet}
+    assert loads_scene(dumps_scene(scene)).plant == scene.plant  # still a valid file
+    rig = delete_bones(scene, ["LeftToeBase"])
+    assert rig.plant == (None,)  # no longer planted; undo brings the record back

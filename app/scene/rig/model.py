@@ -415,6 +415,23 @@ class Plant:
                 return f
         raise KeyError(f"no planted foot {name!r}")
 
+    def bones(self) -> set[str]:
+        """The names of every bone the record names."""
+        names = {b.name for b in self.original} | {f.foot for f in self.feet}
+        names |= {f.toes for f in self.feet if f.toes is not None}
+        return names | ({self.hips} if self.hips is not None else set())
+
+    def with_bone_renamed(self, old: str, new: str) -> Plant:
+        """The record with every mention of bone ``old`` naming ``new`` instead."""
+        def name(n):
+            return new if n == old else n
+
+        feet = tuple(dataclasses.replace(f, foot=name(f.foot), toes=name(f.toes))
+                     for f in self.feet)  # fmt: skip
+        original = tuple(dataclasses.replace(b, name=name(b.name), parent=name(b.parent))
+                         for b in self.original)  # fmt: skip
+        return dataclasses.replace(self, hips=name(self.hips), feet=feet, original=original)
+
 
 @dataclass(kw_only=True)
 class Scene:
