@@ -47,8 +47,20 @@ class ContactBars(QtWidgets.QWidget):
         self._drag = None  # [foot, point, index, end, frame] while an end is dragged
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding,
                            QtWidgets.QSizePolicy.Policy.Fixed)  # fmt: skip
+        self._playhead_x = None
         document.scene_changed.connect(self._on_scene)
+        document.frame_changed.connect(self._move_playhead)
         self._on_scene()
+
+    def _move_playhead(self, frame: float) -> None:
+        """Repaint only around the old and the new playhead line (playback's whole cost)."""
+        if not self.isVisible():
+            return
+        x = self.x_of(frame)
+        for at in (self._playhead_x, x):
+            if at is not None:
+                self.update(QtCore.QRect(int(at) - 2, 0, 5, self.height()))
+        self._playhead_x = x
 
     # --- geometry ------------------------------------------------------------------------
 

@@ -205,7 +205,6 @@ class TimelineWidget(QtWidgets.QWidget):
         self.end_spin.valueChanged.connect(lambda v: self._edit(self.end_spin, frame_end=v))
         self.fps_spin.valueChanged.connect(lambda v: self._edit(self.fps_spin, fps=v))
         document.frame_changed.connect(self._on_frame)
-        document.frame_changed.connect(lambda *_: self.contact_bars.update())
         document.scene_changed.connect(self._on_scene)
         document.recompute_started.connect(self._on_recompute_started)
         document.recompute_finished.connect(self._on_recompute_finished)
