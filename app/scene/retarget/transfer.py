@@ -27,7 +27,6 @@ key per frame. Everything is vectorized over frames; the loop is over bones.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,12 +36,12 @@ from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.math import quat
 from app.scene.math.aim import arc, unit
-from app.scene.math.transforms import inverse, rotation_from_matrix, trs
-from app.scene.retarget.canonical import BONES, CHILDREN, LEG, PARENT, SIDES
+from app.scene.math.transforms import rotation_from_matrix
+from app.scene.retarget.canonical import BONES, CHILDREN, LEG, SIDES
 from app.scene.retarget.humanoid import HumanoidMap
+from app.scene.retarget.keying import keyed, rotations
 from app.scene.retarget.rest import UP, Rest
 from app.scene.retarget.shape import facing_from_legs, facing_from_sides
-from app.scene.rig.keys import Keys
 from app.scene.rig.model import Scene
 from app.scene.rig.skeleton import tails_in_bones
 
@@ -164,10 +163,10 @@ def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
     pair_set = set(pairs)
     yaw = _yaw(src.facing(pair_set), tgt.facing(pair_set))
     directions = _directions(pairs, src, tgt, clip)
-    rotations = _world_rotations(pairs, directions, src, tgt, clip, yaw)
-    world_rotation = {c: rotations[:, k] for k, c in enumerate(pairs)}
+    turned = _world_rotations(pairs, directions, src, tgt, clip, yaw)
+    world_rotation = {c: turned[:, k] for k, c in enumerate(pairs)}
     scale, hips = _hips_path(src, tgt, pair_set, clip)
-    scene, messages = _keyed(target, tgt, pairs, world_rotation, hips, frames)
+    scene, messages = keyed(target, tgt, pairs, world_rotation, hips, frames)
     scene.fps, scene.frame_start, scene.frame_end = source.fps, source.frame_start, source.frame_end
     driven = sorted({b for c in target.constraints for b in c.driven_bones()}
                     & {target.bones[tgt.bone[p]].name for p in pairs})  # fmt: skip
@@ -192,7 +191,7 @@ def _world_rotations(pairs, directions, src: _Side, tgt: _Side, clip, yaw) -> np
     tb = [tgt.bone[c] for c in pairs]
     source_rest = src.rest_rotation[sb]  # (P, 4)
     target_rest = tgt.rest_rotation[tb]
-    delta = quat.mul(_rotations(clip[:, sb]), quat.conj(source_rest))  # (F, P, 4)
+    delta = quat.mul(rotations(clip[:, sb]), quat.conj(source_rest))  # (F, P, 4)
     d_source = np.array([directions[c][0] for c in pairs], float).reshape(-1, 3)
     pointing = np.stack([directions[c][1] for c in pairs], axis=1)  # (F, P, 3)
     d_target = np.array([directions[c][2] for c in pairs], float).reshape(-1, 3)
@@ -298,141 +297,3 @@ def _hips_path(src: _Side, tgt: _Side, pairs, clip) -> tuple[float, np.ndarray]:
     path *= scale
     path[:, 1] += ground_t
     return float(scale), path
-
-
-def _order(tgt: _Side, detached: dict) -> list[int]:
-    """The character's bones, each after its parent and after the bone a detached bone is
-    placed from (a detached bone whose anchor hangs below it is placed by its parent)."""
-    rest = tgt.rest
-    for b, anchor in list(detached.items()):
-        if rest.is_ancestor(b, anchor):
-            del detached[b]
-    needs = [[int(rest.parents[b])] if rest.parents[b] >= 0 else [] for b in range(len(rest.names))]
-    for b, anchor in detached.items():
-        needs[b].append(anchor)
-    order, state = [], [0] * len(needs)  # 0 new, 1 on the stack, 2 placed
-    for start in range(len(needs)):
-        stack = [start]
-        while stack:
-            b = stack[-1]
-            if state[b] == 2:
-                stack.pop()
-                continue
-            state[b] = 1
-            waiting = [n for n in needs[b] if state[n] == 0]
-            if waiting:
-                stack.extend(waiting)
-                continue
-            if any(state[n] == 1 for n in needs[b]):  # a loop of anchors: by its parent
-                detached.pop(b, None)
-                needs[b] = needs[b][:1] if rest.parents[b] >= 0 else []
-            state[b] = 2
-            order.append(b)
-            stack.pop()
-    return order
-
-
-def _detached(tgt: _Side, pairs) -> dict[int, int]:
-    """Mapped bones whose canonical parent's bone is not above them: bone -> that bone."""
-    out = {}
-    by_bone = {tgt.bone[c]: c for c in pairs}
-    for b, c in by_bone.items():
-        parent = PARENT[c]
-        while parent is not None and parent not in pairs:
-            parent = PARENT[parent]
-        if parent is None or c == "hips":
-            continue
-        anchor = tgt.bone[parent]
-        if not tgt.rest.is_ancestor(anchor, b):
-            out[b] = anchor
-    return out
-
-
-def _keyed(target: Scene, tgt: _Side, pairs, world_rotation, hips_path, frames):
-    """The character with every mapped bone keyed at every frame (rotations; the hips' and
-    detached bones' translations too) and every other bone at rest."""
-    rest = tgt.rest
-    count = len(frames)
-    canonical_of = {tgt.bone[c]: c for c in pairs}
-    detached = _detached(tgt, pairs)
-    hips = tgt.bone["hips"]
-    world = np.empty((len(rest.names), count, 4, 4))
-    keys: dict[int, dict] = {}
-    shared = frames.copy()
-    shared.setflags(write=False)
-    for b in _order(tgt, detached):
-        bone = target.bones[b]
-        local = trs(bone.translation, bone.rotation, bone.scale)
-        parent = int(rest.parents[b])
-        parent_world = world[parent] if parent >= 0 else None
-        if b not in canonical_of:
-            world[b] = local if parent_world is None else parent_world @ local
-            continue
-        wanted = world_rotation[canonical_of[b]]
-        parent_rotation = (np.broadcast_to(quat.identity(), (count, 4)) if parent_world is None
-                           else _rotations(parent_world))  # fmt: skip
-        rotation = _continuous(quat.mul(quat.conj(parent_rotation), wanted))
-        translation = None
-        place = None
-        if b == hips:
-            place = hips_path
-        elif b in detached:
-            anchor = detached[b]
-            offset = np.linalg.inv(rest.bone_to_world[anchor]) @ np.append(rest.heads[b], 1.0)
-            place = (world[anchor] @ offset)[:, :3]
-        if place is not None:
-            if parent_world is None:
-                translation = place
-            else:
-                homogeneous = np.concatenate([place, np.ones((count, 1))], axis=1)
-                translation = np.einsum("fij,fj->fi", inverse(parent_world), homogeneous)[:, :3]
-        t = np.broadcast_to(bone.translation, (count, 3)) if translation is None else translation
-        local_now = _compose(t, rotation, bone.scale)
-        world[b] = local_now if parent_world is None else parent_world @ local_now
-        keys[b] = {"rotation_keys": Keys(shared, rotation)}
-        if translation is not None:
-            keys[b]["translation_keys"] = Keys(shared, translation)
-    bones = []
-    for b, bone in enumerate(target.bones):
-        kw = keys.get(b, {})
-        bones.append(dataclasses.replace(bone, translation_keys=kw.get("translation_keys"),
-                                         rotation_keys=kw.get("rotation_keys"),
-                                         scale_keys=None))  # fmt: skip
-    scene = target.copy()
-    scene.bones = bones
-    messages = []
-    if not np.all(np.isfinite(world)):
-        raise SceneError("the retarget gave non-finite transforms (a bone scaled to nothing?)",
-                         "bones")  # fmt: skip
-    return scene, messages
-
-
-def _rotations(m) -> np.ndarray:
-    """The rotations of world transforms ``(..., 4, 4)`` that are a rotation times a scale
-    along the bone's axes (as every bone's is without shear), ``(..., 4)``: the first column's
-    direction, the second's made square to it. (The polar decomposition gives the same and
-    costs an SVD where rounding leaves the columns a hair off square.)"""
-    x, _ = unit(m[..., :3, 0])
-    z, _ = unit(np.cross(x, m[..., :3, 1]))
-    y = np.cross(z, x)
-    return quat.quat_from_matrix(np.stack([x, y, z], axis=-1))
-
-
-def _continuous(q) -> np.ndarray:
-    """``q`` (F, 4) with each quaternion on the hemisphere of the one before (slerp between
-    keys then takes the short way), the first with ``w >= 0``."""
-    q = quat.canonical(q) if len(q) else q
-    if len(q) > 1:
-        flips = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0) % 2
-        q = q.copy()
-        q[1:][flips == 1] *= -1.0
-    return q
-
-
-def _compose(translation, rotation, scale) -> np.ndarray:
-    """``T R S`` per frame, ``(F, 4, 4)``."""
-    out = np.zeros((len(rotation), 4, 4))
-    out[:, :3, :3] = quat.matrix_from_quat(rotation) * np.asarray(scale, float)
-    out[:, :3, 3] = translation
-    out[:, 3, 3] = 1.0
-    return out

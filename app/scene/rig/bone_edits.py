@@ -26,9 +26,11 @@ from app.scene.math.transforms import inverse, rotation_from_matrix, trs
 from app.scene.rig.editing import unique_name
 from app.scene.rig.model import Bone, Scene
 from app.scene.rig.renames import (
+    HUMANOID,
     renamed_extra,
     renamed_meshes,
     transferred_meshes,
+    without_humanoid_bones,
     without_mesh_source,
 )
 
@@ -238,8 +240,9 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
         bones.append(b)
     constraints = tuple(c for c in scene.constraints if not _references(c, going))
     bound = any(not going.isdisjoint(m.joints) for m in scene.meshes)
+    extra = without_humanoid_bones(scene.extra, going) if HUMANOID in scene.extra else None
     if not bound:
-        return Rig(tuple(bones), constraints)
+        return Rig(tuple(bones), constraints, None, extra)
 
     def surviving_ancestor(name):
         parent = scene.bone(name).parent
@@ -249,7 +252,8 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
 
     meshes = transferred_meshes(scene.meshes, going, surviving_ancestor,
                                 lambda name: rest_to_world(scene, name))  # fmt: skip
-    return Rig(tuple(bones), constraints, meshes, without_mesh_source(scene.extra))
+    extra = without_mesh_source(scene.extra if extra is None else extra)
+    return Rig(tuple(bones), constraints, meshes, extra)
 
 
 # --- renaming ----------------------------------------------------------------------------

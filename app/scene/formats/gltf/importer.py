@@ -100,7 +100,66 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
     scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(messages + keys.get("messages", []))
+    titles = animation_titles(doc)
+    if len(titles) > 1:
+        chosen = chosen_animation(doc, animation)
+        others = ", ".join(repr(t) for k, t in enumerate(titles) if k != chosen)
+        scene.messages.append(f"the file has {len(titles)} animations; {titles[chosen]!r} is "
+                              f"imported (the others: {others}; choose one with --animation "
+                              "NAME, or in File ▸ Open)")  # fmt: skip
     return scene
+
+
+def chosen_animation(doc: dict, name) -> int | None:
+    """The index of the animation ``name`` names (its ``name``, or an index; the first for
+    ``None``); ``None`` when the file has no animation.
+
+    Raises
+    ------
+    SceneError
+        When no animation has that name (or index).
+    """
+    animations = items(doc, "animations")
+    if isinstance(name, int) and not isinstance(name, bool):
+        if not 0 <= name < len(animations):
+            raise SceneError(f"no animation {name} (the file has {len(animations)})",
+                             "/animations")  # fmt: skip
+        return name
+    if name is not None:
+        found = [i for i, a in enumerate(animations)
+                 if isinstance(a, dict) and a.get("name") == name]  # fmt: skip
+        if not found:
+            have = [a.get("name") for a in animations if isinstance(a, dict)]
+            raise SceneError(f"no animation named {name!r} (the file has {have})", "/animations")
+        return found[0]
+    return 0 if animations else None
+
+
+def animation_titles(doc: dict) -> list[str]:
+    """Each animation's name, or ``animation N`` for one without (N from 0)."""
+    out = []
+    for k, a in enumerate(items(doc, "animations")):
+        name = a.get("name") if isinstance(a, dict) else None
+        out.append(name if isinstance(name, str) and name else f"animation {k}")
+    return out
+
+
+def animation_names(path) -> list[str]:
+    """The animations of a ``.gltf``/``.glb`` file (:func:`animation_titles`), read from its
+    JSON alone.
+
+    Raises
+    ------
+    SceneError
+    """
+    path = Path(path)
+    try:
+        doc, _ = read_document(path.read_bytes())
+    except OSError as e:
+        raise SceneError(e.strerror or str(e), file=str(path)) from None
+    except SceneError as e:
+        raise e.with_file(str(path)) from None
+    return animation_titles(doc)
 
 
 # --- nodes --------------------------------------------------------------------------------
@@ -260,16 +319,8 @@ def _local(node, where):
 def _animation(doc, acc, name, names, n_bones):
     """``{node: {"translation_keys": Keys, ...}}``, fps and ``(frame_start, frame_end)``."""
     animations = items(doc, "animations")
-    if name is not None:
-        found = [i for i, a in enumerate(animations)
-                 if isinstance(a, dict) and a.get("name") == name]  # fmt: skip
-        if not found:
-            have = [a.get("name") for a in animations if isinstance(a, dict)]
-            raise SceneError(f"no animation named {name!r} (the file has {have})", "/animations")
-        a = found[0]
-    elif animations:
-        a = 0
-    else:
+    a = chosen_animation(doc, name)
+    if a is None:
         return {}, anim.FALLBACK_FPS, (0, 0)
     where = pointer("animations", a)
     animation = obj(animations[a], where)
