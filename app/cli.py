@@ -5,6 +5,7 @@ Commands:
   bake             evaluate a scene, BVH or glTF file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
   export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
+  retarget         put a clip's motion on another character (glTF, JSON out)
 
 Bad input exits with status 2 and a one-line reason on standard error (never a traceback;
 what the loaded file says about itself, its messages, is printed only when the command
@@ -277,6 +278,86 @@ def _parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
+RETARGET_OUT = (".glb", ".gltf", ".json")
+
+
+def _retarget(argv) -> int:
+    parser = _Parser(
+        prog="main.py retarget",
+        description="Put the motion of MOTION (a .bvh, a glTF or FBX clip, a scene file) on "
+        "CHARACTER (a glTF or FBX character, a scene file): each bone the two humanoid maps "
+        "share points where the clip's does, the hips travel by the ratio of leg lengths, the "
+        "clip's frame rate and length are kept. OUT is written atomically: .glb/.gltf (the "
+        "character with its meshes and the motion) or .json (a scene file keeping the map).",
+    )
+    parser.add_argument("motion", help="the clip: .bvh, .gltf, .glb, .fbx or a scene file")
+    parser.add_argument("--onto", required=True, metavar="CHARACTER",
+                        help="the character: .gltf, .glb, .fbx or a scene file")  # fmt: skip
+    parser.add_argument("--out", required=True, help="output .glb, .gltf or .json")
+    parser.add_argument("--animation", metavar="NAME",
+                        help="the clip's animation or take, for a glTF or FBX file with several "
+                        "(default: the first)")  # fmt: skip
+    args = parser.parse_args(argv)
+
+    from app.scene.errors import SceneError
+
+    try:
+        if Path(args.out).suffix.lower() not in RETARGET_OUT:
+            raise ValueError(f"--out must end in .glb, .gltf or .json, got {args.out!r}")
+        motion = _load_any(args.motion, args.animation)
+        character = _load_any(args.onto, None)
+        done, notes = retarget_and_write(motion, character, args.out, args.onto)
+    except (SceneError, ValueError) as e:
+        return refuse("main.py retarget", e)
+    except _LIMITS as e:
+        return refuse("main.py retarget", _limit_reason(e))
+    for message in motion.messages:
+        print(one_line(message), file=sys.stderr)
+    for note in done.messages + notes:
+        print(one_line(f"note: {note}"), file=sys.stderr)
+    from app.scene.words import plural
+
+    frames = plural(done.scene.frame_end - done.scene.frame_start + 1, "frame")
+    print(f"retargeted {frames} of {args.motion} onto {args.onto} "
+          f"({plural(len(done.pairs), 'bone')} mapped on both, hips x {done.scale:.4g}) "
+          f"to {args.out}")  # fmt: skip
+    return 0
+
+
+def _load_any(path, animation):
+    """``load_scene``, with ``--animation`` for glTF and FBX files (refused for others)."""
+    from app.scene.io import FBX_SUFFIX, GLTF_SUFFIXES, load_scene
+
+    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES + (FBX_SUFFIX,):
+        raise ValueError(f"--animation applies to glTF and FBX files, not {path!r}")
+    return load_scene(path, animation=animation)
+
+
+def retarget_and_write(motion, character, out, character_path):
+    """Retarget ``motion`` onto ``character`` with their maps and write ``out``; the result
+    and the writer's notes.
+
+    Raises
+    ------
+    SceneError, ValueError
+    """
+    from app.scene.io import save_scene
+    from app.scene.retarget.map_file import map_of, with_map
+    from app.scene.retarget.transfer import retarget
+
+    character_map = map_of(character)
+    done = retarget(motion, map_of(motion), character, character_map)
+    scene = done.scene
+    if Path(out).suffix.lower() == ".json":
+        scene.extra = with_map(scene.extra, character_map)
+        save_scene(scene, out)
+        return done, []
+    from app.scene.evaluate import bake
+    from app.scene.formats.gltf.export import write_gltf
+
+    return done, write_gltf(out, scene, bake(scene))
+
+
 def _open(argv) -> int:
     parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
     parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
@@ -286,7 +367,7 @@ def _open(argv) -> int:
     return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
 
 
-COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export}
+COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export, "retarget": _retarget}
 
 HELP = f"""usage: python main.py [SCENE]
        python main.py COMMAND [ARGS]
@@ -309,6 +390,9 @@ commands:
          [--size WxH]
                  write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
                  the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+  retarget MOTION --onto CHARACTER --out OUT.glb|OUT.gltf|OUT.json [--animation NAME]
+                 put a clip's motion (BVH, glTF, FBX) on another character, through each
+                 skeleton's humanoid map
 
 SCENE is a scene file (.json), a BVH (.bvh), a glTF 2.0 character (.gltf, .glb) or an FBX
 character (.fbx: read, never written).

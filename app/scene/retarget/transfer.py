@@ -162,7 +162,7 @@ def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
     clip = bake(source, frames).bone_to_world  # (F, Bs, 4, 4)
     pair_set = set(pairs)
     yaw = _yaw(src.facing(pair_set), tgt.facing(pair_set))
-    directions = _directions(pairs, src, tgt, clip)
+    directions = _directions(pairs, src, tgt, clip, yaw)
     turned = _world_rotations(pairs, directions, src, tgt, clip, yaw)
     world_rotation = {c: turned[:, k] for k, c in enumerate(pairs)}
     scale, hips = _hips_path(src, tgt, pair_set, clip)
@@ -216,7 +216,7 @@ def _unit_or_lost(v, height) -> tuple[np.ndarray, np.ndarray]:
     return v / np.where(lost, 1.0, n)[:, None], lost
 
 
-def _directions(pairs, src: _Side, tgt: _Side, clip) -> dict:
+def _directions(pairs, src: _Side, tgt: _Side, clip, yaw) -> dict:
     """Canonical bone -> (source direction at rest, at each frame, character's at rest): each
     bone's segment (:func:`_end`), and along the body the chain (:func:`_body_chain`)."""
     pair_set = set(pairs)
@@ -225,22 +225,25 @@ def _directions(pairs, src: _Side, tgt: _Side, clip) -> dict:
         end = _end(c, pair_set)
         out[c] = (src.segment(c, end, src.rest.bone_to_world), src.segment(c, end, clip),
                   tgt.segment(c, end, tgt.rest.bone_to_world))  # fmt: skip
-    out.update(_body_chain(pair_set, src, tgt, clip))
+    out.update(_body_chain(pair_set, src, tgt, clip, yaw))
     return out
 
 
-def _body_chain(pairs: set, src: _Side, tgt: _Side, clip) -> dict:
+def _body_chain(pairs: set, src: _Side, tgt: _Side, clip, yaw) -> dict:
     """The body's bones (hips to neck) pointing along the source's body as a curve.
 
     The source's joints from its hips to its head make a polyline; the character's body
-    bones, laid along their own chain by length (``a`` to ``b`` of its share), each point along
-    the chord of the source's polyline over the same share. Spines of different bone counts
-    and proportions (CMU's joints that coincide, Mixamo's even spine) then bend alike, and
-    the hips-to-head line is the source's.
+    bones mapped on both, laid along their own chain by length, each take the share of the
+    polyline that their share of the chain covers. A bone turns from its rest direction (the
+    yaw applied) as the chord of its share turned from the source's rest, then all turn
+    together by the one shortest arc that puts the character's hips-to-head line on the
+    source's. Spines of different bone counts and proportions (CMU's joints that coincide,
+    Mixamo's even spine, RobotExpressive's body above its hips) then bend alike, each keeping
+    its own rest bends.
     """
-    body = [c for c in ("hips", "spine", "chest", "upper_chest", "neck") if c in tgt.bone]
     if "head" not in pairs or "hips" not in pairs:
         return {}
+    body = [c for c in ("hips", "spine", "chest", "upper_chest", "neck") if c in pairs]
     t_path = [tgt.bone[c] for c in body] + [tgt.bone["head"]]
     s_top, s_head = src.bone["hips"], src.bone["head"]
     if not src.rest.is_ancestor(s_top, s_head) or not all(
@@ -250,10 +253,11 @@ def _body_chain(pairs: set, src: _Side, tgt: _Side, clip) -> dict:
     s_rest = src.rest.heads[s_path]
     s_cum = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(s_rest, axis=0), axis=1))])
     t_rest = tgt.rest.heads[t_path]
-    t_cum = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(t_rest, axis=0), axis=1))])
-    if s_cum[-1] <= DEGENERATE * src.rest.height() or t_cum[-1] <= DEGENERATE * tgt.rest.height():
+    t_len = np.linalg.norm(np.diff(t_rest, axis=0), axis=1)
+    if s_cum[-1] <= DEGENERATE * src.rest.height() or t_len.sum() <= DEGENERATE * tgt.rest.height():
         return {}
-    s_share, t_share = s_cum / s_cum[-1], t_cum / t_cum[-1]
+    s_share = s_cum / s_cum[-1]
+    t_share = np.concatenate([[0.0], np.cumsum(t_len)]) / t_len.sum()
     s_clip = clip[:, s_path][..., :3, 3]
 
     def at(share, joints):  # the polyline's point at ``share`` of its length, (..., 3)
@@ -262,14 +266,20 @@ def _body_chain(pairs: set, src: _Side, tgt: _Side, clip) -> dict:
         u = 0.0 if span <= 0 else (share - s_share[k]) / span
         return joints[..., k, :] * (1 - u) + joints[..., k + 1, :] * u
 
-    out = {}
-    for k, c in enumerate(body):
-        if c not in src.bone:
-            continue
-        a, b = t_share[k], t_share[k + 1]
-        out[c] = (at(b, s_rest) - at(a, s_rest), at(b, s_clip) - at(a, s_clip),
-                  t_rest[k + 1] - t_rest[k])  # fmt: skip
-    return out
+    def chords(joints):  # the polyline's chords over the character's shares, (..., K, 3)
+        return np.diff(np.stack([at(x, joints) for x in t_share], axis=-2), axis=-2)
+
+    own, _ = unit(quat.rotate(yaw, np.diff(t_rest, axis=0)))  # the character's rest bends
+
+    def pointing(joints):  # each bone turned as its chord turned since rest, then all turned
+        bent = quat.rotate(arc(chords(s_rest), chords(joints)), own)  # to lie on the hips-head
+        total = np.einsum("k,...ki->...i", t_len, bent)  # line: (..., K, 3)
+        turn = arc(total, joints[..., -1, :] - joints[..., 0, :])
+        return quat.rotate(turn[..., None, :], bent)
+
+    rest_dirs, clip_dirs = pointing(s_rest), pointing(s_clip)
+    return {c: (rest_dirs[k], clip_dirs[:, k], t_rest[k + 1] - t_rest[k])
+            for k, c in enumerate(body)}  # fmt: skip
 
 
 def _floor(side: _Side, pairs, bone_to_world) -> float:
