@@ -53,8 +53,9 @@ def load_fbx(path, animation=None) -> Scene:
     path = Path(path)
     if not path.is_file():
         raise SceneError("no such file", file=str(path))
+    take = 0 if animation is None else animation
     try:
-        read = pivots.collapse(assimp.read_guarded(path, take=0 if animation is None else animation))
+        read = pivots.collapse(assimp.read_guarded(path, take=take))
     except assimp.ReadError as e:
         raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
     if read.take < 0:
