@@ -116,12 +116,10 @@ def limb_angles(source_positions, source_map, result_positions, result_map):
 
 # --- a character to put motion on ---------------------------------------------------------
 
-_ANGLE = np.radians(40.0)  # the A-pose: arms 40 degrees below the horizontal
-
-
-def _joints_in_metres() -> dict[str, tuple]:
-    """Where each joint of the A-pose character is, facing +Z, its left at +X."""
-    c, s = np.cos(_ANGLE), np.sin(_ANGLE)
+def _joints_in_metres(arms_deg: float) -> dict[str, tuple]:
+    """Where each joint of the character is, facing +Z, its left at +X, its arms
+    ``arms_deg`` below the horizontal."""
+    c, s = np.cos(np.radians(arms_deg)), np.sin(np.radians(arms_deg))
     out = {
         "Hips": (None, (0.0, 0.98, 0.0)), "Spine": ("Hips", (0.0, 1.08, 0.01)),
         "Spine1": ("Spine", (0.0, 1.2, 0.015)), "Spine2": ("Spine1", (0.0, 1.33, 0.0)),
@@ -149,14 +147,14 @@ def _joints_in_metres() -> dict[str, tuple]:
     return out
 
 
-def mixamo_character(seed: int = 7, prefix: str = "mixamorig:") -> Scene:
-    """The A-pose character: an ``Armature`` root turned a quarter about X and scaled 0.01
-    (Mixamo's), bones in centimetres below it, each with a random roll; ``Sword`` is a prop
-    bone no humanoid map names."""
+def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float = 40.0) -> Scene:
+    """The character, in an A-pose (arms 40 degrees down; 0 is a T-pose): an ``Armature``
+    root turned a quarter about X and scaled 0.01 (Mixamo's), bones in centimetres below it,
+    each with a random roll; ``Sword`` is a prop bone no humanoid map names."""
     rng = np.random.default_rng(seed)
     armature = Rotation.from_rotvec([np.pi / 2, 0.0, 0.0])
     scale = 0.01
-    positions = _joints_in_metres()
+    positions = _joints_in_metres(arms_deg)
     world_rot = {"Armature": armature}
     bones = [Bone(name="Armature", rotation=tuple(armature.as_quat(scalar_first=True)),
                   scale=(scale, scale, scale))]  # fmt: skip

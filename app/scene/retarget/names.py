@@ -60,9 +60,10 @@ FINGER_WORDS = {
     "finger0": "thumb", "finger1": "index", "finger2": "middle", "finger3": "ring",
     "finger4": "little",
 }  # fmt: skip
-#: Godot's (and Unity's) words for a finger's joints; a metacarpal of another finger is no
-#: canonical joint.
+#: Godot's (and Unity's) words for a finger's joints: the thumb's three are its metacarpal,
+#: proximal and distal; another finger's metacarpal is no canonical joint.
 JOINT_WORDS = {"metacarpal": 0, "proximal": 1, "intermediate": 2, "distal": 3}
+THUMB_JOINT_WORDS = {"metacarpal": 1, "proximal": 2, "distal": 3}
 #: A name with one of these words is a helper, an end or a control, never a canonical bone.
 EXCLUDED = {
     "end", "tip", "nub", "top", "twist", "roll", "ik", "fk", "ctrl", "control", "con",
@@ -179,7 +180,8 @@ def _finger(text: list[str], digits: list[str]) -> str | None:
     if finger is None:
         return None
     if joint_words:
-        joint = JOINT_WORDS[joint_words[0]] + (1 if finger == "thumb" else 0)
+        words_of = THUMB_JOINT_WORDS if finger == "thumb" else JOINT_WORDS
+        joint = words_of.get(joint_words[0], 0)
     else:
         joint = int(digits[0]) if digits else 1
     return f"{finger}_{joint}" if 1 <= joint <= 3 else ""
