@@ -115,8 +115,11 @@ class Document(QtCore.QObject):
         self._dirty = False
         self.undo_stack.cleanChanged.connect(self._update_dirty)
         from app.editor.playback import Player
+        from app.editor.reference import ReferenceMotion
 
         self.player = Player(self)
+        #: A clip shown as a ghost beside the scene (the motion being imported), not saved.
+        self.reference = ReferenceMotion(self)
 
     @classmethod
     def from_file(cls, path, parent=None) -> Document:
@@ -142,6 +145,7 @@ class Document(QtCore.QObject):
     def replace_scene(self, scene: Scene, path: str | None, recovered: bool = False) -> None:
         """Open another scene in this document (New, Open): history and selection restart."""
         self.player.pause()
+        self.reference.clear()
         self._scene = scene
         self._evaluations.replace(scene)
         self._warm_timer.start()

@@ -288,3 +288,27 @@ def _fingers(pick: _Chooser) -> None:
                 if found is None:
                     break
                 above = found
+
+
+def notes(scene: Scene, mapping: HumanoidMap) -> list[str]:
+    """What a map is missing or does that the animator should know, in words: no hips; a
+    limb without its middle; a bone not below the bone of its canonical parent (the retarget
+    then places it from that bone, as for an IK rig's feet)."""
+    from app.scene.retarget.canonical import PARENT, label
+
+    out = []
+    if mapping.get("hips") is None:
+        out.append("No hips: nothing carries the motion. Choose the hips.")
+    rest = Rest.of(scene)
+    index = {n: i for i, n in enumerate(rest.names)}
+    for canonical, bone in mapping.bones.items():
+        parent = PARENT[canonical]
+        while parent is not None and mapping.get(parent) is None:
+            parent = PARENT[parent]
+        if parent is None or bone not in index or mapping.get(parent) not in index:
+            continue
+        above = mapping.get(parent)
+        if not rest.is_ancestor(index[above], index[bone]):
+            out.append(f"{label(canonical)} {bone} is not below the {label(parent).lower()} "
+                       f"{above}: the retarget places it from there.")  # fmt: skip
+    return out
