@@ -361,15 +361,19 @@ def retarget_and_write(motion, character, out, character_path):
 def _open(argv) -> int:
     parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
     parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
+    parser.add_argument("--animation", metavar="NAME",
+                        help="glTF and FBX: the animation or take to open (default: the "
+                        "first; the others are named on standard error)")  # fmt: skip
     args = parser.parse_args(argv)
     from app.window.application import run_editor
 
-    return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
+    return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None,
+                      animation=args.animation)  # fmt: skip
 
 
 COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export, "retarget": _retarget}
 
-HELP = f"""usage: python main.py [SCENE]
+HELP = f"""usage: python main.py [SCENE] [--animation NAME]
        python main.py COMMAND [ARGS]
 
 Pivotal: a skeleton rig editor whose bodies rotate about several pivots at once.

@@ -122,9 +122,10 @@ class Document(QtCore.QObject):
         self.reference = ReferenceMotion(self)
 
     @classmethod
-    def from_file(cls, path, parent=None) -> Document:
-        """Load a scene or BVH file (raises :class:`~app.scene.errors.SceneError`)."""
-        return cls(load_scene(path), str(Path(path)), parent)
+    def from_file(cls, path, parent=None, animation=None) -> Document:
+        """Load a scene or BVH file (raises :class:`~app.scene.errors.SceneError`);
+        ``animation`` names a glTF animation or FBX take."""
+        return cls(load_scene(path, animation=animation), str(Path(path)), parent)
 
     # --- the scene and its file ----------------------------------------------------------
 

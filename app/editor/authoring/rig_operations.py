@@ -7,10 +7,18 @@ takes the whole rig away and redo puts back the same items.
 
 from __future__ import annotations
 
+import dataclasses
+
 from app.editor.authoring.bone_commands import SetRig
 from app.editor.operations import OperationError
 from app.scene.builders.foot_roll import FootRoll, FootRollError, build_foot_roll, check_leg
-from app.scene.builders.leg_names import SIDES, Leg, leg_for_selection, recognised_legs
+from app.scene.builders.leg_names import (
+    SIDES,
+    Leg,
+    leg_for_selection,
+    recognised_legs,
+    remembered,
+)
 from app.scene.rig.editing import Ref
 
 
@@ -35,9 +43,10 @@ def suggested_leg(document, side: str | None = None) -> Leg | None:
     return found[0] if found else None
 
 
-def add_foot_roll_rig(document, leg: Leg | None = None) -> FootRoll:
+def add_foot_roll_rig(document, leg: Leg | None = None, remember: str | None = None) -> FootRoll:
     """Build the foot-roll rig on ``leg`` (the suggested one when ``None``) as one command;
-    selects the new control."""
+    selects the new control. ``remember`` (``"left"``/``"right"``) keeps the leg in the
+    scene's humanoid map as that side's, in the same undo step (a leg chosen bone by bone)."""
     leg = leg or suggested_leg(document)
     if leg is None:
         raise OperationError("Select the leg first: its thigh, calf and foot (and the toes)")
@@ -46,6 +55,9 @@ def add_foot_roll_rig(document, leg: Leg | None = None) -> FootRoll:
     except FootRollError as e:
         raise OperationError(str(e)) from None
     text = f"Add foot-roll rig on {leg.foot}"
-    document.push(SetRig(document, built.rig, text, [Ref.bone(built.control)]))
+    rig = built.rig
+    if remember is not None:
+        rig = dataclasses.replace(rig, extra=remembered(document.scene, leg, remember))
+    document.push(SetRig(document, rig, text, [Ref.bone(built.control)]))
     document.notify(f"{text}: key the pivots of {built.roll} to roll the foot (Ctrl+Z undoes)")
     return built

@@ -98,3 +98,32 @@ def _chain(scene: Scene, names) -> Leg | None:
             return None
         order.append(children[0])
     return Leg(*order)
+
+
+def side_of_leg(scene: Scene, leg: Leg) -> str:
+    """Which side ``leg`` is on, by the shape: its thigh's head left or right of the bone it
+    hangs from, the character's left being ``up × forward`` (forward from the way the foot
+    and knee point)."""
+    import numpy as np
+
+    from app.scene.retarget.rest import UP, Rest
+    from app.scene.retarget.shape import facing_from_legs
+
+    rest = Rest.of(scene)
+    chain = [rest.index(b) for b in leg.bones()]
+    forward = facing_from_legs(rest, [chain])
+    parent = rest.parents[chain[0]]
+    top = rest.heads[parent] if parent >= 0 else np.zeros(3)
+    return "left" if float((rest.heads[chain[0]] - top) @ np.cross(UP, forward)) >= 0 else "right"
+
+
+def remembered(scene: Scene, leg: Leg, side: str) -> dict:
+    """``scene``'s ``extra`` whose humanoid map (the saved one, else the automatic one) has
+    ``leg`` as its ``side`` leg: a leg chosen bone by bone, kept in the scene."""
+    from app.scene.retarget.map_file import with_map
+
+    mapping = map_of(scene)
+    for part, bone in zip(("thigh", "shin", "foot", "toes"), (leg.thigh, leg.calf, leg.foot,
+                                                              leg.toes)):  # fmt: skip
+        mapping = mapping.with_bone(f"{side}_{part}", bone)
+    return with_map(scene.extra, mapping)
