@@ -31,7 +31,8 @@ class HumanoidTable(QtWidgets.QTreeWidget):
     Signals
     -------
     changed(str)
-        A list of column ``key`` was changed by the user.
+        A list of column ``key`` was changed by the user (the row that had the bone chosen
+        lets go of it: a bone is mapped once).
     """
 
     changed = QtCore.Signal(str)
@@ -58,7 +59,8 @@ class HumanoidTable(QtWidgets.QTreeWidget):
                     box.setSizeAdjustPolicy(
                         QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
                     box.setMinimumContentsLength(14)
-                    box.currentIndexChanged.connect(lambda _i, key=key: self.changed.emit(key))
+                    box.currentIndexChanged.connect(
+                        lambda _i, key=key, canonical=canonical: self._chosen(key, canonical))
                     self.setItemWidget(row, k + 1, box)
                     self.boxes[key][canonical] = box
                 row.setSizeHint(0, QtCore.QSize(0, box.sizeHint().height()))
@@ -68,6 +70,16 @@ class HumanoidTable(QtWidgets.QTreeWidget):
         self.setColumnWidth(0, words + 2 * self.indentation() + 12)
         for k in range(len(columns)):
             self.header().setSectionResizeMode(k + 1, QtWidgets.QHeaderView.ResizeMode.Stretch)
+
+    def _chosen(self, key: str, canonical: str) -> None:
+        """A bone is mapped once: the row that had the bone just chosen lets go of it."""
+        bone = self.boxes[key][canonical].currentText()
+        if bone != UNMAPPED:
+            for other, box in self.boxes[key].items():
+                if other != canonical and box.currentText() == bone:
+                    with QtCore.QSignalBlocker(box):
+                        box.setCurrentIndex(0)
+        self.changed.emit(key)
 
     def mapping(self, key: str) -> HumanoidMap:
         """Column ``key``'s map."""
