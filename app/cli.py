@@ -98,7 +98,8 @@ def _bake(argv) -> int:
     parser.add_argument("--out", required=True, help="output .npz path")
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
     parser.add_argument("--animation", metavar="NAME",
-                        help="glTF only: the animation to import (default: the first)")  # fmt: skip
+                        help="glTF and FBX: the animation or take to import (default: the "
+                        "first)")  # fmt: skip
     parser.add_argument("--space", choices=("world", "object"),
                         help="evaluate every constraint in this space")  # fmt: skip
     args = parser.parse_args(argv)
@@ -135,11 +136,12 @@ def _in_file(error, scene_path):
 
 
 def _load(path, animation):
-    """``load_scene``, with ``--animation`` for glTF files (refused for other files)."""
-    from app.scene.io import GLTF_SUFFIXES, load_scene
+    """``load_scene``, with ``--animation`` for glTF and FBX files (refused for others)."""
+    from app.scene.io import FBX_SUFFIX, GLTF_SUFFIXES, load_scene
 
-    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES:
-        raise ValueError(f"--animation applies to glTF files (.gltf, .glb), not {path!r}")
+    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES + (FBX_SUFFIX,):
+        raise ValueError(f"--animation applies to glTF and FBX files (.gltf, .glb, .fbx), not "
+                         f"{path!r}")  # fmt: skip
     return load_scene(path, animation=animation)
 
 
@@ -230,7 +232,8 @@ def _export(argv) -> int:
                         help="default: from the suffix of --out")  # fmt: skip
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
     parser.add_argument("--animation", metavar="NAME",
-                        help="glTF only: the animation to import (default: the first)")  # fmt: skip
+                        help="glTF and FBX: the animation or take to import (default: the "
+                        "first)")  # fmt: skip
     parser.add_argument("--space", choices=("world", "object"),
                         help="evaluate every constraint in this space")  # fmt: skip
     parser.add_argument("--rotation-order", default="ZXY", metavar="ORDER",
@@ -304,8 +307,8 @@ def _retarget(argv) -> int:
     try:
         if Path(args.out).suffix.lower() not in RETARGET_OUT:
             raise ValueError(f"--out must end in .glb, .gltf or .json, got {args.out!r}")
-        motion = _load_any(args.motion, args.animation)
-        character = _load_any(args.onto, None)
+        motion = _load(args.motion, args.animation)
+        character = _load(args.onto, None)
         done, notes = retarget_and_write(motion, character, args.out, args.onto)
     except (SceneError, ValueError) as e:
         return refuse("main.py retarget", e)
@@ -322,15 +325,6 @@ def _retarget(argv) -> int:
           f"({plural(len(done.pairs), 'bone')} mapped on both, hips x {done.scale:.4g}) "
           f"to {args.out}")  # fmt: skip
     return 0
-
-
-def _load_any(path, animation):
-    """``load_scene``, with ``--animation`` for glTF and FBX files (refused for others)."""
-    from app.scene.io import FBX_SUFFIX, GLTF_SUFFIXES, load_scene
-
-    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES + (FBX_SUFFIX,):
-        raise ValueError(f"--animation applies to glTF and FBX files, not {path!r}")
-    return load_scene(path, animation=animation)
 
 
 def retarget_and_write(motion, character, out, character_path):

@@ -28,11 +28,10 @@ def _character_file(folder: Path) -> Path:
     if given:
         return Path(given)
     from app.scene.formats.gltf.export import write_meshes_glb
-    from benchmarks.bench_skinning import body
-    from tests.retarget_judge import mixamo_character
+    from tests.retarget_judge import mixamo_body, mixamo_character
 
     character = mixamo_character()
-    character.meshes = (body(character, BODY_VERTICES),)
+    character.meshes = (mixamo_body(character, BODY_VERTICES),)
     path = folder / "mixamo_character.glb"
     write_meshes_glb(character, path)
     return path

@@ -157,7 +157,7 @@ def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float 
     positions = _joints_in_metres(arms_deg)
     world_rot = {"Armature": armature}
     bones = [Bone(name="Armature", rotation=tuple(armature.as_quat(scalar_first=True)),
-                  scale=(scale, scale, scale))]  # fmt: skip
+                  scale=(scale, scale, scale), tail=(0.0, 0.0, 0.0))]  # fmt: skip
     world_pos = {"Armature": np.zeros(3)}
     for name, (parent, at) in positions.items():
         parent = parent or "Armature"
@@ -171,3 +171,31 @@ def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float 
                           translation=tuple(offset),
                           rotation=tuple((to_parent * roll).as_quat(scalar_first=True))))
     return Scene(bones=bones, fps=30.0, frame_end=0)
+
+
+#: Tube radii (metres) of the character's body, by the end of a bone's name.
+_RADII = {"Hips": 0.11, "Spine": 0.11, "Spine1": 0.12, "Spine2": 0.12, "Neck": 0.045,
+          "Head": 0.085, "Shoulder": 0.045, "Arm": 0.048, "ForeArm": 0.04, "Hand": 0.035,
+          "HandMiddle1": 0.015, "HandMiddle2": 0.012, "UpLeg": 0.075, "Leg": 0.055,
+          "Foot": 0.042, "ToeBase": 0.032}  # fmt: skip
+
+
+def mixamo_body(character: Scene, vertices: int = 9000):
+    """A skinned body for :func:`mixamo_character`: a tube around each bone, thick on the
+    trunk and thin on the fingers (4 influences a vertex), about ``vertices`` vertices."""
+    from app.scene.evaluate import bake
+    from app.scene.rig.envelope import tube_mesh
+
+    pose = bake(character, np.array([float(character.frame_start)]))
+    names = [str(n) for n in pose.bone_names]
+    radius = []
+    for name in names:
+        word = name.split(":")[-1]
+        for side in ("Left", "Right"):
+            word = word.removeprefix(side)
+        radius.append(_RADII.get(word, 0.0))
+    tubes = sum(r > 0 for r in radius)
+    sides = 24
+    rings = max(2, int(np.ceil((vertices / tubes - 2) / sides)))
+    return tube_mesh(pose.bone_to_world[0], pose.heads[0], pose.tails[0], names,
+                     radius=radius, sides=sides, rings=rings, influences=4)  # fmt: skip

@@ -22,12 +22,11 @@ FRAMES = 120  # CMU's walk cut to its first second, as another tool would export
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    from benchmarks.bench_skinning import body
-    from tests.retarget_judge import mixamo_character
+    from tests.retarget_judge import mixamo_body, mixamo_character
 
     folder = tmp_path_factory.mktemp("journey")
     character = mixamo_character()
-    character.meshes = (body(character, 4000),)
+    character.meshes = (mixamo_body(character, 4000),)
     path = folder / "hero.glb"
     write_meshes_glb(character, path)
     lines = (CMU_DIR / "01_01.bvh").read_text().splitlines()
