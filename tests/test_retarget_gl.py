@@ -4,6 +4,7 @@ scene (issue 24 item 4, issue 25 items 1 and 3). Real clicks and keys."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
@@ -13,8 +14,20 @@ from app.scene.rig.model import Bone, Scene
 
 from . import gui
 from .conftest import ROOT
+from .journeys import _fields
 
 CORPUS = ROOT / "tests" / "data" / "gltf-corpus"
+
+
+@pytest.fixture(scope="module")
+def window(qapp):
+    yield from _fields.module_window(ROOT / "resources" / "scenes" / "legs.json")
+
+
+def _fresh(window, path):
+    _fields.fresh(window, path)
+    window.document.undo_stack.clear()
+    return window
 
 
 def _pick(box: QtWidgets.QComboBox, text: str) -> None:
@@ -49,10 +62,10 @@ def _in_dialog(qtbot, win, action: str, answer) -> dict:
     return seen
 
 
-def test_the_map_is_corrected_bone_by_bone_and_kept_as_one_undo_step(qtbot):
+def test_the_map_is_corrected_bone_by_bone_and_kept_as_one_undo_step(window, qtbot):
     """RobotExpressive: the map reads UpperLegL as the thigh and Body as the hips; the
     animator makes ``Hips`` the hips instead and keeps the map. One undo puts it back."""
-    win = gui.open_window(qtbot, CORPUS / "RobotExpressive.glb")
+    win = _fresh(window, CORPUS / "RobotExpressive.glb")
     doc = win.document
     assert saved_map(doc.scene) is None
 
@@ -79,9 +92,9 @@ def test_the_map_is_corrected_bone_by_bone_and_kept_as_one_undo_step(qtbot):
     assert map_of(doc.scene).get("hips") == "Body"
 
 
-def test_open_asks_which_animation_of_the_file(qtbot, tmp_path, monkeypatch):
+def test_open_asks_which_animation_of_the_file(window, qtbot, monkeypatch):
     """Fox.glb holds Survey, Walk and Run: Open lists them and opens the one chosen."""
-    win = gui.open_window(qtbot, ROOT / "resources" / "scenes" / "legs.json")
+    win = _fresh(window, ROOT / "resources" / "scenes" / "legs.json")
     fox = CORPUS / "Fox.glb"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(fox), "")))  # fmt: skip
@@ -122,9 +135,9 @@ def _one_leg(tmp_path):
     return path
 
 
-def test_a_leg_chosen_bone_by_bone_is_remembered(qtbot, tmp_path):
+def test_a_leg_chosen_bone_by_bone_is_remembered(window, qtbot, tmp_path):
     path = _one_leg(tmp_path)
-    win = gui.open_window(qtbot, path)
+    win = _fresh(window, path)
     doc = win.document
 
     def choose(dialog, seen):
