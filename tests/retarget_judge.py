@@ -147,10 +147,48 @@ def _joints_in_metres(arms_deg: float) -> dict[str, tuple]:
     return out
 
 
-def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float = 40.0) -> Scene:
+#: The character's bones in other conventions: Blender's Rigify (its deform bones) and
+#: Godot's humanoid profile; ``{s}`` is the side (``L``/``R``, ``Left``/``Right``).
+CONVENTIONS = {
+    "rigify": {
+        "Hips": "DEF-spine", "Spine": "DEF-spine.001", "Spine1": "DEF-spine.002",
+        "Spine2": "DEF-spine.003", "Neck": "DEF-spine.004", "Head": "DEF-spine.006",
+        "HeadTop_End": "DEF-spine.006_end", "{S}Shoulder": "DEF-shoulder.{s}",
+        "{S}Arm": "DEF-upper_arm.{s}", "{S}ForeArm": "DEF-forearm.{s}", "{S}Hand": "DEF-hand.{s}",
+        "{S}HandMiddle1": "DEF-f_middle.01.{s}", "{S}HandMiddle2": "DEF-f_middle.02.{s}",
+        "{S}UpLeg": "DEF-thigh.{s}", "{S}Leg": "DEF-shin.{s}", "{S}Foot": "DEF-foot.{s}",
+        "{S}ToeBase": "DEF-toe.{s}", "{S}Toe_End": "DEF-toe_end.{s}",
+    },
+    "godot": {
+        "Hips": "Hips", "Spine": "Spine", "Spine1": "Chest", "Spine2": "UpperChest",
+        "Neck": "Neck", "Head": "Head", "HeadTop_End": "HeadTop",
+        "{S}Shoulder": "{S}Shoulder", "{S}Arm": "{S}UpperArm", "{S}ForeArm": "{S}LowerArm",
+        "{S}Hand": "{S}Hand", "{S}HandMiddle1": "{S}MiddleProximal",
+        "{S}HandMiddle2": "{S}MiddleIntermediate", "{S}UpLeg": "{S}UpperLeg",
+        "{S}Leg": "{S}LowerLeg", "{S}Foot": "{S}Foot", "{S}ToeBase": "{S}Toes",
+        "{S}Toe_End": "{S}ToesEnd",
+    },
+}  # fmt: skip
+
+
+def _named(name: str, convention: str | None, prefix: str) -> str:
+    if name in ("Armature", "Sword"):
+        return name
+    if convention is None:
+        return prefix + name
+    for side, short in (("Left", "L"), ("Right", "R")):
+        if name.startswith(side):
+            pattern = CONVENTIONS[convention]["{S}" + name[len(side):]]
+            return pattern.replace("{S}", side).replace("{s}", short)
+    return CONVENTIONS[convention][name]
+
+
+def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float = 40.0,
+                     convention: str | None = None) -> Scene:  # fmt: skip
     """The character, in an A-pose (arms 40 degrees down; 0 is a T-pose): an ``Armature``
     root turned a quarter about X and scaled 0.01 (Mixamo's), bones in centimetres below it,
-    each with a random roll; ``Sword`` is a prop bone no humanoid map names."""
+    each with a random roll; ``Sword`` is a prop bone no humanoid map names. Its bones are
+    named as Mixamo's (``prefix`` before each), or in ``convention`` (:data:`CONVENTIONS`)."""
     rng = np.random.default_rng(seed)
     armature = Rotation.from_rotvec([np.pi / 2, 0.0, 0.0])
     scale = 0.01
@@ -166,8 +204,8 @@ def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float 
         world_pos[name] = np.asarray(at, float)
         to_parent = world_rot[parent].inv()
         offset = to_parent.apply(world_pos[name] - world_pos[parent]) / scale  # centimetres
-        bones.append(Bone(name=("" if name == "Sword" else prefix) + name,
-                          parent=parent if parent == "Armature" else prefix + parent,
+        bones.append(Bone(name=_named(name, convention, prefix),
+                          parent=_named(parent, convention, prefix),
                           translation=tuple(offset),
                           rotation=tuple((to_parent * roll).as_quat(scalar_first=True))))
     return Scene(bones=bones, fps=30.0, frame_end=0)

@@ -53,6 +53,10 @@ def _clip(name):
 def _character(name):
     if name == "mixamo_a_pose":
         return mixamo_character()
+    if name == "rigify_t_pose":
+        return mixamo_character(seed=3, arms_deg=0.0, convention="rigify")
+    if name == "godot_a_pose":
+        return mixamo_character(seed=4, convention="godot")
     if name == "robot":
         return load_scene(CORPUS / "RobotExpressive.glb")
     if name == "cesium":
@@ -62,6 +66,8 @@ def _character(name):
 
 PAIRS = [
     ("cmu_walk", "mixamo_a_pose"),  # BVH, T-pose, onto a Mixamo-named A-pose in centimetres
+    ("cmu_walk", "rigify_t_pose"),  # onto Rigify's deform bones (DEF-spine is the hips)
+    ("boxing", "godot_a_pose"),  # onto Godot's humanoid profile (LeftUpperLeg, LeftToes)
     ("boxing", "robot"),  # Biovision names (LeftShoulder is the upper arm) onto UpperArmL
     ("cesium_walk", "robot"),  # a glTF clip mapped by shape onto another glTF character
     ("robot_walking", "cesium"),  # an IK rig's clip (feet under a control) onto node_12

@@ -104,7 +104,7 @@ def animation_names(path) -> list[str]:
     """
     suffix = Path(path).suffix.lower()
     if suffix in GLTF_SUFFIXES:
-        from app.scene.formats.gltf.importer import animation_names as gltf_names
+        from app.scene.formats.gltf.clips import animation_names as gltf_names
 
         return gltf_names(path)
     if suffix == FBX_SUFFIX:

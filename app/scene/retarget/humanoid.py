@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.scene.retarget import names, shape
-from app.scene.retarget.canonical import ARM, BONES, FINGERS, LEG, SIDES, side_of
+from app.scene.retarget.canonical import ARM, BONES, FINGERS, LEG, PARENT, SIDES, label, side_of
 from app.scene.retarget.rest import UP, Rest
 from app.scene.rig.model import Scene
 
@@ -294,8 +294,6 @@ def notes(scene: Scene, mapping: HumanoidMap) -> list[str]:
     """What a map is missing or does that the animator should know, in words: no hips; a
     limb without its middle; a bone not below the bone of its canonical parent (the retarget
     then places it from that bone, as for an IK rig's feet)."""
-    from app.scene.retarget.canonical import PARENT, label
-
     out = []
     if mapping.get("hips") is None:
         out.append("No hips: nothing carries the motion. Choose the hips.")

@@ -70,9 +70,28 @@ def _detached(tgt, pairs) -> dict[int, int]:
     return out
 
 
-def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames):
+def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames) -> Scene:
     """The character with every mapped bone keyed at every frame (rotations; the hips' and
-    detached bones' translations too) and every other bone at rest."""
+    detached bones' translations too) and every other bone at rest.
+
+    Parameters
+    ----------
+    target : Scene
+    tgt : transfer._Side
+        The character's rest and its map as bone indices.
+    pairs : tuple of str
+        The canonical bones mapped on both skeletons.
+    world_rotation : dict
+        Canonical bone -> its world rotation at each frame, ``(F, 4)``.
+    hips_path : ndarray, (F, 3)
+        Where the hips' head goes in the world.
+    frames : ndarray, (F,)
+
+    Raises
+    ------
+    SceneError
+        When a transform comes out non-finite.
+    """
     rest = tgt.rest
     count = len(frames)
     canonical_of = {tgt.bone[c]: c for c in pairs}
@@ -120,13 +139,12 @@ def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames):
         bones.append(dataclasses.replace(bone, translation_keys=kw.get("translation_keys"),
                                          rotation_keys=kw.get("rotation_keys"),
                                          scale_keys=None))  # fmt: skip
-    scene = target.copy()
-    scene.bones = bones
-    messages = []
     if not np.all(np.isfinite(world)):
         raise SceneError("the retarget gave non-finite transforms (a bone scaled to nothing?)",
                          "bones")  # fmt: skip
-    return scene, messages
+    scene = target.copy()
+    scene.bones = bones
+    return scene
 
 
 def rotations(m) -> np.ndarray:

@@ -166,7 +166,8 @@ def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
     turned = _world_rotations(pairs, directions, src, tgt, clip, yaw)
     world_rotation = {c: turned[:, k] for k, c in enumerate(pairs)}
     scale, hips = _hips_path(src, tgt, pair_set, clip)
-    scene, messages = keyed(target, tgt, pairs, world_rotation, hips, frames)
+    scene = keyed(target, tgt, pairs, world_rotation, hips, frames)
+    messages = []
     scene.fps, scene.frame_start, scene.frame_end = source.fps, source.frame_start, source.frame_end
     driven = sorted({b for c in target.constraints for b in c.driven_bones()}
                     & {target.bones[tgt.bone[p]].name for p in pairs})  # fmt: skip

@@ -59,8 +59,7 @@ def load_fbx(path, animation=None) -> Scene:
     except assimp.ReadError as e:
         raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
     if read.take < 0:
-        raise SceneError(f"no take named {animation!r} (the file has {read.takes})", "takes",
-                         str(path))  # fmt: skip
+        raise SceneError(f"no take {animation!r} (the file has {read.takes})", "takes", str(path))
     try:
         return _scene(read)
     except SceneError as e:
@@ -170,11 +169,10 @@ def _scene(read: assimp.File) -> Scene:
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(([message] if message else []) + key_messages + mesh_messages)
     if len(read.takes) > 1:
-        others = [t for k, t in enumerate(read.takes) if k != read.take]
-        scene.messages.append(f"the file has {len(read.takes)} takes; "
-                              f"{read.takes[read.take]!r} is imported (the others: "
-                              f"{', '.join(map(repr, others))}; choose one with --animation "
-                              "NAME, or in File ▸ Open)")  # fmt: skip
+        others = ", ".join(repr(t) for k, t in enumerate(read.takes) if k != read.take)
+        scene.messages.append(f"the file has {len(read.takes)} takes; {read.takes[read.take]!r} "
+                              f"is imported (the others: {others}; choose one with "
+                              "--animation NAME, or in File ▸ Open)")  # fmt: skip
     return scene
 
 
