@@ -39,11 +39,16 @@ def _sample_rotations(keys: Keys | None, static, frames) -> Rotation:
     if keys is None:
         return Rotation.from_quat(np.broadcast_to(static, (len(frames), 4)), scalar_first=True)
     kf = np.asarray(keys.frames, float)
-    rotations = Rotation.from_quat(np.asarray(keys.values), scalar_first=True)
+    values = np.asarray(keys.values)
+    at = np.clip(np.searchsorted(kf, frames), 0, len(kf) - 1)
+    if np.array_equal(kf[at], frames):  # every frame asked is a key's: its value
+        return Rotation.from_quat(values[at], scalar_first=True)
     if len(kf) == 1:
-        return Rotation.from_quat(np.repeat(rotations.as_quat(scalar_first=True), len(frames),
-                                            axis=0), scalar_first=True)  # fmt: skip
-    return Slerp(kf, rotations)(np.clip(frames, kf[0], kf[-1]))
+        return Rotation.from_quat(np.repeat(values, len(frames), axis=0), scalar_first=True)
+    lo, hi = max(int(at.min()) - 1, 0), min(int(at.max()) + 1, len(kf) - 1)  # the keys used
+    lo, hi = (lo, hi) if hi > lo else (0, len(kf) - 1)
+    slerp = Slerp(kf[lo:hi + 1], Rotation.from_quat(values[lo:hi + 1], scalar_first=True))
+    return slerp(np.clip(frames, kf[lo], kf[hi]))
 
 
 def joints(scene: Scene, frames) -> dict[str, np.ndarray]:

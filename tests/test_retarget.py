@@ -12,6 +12,8 @@ kept; the hips rising and falling as the source's, scaled by the leg lengths.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -39,6 +41,12 @@ def _cut(scene):
 
 
 def _clip(name):
+    """A fresh copy of the clip (its file read once per worker)."""
+    return _read_clip(name).copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _read_clip(name):
     if name == "cmu_walk":
         return _cut(load_scene(CMU_DIR / "01_01.bvh"))
     if name == "boxing":
@@ -51,6 +59,11 @@ def _clip(name):
 
 
 def _character(name):
+    return _read_character(name).copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _read_character(name):
     if name == "mixamo_a_pose":
         return mixamo_character()
     if name == "rigify_t_pose":
