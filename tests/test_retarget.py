@@ -45,7 +45,7 @@ def _clip(name):
     return _read_clip(name).copy()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _read_clip(name):
     if name == "cmu_walk":
         return _cut(load_scene(CMU_DIR / "01_01.bvh"))
@@ -62,7 +62,7 @@ def _character(name):
     return _read_character(name).copy()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _read_character(name):
     if name == "mixamo_a_pose":
         return mixamo_character()
