@@ -140,7 +140,7 @@ class MotionImportDialog(QtWidgets.QDialog):
             f"{plural(frames, 'frame')} at {done.scene.fps:g} fps; "
             f"{plural(len(done.pairs), 'bone')} mapped on both move, the others keep the "
             f"character's rest; the hips travel × {done.scale:.3g}. The clip plays as a ghost "
-            "beside the character.")  # fmt: skip
+            "beside the character." + "".join(f" Note: {m}." for m in done.messages))  # fmt: skip
         if not document.player.playing:
             document.player.play()
         if self._frame is not None:  # the camera on the motion and the ghost, once
