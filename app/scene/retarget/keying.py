@@ -101,7 +101,12 @@ def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames) -> Scene
     keys: dict[int, dict] = {}
     shared = frames.copy()
     shared.setflags(write=False)
+    needed = set(detached.values())  # what a moved bone hangs from or is placed from
+    for b in canonical_of:
+        needed.update(rest.chain_to_root(b))
     for b in _order(tgt, detached):
+        if b not in needed:
+            continue  # nothing moved hangs below it: it keeps its rest and its place
         bone = target.bones[b]
         local = trs(bone.translation, bone.rotation, bone.scale)
         parent = int(rest.parents[b])
@@ -110,8 +115,12 @@ def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames) -> Scene
             world[b] = local if parent_world is None else parent_world @ local
             continue
         wanted = world_rotation[canonical_of[b]]
-        parent_rotation = (np.broadcast_to(quat.identity(), (count, 4)) if parent_world is None
-                           else rotations(parent_world))  # fmt: skip
+        if parent_world is None:
+            parent_rotation = np.broadcast_to(quat.identity(), (count, 4))
+        elif parent in canonical_of:  # the parent was just turned to this
+            parent_rotation = world_rotation[canonical_of[parent]]
+        else:
+            parent_rotation = rotations(parent_world)
         rotation = _continuous(quat.mul(quat.conj(parent_rotation), wanted))
         translation = None
         place = None
@@ -139,7 +148,7 @@ def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames) -> Scene
         bones.append(dataclasses.replace(bone, translation_keys=kw.get("translation_keys"),
                                          rotation_keys=kw.get("rotation_keys"),
                                          scale_keys=None))  # fmt: skip
-    if not np.all(np.isfinite(world)):
+    if not all(np.all(np.isfinite(world[b])) for b in needed):
         raise SceneError("the retarget gave non-finite transforms (a bone scaled to nothing?)",
                          "bones")  # fmt: skip
     scene = target.copy()
