@@ -14,7 +14,7 @@ INTRO = (
     "Which of this character's bones is each humanoid bone: read from the bones' names "
     "(Mixamo, Blender and Rigify, Unreal, Godot, CMU…) and, where they say nothing, from the "
     "skeleton's shape. Correct any row; the retarget (File ▸ Import Motion onto Character…) "
-    "and the foot-roll rig read this map, and OK keeps it in the scene."
+    "and the foot-roll rig read this map, and Keep in Scene writes it into the scene file."
 )
 
 
