@@ -5,6 +5,7 @@ Commands:
   bake             evaluate a scene, BVH or glTF file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
   export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
+  plant-feet       plant a clip's feet (or many clips' on every core) and print the figures
   retarget         put a clip's motion on another character (glTF, JSON out)
 
 Bad input exits with status 2 and a one-line reason on standard error (never a traceback;
@@ -14,76 +15,22 @@ succeeds).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
+from app.cli_parts import (  # the commands' shared parts
+    _LIMITS,
+    EXIT_BAD_INPUT,  # noqa: F401  (read by callers as app.cli.EXIT_BAD_INPUT)
+    _limit_reason,
+    _load,
+    _Parser,
+    one_line,
+    parse_frames,
+    refuse,
+)
 
-EXIT_BAD_INPUT = 2
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SCENE = ROOT / "resources" / "scenes" / "foot_roll.json"
-
-
-def one_line(text) -> str:
-    """``text`` as one printable line: line breaks as spaces, what the terminal's encoding
-    cannot show (a lone surrogate) escaped."""
-    line = " ".join(str(text).split("\n"))
-    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
-    return line.encode(encoding, "backslashreplace").decode(encoding, "replace")
-
-
-def refuse(prog: str, error) -> int:
-    """Print ``prog: error`` on one line to standard error; the bad-input exit status."""
-    print(one_line(f"{prog}: {error}"), file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-#: What bad input can raise besides SceneError and ValueError: more than the machine can
-#: hold, or nesting past Python's recursion limit (each a refusal, with one line).
-_LIMITS = (MemoryError, RecursionError)
-
-
-def _limit_reason(error: BaseException) -> str:
-    if isinstance(error, MemoryError):
-        return "not enough memory for this input (try fewer frames with --frames)"
-    return "the input is nested too deeply"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors exit 2 with one line (argparse's own status is 2 too)."""
-
-    def error(self, message):
-        self.exit(EXIT_BAD_INPUT, one_line(f"{self.prog}: {message}") + "\n")
-
-
-def parse_frames(text: str) -> np.ndarray:
-    """``START:END[:STEP]`` (END included) as an array of frames.
-
-    Raises
-    ------
-    ValueError
-        With a message naming what is wrong.
-    """
-    parts = text.split(":")
-    if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
-        raise ValueError(f"--frames must be START:END[:STEP], got {text!r}")
-    try:
-        start, end = float(parts[0]), float(parts[1])
-        step = float(parts[2]) if len(parts) == 3 else 1.0
-    except ValueError:
-        raise ValueError(f"--frames must be numbers START:END[:STEP], got {text!r}") from None
-    if not all(np.isfinite([start, end, step])):
-        raise ValueError(f"--frames must be finite, got {text!r}")
-    if step <= 0:
-        raise ValueError(f"--frames STEP must be > 0, got {parts[2]!r}")
-    if end < start:
-        raise ValueError(f"--frames END {end:g} is before START {start:g}")
-    count = np.floor((end - start) / step + 1e-9) + 1
-    from app.scene.bounds import check_frame_count
-
-    check_frame_count(count, "--frames")  # 0:1e300 is refused here, not allocated
-    return start + step * np.arange(int(count))
 
 
 def _bake(argv) -> int:
@@ -133,16 +80,6 @@ def _in_file(error, scene_path):
     if error.file or error.path in ("frames", "--frames", "--space"):
         return error
     return error.with_file(str(scene_path))
-
-
-def _load(path, animation):
-    """``load_scene``, with ``--animation`` for glTF and FBX files (refused for others)."""
-    from app.scene.io import FBX_SUFFIX, GLTF_SUFFIXES, load_scene
-
-    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES + (FBX_SUFFIX,):
-        raise ValueError(f"--animation applies to glTF and FBX files (.gltf, .glb, .fbx), not "
-                         f"{path!r}")  # fmt: skip
-    return load_scene(path, animation=animation)
 
 
 def _screenshot(argv) -> int:
@@ -281,77 +218,6 @@ def _parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-RETARGET_OUT = (".glb", ".gltf", ".json")
-
-
-def _retarget(argv) -> int:
-    parser = _Parser(
-        prog="main.py retarget",
-        description="Put the motion of MOTION (a .bvh, a glTF or FBX clip, a scene file) on "
-        "CHARACTER (a glTF or FBX character, a scene file): each bone the two humanoid maps "
-        "share points where the clip's does, the hips travel by the ratio of leg lengths, the "
-        "clip's frame rate and length are kept. OUT is written atomically: .glb/.gltf (the "
-        "character with its meshes and the motion) or .json (a scene file keeping the map).",
-    )
-    parser.add_argument("motion", help="the clip: .bvh, .gltf, .glb, .fbx or a scene file")
-    parser.add_argument("--onto", required=True, metavar="CHARACTER",
-                        help="the character: .gltf, .glb, .fbx or a scene file")  # fmt: skip
-    parser.add_argument("--out", required=True, help="output .glb, .gltf or .json")
-    parser.add_argument("--animation", metavar="NAME",
-                        help="the clip's animation or take, for a glTF or FBX file with several "
-                        "(default: the first)")  # fmt: skip
-    args = parser.parse_args(argv)
-
-    from app.scene.errors import SceneError
-
-    try:
-        if Path(args.out).suffix.lower() not in RETARGET_OUT:
-            raise ValueError(f"--out must end in .glb, .gltf or .json, got {args.out!r}")
-        motion = _load(args.motion, args.animation)
-        character = _load(args.onto, None)
-        done, notes = retarget_and_write(motion, character, args.out, args.onto)
-    except (SceneError, ValueError) as e:
-        return refuse("main.py retarget", e)
-    except _LIMITS as e:
-        return refuse("main.py retarget", _limit_reason(e))
-    for message in motion.messages:
-        print(one_line(message), file=sys.stderr)
-    for note in done.messages + notes:
-        print(one_line(f"note: {note}"), file=sys.stderr)
-    from app.scene.words import plural
-
-    frames = plural(done.scene.frame_end - done.scene.frame_start + 1, "frame")
-    print(f"retargeted {frames} of {args.motion} onto {args.onto} "
-          f"({plural(len(done.pairs), 'bone')} mapped on both, hips x {done.scale:.4g}) "
-          f"to {args.out}")  # fmt: skip
-    return 0
-
-
-def retarget_and_write(motion, character, out, character_path):
-    """Retarget ``motion`` onto ``character`` with their maps and write ``out``; the result
-    and the writer's notes.
-
-    Raises
-    ------
-    SceneError, ValueError
-    """
-    from app.scene.io import save_scene
-    from app.scene.retarget.map_file import map_of, with_map
-    from app.scene.retarget.transfer import retarget
-
-    character_map = map_of(character)
-    done = retarget(motion, map_of(motion), character, character_map)
-    scene = done.scene
-    if Path(out).suffix.lower() == ".json":
-        scene.extra = with_map(scene.extra, character_map)
-        save_scene(scene, out)
-        return done, []
-    from app.scene.evaluate import bake
-    from app.scene.formats.gltf.export import write_gltf
-
-    return done, write_gltf(out, scene, bake(scene))
-
-
 def _open(argv) -> int:
     parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
     parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
@@ -365,7 +231,20 @@ def _open(argv) -> int:
                       animation=args.animation)  # fmt: skip
 
 
-COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export, "retarget": _retarget}
+def _plant_feet(argv) -> int:
+    from app.cli_plant import main
+
+    return main(argv)
+
+
+def _retarget(argv) -> int:
+    from app.cli_retarget import main
+
+    return main(argv)
+
+
+COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export,
+            "plant-feet": _plant_feet, "retarget": _retarget}  # fmt: skip
 
 HELP = f"""usage: python main.py [SCENE] [--animation NAME]
        python main.py COMMAND [ARGS]
@@ -388,9 +267,18 @@ commands:
          [--size WxH]
                  write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
                  the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+
   retarget MOTION --onto CHARACTER --out OUT.glb|OUT.gltf|OUT.json [--animation NAME]
+           [--plant]
                  put a clip's motion (BVH, glTF, FBX) on another character, through each
-                 skeleton's humanoid map
+                 skeleton's humanoid map (--plant: plant the result's feet)
+
+  plant-feet IN --out OUT [--frames A:B] [--height H] [--speed V]
+  plant-feet FILES... --out DIR [-j N]
+                 plant the feet of a clip (or of many, on every core): contacts on heel,
+                 ball and toe held still, the result the foot-roll rig keyed; prints the
+                 figures before and after (OUT: .bvh in the input's joints and channels,
+                 .json, .glb, .gltf)
 
 SCENE is a scene file (.json), a BVH (.bvh), a glTF 2.0 character (.gltf, .glb) or an FBX
 character (.fbx: read, never written).

@@ -82,3 +82,18 @@ def test_a_character_without_hips_is_refused(files, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the character's humanoid map has no hips" in err
     assert not (tmp_path / "out.glb").exists()
+
+
+def test_retarget_and_plant_the_feet(files, tmp_path, capsys):
+    """``--plant`` plants the retargeted walk's feet: the result is the foot-roll rig on each
+    leg, with its contacts kept in the scene file, and the figures are printed."""
+    clip, character = files
+    out = tmp_path / "planted.json"
+    assert main(["retarget", str(clip), "--onto", str(character), "--out", str(out),
+                 "--plant"]) == 0  # fmt: skip
+    said = capsys.readouterr().out
+    assert "feet planted" in said and "skating ratio (GMD)" in said
+    back = load_scene(out)
+    assert back.plant is not None and len(back.plant.feet) == 2
+    assert {"mixamorig:LeftFoot_ctrl", "mixamorig:RightFoot_ctrl"} <= set(back.bone_names())
+    assert map_of(back).get("left_thigh") == "mixamorig:LeftUpLeg"  # the map is kept, too
