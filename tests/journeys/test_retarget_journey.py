@@ -114,11 +114,8 @@ def test_a_captured_walk_onto_a_mixamo_character(window, files, qtbot, monkeypat
     said = win.statusBar().currentMessage()
     whole = win.statusBar().toolTip() if said.endswith("…") else said
     assert whole.startswith("Import motion walk.bvh: 21 bones keyed at every frame")
-    # it plays: the character is elsewhere half a second later (back in the window: Xvfb has
-    # no window manager to give it back the focus the dialog had)
-    win.activateWindow()
-    assert QTest.qWaitForWindowActive(win)
-    viewport.setFocus()
+    # it plays: the character is elsewhere half a second later
+    _back_in_window(win)
     gui.key(viewport, "Home")
     start = gui.framebuffer(viewport, qtbot)
     for _ in range(60):
@@ -130,6 +127,14 @@ def test_a_captured_walk_onto_a_mixamo_character(window, files, qtbot, monkeypat
                     == before_range)  # fmt: skip
     assert all(b.rotation_keys is None for b in doc.scene.bones)
     assert "humanoid" not in doc.scene.extra
+
+
+def _back_in_window(win) -> None:
+    """The person clicks back into the window after a dialog (Xvfb has no window manager to
+    give it back the focus the dialog had): window shortcuts work again."""
+    win.activateWindow()
+    assert QTest.qWaitForWindowActive(win)
+    win.viewport.setFocus()
 
 
 def _fresh(window, path):
@@ -195,7 +200,7 @@ def test_the_map_is_corrected_bone_by_bone_and_kept_as_one_undo_step(window, qtb
     assert doc.undo_stack.text(doc.undo_stack.index() - 1) == "Set humanoid map"
     assert "Humanoid map kept in the scene" in win.statusBar().currentMessage() or \
         "Humanoid map kept" in win.statusBar().toolTip()  # fmt: skip
-    win.viewport.setFocus()
+    _back_in_window(win)
     gui.key(win.viewport, "Z", gui.CTRL)
     qtbot.waitUntil(lambda: saved_map(doc.scene) is None)
     assert map_of(doc.scene).get("hips") == "Body"
@@ -275,7 +280,7 @@ def test_a_leg_chosen_bone_by_bone_is_remembered(window, qtbot, tmp_path):
 
     # the dialog now offers the leg by its side (it has its rig, and says so)
     assert _in_dialog(qtbot, win, "footRollRig", again)["offered"] == "Left leg (c)"
-    win.viewport.setFocus()
+    _back_in_window(win)
     gui.key(win.viewport, "Z", gui.CTRL)  # one undo takes the rig and the memory away
     qtbot.waitUntil(lambda: "c_ctrl" not in doc.scene.bone_names())
     assert saved_map(doc.scene) is None
