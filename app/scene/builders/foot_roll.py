@@ -8,8 +8,8 @@ what one undo command swaps in):
   there (rotation the identity in the world, unit scale; in its parent's frame, the rotation
   that makes it so) and as long as the foot, a child of the rig's root bone when the
   character has one (:func:`rig_parent`), else at the top level: a plain bone the animator
-  moves, turns and keys (it is keyed from the leg's motion, or once at ``frame_start``), as
-  Maya's and Advanced Skeleton's IK foot controls are;
+  moves, turns and keys (it is keyed from the leg's motion, or once at ``frame_start``),
+  world-aligned so that World and Object roll the foot differently (docs/scene-format.md);
 - a **roll body** bone, the control's child with its head at the ankle (translation 0) and
   the foot's world rotation at ``frame_start`` as its rest rotation relative to the control:
   the ``multi_parent`` (object space, exact integrator, relative to its parent) rolls it on
