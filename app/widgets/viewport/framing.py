@@ -60,6 +60,9 @@ def shown_points(viewport) -> np.ndarray:
     if doc.compare:  # the ghost is part of the picture
         ghost = doc.ghost_pose()
         shown += [ghost.heads[0], ghost.tails[0]]
+    reference = doc.reference.at(doc.frame)
+    if reference is not None:  # so is a clip shown beside the scene
+        shown += list(reference)
     return np.concatenate(shown).reshape(-1, 3)
 
 

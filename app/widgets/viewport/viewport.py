@@ -88,6 +88,7 @@ class Viewport(gl.GLViewWidget):
         document.selection_changed.connect(self.refresh)
         document.structure_changed.connect(self._show_new)
         document.scene_replaced.connect(self.frame_opened)
+        document.reference.changed.connect(self.refresh)
         self.refresh()
         self.frame_opened()
 
