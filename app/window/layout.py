@@ -19,8 +19,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 STATE_VERSION = 1
 #: The viewport's least share of the central area, in height and in width.
 VIEWPORT_SHARE = 0.5
-#: The first window's size on a screen that has room for it.
+#: The first window's least size on a screen that has room for it.
 PREFERRED_SIZE = QtCore.QSize(1280, 800)
+#: The share of a large screen's free area (in width and in height) the first window takes.
+SCREEN_SHARE = 0.8
 #: The frame a window manager adds around a window, until the real one is known.
 ESTIMATED_FRAME = QtCore.QMargins(4, 32, 4, 4)
 
@@ -51,11 +53,20 @@ def frame_margins(window: QtWidgets.QWidget) -> QtCore.QMargins:
     return ESTIMATED_FRAME
 
 
+def preferred_size(area: QtCore.QRect) -> QtCore.QSize:
+    """The first window's size on a screen whose free area is ``area``: :data:`SCREEN_SHARE`
+    of it (a good part of a large screen, as a desktop program opens), at least
+    :data:`PREFERRED_SIZE` (the room a small screen has is the limit, in :func:`fit_to_screen`)."""
+    return QtCore.QSize(max(PREFERRED_SIZE.width(), int(SCREEN_SHARE * area.width())),
+                        max(PREFERRED_SIZE.height(), int(SCREEN_SHARE * area.height())))  # fmt: skip
+
+
 def fit_to_screen(window: QtWidgets.QWidget, preferred: QtCore.QSize | None = None) -> None:
-    """Size ``window`` to ``preferred`` (:data:`PREFERRED_SIZE` by default), or less where the
-    screen has less room, and centre it on the screen's available area, frame included."""
-    preferred = preferred or PREFERRED_SIZE
+    """Size ``window`` to ``preferred`` (by default :func:`preferred_size`: four fifths of the
+    screen, at least 1280×800), or less where the screen has less room, and centre it on the
+    screen's available area, frame included."""
     area = available_geometry(window)
+    preferred = preferred or preferred_size(area)
     margins = frame_margins(window)
     room_w = area.width() - margins.left() - margins.right()
     room_h = area.height() - margins.top() - margins.bottom()
