@@ -88,6 +88,8 @@ class Viewport(gl.GLViewWidget):
         document.selection_changed.connect(self.refresh)
         document.structure_changed.connect(self._show_new)
         document.scene_replaced.connect(self.frame_opened)
+        document.space_changed.connect(self.keep_action)
+        document.compare_changed.connect(self.keep_action)
         self.refresh()
         self.frame_opened()
 
@@ -161,6 +163,12 @@ class Viewport(gl.GLViewWidget):
         """A scene was opened: Follow as its motion asks, and frame the whole animation."""
         framing.frame_opened(self)
         self.refresh()
+
+    def keep_action(self, *_) -> None:
+        """The space or Compare changed: the animation (and Compare's ghost) stays in view,
+        framed again as opening a scene does when it would leave it."""
+        if framing.keep_action(self):
+            self.refresh()
 
     def frame_selection(self) -> None:
         """F: frame the selection (everything when nothing is selected)."""
