@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtTest import QTest
 
 from app.cli import DEMO_SCENE
-from tests.gui import LEFT, NO_MODS, key
+from tests.gui import LEFT, NO_MODS, key, point
 from tests.journeys._camera import drawn_near_bones, frames_out_of_view, joints, outside
 
 from . import _fields
@@ -25,6 +25,11 @@ def win(window):
     yield window
     window.document.set_compare(False)
     window.document.set_space(None)
+
+
+#: A handle's dot as drawn (13 pixels across when selected), with a pixel of air: a click
+#: there may pick the handle first.
+DOT_PX = 7.5
 
 
 def _follow_shift(vp, frames):
@@ -86,3 +91,72 @@ def test_a_space_switch_that_stays_in_view_keeps_the_camera(win, qtbot):
     after = (vp.opts["distance"], vp.opts["azimuth"], vp.opts["elevation"],
              tuple(vp.opts["center"].toTuple()))  # fmt: skip
     assert np.allclose(before[:3], after[:3]) and np.allclose(before[3], after[3])
+
+
+def _inspector_title(win) -> str:
+    """The inspector's heading as the person reads it ("Bone hand.L", "Pivot ball")."""
+    from PySide6 import QtGui, QtWidgets
+
+    label = win.inspector.findChild(QtWidgets.QLabel, "inspectorTitle")
+    doc = QtGui.QTextDocument()
+    doc.setHtml(label.text())
+    return doc.toPlainText().splitlines()[0]
+
+
+def _click_every_bone(win, qtbot) -> list[str]:
+    """Click the middle of every bone as drawn; where a handle's dot or another bone covers
+    that spot, click again there (the next thing under the cursor, as in Blender). Returns
+    what went wrong: a bone that no click picked, or that needed a click it did not need."""
+    doc, vp = win.document, win.viewport
+    wrong = []
+    pose = doc.pose()
+    heads, tails = vp.project(pose.heads[0]), vp.project(pose.tails[0])
+    handles = vp.project(np.array([p for _, p in vp.handles()]).reshape(-1, 3))
+    for i, name in enumerate(map(str, pose.bone_names)):
+        middle = (heads[i] + tails[i]) / 2
+        if not (0 < middle[0] < vp.width() and 0 < middle[1] < vp.height()):
+            wrong.append(f"{name} is out of view")
+            continue
+        same = [
+            j
+            for j in range(len(heads))
+            if j != i
+            and np.linalg.norm(heads[j] - heads[i]) < 1
+            and np.linalg.norm(tails[j] - tails[i]) < 1
+        ]
+        dots = np.flatnonzero(np.linalg.norm(handles - middle, axis=1) <= DOT_PX)
+        allowed = 1 + len(same) + len(dots)
+        doc.set_selection([])
+        seen = []
+        for _ in range(allowed):
+            QTest.mouseClick(vp, LEFT, NO_MODS, point(middle))
+            seen.append(_inspector_title(win))
+            if seen[-1] == f"Bone {name}":
+                break
+        else:
+            wrong.append(f"{name}: clicks on its middle showed {seen}")
+    return wrong
+
+
+@pytest.mark.parametrize("scene", ["demo", "humanoid", "rigged humanoid"])
+def test_a_click_on_the_middle_of_a_bone_picks_that_bone(window, qtbot, scene):
+    """Issue 26 item 2: the middle of ``hand.L`` picked ``forearm.L`` (a zero-length hand at
+    the forearm's tail), the demo's toes their toe pivot, the rigged humanoid's ``calf.R``
+    the left knee's pole; a handle that merely sits on a bone no longer takes its clicks."""
+    from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
+    from tests.conftest import SCENES
+
+    doc = window.document
+    doc.set_compare(False)
+    doc.set_space(None)
+    if scene == "demo":
+        _fields.fresh(window, DEMO_SCENE)
+        doc.set_frame(20)  # the toes' toe pivot sits at their middle's side
+    else:
+        _fields.fresh(window, SCENES / "humanoid.glb")
+        if scene == "rigged humanoid":
+            for side in ("right", "left"):
+                add_foot_roll_rig(doc, suggested_leg(doc, side))
+            window.viewport.frame_opened()
+    qtbot.wait(20)
+    assert _click_every_bone(window, qtbot) == []
