@@ -2,7 +2,9 @@
 
 Run under a virtual X server:
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/teaching_screenshots.py
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/teaching_screenshots.py [SHOT...]
+
+(``SHOT``: ``demo``, ``humanoid``... to render only those.)
 
 Each shot opens a scene in the editor window, sets the view up as a teacher would, and saves
 the whole window (the OpenGL viewport and its labels composed in).
@@ -139,11 +141,44 @@ def demo(app) -> None:
         print(Path(render_screenshot(scene, OUT / name, **common, **extra)).relative_to(ROOT))
 
 
+def humanoid(app) -> None:
+    """The worked example (README, "Your own character"): the glTF humanoid with the foot-roll
+    rig on both legs and the left roll keyed (``tools/add_foot_roll.py``), at frame 20: the
+    whole figure with the left ball pivot selected, then the legs in object space, world
+    space and Compare with the left thigh selected too."""
+    import tempfile
+
+    from app.scene.io import save_scene
+    from app.window.application import render_screenshot
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from add_foot_roll import add_foot_roll
+
+    document = Document.from_file(SCENES / "humanoid.glb")
+    roll = add_foot_roll(document)
+    with tempfile.TemporaryDirectory() as folder:
+        scene = Path(folder) / "humanoid_foot_roll.json"
+        save_scene(document.scene, scene)
+        ball = f"{roll}/ball"
+        common = dict(frame=20, size=(1280, 800), space="object")
+        shots = [("humanoid-gltf.png", dict(select=[ball])),
+                 ("humanoid-object.png", dict(select=["thigh.L", ball], frame_selection=True)),
+                 ("humanoid-world.png", dict(select=["thigh.L", ball], frame_selection=True,
+                                             space="world")),
+                 ("humanoid-compare.png", dict(select=["thigh.L", ball], frame_selection=True,
+                                               compare=True))]  # fmt: skip
+        for name, extra in shots:
+            path = render_screenshot(scene, OUT / name, **{**common, **extra})
+            print(Path(path).relative_to(ROOT))
+
+
 def main() -> None:
     app = application()
     OUT.mkdir(parents=True, exist_ok=True)
-    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial):
-        shot(app)
+    chosen = set(sys.argv[1:])  # names of shots to render (default: every one)
+    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial, humanoid):
+        if not chosen or shot.__name__ in chosen:
+            shot(app)
 
 
 if __name__ == "__main__":

@@ -157,6 +157,10 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
+        a("labels", "&Labels", self.viewport.set_show_labels, "Alt+L",
+          "Name the pivots, targets and poles beside them (the selection's first where they "
+          "crowd)", checkable=True)  # fmt: skip
+        self.actions_by_name["labels"].setChecked(True)
         build_mesh_actions(self)
         a(
             "compare",
@@ -307,7 +311,8 @@ class WindowActions:
         edit.addAction(m["selectNone"])
         build_rig_menu(self, bar)
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes",
+                     "labels"):  # fmt: skip
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):

@@ -371,6 +371,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(layout.STATE_VERSION))
         s.setValue("view/bone_axes", self.viewport.show_axes)
+        s.setValue("view/labels", self.viewport.show_labels)
         trails = self.viewport.trails
         for key in ("enabled", "before", "after", "ghosts", "every"):
             s.setValue(f"view/trails_{key}", getattr(trails, key))
@@ -389,6 +390,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
             self.layout_keeper.check_restored = True
         axes = s.value("view/bone_axes", False)
         self.actions_by_name["boneAxes"].setChecked(axes in (True, "true"))
+        self.actions_by_name["labels"].setChecked(s.value("view/labels", True) in (True, "true"))
         default = TrailSettings()
         try:
             trails = TrailSettings(

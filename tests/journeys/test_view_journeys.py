@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from app.cli import DEMO_SCENE
@@ -81,7 +82,7 @@ def test_a_space_switch_keeps_the_skeleton_and_the_ghost_in_view(win, qtbot):
 def test_a_space_switch_that_stays_in_view_keeps_the_camera(win, qtbot):
     """Where the other space stays in view, the camera does not move (the person compares
     the two from the same place)."""
-    doc, vp = win.document, win.viewport
+    vp = win.viewport
     key(win, "Home")
     toggle = win.space_toggle.buttons
     _click_button(toggle["object"])  # the demo is authored in object space: the same pose
@@ -160,3 +161,88 @@ def test_a_click_on_the_middle_of_a_bone_picks_that_bone(window, qtbot, scene):
             window.viewport.frame_opened()
     qtbot.wait(20)
     assert _click_every_bone(window, qtbot) == []
+
+
+def _label_text(ref) -> str:
+    """What a handle's label says (a pivot's name; "target · foot_leg_ik.L")."""
+    return ref.pivot if ref.kind == "pivot" else f"{ref.kind} · {ref.name}"
+
+
+def _drawn_labels(vp) -> list[tuple[str, object]]:
+    """The labels drawn: their text and box (logical pixels)."""
+    return [(text, rect) for rect, _spot, text, _color in vp.drawing.labels.layout()]
+
+
+def _gap(rect, xy) -> float:
+    """Pixels from point ``xy`` to the nearest point of ``rect``."""
+    dx = max(rect.left() - xy[0], 0.0, xy[0] - rect.right())
+    dy = max(rect.top() - xy[1], 0.0, xy[1] - rect.bottom())
+    return float(np.hypot(dx, dy))
+
+
+def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
+    """Issue 26 item 3, on the rigged humanoid of the README's screenshot: every label drawn
+    sits beside its handle and over no other label; the selection's label shows where
+    labels crowd; View ▸ Labels (Alt+L) hides them all and brings them back."""
+    from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
+    from app.scene.rig.editing import Ref
+    from app.widgets.viewport.scene_drawing import PIVOT_COLOR
+    from tests.conftest import SCENES
+    from tests.gui import framebuffer
+
+    doc, vp = window.document, window.viewport
+    doc.set_compare(False)
+    doc.set_space(None)
+    _fields.fresh(window, SCENES / "humanoid.glb")
+    for side in ("right", "left"):
+        add_foot_roll_rig(doc, suggested_leg(doc, side))
+    vp.frame_opened()
+    doc.set_selection([])
+    qtbot.wait(30)
+
+    def check() -> list[tuple[str, object]]:
+        anchors = {}
+        for ref, world in vp.handles():
+            anchors.setdefault(_label_text(ref), []).append(vp.project(world[None])[0])
+        drawn = _drawn_labels(vp)
+        for k, (text, rect) in enumerate(drawn):
+            gap = min(_gap(rect, a) for a in anchors[text])
+            assert gap <= 12, f"{text} is {gap:.0f} pixels from its handle"
+            for other, box in drawn[k + 1 :]:
+                assert not rect.intersects(box), f"{text} and {other} overlap"
+        return drawn
+
+    drawn = check()
+    assert drawn, "no labels"
+    # the left foot's heel, selected in the outliner: its label shows, beside it
+    heel = Ref.pivot_of(next(c.name for c in doc.scene.constraints if c.name.endswith(".L")
+                             and "roll" in c.name), "heel")  # fmt: skip
+    item = window.outliner.item_for(heel)
+    window.outliner.scrollToItem(item)
+    QTest.mouseClick(window.outliner.viewport(), LEFT, NO_MODS,
+                     window.outliner.visualItemRect(item).center())  # fmt: skip
+    assert doc.selection == (heel,)
+    qtbot.wait(20)
+    texts = [t for t, _ in check()]
+    assert "heel" in texts
+    heel_px = vp.project(vp.handle_position(heel)[None])[0]
+    assert any(t == "heel" and _gap(r, heel_px) <= 12 for t, r in _drawn_labels(vp))
+    # View ▸ Labels off: no label is drawn, the handles still are
+    image = framebuffer(vp, qtbot)
+    box = next(r for t, r in _drawn_labels(vp) if t == "heel")
+    orange = np.round(PIVOT_COLOR[:3][::-1] * 255)
+
+    def orange_in_box(pixels) -> int:
+        r = vp.devicePixelRatioF()
+        inside = pixels[int(box.top() * r) : int(box.bottom() * r) + 1,
+                        int(box.left() * r) : int(box.right() * r) + 1]  # fmt: skip
+        return int((np.abs(inside - orange).max(axis=-1) <= 12).sum())
+
+    assert orange_in_box(image) >= 10  # the word "heel" in the picture
+    vp.setFocus()
+    key(vp, "L", QtCore.Qt.KeyboardModifier.AltModifier)
+    assert not window.actions_by_name["labels"].isChecked()
+    assert _drawn_labels(vp) == []
+    assert orange_in_box(framebuffer(vp, qtbot)) == 0
+    key(vp, "L", QtCore.Qt.KeyboardModifier.AltModifier)
+    assert any(t == "heel" for t, _ in _drawn_labels(vp))

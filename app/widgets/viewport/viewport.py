@@ -199,6 +199,16 @@ class Viewport(gl.GLViewWidget):
     def show_axes(self) -> bool:
         return self._show_axes
 
+    @property
+    def show_labels(self) -> bool:
+        """View ▸ Labels: the names beside pivots, targets and poles, and what limits and
+        teaching views say."""
+        return self._drawing.labels.enabled
+
+    def set_show_labels(self, on: bool) -> None:
+        self._drawing.labels.enabled = bool(on)
+        self.update()
+
     def set_show_axes(self, on: bool) -> None:
         """Draw each bone's frame axes (x red, y green, z blue): the bases of the seed."""
         self._show_axes = bool(on)
