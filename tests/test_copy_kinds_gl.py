@@ -95,9 +95,9 @@ def test_add_a_child_of_edit_its_offset_undo_redo_and_see_the_bone_follow(qtbot,
     (c,) = doc.scene.constraints
     assert isinstance(c, ChildOf)
     assert (c.bone, c.target.bone, c.offset) == ("arm", "ctrl", "frame_start")
-    assert doc.selection == (Ref.constraint("child_of.arm"),)
+    assert doc.selection == (Ref.constraint("Child Of arm"),)
     assert doc.undo_stack.undoText() == (
-        "Add child of constraint child_of.arm on arm following ctrl"
+        "Add Child Of arm following ctrl"
     )
     assert "child of" in win.outliner.item_for(Ref.constraint(c.name)).text(1)
     added = list(doc.scene.constraints)
@@ -124,7 +124,7 @@ def test_add_a_child_of_edit_its_offset_undo_redo_and_see_the_bone_follow(qtbot,
     combo.setFocus()
     QTest.keyClick(combo, QtCore.Qt.Key.Key_Down)
     qtbot.waitUntil(lambda: doc.scene.constraints[0].offset == "none")
-    assert doc.undo_stack.undoText() == "Set child_of.arm to no offset (snap to the target)"
+    assert doc.undo_stack.undoText() == "Set Child Of arm to no offset (snap to the target)"
     edited = list(doc.scene.constraints)
     qtbot.wait(30)
     snapped = framebuffer(vp, qtbot)

@@ -3,6 +3,9 @@
 Menus, the outliner's context menu, the inspector and the viewport all call these, so each
 edit has one implementation and one readable name in Edit ▸ Undo. An operation that cannot
 apply raises :class:`OperationError` with a sentence for the status bar; nothing changes.
+
+One idea: the document's everyday edits (keys, pivots, targets, constraints, rest values) as
+named, undoable functions; building bones, poses and rigs is in :mod:`app.editor.authoring`.
 """
 
 from __future__ import annotations
@@ -78,16 +81,24 @@ class LiveEdit:
 # --- keys ---------------------------------------------------------------------------------
 
 
-def _keyable_selection(document) -> list[Ref]:
+def _keyable_selection(document, what: str) -> list[Ref]:
+    """The selected bones, pivots and position targets; without any, the refusal says
+    ``what`` the key does and what is selected instead."""
     refs = [r for r in document.selection if editing.keyable(document.scene, r)]
-    if not refs:
-        raise OperationError("Select a bone, a pivot or a position target to key it")
-    return refs
+    if refs:
+        return refs
+    active = document.active
+    if active is None:
+        raise OperationError(f"{what}: select some first")
+    but = ("follows a bone (key that bone)" if active.kind in TARGET_KINDS
+           else "has no keys of its own (select its pivots or bones)")  # fmt: skip
+    raise OperationError(f"{what}; {active.label()} {but}")
 
 
 def set_key(document, refs=None) -> None:
     """K: key the selection at the current frame with the values it has there."""
-    refs = list(refs) if refs is not None else _keyable_selection(document)
+    refs = list(refs) if refs is not None else _keyable_selection(
+        document, "K keys the selected bones, pivots and position targets at this frame")
     frame = document.frame
     stack = document.undo_stack
     names = ", ".join(r.label() for r in refs)
@@ -102,7 +113,9 @@ def set_key(document, refs=None) -> None:
 
 def delete_key(document, refs=None) -> None:
     """Shift+K: delete the selection's keys at the current frame."""
-    refs = list(refs) if refs is not None else _keyable_selection(document)
+    refs = list(refs) if refs is not None else _keyable_selection(
+        document, "Shift+K deletes the keys at this frame of the selected bones, pivots and "
+        "position targets")  # fmt: skip
     frame = document.frame
     changes = []
     for ref in refs:
@@ -284,7 +297,15 @@ def remove_pivot(document, constraint_name: str, pivot_name: str) -> None:
     )
 
 
+def refuse_identical(document, constraint) -> None:
+    """Refuse (``OperationError``) a constraint the scene has already under another name."""
+    why = editing.identical_words(document.scene, constraint)
+    if why:
+        raise OperationError(f"Not added: {why}")
+
+
 def _add_constraint(document, constraint) -> Ref:
+    refuse_identical(document, constraint)
     index = len(document.scene.constraints)
     document.push(
         InsertItem(
@@ -292,7 +313,7 @@ def _add_constraint(document, constraint) -> Ref:
             "constraints",
             index,
             constraint,
-            f"Add {constraint.type.replace('_', '-')} constraint {constraint.name}",
+            f"Add {constraint.name}",  # its name says its kind and bone
         )
     )
     ref = Ref.constraint(constraint.name)

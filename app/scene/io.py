@@ -73,7 +73,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         raise SceneError("no such file", file=str(path)) from None
     except UnicodeDecodeError as e:
         if not scene_suffix:
-            raise SceneError(f"{path.name} is not {KINDS}", file=str(path)) from None
+            raise SceneError(f"it is not {KINDS}", file=str(path)) from None
         raise SceneError("not UTF-8 text", f"byte {e.start}", str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
@@ -83,7 +83,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         # Another kind of file (a .txt, a .png): say what Pivotal opens, not where the
         # JSON parser gave up; a .json file keeps the parser's place and reason.
         if not scene_suffix and e.reason.startswith("malformed JSON"):
-            raise SceneError(f"{path.name} is not {KINDS}", file=str(path)) from None
+            raise SceneError(f"it is not {KINDS}", file=str(path)) from None
         raise
     if "meshes" in scene.extra:
         from app.scene.formats.mesh_source import load_meshes

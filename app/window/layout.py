@@ -57,8 +57,8 @@ def preferred_size(area: QtCore.QRect) -> QtCore.QSize:
     """The first window's size on a screen whose free area is ``area``: :data:`SCREEN_SHARE`
     of it (a good part of a large screen, as a desktop program opens), at least
     :data:`PREFERRED_SIZE` (the room a small screen has is the limit, in :func:`fit_to_screen`)."""
-    return QtCore.QSize(max(PREFERRED_SIZE.width(), int(SCREEN_SHARE * area.width())),
-                        max(PREFERRED_SIZE.height(), int(SCREEN_SHARE * area.height())))  # fmt: skip
+    width = max(PREFERRED_SIZE.width(), int(SCREEN_SHARE * area.width()))
+    return QtCore.QSize(width, max(PREFERRED_SIZE.height(), int(SCREEN_SHARE * area.height())))
 
 
 def fit_to_screen(window: QtWidgets.QWidget, preferred: QtCore.QSize | None = None) -> None:
@@ -313,10 +313,15 @@ def message_room(window) -> int:
     return status.width() - sum(w.width() + spacing for w in beside) - 24  # margins, grip
 
 
-def show_message(window, text: str, ms: int = 6000) -> None:
-    """Say ``text`` in the status bar for ``ms``; one too long for the room it has ends in
-    "…" (it is whole in the status bar's tooltip) instead of being cut mid-word against
-    the frame number."""
+#: How long a status message stays, in milliseconds (a newer one replaces it at once).
+MESSAGE_MS = 6000
+
+
+def show_message(window, text: str, ms: int | None = None) -> None:
+    """Say ``text`` in the status bar for ``ms`` (default :data:`MESSAGE_MS`), in place of
+    any message before it; one too long for the room it has ends in "…" (it is whole in
+    the status bar's tooltip) instead of being cut mid-word against the frame number."""
+    ms = MESSAGE_MS if ms is None else ms
     status = window.statusBar()
     status.showMessage(text, ms)  # fit_message makes what room it can
     room = message_room(window)

@@ -70,6 +70,8 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         document.compare_changed.connect(self._on_compare)
         document.selection_changed.connect(self._update_hint)
         document.message.connect(lambda text: layout.show_message(self, text))
+        self._undo_index = document.undo_stack.index()
+        document.undo_stack.indexChanged.connect(self._on_undo_index)
         document.evaluation_failed.connect(self._on_evaluation_failed)
         document.scene_changed.connect(self._update_status)
         self.files.recent_changed.connect(self._update_recent_menu)
@@ -258,7 +260,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         s = doc.scene
         self.frame_label.setText(f"Frame {doc.frame:g}  ({s.frame_start}–{s.frame_end})")
         if doc.space is None:
-            spaces = sorted({c.space for c in s.constraints})
+            spaces = sorted({c.space for c in s.constraints if c.space_matters})
             authored = "/".join(spaces) if spaces else "no constraints"
             text = f"Space: as authored ({authored})"
         else:
@@ -283,6 +285,17 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         else:
             hint = "Right-click in the outliner to add pivots or set the target"
         self.hint_label.setText(hint)
+
+    def _on_undo_index(self, index: int) -> None:
+        """Every edit, undo and redo says what it did in the status bar, in place of the
+        message before it (an inspector edit after "Opened …"); an operation that says more
+        says it after this."""
+        stack = self.document.undo_stack
+        last, self._undo_index = self._undo_index, index
+        if stack.count() == 0 or index == last:  # cleared: a scene was opened or made
+            return
+        layout.show_message(self, f"Undone: {stack.text(index)} (Ctrl+Shift+Z redoes)"
+                            if index < last else f"{stack.text(index - 1)} (Ctrl+Z undoes)")
 
     def _on_compare(self, on: bool) -> None:
         self.compare_dock.setVisible(on)

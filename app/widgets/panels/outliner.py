@@ -201,7 +201,8 @@ class Outliner(QtWidgets.QTreeWidget):
             if ref.kind == CONSTRAINT:
                 words = views.words(thing)
                 item.setText(1, words)
-                item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
+                space = f", authored in {thing.space} space" if thing.space_matters else ""
+                item.setToolTip(0, f"{thing.name}: {words}{space}")
             elif ref.kind in TARGET_KINDS:
                 words = views.target_text(scene.constraint(ref.name), thing)
                 if item.text(0) != f"{ref.kind} {words}":

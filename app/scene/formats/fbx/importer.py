@@ -25,7 +25,7 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
-from app.scene.formats.fbx import assimp, pivots
+from app.scene.formats.fbx import assimp, messages, pivots
 from app.scene.math import quat, transforms
 from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
@@ -54,8 +54,9 @@ def load_fbx(path) -> Scene:
         raise SceneError("no such file", file=str(path))
     try:
         read = pivots.collapse(assimp.read_guarded(path))
-    except assimp.ReadError as e:
-        raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
+    except assimp.ReadError as e:  # assimp's words, translated (they stay in the details)
+        with open(path, "rb") as f:
+            raise messages.refusal(str(e), f.read(64)).with_file(str(path)) from None
     try:
         return _scene(read)
     except SceneError as e:
