@@ -205,6 +205,29 @@ class LayoutKeeper(QtCore.QObject):
     def keeps_rule(self) -> bool:
         return min(self.shares()) >= VIEWPORT_SHARE - 0.01
 
+    def room_beside(self) -> int:
+        """How many pixels of width a side dock may still take from the viewport while it
+        keeps its share."""
+        whole = self.central_area().width()
+        return max(0, self.viewport.width() - int(VIEWPORT_SHARE * whole) - 2)
+
+    def fit_names(self) -> None:
+        """After the bones or constraints changed: the outliner wide enough for its longest
+        name, where the viewport keeps its share (after the outliner has rebuilt)."""
+        window = self.window
+        QtCore.QTimer.singleShot(0, self, lambda: self.widen(window.outliner_dock,
+                                                             window.outliner.fit_width()))
+
+    def widen(self, dock: QtWidgets.QDockWidget, content: int) -> None:
+        """Make a docked side ``dock`` wide enough for ``content`` pixels of its widget, as
+        far as the viewport keeps its share (a long name that came in shows whole)."""
+        width = content + dock.width() - dock.widget().width()
+        if not dock.isVisible() or dock.isFloating() or width <= dock.width():
+            return
+        grown = dock.width() + min(width - dock.width(), self.room_beside())
+        if grown > dock.width():
+            self.window.resizeDocks([dock], [grown], HORIZONTAL)
+
     # --- keeping the rule -----------------------------------------------------------------
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor import settings
@@ -83,6 +84,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.dialog_fitter = layout.DialogFitter(self)
         #: Keeps the viewport its share of the window; holds the built-in layout.
         self.layout_keeper = layout.LayoutKeeper(self)
+        document.structure_changed.connect(self.layout_keeper.fit_names)
         if restore_settings:
             self._restore_settings()
 
@@ -289,13 +291,11 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
     def _on_undo_index(self, index: int) -> None:
         """Every edit, undo and redo says what it did in the status bar, in place of the
         message before it (an inspector edit after "Opened …"); an operation that says more
-        says it after this."""
-        stack = self.document.undo_stack
-        last, self._undo_index = self._undo_index, index
-        if stack.count() == 0 or index == last:  # cleared: a scene was opened or made
-            return
-        layout.show_message(self, f"Undone: {stack.text(index)} (Ctrl+Shift+Z redoes)"
-                            if index < last else f"{stack.text(index - 1)} (Ctrl+Z undoes)")
+        says it after this. A stack cleared (a scene opened, the window closing) says nothing."""
+        stack, last, self._undo_index = self.document.undo_stack, self._undo_index, index
+        if index != last and shiboken6.isValid(stack) and stack.count():
+            layout.show_message(self, f"Undone: {stack.text(index)} (Ctrl+Shift+Z redoes)"
+                                if index < last else f"{stack.text(index - 1)} (Ctrl+Z undoes)")
 
     def _on_compare(self, on: bool) -> None:
         self.compare_dock.setVisible(on)

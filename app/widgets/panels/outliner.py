@@ -200,7 +200,10 @@ class Outliner(QtWidgets.QTreeWidget):
             thing = editing.resolve(scene, ref)
             if ref.kind == CONSTRAINT:
                 words = views.words(thing)
-                item.setText(1, words)
+                # a name that says its kind ("Child Of hand.L") takes the kind's column too
+                said = thing.name.lower().startswith(words.lower())
+                item.setText(1, "" if said else words)
+                item.setFirstColumnSpanned(said)
                 space = f", authored in {thing.space} space" if thing.space_matters else ""
                 item.setToolTip(0, f"{thing.name}: {words}{space}")
             elif ref.kind in TARGET_KINDS:
