@@ -15,8 +15,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 #: The version passed to ``saveState``/``restoreState``: a layout saved under another version
 #: is not restored. Bump it when the built-in layout changes. (0 was every layout saved before
-#: the viewport's share was kept.)
-STATE_VERSION = 1
+#: the viewport's share was kept; 1 had the tutorial in a tab over the inspector.)
+STATE_VERSION = 2
 #: The viewport's least share of the central area, in height and in width.
 VIEWPORT_SHARE = 0.5
 #: The first window's least size on a screen that has room for it.

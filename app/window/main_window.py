@@ -124,8 +124,6 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.history_dock = self._dock(
             "History", "historyDock", self.history, area.LeftDockWidgetArea
         )
-        self.tabifyDockWidget(self.outliner_dock, self.history_dock)
-        self.outliner_dock.raise_()
         self.inspector_dock = self._dock(
             "Inspector", "inspectorDock", self.inspector, area.RightDockWidgetArea
         )
@@ -151,7 +149,10 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.tutorial_dock = self._lazy_dock("Tutorial", "tutorialDock", self._make_tutorial_panel,
                                              area.RightDockWidgetArea)  # fmt: skip
         self.tabifyDockWidget(self.inspector_dock, self.step_dock)
-        self.tabifyDockWidget(self.inspector_dock, self.tutorial_dock)
+        # Below the outliner (split before History joins its tabs), not over the inspector.
+        self.splitDockWidget(self.outliner_dock, self.tutorial_dock, QtCore.Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.outliner_dock, self.history_dock)
+        self.outliner_dock.raise_()
         for dock in (self.curves_dock, self.matrix_dock, self.step_dock, self.tutorial_dock):
             dock.hide()
         for dock in (self.curves_dock, self.matrix_dock):

@@ -1,9 +1,9 @@
 """A session on a small screen, run in its own X server (``xvfb-run -s "-screen 0 1280x720x24"``)
-by :mod:`tests.journeys.test_small_screen` (on a large screen, with
-``PIVOTAL_JOURNEY_WINDOW_ONLY``, only the first window is measured): the editor starts as ``main.py`` starts it (no saved
+by :mod:`tests.journeys.test_small_screen`: the editor starts as ``main.py`` starts it (no saved
 layout), then every dialog a newcomer meets is opened with the key or menu a person would use.
 Prints, as JSON, the screen's available area, the window's frame and the global rectangles of
 what must be visible: the timeline's controls, the status bar, each dialog and its buttons.
+On a large screen (``PIVOTAL_JOURNEY_WINDOW_ONLY``) only the first window is measured.
 """
 
 from __future__ import annotations

@@ -246,3 +246,26 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
     assert orange_in_box(framebuffer(vp, qtbot)) == 0
     key(vp, "L", QtCore.Qt.KeyboardModifier.AltModifier)
     assert any(t == "heel" for t, _ in _drawn_labels(vp))
+
+
+def test_the_tutorial_panel_leaves_the_panels_its_steps_use_in_view(win, qtbot):
+    """Issue 26 item 6: the Tutorial panel was a tab over the Inspector, so every "type in
+    the inspector" step hid its own instructions. Opened from Help ▸ Tutorials, it shows
+    with the inspector, the outliner and the viewport, overlapping none of them."""
+    from PySide6 import QtCore as Qc
+
+    from ._steps_a import open_tutorial
+
+    def seen(widget) -> Qc.QRect:
+        assert widget.isVisible() and not widget.visibleRegion().isEmpty(), widget.objectName()
+        return Qc.QRect(widget.mapToGlobal(Qc.QPoint(0, 0)), widget.size())
+
+    for tutorial in ("build_foot_roll", "humanoid_gltf"):
+        text = open_tutorial(win, qtbot, tutorial)
+        assert "inspector" in text.lower()  # its steps use the inspector
+        panel = seen(win.tutorial_panel)
+        assert panel.height() >= 200 and panel.width() >= 200, panel  # room to read
+        for widget in (win.inspector, win.outliner, win.viewport):
+            assert not seen(widget).intersects(panel), widget.objectName()
+        assert win.layout_keeper.keeps_rule()
+    win.tutorial_dock.hide()
