@@ -151,7 +151,7 @@ class FileController(QtCore.QObject):
             if not path:
                 return False
         try:
-            scene = load_scene(path)
+            scene = load_scene(path, leaf_bones=settings.leaf_bones())
         except SceneError as e:
             if not e.file:
                 e = e.with_file(str(path))

@@ -31,11 +31,14 @@ KINDS = ("a Pivotal scene (.json), a BVH clip (.bvh), a glTF file (.gltf, .glb) 
          "file (.fbx)")  # fmt: skip
 
 
-def load_scene(path, animation: str | None = None) -> Scene:
+def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> Scene:
     """Read a scene file, or a ``.bvh``, ``.gltf``, ``.glb`` or ``.fbx`` file (by extension) as
     a scene.
 
-    ``animation`` names the glTF animation to import (default: the first).
+    ``animation`` names the glTF animation to import (default: the first). ``leaf_bones``
+    (glTF and FBX): ``"auto"`` ignores the bones Blender adds at the ends of chains when the
+    file says Blender wrote them, ``"ignore"`` always, ``"keep"`` never
+    (:mod:`app.scene.formats.leaf_bones`).
 
     Raises
     ------
@@ -52,7 +55,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.gltf.importer import load_gltf
         from app.scene.formats.mesh_source import remember_source
 
-        return keepable(remember_source(load_gltf(path, animation), path), path)
+        return keepable(remember_source(load_gltf(path, animation, leaf_bones), path), path)
     if path.suffix.lower() == FBX_SUFFIX:
         from app.scene.formats.fbx.importer import load_fbx
         from app.scene.formats.mesh_source import remember_source
@@ -60,7 +63,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         # The importer checks its keys as a scene file would (finite, within the bounds on
         # numbers and frames, unit rotations, no negative scale); the rest is checked here
         # without them, which keeps a 65-joint character's import fast.
-        scene = remember_source(load_fbx(path), path)
+        scene = remember_source(load_fbx(path, leaf_bones), path)
         bare = scene.copy()
         bare.bones = [replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
                       for b in scene.bones]  # fmt: skip

@@ -268,6 +268,26 @@ class WindowActions:
         doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
         doc.player.playing_changed.connect(self._on_playing)
 
+    def _leaf_bones_menu(self, menu) -> None:
+        """File ▸ Leaf Bones: how the next glTF or FBX file reads the bones an exporter adds
+        at the ends of chains (Blender's "Ignore Leaf Bones", by default as the file says)."""
+        menu.setObjectName("leafBonesMenu")
+        group = QtGui.QActionGroup(self)
+        for choice, text, tip in (
+            ("auto", "Ignore &Blender's", "Ignore the leaf bones Blender's exporter adds "
+             "(hand.L_end) when the file says Blender wrote it"),
+            ("ignore", "&Ignore", "Ignore every bone that only marks where its parent ends"),
+            ("keep", "&Keep", "Read every bone of the file, leaf bones too"),
+        ):  # fmt: skip
+            action = group.addAction(text)
+            action.setObjectName(f"leafBones_{choice}")
+            action.setCheckable(True)
+            action.setChecked(settings.leaf_bones() == choice)
+            action.setStatusTip(tip + " (from the next file opened)")
+            action.triggered.connect(lambda _=False, c=choice: settings.set_leaf_bones(c))
+            menu.addAction(action)
+            self.actions_by_name[action.objectName()] = action
+
     def _no_key(self, where: str) -> None:
         self.statusBar().showMessage(f"No key {where} frame {self.document.frame:g}", 3000)
 
@@ -280,6 +300,7 @@ class WindowActions:
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recentMenu")
         self._update_recent_menu()
+        self._leaf_bones_menu(file.addMenu("&Leaf Bones"))
         file.addSeparator()
         for name in ("save", "saveAs"):
             file.addAction(m[name])

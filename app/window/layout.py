@@ -212,11 +212,10 @@ class LayoutKeeper(QtCore.QObject):
         return max(0, self.viewport.width() - int(VIEWPORT_SHARE * whole) - 2)
 
     def fit_names(self) -> None:
-        """After the bones or constraints changed: the outliner wide enough for its longest
-        name, where the viewport keeps its share (after the outliner has rebuilt)."""
-        window = self.window
-        QtCore.QTimer.singleShot(0, self, lambda: self.widen(window.outliner_dock,
-                                                             window.outliner.fit_width()))
+        """After the bones or constraints changed (the outliner has rebuilt: it listens
+        first): the outliner wide enough for its longest name, where the viewport keeps its
+        share."""
+        self.widen(self.window.outliner_dock, self.window.outliner.fit_width())
 
     def widen(self, dock: QtWidgets.QDockWidget, content: int) -> None:
         """Make a docked side ``dock`` wide enough for ``content`` pixels of its widget, as

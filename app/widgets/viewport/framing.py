@@ -45,23 +45,43 @@ def _stage(viewport, reach, radius: float, turn: bool = True) -> None:
     viewport.opts["azimuth"] = float(np.degrees(np.arctan2(toward[1], toward[0])))
 
 
+def _framed(doc) -> tuple[np.ndarray, np.ndarray]:
+    """The bones whose heads and tails framing holds (not an unskinned leaf's,
+    :func:`~app.scene.analysis.camera_framing.framed_ends`), kept while the scene's bones
+    and meshes stay."""
+    scene = doc.scene
+    key = (id(scene), id(scene.meshes), tuple((b.name, b.parent, b.tail is None)
+                                              for b in scene.bones))  # fmt: skip
+    if _FRAMED.get("key") != key:
+        _FRAMED.update(key=key, ends=camera_framing.framed_ends(scene))
+    return _FRAMED["ends"]
+
+
+_FRAMED: dict = {}
+
+
+def _joints(doc, result) -> np.ndarray:
+    """The framed heads and tails of ``result`` (a bake), (F, N, 3)."""
+    heads, tails = _framed(doc)
+    if len(heads) != result.heads.shape[1]:  # an edit halfway
+        heads = tails = np.ones(result.heads.shape[1], bool)
+    return np.concatenate([result.heads[:, heads], result.tails[:, tails]], axis=1)
+
+
 def _reach(doc) -> np.ndarray:
-    """Every joint over the timeline (or an even sample of it), (N, 3)."""
-    path = doc.timeline_sample(SAMPLED_FRAMES)
-    return np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
+    """Every framed joint over the timeline (or an even sample of it), (N, 3)."""
+    return _joints(doc, doc.timeline_sample(SAMPLED_FRAMES)).reshape(-1, 3)
 
 
 def shown_points(viewport) -> np.ndarray:
     """What is drawn at the current frame: skeleton, handles, trails, ghosts, meshes and
     Compare's ghost, (N, 3)."""
     doc = viewport.document
-    pose = doc.pose()
-    shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in viewport.handles()]
+    shown = [_joints(doc, doc.pose())[0]] + [p[None] for _, p in viewport.handles()]
     shown.append(viewport.drawing.teaching.drawn_points())  # trails and ghosts, when on
     shown.append(viewport.drawing.meshes.drawn_points())  # the skinned meshes, when shown
     if doc.compare:  # the ghost is part of the picture
-        ghost = doc.ghost_pose()
-        shown += [ghost.heads[0], ghost.tails[0]]
+        shown.append(_joints(doc, doc.ghost_pose())[0])
     return np.concatenate(shown).reshape(-1, 3)
 
 
@@ -111,7 +131,7 @@ def animation_plan(viewport, evaluate_ghost: bool = False
     doc = viewport.document
     timeline = doc.timeline_sample(SAMPLED_FRAMES)
     frames = np.asarray(timeline.frames, dtype=float)
-    joints = np.concatenate([timeline.heads, timeline.tails], axis=1)  # (F, 2B, 3)
+    joints = _joints(doc, timeline)  # (F, N, 3)
     bones = followed_bones(doc)
     if len(bones) and joints.shape[1]:
         # the selection's bones' middles, or the roots' heads (the hips, the box's centre)
@@ -128,7 +148,7 @@ def animation_plan(viewport, evaluate_ghost: bool = False
                                            or not np.array_equal(ghost.frames, frames)):
         ghost = doc.evaluate(frames, doc.ghost_space())
     if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
-        ghost_joints = np.concatenate([ghost.heads, ghost.tails], axis=1)
+        ghost_joints = _joints(doc, ghost)
         still.append(ghost_joints.reshape(-1, 3))
         relative.append(ghost_joints - plan.path[:, None, :])
     meshes = _mesh_points(viewport, timeline)

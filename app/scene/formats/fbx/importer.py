@@ -25,6 +25,7 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
+from app.scene.formats import leaf_bones as leaves
 from app.scene.formats.fbx import assimp, messages, pivots
 from app.scene.math import quat, transforms
 from app.scene.rig.editing import unique_name
@@ -40,8 +41,9 @@ _TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
 _DEFAULT_FPS = 24.0
 
 
-def load_fbx(path) -> Scene:
-    """Read an ``.fbx`` file as a scene (see the module docstring).
+def load_fbx(path, leaf_bones: str = "auto") -> Scene:
+    """Read an ``.fbx`` file as a scene (see the module docstring); ``leaf_bones``: the
+    bones Blender adds at the ends of chains, ignored as :mod:`..leaf_bones` says.
 
     Raises
     ------
@@ -58,9 +60,10 @@ def load_fbx(path) -> Scene:
         with open(path, "rb") as f:
             raise messages.refusal(str(e), f.read(64)).with_file(str(path)) from None
     try:
-        return _scene(read)
+        scene = _scene(read)
     except SceneError as e:
         raise e.with_file(str(path)) from None
+    return leaves.apply(scene, read.settings.get("SourceAsset_Generator"), leaf_bones)
 
 
 # --- axes and units -----------------------------------------------------------------------
