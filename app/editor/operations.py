@@ -415,7 +415,11 @@ def delete_selected(document) -> None:
     file's, and removing one would orphan its children)."""
     refs = [r for r in document.selection if r.kind in (PIVOT, CONSTRAINT)]
     if not refs:
-        raise OperationError("Select a pivot or a constraint to delete")
+        active = document.active
+        what = "X deletes the selected bones, pivots and constraints"
+        raise OperationError(f"{what}; {active.label()} is part of its constraint (select "
+                             "the constraint)" if active is not None else
+                             f"{what}: select some first")  # fmt: skip
     removed = {r.name for r in refs if r.kind == CONSTRAINT}
     for ref in refs:
         if ref.kind == PIVOT and ref.name not in removed:
