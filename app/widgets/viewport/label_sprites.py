@@ -74,14 +74,13 @@ PLACES = (
 )
 
 
-_PLACES = np.array(PLACES, dtype=float)
-
-
-def _overlaps(a, b) -> np.ndarray:
-    """Whether boxes ``a`` (N, 4) and ``b`` (M, 4) overlap or touch within a pixel, (N, M)."""
-    a, b = a[:, None], b[None]
-    return ((a[..., 0] < b[..., 2] + 1) & (a[..., 2] + 1 > b[..., 0])
-            & (a[..., 1] < b[..., 3] + 1) & (a[..., 3] + 1 > b[..., 1]))  # fmt: skip
+def _clear(box, others) -> bool:
+    """Whether ``box`` (left, top, right, bottom) keeps a pixel from every box of ``others``."""
+    left, top, right, bottom = box
+    for o_left, o_top, o_right, o_bottom in others:
+        if left < o_right + 1 and right + 1 > o_left and top < o_bottom + 1 and bottom + 1 > o_top:
+            return False
+    return True
 
 
 def place_labels(at, extent, priority, size) -> tuple[np.ndarray, np.ndarray]:
@@ -108,31 +107,41 @@ def place_labels(at, extent, priority, size) -> tuple[np.ndarray, np.ndarray]:
         The labels drawn, in their order.
     boxes : ndarray, shape (M, 4)
         Their boxes: left, top, right, bottom, logical pixels.
+
+    A few dozen labels at most, placed one after another each paint: plain Python on floats,
+    which is faster here than numpy on arrays of a handful of elements.
     """
-    at = np.asarray(at, dtype=float).reshape(-1, 2)
-    finite = np.isfinite(at).all(axis=1)
+    points = np.asarray(at, dtype=float).reshape(-1, 2)
+    finite = np.isfinite(points).all(axis=1)
     r = HANDLE_CLEARANCE_PX
-    discs = np.column_stack([at[finite] - r, at[finite] + r])  # every labelled point's disc
+    discs = [(x - r, y - r, x + r, y + r) for x, y in points[finite].tolist()]
+    sizes = (np.asarray(extent)[:, 2:4] - np.asarray(extent)[:, 0:2]).tolist()
+    xy, ranks = points.tolist(), np.asarray(priority, dtype=float).tolist()
     width, height = size
-    placed: list = []  # boxes (1, 4) of the labels placed
+    placed: list = []
     chosen: dict = {}
-    for i in sorted(np.flatnonzero(finite).tolist(), key=lambda k: (priority[k], k)):
-        w, h = extent[i, 2] - extent[i, 0], extent[i, 3] - extent[i, 1]
-        left = at[i, 0] + _PLACES[:, 2] * GAP_PX + _PLACES[:, 0] * w
-        top = at[i, 1] + _PLACES[:, 3] * GAP_PX + _PLACES[:, 1] * h
-        boxes = np.column_stack([left, top, left + w, top + h])
-        inside = ((boxes[:, 0] >= 0) & (boxes[:, 1] >= 0)
-                  & (boxes[:, 2] <= width) & (boxes[:, 3] <= height))  # fmt: skip
-        apart = ~_overlaps(boxes, np.vstack(placed)).any(axis=1) if placed else inside | True
-        clear = apart & ~_overlaps(boxes, discs).any(axis=1)
-        free = np.flatnonzero(clear & inside)
-        if not len(free):
-            free = np.flatnonzero(clear)
-        if not len(free) and priority[i] <= 0:  # the selection's: over another point's disc
-            free = np.flatnonzero(apart & inside)
-        if len(free):
-            chosen[i] = boxes[free[0]]
-            placed.append(boxes[free[0]][None])
+    for i in sorted(np.flatnonzero(finite).tolist(), key=lambda k: (ranks[k], k)):
+        w, h = sizes[i]
+        x, y = xy[i]
+        fallback = None  # inside the view but over another point's disc (the selection's)
+        outside = None  # clear, but leaving the view
+        for fx, fy, gx, gy in PLACES:
+            left, top = x + gx * GAP_PX + fx * w, y + gy * GAP_PX + fy * h
+            box = (left, top, left + w, top + h)
+            if not _clear(box, placed):
+                continue
+            inside = left >= 0 and top >= 0 and left + w <= width and top + h <= height
+            if _clear(box, discs):
+                if inside:
+                    break
+                outside = outside or box
+            elif inside and ranks[i] <= 0:
+                fallback = fallback or box
+        else:
+            box = outside or fallback
+        if box is not None:
+            chosen[i] = box
+            placed.append(box)
     shown = np.array(sorted(chosen), dtype=np.intp)
     return shown, np.array([chosen[i] for i in shown]).reshape(-1, 4)
 
