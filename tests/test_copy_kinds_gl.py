@@ -96,10 +96,9 @@ def test_add_a_child_of_edit_its_offset_undo_redo_and_see_the_bone_follow(qtbot,
     assert isinstance(c, ChildOf)
     assert (c.bone, c.target.bone, c.offset) == ("arm", "ctrl", "frame_start")
     assert doc.selection == (Ref.constraint("Child Of arm"),)
-    assert doc.undo_stack.undoText() == (
-        "Add Child Of arm following ctrl"
-    )
-    assert "child of" in win.outliner.item_for(Ref.constraint(c.name)).text(1)
+    assert doc.undo_stack.undoText() == "Add Child Of arm following ctrl"
+    row = win.outliner.item_for(Ref.constraint(c.name))  # its name says its kind, in words
+    assert row.text(0) == "Child Of arm" and row.text(1) == "" and row.isFirstColumnSpanned()
     added = list(doc.scene.constraints)
 
     # At frame 20 the arm (and the hand) follow the target, with the frame-start offset.

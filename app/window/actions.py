@@ -274,8 +274,8 @@ class WindowActions:
         menu.setObjectName("leafBonesMenu")
         group = QtGui.QActionGroup(self)
         for choice, text, tip in (
-            ("auto", "Ignore &Blender's", "Ignore the leaf bones Blender's exporter adds "
-             "(hand.L_end) when the file says Blender wrote it"),
+            ("auto", "Ignore &Blender's", "Ignore the leaf bones Blender's exporter adds at the "
+             "ends of chains when the file says Blender wrote it"),
             ("ignore", "&Ignore", "Ignore every bone that only marks where its parent ends"),
             ("keep", "&Keep", "Read every bone of the file, leaf bones too"),
         ):  # fmt: skip

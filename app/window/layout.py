@@ -143,6 +143,8 @@ class LayoutKeeper(QtCore.QObject):
         #: the built-in layout when the saved one breaks the rule.
         self.check_restored = False
         self._attempts = 0
+        #: The scene and the outliner's rows, last seen (the built-in layout fits them).
+        self._rows: tuple = (window.document.scene, window.outliner.row_count())
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -212,10 +214,15 @@ class LayoutKeeper(QtCore.QObject):
         return max(0, self.viewport.width() - int(VIEWPORT_SHARE * whole) - 2)
 
     def fit_names(self) -> None:
-        """After the bones or constraints changed (the outliner has rebuilt: it listens
-        first): the outliner wide enough for its longest name, where the viewport keeps its
-        share."""
-        self.widen(self.window.outliner_dock, self.window.outliner.fit_width())
+        """After bones or constraints were added or another scene opened (the outliner has
+        rebuilt: it listens first): the outliner wide enough for its longest name, where the
+        viewport keeps its share. A rename or a deletion leaves the panels where they are."""
+        window = self.window
+        rows = (window.document.scene, window.outliner.row_count())
+        grown = rows[0] is not self._rows[0] or rows[1] > self._rows[1]
+        self._rows = rows
+        if grown:
+            self.widen(window.outliner_dock, window.outliner.fit_width())
 
     def widen(self, dock: QtWidgets.QDockWidget, content: int) -> None:
         """Make a docked side ``dock`` wide enough for ``content`` pixels of its widget, as

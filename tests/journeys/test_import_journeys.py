@@ -38,7 +38,7 @@ def test_a_blender_fbx_with_leaf_bones_opens_as_its_body(window, qtbot, tmp_path
         for name in names:
             assert window.outliner.item_for(Ref.bone(name)) is not None
         assert "ignored 2 leaf bones" in window.statusBar().currentMessage()
-        assert _body_on_screen(window) >= 0.25  # the body as opening it frames it, not a speck (1 %)
+        assert _body_on_screen(window) >= 0.25  # as opening frames it, not a speck (1 %)
         # File ▸ Leaf Bones ▸ Keep, and the file again: the leaves are bones, far off, and
         # the camera still frames the body
         window.actions_by_name["leafBones_keep"].trigger()

@@ -142,6 +142,10 @@ class Outliner(QtWidgets.QTreeWidget):
         super().resizeEvent(ev)
         self.fit_columns()
 
+    def row_count(self) -> int:
+        """How many bones, constraints and parts it lists."""
+        return len(self._items)
+
     def item_for(self, ref: Ref) -> QtWidgets.QTreeWidgetItem | None:
         return self._items.get(ref)
 
