@@ -76,6 +76,7 @@ class Viewport(gl.GLViewWidget):
         self._press_hit: Ref | None = None
         self._press_under: list[Ref] = []  # everything under the press, first pick first
         self._press_selection: tuple = ()  # the selection before the press
+        self._last_click: QtCore.QPointF | None = None  # where the last click was
         self._press_extend = False
         self._hover: Ref | None = None
         self._trails = TrailSettings()
@@ -316,13 +317,18 @@ class Viewport(gl.GLViewWidget):
         """What selecting ``ref`` selects (a tutorial's point: its bone)."""
         return Ref.bone(ref.name) if ref.kind == POINT else ref
 
-    @staticmethod
-    def _next_under(under: list[Ref], hit: Ref) -> Ref:
-        """What a click on ``hit``, already the whole selection, picks: the next thing under
-        the cursor (Blender's way to reach a bone under another, or under a handle)."""
-        if hit not in under or len(under) < 2:
+    def _next_under(self, hit: Ref) -> Ref:
+        """What a click that first hits ``hit`` picks: on the spot of the click before, where
+        what was selected before the press (one thing) is under the cursor too, the next
+        thing under it (Blender's way to reach a bone under another, or under a handle), else
+        ``hit``."""
+        under, before = self._press_under, self._press_selection
+        picks = [self._selectable(r) for r in under]
+        again = self._last_click is not None and self._press is not None and (
+            (self._press - self._last_click).manhattanLength() <= CLICK_SLOP_PX)  # fmt: skip
+        if not again or len(before) != 1 or before[0] not in picks or len(under) < 2:
             return hit
-        return under[(under.index(hit) + 1) % len(under)]
+        return under[(picks.index(before[0]) + 1) % len(under)]
 
     # --- mouse ---------------------------------------------------------------------------
 
@@ -388,16 +394,22 @@ class Viewport(gl.GLViewWidget):
         super().mouseMoveEvent(ev)
 
     def mouseReleaseEvent(self, ev):
-        press, self._press = self._press, None
+        press = self._press
         clicked = press is not None and (ev.position() - press).manhattanLength() <= CLICK_SLOP_PX
+        try:
+            self._release(ev, press, clicked)
+        finally:
+            self._press = None
+            if clicked and ev.button() == QtCore.Qt.MouseButton.LeftButton:
+                self._last_click = press
+
+    def _release(self, ev, press, clicked: bool) -> None:
         if self._drag is not None:
             drag, self._drag = self._drag, None
             drag.finish()
             hit, self._press_hit = self._press_hit, None
-            if (clicked and hit is not None
-                    and self._press_selection == (self._selectable(hit),)):
-                # a click on the selected handle: the next thing under it (a bone beneath)
-                picked = self._next_under(self._press_under, hit)
+            if clicked and hit is not None:  # a click again: the next thing under the handle
+                picked = self._next_under(hit)
                 if picked != hit:
                     self._document.set_selection([self._selectable(picked)])
             ev.accept()
@@ -425,8 +437,8 @@ class Viewport(gl.GLViewWidget):
 
     def _click(self, hit: Ref | None, extend: bool) -> None:
         doc = self._document
-        if not extend and hit is not None and self._press_selection == (self._selectable(hit),):
-            hit = self._next_under(self._press_under, hit)
+        if not extend and hit is not None:
+            hit = self._next_under(hit)
         if hit is not None:
             hit = self._selectable(hit)
         if hit is None:
