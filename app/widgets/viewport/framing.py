@@ -146,7 +146,8 @@ def animation_plan(viewport, evaluate_ghost: bool = False
     ghost = doc.cached_timeline(doc.ghost_space()) if doc.compare else None
     if doc.compare and evaluate_ghost and (ghost is None
                                            or not np.array_equal(ghost.frames, frames)):
-        ghost = doc.evaluate(frames, doc.ghost_space())
+        ghost = (doc.timeline_in(doc.ghost_space()) if doc.timeline_fits_cache()
+                 else doc.evaluate(frames, doc.ghost_space()))  # kept: Compare reads it too
     if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
         ghost_joints = _joints(doc, ghost)
         still.append(ghost_joints.reshape(-1, 3))
