@@ -12,6 +12,7 @@ from app.scene.builders.foot_roll import MOTION, REST, FootRollError, check_leg,
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
 from app.scene.errors import SceneError
 from app.window.layout import show_message
+from app.window.plant_actions import add_plant_feet
 
 NO_TOES = "(no toes)"
 PARTS = ("thigh", "calf", "foot", "toes")
@@ -26,6 +27,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
     menu = bar.addMenu("R&ig")  # Alt+R is Clear Rotation (Blender's)
     menu.setObjectName("rigMenu")
     menu.addAction(action)
+    add_plant_feet(window, menu)
     return menu
 
 
