@@ -35,9 +35,10 @@ def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> 
     """Read a scene file, or a ``.bvh``, ``.gltf``, ``.glb`` or ``.fbx`` file (by extension) as
     a scene.
 
-    ``animation`` names the glTF animation to import (default: the first). ``leaf_bones``
-    (glTF and FBX): ``"auto"`` ignores the bones Blender adds at the ends of chains when the
-    file says Blender wrote them, ``"ignore"`` always, ``"keep"`` never
+    ``animation`` names the glTF animation or FBX take to import (or is its index, from 0;
+    default: the first; :func:`animation_names` lists them). ``leaf_bones`` (glTF and FBX):
+    ``"auto"`` ignores the bones Blender adds at the ends of chains when the file says
+    Blender wrote them, ``"ignore"`` always, ``"keep"`` never
     (:mod:`app.scene.formats.leaf_bones`).
 
     Raises
@@ -63,7 +64,7 @@ def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> 
         # The importer checks its keys as a scene file would (finite, within the bounds on
         # numbers and frames, unit rotations, no negative scale); the rest is checked here
         # without them, which keeps a 65-joint character's import fast.
-        scene = remember_source(load_fbx(path, leaf_bones), path)
+        scene = remember_source(load_fbx(path, animation, leaf_bones), path)
         bare = scene.copy()
         bare.bones = [replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
                       for b in scene.bones]  # fmt: skip
@@ -93,6 +94,32 @@ def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> 
 
         load_meshes(scene, path)
     return scene
+
+
+def animation_names(path) -> list[str]:
+    """The animations a file holds: a glTF file's animations, an FBX file's takes (an
+    unnamed glTF animation is ``animation N``); ``[]`` for a scene file or a BVH (one clip).
+
+    Raises
+    ------
+    SceneError
+        For a file that cannot be read.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix in GLTF_SUFFIXES:
+        from app.scene.formats.gltf.clips import animation_names as gltf_names
+
+        return gltf_names(path)
+    if suffix == FBX_SUFFIX:
+        from app.scene.formats.fbx import assimp
+
+        if not Path(path).is_file():
+            raise SceneError("no such file", file=str(path))
+        try:
+            return list(assimp.read_guarded(path).takes)
+        except assimp.ReadError as e:
+            raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
+    return []
 
 
 def keepable(scene: Scene, path) -> Scene:

@@ -16,6 +16,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor import operations, playback, settings
 from app.widgets.add_menu import build_add_menu
+from app.widgets.retarget.import_dialog import import_motion
+from app.widgets.retarget.map_dialog import edit_map
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import show_controls
@@ -82,6 +84,11 @@ class WindowActions:
             "Open a scene file, a BVH motion capture or a glTF character",
             icon=sp.SP_DialogOpenButton,
         )
+        a("importMotion", "&Import Motion onto Character…", self._import_motion, None,
+          "Put a clip (BVH, glTF, FBX) on this character through the humanoid maps")
+        a("humanoidMap", "&Humanoid Map…", lambda: edit_map(self, doc), None,
+          "Which of the character's bones is each humanoid bone (read by the retarget and "
+          "the foot-roll rig)")
         a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
         a(
             "saveAs",
@@ -288,6 +295,12 @@ class WindowActions:
             menu.addAction(action)
             self.actions_by_name[action.objectName()] = action
 
+    def _import_motion(self) -> None:
+        frame = self.actions_by_name["frameAnimation"].trigger
+        said = import_motion(self, self.document, frame=frame)
+        if said:
+            self.document.notify(said)
+
     def _no_key(self, where: str) -> None:
         self.statusBar().showMessage(f"No key {where} frame {self.document.frame:g}", 3000)
 
@@ -300,6 +313,7 @@ class WindowActions:
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recentMenu")
         self._update_recent_menu()
+        file.addAction(m["importMotion"])
         self._leaf_bones_menu(file.addMenu("&Leaf Bones"))
         file.addSeparator()
         for name in ("save", "saveAs"):
@@ -330,7 +344,7 @@ class WindowActions:
         edit.addAction(m["rotate"])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
-        build_rig_menu(self, bar)
+        build_rig_menu(self, bar).addAction(m["humanoidMap"])
         view = bar.addMenu("&View")
         for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes",
                      "labels"):  # fmt: skip

@@ -82,6 +82,9 @@ def shown_points(viewport) -> np.ndarray:
     shown.append(viewport.drawing.meshes.drawn_points())  # the skinned meshes, when shown
     if doc.compare:  # the ghost is part of the picture
         shown.append(_joints(doc, doc.ghost_pose())[0])
+    reference = doc.reference.at(doc.frame)
+    if reference is not None:  # so is a clip shown beside the scene
+        shown += list(reference)
     return np.concatenate(shown).reshape(-1, 3)
 
 

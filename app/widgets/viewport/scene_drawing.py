@@ -47,6 +47,7 @@ DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
 DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
 GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.34])
 GHOST_VIOLATION_COLOR = np.array([1.0, 0.25, 0.25, 0.45])
+REFERENCE_COLOR = np.array([0.45, 0.95, 0.55, 0.5])  # a clip beside the scene (an import)
 GRID_COLOR = np.array([150, 150, 160, 50]) / 255.0
 #: Degrees past a limit below which a bone counts as keeping it (rounding).
 VIOLATION_EPS_DEG = 0.05
@@ -205,6 +206,9 @@ class SceneDrawing:
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
+        # a clip shown beside the scene (the motion being imported), translucent green
+        self._reference = SkeletonItem(parentItem=self._root, ghost=True)
+        self._reference.setDepthValue(6)
         # Each timeline's bone meshes, built once per edit (playback reads them).
         self.shapes = TimelineShapes()
         self._ghost_shapes = TimelineShapes()
@@ -266,6 +270,11 @@ class SceneDrawing:
             shapes = self._ghost_shapes.of_pose(document, document.ghost_space(), ghost)
             self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost),
                                  shapes=shapes)  # fmt: skip
+        reference = document.reference.at(document.frame)
+        self._reference.setVisible(reference is not None)
+        if reference is not None:
+            heads, tails = reference
+            self._reference.set_pose(heads, tails, np.tile(REFERENCE_COLOR, (len(heads), 1)))
         self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
         handles = self.handle_frames.of_document(document)

@@ -96,6 +96,7 @@ class Viewport(gl.GLViewWidget):
         document.scene_replaced.connect(self.frame_opened)
         document.space_changed.connect(self.keep_action)
         document.compare_changed.connect(self.keep_action)
+        document.reference.changed.connect(self.refresh)
         self.refresh()
         self.frame_opened()
 

@@ -35,6 +35,7 @@ from app.scene.formats.gltf.buffers import (
     pointer,
     read_document,
 )
+from app.scene.formats.gltf.clips import animation_titles, chosen_animation
 from app.scene.formats.gltf.meshes import read_meshes
 from app.scene.math import transforms
 from app.scene.rig.editing import unique_name
@@ -130,6 +131,13 @@ def _parse(doc: dict, blob, base: Path | None, animation: str | None) -> Scene:
     scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(messages + keys.get("messages", []))
+    titles = animation_titles(doc)
+    if len(titles) > 1:
+        chosen = chosen_animation(doc, animation)
+        others = ", ".join(repr(t) for k, t in enumerate(titles) if k != chosen)
+        scene.messages.append(f"the file has {len(titles)} animations; {titles[chosen]!r} is "
+                              f"imported (the others: {others}; choose one with --animation "
+                              "NAME, or in File ▸ Open)")  # fmt: skip
     return scene
 
 
@@ -290,16 +298,8 @@ def _local(node, where):
 def _animation(doc, acc, name, names, n_bones):
     """``{node: {"translation_keys": Keys, ...}}``, fps and ``(frame_start, frame_end)``."""
     animations = items(doc, "animations")
-    if name is not None:
-        found = [i for i, a in enumerate(animations)
-                 if isinstance(a, dict) and a.get("name") == name]  # fmt: skip
-        if not found:
-            have = [a.get("name") for a in animations if isinstance(a, dict)]
-            raise SceneError(f"no animation named {name!r} (the file has {have})", "/animations")
-        a = found[0]
-    elif animations:
-        a = 0
-    else:
+    a = chosen_animation(doc, name)
+    if a is None:
         return {}, anim.FALLBACK_FPS, (0, 0)
     where = pointer("animations", a)
     animation = obj(animations[a], where)
