@@ -117,8 +117,11 @@ def animation_names(path) -> list[str]:
             raise SceneError("no such file", file=str(path))
         try:
             return list(assimp.read_guarded(path).takes)
-        except assimp.ReadError as e:
-            raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
+        except assimp.ReadError as e:  # assimp's words, translated (kept as details)
+            from app.scene.formats.fbx.messages import refusal
+
+            with open(path, "rb") as f:
+                raise refusal(str(e), f.read(64)).with_file(str(path)) from None
     return []
 
 

@@ -106,6 +106,35 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
     return value, blob
 
 
+def _not_binary(data: bytes) -> str:
+    """Why a ``.glb`` file that is not one is refused: what it is instead, in words."""
+    if not data:
+        return "the file is empty"
+    head = data[:4096]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = head[: e.start].decode("utf-8") if e.start > 64 else None
+    if text is not None and all(c.isprintable() or c.isspace() for c in text):
+        return ("it is a text file, not a glTF binary: a .glb file begins with the bytes "
+                "“glTF” (was it renamed?)")  # fmt: skip
+    shown = " ".join(f"{b:02x}" for b in data[:4])
+    return ("it is not a glTF binary: a .glb file begins with the bytes “glTF”, this one "
+            f"with {shown}")
+
+
+def explained(error: SceneError, path, data: bytes) -> SceneError:
+    """``error`` naming the file ``path``; for a ``.glb`` that is not one (it does not begin
+    with the bytes ``glTF``, nor is it glTF JSON), what it is instead, the parser's words as
+    details."""
+    path = Path(path)
+    if path.suffix.lower() == ".glb" and data.lstrip()[:1] != b"{" and not data.startswith(
+            _GLB_MAGIC):  # fmt: skip
+        return SceneError(_not_binary(data), details=f"{error.path}: {error.reason}",
+                          file=str(path))  # fmt: skip
+    return error.with_file(str(path))
+
+
 def _no_constant(token):
     raise ValueError(f"{token} is not a JSON number")
 

@@ -28,6 +28,7 @@ from app.scene.formats import leaf_bones as leaves
 from app.scene.formats.gltf import animation as anim
 from app.scene.formats.gltf.buffers import (
     Accessors,
+    explained,
     index,
     items,
     numbers,
@@ -65,30 +66,9 @@ def load_gltf(path, animation: str | None = None, leaf_bones: str = "auto") -> S
     try:
         return parse_gltf(data, path.parent, animation, leaf_bones)
     except SceneError as e:
-        if path.suffix.lower() == ".glb" and not data.lstrip()[:1] == b"{" \
-                and not data.startswith(b"glTF"):  # fmt: skip
-            raise SceneError(_not_binary(data), details=f"{e.path}: {e.reason}",
-                             file=str(path)) from None  # fmt: skip
-        raise e.with_file(str(path)) from None
+        raise explained(e, path, data) from None
     except RecursionError:  # pragma: no cover - json limits nesting before we recurse
         raise SceneError("nesting too deep", "/", str(path)) from None
-
-
-def _not_binary(data: bytes) -> str:
-    """Why a ``.glb`` file that is not one is refused: what it is instead, in words."""
-    if not data:
-        return "the file is empty"
-    head = data[:4096]
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        text = head[: e.start].decode("utf-8") if e.start > 64 else None
-    if text is not None and all(c.isprintable() or c.isspace() for c in text):
-        return ("it is a text file, not a glTF binary: a .glb file begins with the bytes "
-                "“glTF” (was it renamed?)")  # fmt: skip
-    shown = " ".join(f"{b:02x}" for b in data[:4])
-    return ("it is not a glTF binary: a .glb file begins with the bytes “glTF”, this one "
-            f"with {shown}")
 
 
 def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = None,
