@@ -206,7 +206,8 @@ def humanoid_gltf(app) -> None:
         scene = Path(folder) / "humanoid_foot_roll.json"
         save_scene(document.scene, scene)
         path = render_screenshot(scene, OUT / "humanoid-gltf.png", frame=HUMANOID_FRAME,
-                                 size=HUMANOID_SIZE, space="object", select=[f"{roll}/ball"])  # fmt: skip
+                                 size=HUMANOID_SIZE, space="object",
+                                 select=[f"{roll}/ball"])  # fmt: skip
         print(Path(path).relative_to(ROOT))
 
 
