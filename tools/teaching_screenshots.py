@@ -2,7 +2,9 @@
 
 Run under a virtual X server:
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/teaching_screenshots.py
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/teaching_screenshots.py [SHOT...]
+
+(``SHOT``: ``demo``, ``humanoid``, ``humanoid_gltf``... to render only those.)
 
 Each shot opens a scene in the editor window, sets the view up as a teacher would, and saves
 the whole window (the OpenGL viewport and its labels composed in).
@@ -184,11 +186,39 @@ def humanoid(app, out=OUT, orbit=HUMANOID_ORBIT) -> None:
         save(app, window, file, frame_all=False, out=out)
 
 
+def humanoid_gltf(app) -> None:
+    """The README's first picture of the worked example: the whole figure with the rig on
+    both legs at :data:`HUMANOID_FRAME`, the left ball pivot selected, object space (every
+    label beside its handle, none over another)."""
+    import importlib.util
+    import tempfile
+
+    from app.scene.io import save_scene
+    from app.window.application import render_screenshot
+
+    spec = importlib.util.spec_from_file_location("add_foot_roll",
+                                                  ROOT / "tools" / "add_foot_roll.py")  # fmt: skip
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    document = Document.from_file(SCENES / "humanoid.glb")
+    roll = tool.add_foot_roll(document)
+    with tempfile.TemporaryDirectory() as folder:
+        scene = Path(folder) / "humanoid_foot_roll.json"
+        save_scene(document.scene, scene)
+        path = render_screenshot(scene, OUT / "humanoid-gltf.png", frame=HUMANOID_FRAME,
+                                 size=HUMANOID_SIZE, space="object",
+                                 select=[f"{roll}/ball"])  # fmt: skip
+        print(Path(path).relative_to(ROOT))
+
+
 def main() -> None:
     app = application()
     OUT.mkdir(parents=True, exist_ok=True)
-    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial, humanoid):
-        shot(app)
+    chosen = set(sys.argv[1:])  # names of shots to render (default: every one)
+    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial, humanoid,
+                 humanoid_gltf):  # fmt: skip
+        if not chosen or shot.__name__ in chosen:
+            shot(app)
 
 
 if __name__ == "__main__":

@@ -63,13 +63,22 @@ def refused_text(path) -> str:
     )
 
 
+#: Places that say nothing more than "the file" (a JSON pointer's root, the top level).
+_NO_PLACE = ("", "/", "(top level)")
+
+
 def error_text(e: SceneError, verb: str = "opened") -> str:
-    """A dialog's text for a refused file: what, where, why."""
+    """A dialog's text for a refused file, as one sentence: the file, why, and where when
+    there is a place ("notes.glb could not be opened: it is a text file, not a glTF binary
+    … (at line 3 column 5)."); what another program said word for word below it, as
+    details; the file's folder in grey."""
     name = escape(Path(e.file).name) if e.file else "The file"
-    where = escape(e.path or "the file as a whole")
+    reason = e.reason.rstrip(". ")
+    where = f" (at {escape(e.path)})" if e.path not in _NO_PLACE else ""
+    details = (f"<br><br><span style='color:gray'>Details: {escape(e.details)}</span>"
+               if e.details else "")  # fmt: skip
     return (
-        f"<b>{name}</b> could not be {verb}.<br><br>"
-        f"<b>Where:</b> {where}<br><b>Why:</b> {escape(e.reason)}"
+        f"<b>{name}</b> could not be {verb}: {escape(reason)}{where}.{details}"
         + (f"<br><br><span style='color:gray'>{escape(e.file)}</span>" if e.file else "")
     )
 
@@ -178,7 +187,7 @@ class FileController(QtCore.QObject):
                     animation = choose_animation(self.window, path, names)
                     if animation is None:
                         return False
-            scene = load_scene(path, animation=animation)
+            scene = load_scene(path, animation=animation, leaf_bones=settings.leaf_bones())
         except SceneError as e:
             if not e.file:
                 e = e.with_file(str(path))

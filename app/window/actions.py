@@ -164,6 +164,10 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
+        a("labels", "&Labels", self.viewport.set_show_labels, "Alt+L",
+          "Name the pivots, targets and poles beside them (the selection's first where they "
+          "crowd)", checkable=True)  # fmt: skip
+        self.actions_by_name["labels"].setChecked(True)
         build_mesh_actions(self)
         a(
             "compare",
@@ -271,6 +275,26 @@ class WindowActions:
         doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
         doc.player.playing_changed.connect(self._on_playing)
 
+    def _leaf_bones_menu(self, menu) -> None:
+        """File ▸ Leaf Bones: how the next glTF or FBX file reads the bones an exporter adds
+        at the ends of chains (Blender's "Ignore Leaf Bones", by default as the file says)."""
+        menu.setObjectName("leafBonesMenu")
+        group = QtGui.QActionGroup(self)
+        for choice, text, tip in (
+            ("auto", "Ignore &Blender's", "Ignore the leaf bones Blender's exporter adds at the "
+             "ends of chains when the file says Blender wrote it"),
+            ("ignore", "&Ignore", "Ignore every bone that only marks where its parent ends"),
+            ("keep", "&Keep", "Read every bone of the file, leaf bones too"),
+        ):  # fmt: skip
+            action = group.addAction(text)
+            action.setObjectName(f"leafBones_{choice}")
+            action.setCheckable(True)
+            action.setChecked(settings.leaf_bones() == choice)
+            action.setStatusTip(tip + " (from the next file opened)")
+            action.triggered.connect(lambda _=False, c=choice: settings.set_leaf_bones(c))
+            menu.addAction(action)
+            self.actions_by_name[action.objectName()] = action
+
     def _import_motion(self) -> None:
         frame = self.actions_by_name["frameAnimation"].trigger
         said = import_motion(self, self.document, frame=frame)
@@ -290,6 +314,7 @@ class WindowActions:
         self.recent_menu.setObjectName("recentMenu")
         self._update_recent_menu()
         file.addAction(m["importMotion"])
+        self._leaf_bones_menu(file.addMenu("&Leaf Bones"))
         file.addSeparator()
         for name in ("save", "saveAs"):
             file.addAction(m[name])
@@ -321,7 +346,8 @@ class WindowActions:
         edit.addAction(m["selectNone"])
         build_rig_menu(self, bar).addAction(m["humanoidMap"])
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes",
+                     "labels"):  # fmt: skip
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):

@@ -146,6 +146,29 @@ def _guide_of(c, ref: Ref, index) -> tuple[int, bool, tuple]:
     return index[bone], at != "head", (0.3, 0.9, 1.0, 0.55)
 
 
+#: Whose labels keep their place first where labels would overlap (lower first): the
+#: selection's, a hovered handle's and what a teaching view or a limit says, the handles of
+#: what the selected bones take part in, the other handles.
+SELECTED, HOVERED, TOLD, NEAR_SELECTION, OTHER = range(5)
+
+
+def label_priority(document, refs, hover: Ref | None) -> np.ndarray:
+    """The label priority (:data:`SELECTED`...) of handles ``refs``, (N,)."""
+    selected = set(document.selection)
+    bones = set(document.selected_bones())
+    scene = document.scene
+    out = np.full(len(refs), OTHER, dtype=float)
+    for k, r in enumerate(refs):
+        if r in selected or Ref.constraint(r.name) in selected or (
+                r.kind == POINT and Ref.bone(r.name) in selected):  # fmt: skip
+            out[k] = SELECTED
+        elif r == hover:
+            out[k] = HOVERED
+        elif r.kind != POINT and bones & set(scene.constraint(r.name).referenced_bones()):
+            out[k] = NEAR_SELECTION
+    return out
+
+
 class _HandleStyle:
     """What of the handles ``refs`` (pivots, targets, poles) does not move with the frame,
     as arrays, so a frame change draws them with a few gathers, not a loop per handle."""
@@ -161,6 +184,7 @@ class _HandleStyle:
         self.at_tail = np.array([g[1] for g in guides], dtype=bool)
         self.guide_colors = np.repeat(np.array([g[2] for g in guides]).reshape(-1, 4), 2, axis=0)
         self.texts = [r.pivot if r.kind == PIVOT else f"{r.kind} · {r.name}" for r in refs]
+        self.priority = label_priority(document, refs, hover)
         self.label_colors = [PIVOT_COLOR if r.kind == PIVOT else
                              POLE_COLOR if r.kind == POLE else TARGET_COLOR
                              for r in refs]  # fmt: skip
@@ -347,7 +371,10 @@ class SceneDrawing:
             positions = [p for _, p in handles]
             texts = list(style.texts)
             colors = list(style.label_colors)
+            priority = list(style.priority)
             handles = ()
+        else:
+            priority = list(label_priority(document, [r for r, _ in handles], hover))
         for ref, world in handles:
             positions.append(world)
             if ref.kind == POINT:
@@ -371,13 +398,14 @@ class SceneDrawing:
                 positions.append(0.5 * (p.heads[0, i] + p.tails[0, i]))
                 texts.append(f"{scene.bones[i].name} +{violation[i]:.1f}° past limit{words}")
                 colors.append(VIOLATION_COLOR)
+                priority.append(TOLD)
         for position, text, color in extra:
             positions.append(position)
             texts.append(text)
             colors.append(color)
-        self.labels.set_labels(
-            np.array(positions).reshape(-1, 3), texts, np.array(colors).reshape(-1, 4)
-        )
+            priority.append(TOLD)
+        self.labels.set_labels(np.array(positions).reshape(-1, 3), texts,
+                               np.array(colors).reshape(-1, 4), priority)  # fmt: skip
 
     def show_ring(self, points) -> None:
         """Draw the arcball circle through world ``points`` (M, 3); ``None`` hides it."""

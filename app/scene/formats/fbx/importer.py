@@ -29,7 +29,8 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
-from app.scene.formats.fbx import assimp, pivots
+from app.scene.formats import leaf_bones as leaves
+from app.scene.formats.fbx import assimp, messages, pivots
 from app.scene.math import quat, transforms
 from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
@@ -44,9 +45,10 @@ _TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
 _DEFAULT_FPS = 24.0
 
 
-def load_fbx(path, animation=None) -> Scene:
+def load_fbx(path, animation=None, leaf_bones: str = "auto") -> Scene:
     """Read an ``.fbx`` file as a scene (see the module docstring); ``animation`` names the
-    take to import (or is its index; default: the first).
+    take to import (or is its index; default: the first); ``leaf_bones``: the bones Blender
+    adds at the ends of chains, ignored as :mod:`..leaf_bones` says.
 
     Raises
     ------
@@ -60,15 +62,17 @@ def load_fbx(path, animation=None) -> Scene:
     take = 0 if animation is None else animation
     try:
         read = assimp.read_guarded(path, take=take)
-    except assimp.ReadError as e:
-        raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
+    except assimp.ReadError as e:  # assimp's words, translated (they stay in the details)
+        with open(path, "rb") as f:
+            raise messages.refusal(str(e), f.read(64)).with_file(str(path)) from None
     if read.take < 0:
         raise SceneError(f"no take {animation!r} (the file has {read.takes})", "takes", str(path))
     try:
         _check_transforms_and_keys(read)
-        return _scene(pivots.collapse(read))
+        scene = _scene(pivots.collapse(read))
     except SceneError as e:
         raise e.with_file(str(path)) from None
+    return leaves.apply(scene, read.settings.get("SourceAsset_Generator"), leaf_bones)
 
 
 def _check_transforms_and_keys(read: assimp.File) -> None:

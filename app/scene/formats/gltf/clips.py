@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.scene.errors import SceneError
-from app.scene.formats.gltf.buffers import items, read_document
+from app.scene.formats.gltf.buffers import explained, items, read_document
 
 
 def chosen_animation(doc: dict, name) -> int | None:
@@ -54,9 +54,10 @@ def animation_names(path) -> list[str]:
     """
     path = Path(path)
     try:
-        doc, _ = read_document(path.read_bytes())
+        data = path.read_bytes()
+        doc, _ = read_document(data)
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
     except SceneError as e:
-        raise e.with_file(str(path)) from None
+        raise explained(e, path, data) from None
     return animation_titles(doc)

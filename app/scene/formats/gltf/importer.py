@@ -24,9 +24,11 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
+from app.scene.formats import leaf_bones as leaves
 from app.scene.formats.gltf import animation as anim
 from app.scene.formats.gltf.buffers import (
     Accessors,
+    explained,
     index,
     items,
     numbers,
@@ -45,8 +47,9 @@ from app.scene.words import plural
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
 
 
-def load_gltf(path, animation: str | None = None) -> Scene:
-    """Read a ``.gltf`` or ``.glb`` file as a scene (see the module docstring).
+def load_gltf(path, animation: str | None = None, leaf_bones: str = "auto") -> Scene:
+    """Read a ``.gltf`` or ``.glb`` file as a scene (see the module docstring); ``leaf_bones``:
+    bones that only mark where a chain ends, ignored as :mod:`..leaf_bones` says.
 
     Raises
     ------
@@ -61,16 +64,23 @@ def load_gltf(path, animation: str | None = None) -> Scene:
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
     try:
-        return parse_gltf(data, path.parent, animation)
+        return parse_gltf(data, path.parent, animation, leaf_bones)
     except SceneError as e:
-        raise e.with_file(str(path)) from None
+        raise explained(e, path, data) from None
     except RecursionError:  # pragma: no cover - json limits nesting before we recurse
         raise SceneError("nesting too deep", "/", str(path)) from None
 
 
-def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = None) -> Scene:
-    """Parse glTF bytes (JSON or GLB); external buffers are looked up in ``base``."""
+def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = None,
+               leaf_bones: str = "keep") -> Scene:  # fmt: skip
+    """Parse glTF bytes (JSON or GLB); external buffers are looked up in ``base``;
+    ``leaf_bones`` as :func:`app.scene.formats.leaf_bones.apply` takes it."""
     doc, blob = read_document(data)
+    scene = _parse(doc, blob, base, animation)
+    return leaves.apply(scene, doc["asset"].get("generator"), leaf_bones)
+
+
+def _parse(doc: dict, blob, base: Path | None, animation: str | None) -> Scene:
     acc = Accessors(doc, blob, base)
     nodes = items(doc, "nodes")
     parents, children = _hierarchy(doc, nodes)
