@@ -17,7 +17,7 @@ from app.scene.evaluate import bake
 from app.scene.formats.bvh import parse_bvh
 from app.scene.io import load_scene, loads_scene, save_scene
 
-from . import fuzz_rigs, fuzzing
+from . import fuzz_rigs, fuzz_squash, fuzzing
 from .conftest import SCENES
 
 NAMES = sorted(fuzzing.bases())
@@ -26,11 +26,17 @@ NAMES = sorted(fuzzing.bases())
 LIGHT = [n for n in NAMES if not n.endswith(".fbx")]
 
 
+def light_kinds(name):
+    """The kinds ``name`` takes, but issue 27's squashed parents (whole bakes of FABRIK
+    chains in both spaces: ``make fuzz`` and the plain test below draw those)."""
+    return [k for k in fuzzing.kinds_for(name) if k not in fuzz_squash.SCENE_KINDS]
+
+
 def examples():
     """A base's name and one to three mutations ``(kind, seed)`` of the kinds it takes."""
     return st.sampled_from(LIGHT).flatmap(lambda name: st.tuples(
         st.just(name),
-        st.lists(st.tuples(st.sampled_from(fuzzing.kinds_for(name)),
+        st.lists(st.tuples(st.sampled_from(light_kinds(name)),
                            st.integers(0, 2**32 - 1)), min_size=1, max_size=3)))  # fmt: skip
 
 
