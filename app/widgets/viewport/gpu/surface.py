@@ -68,6 +68,7 @@ class GLSurface(GLViewMixin, QtGui.QWindow):
         self._context: QtGui.QOpenGLContext | None = None
         self._initialized = False
         self._pending = False
+        self._adopted = False
         #: Frames drawn and swapped so far.
         self.frames = 0
         self.setSurfaceType(QtGui.QSurface.SurfaceType.OpenGLSurface)
@@ -137,6 +138,13 @@ class GLSurface(GLViewMixin, QtGui.QWindow):
         return super().event(ev)
 
     def exposeEvent(self, ev) -> None:
+        parent = self.parent()
+        if parent is not None and not self._adopted:
+            # The container set this window's parent (in C++) and deletes it with itself;
+            # the same parent, set again from Python, tells Python so (else Python would
+            # delete it first at exit, under the container's feet).
+            QtCore.QObject.setParent(self, parent)
+            self._adopted = True
         if self.isExposed():  # shown, or uncovered: the window system kept nothing of it
             self.render()
 
