@@ -110,31 +110,33 @@ def test_the_mesh_is_drawn_where_its_vertices_project_and_follows_the_frame(wind
     assert on_clay(later, mesh_pixels(window)) > 0.97
 
 
-def test_a_looping_playback_skins_each_frame_once_and_shows_the_same_vertices(window, qtbot):
-    doc, layer = window.document, window.viewport.drawing.meshes
-    window.viewport.set_xray(False)  # bones inside the mesh: nothing covers it
-    doc.prepare_timeline()  # what Play does: every pose read from the cached timeline
+def test_playback_skins_each_pose_once_on_the_card_as_numpy_does(window, qtbot):
+    """The vertices drawn (read back from the card) are numpy's skinning of each frame's
+    pose, the solid mesh's and Compare's ghost's, to float32 rounding."""
+    doc, layer, viewport = window.document, window.viewport.drawing.meshes, window.viewport
+    viewport.set_xray(False)
+    doc.set_compare(True)
+    doc.prepare_timeline()  # what Play does
     (item,) = layer.items
-    frames = [doc.scene.frame_start + k for k in (3, 9, 14)]
-    skinned = layer.skinned
-    seen = []
-    for _ in range(2):
-        for frame in frames:
-            key(window, "Home")
-            for _ in range(frame - doc.scene.frame_start):
-                key(window, "Right")
-            qtbot.wait(10)
-            assert doc.frame == frame
-            fresh = bind(doc.scene.meshes[0], doc.pose().bone_names, dtype=np.float32)
-            positions, normals = fresh.deform(doc.pose().bone_to_world[0])
-            assert np.array_equal(item.positions, positions)  # bit for bit, kept or not
-            assert np.array_equal(item.normals, normals)
-            seen.append(item.positions.copy())
-    # the frames passed over (Home, Right, ...) were skinned on the first loop, not again
-    assert layer.skinned - skinned == frames[-1] - doc.scene.frame_start + 1
-    assert not np.array_equal(seen[0], seen[1])  # the frames differ: a real pose change
-    on = framebuffer(window.viewport, qtbot)
-    assert on_clay(on, mesh_pixels(window)) > 0.97
+    (ghost,) = layer.ghost_items
+    mesh = doc.scene.meshes[0]
+    skin = bind(mesh, doc.pose().bone_names)  # float64: the reference
+    size = np.ptp(mesh.positions, axis=0).max()
+    for _ in range(3):
+        key(window, "Right")
+        passes = (item.skinned_on_card, ghost.skinned_on_card)
+        framebuffer(viewport, qtbot)  # a frame drawn: the new pose skinned
+        assert (item.skinned_on_card, ghost.skinned_on_card) == (passes[0] + 1, passes[1] + 1)
+        for shown, pose in ((item, doc.pose()), (ghost, doc.ghost_pose())):
+            positions, normals = skin.deform(pose.bone_to_world[0])
+            drawn = shown.drawn_vertices()
+            assert np.abs(drawn[:, :3] - positions).max() <= 1e-5 * size
+            assert np.abs(drawn[:, 3:] - normals).max() <= 1e-5
+    # a redraw without a new pose (a selection, an orbit) skins nothing
+    passes = item.skinned_on_card
+    viewport.orbit(20.0, 0.0)
+    framebuffer(viewport, qtbot)
+    assert item.skinned_on_card == passes
 
 
 def _choose(window, qtbot, action_name) -> None:

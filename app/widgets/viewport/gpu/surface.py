@@ -35,8 +35,10 @@ from OpenGL import GL
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
 from PySide6 import QtCore, QtGui, QtOpenGL, QtWidgets
 
-#: The event a surface posts to itself to draw the next frame (once per batch of requests).
+#: The event a surface posts to itself to draw the next frame (once per batch of requests),
+#: at low priority as Qt's own update requests (input events first).
 _RENDER = QtCore.QEvent.Type(QtCore.QEvent.registerEventType())
+_LOW = QtCore.Qt.EventPriority.LowEventPriority.value
 
 
 def surface_format() -> QtGui.QSurfaceFormat:
@@ -127,8 +129,7 @@ class GLSurface(GLViewMixin, QtGui.QWindow):
         """Draw a frame when the event loop next runs (once for many requests)."""
         if not getattr(self, "_pending", True):
             self._pending = True
-            QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RENDER),
-                                              QtCore.Qt.EventPriority.LowEventPriority.value)  # fmt: skip
+            QtCore.QCoreApplication.postEvent(self, QtCore.QEvent(_RENDER), _LOW)
 
     def event(self, ev) -> bool:
         if ev.type() == _RENDER:
@@ -302,8 +303,8 @@ class GLView(QtWidgets.QWidget):
     # --- events -----------------------------------------------------------------------------
 
     _MOUSE = frozenset({QtCore.QEvent.Type.MouseButtonPress, QtCore.QEvent.Type.MouseMove,
-                        QtCore.QEvent.Type.MouseButtonRelease,
-                        QtCore.QEvent.Type.MouseButtonDblClick, QtCore.QEvent.Type.Wheel})  # fmt: skip
+                        QtCore.QEvent.Type.MouseButtonRelease, QtCore.QEvent.Type.Wheel,
+                        QtCore.QEvent.Type.MouseButtonDblClick})  # fmt: skip
 
     def eventFilter(self, obj, ev) -> bool:
         if obj is self._container and ev.type() in self._MOUSE:
