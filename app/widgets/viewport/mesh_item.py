@@ -309,8 +309,11 @@ class MeshLayer:
         self.xray = True
         self._clear = DepthClear(parentItem=bones)
         self._clear.setDepthValue(-100)  # before the bones' own items
+        self._clear.setVisible(False)  # until a mesh is shown
         self._meshes: tuple = ()
         self._names: tuple = ()
+        self._names_of = None  # the bone names array ``_names_now`` was read from
+        self._names_now: tuple = ()
         self._skinned = (None, None)
         self.items: list[SkinnedMeshItem] = []
         self.ghost_items: list[SkinnedMeshItem] = []
@@ -346,7 +349,12 @@ class MeshLayer:
         """Skin every mesh to ``pose`` (and ``ghost``, Compare's other space, or ``None``)
         and show what the display choices ask for."""
         meshes = tuple(document.scene.meshes)
-        names = tuple(str(n) for n in pose.bone_names)
+        if not meshes and not self._meshes:
+            return  # nothing skinned, nothing to show or hide (a frame of the crowd)
+        if pose.bone_names is not self._names_of:  # one array per timeline: read it once
+            self._names_of = pose.bone_names
+            self._names_now = tuple(str(n) for n in pose.bone_names)
+        names = self._names_now
         same = len(meshes) == len(self._meshes) and all(
             a is b for a, b in zip(meshes, self._meshes)
         )  # identity: the meshes are immutable, comparing their arrays would cost a frame
