@@ -80,7 +80,11 @@ def mesh_pixels(window) -> np.ndarray:
 
 def on_clay(pixels, points) -> float:
     """The share of ``points`` (x, y) that land on (or next to) clay-coloured pixels."""
-    mask = clay(pixels)
+    return on_mask(clay(pixels), points)
+
+
+def on_mask(mask, points) -> float:
+    """The share of ``points`` (x, y) in the image that land on (or next to) ``mask``."""
     h, w = mask.shape
     xy = np.round(points).astype(int)
     inside = (xy[:, 0] >= 1) & (xy[:, 0] < w - 1) & (xy[:, 1] >= 1) & (xy[:, 1] < h - 1)
@@ -264,3 +268,31 @@ def test_the_screenshot_command_shows_the_glb_humanoid_as_asked(qtbot, tmp_path)
         shots[show] = clay(_png_pixels(out)).sum()
     assert shots["both"] > 3000
     assert shots["bones"] < 0.02 * shots["both"]
+
+
+def test_compares_ghost_mesh_shows_where_the_other_space_puts_the_skin(window, qtbot):
+    """Compare: the translucent blue ghost mesh lies where numpy skins the other space's
+    pose, and where the two spaces part from the solid mesh it is seen."""
+    doc, viewport = window.document, window.viewport
+    viewport.set_mesh_display("mesh")
+    doc.set_compare(True)
+    for frame in range(doc.scene.frame_start, doc.scene.frame_end + 1, 2):
+        doc.set_frame(frame)
+        if doc.differences()[0].max() > 0.3:  # the spaces part (and the ghost is in view)
+            break
+    pixels = framebuffer(viewport, qtbot)
+    skin = bind(doc.scene.meshes[0], doc.pose().bone_names)
+    solid = viewport.project(skin.deform(doc.pose().bone_to_world[0], normals=False))
+    ghost = viewport.project(skin.deform(doc.ghost_pose().bone_to_world[0], normals=False))
+    # the ghost's vertices at least 6 pixels from every solid vertex: only the ghost is there
+    near = np.linalg.norm(ghost[:, None] - solid[None], axis=-1).min(axis=1)
+    apart = ghost[near > 6]
+    assert len(apart) > 50
+
+    def on_ghost(image) -> float:  # translucent blue over the dark ground, at or next to it
+        b, g, r = (image[..., i] for i in range(3))
+        return on_mask((b - r > 15) & (b > g), apart)
+
+    assert on_ghost(pixels) > 0.95
+    doc.set_compare(False)
+    assert on_ghost(framebuffer(viewport, qtbot)) < 0.05  # no ghost without Compare
