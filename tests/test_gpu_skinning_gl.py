@@ -121,3 +121,25 @@ def test_a_character_from_blender_plays_skinned_on_the_card_as_numpy_skins_it(qt
         assert np.abs(drawn[:, 3:] - normals).max() <= 1e-5
     assert doc.frame == doc.scene.frame_start + 16
     assert item.skinned_on_card >= 4
+
+
+def test_without_opengl_3_1_the_viewport_skins_with_numpy(qtbot, monkeypatch):
+    """A context that cannot skin on the card (OpenGL ES, or older than 3.1) draws numpy's
+    float32 skinning, uploaded whole, bit for bit."""
+    from app.widgets.viewport import mesh_item
+
+    from .test_mesh_viewport_gl import body_window, clay, mesh_pixels, on_clay
+
+    monkeypatch.setattr(mesh_item.skin_program, "supported", lambda context=None: False)
+    win = body_window(qtbot)
+    doc, viewport = win.document, win.viewport
+    viewport.set_xray(False)
+    (item,) = viewport.drawing.meshes.items
+    key(win, "Right")
+    image = framebuffer(viewport, qtbot)
+    assert item.skinned_on_card == 0 and item.gpu.passes == 0
+    numpy32 = bind(doc.scene.meshes[0], doc.pose().bone_names, dtype=np.float32)
+    positions, normals = numpy32.deform(doc.pose().bone_to_world[0])
+    drawn = item.drawn_vertices()
+    assert np.array_equal(drawn[:, :3], positions) and np.array_equal(drawn[:, 3:], normals)
+    assert clay(image).sum() > 2000 and on_clay(image, mesh_pixels(win)) > 0.97

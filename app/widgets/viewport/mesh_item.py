@@ -320,6 +320,11 @@ class MeshLayer:
         self.skinned = 0  # poses given to the items so far (each skinned once, when drawn)
 
     def _rebuild(self, meshes, bone_names) -> None:
+        view = self._root.view()
+        if view is not None and view.isValid() and self.items:
+            view.makeCurrent()  # to free what the card held for the meshes replaced
+            for item in self.items:
+                item.gpu.release()
         for item in self.items + self.ghost_items:
             item.setParentItem(None)
         self.items, self.ghost_items = [], []

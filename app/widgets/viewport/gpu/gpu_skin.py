@@ -89,13 +89,22 @@ class GPUSkin:
         palette.bind()
         palette.allocate(self.palette_rows * 48)
         palette.release()
-        texture = QtOpenGL.QOpenGLTexture(QtOpenGL.QOpenGLTexture.Target.TargetBuffer)
-        texture.create()
-        GL.glBindTexture(GL.GL_TEXTURE_BUFFER, texture.textureId())
+        texture = int(GL.glGenTextures(1))  # a name: the storage is the palette buffer's
+        GL.glBindTexture(GL.GL_TEXTURE_BUFFER, texture)
         GL.glTexBuffer(GL.GL_TEXTURE_BUFFER, GL.GL_RGBA32F, palette.bufferId())
         GL.glBindTexture(GL.GL_TEXTURE_BUFFER, 0)
         self.uploaded += self._static.nbytes
         return static, palette, texture
+
+    def release(self) -> None:
+        """Free what the card holds (the context current, or one sharing with it)."""
+        if self._buffers is not None:
+            static, palette, texture = self._buffers
+            GL.glDeleteTextures([texture])
+            static.destroy()
+            palette.destroy()
+            self._buffers = None
+            self._vao = VertexArray()
 
     def _program(self):
         program = transform_program(self.influences)
@@ -137,7 +146,7 @@ class GPUSkin:
         self._vao.bind(setup)
         GL.glUseProgram(program)
         GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_BUFFER, texture.textureId())
+        GL.glBindTexture(GL.GL_TEXTURE_BUFFER, texture)
         GL.glUniform1i(u_palette, 0)
         GL.glEnable(GL.GL_RASTERIZER_DISCARD)
         GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.bufferId())
