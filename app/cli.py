@@ -5,6 +5,7 @@ Commands:
   bake             evaluate a scene, BVH or glTF file and write the arrays to a .npz
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
   export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
+  plant-feet       plant a clip's feet (or many clips' on every core) and print the figures
 
 Bad input exits with status 2 and a one-line reason on standard error (never a traceback;
 what the loaded file says about itself, its messages, is printed only when the command
@@ -13,76 +14,22 @@ succeeds).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
+from app.cli_parts import (  # the commands' shared parts
+    _LIMITS,
+    EXIT_BAD_INPUT,  # noqa: F401  (read by callers as app.cli.EXIT_BAD_INPUT)
+    _limit_reason,
+    _load,
+    _Parser,
+    one_line,
+    parse_frames,
+    refuse,
+)
 
-EXIT_BAD_INPUT = 2
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SCENE = ROOT / "resources" / "scenes" / "foot_roll.json"
-
-
-def one_line(text) -> str:
-    """``text`` as one printable line: line breaks as spaces, what the terminal's encoding
-    cannot show (a lone surrogate) escaped."""
-    line = " ".join(str(text).split("\n"))
-    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
-    return line.encode(encoding, "backslashreplace").decode(encoding, "replace")
-
-
-def refuse(prog: str, error) -> int:
-    """Print ``prog: error`` on one line to standard error; the bad-input exit status."""
-    print(one_line(f"{prog}: {error}"), file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-#: What bad input can raise besides SceneError and ValueError: more than the machine can
-#: hold, or nesting past Python's recursion limit (each a refusal, with one line).
-_LIMITS = (MemoryError, RecursionError)
-
-
-def _limit_reason(error: BaseException) -> str:
-    if isinstance(error, MemoryError):
-        return "not enough memory for this input (try fewer frames with --frames)"
-    return "the input is nested too deeply"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors exit 2 with one line (argparse's own status is 2 too)."""
-
-    def error(self, message):
-        self.exit(EXIT_BAD_INPUT, one_line(f"{self.prog}: {message}") + "\n")
-
-
-def parse_frames(text: str) -> np.ndarray:
-    """``START:END[:STEP]`` (END included) as an array of frames.
-
-    Raises
-    ------
-    ValueError
-        With a message naming what is wrong.
-    """
-    parts = text.split(":")
-    if len(parts) not in (2, 3) or not all(p.strip() for p in parts):
-        raise ValueError(f"--frames must be START:END[:STEP], got {text!r}")
-    try:
-        start, end = float(parts[0]), float(parts[1])
-        step = float(parts[2]) if len(parts) == 3 else 1.0
-    except ValueError:
-        raise ValueError(f"--frames must be numbers START:END[:STEP], got {text!r}") from None
-    if not all(np.isfinite([start, end, step])):
-        raise ValueError(f"--frames must be finite, got {text!r}")
-    if step <= 0:
-        raise ValueError(f"--frames STEP must be > 0, got {parts[2]!r}")
-    if end < start:
-        raise ValueError(f"--frames END {end:g} is before START {start:g}")
-    count = np.floor((end - start) / step + 1e-9) + 1
-    from app.scene.bounds import check_frame_count
-
-    check_frame_count(count, "--frames")  # 0:1e300 is refused here, not allocated
-    return start + step * np.arange(int(count))
 
 
 def _bake(argv) -> int:
@@ -131,15 +78,6 @@ def _in_file(error, scene_path):
     if error.file or error.path in ("frames", "--frames", "--space"):
         return error
     return error.with_file(str(scene_path))
-
-
-def _load(path, animation):
-    """``load_scene``, with ``--animation`` for glTF files (refused for other files)."""
-    from app.scene.io import GLTF_SUFFIXES, load_scene
-
-    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES:
-        raise ValueError(f"--animation applies to glTF files (.gltf, .glb), not {path!r}")
-    return load_scene(path, animation=animation)
 
 
 def _screenshot(argv) -> int:
@@ -286,7 +224,14 @@ def _open(argv) -> int:
     return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
 
 
-COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export}
+def _plant_feet(argv) -> int:
+    from app.cli_plant import main
+
+    return main(argv)
+
+
+COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export,
+            "plant-feet": _plant_feet}  # fmt: skip
 
 HELP = f"""usage: python main.py [SCENE]
        python main.py COMMAND [ARGS]
@@ -309,6 +254,13 @@ commands:
          [--size WxH]
                  write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
                  the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+
+  plant-feet IN --out OUT [--frames A:B] [--height H] [--speed V]
+  plant-feet FILES... --out DIR [-j N]
+                 plant the feet of a clip (or of many, on every core): contacts on heel,
+                 ball and toe held still, the result the foot-roll rig keyed; prints the
+                 figures before and after (OUT: .bvh in the input's joints and channels,
+                 .json, .glb, .gltf)
 
 SCENE is a scene file (.json), a BVH (.bvh), a glTF 2.0 character (.gltf, .glb) or an FBX
 character (.fbx: read, never written).

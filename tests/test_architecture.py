@@ -189,7 +189,10 @@ SCENE_RULES = {
     # a rig builder reads the skeleton and evaluates it (to place pivots and the pole)
     "builders": {"math", "rig", "evaluate"},
     "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},
-    "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis"},
+    # planting feet builds the foot-roll rig on a clip and evaluates it for its figures
+    "motion": {"math", "rig", "evaluate", "builders"},
+    "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis",
+                    "motion"},
     "__init__": set(),
     **{leaf: set() for leaf in SCENE_LEAVES},
 }

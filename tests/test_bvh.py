@@ -17,6 +17,13 @@ def independent_bvh_positions(path):
 
     Returns names, End Site positions by joint name, and positions (F, J, 3).
     """
+    names, ends, positions, _ = independent_bvh_fk(path)
+    return names, ends, positions
+
+
+def independent_bvh_fk(path):
+    """:func:`independent_bvh_positions`, and each joint's world rotation (a scipy
+    ``Rotation`` of F frames per joint)."""
     tokens = path.read_text().split()
     joints, stack, i = [], [], 0
     while tokens[i] != "MOTION":
@@ -70,7 +77,7 @@ def independent_bvh_positions(path):
             rotations[j] = rotations[p] * local
         if joint["end"] is not None:
             ends[joint["name"]] = positions[:, j] + rotations[j].apply(joint["end"])
-    return [j["name"] for j in joints], ends, positions
+    return [j["name"] for j in joints], ends, positions, rotations
 
 
 @pytest.mark.parametrize("name", ["01_01.bvh", "01_03.bvh", "Boxing_Toes.bvh"])

@@ -76,7 +76,7 @@ def test_the_ankle_stays_on_the_control_on_every_reachable_frame(humanoid):
     scene, built, result = humanoid
     i = {n: k for k, n in enumerate(scene.bone_names())}
     for side, leg in recognised_legs(load_scene(HUMANOID)).items():
-        control = i[built[side].control]
+        control = i[built[side].body]  # the rolled body, the control's child
         hip, knee, ankle = (result.heads[:, i[b]] for b in (leg.thigh, leg.calf, leg.foot))
         target = result.heads[:, control]
         reach = np.linalg.norm(knee[0] - hip[0]) + np.linalg.norm(ankle[0] - knee[0])
@@ -96,7 +96,7 @@ def test_the_knee_sits_on_the_two_bone_solution(humanoid):
     i = {n: k for k, n in enumerate(scene.bone_names())}
     leg = recognised_legs(scene)["left"]
     hip, knee, ankle = (result.heads[:, i[b]] for b in (leg.thigh, leg.calf, leg.foot))
-    target, pole = result.heads[:, i[built["left"].control]], result.heads[:, i[built["left"].pole]]
+    target, pole = result.heads[:, i[built["left"].body]], result.heads[:, i[built["left"].pole]]
     a = np.linalg.norm(knee[0] - hip[0])  # thigh
     b = np.linalg.norm(ankle[0] - knee[0])  # calf
     d = np.linalg.norm(target - hip, axis=1)
@@ -118,23 +118,26 @@ def test_the_foot_turns_as_the_control_times_its_frame_start_offset(humanoid):
     for side, roll in built.items():
         leg = recognised_legs(scene)[side]
         foot = result.bone_to_world[:, scene.bone_index(leg.foot), :3, :3]
-        control = result.bone_to_world[:, scene.bone_index(roll.control), :3, :3]
+        control = result.bone_to_world[:, scene.bone_index(roll.body), :3, :3]
         offset = control[0].T @ foot[0]
         np.testing.assert_allclose(foot, control @ offset, atol=1e-9)
     # the space toggle overrides every constraint's space (the format's rule): in world
-    # space the foot copies the control's world rotation, in object space its rotation
-    # relative to its parent (the calf) copies the control's (a root: its own is its world)
+    # space the foot copies the roll body's world rotation, in object space its rotation
+    # relative to its parent (the calf) copies the body's relative to its own (the control:
+    # the roll alone)
     legs = recognised_legs(scene)
     foot_i, calf_i = scene.bone_index(legs["left"].foot), scene.bone_index(legs["left"].calf)
+    body_i = scene.bone_index(built["left"].body)
     control_i = scene.bone_index(built["left"].control)
     for space in ("world", "object"):
         toggled = bake(scene, np.arange(0.0, 30.0, 4.0), space).bone_to_world[:, :, :3, :3]
-        foot, control = toggled[:, foot_i], toggled[:, control_i]
+        foot, control = toggled[:, foot_i], toggled[:, body_i]
         if space == "object":
             foot = np.linalg.inv(toggled[:, calf_i]) @ foot
+            control = np.linalg.inv(toggled[:, control_i]) @ control
         offset = control[0].T @ foot[0]
         np.testing.assert_allclose(foot, control @ offset, atol=1e-9)
-    left = scene.bone_index(built["left"].control)
+    left = scene.bone_index(built["left"].body)
     turned = np.degrees(np.arccos(np.clip(
         (np.trace(result.bone_to_world[12, left, :3, :3].T @ result.bone_to_world[0, left, :3, :3])
          - 1) / 2, -1, 1)))  # fmt: skip
@@ -149,7 +152,7 @@ def test_building_moves_nothing_until_the_pivots_turn():
     before, after = bake(plain, frames), bake(rigged, frames)
     B = len(plain.bones)
     np.testing.assert_allclose(after.bone_to_world[:, :B], before.bone_to_world, atol=1e-9)
-    assert len(rigged.bones) == B + 4 and len(rigged.constraints) == 6
+    assert len(rigged.bones) == B + 6 and len(rigged.constraints) == 6
 
 
 def test_the_pivots_sit_at_the_lowest_points_of_the_foot(humanoid):
@@ -252,26 +255,33 @@ def mixamo_character(root: str | None = None) -> Scene:
                  translation=(0.0, -0.08, 0.12), tail=(0.0, 0.0, 0.06)),
         ]  # fmt: skip
     scene = Scene(bones=bones, frame_end=24)
+    scene.meshes = (box_on(scene, {f"mixamorig:{side}Foot": (x, 0.0, 0.0)
+                                   for side, x in (("Left", 0.1), ("Right", -0.1))}),)  # fmt: skip
+    return scene
+
+
+def box_on(scene: Scene, feet: dict) -> SkinnedMesh:
+    """A box of skin under each foot of ``feet`` (bone name → where the box sits), carried
+    by that foot alone: 8 cm wide, 6 cm high from the floor (y = 0), from 5 cm behind to
+    20 cm in front."""
     pose = bake(scene, np.array([0.0]))
-    joints = tuple(b.name for b in bones)
+    joints = tuple(b.name for b in scene.bones)
     corners = np.array([[x, y, z] for x in (-0.04, 0.04) for y in (0.0, 0.06)
                         for z in (-0.05, 0.2)])  # fmt: skip
     positions, joint_indices = [], []
-    for side, x in (("Left", 0.1), ("Right", -0.1)):
-        positions.append(corners + [x, 0.0, 0.0])
-        joint_indices += [[joints.index(f"mixamorig:{side}Foot"), 0, 0, 0]] * 8
+    for foot, at in feet.items():
+        positions.append(corners + np.asarray(at, dtype=float))
+        joint_indices += [[joints.index(foot), 0, 0, 0]] * 8
     faces = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5]])
-    mesh = SkinnedMesh(
+    return SkinnedMesh(
         name="feet",
         positions=np.concatenate(positions),
-        indices=np.concatenate([faces, faces + 8]),
+        indices=np.concatenate([faces + 8 * k for k in range(len(feet))]),
         joints=joints,
         joint_indices=np.array(joint_indices),
-        weights=np.tile([1.0, 0.0, 0.0, 0.0], (16, 1)),
+        weights=np.tile([1.0, 0.0, 0.0, 0.0], (8 * len(feet), 1)),
         inverse_bind=np.linalg.inv(pose.bone_to_world[0]),
     )
-    scene.meshes = (mesh,)
-    return scene
 
 
 def test_a_mixamo_character_is_recognised_and_rigged():
@@ -297,11 +307,11 @@ def test_a_mixamo_character_is_recognised_and_rigged():
     result = bake(scene, default_frames(scene))
     i = {n: k for k, n in enumerate(scene.bone_names())}
     ankle = result.heads[:, i["mixamorig:LeftFoot"]]
-    target = result.heads[:, i[built["left"].control]]
+    target = result.heads[:, i[built["left"].body]]
     assert np.linalg.norm(ankle - target, axis=1).max() <= TOLERANCE
     assert ankle[12, 1] - ankle[0, 1] > 0.03
     foot = result.bone_to_world[:, i["mixamorig:LeftFoot"], :3, :3]
-    ctrl = result.bone_to_world[:, i[built["left"].control], :3, :3]
+    ctrl = result.bone_to_world[:, i[built["left"].body], :3, :3]
     np.testing.assert_allclose(foot, ctrl @ (ctrl[0].T @ foot[0]), atol=1e-9)
 
 
@@ -359,7 +369,7 @@ def test_refusals_name_the_bone_and_the_reason():
     with pytest.raises(FootRollError, match="foot_ctrl.L is taken"):
         build_foot_roll(scene, left)
     renamed = scene.copy()
-    renamed.bones[:] = scene.bones[:-2]
+    renamed.bones[:] = scene.bones[:-3]
     renamed.constraints[:] = [dataclasses.replace(c, name=f"old {c.name}")
                               for c in scene.constraints]  # fmt: skip
     with pytest.raises(FootRollError, match="already follows the constraint old foot_leg_ik.L"):

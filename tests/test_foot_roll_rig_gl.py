@@ -69,7 +69,7 @@ def test_the_menu_builds_the_rig_in_one_undo_step(qtbot):
     # what the person sees: the control in the outliner, selected, and the status bar's words
     item = outliner.item_for(Ref.bone("foot_ctrl.R"))
     assert item is not None and item.isSelected()
-    assert "foot_ctrl.R rolls the foot" in win.statusBar().currentMessage()
+    assert "move and key foot_ctrl.R to step" in win.statusBar().currentMessage()
     said = win.statusBar().currentMessage()  # whole, or elided with the whole in the tooltip
     whole = win.statusBar().toolTip() if said.endswith("…") else said
     assert "key the pivots of foot_roll.R" in whole  # what to do next is still said

@@ -57,7 +57,8 @@ def test_the_shipped_humanoid_is_what_the_tool_writes(tmp_path):
 def test_the_foot_roll_is_added_with_undoable_commands(rolled):
     document, name = rolled
     constraint = document.scene.constraint(name)
-    assert isinstance(constraint, MultiParent) and constraint.body == "foot_ctrl.L"
+    assert isinstance(constraint, MultiParent) and constraint.body == "foot_rolled.L"
+    assert document.scene.bone("foot_rolled.L").parent == "foot_ctrl.L"
     assert sorted(p.name for p in constraint.pivots) == ["ball", "heel", "toe"]
     assert len(document.scene.constraints) == 6  # both legs: roll, leg IK, foot follows
     count = document.undo_stack.count()
@@ -67,7 +68,7 @@ def test_the_foot_roll_is_added_with_undoable_commands(rolled):
     for _ in range(count):
         document.undo_stack.undo()
     assert document.scene.constraints == []  # every step was a command
-    assert len(document.scene.bones) == len(bones) - 4
+    assert len(document.scene.bones) == len(bones) - 6
     for _ in range(count):
         document.undo_stack.redo()
     assert document.scene.constraints == before.constraints and document.scene.bones == bones
@@ -77,9 +78,9 @@ def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
     document, name = rolled
     scene = document.scene
     ball = next(p for p in scene.constraint(name).pivots if p.name == "ball")
-    control, foot = scene.bone_index("foot_ctrl.L"), scene.bone_index("foot.L")
-    # frames 2-12: only the ball turns, so its point on the control does not move (object
-    # space), and the foot, turning with the control, keeps it under the ball too (to the
+    control, foot = scene.bone_index("foot_rolled.L"), scene.bone_index("foot.L")
+    # frames 2-12: only the ball turns, so its point on the roll body does not move (object
+    # space), and the foot, turning with the body, keeps it under the ball too (to the
     # file's float32: its calf's tail and foot's head differ by 1e-8)
     result = bake(scene, np.arange(2.0, 13.0))  # as authored: the roll in object space
     for bone, atol in ((control, 1e-9), (foot, 1e-7)):
@@ -99,9 +100,15 @@ def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
     others = [i for i, b in enumerate(plain.bones) if b.name not in leg]
     unrolled = bake(plain, np.arange(2.0, 13.0)).heads[:, others]
     np.testing.assert_allclose(result.heads[:, others], unrolled, atol=1e-9)
-    # the spaces part: the foot is turned out, so a roll about world X is not one about its X
-    world = bake(scene, np.array([20.0]), "world").heads[0, foot]
-    assert np.linalg.norm(world - bake(scene, np.array([20.0]), "object").heads[0, foot]) > 0.01
+    # the spaces part: the roll is the same in both (the body rolls in the control's frame,
+    # whose axes are the foot's), the foot's copy rotation is not: in object space the foot
+    # turns by the roll relative to the calf, so its toes leave the sole
+    world, object_ = (bake(scene, np.array([20.0]), space) for space in ("world", "object"))
+    body = scene.bone_index("foot_rolled.L")
+    np.testing.assert_allclose(world.bone_to_world[0, body], object_.bone_to_world[0, body],
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(world.heads[0, foot], object_.heads[0, foot], atol=1e-12)
+    assert np.linalg.norm(world.tails[0, foot] - object_.tails[0, foot]) > 0.01
 
 
 @pytest.mark.parametrize("space", ["world", "object"])

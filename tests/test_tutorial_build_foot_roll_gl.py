@@ -118,7 +118,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     assert isinstance(c, MultiParent)
     heel, ball = c.pivots
     assert list(heel.rotation_keys.frames) == [0, 10, 20]
-    assert list(ball.rotation_keys.frames) == [20, 32]
+    assert list(ball.rotation_keys.frames) == [0, 20, 32]  # its first key keyed its rest at 0
     # the history reads as the steps did, one entry each
     texts = [doc.undo_stack.text(i) for i in range(doc.undo_stack.count())]
     assert texts[:3] == ["Rename bone root to foot", "Set rest tail of bone foot",

@@ -297,6 +297,10 @@ def test_humanoid_figures(qapp):
     height = {p.name: transform_points(m, np.array(p.position))[:, 1] for p in c.pivots}
     up = {n: h - h[2] for n, h in height.items()}  # from where it stands at frame 2
     says(text, f"the heel rises about the ball ({cm1(up['heel'][12])} cm by frame 12)")
+    # 4. the spaces: the same roll, the foot's copy rotation apart
+    foot_tails = [bake(scene, [12.0], space).tails[0, foot] for space in ("world", "object")]
+    says(text, f"the toes come off the sole ({cm1(np.linalg.norm(foot_tails[0] - foot_tails[1]))} "
+               "cm at frame 12)")  # fmt: skip
     says(text, f"(the heel {cm1(up['heel'][24])} cm up at frame 24)")
     says(text, f"(the toe tip {cm1(up['toe'][40])} cm up at frame 40)")
     # the ankle on the control, and the skin there

@@ -54,7 +54,8 @@ def test_the_index_lists_every_tutorial_with_its_text():
     tutorials = load_tutorials()
     assert [t.id for t in tutorials] == ["basis_change", "calf_points_at_ankle", "fabrik_arm",
                                          "foot_roll", "build_foot_roll", "tumbling_box",
-                                         "humanoid_gltf", "convergence", "cmu_01_01"]  # fmt: skip
+                                         "humanoid_gltf", "convergence", "cmu_01_01",
+                                         "clean_mocap_walk"]  # fmt: skip
     for t in tutorials:
         text = t.markdown()
         assert text.splitlines()[0] == f"# {t.title}"

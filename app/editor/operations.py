@@ -3,6 +3,8 @@
 Menus, the outliner's context menu, the inspector and the viewport all call these, so each
 edit has one implementation and one readable name in Edit ▸ Undo. An operation that cannot
 apply raises :class:`OperationError` with a sentence for the status bar; nothing changes.
+
+One idea: the edits a person makes, each one undoable command with its words.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ class LiveEdit:
         self.original = editing.resolve(document.scene, ref)
         self.new_owner = self.old_owner
 
+    @property
+    def done_text(self) -> str:
+        """What the status bar says when the gesture is done."""
+        return self.text
+
     def preview(self, new_item) -> None:
         self.new_owner = editing.replace_in(self.old_owner, self.ref, new_item)
         self.document.set_item(self.collection, self.index, self.new_owner)
@@ -85,19 +92,33 @@ def _keyable_selection(document) -> list[Ref]:
     return refs
 
 
+def rest_keyed_too(scene, refs, frame: float) -> str:
+    """What the status bar adds when keying the rotation of ``refs`` at ``frame`` keys a
+    pivot's rest at ``frame_start`` too (its first key, :func:`editing.keys_rest_too`):
+    ``""`` when it does not."""
+    pivots = [r for r in refs if r.kind == PIVOT and editing.exists(scene, r)
+              and editing.keys_rest_too(editing.resolve(scene, r), frame, scene.frame_start)]
+    if not pivots:
+        return ""
+    its = "its" if len(pivots) == 1 else "their"
+    return (f", and {its} rest at frame {_f(scene.frame_start)}: a pivot turns from one key "
+            "to the next, so one key alone would turn nothing")
+
+
 def set_key(document, refs=None) -> None:
     """K: key the selection at the current frame with the values it has there."""
     refs = list(refs) if refs is not None else _keyable_selection(document)
     frame = document.frame
     stack = document.undo_stack
     names = ", ".join(r.label() for r in refs)
+    rest = rest_keyed_too(document.scene, refs, frame)
     stack.beginMacro(f"Set key on {names} at frame {_f(frame)}")
     try:
         for ref in refs:
             replace(document, ref, editing.keyed(document.scene, ref, frame), "Set key")
     finally:
         stack.endMacro()
-    document.notify(f"Keyed {names} at frame {_f(frame)}")
+    document.notify(f"Keyed {names} at frame {_f(frame)}{rest}")
 
 
 def delete_key(document, refs=None) -> None:
@@ -128,17 +149,16 @@ def set_rotation(document, ref: Ref, rotation, source: str = "rotation") -> None
     """Key a pivot's or bone's rotation at the current frame (inspector edits merge)."""
     frame = document.frame
     item = editing.resolve(document.scene, ref)
+    rest = ""
     if ref.kind == PIVOT:
-        new = editing.with_pivot_rotation(item, frame, rotation)
+        rest = rest_keyed_too(document.scene, [ref], frame)
+        new = editing.with_pivot_rotation(item, frame, rotation, document.scene.frame_start)
     else:
         new = editing.with_bone_rotation(item, frame, rotation)
-    replace(
-        document,
-        ref,
-        new,
-        f"Rotate {ref.label()} at frame {_f(frame)}",
-        merge_key=(ref, "rotation", frame, source),
-    )
+    text = f"Rotate {ref.label()} at frame {_f(frame)}"
+    replace(document, ref, new, text, merge_key=(ref, "rotation", frame, source))
+    if rest:
+        document.notify(f"Keyed {ref.label()} at frame {_f(frame)}{rest}")
 
 
 def set_position(document, ref: Ref, position, merge: bool = True) -> None:

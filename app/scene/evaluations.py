@@ -24,7 +24,11 @@ import numpy as np
 from app.scene.analysis import compare
 from app.scene.errors import SceneError
 from app.scene.evaluate import BakeResult, Context, Evaluator, default_frames
+from app.scene.motion.plant import original_scene
 from app.scene.rig.model import Scene
+
+#: The "space" of a planted scene's original motion: what Compare draws as its ghost.
+ORIGINAL = "original"
 
 #: What an evaluation may raise on a scene the user is still building: bad input with its
 #: place (a solver refusing a degenerate chain, a vanishing anticommutator) or arithmetic.
@@ -87,6 +91,7 @@ class Evaluations:
         self._evaluators: dict = {}
         self._poses: dict = {}
         self._timelines: dict = {}
+        self._original: Evaluator | None = None
 
     def set_frame(self, frame: float) -> bool:
         """Move the current frame; whether it changed (a non-finite frame is ignored)."""
@@ -112,6 +117,7 @@ class Evaluations:
         evaluators keep their caches, which compare their inputs)."""
         self._poses.clear()
         self._timelines.clear()
+        self._original = None
 
     def key(self, space: str | None = None) -> str | None:
         """The cache key of ``space`` (``None``: the current space), the one rule every
@@ -119,6 +125,8 @@ class Evaluations:
         object space (or "world" likewise), and with no constraint every space is one."""
         if space is None:
             space = self._space
+        if space == ORIGINAL and self._scene.plant is not None:
+            return ORIGINAL
         if space not in (None, "world", "object"):
             raise ValueError(f'space must be "world", "object" or None, got {space!r}')
         if not self._scene.constraints:
@@ -133,8 +141,11 @@ class Evaluations:
         """The space Compare mode draws as the ghost: the other one.
 
         As authored, the ghost is world space unless every constraint is authored in world
-        space already (then object space).
+        space already (then object space). A planted scene's ghost is its original motion
+        (:data:`ORIGINAL`): the clip as it was before its feet were planted.
         """
+        if self._scene.plant is not None:
+            return ORIGINAL
         if self._space == "world":
             return "object"
         if self._space == "object":
@@ -156,6 +167,8 @@ class Evaluations:
         """Evaluate with the caches, saying when a stale cache is recomputed, and falling
         back to the skeleton without constraints when the scene cannot be evaluated."""
         key = self.key(space)
+        if key == ORIGINAL:
+            return self._original_run(frames)
         evaluator = self.evaluator(key)
         try:
             stale = evaluator.stale_constraints()
@@ -178,6 +191,26 @@ class Evaluations:
             self.error = error
             self.error_changed(error)
         return result
+
+    def _original_run(self, frames) -> BakeResult:
+        """A planted scene's original motion at ``frames``, in the scene's bones: the rig's
+        own bones (control, roll body, pole), which the original has not, where they are."""
+        if self._original is None:
+            self._original = Evaluator(original_scene(self._scene))
+        original = self._original.evaluate(frames, None)
+        names = [b.name for b in self._scene.bones]
+        index = {str(n): i for i, n in enumerate(original.bone_names)}
+        if len(index) == len(names):
+            return original
+        current = self._run(None, frames)
+        take = np.array([n in index for n in names])
+        rows = [index[n] for n in names if n in index]
+        out = {}
+        for field in ("bone_to_world", "heads", "tails", "limit_violation_deg"):
+            values = np.array(getattr(current, field))
+            values[:, take] = getattr(original, field)[:, rows]
+            out[field] = values
+        return BakeResult(bone_names=current.bone_names, frames=current.frames, **out)
 
     def evaluate(self, frames, space: str | None = None) -> BakeResult:
         """Evaluate any frames with the caches of ``space`` (``None``: the current space)."""

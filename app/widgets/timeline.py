@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations, playback
+from app.widgets.contact_bars import ContactBars
 from app.widgets.fields import refuse
 from app.widgets.scrub_bar import ScrubBar
 from app.widgets.text_keys import keep_keys
@@ -72,6 +73,8 @@ class TimelineWidget(QtWidgets.QWidget):
         player = document.player
 
         self.scrub_bar = ScrubBar(document)
+        #: A planted clip's contacts, under the scrub bar (hidden for other scenes).
+        self.contact_bars = ContactBars(document)
         self.frame_spin = _spin("frameSpin", "Current frame")
         self.start_spin = _spin("startSpin", "First frame of the range")
         self.end_spin = _spin("endSpin", "Last frame of the range")
@@ -195,6 +198,7 @@ class TimelineWidget(QtWidgets.QWidget):
         layout.addLayout(row)
         layout.addLayout(self._second_row)
         layout.addWidget(self.scrub_bar)
+        layout.addWidget(self.contact_bars)
 
         self.frame_spin.valueChanged.connect(document.set_frame)
         self.start_spin.valueChanged.connect(lambda v: self._edit(self.start_spin, frame_start=v))

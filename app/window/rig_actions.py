@@ -4,13 +4,15 @@ step (:func:`app.editor.authoring.rig_operations.add_foot_roll_rig`)."""
 
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.editor.authoring import rig_operations
 from app.editor.operations import OperationError
-from app.scene.builders.foot_roll import FootRollError, check_leg, new_names
+from app.scene.builders.foot_roll import MOTION, REST, FootRollError, check_leg, new_names
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
+from app.scene.errors import SceneError
 from app.window.layout import show_message
+from app.window.plant_actions import add_plant_feet
 
 NO_TOES = "(no toes)"
 PARTS = ("thigh", "calf", "foot", "toes")
@@ -25,6 +27,7 @@ def build_rig_menu(window, bar) -> QtWidgets.QMenu:
     menu = bar.addMenu("R&ig")  # Alt+R is Clear Rotation (Blender's)
     menu.setObjectName("rigMenu")
     menu.addAction(action)
+    add_plant_feet(window, menu)
     return menu
 
 
@@ -60,9 +63,21 @@ class FootRollDialog(QtWidgets.QDialog):
             box.currentIndexChanged.connect(self._describe)
             form.addRow(part.capitalize(), box)
             self.boxes[part] = box
+        self.motion = QtWidgets.QCheckBox("Keep the leg's motion", objectName="keepMotion")
+        self.motion.setToolTip(
+            "Key the control and the knee pole on every frame from the leg's motion, so the "
+            "rigged leg moves as it did (FK to IK, baked). Off: build at rest, one key at the "
+            "first frame, for keying by hand.")  # fmt: skip
+        self.motion.toggled.connect(self._describe)
+        self._moves: bool | None = None
+        form.addRow("Motion", self.motion)
         self.summary = QtWidgets.QLabel(objectName="summary", wordWrap=True)
         self.problem = QtWidgets.QLabel(objectName="problem", wordWrap=True)
         self.problem.setStyleSheet("color: #d04040")
+        self.fix_button = QtWidgets.QPushButton(objectName="fixButton")
+        self.fix_button.clicked.connect(self._fix)
+        self.fix_button.hide()
+        self._fix_for: Leg | None = None
         buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Ok
             | QtWidgets.QDialogButtonBox.StandardButton.Cancel
@@ -75,6 +90,7 @@ class FootRollDialog(QtWidgets.QDialog):
         layout.addLayout(form)
         layout.addWidget(self.summary)
         layout.addWidget(self.problem)
+        layout.addWidget(self.fix_button, 0, QtCore.Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(buttons)
         leg = rig_operations.suggested_leg(document)
         if leg is not None:
@@ -86,6 +102,10 @@ class FootRollDialog(QtWidgets.QDialog):
             self.set_leg(leg)
         self.side.currentIndexChanged.connect(self._side_chosen)
         self._describe()
+
+    def keyed(self) -> str:
+        """How the control is keyed: from the leg's motion, or at rest."""
+        return MOTION if self.motion.isChecked() else REST
 
     def set_leg(self, leg: Leg) -> None:
         for part in PARTS:
@@ -102,42 +122,87 @@ class FootRollDialog(QtWidgets.QDialog):
             self.set_leg(self.legs[side])
 
     def _describe(self, *_) -> None:
-        n = new_names(self.leg())
+        leg = self.leg()
+        n = new_names(leg)
+        moves = self._leg_moves(leg)
+        self.motion.blockSignals(True)
+        if moves != self._moves:  # a leg that moves keeps its motion unless unticked
+            self.motion.setChecked(moves)
+            self._moves = moves
+        self.motion.setEnabled(moves)
+        self.motion.setText("Keep the leg's motion" if moves else "Keep the leg's motion "
+                            "(it has none: built at rest)")  # fmt: skip
+        self.motion.blockSignals(False)
+        if self.motion.isChecked():
+            keys = ("keyed on every frame from the leg's motion, so the leg moves as it did; "
+                    "re-key it, or key over it")  # fmt: skip
+        else:
+            keys = "keyed once, at the first frame: move, turn and key it at any frame to step"
         self.summary.setText(
-            f"Adds the bones {n['control']} (the control: key its pivots heel, ball and toe to "
-            f"roll the foot) and {n['pole']} (the knee points at it), and three constraints: "
-            f"{n['roll']} (multi-parent on the control), {n['leg_ik']} (FABRIK on the thigh and "
-            f"calf, reaching the control) and {n['follow']} (the foot copies the control's "
-            "rotation). One undo takes them all away."
+            f"Adds the bones {n['control']} (the control, {keys}), {n['body']} (on the "
+            f"control, rolled by the pivots heel, ball and toe: key them to roll the foot) and "
+            f"{n['pole']} (the knee points at it), and three constraints: {n['roll']} "
+            f"(multi-parent on {n['body']}), {n['leg_ik']} (FABRIK on the thigh and calf, "
+            f"reaching it) and {n['follow']} (the foot turns with it). One undo takes them "
+            "all away."
         )
-        problem = self.refusal()
+        problem, fix = self.refusal_and_fix()
         self.problem.setText(problem)
+        self._fix_for = leg if fix == "foot_length" else None
+        if self._fix_for is not None:
+            self.fix_button.setText(f"Give {leg.foot} a length")
+            self.fix_button.setToolTip(
+                f"Set the tail of {leg.foot} to the ball of its foot (from its skin when it "
+                "has one), as Blender's bones always have: one undo step")  # fmt: skip
+        self.fix_button.setVisible(self._fix_for is not None)
         self.build_button.setEnabled(not problem)
+
+    def _leg_moves(self, leg: Leg) -> bool:
+        try:
+            return rig_operations.leg_moves(self.document.scene, leg)
+        except KeyError:  # a bone the boxes name is gone
+            return False
+
+    def _fix(self) -> None:
+        if self._fix_for is None:
+            return
+        try:
+            rig_operations.give_foot_length(self.document, self._fix_for)
+        except OperationError as e:
+            self.problem.setText(str(e))
+            return
+        self._describe()
 
     def refusal(self) -> str:
         """Why the leg the boxes show cannot take the rig, in words ("" when it can): said
         as the boxes change, Build greyed, not only after pressing it."""
+        return self.refusal_and_fix()[0]
+
+    def refusal_and_fix(self) -> tuple[str, str | None]:
+        """:meth:`refusal`, and the fix the dialog offers for it (``None``: none)."""
         leg, scene = self.leg(), self.document.scene
         control = new_names(leg)["control"]
         if control in scene.bone_names():
             return (f"This leg has a foot roll already ({control}): Ctrl+Z takes it away, or "
-                    "choose another leg")  # fmt: skip
+                    "choose another leg"), None  # fmt: skip
         try:
             check_leg(scene, leg)
         except FootRollError as e:
             if not self.legs and len(set(leg.bones())) != len(leg.bones()):
                 return ("No leg found by its bone names (thigh, calf, foot, toes): choose "
-                        "the leg's bones in the boxes above")  # fmt: skip
-            return str(e)
-        return ""
+                        "the leg's bones in the boxes above"), None  # fmt: skip
+            return str(e), e.fix
+        except SceneError as e:  # the scene cannot be evaluated at its first frame
+            return f"The scene cannot be evaluated: {e}", None
+        return "", None
 
     def accept(self) -> None:
         try:
-            built = rig_operations.add_foot_roll_rig(self.document, self.leg())
+            built = rig_operations.add_foot_roll_rig(self.document, self.leg(), self.keyed())
         except OperationError as e:
             self.problem.setText(str(e))
             return
         # what comes next, as the document's own message says it (this one replaces it)
-        self.done_text = (f"Foot-roll rig added: {built.control} rolls the foot on heel, ball "
-                          f"and toe; key the pivots of {built.roll} to roll it (Ctrl+Z undoes)")
+        self.done_text = (f"Foot-roll rig added on {built.leg.foot}: "
+                          f"{rig_operations.next_steps(built)} (Ctrl+Z undoes)")
         super().accept()

@@ -246,6 +246,8 @@ def test_building_a_foot_roll_from_nothing_step_by_step(qtbot, dialogs):
     outliner_click(win, qtbot, Ref.pivot_of(c.name, "ball"))
     vp.setFocus()
     key(vp, "K")
+    assert win.statusBar().currentMessage().startswith(
+        "Keyed pivot ball at frame 20, and its rest at frame 0: a pivot turns")
     image = framebuffer(vp, qtbot)
     go_to_frame(win, 32)
     type_into(field(win, SPIN, "rotationEuler0"), "30")
@@ -265,7 +267,8 @@ def test_building_a_foot_roll_from_nothing_step_by_step(qtbot, dialogs):
     for name in ("heel", "ball"):
         outliner_click(win, qtbot, Ref.pivot_of(c.name, name))
         spans.append(win.curve_view.key_markers()["w"][0])
-    assert spans[0].max() <= spans[1].min()  # the heel's keys end where the ball's begin
+    # the heel's keys end where the ball's turn begins (its rest keyed at 0 by its first K)
+    assert spans[1].tolist() == [0, 20, 32] and spans[0].max() <= spans[1][1]
     win.curves_dock.toggleViewAction().trigger()
     # what to notice: both spaces agree; the body followed the rename
     vp.setFocus()
@@ -442,7 +445,7 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
         assert word in text
     names = [c.name for c in doc.scene.constraints]
     assert names == ["foot_roll.L", "foot_leg_ik.L", "foot_follows_ctrl.L"]
-    for name in names + ["foot_ctrl.L", "calf_pole.L"]:
+    for name in names + ["foot_ctrl.L", "foot_rolled.L", "calf_pole.L"]:
         assert name in text
     c = doc.scene.constraint("foot_roll.L")
     for pivot in c.pivots:  # where the text says the builder put them
@@ -492,9 +495,10 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     assert round(out) == figure(text, r"The foot is turned out (\d+)°")
     vp.setFocus()
     key(vp, "1")
-    world = doc.pose().heads[0, foot]
+    world = doc.pose().tails[0, foot]
     key(vp, "2")
-    assert np.linalg.norm(world - doc.pose().heads[0, foot]) > 0.01  # the spaces part
+    off = 100 * np.linalg.norm(world - doc.pose().tails[0, foot])  # the spaces part, in cm
+    assert round(off, 1) == figure(text, r"the toes come off the sole \(([\d.]+) cm at frame 12")
     image = framebuffer(vp, qtbot)
     key(vp, "C")
     assert doc.compare

@@ -24,7 +24,7 @@ class SetRig(QtGui.QUndoCommand):
         scene = document.scene
         self.document = document
         self.old = Rig(tuple(scene.bones), tuple(scene.constraints), tuple(scene.meshes),
-                       dict(scene.extra))  # fmt: skip
+                       dict(scene.extra), (scene.plant,))  # fmt: skip
         self.old_selection = document.selection
         self.new = rig
         self.new_selection = None if selection is None else tuple(selection)
@@ -33,8 +33,9 @@ class SetRig(QtGui.QUndoCommand):
         scene = self.document.scene
         meshes = rig.meshes is not None and not _same_items(scene.meshes, rig.meshes)
         extra = rig.extra is not None and scene.extra != rig.extra
+        plant = rig.plant is not None and scene.plant is not rig.plant[0]
         if (tuple(scene.bones) == rig.bones and tuple(scene.constraints) == rig.constraints
-                and not meshes and not extra):  # fmt: skip
+                and not meshes and not extra and not plant):  # fmt: skip
             return
         scene.bones[:] = rig.bones
         scene.constraints[:] = rig.constraints
@@ -42,6 +43,8 @@ class SetRig(QtGui.QUndoCommand):
             scene.meshes = rig.meshes
         if extra:
             scene.extra = dict(rig.extra)
+        if plant:
+            scene.plant = rig.plant[0]
         self.document.scene_edited()
         if selection is not None:
             self.document.set_selection(selection)

@@ -6,18 +6,21 @@ what one undo command swaps in):
 
 - a **control** bone at the ankle (the foot's head at ``frame_start``) with the foot's world
   rotation and the foot's length, a child of the rig's root bone when the character has one
-  (:func:`root_bone`), else at the top level;
-- a **knee pole** bone beside it (same parent), in front of the knee by the thigh's length;
-- a ``multi_parent`` on the control (object space, exact integrator; relative to its parent
-  when it has one) with pivots ``heel``, ``ball`` and ``toe`` on the sole
-  (:func:`sole_points`), all at rest: key them to roll the foot;
-- a ``fabrik`` on thigh → calf reaching for the control's head, the pole setting the plane
+  (:func:`rig_parent`), else at the top level: a plain bone the animator moves, turns and
+  keys (it is keyed from the leg's motion, or once at ``frame_start``);
+- a **roll body** bone, the control's child with the same head and rotation at rest: the
+  ``multi_parent`` (object space, exact integrator, relative to its parent) rolls it on the
+  pivots ``heel``, ``ball`` and ``toe`` on the sole (:func:`~.foot_sole.sole_points`), all at
+  rest: key them to roll the foot, and the roll composes with the control's own motion;
+- a **knee pole** bone beside the control (same parent), in front of the knee by the thigh's
+  length (keyed from the motion with the control);
+- a ``fabrik`` on thigh → calf reaching for the roll body's head, the pole setting the plane
   the knee bends in;
-- a ``copy_rotation`` (world space, ``frame_start`` offset) on the foot from the control.
+- a ``copy_rotation`` (world space, ``frame_start`` offset) on the foot from the roll body.
 
-In file order they run as they must (control, leg, foot), so the rig needs no dependency
-sort. At ``frame_start`` the control sits where the foot is and every pivot is at rest, so
-building the rig moves nothing there.
+In file order they run as they must (roll, leg, foot), so the rig needs no dependency sort.
+Keyed from the motion (:mod:`~.foot_motion`), every frame of the leg is where it was; at rest,
+``frame_start`` is.
 """
 
 from __future__ import annotations
@@ -27,11 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.scene.builders.foot_motion import leg_keys
+from app.scene.builders.foot_roll_parts import FootRollParts
+from app.scene.builders.foot_sole import foot_forward, knee_forward, sole_points
 from app.scene.builders.leg_names import Leg
-from app.scene.evaluate import bake
+from app.scene.evaluate import bake, default_frames
 from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix
 from app.scene.rig.bone_edits import Rig
+from app.scene.rig.keys import Keys
 from app.scene.rig.model import (
     Bone,
     CopyRotation,
@@ -41,23 +48,36 @@ from app.scene.rig.model import (
     Scene,
     Target,
 )
-from app.scene.rig.skinning import bind
 
-UP = np.array([0.0, 1.0, 0.0])  # the editor's up (+Y, docs/scene-format.md)
-#: A vertex belongs to the foot when the foot and toes together weigh at least this much.
-FOOT_WEIGHT = 0.5
-#: Heel and toe are the lowest vertices within this fraction of the foot's length from its
-#: back and front ends; the ball the lowest within it on either side of the toes' joint.
-SLAB = 0.15
+#: How the control and the pole are keyed: from the leg's motion (every frame from
+#: ``frame_start`` to ``frame_end``, one key when the leg does not move), or once, at rest.
+MOTION, REST = "motion", "rest"
+#: A root bone whose world scale differs from 1 by more than this (an FBX or glTF unit
+#: conversion such as Mixamo's ``Armature`` at 0.01) does not parent the controls: under it
+#: they would show a scale of 100 and numbers in centimetres.
+UNIT_SCALE = 1e-4
 
 
 class FootRollError(ValueError):
-    """The leg cannot carry a foot-roll rig; the message says which bone and why."""
+    """The leg cannot carry a foot-roll rig; the message says which bone and why.
+
+    ``fix`` names what the dialog can do about it (``"foot_length"``: give the foot a tail,
+    :func:`app.scene.builders.foot_sole.foot_tail`), ``None`` when nothing is offered.
+    """
+
+    def __init__(self, message: str, fix: str | None = None):
+        super().__init__(message)
+        self.fix = fix
 
 
 @dataclass(frozen=True)
 class FootRoll:
-    """What :func:`build_foot_roll` makes: the scene's new lists and the new items' names."""
+    """What :func:`build_foot_roll` makes: the scene's new lists and the new items' names.
+
+    ``body`` is the bone the multi-parent rolls (the control's child); ``keyed`` is
+    :data:`MOTION` when the control and pole carry the leg's motion (more than one key),
+    else :data:`REST`.
+    """
 
     rig: Rig
     control: str
@@ -67,6 +87,14 @@ class FootRoll:
     follow: str
     #: ``"mesh"`` or ``"bones"``: what the pivots were placed from.
     pivots_from: str
+    body: str
+    leg: Leg
+    keyed: str
+
+    def parts(self) -> FootRollParts:
+        """The new items' names, as :func:`~.foot_roll_parts.foot_rolls` reads them back."""
+        return FootRollParts(self.leg, self.control, self.body, self.pole, self.roll,
+                             self.leg_ik, self.follow)  # fmt: skip
 
 
 def derived_name(name: str, word: str) -> str:
@@ -77,31 +105,69 @@ def derived_name(name: str, word: str) -> str:
 
 
 def new_names(leg: Leg) -> dict[str, str]:
-    """The names the rig's new items get (control, pole and the three constraints)."""
-    words = {"control": "ctrl", "pole": "pole", "roll": "roll", "leg_ik": "leg_ik",
-             "follow": "follows_ctrl"}  # fmt: skip
+    """The names the rig's new items get (control, roll body, pole, three constraints)."""
+    words = {"control": "ctrl", "body": "rolled", "pole": "pole", "roll": "roll",
+             "leg_ik": "leg_ik", "follow": "follows_ctrl"}  # fmt: skip
     names = {key: derived_name(leg.foot, word) for key, word in words.items()}
     names["pole"] = derived_name(leg.calf, "pole")  # the knee's
     return names
 
 
+def _children(scene: Scene) -> dict[str, list[str]]:
+    children: dict[str, list[str]] = {}
+    for b in scene.bones:
+        children.setdefault(b.parent, []).append(b.name)
+    return children
+
+
 def root_bone(scene: Scene, leg: Leg) -> str | None:
-    """The rig's root bone, the control's parent: the leg's top-level ancestor when at least
-    one bone (the hips, the pelvis) lies between it and the thigh, so the thigh's parent is
-    not itself the top. A character whose hips are the top (Mixamo's, the humanoid's) has
-    none: a foot control under the hips would bob with them."""
+    """The character's root bone: the leg's top-level ancestor when it lies above the hips
+    (``root``, ``Armature``); ``None`` when the hips are the top (Mixamo's, the humanoid's,
+    a BVH's). The hips are the thigh's nearest ancestor that branches (to the other leg,
+    the spine); where none does, the thigh's parent. A control under the hips would bob
+    with them."""
     parents = {b.name: b.parent for b in scene.bones}
+    children = _children(scene)
     chain = []
     bone = parents[leg.thigh]
     while bone is not None:
         chain.append(bone)
         bone = parents[bone]
-    return chain[-1] if len(chain) >= 2 else None
+    if not chain:
+        return None
+    hips = next((b for b in chain if len(children.get(b, ())) > 1), chain[0])
+    return chain[-1] if chain[-1] != hips else None
 
 
-def check_leg(scene: Scene, leg: Leg) -> None:
+def rig_parent(scene: Scene, leg: Leg, pose=None) -> str | None:
+    """The control's and pole's parent: the root bone (:func:`root_bone`) when its world
+    scale at ``frame_start`` is 1 (within :data:`UNIT_SCALE`), else the top level, so the
+    controls read in the world's units at scale 1.
+
+    ``pose`` is a bake holding ``frame_start`` first (baked here when not given).
+    """
+    root = root_bone(scene, leg)
+    if root is None:
+        return None
+    if pose is None:
+        pose = bake(scene, np.array([float(scene.frame_start)]))
+    i = [str(n) for n in pose.bone_names].index(root)
+    scale = np.linalg.norm(pose.bone_to_world[0, i, :3, :3], axis=0)
+    return root if np.all(np.abs(scale - 1.0) <= UNIT_SCALE) else None
+
+
+def check_leg(scene: Scene, leg: Leg, pose=None) -> None:
     """Refuse (:class:`FootRollError`) a leg that is not thigh → calf → foot (→ toes), parent
-    to child, of bones with length, free of other constraints, whose new names are free."""
+    to child, of bones with length at ``frame_start``, free of other constraints, whose new
+    names are free.
+
+    ``pose`` is a bake holding ``frame_start`` first (baked here when not given).
+    """
+    _check_structure(scene, leg)
+    _check_lengths(scene, leg, pose)
+
+
+def _check_structure(scene: Scene, leg: Leg) -> None:
     names = {b.name for b in scene.bones}
     for part, bone in (("thigh", leg.thigh), ("calf", leg.calf), ("foot", leg.foot),
                        ("toes", leg.toes)):  # fmt: skip
@@ -131,30 +197,60 @@ def check_leg(scene: Scene, leg: Leg) -> None:
             )
 
 
-def build_foot_roll(scene: Scene, leg: Leg) -> FootRoll:
+def _check_lengths(scene: Scene, leg: Leg, pose=None) -> None:
+    if pose is None:
+        pose = bake(scene, np.array([float(scene.frame_start)]))
+    index = {str(n): i for i, n in enumerate(pose.bone_names)}
+    heads, tails = pose.heads[0], pose.tails[0]
+    hip, knee, ankle = (heads[index[b]] for b in (leg.thigh, leg.calf, leg.foot))
+    size = max(float(np.ptp(heads, axis=0).max()), 1e-300)
+    for bone, a, b in ((leg.thigh, hip, knee), (leg.calf, knee, ankle),
+                       (leg.foot, ankle, tails[index[leg.foot]])):  # fmt: skip
+        if np.linalg.norm(b - a) <= 1e-9 * size:
+            if bone == leg.foot and leg.toes is None:
+                raise FootRollError(
+                    f"{bone} has no length (its head and tail coincide): the rig turns the "
+                    "foot from the ankle to its toe, so the foot needs a length", "foot_length")
+            raise FootRollError(f"{bone} has no length (its head and tail coincide)")
+
+
+def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> FootRoll:
     """The scene's bones and constraints with the reverse foot on ``leg`` (module docstring).
+
+    Parameters
+    ----------
+    scene : Scene
+    leg : Leg
+    keyed : {"motion", "rest"}
+        ``"motion"``: the control and pole are keyed on every frame from ``frame_start`` to
+        ``frame_end`` so that the rigged leg does what its motion did (one key when it does
+        not move); ``"rest"``: one key at ``frame_start``, for keying by hand.
+    pose : BakeResult, optional
+        The scene baked at the frames to key, ``frame_start`` first (with ``"motion"``,
+        :func:`~app.scene.evaluate.default_frames` when not given): a caller that has baked
+        the clip already passes it.
 
     Raises
     ------
     FootRollError
-        For a leg :func:`check_leg` refuses, or a thigh, calf or foot without length.
+        For a leg :func:`check_leg` refuses.
     """
-    check_leg(scene, leg)
+    if keyed not in (MOTION, REST):
+        raise ValueError(f"keyed must be {MOTION!r} or {REST!r}, not {keyed!r}")
+    _check_structure(scene, leg)
+    if pose is None:
+        frames = default_frames(scene) if keyed == MOTION else [float(scene.frame_start)]
+        pose = bake(scene, np.asarray(frames, dtype=float))
+    if not len(pose.frames) or pose.frames[0] != scene.frame_start:
+        raise ValueError("the pose must start at the scene's frame_start")
+    _check_lengths(scene, leg, pose)
     names = new_names(leg)
-    pose = bake(scene, np.array([float(scene.frame_start)]))
-    index = {n: i for i, n in enumerate(scene.bone_names())}
+    index = {str(n): i for i, n in enumerate(pose.bone_names)}
     heads, tails = pose.heads[0], pose.tails[0]
     to_world = pose.bone_to_world[0]
     hip, knee, ankle = (heads[index[b]] for b in (leg.thigh, leg.calf, leg.foot))
-    scale = max(float(np.ptp(heads, axis=0).max()), 1e-300)
-    for bone, a, b in ((leg.thigh, hip, knee), (leg.calf, knee, ankle),
-                       (leg.foot, ankle, tails[index[leg.foot]])):  # fmt: skip
-        if np.linalg.norm(b - a) <= 1e-9 * scale:
-            raise FootRollError(f"{bone} has no length (its head and tail coincide)")
-
-    parent = root_bone(scene, leg)
-    parent_to_world = to_world[index[parent]] if parent else np.eye(4)
-    world_to_parent = inverse(parent_to_world)
+    size = max(float(np.ptp(heads, axis=0).max()), 1e-300)
+    parent = rig_parent(scene, leg, pose)
 
     # the control: at the ankle, turned as the foot is, as long as the foot
     foot_rotation = rotation_from_matrix(to_world[index[leg.foot]])
@@ -162,137 +258,68 @@ def build_foot_roll(scene: Scene, leg: Leg) -> FootRoll:
     control_to_world[:3, :3] = quat.matrix_from_quat(foot_rotation)
     control_to_world[:3, 3] = ankle
     world_to_control = inverse(control_to_world)
-    control = _bone(names["control"], parent, world_to_parent @ control_to_world,
-                    world_to_control[:3, :3] @ (tails[index[leg.foot]] - ankle))  # fmt: skip
-
-    # the pole: in front of the knee, by the thigh's length, in the leg's plane
-    forward = _knee_forward(hip, knee, ankle, _foot_forward(leg, index, heads, tails))
+    control_tail = world_to_control[:3, :3] @ (tails[index[leg.foot]] - ankle)
+    forward = knee_forward(hip, knee, ankle, foot_forward(leg, index, heads, tails))
     thigh_length = float(np.linalg.norm(knee - hip))
-    pole_to_world = np.eye(4)
-    pole_to_world[:3, 3] = knee + thigh_length * forward
-    pole = _bone(names["pole"], parent, world_to_parent @ pole_to_world,
-                 0.2 * thigh_length * forward)  # fmt: skip
+
+    frames = pose.frames if keyed == MOTION else pose.frames[:1]
+    keys = leg_keys(pose.bone_to_world[: len(frames)], frames,
+                    *(index[b] for b in (leg.thigh, leg.calf, leg.foot)),
+                    None if parent is None else index[parent], forward, size)  # fmt: skip
+    t0, r0, p0 = keys.control_translation[0], keys.control_rotation[0], keys.pole_translation[0]
+    control = Bone(name=names["control"], parent=parent, translation=_vec(t0),
+                   rotation=_vec(r0), scale=_vec(keys.control_scale), tail=_vec(control_tail),
+                   translation_keys=Keys(keys.frames, keys.control_translation),
+                   rotation_keys=Keys(keys.frames, keys.control_rotation))  # fmt: skip
+    body = Bone(name=names["body"], parent=control.name, tail=_vec(control_tail))
+    # the pole: axes as the world's at frame_start (its tail points where the knee bends)
+    world_to_parent = np.eye(4) if parent is None else inverse(to_world[index[parent]])
+    pole = Bone(name=names["pole"], parent=parent, translation=_vec(p0),
+                rotation=_vec(rotation_from_matrix(world_to_parent)),
+                scale=_vec(np.linalg.norm(world_to_parent[:3, :3], axis=0)),
+                tail=_vec(0.2 * thigh_length * forward),
+                translation_keys=Keys(keys.frames, keys.pole_translation))  # fmt: skip
 
     points, pivots_from = sole_points(scene, leg, pose)
     pivots = tuple(
         Pivot(name=n, position=_vec(world_to_control[:3, :3] @ p + world_to_control[:3, 3]))
         for n, p in zip(("heel", "ball", "toe"), points)
     )
-    roll = MultiParent(name=names["roll"], space="object", body=control.name, pivots=pivots,
-                       integrator="exact", relative_to="parent" if parent else "world")  # fmt: skip
+    roll = MultiParent(name=names["roll"], space="object", body=body.name, pivots=pivots,
+                       integrator="exact", relative_to="parent")  # fmt: skip
     leg_ik = Fabrik(
         name=names["leg_ik"],
         chain=(leg.thigh, leg.calf),
-        target=Target(bone=control.name, at="head"),
+        target=Target(bone=body.name, at="head"),
         pole=Target(bone=pole.name, at="head"),
     )
     follow = CopyRotation(name=names["follow"], space="world", bone=leg.foot,
-                          target=Target(bone=control.name), offset="frame_start")  # fmt: skip
-    rig = Rig(tuple(scene.bones) + (control, pole),
+                          target=Target(bone=body.name), offset="frame_start")  # fmt: skip
+    rig = Rig(tuple(scene.bones) + (control, body, pole),
               tuple(scene.constraints) + (roll, leg_ik, follow))  # fmt: skip
-    return FootRoll(rig, control.name, pole.name, roll.name, leg_ik.name, follow.name, pivots_from)
+    return FootRoll(rig, control.name, pole.name, roll.name, leg_ik.name, follow.name,
+                    pivots_from, body.name, leg, MOTION if len(keys.frames) > 1 else REST)
 
 
-def _vec(v) -> tuple[float, float, float]:
-    return tuple(float(x) for x in v)
+def _vec(v) -> tuple:
+    return tuple(float(x) for x in np.asarray(v, dtype=float).reshape(-1))
 
 
-def _bone(name: str, parent: str | None, bone_to_parent: np.ndarray, tail) -> Bone:
-    """A bone whose transform in its parent is ``bone_to_parent`` (rotation and scale split
-    by columns: the parents here carry no shear)."""
-    linear = bone_to_parent[:3, :3]
-    scale = np.linalg.norm(linear, axis=0)
-    rotation = rotation_from_matrix(linear)
-    return Bone(name=name, parent=parent, translation=_vec(bone_to_parent[:3, 3]),
-                rotation=tuple(float(x) for x in rotation), scale=_vec(scale),
-                tail=_vec(tail))  # fmt: skip
+def build_foot_rolls(scene: Scene, legs, keyed: str = MOTION, pose=None) -> list[FootRoll]:
+    """:func:`build_foot_roll` on each of ``legs`` in turn, the scene baked once (a rigged
+    leg keyed from its motion moves as it did, so one bake serves them all).
 
-
-def _horizontal(v) -> np.ndarray:
-    return np.asarray(v, dtype=float) - np.dot(v, UP) * UP
-
-
-def _unit(v) -> np.ndarray | None:
-    n = float(np.linalg.norm(v))
-    return v / n if n > 1e-12 else None
-
-
-def _foot_forward(leg: Leg, index, heads, tails) -> np.ndarray:
-    """The direction the foot points, level with the ground (+Z when it points up or down)."""
-    ankle = heads[index[leg.foot]]
-    tip = tails[index[leg.toes]] if leg.toes else tails[index[leg.foot]]
-    forward = _unit(_horizontal(tip - ankle))
-    return forward if forward is not None else np.array([0.0, 0.0, 1.0])
-
-
-def _knee_forward(hip, knee, ankle, foot_forward) -> np.ndarray:
-    """Unit direction from the hip-ankle line to the knee (where the knee bends), or the
-    foot's direction across that line when the leg is straight."""
-    axis = _unit(ankle - hip)
-    if axis is None:
-        return foot_forward
-    bend = knee - hip
-    bend = bend - np.dot(bend, axis) * axis
-    leg_length = float(np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee))
-    if np.linalg.norm(bend) > 1e-3 * leg_length:
-        return bend / np.linalg.norm(bend)
-    across = _unit(foot_forward - np.dot(foot_forward, axis) * axis)
-    return across if across is not None else foot_forward
-
-
-def foot_vertices(scene: Scene, leg: Leg, pose) -> np.ndarray:
-    """World positions at ``frame_start`` of the skinned vertices the foot and toes carry
-    (their weights sum to :data:`FOOT_WEIGHT` or more), shape ``(N, 3)``; ``(0, 3)`` when
-    no skinned mesh is bound to the foot."""
-    names = [str(n) for n in pose.bone_names]
-    found = [np.zeros((0, 3))]
-    for mesh in scene.meshes:
-        joints = [j for j, name in enumerate(mesh.joints) if name in (leg.foot, leg.toes)]
-        if not joints:
-            continue
-        on_foot = np.isin(mesh.joint_indices, joints)
-        weight = np.where(on_foot, mesh.weights, 0.0).sum(axis=1)
-        weight /= np.maximum(np.asarray(mesh.weights).sum(axis=1), 1e-300)
-        keep = weight >= FOOT_WEIGHT
-        if np.any(keep):
-            world = bind(mesh, names).deform(pose.bone_to_world[0], normals=False)
-            found.append(np.asarray(world, dtype=float)[keep])
-    return np.concatenate(found)
-
-
-def sole_points(scene: Scene, leg: Leg, pose) -> tuple[np.ndarray, str]:
-    """World positions of heel, ball and toe at ``frame_start``, shape ``(3, 3)``, and what
-    they came from (``"mesh"`` or ``"bones"``).
-
-    All three lie on the foot's centre line (the vertical plane through the ankle along the
-    foot's direction). From a mesh: the heel at the back end of the foot's vertices, the toe
-    at their front end, the ball under the toes' joint (the foot's tail), each as low as the
-    lowest vertex within :data:`SLAB` of the foot's length of it (the lowest of the whole
-    foot where a coarse mesh has no vertex that near). From the bones: the heel
-    under the ankle at the height of the lower of the foot's and toes' tails, the ball at the
-    foot's tail, the toe at the toes' tail (a third of the foot further on without toes).
+    Returns
+    -------
+    list of FootRoll
+        One per leg; the last one's ``rig`` holds every leg's items.
     """
-    index = {str(n): i for i, n in enumerate(pose.bone_names)}
-    heads, tails = pose.heads[0], pose.tails[0]
-    ankle = heads[index[leg.foot]]
-    ball_joint = tails[index[leg.foot]]
-    forward = _foot_forward(leg, index, heads, tails)
-    vertices = foot_vertices(scene, leg, pose)
-
-    def at(along, height):
-        return _horizontal(ankle) + along * forward + height * UP
-
-    if len(vertices):
-        along = (vertices - ankle) @ forward
-        height = vertices @ UP
-        back, front = float(along.min()), float(along.max())
-        slab = SLAB * (front - back)
-        ball = float((ball_joint - ankle) @ forward)
-        slabs = ((back, back + slab), (ball - slab, ball + slab), (front - slab, front))
-        lows = [float(height[(along >= lo) & (along <= hi)].min(initial=np.inf))
-                for lo, hi in slabs]  # fmt: skip
-        lows = [low if np.isfinite(low) else float(height.min()) for low in lows]
-        return np.array([at(back, lows[0]), at(ball, lows[1]), at(front, lows[2])]), "mesh"
-    tip = tails[index[leg.toes]] if leg.toes else ball_joint + (ball_joint - ankle) / 3
-    floor = min(float(ball_joint @ UP), float(tip @ UP))
-    return np.array([at(0.0, floor), ball_joint, tip]), "bones"
+    if pose is None:
+        frames = default_frames(scene) if keyed == MOTION else [float(scene.frame_start)]
+        pose = bake(scene, np.asarray(frames, dtype=float))
+    work = scene.copy()
+    built = []
+    for leg in legs:
+        built.append(build_foot_roll(work, leg, keyed, pose))
+        work.bones[:], work.constraints[:] = built[-1].rig.bones, built[-1].rig.constraints
+    return built

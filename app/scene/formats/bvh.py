@@ -10,6 +10,9 @@ Errors name the line. More motion lines than ``Frames:`` declares are cut to the
 count and reported in ``scene.messages``; fewer are refused as truncated. A plain MOTION
 section is read from the file's bytes in chunks (:mod:`decimal_text`, bit for bit
 ``float``); anything else goes line by line, which names what is wrong.
+
+One idea: BVH text to a scene, and a BVH's hierarchy as it is written (for a writer that
+keeps it).
 """
 
 from __future__ import annotations
@@ -178,6 +181,47 @@ def load_bvh(path) -> Scene:
     parsed = _parse_bytes(raw, str(path))
     del raw  # the file's bytes are not needed to build the keys (a long clip's peak memory)
     return _scene(*parsed)
+
+
+@dataclass(frozen=True)
+class BvhLayout:
+    """A BVH file's hierarchy as it is written: what :func:`app.scene.formats.bvh_export.
+    bvh_in_layout` writes a new motion into, so that the file keeps its joints, their order,
+    offsets, end sites and channels.
+
+    Attributes
+    ----------
+    hierarchy : str
+        The file's text up to its ``MOTION`` line, verbatim.
+    joints : tuple of (str, int, tuple of str)
+        Name, parent index (-1 for a root) and channels of each joint, in file order.
+    offsets : tuple of tuple
+        Each joint's OFFSET.
+    """
+
+    hierarchy: str
+    joints: tuple
+    offsets: tuple
+
+
+def bvh_layout(path) -> BvhLayout:
+    """The hierarchy of the ``.bvh`` file at ``path`` (:class:`BvhLayout`).
+
+    Raises
+    ------
+    SceneError
+        The file cannot be read or has no valid hierarchy.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise SceneError(e.strerror or str(e), file=str(path)) from None
+    joints = _parse_bytes(raw, str(path))[0]
+    found = _MOTION.search(raw)
+    head = raw[: found.start()].decode("utf-8", errors="surrogateescape")
+    return BvhLayout(head, tuple((j.name, j.parent, tuple(j.channels)) for j in joints),
+                     tuple(tuple(j.offset) for j in joints))  # fmt: skip
 
 
 def _parse_bytes(raw: bytes, file: str):

@@ -255,6 +255,78 @@ def _end_site(scene, i, rotation, bone_to_world, tol, pad) -> list[str]:
     return [f"{pad}\tEnd Site", f"{pad}\t{{", f"{pad}\t\tOFFSET {_numbers(site)}", f"{pad}\t}}"]
 
 
+def bvh_in_layout(layout, result, fps: float) -> str:
+    """BVH text of a bake written into the hierarchy of the file ``layout`` came from
+    (:class:`app.scene.formats.bvh.BvhLayout`): the same joints in the same order with the
+    same offsets, end sites and channels, so that other tools read it as they read that file.
+
+    Each joint's rotation channels hold its rotation relative to its parent in their own
+    order (``Zrotation Yrotation Xrotation``: ``R = R_z R_y R_x``); its position channels its
+    head relative to its parent (the components without a channel being the OFFSET's, as
+    the import reads them). ``result`` is a bake of a scene holding bones named as the
+    joints (others, a rig's controls, are left out).
+
+    Raises
+    ------
+    SceneError
+        A joint missing from the bake, or one whose motion its channels cannot hold (fewer
+        than three rotation channels for a rotation about another axis, a position moved
+        where it has no channel).
+    """
+    names = [str(n) for n in result.bone_names]
+    index = {n: i for i, n in enumerate(names)}
+    missing = [name for name, _, _ in layout.joints if name not in index]
+    if missing:
+        raise SceneError(f"the joint {missing[0]!r} of the BVH is not in the scene")
+    columns_of = [index[name] for name, _, _ in layout.joints]
+    parents = np.array([p for _, p, _ in layout.joints])
+    to_world = np.asarray(result.bone_to_world, dtype=float)[:, columns_of]
+    _, heads, local_rotation, local_translation, _ = _local_frames(parents, to_world)
+    tol = 1e-6 * max(1.0, float(np.abs(heads).max()))
+    columns = []
+    for j, (name, _, channels) in enumerate(layout.joints):
+        axes = "".join(c[0].upper() for c in channels if c.endswith("rotation"))
+        if len(axes) == 3 and len(set(axes)) == 3:
+            angles = np.unwrap(np.degrees(euler_from_matrix(axes, local_rotation[:, j])),
+                               period=360.0, axis=0)  # fmt: skip
+        elif axes:
+            angles = _few_rotations(axes, local_rotation[:, j], name, tol)
+        elif np.abs(local_rotation[:, j] - np.eye(3)).max() > 1e-9:
+            raise SceneError(f"the joint {name!r} has no rotation channels but turns")
+        else:
+            angles = np.zeros((len(to_world), 0))
+        rotation_at = iter(range(len(axes)))
+        for c in channels:
+            axis = "XYZ".index(c[0].upper())
+            if c.endswith("rotation"):
+                columns.append(angles[:, next(rotation_at)])
+            else:
+                columns.append(local_translation[:, j, axis])
+        moved = np.abs(local_translation[:, j] - np.asarray(layout.offsets[j])).max(axis=0)
+        fixed = [a for a in range(3) if f"{'XYZ'[a]}position" not in channels]
+        if any(moved[a] > tol for a in fixed):
+            raise SceneError(f"the joint {name!r} moves where it has no position channel")
+    motion = np.round(np.stack(columns, axis=1), _DECIMALS) + 0.0 if columns else \
+        np.zeros((len(to_world), 0))
+    row = " ".join([_FORMAT] * motion.shape[1]) + "\n"
+    dt = frame_time(result.frames, fps)
+    head = layout.hierarchy if layout.hierarchy.endswith("\n") else layout.hierarchy + "\n"
+    return (head + f"MOTION\nFrames: {len(motion)}\nFrame Time: {_FORMAT % dt}\n"
+            + (row * len(motion)) % tuple(motion.ravel().tolist()))
+
+
+def _few_rotations(axes: str, rotation, name: str, tol: float) -> np.ndarray:
+    """Angles (degrees) for a joint with one or two rotation channels (a hinge): refused
+    when its rotation leaves them."""
+    full = axes + "".join(a for a in "XYZ" if a not in axes)[: 3 - len(axes)]
+    if len(set(full)) != 3:
+        raise SceneError(f"the joint {name!r} repeats a rotation channel")
+    angles = np.degrees(euler_from_matrix(full, rotation))
+    if np.abs(angles[:, len(axes):]).max() > 1e-6:
+        raise SceneError(f"the joint {name!r} turns about an axis it has no channel for")
+    return angles[:, : len(axes)]
+
+
 def write_bvh(path, scene: Scene, result, *, order: str = DEFAULT_ORDER) -> BvhExport:
     """Write :func:`bvh_from_bake` to ``path`` atomically (nothing is written on refusal)."""
     from app.scene.formats.atomic import write_atomic

@@ -14,6 +14,7 @@ from app.scene.formats.json_values import keys_json as _keys_json
 from app.scene.formats.json_values import num as _num
 from app.scene.formats.json_values import vec as _vec
 from app.scene.formats.kinds import registry as kinds
+from app.scene.formats.plant_json import plant_to_json
 from app.scene.rig.model import Bone, Scene
 
 FORMAT = "pivotal-scene"
@@ -58,5 +59,7 @@ def scene_to_json(scene: Scene) -> dict:
         "bones": [_bone_json(b) for b in scene.bones],
         "constraints": [constraint_to_json(c) for c in scene.constraints],
     }
+    if scene.plant is not None:
+        out["plant"] = plant_to_json(scene.plant, _bone_json)
     out.update(scene.extra)
     return out

@@ -28,10 +28,12 @@ from app.scene.formats.json_values import (
 )
 from app.scene.formats.kinds import registry as kinds
 from app.scene.formats.kinds.parts import required, unique
+from app.scene.formats.plant_json import check_plant, plant_from_json
 from app.scene.formats.scene_json import FORMAT, VERSION, scene_to_json  # noqa: F401  (re-export)
 from app.scene.rig.model import SPACES, Bone, Scene
 
-_TOP_KEYS = {"format", "version", "fps", "frame_start", "frame_end", "bones", "constraints"}
+_TOP_KEYS = {"format", "version", "fps", "frame_start", "frame_end", "bones", "constraints",
+             "plant"}  # fmt: skip
 _BONE_KEYS = {
     "name", "parent", "translation", "rotation", "scale", "tail",
     "translation_keys", "rotation_keys", "scale_keys",
@@ -129,6 +131,7 @@ def scene_from_json(value) -> Scene:
         frame_end=end,
         version=version,
         extra=read_extra(obj, _TOP_KEYS, ""),
+        plant=None if obj.get("plant") is None else plant_from_json(obj["plant"], "plant", _bone),
     )
     validate(scene)
     return scene
@@ -174,4 +177,5 @@ def validate(scene: Scene) -> None:
                 raise SceneError(f"{name!r} is not a bone of this scene", f"{path}.{field_name}")
         if schema.check is not None:
             schema.check(scene, c, index, path)
+    check_plant(scene)
     order_of(scene)  # kept on the scene: its first evaluation does not compute it again

@@ -45,13 +45,16 @@ class Rig:
     """The new item lists of an edit (what a scene's ``bones``/``constraints`` become).
 
     ``meshes`` and ``extra`` are the scene's new skinned meshes and top-level unknown keys
-    when the edit changes them (a rename), ``None`` when it leaves them alone.
+    when the edit changes them (a rename), ``None`` when it leaves them alone; ``plant`` is
+    ``(record,)``, the scene's new plant record (``None`` inside: no longer planted), when
+    the edit changes it (a planted bone renamed or deleted), ``None`` when it does not.
     """
 
     bones: tuple[Bone, ...]
     constraints: tuple
     meshes: tuple | None = None
     extra: dict | None = None
+    plant: tuple | None = None
 
 
 def _vec(v) -> tuple:
@@ -237,9 +240,12 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
             b = _compose_into(b, old_to_new, parent)
         bones.append(b)
     constraints = tuple(c for c in scene.constraints if not _references(c, going))
+    # a planted bone deleted: the clip is no longer planted (its keys stay; undo brings it back)
+    plant = ((None,) if scene.plant is not None and not going.isdisjoint(scene.plant.bones())
+             else None)  # fmt: skip
     bound = any(not going.isdisjoint(m.joints) for m in scene.meshes)
     if not bound:
-        return Rig(tuple(bones), constraints)
+        return Rig(tuple(bones), constraints, plant=plant)
 
     def surviving_ancestor(name):
         parent = scene.bone(name).parent
@@ -249,7 +255,7 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
 
     meshes = transferred_meshes(scene.meshes, going, surviving_ancestor,
                                 lambda name: rest_to_world(scene, name))  # fmt: skip
-    return Rig(tuple(bones), constraints, meshes, without_mesh_source(scene.extra))
+    return Rig(tuple(bones), constraints, meshes, without_mesh_source(scene.extra), plant)
 
 
 # --- renaming ----------------------------------------------------------------------------
@@ -292,7 +298,10 @@ def rename_bone(scene: Scene, old: str, new: str) -> Rig:
     meshes = renamed_meshes(scene.meshes, old, new)
     bound = any(old in m.joints for m in scene.meshes)
     extra = renamed_extra(scene.extra, old, new, meshes_renamed=bound)
-    return Rig(tuple(bones), constraints, meshes, extra)
+    plant = None
+    if scene.plant is not None and old in scene.plant.bones():
+        plant = (scene.plant.with_bone_renamed(old, new),)
+    return Rig(tuple(bones), constraints, meshes, extra, plant)
 
 
 # --- reparenting -------------------------------------------------------------------------

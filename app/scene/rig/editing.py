@@ -233,11 +233,30 @@ def with_position(item, frame: float, position):
     return dataclasses.replace(item, position=_vec(position))
 
 
-def with_pivot_rotation(pivot: Pivot, frame: float, rotation) -> Pivot:
-    """A pivot whose quaternion is keyed to ``rotation`` at ``frame`` (keys are created)."""
+def keys_rest_too(pivot: Pivot, frame: float, first_frame: float | None) -> bool:
+    """Whether keying ``pivot``'s rotation at ``frame`` also keys its rest at ``first_frame``
+    (the scene's ``frame_start``): its first key, at another frame. A multi-parent integrates
+    the turn from one key to the next, so one key alone would turn nothing; with the rest
+    keyed too, one key makes a roll."""
+    return pivot.rotation_keys is None and first_frame is not None and frame != first_frame
+
+
+def with_pivot_rotation(pivot: Pivot, frame: float, rotation,
+                        first_frame: float | None = None) -> Pivot:  # fmt: skip
+    """A pivot whose quaternion is keyed to ``rotation`` at ``frame`` (keys are created); its
+    first key, at a frame other than ``first_frame`` (given), keys its rest (its static
+    ``rotation``) at ``first_frame`` too (:func:`keys_rest_too`)."""
     q = np.asarray(rotation, dtype=float)
     q = q / np.linalg.norm(q)
-    return dataclasses.replace(pivot, rotation_keys=_keyed(pivot.rotation_keys, frame, q))
+    keys = pivot.rotation_keys
+    if keys_rest_too(pivot, frame, first_frame):
+        keys = _keyed(None, first_frame, _unit(pivot.rotation))
+    return dataclasses.replace(pivot, rotation_keys=_keyed(keys, frame, q))
+
+
+def _unit(q) -> np.ndarray:
+    q = np.asarray(q, dtype=float)
+    return q / np.linalg.norm(q)
 
 
 def with_bone_rotation(bone: Bone, frame: float, rotation) -> Bone:
@@ -342,8 +361,10 @@ def keyed(scene: Scene, ref: Ref, frame: float):
     """The item of ``ref`` with a key at ``frame`` holding its current value.
 
     A bone keys its rotation, and its translation when that is animated or it is a root;
-    a pivot keys its quaternion, and its position when that is animated; a position target
-    keys its position. The pose does not change: the keys hold the values already there.
+    a pivot keys its quaternion (its first key at a frame other than ``frame_start`` keys
+    the rest at ``frame_start`` too, :func:`keys_rest_too`), and its position when that is
+    animated; a position target keys its position. The pose does not change: the keys hold
+    the values already there.
 
     Raises
     ------
@@ -362,7 +383,8 @@ def keyed(scene: Scene, ref: Ref, frame: float):
             changes["scale_keys"] = _keyed(item.scale_keys, frame, scale)
         return dataclasses.replace(item, **changes)
     if isinstance(item, Pivot):
-        changes = {"rotation_keys": _keyed(item.rotation_keys, frame, rotation_at(item, frame))}
+        changes = {"rotation_keys": with_pivot_rotation(
+            item, frame, rotation_at(item, frame), scene.frame_start).rotation_keys}
         if item.position_keys is not None:
             changes["position_keys"] = _keyed(item.position_keys, frame, position_at(item, frame))
         return dataclasses.replace(item, **changes)

@@ -368,6 +368,71 @@ class CopyLocation(_BoneFollows):
         return self.bone, "head"  # the point it places
 
 
+@dataclass(frozen=True, kw_only=True)
+class FootContacts:
+    """One planted foot: its contact points and the frames each is down (contract: "Planted
+    feet").
+
+    ``heel`` and ``ball`` are in the foot's frame, ``toe`` (the toe tip) in the toes' frame
+    when the foot has ``toes``, else in the foot's: frames made of the bone's world rotation
+    and head (its scale divided out). ``contacts`` holds, for heel, ball and toe in that
+    order, sorted disjoint ``(first, last)`` frame intervals (both included).
+    """
+
+    foot: str
+    toes: str | None = None
+    heel: Vec3
+    ball: Vec3
+    toe: Vec3
+    contacts: tuple[tuple[tuple[int, int], ...], ...] = ((), (), ())
+    extra: Mapping = field(default_factory=dict)
+
+    def points(self) -> tuple[Vec3, Vec3, Vec3]:
+        return (self.heel, self.ball, self.toe)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plant:
+    """How a clip's feet were planted (Rig ▸ Plant Feet…, ``main.py plant-feet``): what the
+    plant follows when a contact is edited, and what Compare shows as the original.
+
+    ``original`` holds the bones whose keys the plant changed (the hips, the toes), as they
+    were; ``frames`` is the range planted; ``floor`` the contacts' floor (scene units) and
+    ``speed`` their speed threshold (metres per second for a person 1.7 m tall).
+    """
+
+    floor: float
+    speed: float
+    frames: tuple[int, int]
+    hips: str | None = None
+    feet: tuple[FootContacts, ...] = ()
+    original: tuple[Bone, ...] = ()
+    extra: Mapping = field(default_factory=dict)
+
+    def foot(self, name: str) -> FootContacts:
+        for f in self.feet:
+            if f.foot == name:
+                return f
+        raise KeyError(f"no planted foot {name!r}")
+
+    def bones(self) -> set[str]:
+        """The names of every bone the record names."""
+        names = {b.name for b in self.original} | {f.foot for f in self.feet}
+        names |= {f.toes for f in self.feet if f.toes is not None}
+        return names | ({self.hips} if self.hips is not None else set())
+
+    def with_bone_renamed(self, old: str, new: str) -> Plant:
+        """The record with every mention of bone ``old`` naming ``new`` instead."""
+        def name(n):
+            return new if n == old else n
+
+        feet = tuple(dataclasses.replace(f, foot=name(f.foot), toes=name(f.toes))
+                     for f in self.feet)  # fmt: skip
+        original = tuple(dataclasses.replace(b, name=name(b.name), parent=name(b.parent))
+                         for b in self.original)  # fmt: skip
+        return dataclasses.replace(self, hips=name(self.hips), feet=feet, original=original)
+
+
 @dataclass(kw_only=True)
 class Scene:
     """A skeleton, its constraints and its timeline.
@@ -385,6 +450,8 @@ class Scene:
     extra: dict = field(default_factory=dict)
     #: Skinned meshes (``app.scene.rig.mesh.SkinnedMesh``) drawn deformed by the bones.
     meshes: tuple = ()
+    #: How its feet were planted (:class:`Plant`), ``None`` when they were not.
+    plant: Plant | None = None
     #: Notes from loading (a BVH's extra motion lines, ...); not part of the scene's value.
     messages: list = field(default_factory=list, compare=False, repr=False)
 
@@ -428,4 +495,5 @@ class Scene:
             version=self.version,
             extra=dict(self.extra),
             meshes=self.meshes,
+            plant=self.plant,
         )

@@ -45,7 +45,7 @@ class Drag:
 
     def finish(self) -> None:
         if self.live.commit():
-            self.document.notify(f"{self.live.text} (Ctrl+Z undoes)")
+            self.document.notify(f"{self.live.done_text} (Ctrl+Z undoes)")
 
     def cancel(self) -> None:
         self.live.cancel()

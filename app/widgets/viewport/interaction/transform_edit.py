@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.editor.commands import ReplaceItem
+from app.editor.operations import rest_keyed_too
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import turn_in_frame
 from app.scene.analysis.transform_math import (
@@ -72,6 +73,7 @@ class Item:
         self.frame = document.frame
         scene, frame, pose = document.scene, document.frame, document.pose()
         self.original = item = editing.resolve(scene, ref)
+        self.first_frame = scene.frame_start  # a pivot's first key keys its rest there too
         self.collection, self.index = editing.owner(scene, ref)
         self.local_axes = np.eye(3)
         self.frame_rotation = IDENTITY_Q  # the frame the item's rotation is read in
@@ -108,7 +110,7 @@ class Item:
         """The item turned by the world rotation ``delta_in_world`` (4,) about its centre."""
         q = turn_in_frame(self.start_value, delta_in_world, self.frame_rotation)
         if self.ref.kind == PIVOT:
-            return editing.with_pivot_rotation(self.original, self.frame, q)
+            return editing.with_pivot_rotation(self.original, self.frame, q, self.first_frame)
         if self.keyed:
             return editing.with_bone_rotation(self.original, self.frame, q)
         return editing.with_bone_rest(self.original, rotation=q)
@@ -148,6 +150,9 @@ class Subject:
         self.text = (f"{verb} {', '.join(r.label() for r in self.refs)}"
                      + (_at(document.frame) if keyed else ""))  # fmt: skip
         self.note = ""  # said in the status bar when the gesture begins
+        rest = rest_keyed_too(scene, self.refs, document.frame) if mode == ROTATE else ""
+        #: said in the status bar when the gesture is done (a pivot's rest keyed too)
+        self.done_text = f"{self.text}{rest}"
         bones = {r.name for r in self.refs if r.kind == BONE}
         driven = sorted({c.name for c in scene.constraints
                          for b in c.driven_bones() if b in bones})  # fmt: skip

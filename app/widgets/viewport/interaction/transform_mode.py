@@ -121,7 +121,7 @@ class TransformMode(QtCore.QObject):
     def confirm(self) -> None:
         subject = self._end()
         if subject.commit():
-            self._document.notify(f"{subject.text} (Ctrl+Z undoes)")
+            self._document.notify(f"{subject.done_text} (Ctrl+Z undoes)")
 
     def cancel(self) -> None:
         self._end().cancel()

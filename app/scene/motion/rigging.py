@@ -1,0 +1,129 @@
+"""The planted clip as the foot-roll rig: the hips and toes keyed with their corrections,
+then each leg's rig built (:func:`app.scene.builders.foot_roll.build_foot_roll`, keyed from
+the corrected motion) and its control and pivots keyed from the planted foot
+(:mod:`app.scene.motion.roll_keys`). The foot takes the roll body's rotation as it is
+(``offset: "none"``): the body's frame is the planted foot's, so nothing measured at
+``frame_start`` can turn the whole clip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from app.scene.builders.foot_roll import MOTION, build_foot_roll
+from app.scene.evaluate import BakeResult
+from app.scene.math import quat
+from app.scene.math.transforms import inverse
+from app.scene.motion.feet import FootMotion
+from app.scene.motion.foot_path import FootPath, continuous
+from app.scene.motion.roll_keys import roll_keys
+from app.scene.rig.keys import Keys, sample
+from app.scene.rig.model import Scene
+
+
+def _moved(pose: BakeResult, scene: Scene, bone: str | None, offset) -> BakeResult:
+    """``pose`` with ``bone`` and everything below it translated by ``offset`` ``(F, 3)``."""
+    if bone is None or not np.any(offset):
+        return pose
+    names = [str(n) for n in pose.bone_names]
+    parents = {b.name: b.parent for b in scene.bones}
+    to_world = pose.bone_to_world.copy()
+    heads, tails = pose.heads.copy(), pose.tails.copy()
+    for b, name in enumerate(names):  # one column per bone below the hips
+        if _under(name, bone, parents):
+            to_world[:, b, :3, 3] += offset
+            heads[:, b] += offset
+            tails[:, b] += offset
+    return dataclasses.replace(pose, bone_to_world=to_world, heads=heads, tails=tails)
+
+
+def _under(name, bone, parents) -> bool:
+    while name is not None:
+        if name == bone:
+            return True
+        name = parents[name]
+    return False
+
+
+def rigged(source: Scene, clip, planted, down, hips, offset) -> Scene:
+    """The planted scene: hips and toes keyed, then each leg's rig keyed from the plant."""
+    scene = source.copy()
+    frames = clip.pose.frames
+    pose = _moved(clip.pose, source, hips, offset)
+    if hips is not None and np.any(offset):
+        i = scene.bone_index(hips)
+        bone = scene.bones[i]
+        parent = bone.parent
+        local = offset if parent is None else quat.rotate(
+            quat.conj(_rotations(pose, clip.index[parent])), offset)  # fmt: skip
+        base = _sampled(bone.translation, bone.translation_keys, frames)
+        scene.bones[i] = dataclasses.replace(bone, translation_keys=Keys(frames, base + local))
+    for leg, motion, path in zip(clip.legs, clip.motions, planted):
+        if motion.has_toes:
+            i = scene.bone_index(leg.toes)
+            scene.bones[i] = dataclasses.replace(
+                scene.bones[i], rotation_keys=Keys(frames, path.toes_rotation))
+    for j, (leg, motion, path) in enumerate(zip(clip.legs, clip.motions, planted)):
+        built = build_foot_roll(scene, leg, MOTION, pose)
+        scene.bones, scene.constraints = list(built.rig.bones), list(built.rig.constraints)
+        _key_roll(scene, built, motion, path, down[:, j], pose, frames)
+    return scene
+
+
+def _rotations(pose: BakeResult, bone: int) -> np.ndarray:
+    return quat.quat_from_matrix(pose.bone_to_world[:, bone, :3, :3]
+                                 / np.linalg.norm(pose.bone_to_world[:, bone, :3, :3],
+                                                  axis=1, keepdims=True))  # fmt: skip
+
+
+def _sampled(static, keys, frames) -> np.ndarray:
+    return sample(static, keys, frames)
+
+
+def _key_roll(scene: Scene, built, motion: FootMotion, path: FootPath, down, pose, frames):
+    """Replace the built rig's control and pivot keys by the plant's; the foot takes the
+    body's rotation as it is (``offset: "none"``: the body's frame is the planted foot's)."""
+    toe = motion.toe_in_foot(path.toes_rotation) if motion.has_toes else \
+        np.broadcast_to(motion.points[2], (len(frames), 3))
+    keys = roll_keys(path, down, motion.points[:2], toe)
+    control = scene.bone(built.control)
+    to_world = np.zeros((len(frames), 4, 4))
+    to_world[:, :3, :3] = quat.matrix_from_quat(keys.control_rotation)
+    to_world[:, :3, 3] = keys.control_translation
+    to_world[:, 3, 3] = 1.0
+    if control.parent is not None:
+        to_world = inverse(pose.bone_to_world[:, scene.bone_index(control.parent)]) @ to_world
+    rotation = quat.quat_from_matrix(to_world[:, :3, :3])
+    rotation = quat.normalize(rotation)
+    i = scene.bone_index(built.control)
+    scene.bones[i] = dataclasses.replace(control, translation_keys=Keys(frames, to_world[:, :3, 3]),
+                                         rotation_keys=Keys(frames, _continuous(rotation)))
+    for c, constraint in enumerate(scene.constraints):
+        if constraint.name == built.roll:
+            pivots = []
+            for p, pivot in enumerate(constraint.pivots):
+                position = motion.points[p] if p < 2 else keys.toe_position[0]
+                changes = dict(position=tuple(float(x) for x in position),
+                               rotation_keys=_thinned(frames, keys.pivots[p]))
+                if p == 2:
+                    changes["position_keys"] = _thinned(frames, keys.toe_position)
+                pivots.append(dataclasses.replace(pivot, **changes))
+            scene.constraints[c] = dataclasses.replace(constraint, pivots=tuple(pivots))
+        elif constraint.name == built.follow:
+            scene.constraints[c] = dataclasses.replace(constraint, offset="none")
+
+
+def _thinned(frames, values) -> Keys:
+    """Linear keys with the inside of every run of equal values left out (the same curve)."""
+    same_before = np.zeros(len(values), dtype=bool)
+    same_before[1:] = np.all(values[1:] == values[:-1], axis=1)
+    same_after = np.zeros(len(values), dtype=bool)
+    same_after[:-1] = same_before[1:]
+    keep = ~(same_before & same_after)
+    return Keys(frames[keep], values[keep])
+
+
+def _continuous(q):
+    return continuous(q)
