@@ -6,6 +6,7 @@ Commands:
   screenshot       render a scene in the editor's viewport to a PNG (works under Xvfb)
   export           write the evaluated animation as BVH, CSV, NPZ, glTF or PNG images
   plant-feet       plant a clip's feet (or many clips' on every core) and print the figures
+  retarget         put a clip's motion on another character (glTF, JSON out)
 
 Bad input exits with status 2 and a one-line reason on standard error (never a traceback;
 what the loaded file says about itself, its messages, is printed only when the command
@@ -44,7 +45,8 @@ def _bake(argv) -> int:
     parser.add_argument("--out", required=True, help="output .npz path")
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
     parser.add_argument("--animation", metavar="NAME",
-                        help="glTF only: the animation to import (default: the first)")  # fmt: skip
+                        help="glTF and FBX: the animation or take to import (default: the "
+                        "first)")  # fmt: skip
     parser.add_argument("--space", choices=("world", "object"),
                         help="evaluate every constraint in this space")  # fmt: skip
     args = parser.parse_args(argv)
@@ -167,7 +169,8 @@ def _export(argv) -> int:
                         help="default: from the suffix of --out")  # fmt: skip
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
     parser.add_argument("--animation", metavar="NAME",
-                        help="glTF only: the animation to import (default: the first)")  # fmt: skip
+                        help="glTF and FBX: the animation or take to import (default: the "
+                        "first)")  # fmt: skip
     parser.add_argument("--space", choices=("world", "object"),
                         help="evaluate every constraint in this space")  # fmt: skip
     parser.add_argument("--rotation-order", default="ZXY", metavar="ORDER",
@@ -218,10 +221,14 @@ def _parse_size(text: str) -> tuple[int, int]:
 def _open(argv) -> int:
     parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
     parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
+    parser.add_argument("--animation", metavar="NAME",
+                        help="glTF and FBX: the animation or take to open (default: the "
+                        "first; the others are named on standard error)")  # fmt: skip
     args = parser.parse_args(argv)
     from app.window.application import run_editor
 
-    return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None)
+    return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None,
+                      animation=args.animation)  # fmt: skip
 
 
 def _plant_feet(argv) -> int:
@@ -230,10 +237,16 @@ def _plant_feet(argv) -> int:
     return main(argv)
 
 
-COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export,
-            "plant-feet": _plant_feet}  # fmt: skip
+def _retarget(argv) -> int:
+    from app.cli_retarget import main
 
-HELP = f"""usage: python main.py [SCENE]
+    return main(argv)
+
+
+COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export,
+            "plant-feet": _plant_feet, "retarget": _retarget}  # fmt: skip
+
+HELP = f"""usage: python main.py [SCENE] [--animation NAME]
        python main.py COMMAND [ARGS]
 
 Pivotal: a skeleton rig editor whose bodies rotate about several pivots at once.
@@ -254,6 +267,11 @@ commands:
          [--size WxH]
                  write the evaluated animation as BVH, CSV, NPZ, glTF 2.0 or USD, or render
                  the viewport to a PNG or a PNG sequence (format from PATH's suffix)
+
+  retarget MOTION --onto CHARACTER --out OUT.glb|OUT.gltf|OUT.json [--animation NAME]
+           [--plant]
+                 put a clip's motion (BVH, glTF, FBX) on another character, through each
+                 skeleton's humanoid map (--plant: plant the result's feet)
 
   plant-feet IN --out OUT [--frames A:B] [--height H] [--speed V]
   plant-feet FILES... --out DIR [-j N]

@@ -74,11 +74,12 @@ def parse_frames(text: str) -> np.ndarray:
 
 
 def _load(path, animation):
-    """``load_scene``, with ``--animation`` for glTF files (refused for other files)."""
-    from app.scene.io import GLTF_SUFFIXES, load_scene
+    """``load_scene``, with ``--animation`` for glTF and FBX files (refused for others)."""
+    from app.scene.io import FBX_SUFFIX, GLTF_SUFFIXES, load_scene
 
-    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES:
-        raise ValueError(f"--animation applies to glTF files (.gltf, .glb), not {path!r}")
+    if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES + (FBX_SUFFIX,):
+        raise ValueError(f"--animation applies to glTF and FBX files (.gltf, .glb, .fbx), not "
+                         f"{path!r}")  # fmt: skip
     return load_scene(path, animation=animation)
 
 

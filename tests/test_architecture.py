@@ -184,10 +184,14 @@ SCENE_RULES = {
     "constraints": {"math", "rig"},
     "evaluate": {"math", "rig", "constraints"},
     # the exports bake; a cycle of constraints is refused at load (constraints/order)
-    "formats": {"math", "rig", "constraints", "evaluate"},
+    # a scene file's humanoid map is checked at load (retarget/map_file)
+    "formats": {"math", "rig", "constraints", "evaluate", "retarget"},
     "io": {"math", "rig", "evaluate", "formats"},
-    # a rig builder reads the skeleton and evaluates it (to place pivots and the pole)
-    "builders": {"math", "rig", "evaluate"},
+    # a rig builder reads the skeleton and evaluates it (to place pivots and the pole), and
+    # which bones are the legs from the humanoid map (retarget)
+    "builders": {"math", "rig", "evaluate", "retarget"},
+    # the humanoid map reads the skeleton at rest; the retarget evaluates the clip
+    "retarget": {"math", "rig", "evaluate"},
     "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},
     # planting feet builds the foot-roll rig on a clip and evaluates it for its figures
     "motion": {"math", "rig", "evaluate", "builders"},

@@ -425,7 +425,7 @@ def test_the_operations_add_aim_and_set_the_offset_with_one_undo_step_each(qtbot
     doc.set_selection([Ref.bone("ctrl"), Ref.bone("arm")])
     ref = add_follow(doc, CopyLocation)
     c = doc.scene.constraint(ref.name)
-    assert (c.name, c.bone, c.target.bone, c.offset) == ("copy_location.arm", "arm", "ctrl",
+    assert (c.name, c.bone, c.target.bone, c.offset) == ("Copy Location arm", "arm", "ctrl",
                                                           "frame_start")  # fmt: skip
     set_follow_target(doc, c.name, at="tail")
     set_follow_target(doc, c.name, bone="hip")
@@ -438,10 +438,10 @@ def test_the_operations_add_aim_and_set_the_offset_with_one_undo_step_each(qtbot
     assert (after.target.bone, after.target.at, after.offset) == ("hip", "tail", "none")
     texts = [doc.undo_stack.text(i) for i in range(doc.undo_stack.count())]
     assert texts == [
-        "Add copy location constraint copy_location.arm on arm following ctrl",
-        "Set target of copy_location.arm to bone ctrl tail",
-        "Set target of copy_location.arm to bone hip tail",
-        "Set copy_location.arm to no offset (snap to the target)",
+        "Add Copy Location arm following ctrl",
+        "Set target of Copy Location arm to bone ctrl tail",
+        "Set target of Copy Location arm to bone hip tail",
+        "Set Copy Location arm to no offset (snap to the target)",
     ]
     for _ in texts:
         doc.undo_stack.undo()

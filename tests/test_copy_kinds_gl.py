@@ -95,11 +95,10 @@ def test_add_a_child_of_edit_its_offset_undo_redo_and_see_the_bone_follow(qtbot,
     (c,) = doc.scene.constraints
     assert isinstance(c, ChildOf)
     assert (c.bone, c.target.bone, c.offset) == ("arm", "ctrl", "frame_start")
-    assert doc.selection == (Ref.constraint("child_of.arm"),)
-    assert doc.undo_stack.undoText() == (
-        "Add child of constraint child_of.arm on arm following ctrl"
-    )
-    assert "child of" in win.outliner.item_for(Ref.constraint(c.name)).text(1)
+    assert doc.selection == (Ref.constraint("Child Of arm"),)
+    assert doc.undo_stack.undoText() == "Add Child Of arm following ctrl"
+    row = win.outliner.item_for(Ref.constraint(c.name))  # its name says its kind, in words
+    assert row.text(0) == "Child Of arm" and row.text(1) == "" and row.isFirstColumnSpanned()
     added = list(doc.scene.constraints)
 
     # At frame 20 the arm (and the hand) follow the target, with the frame-start offset.
@@ -124,7 +123,7 @@ def test_add_a_child_of_edit_its_offset_undo_redo_and_see_the_bone_follow(qtbot,
     combo.setFocus()
     QTest.keyClick(combo, QtCore.Qt.Key.Key_Down)
     qtbot.waitUntil(lambda: doc.scene.constraints[0].offset == "none")
-    assert doc.undo_stack.undoText() == "Set child_of.arm to no offset (snap to the target)"
+    assert doc.undo_stack.undoText() == "Set Child Of arm to no offset (snap to the target)"
     edited = list(doc.scene.constraints)
     qtbot.wait(30)
     snapped = framebuffer(vp, qtbot)

@@ -167,12 +167,12 @@ def test_new_constraints_are_valid_and_survive_a_file_round_trip():
     validate(s)
     names = [c.name for c in s.constraints]
     assert names == [
-        "fabrik.lower",
+        "FABRIK lower",
         "mp",
         "aim",
-        "multi_parent.upper",
-        "points_at.lower",
-        "points_at.lower.001",
+        "Multi-Parent upper",
+        "Points-At lower",
+        "Points-At lower.001",
     ]
     assert loads_scene(dumps_scene(s)) == s
 

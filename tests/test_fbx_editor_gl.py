@@ -61,5 +61,6 @@ def test_dropping_an_fbx_opens_it_and_a_broken_one_keeps_the_document(qtbot, tmp
     drop(broken)
     qtbot.waitUntil(lambda: len(dialogs.calls) == 1)
     kind, _, text = dialogs.calls[0]
-    assert kind == "critical" and "broken.fbx" in text and "not a readable FBX file" in text
+    assert kind == "critical" and "<b>broken.fbx</b> could not be opened" in text
+    assert "ends too early" in text and "assimp: FBX-" in text  # its words, in the details
     assert win.document.scene == before and win.document.path == str(CHARACTER)

@@ -90,7 +90,9 @@ def test_every_frame_of_a_captured_walk_stays_where_it_was(walk):
 
 def test_the_controls_carry_the_motion_on_every_frame(walk):
     """The control and the pole are plain keyed bones at the top level (the hips travel):
-    one key a frame; the roll body at rest on the control; the pivots unkeyed."""
+    one key a frame; the control world-aligned at the first frame and turned as the foot
+    has turned since, the roll body at rest on it with the foot's first rotation, so the
+    body is the foot on every frame; the pivots unkeyed."""
     names, ends, positions, rotations, scene, legs, built, result = walk
     for roll in built:
         assert roll.keyed == MOTION
@@ -100,12 +102,21 @@ def test_the_controls_carry_the_motion_on_every_frame(walk):
             assert len(keys.frames) == 2752
         assert body.translation_keys is None and body.translation == (0.0, 0.0, 0.0)
         assert all(p.rotation_keys is None for p in scene.constraint(roll.roll).pivots)
-        i = scene.bone_index(roll.control)
-        # the control is the ankle, turned as the foot: read from the capture, not the rig
+        i, b = scene.bone_index(roll.control), scene.bone_index(roll.body)
+        # read from the capture, not the rig: the control is the ankle, world-aligned at the
+        # first frame, turned as the foot turned since; the body is the foot
         j = names.index(roll.leg.foot)
         np.testing.assert_allclose(result.heads[:, i], positions[:, j], atol=1e-9)
-        turned = (_rotation_of(result.bone_to_world[:, i]) * rotations[j].inv()).magnitude()
-        assert turned.max() <= 1e-9
+        control = _rotation_of(result.bone_to_world[:, i])
+        assert control[0].magnitude() <= 1e-12
+        assert np.allclose(control.as_matrix()[0], np.eye(3), atol=1e-12)
+        since = rotations[j] * rotations[j][0].inv()
+        assert (control * since.inv()).magnitude().max() <= 1e-9
+        assert (Rotation.from_quat(body.rotation, scalar_first=True) * rotations[j][0].inv()
+                ).magnitude() <= 1e-9  # fmt: skip
+        body_turn = _rotation_of(result.bone_to_world[:, b])
+        assert (body_turn * rotations[j].inv()).magnitude().max() <= 1e-9
+        np.testing.assert_allclose(result.heads[:, b], positions[:, j], atol=1e-9)
 
 
 def test_built_at_rest_the_legs_leave_the_capture(walk):
@@ -196,14 +207,21 @@ def test_a_scaled_armature_gets_controls_at_unit_scale_in_metres():
 
 def old_style(built) -> tuple:
     """The rig as the builder made it before the roll body (what files saved then hold):
-    the multi-parent on the control itself, relative to the world at the top level, the leg
+    the multi-parent on the control itself, turned as the foot (the roll body's rotation on
+    the world-aligned control, and its tail), relative to the world at the top level, the leg
     IK and the foot's copy rotation on the control; no keys on control and pole."""
     bones = []
+    body = next(b for b in built.rig.bones if b.name == built.body)
     for b in built.rig.bones:
         if b.name == built.body:
             continue
         if b.name in (built.control, built.pole):
             b = dataclasses.replace(b, translation_keys=None, rotation_keys=None)
+        if b.name == built.control:
+            turned = Rotation.from_quat(b.rotation, scalar_first=True) * Rotation.from_quat(
+                body.rotation, scalar_first=True)  # fmt: skip
+            b = dataclasses.replace(b, rotation=tuple(turned.as_quat(scalar_first=True)),
+                                    tail=body.tail)  # fmt: skip
         bones.append(b)
     control = next(b for b in bones if b.name == built.control)
     relative = "world" if control.parent is None else "parent"
@@ -217,10 +235,32 @@ def old_style(built) -> tuple:
     return bones, constraints
 
 
+def foot_turned_control(built) -> list:
+    """The bones as the builder made them before the control was world-aligned (the first
+    roll-body rig): the control turned as the foot (the body's rest rotation on it, keys and
+    all), the roll body at rest on it with the identity rotation."""
+    body = next(b for b in built.rig.bones if b.name == built.body)
+    offset = Rotation.from_quat(body.rotation, scalar_first=True)
+    bones = []
+    for b in built.rig.bones:
+        if b.name == built.control:
+            rest = Rotation.from_quat(b.rotation, scalar_first=True) * offset
+            keyed = Rotation.from_quat(b.rotation_keys.values, scalar_first=True) * offset
+            b = dataclasses.replace(
+                b, rotation=tuple(rest.as_quat(scalar_first=True)), tail=body.tail,
+                rotation_keys=Keys(b.rotation_keys.frames, keyed.as_quat(scalar_first=True)))
+        elif b.name == built.body:
+            b = dataclasses.replace(b, rotation=(1.0, 0.0, 0.0, 0.0))
+        bones.append(b)
+    return bones
+
+
 def test_a_rig_built_before_the_roll_body_opens_and_plays_as_it_did():
     """An old rig (humanoid, the worked example's roll keys) saves and loads back equal, is
     read back as a rig that rolls its control, and plays exactly as the new rig does with
-    the same pivot keys while its control stays (the new control's keys hold it still)."""
+    the same pivot keys while its control stays (the new control's keys hold it still); so
+    does the first roll-body rig, whose control was turned as the foot (as authored, in
+    object space, the three are one pose; the world-space toggle tells them apart)."""
     scene = load_scene(SCENES / "humanoid.glb")
     legs = recognised_legs(scene)
     built = build_foot_roll(scene, legs["left"], REST)
@@ -238,11 +278,19 @@ def test_a_rig_built_before_the_roll_body_opens_and_plays_as_it_did():
     assert parts.leg == legs["left"]
     fresh = foot_roll_of(new, "foot.L")
     assert fresh == built.parts() and not fresh.rolls_the_control
+    # and the first roll-body rig (its control turned as the foot) is read back as a rig
+    first = scene.copy()
+    first.bones[:], first.constraints[:] = foot_turned_control(built), built.rig.constraints
+    _keyed(first, built.roll)
+    first = scene_from_json(scene_to_json(first))
+    assert foot_roll_of(first, "foot.L") == built.parts()
     frames = default_frames(scene)
-    was, now = bake(old, frames), bake(new, frames)
+    was, now, then = bake(old, frames), bake(new, frames), bake(first, frames)
     for bone in scene.bone_names():
         i, j = old.bone_index(bone), new.bone_index(bone)
         np.testing.assert_allclose(was.bone_to_world[:, i], now.bone_to_world[:, j],
+                                   atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(then.bone_to_world[:, j], now.bone_to_world[:, j],
                                    atol=1e-12)  # fmt: skip
     left = old.bone_index("foot.L")
     assert was.heads[12, left, 1] - was.heads[0, left, 1] > 0.04  # it rolls

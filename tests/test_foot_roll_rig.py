@@ -10,6 +10,7 @@ import importlib.util
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 from app.scene.builders.foot_roll import FootRollError, build_foot_roll, root_bone
 from app.scene.builders.leg_names import Leg, leg_for_selection, read_name, recognised_legs
@@ -144,6 +145,38 @@ def test_the_foot_turns_as_the_control_times_its_frame_start_offset(humanoid):
     assert 20 < turned < 35  # the ball's 28°
 
 
+def test_the_control_is_world_aligned_and_the_spaces_roll_about_different_axes(humanoid):
+    """The control has the world's axes at rest (as Maya's IK foot control), the roll body
+    the foot's rotation on it; so the ball's 28° about X (frames 2-12) turns the foot about
+    its own X in object space and about the world's X in world space, each about the ball's
+    point on the sole (scipy's closed form, not the solver's). The foot is turned out 40°:
+    the two differ, the lesson of the editor's space toggle."""
+    scene, built, _ = humanoid
+    roll = built["left"]
+    control, body = scene.bone(roll.control), scene.bone(roll.body)
+    assert control.parent is None and body.parent == roll.control
+    start = bake(scene, np.array([0.0]))
+    i, b = scene.bone_index(roll.control), scene.bone_index(roll.body)
+    np.testing.assert_allclose(start.bone_to_world[0, i, :3, :3], np.eye(3), atol=1e-12)
+    foot = scene.bone_index("foot.L")
+    # the body is the foot (to the file's float32, its scale)
+    np.testing.assert_allclose(start.bone_to_world[0, b], start.bone_to_world[0, foot],
+                               atol=1e-7)  # fmt: skip
+    rest = Rotation.from_matrix(start.bone_to_world[0, b, :3, :3])
+    assert (Rotation.from_quat(body.rotation, scalar_first=True) * rest.inv()).magnitude() < 1e-9
+    ball = next(p for p in scene.constraint(roll.roll).pivots if p.name == "ball")
+    point = start.bone_to_world[0, b, :3, :3] @ ball.position + start.bone_to_world[0, b, :3, 3]
+    turn = Rotation.from_euler("x", 28, degrees=True)
+    expected = {"object": rest * turn, "world": turn * rest}
+    for space, rotation in expected.items():
+        pose = bake(scene, np.array([12.0]), space).bone_to_world[0, b]
+        assert (Rotation.from_matrix(pose[:3, :3]) * rotation.inv()).magnitude() < 1e-9, space
+        moved = pose[:3, :3] @ ball.position + pose[:3, 3]
+        np.testing.assert_allclose(moved, point, atol=1e-9)  # it turned about the ball
+    apart = (expected["object"] * expected["world"].inv()).magnitude()
+    assert np.degrees(apart) > 10  # the foot is turned out: the axes part
+
+
 def test_building_moves_nothing_until_the_pivots_turn():
     plain = load_scene(HUMANOID)
     rigged = load_scene(HUMANOID)
@@ -167,9 +200,9 @@ def test_the_pivots_sit_at_the_lowest_points_of_the_foot(humanoid):
         weight = np.where(np.isin(mesh.joint_indices, joints), mesh.weights, 0).sum(axis=1)
         foot = world[weight >= 0.5]
         assert len(foot) > 50
-        control = result.bone_to_world[0, scene.bone_index(built[side].control)]
+        body = result.bone_to_world[0, scene.bone_index(built[side].body)]  # the pivots' frame
         roll = scene.constraint(built[side].roll)
-        at = {p.name: control[:3, :3] @ p.position + control[:3, 3] for p in roll.pivots}
+        at = {p.name: body[:3, :3] @ p.position + body[:3, 3] for p in roll.pivots}
         forward = at["toe"] - at["heel"]
         forward[1] = 0
         forward /= np.linalg.norm(forward)
@@ -199,9 +232,9 @@ def test_without_a_mesh_the_pivots_come_from_the_bones():
     assert built.pivots_from == "bones"
     new = Scene(bones=list(built.rig.bones), constraints=list(built.rig.constraints))
     pose = bake(new, np.array([0.0]))
-    control = pose.bone_to_world[0, new.bone_index(built.control)]
+    body = pose.bone_to_world[0, new.bone_index(built.body)]  # the pivots' frame
     roll = next(c for c in built.rig.constraints if c.name == built.roll)
-    at = {p.name: control[:3, :3] @ p.position + control[:3, 3] for p in roll.pivots}
+    at = {p.name: body[:3, :3] @ p.position + body[:3, 3] for p in roll.pivots}
     np.testing.assert_allclose(at["ball"], pose.tails[0, new.bone_index(leg.foot)], atol=1e-9)
     np.testing.assert_allclose(at["toe"], pose.tails[0, new.bone_index(leg.toes)], atol=1e-9)
     ankle = pose.heads[0, new.bone_index(leg.foot)]
@@ -297,8 +330,8 @@ def test_a_mixamo_character_is_recognised_and_rigged():
     assert built["left"].pivots_from == "mesh"
     assert scene.bone(built["left"].control).parent is None
     # the pivots on the box's sole (y = 0), at its back and front ends
-    control = bake(scene, np.array([0.0])).bone_to_world[0, scene.bone_index(built["left"].control)]
-    at = {p.name: control[:3, :3] @ p.position + control[:3, 3]
+    body = bake(scene, np.array([0.0])).bone_to_world[0, scene.bone_index(built["left"].body)]
+    at = {p.name: body[:3, :3] @ p.position + body[:3, 3]
           for p in scene.constraint(built["left"].roll).pivots}  # fmt: skip
     np.testing.assert_allclose([at[n][1] for n in at], 0.0, atol=1e-9)
     assert at["heel"][2] == pytest.approx(-0.05) and at["toe"][2] == pytest.approx(0.2)

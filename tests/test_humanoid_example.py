@@ -100,15 +100,10 @@ def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
     others = [i for i, b in enumerate(plain.bones) if b.name not in leg]
     unrolled = bake(plain, np.arange(2.0, 13.0)).heads[:, others]
     np.testing.assert_allclose(result.heads[:, others], unrolled, atol=1e-9)
-    # the spaces part: the roll is the same in both (the body rolls in the control's frame,
-    # whose axes are the foot's), the foot's copy rotation is not: in object space the foot
-    # turns by the roll relative to the calf, so its toes leave the sole
-    world, object_ = (bake(scene, np.array([20.0]), space) for space in ("world", "object"))
-    body = scene.bone_index("foot_rolled.L")
-    np.testing.assert_allclose(world.bone_to_world[0, body], object_.bone_to_world[0, body],
-                               atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(world.heads[0, foot], object_.heads[0, foot], atol=1e-12)
-    assert np.linalg.norm(world.tails[0, foot] - object_.tails[0, foot]) > 0.01
+    # the spaces part: the foot is turned out, so a roll about world X is not one about its X
+    # (the control has the world's axes, the roll body the foot's)
+    world = bake(scene, np.array([20.0]), "world").heads[0, foot]
+    assert np.linalg.norm(world - bake(scene, np.array([20.0]), "object").heads[0, foot]) > 0.01
 
 
 @pytest.mark.parametrize("space", ["world", "object"])

@@ -55,10 +55,11 @@ def test_handles_guides_and_labels_while_playing_match_the_per_handle_path(qtbot
             for name in ("handles", "guides"):
                 for a, b in zip(got[name], loop[name]):
                     assert np.array_equal(np.asarray(a), np.asarray(b)), name
-            positions, texts, colors = got["labels"]
+            positions, texts, colors, priority = got["labels"]
             assert texts == loop["labels"][1]
             assert np.array_equal(positions, loop["labels"][0])
             assert np.array_equal(colors, loop["labels"][2])
+            assert np.array_equal(priority, loop["labels"][3])
         assert np.asarray(kept["handles"][2]).sum() == 3  # the selected roll's pivots
     # a new selection is drawn at once
     doc.set_selection([])

@@ -391,7 +391,7 @@ def test_g_r_x_y_z_are_text_in_a_text_field(qtbot):
     doc.set_selection([])
     key(vp, "R")
     assert not vp.transform_mode.active
-    assert "Select a bone" in win.statusBar().currentMessage()
+    assert "R turns the selected bones and pivots: select some" in win.statusBar().currentMessage()
 
 
 def test_a_ring_seen_nearly_edge_on_turns_by_the_drag_along_it_and_esc_cancels(qtbot):

@@ -22,7 +22,7 @@ from .conftest import SCENES
 from .gui import CTRL, LEFT, SHIFT, framebuffer, key
 from .gui import enter_text as type_into
 
-BODY = "multi_parent.foot"
+BODY = "Multi-Parent foot"
 
 
 
@@ -123,7 +123,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     texts = [doc.undo_stack.text(i) for i in range(doc.undo_stack.count())]
     assert texts[:3] == ["Rename bone root to foot", "Set rest tail of bone foot",
                          "Extrude foot.001 from foot"]  # fmt: skip
-    assert f"Add multi-parent constraint {BODY}" in texts
+    assert f"Add {BODY}" in texts
     assert f"Add pivot pivot 2 to {BODY}" in texts
     # closed form: frames 0..10 turn the foot about the heel (0, 0, 0) by -20° about X;
     # 20..32 about the ball, which is then back where it started, by +30°

@@ -2,7 +2,9 @@
 
 Run under a virtual X server:
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/teaching_screenshots.py
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/teaching_screenshots.py [SHOT...]
+
+(``SHOT``: ``demo``, ``humanoid``, ``humanoid_gltf``... to render only those.)
 
 Each shot opens a scene in the editor window, sets the view up as a teacher would, and saves
 the whole window (the OpenGL viewport and its labels composed in).
@@ -46,15 +48,15 @@ def open_window(app, scene: str, frame: float = 0.0, size=SIZE):
     return window
 
 
-def save(app, window, name: str, frame_all: bool = True) -> None:
+def save(app, window, name: str, frame_all: bool = True, out: Path = OUT) -> None:
     settle(app)
     if frame_all:
         window.viewport.frame_all()
         settle(app)
-    path = OUT / name
+    path = Path(out) / name
     if not window_image(window).save(str(path)):
         raise SystemExit(f"cannot write {path}")
-    print(path.relative_to(ROOT))
+    print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     window.document.undo_stack.clear()
     window.autosaver.stop()
     window.close()
@@ -139,11 +141,84 @@ def demo(app) -> None:
         print(Path(render_screenshot(scene, OUT / name, **common, **extra)).relative_to(ROOT))
 
 
+#: The worked example's shots: its frame (the ball's 28° held, the toe turning), its size,
+#: and the camera turned (azimuth, elevation in degrees) from the broadside view to the
+#: character's front, where a roll along the foot and a tip sideways read apart.
+HUMANOID_FRAME, HUMANOID_SIZE, HUMANOID_ORBIT = 20.0, (1280, 800), (-40.0, 15.0)
+
+
+def humanoid(app, out=OUT, orbit=HUMANOID_ORBIT) -> None:
+    """The worked example (``tools/add_foot_roll.py``: the rig on both legs, the left roll
+    keyed) at :data:`HUMANOID_FRAME`, the ball selected, the camera on the legs: object
+    space, world space (the same keys about the world-aligned control's axes: the foot tips
+    sideways), and Compare from object space with the world as the ghost."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("add_foot_roll",
+                                                  ROOT / "tools" / "add_foot_roll.py")  # fmt: skip
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    source = Document.from_file(SCENES / "humanoid.glb")
+    name = tool.add_foot_roll(source)
+    legs = [source.scene.bone_index(b) for side in "LR"
+            for b in (f"thigh.{side}", f"calf.{side}", f"foot.{side}", f"toes.{side}")]  # fmt: skip
+    for file, space, compare in (("humanoid-object.png", "object", False),
+                                 ("humanoid-world.png", "world", False),
+                                 ("humanoid-compare.png", "object", True)):  # fmt: skip
+        document = Document(source.scene.copy())
+        document.set_frame(HUMANOID_FRAME)
+        document.set_space(space)
+        document.set_selection([Ref.pivot_of(name, "ball")])
+        window = MainWindow(document, restore_settings=False)
+        window.resize(*HUMANOID_SIZE)
+        window.show()
+        document.set_compare(compare)
+        settle(app)
+        window.viewport.frame_all()
+        points = []
+        for shown in ("world", "object"):
+            document.set_space(shown)
+            pose = document.pose()
+            points += [pose.heads[0, legs], pose.tails[0, legs]]
+        document.set_space(space)
+        window.viewport.frame_points(np.concatenate(points))
+        window.viewport.orbit(*orbit)
+        save(app, window, file, frame_all=False, out=out)
+
+
+def humanoid_gltf(app) -> None:
+    """The README's first picture of the worked example: the whole figure with the rig on
+    both legs at :data:`HUMANOID_FRAME`, the left ball pivot selected, object space (every
+    label beside its handle, none over another)."""
+    import importlib.util
+    import tempfile
+
+    from app.scene.io import save_scene
+    from app.window.application import render_screenshot
+
+    spec = importlib.util.spec_from_file_location("add_foot_roll",
+                                                  ROOT / "tools" / "add_foot_roll.py")  # fmt: skip
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    document = Document.from_file(SCENES / "humanoid.glb")
+    roll = tool.add_foot_roll(document)
+    with tempfile.TemporaryDirectory() as folder:
+        scene = Path(folder) / "humanoid_foot_roll.json"
+        save_scene(document.scene, scene)
+        path = render_screenshot(scene, OUT / "humanoid-gltf.png", frame=HUMANOID_FRAME,
+                                 size=HUMANOID_SIZE, space="object",
+                                 select=[f"{roll}/ball"])  # fmt: skip
+        print(Path(path).relative_to(ROOT))
+
+
 def main() -> None:
     app = application()
     OUT.mkdir(parents=True, exist_ok=True)
-    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial):
-        shot(app)
+    chosen = set(sys.argv[1:])  # names of shots to render (default: every one)
+    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial, humanoid,
+                 humanoid_gltf):  # fmt: skip
+        if not chosen or shot.__name__ in chosen:
+            shot(app)
 
 
 if __name__ == "__main__":

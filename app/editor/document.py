@@ -115,13 +115,17 @@ class Document(QtCore.QObject):
         self._dirty = False
         self.undo_stack.cleanChanged.connect(self._update_dirty)
         from app.editor.playback import Player
+        from app.editor.reference import ReferenceMotion
 
         self.player = Player(self)
+        #: A clip shown as a ghost beside the scene (the motion being imported), not saved.
+        self.reference = ReferenceMotion(self)
 
     @classmethod
-    def from_file(cls, path, parent=None) -> Document:
-        """Load a scene or BVH file (raises :class:`~app.scene.errors.SceneError`)."""
-        return cls(load_scene(path), str(Path(path)), parent)
+    def from_file(cls, path, parent=None, animation=None) -> Document:
+        """Load a scene or BVH file (raises :class:`~app.scene.errors.SceneError`);
+        ``animation`` names a glTF animation or FBX take."""
+        return cls(load_scene(path, animation=animation), str(Path(path)), parent)
 
     # --- the scene and its file ----------------------------------------------------------
 
@@ -142,6 +146,7 @@ class Document(QtCore.QObject):
     def replace_scene(self, scene: Scene, path: str | None, recovered: bool = False) -> None:
         """Open another scene in this document (New, Open): history and selection restart."""
         self.player.pause()
+        self.reference.clear()
         self._scene = scene
         self._evaluations.replace(scene)
         self._warm_timer.start()

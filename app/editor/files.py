@@ -23,7 +23,7 @@ from app.editor import settings
 from app.editor.document import new_scene
 from app.editor.recovery import orphans
 from app.scene.errors import SceneError
-from app.scene.io import load_scene, save_scene
+from app.scene.io import animation_names, load_scene, save_scene
 
 OPEN_FILTER = (
     "Scenes, motion capture, glTF and FBX (*.json *.bvh *.gltf *.glb *.fbx *.FBX);;"
@@ -63,15 +63,52 @@ def refused_text(path) -> str:
     )
 
 
+#: Places that say nothing more than "the file" (a JSON pointer's root, the top level).
+_NO_PLACE = ("", "/", "(top level)")
+
+
 def error_text(e: SceneError, verb: str = "opened") -> str:
-    """A dialog's text for a refused file: what, where, why."""
+    """A dialog's text for a refused file, as one sentence: the file, why, and where when
+    there is a place ("notes.glb could not be opened: it is a text file, not a glTF binary
+    … (at line 3 column 5)."); what another program said word for word below it, as
+    details; the file's folder in grey."""
     name = escape(Path(e.file).name) if e.file else "The file"
-    where = escape(e.path or "the file as a whole")
+    reason = e.reason.rstrip(". ")
+    where = f" (at {escape(e.path)})" if e.path not in _NO_PLACE else ""
+    details = (f"<br><br><span style='color:gray'>Details: {escape(e.details)}</span>"
+               if e.details else "")  # fmt: skip
     return (
-        f"<b>{name}</b> could not be {verb}.<br><br>"
-        f"<b>Where:</b> {where}<br><b>Why:</b> {escape(e.reason)}"
+        f"<b>{name}</b> could not be {verb}: {escape(reason)}{where}.{details}"
         + (f"<br><br><span style='color:gray'>{escape(e.file)}</span>" if e.file else "")
     )
+
+
+def choose_animation(parent, path, names: list[str]) -> int | None:
+    """Ask which of the file's animations (or takes) to open: its index, or ``None`` when
+    the person cancels."""
+    dialog = QtWidgets.QDialog(parent)
+    dialog.setObjectName("animationDialog")
+    dialog.setWindowTitle("Open Animation")
+    text = QtWidgets.QLabel(f"{Path(path).name} holds {len(names)} animations. Open which? "
+                            "(Another one later: open the file again, or File ▸ Import "
+                            "Motion onto Character… to put it on another character.)",
+                            wordWrap=True)  # fmt: skip
+    choices = QtWidgets.QListWidget(objectName="animations")
+    choices.addItems(names)
+    choices.setCurrentRow(0)
+    buttons = QtWidgets.QDialogButtonBox(
+        QtWidgets.QDialogButtonBox.StandardButton.Open
+        | QtWidgets.QDialogButtonBox.StandardButton.Cancel
+    )
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    choices.itemActivated.connect(lambda _item: dialog.accept())
+    layout = QtWidgets.QVBoxLayout(dialog)
+    for widget in (text, choices, buttons):
+        layout.addWidget(widget)
+    if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted:
+        return None
+    return choices.currentRow()
 
 
 class FileController(QtCore.QObject):
@@ -134,15 +171,23 @@ class FileController(QtCore.QObject):
         self.document.notify("New scene")
         return True
 
-    def open(self, path=None) -> bool:
-        """Open ``path`` (or ask for one). Returns whether a new scene is now open."""
+    def open(self, path=None, animation=None) -> bool:
+        """Open ``path`` (or ask for one). A glTF or FBX file with several animations or
+        takes asks which (unless ``animation`` names one, or is its index). Returns whether
+        a new scene is now open."""
         if path is None:
             start = str(Path(self.document.path).parent) if self.document.path else ""
             path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Open", start, OPEN_FILTER)
             if not path:
                 return False
         try:
-            scene = load_scene(path)
+            if animation is None:
+                names = animation_names(path)
+                if len(names) > 1:
+                    animation = choose_animation(self.window, path, names)
+                    if animation is None:
+                        return False
+            scene = load_scene(path, animation=animation, leaf_bones=settings.leaf_bones())
         except SceneError as e:
             if not e.file:
                 e = e.with_file(str(path))

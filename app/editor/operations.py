@@ -85,11 +85,18 @@ class LiveEdit:
 # --- keys ---------------------------------------------------------------------------------
 
 
-def _keyable_selection(document) -> list[Ref]:
+def _keyable_selection(document, what: str) -> list[Ref]:
+    """The selected bones, pivots and position targets; without any, the refusal says
+    ``what`` the key does and what is selected instead."""
     refs = [r for r in document.selection if editing.keyable(document.scene, r)]
-    if not refs:
-        raise OperationError("Select a bone, a pivot or a position target to key it")
-    return refs
+    if refs:
+        return refs
+    active = document.active
+    if active is None:
+        raise OperationError(f"{what}: select some first")
+    but = ("follows a bone (key that bone)" if active.kind in TARGET_KINDS
+           else "has no keys of its own (select its pivots or bones)")  # fmt: skip
+    raise OperationError(f"{what}; {active.label()} {but}")
 
 
 def rest_keyed_too(scene, refs, frame: float) -> str:
@@ -107,7 +114,8 @@ def rest_keyed_too(scene, refs, frame: float) -> str:
 
 def set_key(document, refs=None) -> None:
     """K: key the selection at the current frame with the values it has there."""
-    refs = list(refs) if refs is not None else _keyable_selection(document)
+    refs = list(refs) if refs is not None else _keyable_selection(
+        document, "K keys the selected bones, pivots and position targets at this frame")
     frame = document.frame
     stack = document.undo_stack
     names = ", ".join(r.label() for r in refs)
@@ -123,7 +131,9 @@ def set_key(document, refs=None) -> None:
 
 def delete_key(document, refs=None) -> None:
     """Shift+K: delete the selection's keys at the current frame."""
-    refs = list(refs) if refs is not None else _keyable_selection(document)
+    refs = list(refs) if refs is not None else _keyable_selection(
+        document, "Shift+K deletes the keys at this frame of the selected bones, pivots and "
+        "position targets")  # fmt: skip
     frame = document.frame
     changes = []
     for ref in refs:
@@ -304,7 +314,15 @@ def remove_pivot(document, constraint_name: str, pivot_name: str) -> None:
     )
 
 
+def refuse_identical(document, constraint) -> None:
+    """Refuse (``OperationError``) a constraint the scene has already under another name."""
+    why = editing.identical_words(document.scene, constraint)
+    if why:
+        raise OperationError(f"Not added: {why}")
+
+
 def _add_constraint(document, constraint) -> Ref:
+    refuse_identical(document, constraint)
     index = len(document.scene.constraints)
     document.push(
         InsertItem(
@@ -312,7 +330,7 @@ def _add_constraint(document, constraint) -> Ref:
             "constraints",
             index,
             constraint,
-            f"Add {constraint.type.replace('_', '-')} constraint {constraint.name}",
+            f"Add {constraint.name}",  # its name says its kind and bone
         )
     )
     ref = Ref.constraint(constraint.name)
@@ -414,7 +432,11 @@ def delete_selected(document) -> None:
     file's, and removing one would orphan its children)."""
     refs = [r for r in document.selection if r.kind in (PIVOT, CONSTRAINT)]
     if not refs:
-        raise OperationError("Select a pivot or a constraint to delete")
+        active = document.active
+        what = "X deletes the selected bones, pivots and constraints"
+        raise OperationError(f"{what}; {active.label()} is part of its constraint (select "
+                             "the constraint)" if active is not None else
+                             f"{what}: select some first")  # fmt: skip
     removed = {r.name for r in refs if r.kind == CONSTRAINT}
     for ref in refs:
         if ref.kind == PIVOT and ref.name not in removed:

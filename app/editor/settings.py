@@ -40,3 +40,19 @@ def remove_recent(path) -> list[str]:
     files = [f for f in recent_files() if f != str(path)]
     settings().setValue("recent_files", files)
     return files
+
+
+#: File ▸ Leaf Bones: how glTF and FBX files are read (``app.scene.formats.leaf_bones``).
+LEAF_BONES = ("auto", "ignore", "keep")
+
+
+def leaf_bones() -> str:
+    """The leaf-bone choice for the next glTF or FBX import (default ``"auto"``)."""
+    value = str(settings().value("import/leaf_bones", "auto"))
+    return value if value in LEAF_BONES else "auto"
+
+
+def set_leaf_bones(choice: str) -> None:
+    if choice not in LEAF_BONES:
+        raise ValueError(f"leaf bones: one of {LEAF_BONES}, not {choice!r}")
+    settings().setValue("import/leaf_bones", choice)

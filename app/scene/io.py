@@ -31,11 +31,15 @@ KINDS = ("a Pivotal scene (.json), a BVH clip (.bvh), a glTF file (.gltf, .glb) 
          "file (.fbx)")  # fmt: skip
 
 
-def load_scene(path, animation: str | None = None) -> Scene:
+def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> Scene:
     """Read a scene file, or a ``.bvh``, ``.gltf``, ``.glb`` or ``.fbx`` file (by extension) as
     a scene.
 
-    ``animation`` names the glTF animation to import (default: the first).
+    ``animation`` names the glTF animation or FBX take to import (or is its index, from 0;
+    default: the first; :func:`animation_names` lists them). ``leaf_bones`` (glTF and FBX):
+    ``"auto"`` ignores the bones Blender adds at the ends of chains when the file says
+    Blender wrote them, ``"ignore"`` always, ``"keep"`` never
+    (:mod:`app.scene.formats.leaf_bones`).
 
     Raises
     ------
@@ -52,7 +56,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         from app.scene.formats.gltf.importer import load_gltf
         from app.scene.formats.mesh_source import remember_source
 
-        return keepable(remember_source(load_gltf(path, animation), path), path)
+        return keepable(remember_source(load_gltf(path, animation, leaf_bones), path), path)
     if path.suffix.lower() == FBX_SUFFIX:
         from app.scene.formats.fbx.importer import load_fbx
         from app.scene.formats.mesh_source import remember_source
@@ -60,7 +64,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         # The importer checks its keys as a scene file would (finite, within the bounds on
         # numbers and frames, unit rotations, no negative scale); the rest is checked here
         # without them, which keeps a 65-joint character's import fast.
-        scene = remember_source(load_fbx(path), path)
+        scene = remember_source(load_fbx(path, animation, leaf_bones), path)
         bare = scene.copy()
         bare.bones = [replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
                       for b in scene.bones]  # fmt: skip
@@ -73,7 +77,7 @@ def load_scene(path, animation: str | None = None) -> Scene:
         raise SceneError("no such file", file=str(path)) from None
     except UnicodeDecodeError as e:
         if not scene_suffix:
-            raise SceneError(f"{path.name} is not {KINDS}", file=str(path)) from None
+            raise SceneError(f"it is not {KINDS}", file=str(path)) from None
         raise SceneError("not UTF-8 text", f"byte {e.start}", str(path)) from None
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
@@ -83,13 +87,42 @@ def load_scene(path, animation: str | None = None) -> Scene:
         # Another kind of file (a .txt, a .png): say what Pivotal opens, not where the
         # JSON parser gave up; a .json file keeps the parser's place and reason.
         if not scene_suffix and e.reason.startswith("malformed JSON"):
-            raise SceneError(f"{path.name} is not {KINDS}", file=str(path)) from None
+            raise SceneError(f"it is not {KINDS}", file=str(path)) from None
         raise
     if "meshes" in scene.extra:
         from app.scene.formats.mesh_source import load_meshes
 
         load_meshes(scene, path)
     return scene
+
+
+def animation_names(path) -> list[str]:
+    """The animations a file holds: a glTF file's animations, an FBX file's takes (an
+    unnamed glTF animation is ``animation N``); ``[]`` for a scene file or a BVH (one clip).
+
+    Raises
+    ------
+    SceneError
+        For a file that cannot be read.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix in GLTF_SUFFIXES:
+        from app.scene.formats.gltf.clips import animation_names as gltf_names
+
+        return gltf_names(path)
+    if suffix == FBX_SUFFIX:
+        from app.scene.formats.fbx import assimp
+
+        if not Path(path).is_file():
+            raise SceneError("no such file", file=str(path))
+        try:
+            return list(assimp.read_guarded(path).takes)
+        except assimp.ReadError as e:  # assimp's words, translated (kept as details)
+            from app.scene.formats.fbx.messages import refusal
+
+            with open(path, "rb") as f:
+                raise refusal(str(e), f.read(64)).with_file(str(path)) from None
+    return []
 
 
 def keepable(scene: Scene, path) -> Scene:

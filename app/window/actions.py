@@ -16,6 +16,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor import operations, playback, settings
 from app.widgets.add_menu import build_add_menu
+from app.widgets.retarget.import_dialog import import_motion
+from app.widgets.retarget.map_dialog import edit_map
 from app.widgets.space_toggle import SpaceToggle
 from app.widgets.viewport.gizmo_items import GizmoToolbar
 from app.window.help_text import show_controls
@@ -82,6 +84,11 @@ class WindowActions:
             "Open a scene file, a BVH motion capture or a glTF character",
             icon=sp.SP_DialogOpenButton,
         )
+        a("importMotion", "&Import Motion onto Character…", self._import_motion, None,
+          "Put a clip (BVH, glTF, FBX) on this character through the humanoid maps")
+        a("humanoidMap", "&Humanoid Map…", lambda: edit_map(self, doc), None,
+          "Which of the character's bones is each humanoid bone (read by the retarget and "
+          "the foot-roll rig)")
         a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
         a(
             "saveAs",
@@ -157,6 +164,10 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
+        a("labels", "&Labels", self.viewport.set_show_labels, "Alt+L",
+          "Name the pivots, targets and poles beside them (the selection's first where they "
+          "crowd)", checkable=True)  # fmt: skip
+        self.actions_by_name["labels"].setChecked(True)
         build_mesh_actions(self)
         a(
             "compare",
@@ -264,6 +275,32 @@ class WindowActions:
         doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
         doc.player.playing_changed.connect(self._on_playing)
 
+    def _leaf_bones_menu(self, menu) -> None:
+        """File ▸ Leaf Bones: how the next glTF or FBX file reads the bones an exporter adds
+        at the ends of chains (Blender's "Ignore Leaf Bones", by default as the file says)."""
+        menu.setObjectName("leafBonesMenu")
+        group = QtGui.QActionGroup(self)
+        for choice, text, tip in (
+            ("auto", "Ignore &Blender's", "Ignore the leaf bones Blender's exporter adds at the "
+             "ends of chains when the file says Blender wrote it"),
+            ("ignore", "&Ignore", "Ignore every bone that only marks where its parent ends"),
+            ("keep", "&Keep", "Read every bone of the file, leaf bones too"),
+        ):  # fmt: skip
+            action = group.addAction(text)
+            action.setObjectName(f"leafBones_{choice}")
+            action.setCheckable(True)
+            action.setChecked(settings.leaf_bones() == choice)
+            action.setStatusTip(tip + " (from the next file opened)")
+            action.triggered.connect(lambda _=False, c=choice: settings.set_leaf_bones(c))
+            menu.addAction(action)
+            self.actions_by_name[action.objectName()] = action
+
+    def _import_motion(self) -> None:
+        frame = self.actions_by_name["frameAnimation"].trigger
+        said = import_motion(self, self.document, frame=frame)
+        if said:
+            self.document.notify(said)
+
     def _no_key(self, where: str) -> None:
         self.statusBar().showMessage(f"No key {where} frame {self.document.frame:g}", 3000)
 
@@ -276,6 +313,8 @@ class WindowActions:
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recentMenu")
         self._update_recent_menu()
+        file.addAction(m["importMotion"])
+        self._leaf_bones_menu(file.addMenu("&Leaf Bones"))
         file.addSeparator()
         for name in ("save", "saveAs"):
             file.addAction(m[name])
@@ -305,9 +344,10 @@ class WindowActions:
         edit.addAction(m["rotate"])
         edit.addAction(m["delete"])
         edit.addAction(m["selectNone"])
-        build_rig_menu(self, bar)
+        build_rig_menu(self, bar).addAction(m["humanoidMap"])
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes"):
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes",
+                     "labels"):  # fmt: skip
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):

@@ -24,10 +24,12 @@ def first_window(document):
     return window
 
 
-def run_editor(path: str, play: bool = False) -> int:
+def run_editor(path: str, play: bool = False, animation: str | None = None) -> int:
     """Open the editor on ``path``; exit status of the event loop (2 on bad input).
 
     ``play`` starts playback (looping) once the window is up: the demo scene plays.
+    ``animation`` names a glTF animation or FBX take. What the file says about itself (the
+    other animations it holds, ...) goes to standard error and the status bar.
     """
     if not has_display():
         print(
@@ -42,13 +44,18 @@ def run_editor(path: str, play: bool = False) -> int:
 
     app = application()
     try:
-        document = Document.from_file(path)
+        document = Document.from_file(path, animation=animation)
     except SceneError as e:
         print(f"main.py: {e}", file=sys.stderr)
         return 2
+    for message in document.scene.messages:
+        print(f"main.py: {path}: {message}", file=sys.stderr)
     window = first_window(document)
     if window.files.shipped():  # the demo: say that Save keeps it as it is
         document.notify(f"{os.path.basename(path)}: {window.files.opened_note()}")
+    elif document.scene.messages:
+        document.notify(f"Opened {os.path.basename(path)} — "
+                        + "; ".join(map(str, document.scene.messages)))  # fmt: skip
     if not os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"):
         # After the window is up, offer what a crash left behind.
         def recover():

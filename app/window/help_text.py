@@ -71,6 +71,8 @@ frame</td></tr>
 <tr><td>Alt+Right / Alt+Left</td><td>next / previous pass or integration step</td></tr>
 <tr><td>View ▸ Mesh and Bones · Alt+Z</td><td>what a skinned character shows · X-ray
 bones</td></tr>
+<tr><td>View ▸ Labels · Alt+L</td><td>names beside pivots, targets and poles (where they crowd,
+the selection's and the hovered one's show)</td></tr>
 <tr><td>View ▸ Curves · Matrix Chain</td><td>values over time · the live matrix chain</td></tr>
 </table>"""
 

@@ -15,12 +15,14 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 #: The version passed to ``saveState``/``restoreState``: a layout saved under another version
 #: is not restored. Bump it when the built-in layout changes. (0 was every layout saved before
-#: the viewport's share was kept.)
-STATE_VERSION = 1
+#: the viewport's share was kept; 1 had the tutorial in a tab over the inspector.)
+STATE_VERSION = 2
 #: The viewport's least share of the central area, in height and in width.
 VIEWPORT_SHARE = 0.5
-#: The first window's size on a screen that has room for it.
+#: The first window's least size on a screen that has room for it.
 PREFERRED_SIZE = QtCore.QSize(1280, 800)
+#: The share of a large screen's free area (in width and in height) the first window takes.
+SCREEN_SHARE = 0.8
 #: The frame a window manager adds around a window, until the real one is known.
 ESTIMATED_FRAME = QtCore.QMargins(4, 32, 4, 4)
 
@@ -51,11 +53,20 @@ def frame_margins(window: QtWidgets.QWidget) -> QtCore.QMargins:
     return ESTIMATED_FRAME
 
 
+def preferred_size(area: QtCore.QRect) -> QtCore.QSize:
+    """The first window's size on a screen whose free area is ``area``: :data:`SCREEN_SHARE`
+    of it (a good part of a large screen, as a desktop program opens), at least
+    :data:`PREFERRED_SIZE` (the room a small screen has is the limit, in :func:`fit_to_screen`)."""
+    width = max(PREFERRED_SIZE.width(), int(SCREEN_SHARE * area.width()))
+    return QtCore.QSize(width, max(PREFERRED_SIZE.height(), int(SCREEN_SHARE * area.height())))
+
+
 def fit_to_screen(window: QtWidgets.QWidget, preferred: QtCore.QSize | None = None) -> None:
-    """Size ``window`` to ``preferred`` (:data:`PREFERRED_SIZE` by default), or less where the
-    screen has less room, and centre it on the screen's available area, frame included."""
-    preferred = preferred or PREFERRED_SIZE
+    """Size ``window`` to ``preferred`` (by default :func:`preferred_size`: four fifths of the
+    screen, at least 1280×800), or less where the screen has less room, and centre it on the
+    screen's available area, frame included."""
     area = available_geometry(window)
+    preferred = preferred or preferred_size(area)
     margins = frame_margins(window)
     room_w = area.width() - margins.left() - margins.right()
     room_h = area.height() - margins.top() - margins.bottom()
@@ -132,6 +143,8 @@ class LayoutKeeper(QtCore.QObject):
         #: the built-in layout when the saved one breaks the rule.
         self.check_restored = False
         self._attempts = 0
+        #: The scene and the outliner's rows, last seen (the built-in layout fits them).
+        self._rows: tuple = (window.document.scene, window.outliner.row_count())
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -193,6 +206,33 @@ class LayoutKeeper(QtCore.QObject):
 
     def keeps_rule(self) -> bool:
         return min(self.shares()) >= VIEWPORT_SHARE - 0.01
+
+    def room_beside(self) -> int:
+        """How many pixels of width a side dock may still take from the viewport while it
+        keeps its share."""
+        whole = self.central_area().width()
+        return max(0, self.viewport.width() - int(VIEWPORT_SHARE * whole) - 2)
+
+    def fit_names(self) -> None:
+        """After bones or constraints were added or another scene opened (the outliner has
+        rebuilt: it listens first): the outliner wide enough for its longest name, where the
+        viewport keeps its share. A rename or a deletion leaves the panels where they are."""
+        window = self.window
+        rows = (window.document.scene, window.outliner.row_count())
+        grown = rows[0] is not self._rows[0] or rows[1] > self._rows[1]
+        self._rows = rows
+        if grown:
+            self.widen(window.outliner_dock, window.outliner.fit_width())
+
+    def widen(self, dock: QtWidgets.QDockWidget, content: int) -> None:
+        """Make a docked side ``dock`` wide enough for ``content`` pixels of its widget, as
+        far as the viewport keeps its share (a long name that came in shows whole)."""
+        width = content + dock.width() - dock.widget().width()
+        if not dock.isVisible() or dock.isFloating() or width <= dock.width():
+            return
+        grown = dock.width() + min(width - dock.width(), self.room_beside())
+        if grown > dock.width():
+            self.window.resizeDocks([dock], [grown], HORIZONTAL)
 
     # --- keeping the rule -----------------------------------------------------------------
 
@@ -302,10 +342,15 @@ def message_room(window) -> int:
     return status.width() - sum(w.width() + spacing for w in beside) - 24  # margins, grip
 
 
-def show_message(window, text: str, ms: int = 6000) -> None:
-    """Say ``text`` in the status bar for ``ms``; one too long for the room it has ends in
-    "…" (it is whole in the status bar's tooltip) instead of being cut mid-word against
-    the frame number."""
+#: How long a status message stays, in milliseconds (a newer one replaces it at once).
+MESSAGE_MS = 6000
+
+
+def show_message(window, text: str, ms: int | None = None) -> None:
+    """Say ``text`` in the status bar for ``ms`` (default :data:`MESSAGE_MS`), in place of
+    any message before it; one too long for the room it has ends in "…" (it is whole in
+    the status bar's tooltip) instead of being cut mid-word against the frame number."""
+    ms = MESSAGE_MS if ms is None else ms
     status = window.statusBar()
     status.showMessage(text, ms)  # fit_message makes what room it can
     room = message_room(window)

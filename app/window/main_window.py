@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.editor import settings
@@ -70,6 +71,8 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         document.compare_changed.connect(self._on_compare)
         document.selection_changed.connect(self._update_hint)
         document.message.connect(lambda text: layout.show_message(self, text))
+        self._undo_index = document.undo_stack.index()
+        document.undo_stack.indexChanged.connect(self._on_undo_index)
         document.evaluation_failed.connect(self._on_evaluation_failed)
         document.scene_changed.connect(self._update_status)
         self.files.recent_changed.connect(self._update_recent_menu)
@@ -81,6 +84,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.dialog_fitter = layout.DialogFitter(self)
         #: Keeps the viewport its share of the window; holds the built-in layout.
         self.layout_keeper = layout.LayoutKeeper(self)
+        document.structure_changed.connect(self.layout_keeper.fit_names)
         if restore_settings:
             self._restore_settings()
 
@@ -120,8 +124,6 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.history_dock = self._dock(
             "History", "historyDock", self.history, area.LeftDockWidgetArea
         )
-        self.tabifyDockWidget(self.outliner_dock, self.history_dock)
-        self.outliner_dock.raise_()
         self.inspector_dock = self._dock(
             "Inspector", "inspectorDock", self.inspector, area.RightDockWidgetArea
         )
@@ -147,7 +149,10 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.tutorial_dock = self._lazy_dock("Tutorial", "tutorialDock", self._make_tutorial_panel,
                                              area.RightDockWidgetArea)  # fmt: skip
         self.tabifyDockWidget(self.inspector_dock, self.step_dock)
-        self.tabifyDockWidget(self.inspector_dock, self.tutorial_dock)
+        # Below the outliner (split before History joins its tabs), not over the inspector.
+        self.splitDockWidget(self.outliner_dock, self.tutorial_dock, QtCore.Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.outliner_dock, self.history_dock)
+        self.outliner_dock.raise_()
         for dock in (self.curves_dock, self.matrix_dock, self.step_dock, self.tutorial_dock):
             dock.hide()
         for dock in (self.curves_dock, self.matrix_dock):
@@ -258,7 +263,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         s = doc.scene
         self.frame_label.setText(f"Frame {doc.frame:g}  ({s.frame_start}–{s.frame_end})")
         if doc.space is None:
-            spaces = sorted({c.space for c in s.constraints})
+            spaces = sorted({c.space for c in s.constraints if c.space_matters})
             authored = "/".join(spaces) if spaces else "no constraints"
             text = f"Space: as authored ({authored})"
         else:
@@ -283,6 +288,15 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         else:
             hint = "Right-click in the outliner to add pivots or set the target"
         self.hint_label.setText(hint)
+
+    def _on_undo_index(self, index: int) -> None:
+        """Every edit, undo and redo says what it did in the status bar, in place of the
+        message before it (an inspector edit after "Opened …"); an operation that says more
+        says it after this. A stack cleared (a scene opened, the window closing) says nothing."""
+        stack, last, self._undo_index = self.document.undo_stack, self._undo_index, index
+        if index != last and shiboken6.isValid(stack) and stack.count():
+            layout.show_message(self, f"Undone: {stack.text(index)} (Ctrl+Shift+Z redoes)"
+                                if index < last else f"{stack.text(index - 1)} (Ctrl+Z undoes)")
 
     def _on_compare(self, on: bool) -> None:
         self.compare_dock.setVisible(on)
@@ -371,6 +385,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(layout.STATE_VERSION))
         s.setValue("view/bone_axes", self.viewport.show_axes)
+        s.setValue("view/labels", self.viewport.show_labels)
         trails = self.viewport.trails
         for key in ("enabled", "before", "after", "ghosts", "every"):
             s.setValue(f"view/trails_{key}", getattr(trails, key))
@@ -389,6 +404,7 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
             self.layout_keeper.check_restored = True
         axes = s.value("view/bone_axes", False)
         self.actions_by_name["boneAxes"].setChecked(axes in (True, "true"))
+        self.actions_by_name["labels"].setChecked(s.value("view/labels", True) in (True, "true"))
         default = TrailSettings()
         try:
             trails = TrailSettings(

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtWidgets
 from app.editor.authoring import rig_operations
 from app.editor.operations import OperationError
 from app.scene.builders.foot_roll import MOTION, REST, FootRollError, check_leg, new_names
-from app.scene.builders.leg_names import SIDES, Leg, recognised_legs
+from app.scene.builders.leg_names import SIDES, Leg, recognised_legs, side_of_leg
 from app.scene.errors import SceneError
 from app.window.layout import show_message
 from app.window.plant_actions import add_plant_feet
@@ -63,6 +63,14 @@ class FootRollDialog(QtWidgets.QDialog):
             box.currentIndexChanged.connect(self._describe)
             form.addRow(part.capitalize(), box)
             self.boxes[part] = box
+        # A leg the names and the map do not give, chosen bone by bone, is remembered in
+        # the scene's humanoid map as this side's (issue 24, "any leg").
+        self.remember = QtWidgets.QComboBox(objectName="remember")
+        self.remember.addItem("Left leg", "left")
+        self.remember.addItem("Right leg", "right")
+        self.remember.addItem("Don't remember", None)
+        self.remember_label = QtWidgets.QLabel("Remember as")
+        form.addRow(self.remember_label, self.remember)
         self.motion = QtWidgets.QCheckBox("Keep the leg's motion", objectName="keepMotion")
         self.motion.setToolTip(
             "Key the control and the knee pole on every frame from the leg's motion, so the "
@@ -121,7 +129,30 @@ class FootRollDialog(QtWidgets.QDialog):
         if side is not None:
             self.set_leg(self.legs[side])
 
+    def remembered_side(self) -> str | None:
+        """The side the chosen bones will be remembered as (``None``: not remembered, as a
+        leg the scene's map already gives is not)."""
+        return self.remember.currentData() if self.remember.isVisibleTo(self) else None
+
+    def _offer_remember(self) -> None:
+        """Show "Remember as" for a leg the map does not give, on the side its shape says."""
+        leg = self.leg()
+        known = leg in self.legs.values()
+        try:
+            check_leg(self.document.scene, leg)
+            chain = True
+        except FootRollError:
+            chain = False
+        show = chain and not known
+        self.remember.setVisible(show)
+        self.remember_label.setVisible(show)
+        if show:
+            with QtCore.QSignalBlocker(self.remember):
+                side = side_of_leg(self.document.scene, leg)
+                self.remember.setCurrentIndex(self.remember.findData(side))
+
     def _describe(self, *_) -> None:
+        self._offer_remember()
         leg = self.leg()
         n = new_names(leg)
         moves = self._leg_moves(leg)
@@ -198,11 +229,15 @@ class FootRollDialog(QtWidgets.QDialog):
 
     def accept(self) -> None:
         try:
-            built = rig_operations.add_foot_roll_rig(self.document, self.leg(), self.keyed())
+            side = self.remembered_side()
+            built = rig_operations.add_foot_roll_rig(self.document, self.leg(), self.keyed(),
+                                                     remember=side)  # fmt: skip
         except OperationError as e:
             self.problem.setText(str(e))
             return
         # what comes next, as the document's own message says it (this one replaces it)
         self.done_text = (f"Foot-roll rig added on {built.leg.foot}: "
-                          f"{rig_operations.next_steps(built)} (Ctrl+Z undoes)")
+                          f"{rig_operations.next_steps(built)} (Ctrl+Z undoes)"
+                          + (f"; the scene remembers these bones as its {side} leg"
+                             if side else ""))  # fmt: skip
         super().accept()

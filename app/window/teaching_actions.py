@@ -112,7 +112,12 @@ class TeachingActions:
         if not self.files.maybe_save("opening a tutorial"):
             return False
         self.tutorial_panel.open(tutorial, scene)
-        self.tutorial_dock.show()
-        self.tutorial_dock.raise_()
+        dock = self.tutorial_dock
+        dock.show()
+        dock.raise_()
+        if not dock.isFloating():  # room to read, under the outliner (which stays in view)
+            column = self.outliner_dock.height() + dock.height()
+            self.resizeDocks([dock], [int(0.55 * column)], QtCore.Qt.Orientation.Vertical)
+            self.layout_keeper.widen(dock, 320)
         self.statusBar().showMessage(f"Tutorial: {tutorial.title}", 6000)
         return True

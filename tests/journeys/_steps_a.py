@@ -12,7 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests.gui import LEFT, NO_MODS, click
+from tests.gui import LEFT, NO_MODS, click, settle_layout
 from tests.gui import enter_text as type_into
 
 ALT = QtCore.Qt.KeyboardModifier.AltModifier
@@ -23,6 +23,7 @@ def open_tutorial(win, qtbot, tutorial_id: str) -> str:
     text the panel shows, line breaks as spaces."""
     win.actions_by_name[f"tutorial_{tutorial_id}"].trigger()
     qtbot.waitUntil(lambda: win.tutorial_dock.isVisible())
+    settle_layout(win, qtbot)  # as a person sees it: the panel has made its room
     assert win.tutorial_panel.tutorial.id == tutorial_id
     return shown_text(win)
 

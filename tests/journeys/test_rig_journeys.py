@@ -153,7 +153,11 @@ def test_a_step_and_a_roll_keyed_on_one_foot_play_as_keyed(win, qtbot):
     turned = Rotation.from_quat(ball.rotation_keys.values[1], scalar_first=True)
     assert turned.magnitude() == pytest.approx(np.radians(30), abs=1e-9)
     p = np.array(ball.position)
-    foot_turn = Rotation.from_quat(control.rotation, scalar_first=True)
+    # the pivots are on the roll body, turned as the foot on the world-aligned control
+    body = doc.scene.bone("foot_rolled.L")
+    foot_turn = Rotation.from_quat(control.rotation, scalar_first=True) * Rotation.from_quat(
+        body.rotation, scalar_first=True)  # fmt: skip
+    assert Rotation.from_quat(control.rotation, scalar_first=True).magnitude() < 1e-9
     for frame in (0, 6, 12, 18, 24):
         go_to_frame(win, frame)
         roll = Rotation.from_rotvec(turned.as_rotvec() * min(frame / 12, 1.0))

@@ -493,13 +493,24 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     m0 = bake(doc.scene, [0.0]).bone_to_world[0, foot]
     out = np.degrees(np.arctan2(m0[0, 2], m0[2, 2]))
     assert round(out) == figure(text, r"The foot is turned out (\d+)°")
+    body = doc.scene.bone_index(c.body)
+
+    def sole_tilt() -> float:  # the roll body's X axis (across the sole) off level, degrees
+        across = doc.pose().bone_to_world[0, body, :3, 0]
+        return float(np.degrees(np.arcsin(abs(across[1]) / np.linalg.norm(across))))
+
     vp.setFocus()
     key(vp, "1")
-    world = doc.pose().tails[0, foot]
+    world = doc.pose().heads[0, foot]
+    assert round(sole_tilt(), 1) == figure(text, r"its sole ([\d.]+)° off level at frame 12")
+    qtbot.wait(20)
+    tipped = framebuffer(vp, qtbot)
     key(vp, "2")
-    off = 100 * np.linalg.norm(world - doc.pose().tails[0, foot])  # the spaces part, in cm
-    assert round(off, 1) == figure(text, r"the toes come off the sole \(([\d.]+) cm at frame 12")
+    assert sole_tilt() < 1e-6  # about the foot's own X: the sole stays level
+    assert np.linalg.norm(world - doc.pose().heads[0, foot]) > 0.01  # the spaces part
+    qtbot.wait(20)
     image = framebuffer(vp, qtbot)
+    assert changed_pixels(tipped, image) > 100  # and the person sees it
     key(vp, "C")
     assert doc.compare
     qtbot.wait(20)

@@ -174,7 +174,8 @@ def test_file_errors_name_the_kind_of_file(qtbot, tmp_path, dialogs):
         assert not window.files.open(str(path))
     (_, _, txt), (_, _, bvh) = [c for c in dialogs.calls if c[0] == "critical"]
     txt, bvh = plain(txt), plain(bvh)
-    assert "notes.txt is not a Pivotal scene" in txt and "BVH" in txt and "glTF" in txt, txt
+    assert "notes.txt could not be opened: it is not a Pivotal scene" in txt, txt
+    assert "BVH" in txt and "glTF" in txt, txt
     assert "JSON" not in txt.replace("(.json)", ""), txt
     assert "\ufffd" not in bvh and "\\x89PNG" in bvh and "not a BVH clip" in bvh, bvh
     assert window.document.scene is scene  # the open scene stays

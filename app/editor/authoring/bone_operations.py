@@ -36,7 +36,10 @@ def extrude(document) -> list[str]:
     The new bones become the selection."""
     bones = document.selected_bones()
     if not bones:
-        raise OperationError("Select a bone to extrude from its tail")
+        active = document.active
+        what = "E extrudes a new bone from the tail of each selected bone"
+        raise OperationError(f"{what}; {active.label()} is not a bone" if active is not None
+                             else f"{what}: select a bone first")  # fmt: skip
     scene = document.scene.copy()
     names = []
     for b in bones:

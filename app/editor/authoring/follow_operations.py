@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace as replaced
 
 from app.editor.commands import InsertItem
-from app.editor.operations import OperationError, replace
+from app.editor.operations import OperationError, refuse_identical, replace
 from app.scene.rig import editing
 from app.scene.rig.editing import Ref
 from app.scene.rig.model import OFFSETS, Target
@@ -32,6 +32,12 @@ def _follow(document, name: str):
     return constraint
 
 
+def new_follow(scene, cls, bone: str, target: str):
+    """A ``cls`` constraint (not added) on ``bone`` following the head of ``target``."""
+    return cls(name=editing.new_constraint_name(scene, cls, bone), bone=bone,
+               target=Target(bone=target, at="head"))
+
+
 def add_follow(document, cls, bones=None) -> Ref:
     """A ``cls`` constraint (:class:`~app.scene.rig.model.ChildOf`, ``CopyRotation`` or
     ``CopyLocation``) on the active bone, following the other selected bone (Blender's
@@ -46,11 +52,10 @@ def add_follow(document, cls, bones=None) -> Ref:
         raise OperationError(f"Select a target bone too: {bone} follows another bone")
     scene = document.scene
     scene.bone(bone)
-    new = cls(name=editing.unique_name(f"{cls.type}.{bone}", editing.constraint_names(scene)),
-              bone=bone, target=Target(bone=others[-1], at="head"))  # fmt: skip
+    new = new_follow(scene, cls, bone, others[-1])
+    refuse_identical(document, new)
     document.push(InsertItem(document, "constraints", len(scene.constraints), new,
-                             f"Add {cls.label} constraint {new.name} on {bone} "
-                             f"following {others[-1]}"))  # fmt: skip
+                             f"Add {new.name} following {others[-1]}"))  # fmt: skip
     ref = Ref.constraint(new.name)
     document.set_selection([ref])
     return ref

@@ -1,5 +1,6 @@
 """Pose operations: copy (Ctrl+C), paste (Ctrl+V), paste flipped (Ctrl+Shift+V), clear
-rotation (Alt+R) and location (Alt+G) on the selected bones at the current frame.
+rotation (Alt+R, bones and pivots) and location (Alt+G) on the selected bones at the current
+frame. A key that cannot act on what is selected says what it does and to what.
 
 A paste or a clear is one undo step over every bone it changes. The copied pose travels
 as JSON text on the clipboard (``{"format": "pivotal-pose", "bones": {...}}``), so it
@@ -12,7 +13,8 @@ import json
 
 from app.editor.commands import ReplaceItem
 from app.editor.operations import OperationError
-from app.scene.rig import poses
+from app.scene.rig import editing, poses
+from app.scene.rig.editing import PIVOT, TARGET_KINDS
 
 FORMAT = "pivotal-pose"
 
@@ -21,16 +23,23 @@ def _f(frame: float) -> str:
     return f"{frame:g}"
 
 
-def _bones(document) -> list[str]:
+def _bones(document, does: str, but: str = "is not a bone") -> list[str]:
+    """The selected bones. Without any, the refusal says what the key ``does`` and what is
+    selected instead ("Ctrl+C copies the pose of the selected bones; pivot ball is not a
+    bone"); ``but`` says why the selection is not what the key acts on."""
     names = document.selected_bones()
-    if not names:
-        raise OperationError("Select the bones whose pose to use")
-    return names
+    if names:
+        return names
+    refs = document.selection
+    if not refs:
+        raise OperationError(f"{does}: select some first")
+    picked = refs[-1].label() + (f" (and {len(refs) - 1} more)" if len(refs) > 1 else "")
+    raise OperationError(f"{does}; {picked} {but}")
 
 
 def copy_pose(document) -> str:
     """The selected bones' pose at the current frame, as clipboard text."""
-    names = _bones(document)
+    names = _bones(document, "Ctrl+C copies the pose of the selected bones")
     pose = poses.copy_pose(document.scene, names, document.frame)
     document.notify(f"Copied the pose of {', '.join(names)}")
     return json.dumps({"format": FORMAT, "bones": pose})
@@ -79,17 +88,60 @@ def paste_pose(document, text: str, flipped: bool = False) -> list[str]:
 
 def clear(document, rotation: bool = True) -> None:
     """Alt+R (``rotation=True``) / Alt+G: the selected bones back to their rest rotation or
-    location at the current frame (keyed where animated)."""
-    names = _bones(document)
+    location at the current frame (keyed where animated); Alt+R turns the selected pivots
+    back to no rotation too (a pivot's rotation is always keyed). A pivot or a target has
+    no rest location: Alt+G on one says so."""
     frame = document.frame
-    bones = {}
+    scene = document.scene
+    pivots = [r for r in document.selection if r.kind == PIVOT] if rotation else []
+    if pivots:
+        names = document.selected_bones()
+    elif rotation:
+        names = _bones(document, "Alt+R turns the selected bones and pivots back to their rest "
+                       "rotation", "is neither (select its pivots or bones)")  # fmt: skip
+    else:
+        active = document.active
+        but = "is not a bone"
+        if active is not None and active.kind == PIVOT:
+            but = "has no rest location (drag it, or type where it sits in the inspector)"
+        elif active is not None and active.kind in TARGET_KINDS:
+            but = "has no rest location (drag it, or type its position in the inspector)"
+        names = _bones(document, "Alt+G puts the selected bones back at their rest location",
+                       but)  # fmt: skip
+    changed: dict = {}  # (collection, index) -> the new item, in order
+    cleared = []
     for name in names:
-        bone = document.scene.bone(name)
+        i = scene.bone_index(name)
+        bone = scene.bones[i]
         new = poses.cleared(bone, frame, rotation)
         if new is not bone and new != bone:
-            bones[name] = new
+            changed[("bones", i)] = new
+            cleared.append(name)
+    for ref in pivots:
+        pivot = editing.resolve(scene, ref)
+        if abs(abs(float(editing.rotation_at(pivot, frame)[0])) - 1.0) <= 1e-12:
+            continue  # not turned at this frame
+        at = editing.owner(scene, ref)
+        owner = changed.get(at, getattr(scene, at[0])[at[1]])  # two pivots, one owner
+        unturned = editing.with_pivot_rotation(pivot, frame, (1.0, 0.0, 0.0, 0.0))
+        changed[at] = editing.replace_in(owner, ref, unturned)
+        cleared.append(f"pivot {ref.pivot}")
     what = "rotation" if rotation else "location"
-    if not bones:
-        raise OperationError(f"{', '.join(names)}: the {what} is not animated, so it is "
-                             "the rest already")  # fmt: skip
-    _push_bones(document, bones, f"Clear {what} of {', '.join(bones)} at frame {_f(frame)}")
+    if not changed:
+        things = ", ".join(names + [f"pivot {r.pivot}" for r in pivots])
+        field = "rotation_keys" if rotation else "translation_keys"
+        if not pivots and all(getattr(scene.bone(n), field) is None for n in names):
+            raise OperationError(f"{things}: the {what} is not animated, so it is the rest "
+                                 "already")  # fmt: skip
+        raise OperationError(f"{things}: nothing to clear, the {what} is the rest already at "
+                             f"frame {_f(frame)}")  # fmt: skip
+    text = f"Clear {what} of {', '.join(cleared)} at frame {_f(frame)}"
+    changes = [(c, i, getattr(scene, c)[i], new) for (c, i), new in changed.items()]
+    stack = document.undo_stack
+    stack.beginMacro(text)
+    try:
+        for collection, index, old, new in changes:
+            document.push(ReplaceItem(document, collection, index, old, new, text))
+    finally:
+        stack.endMacro()
+    document.notify(f"{text} (Ctrl+Z undoes)")

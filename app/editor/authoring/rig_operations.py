@@ -8,6 +8,8 @@ can mend (a foot without length) is one more undoable edit, :func:`give_foot_len
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from app.editor import operations
@@ -21,7 +23,13 @@ from app.scene.builders.foot_roll import (
     check_leg,
 )
 from app.scene.builders.foot_sole import foot_tail
-from app.scene.builders.leg_names import SIDES, Leg, leg_for_selection, recognised_legs
+from app.scene.builders.leg_names import (
+    SIDES,
+    Leg,
+    leg_for_selection,
+    recognised_legs,
+    remembered,
+)
 from app.scene.evaluate import bake
 from app.scene.rig import editing
 from app.scene.rig.editing import Ref
@@ -65,10 +73,12 @@ def leg_moves(scene, leg: Leg) -> bool:
     return False
 
 
-def add_foot_roll_rig(document, leg: Leg | None = None, keyed: str = MOTION) -> FootRoll:
+def add_foot_roll_rig(document, leg: Leg | None = None, keyed: str = MOTION,
+                      remember: str | None = None) -> FootRoll:  # fmt: skip
     """Build the foot-roll rig on ``leg`` (the suggested one when ``None``) as one command,
     keyed from the leg's motion (``"motion"``) or at rest (``"rest"``); selects the new
-    control."""
+    control. ``remember`` (``"left"``/``"right"``) keeps the leg in the scene's humanoid map
+    as that side's, in the same undo step (a leg chosen bone by bone)."""
     leg = leg or suggested_leg(document)
     if leg is None:
         raise OperationError("Select the leg first: its thigh, calf and foot (and the toes)")
@@ -77,7 +87,10 @@ def add_foot_roll_rig(document, leg: Leg | None = None, keyed: str = MOTION) -> 
     except FootRollError as e:
         raise OperationError(str(e)) from None
     text = f"Add foot-roll rig on {leg.foot}"
-    document.push(SetRig(document, built.rig, text, [Ref.bone(built.control)]))
+    rig = built.rig
+    if remember is not None:
+        rig = dataclasses.replace(rig, extra=remembered(document.scene, leg, remember))
+    document.push(SetRig(document, rig, text, [Ref.bone(built.control)]))
     document.notify(f"{text}: {next_steps(built)} (Ctrl+Z undoes)")
     return built
 

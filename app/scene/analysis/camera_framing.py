@@ -177,3 +177,30 @@ def follow_plan(frames, points, followed, fps: float) -> FollowPlan:
     if not np.all(plan.lo <= plan.hi):  # nothing to hold: a point at the path
         plan = FollowPlan(frames, path, np.zeros(3), np.zeros(3), travel)
     return plan
+
+
+def framed_ends(scene) -> tuple[np.ndarray, np.ndarray]:
+    """Which bones' heads and tails framing holds, two ``(B,)`` bool masks: every one, except,
+    in a scene with skinned meshes, those of a leaf bone that moves no vertex (an exporter's
+    end marker, which may sit metres off: a file's ``_end`` bones), and a parent's tail
+    where it is such a leaf's head. The meshes show the body; a marker never decides the
+    framing."""
+    from app.scene.formats.leaf_bones import weighted_bones
+
+    count = len(scene.bones)
+    heads, tails = np.ones(count, bool), np.ones(count, bool)
+    if not scene.meshes:
+        return heads, tails
+    weighted = weighted_bones(scene)
+    first_child: dict = {}
+    for i, b in enumerate(scene.bones):
+        if b.parent is not None:
+            first_child.setdefault(b.parent, i)
+    for i, b in enumerate(scene.bones):
+        if b.name not in first_child and b.name not in weighted:
+            heads[i] = tails[i] = False
+    for i, b in enumerate(scene.bones):
+        child = first_child.get(b.name)
+        if b.tail is None and child is not None and not heads[child]:
+            tails[i] = False
+    return heads, tails

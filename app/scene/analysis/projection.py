@@ -199,3 +199,82 @@ def segment_distances(click, starts, ends) -> np.ndarray:
     t = np.clip(np.sum((p - a) * ab, axis=1) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
     d = np.linalg.norm(a + t[:, None] * ab - p, axis=1)
     return np.where(np.isnan(d), np.inf, d)
+
+
+def segment_closest(click, starts, ends) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel distance from ``click`` to each 2D segment ``starts[i] -> ends[i]`` and where on
+    it the closest point lies (0 at the start, 1 at the end).
+
+    Parameters
+    ----------
+    click : array_like, shape (2,)
+    starts, ends : array_like, shape (N, 2)
+        ``nan`` in either end gives an infinite distance.
+
+    Returns
+    -------
+    distances, along : ndarray, shape (N,)
+    """
+    p = np.asarray(click, dtype=float)
+    a = np.asarray(starts, dtype=float).reshape(-1, 2)
+    b = np.asarray(ends, dtype=float).reshape(-1, 2)
+    ab = b - a
+    length2 = np.sum(ab * ab, axis=1)
+    t = np.clip(np.sum((p - a) * ab, axis=1) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
+    d = np.linalg.norm(a + t[:, None] * ab - p, axis=1)
+    return np.where(np.isnan(d), np.inf, d), np.where(np.isnan(t), 0.0, t)
+
+
+#: Screen distances (pixels) closer than this count as equal when two bones are under a click.
+SAME_DISTANCE_PX = 0.75
+
+
+def pick_order(click, handles_px, dot_radius, handle_radius: float, bone_d, bone_along,
+               bone_px_length, bone_depth, bone_radius: float) -> list[tuple[str, int]]:
+    """Everything under a click, what a click picks first: ``[("handle", i) | ("bone", i)]``.
+
+    A handle's own dot comes first; then the bones whose body is under the click (a handle
+    that merely sits on a bone does not take the click from it): of those as near, the one
+    whose middle is under the click (a bone overlapping its child's, a zero-length bone at
+    its parent's tail), then the one nearer the camera; then the handles near the click.
+    A second click on the same spot picks the next one (as in Blender).
+
+    Parameters
+    ----------
+    click : array_like, shape (2,)
+    handles_px : array_like, shape (H, 2)
+        The handles' pixels (``nan``: behind the camera).
+    dot_radius : float or array_like, shape (H,)
+        The radius of each handle's drawn dot, pixels.
+    handle_radius : float
+        How near a handle a click still picks it, pixels.
+    bone_d, bone_along : array_like, shape (B,)
+        Pixel distance from the click to each bone's segment and where on it the nearest
+        point lies, 0 at the head, 1 at the tail (:func:`segment_closest`).
+    bone_px_length : array_like, shape (B,)
+        Each bone's length on screen, pixels.
+    bone_depth : array_like, shape (B,)
+        Distance from the camera to each bone's point under the click.
+    bone_radius : float
+        How near a bone's segment a click picks it, pixels.
+    """
+    click = np.asarray(click, dtype=float)
+    handles_px = np.asarray(handles_px, dtype=float).reshape(-1, 2)
+    hd = np.linalg.norm(handles_px - click, axis=1)
+    hd = np.where(np.isnan(hd), np.inf, hd)
+    on_dot = hd <= np.broadcast_to(np.asarray(dot_radius, dtype=float), hd.shape)
+    order = [("handle", int(i)) for i in np.flatnonzero(on_dot)[np.argsort(hd[on_dot])]]
+    bone_d = np.asarray(bone_d, dtype=float).reshape(-1)
+    under = np.flatnonzero(bone_d <= bone_radius)
+    if len(under):
+        along = np.asarray(bone_along, dtype=float).reshape(-1)[under]
+        short = np.asarray(bone_px_length, dtype=float).reshape(-1)[under] < 1.0
+        off_middle = np.where(short, 0.0, np.abs(along - 0.5))  # a point is all middle
+        depth = np.asarray(bone_depth, dtype=float).reshape(-1)[under]
+        depth = np.where(np.isfinite(depth), depth, np.inf)
+        tied = bone_d[under] <= bone_d[under].min() + SAME_DISTANCE_PX
+        rank = np.lexsort((depth, off_middle, np.where(tied, 0.0, bone_d[under])))
+        order += [("bone", int(under[k])) for k in rank]
+    near = np.flatnonzero(~on_dot & (hd <= handle_radius))
+    order += [("handle", int(i)) for i in near[np.argsort(hd[near])]]
+    return order

@@ -3,8 +3,12 @@ that make the rigged leg do what its motion did (what Rigify's and Maya's FK →
 a bake do; contract §F4, "Built on a leg with motion").
 
 Every frame at once (numpy over the frames, no loop per frame): the control sits at the
-ankle, turned as the foot is; the pole sits in the plane of hip, knee and ankle, on the side
-the knee bends, a thigh's length from the knee. The leg's FABRIK then puts the knee back where
+ankle, turned as the foot has turned since ``frame_start`` (``control = foot · offset⁻¹``,
+``offset`` the foot's world rotation at ``frame_start``, which the roll body carries as its
+rest relative to the control: so the control is world-aligned at ``frame_start`` and the
+body lands on the foot on every frame); the pole sits in the plane of hip, knee and ankle,
+on the side the knee bends, a thigh's length from the knee. The leg's FABRIK then puts the
+knee back where
 it was (a two-bone chain with a pole has one solution, bent towards the pole), the foot's
 copy rotation gives it back its rotation, and both IK bones keep their animated twist (the
 shortest arc from their own pose, which already points where it must).
@@ -45,6 +49,9 @@ class LegKeys:
     pole_translation : ndarray, shape (K, 3)
     control_scale : ndarray, shape (3,)
         The control's static scale (its parent's inverse scale: 1 under an unscaled parent).
+    body_rotation : ndarray, shape (4,)
+        The roll body's rest rotation in the control's frame: the foot's world rotation at
+        ``frames[0]`` (the control's world rotation there is the identity).
     """
 
     frames: np.ndarray
@@ -52,6 +59,7 @@ class LegKeys:
     control_rotation: np.ndarray
     pole_translation: np.ndarray
     control_scale: np.ndarray
+    body_rotation: np.ndarray
 
 
 def _units(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -109,9 +117,12 @@ def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: in
     else:
         world_to_parent = inverse(bone_to_world[:, parent])
 
-    # the control: at the ankle, turned as the foot is
+    # the control: at the ankle, turned as the foot has turned since frames[0] (world-aligned
+    # there), so that the body, turned by the foot's rest rotation on it, is the foot
+    foot_rotation = rotation_from_matrix(foot_to_world)
+    foot_matrix = quat.matrix_from_quat(foot_rotation)
     control_to_world = np.zeros_like(foot_to_world)
-    control_to_world[:, :3, :3] = quat.matrix_from_quat(rotation_from_matrix(foot_to_world))
+    control_to_world[:, :3, :3] = foot_matrix @ foot_matrix[0].T
     control_to_world[:, :3, 3] = ankle
     control_to_world[:, 3, 3] = 1.0
     control_to_parent = world_to_parent @ control_to_world
@@ -138,4 +149,4 @@ def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: in
              or float(quat.angle_between(rotation, rotation[:1]).max()) > STILL)  # fmt: skip
     keep = slice(None) if moves else slice(0, 1)
     return LegKeys(np.asarray(frames, dtype=float)[keep], translation[keep], rotation[keep],
-                   pole[keep], scale)  # fmt: skip
+                   pole[keep], scale, foot_rotation[0])  # fmt: skip

@@ -4,14 +4,20 @@
 returns the scene's new bone and constraint lists (a :class:`~app.scene.rig.bone_edits.Rig`,
 what one undo command swaps in):
 
-- a **control** bone at the ankle (the foot's head at ``frame_start``) with the foot's world
-  rotation and the foot's length, a child of the rig's root bone when the character has one
-  (:func:`rig_parent`), else at the top level: a plain bone the animator moves, turns and
-  keys (it is keyed from the leg's motion, or once at ``frame_start``);
-- a **roll body** bone, the control's child with the same head and rotation at rest: the
-  ``multi_parent`` (object space, exact integrator, relative to its parent) rolls it on the
-  pivots ``heel``, ``ball`` and ``toe`` on the sole (:func:`~.foot_sole.sole_points`), all at
-  rest: key them to roll the foot, and the roll composes with the control's own motion;
+- a **control** bone at the ankle (the foot's head at ``frame_start``), **world-aligned**
+  there (rotation the identity in the world, unit scale; in its parent's frame, the rotation
+  that makes it so) and as long as the foot, a child of the rig's root bone when the
+  character has one (:func:`rig_parent`), else at the top level: a plain bone the animator
+  moves, turns and keys (it is keyed from the leg's motion, or once at ``frame_start``),
+  world-aligned so that World and Object roll the foot differently (docs/scene-format.md);
+- a **roll body** bone, the control's child with its head at the ankle (translation 0) and
+  the foot's world rotation at ``frame_start`` as its rest rotation relative to the control:
+  the ``multi_parent`` (object space, exact integrator, relative to its parent) rolls it on
+  the pivots ``heel``, ``ball`` and ``toe`` on the sole (:func:`~.foot_sole.sole_points`,
+  in the body's frame, the foot's), all at rest: key them to roll the foot, and the roll
+  composes with the control's own motion. Object space turns them about the foot's own
+  axes; world space (the editor's toggle) about the control's, which are the world's at
+  rest, so the toggle shows the difference the rig is there to teach;
 - a **knee pole** bone beside the control (same parent), in front of the knee by the thigh's
   length (keyed from the motion with the control);
 - a ``fabrik`` on thigh → calf reaching for the roll body's head, the pole setting the plane
@@ -252,26 +258,29 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> F
     size = max(float(np.ptp(heads, axis=0).max()), 1e-300)
     parent = rig_parent(scene, leg, pose)
 
-    # the control: at the ankle, turned as the foot is, as long as the foot
-    foot_rotation = rotation_from_matrix(to_world[index[leg.foot]])
-    control_to_world = np.eye(4)
-    control_to_world[:3, :3] = quat.matrix_from_quat(foot_rotation)
-    control_to_world[:3, 3] = ankle
-    world_to_control = inverse(control_to_world)
-    control_tail = world_to_control[:3, :3] @ (tails[index[leg.foot]] - ankle)
+    # the roll body: at the ankle, turned as the foot is (its frame holds the pivots)
+    body_to_world = np.eye(4)
+    body_to_world[:3, :3] = quat.matrix_from_quat(rotation_from_matrix(to_world[index[leg.foot]]))
+    body_to_world[:3, 3] = ankle
+    world_to_body = inverse(body_to_world)
+    body_tail = world_to_body[:3, :3] @ (tails[index[leg.foot]] - ankle)
     forward = knee_forward(hip, knee, ankle, foot_forward(leg, index, heads, tails))
     thigh_length = float(np.linalg.norm(knee - hip))
 
+    # the control: at the ankle, with the world's axes at frame_start (so that world space
+    # rolls about them), as long as the foot; keyed so that the body is the foot
     frames = pose.frames if keyed == MOTION else pose.frames[:1]
     keys = leg_keys(pose.bone_to_world[: len(frames)], frames,
                     *(index[b] for b in (leg.thigh, leg.calf, leg.foot)),
                     None if parent is None else index[parent], forward, size)  # fmt: skip
     t0, r0, p0 = keys.control_translation[0], keys.control_rotation[0], keys.pole_translation[0]
     control = Bone(name=names["control"], parent=parent, translation=_vec(t0),
-                   rotation=_vec(r0), scale=_vec(keys.control_scale), tail=_vec(control_tail),
+                   rotation=_vec(r0), scale=_vec(keys.control_scale),
+                   tail=_vec(tails[index[leg.foot]] - ankle),
                    translation_keys=Keys(keys.frames, keys.control_translation),
                    rotation_keys=Keys(keys.frames, keys.control_rotation))  # fmt: skip
-    body = Bone(name=names["body"], parent=control.name, tail=_vec(control_tail))
+    body = Bone(name=names["body"], parent=control.name, rotation=_vec(keys.body_rotation),
+                tail=_vec(body_tail))  # fmt: skip
     # the pole: axes as the world's at frame_start (its tail points where the knee bends)
     world_to_parent = np.eye(4) if parent is None else inverse(to_world[index[parent]])
     pole = Bone(name=names["pole"], parent=parent, translation=_vec(p0),
@@ -282,7 +291,7 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> F
 
     points, pivots_from = sole_points(scene, leg, pose)
     pivots = tuple(
-        Pivot(name=n, position=_vec(world_to_control[:3, :3] @ p + world_to_control[:3, 3]))
+        Pivot(name=n, position=_vec(world_to_body[:3, :3] @ p + world_to_body[:3, 3]))
         for n, p in zip(("heel", "ball", "toe"), points)
     )
     roll = MultiParent(name=names["roll"], space="object", body=body.name, pivots=pivots,

@@ -1,50 +1,38 @@
-"""Which bones are the legs: name recognition for the foot-roll rig (contract §F4).
+"""Which bones are the legs, for the foot-roll rig (contract §F4): read from the humanoid
+map (:mod:`app.scene.retarget`), the one table of naming conventions shared with the
+retarget.
 
 A bone name is read as an optional namespace (``mixamorig:``), a side (``Left``/``Right``
-or ``L``/``R`` as a prefix or suffix, with ``.``, ``_``, ``-`` or nothing between) and a
-part word (``thigh``, ``UpLeg``, ``calf``, ``Leg``, ``foot``, ``toes``, ``ToeBase``...).
-``thigh.L``, ``Thigh_R``, ``LeftFoot``, ``right_calf``, ``mixamorig:LeftUpLeg`` all read.
+or ``L``/``R`` as a prefix or suffix, with ``.``, ``_``, ``-``, a space or a change of case
+between) and a part word (``thigh``, ``UpLeg``, ``UpperLeg``, ``calf``, ``Leg``, ``LowerLeg``,
+``foot``, ``toes``, ``ToeBase``...): ``thigh.L``, ``Thigh_R``, ``LeftFoot``, ``right_calf``,
+``mixamorig:LeftUpLeg``, ``UpperLegL``, ``upperleg.l`` all read. A scene's saved humanoid map
+(the legs chosen bone by bone in the Foot Roll dialog, or corrected in the map's dialog) is
+what the rig recognises first; without one, the automatic map (names, then the hierarchy's
+shape for unnamed chains such as CesiumMan's ``node_7``).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from app.scene.retarget import names
+from app.scene.retarget.canonical import SIDES
+from app.scene.retarget.map_file import map_of
 from app.scene.rig.model import Scene
 
-SIDES = ("left", "right")
+__all__ = ["SIDES", "Leg", "read_name", "recognised_legs", "leg_for_selection"]
 
-#: part words (lower case, separators removed) -> part of the leg
-PARTS = {
-    "thigh": "thigh", "upleg": "thigh", "upperleg": "thigh", "legupper": "thigh",
-    "calf": "calf", "shin": "calf", "leg": "calf", "lowerleg": "calf", "leglower": "calf",
-    "knee": "calf",
-    "foot": "foot", "ankle": "foot",
-    "toes": "toes", "toe": "toes", "toebase": "toes", "ball": "toes",
-}  # fmt: skip
-
-_SIDE_WORDS = {"left": "left", "right": "right", "l": "left", "r": "right"}
-_SUFFIX = re.compile(
-    r"^(?P<base>.+?)[._\- ]?(?P<side>left|right)$|^(?P<b2>.+?)[._\- ](?P<s2>[lr])$", re.IGNORECASE
-)
-_PREFIX = re.compile(
-    r"^(?P<side>left|right)[._\- ]?(?P<base>.+)$|^(?P<s2>[lr])[._\- ](?P<b2>.+)$", re.IGNORECASE
-)
+#: The canonical leg parts -> the rig's words for them.
+PARTS = {"thigh": "thigh", "shin": "calf", "foot": "foot", "toes": "toes"}
 
 
 def read_name(name: str) -> tuple[str, str] | None:
-    """``(side, part)`` of a leg bone's name (``("left", "foot")``), or ``None``."""
-    bare = name.rsplit(":", 1)[-1].strip()
-    for pattern in (_SUFFIX, _PREFIX):
-        m = pattern.match(bare)
-        if not m:
-            continue
-        side = m.group("side") or m.group("s2")
-        base = m.group("base") or m.group("b2")
-        part = PARTS.get(re.sub(r"[._\- ]", "", base).lower())
-        if part is not None:
-            return _SIDE_WORDS[side.lower()], part
+    """``(side, part)`` of a leg bone's name (``("left", "foot")``; ``"calf"`` for the shin),
+    or ``None``."""
+    for reading in names.read(name):
+        if reading.side is not None and reading.part in PARTS and reading.segment == 0:
+            return reading.side, PARTS[reading.part]
     return None
 
 
@@ -62,26 +50,19 @@ class Leg:
 
 
 def recognised_legs(scene: Scene) -> dict[str, Leg]:
-    """The legs whose bone names read (:func:`read_name`) as one side's thigh, calf and foot
-    (toes when there are) and that form a parent→child chain; keyed by side."""
+    """The legs of ``scene``'s humanoid map (its saved map, else the automatic one) whose
+    thigh, shin and foot form a parent → child chain (the toes when they are the foot's
+    child); keyed by side."""
+    mapping = map_of(scene)
     parents = {b.name: b.parent for b in scene.bones}
-    found: dict[tuple[str, str], list[str]] = {}
-    for b in scene.bones:
-        read = read_name(b.name)
-        if read is not None:
-            found.setdefault(read, []).append(b.name)
     legs = {}
     for side in SIDES:
-        for foot in found.get((side, "foot"), []):
-            calf = parents.get(foot)
-            thigh = parents.get(calf) if calf else None
-            if calf is None or thigh is None:
-                continue
-            if read_name(calf) != (side, "calf") or read_name(thigh) != (side, "thigh"):
-                continue
-            toes = [t for t in found.get((side, "toes"), []) if parents.get(t) == foot]
-            legs[side] = Leg(thigh, calf, foot, toes[0] if toes else None)
-            break
+        thigh, calf, foot, toes = mapping.leg(side)
+        if thigh is None or calf is None or foot is None:
+            continue
+        if parents.get(calf) != thigh or parents.get(foot) != calf:
+            continue
+        legs[side] = Leg(thigh, calf, foot, toes if toes and parents.get(toes) == foot else None)
     return legs
 
 
@@ -117,3 +98,32 @@ def _chain(scene: Scene, names) -> Leg | None:
             return None
         order.append(children[0])
     return Leg(*order)
+
+
+def side_of_leg(scene: Scene, leg: Leg) -> str:
+    """Which side ``leg`` is on, by the shape: its thigh's head left or right of the bone it
+    hangs from, the character's left being ``up × forward`` (forward from the way the foot
+    and knee point)."""
+    import numpy as np
+
+    from app.scene.retarget.rest import UP, Rest
+    from app.scene.retarget.shape import facing_from_legs
+
+    rest = Rest.of(scene)
+    chain = [rest.index(b) for b in leg.bones()]
+    forward = facing_from_legs(rest, [chain])
+    parent = rest.parents[chain[0]]
+    top = rest.heads[parent] if parent >= 0 else np.zeros(3)
+    return "left" if float((rest.heads[chain[0]] - top) @ np.cross(UP, forward)) >= 0 else "right"
+
+
+def remembered(scene: Scene, leg: Leg, side: str) -> dict:
+    """``scene``'s ``extra`` whose humanoid map (the saved one, else the automatic one) has
+    ``leg`` as its ``side`` leg: a leg chosen bone by bone, kept in the scene."""
+    from app.scene.retarget.map_file import with_map
+
+    mapping = map_of(scene)
+    for part, bone in zip(("thigh", "shin", "foot", "toes"), (leg.thigh, leg.calf, leg.foot,
+                                                              leg.toes)):  # fmt: skip
+        mapping = mapping.with_bone(f"{side}_{part}", bone)
+    return with_map(scene.extra, mapping)

@@ -92,7 +92,7 @@ def _expect(lines, word):
     line, tokens = lines.next(f'"{word}"')
     if tokens[0] != word:
         if word == "HIERARCHY":  # the first word: whatever else it is, it is not BVH
-            raise SceneError(f'not a BVH clip: it begins with {_shown(tokens[0])}, not with '
+            raise SceneError(f'it is not a BVH clip: it begins with {_shown(tokens[0])}, not with '
                              '"HIERARCHY"', f"line {line}")  # fmt: skip
         raise SceneError(f'expected "{word}", got {_shown(tokens[0])}', f"line {line}")
     return line, tokens

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from app.scene.errors import SceneError
+from app.scene.formats.leaf_bones import weighted_bones, without_joints
 from app.scene.math.transforms import trs
 from app.scene.rig.model import Scene
 
@@ -78,7 +79,12 @@ def load_meshes(scene: Scene, path) -> None:
     except SceneError as e:
         raise SceneError(f"cannot read the meshes: {e}", f"{KEY}.source", str(path)) from None
     bones = set(scene.bone_names())
-    meshes = [_onto_bones_the_scene_has(m, found, bones) for m in found.meshes]
+    meshes = []
+    for mesh in found.meshes:
+        mesh = _onto_bones_the_scene_has(mesh, found, bones)
+        # joints the scene lacks that move nothing: leaf bones ignored at import
+        idle = set(mesh.joints) - bones - weighted_bones(Scene(bones=[], meshes=(mesh,)))
+        meshes.append(without_joints(mesh, idle))
     for mesh in meshes:
         for joint in mesh.joints:
             if joint not in bones:

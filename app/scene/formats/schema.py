@@ -30,6 +30,8 @@ from app.scene.formats.kinds import registry as kinds
 from app.scene.formats.kinds.parts import required, unique
 from app.scene.formats.plant_json import check_plant, plant_from_json
 from app.scene.formats.scene_json import FORMAT, VERSION, scene_to_json  # noqa: F401  (re-export)
+from app.scene.retarget.map_file import KEY as HUMANOID
+from app.scene.retarget.map_file import read_map
 from app.scene.rig.model import SPACES, Bone, Scene
 
 _TOP_KEYS = {"format", "version", "fps", "frame_start", "frame_end", "bones", "constraints",
@@ -145,7 +147,8 @@ def validate(scene: Scene) -> None:
     SceneError
         Unique names, existing parents without cycles, constraint bones that exist,
         FABRIK chains that are parent-to-child, constraints without a cycle of dependencies
-        (``constraints: a → b → a``, :mod:`app.scene.constraints.order`).
+        (``constraints: a → b → a``, :mod:`app.scene.constraints.order`), a humanoid map
+        naming bones of the scene (:mod:`app.scene.retarget.map_file`).
     """
     names = scene.bone_names()
     unique(names, "bones", "bone")
@@ -177,5 +180,7 @@ def validate(scene: Scene) -> None:
                 raise SceneError(f"{name!r} is not a bone of this scene", f"{path}.{field_name}")
         if schema.check is not None:
             schema.check(scene, c, index, path)
+    if HUMANOID in scene.extra:  # the humanoid map (docs/scene-format.md, "Humanoid map")
+        read_map(scene.extra[HUMANOID], names)
     check_plant(scene)
     order_of(scene)  # kept on the scene: its first evaluation does not compute it again

@@ -90,7 +90,9 @@ def _key_roll(scene: Scene, built, motion: FootMotion, path: FootPath, down, pos
     keys = roll_keys(path, down, motion.points[:2], toe)
     control = scene.bone(built.control)
     to_world = np.zeros((len(frames), 4, 4))
-    to_world[:, :3, :3] = quat.matrix_from_quat(keys.control_rotation)
+    # the body rests on the world-aligned control turned by its rest rotation O: C = B L^-1 O^-1
+    rest = quat.conj(np.asarray(scene.bone(built.body).rotation, dtype=float))
+    to_world[:, :3, :3] = quat.matrix_from_quat(quat.mul(keys.control_rotation, rest))
     to_world[:, :3, 3] = keys.control_translation
     to_world[:, 3, 3] = 1.0
     if control.parent is not None:

@@ -3,8 +3,12 @@
 The rig (:mod:`app.scene.builders.foot_roll`): a control bone the animator keys, its child
 the roll body which a ``multi_parent`` (object space, exact integrator, relative to its
 parent) turns about the pivots heel, ball and toe, the leg's FABRIK reaching for the body's
-head and the foot turning with the body. So the foot's frame is ``B = C L``: the control's
-``C`` times the roll ``L`` that the pivots integrate (``L = I`` at ``frame_start``).
+head and the foot turning with the body. So the foot's frame is ``B = C O L``: the
+control's ``C``, the roll body's rest rotation ``O`` on it (the foot's at ``frame_start``,
+where the control is world-aligned), and the roll ``L`` that the pivots integrate in the
+body's own frame (``L = I`` at ``frame_start``). Here ``C`` stands for ``C O`` (the control
+with the body's rest): :mod:`app.scene.motion.rigging` takes ``O`` off when it keys the
+control.
 
 For each frame step ``f -> f + 1`` where a point is down on both frames (a *roll* step),
 its pivot turns by the foot's turn over the step, ``dR = Q(f)^-1 Q(f+1)`` in the foot's own
@@ -47,7 +51,8 @@ class RollKeys:
     ----------
     control_rotation : ndarray, shape (F, 4)
     control_translation : ndarray, shape (F, 3)
-        The control in world coordinates.
+        The control with the roll body's rest on it (``C O``, module docstring), in world
+        coordinates: the control's own rotation is this times ``O^-1``.
     pivots : ndarray, shape (3, F, 4)
         Heel, ball and toe quaternions.
     toe_position : ndarray, shape (F, 3)

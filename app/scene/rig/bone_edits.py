@@ -26,9 +26,11 @@ from app.scene.math.transforms import inverse, rotation_from_matrix, trs
 from app.scene.rig.editing import unique_name
 from app.scene.rig.model import Bone, Scene
 from app.scene.rig.renames import (
+    HUMANOID,
     renamed_extra,
     renamed_meshes,
     transferred_meshes,
+    without_humanoid_bones,
     without_mesh_source,
 )
 
@@ -244,8 +246,9 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
     plant = ((None,) if scene.plant is not None and not going.isdisjoint(scene.plant.bones())
              else None)  # fmt: skip
     bound = any(not going.isdisjoint(m.joints) for m in scene.meshes)
+    extra = without_humanoid_bones(scene.extra, going) if HUMANOID in scene.extra else None
     if not bound:
-        return Rig(tuple(bones), constraints, plant=plant)
+        return Rig(tuple(bones), constraints, None, extra, plant)
 
     def surviving_ancestor(name):
         parent = scene.bone(name).parent
@@ -255,7 +258,8 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
 
     meshes = transferred_meshes(scene.meshes, going, surviving_ancestor,
                                 lambda name: rest_to_world(scene, name))  # fmt: skip
-    return Rig(tuple(bones), constraints, meshes, without_mesh_source(scene.extra), plant)
+    extra = without_mesh_source(scene.extra if extra is None else extra)
+    return Rig(tuple(bones), constraints, meshes, extra, plant)
 
 
 # --- renaming ----------------------------------------------------------------------------

@@ -186,6 +186,29 @@ def alike_on_same_bones(scene: Scene, constraint: Constraint) -> bool:
                for c in scene.constraints)  # fmt: skip
 
 
+def identical_in(scene: Scene, constraint: Constraint) -> Constraint | None:
+    """The constraint of ``scene`` that is ``constraint`` but for its name (the same kind,
+    bones, targets and settings: a second one would do the same again), or ``None``."""
+    for c in scene.constraints:
+        if type(c) is type(constraint) and dataclasses.replace(c, name=constraint.name) == \
+                constraint:  # fmt: skip
+            return c
+    return None
+
+
+def identical_words(scene: Scene, constraint: Constraint) -> str:
+    """Why ``constraint`` is not added when the scene has it already under another name
+    ("" when it has not)."""
+    same = identical_in(scene, constraint)
+    if same is None:
+        return ""
+    bones = ", ".join(constraint.driven_bones())
+    targets = ", ".join(constraint.target_bones())
+    following = f" following {targets}" if targets else ""
+    return (f"{same.name} is already a {constraint.label} on {bones}{following}, the same "
+            "in every setting: a second one would change nothing")  # fmt: skip
+
+
 def part_refs(constraint: Constraint) -> list[Ref]:
     """The selectable, keyable parts of ``constraint`` (its pivots, target, pole)."""
     return [Ref(kind, constraint.name, pivot) for kind, pivot in constraint.parts()]
@@ -450,6 +473,13 @@ def constraint_names(scene: Scene) -> list[str]:
     return [c.name for c in scene.constraints]
 
 
+def new_constraint_name(scene: Scene, cls, bone: str) -> str:
+    """The name a new ``cls`` constraint on ``bone`` gets: its kind's words and the bone, as
+    Blender names constraints ("Child Of hand.L", "FABRIK hand.R"; ".001"... when taken)."""
+    label = cls.label if cls.label.isupper() else cls.label.title()
+    return unique_name(f"{label} {bone}", constraint_names(scene))
+
+
 def numbered_pivot_name(taken) -> str:
     """A new pivot's name: "pivot N" with N one more than the pivots there are, or the next
     number free ("pivot 1" for a constraint's first)."""
@@ -495,7 +525,7 @@ def new_multi_parent(scene: Scene, body: str, pivot_in_body=(0.0, 0.0, 0.0)) -> 
     """
     scene.bone(body)
     return MultiParent(
-        name=unique_name(f"multi_parent.{body}", constraint_names(scene)),
+        name=new_constraint_name(scene, MultiParent, body),
         body=body,
         pivots=(Pivot(name=numbered_pivot_name(()), position=_vec(pivot_in_body)),),
         integrator="exact",
@@ -506,7 +536,7 @@ def new_points_at(scene: Scene, bone: str, target: Target) -> PointsAt:
     """A points-at constraint turning ``bone`` towards ``target``."""
     scene.bone(bone)
     return PointsAt(
-        name=unique_name(f"points_at.{bone}", constraint_names(scene)), bone=bone, target=target
+        name=new_constraint_name(scene, PointsAt, bone), bone=bone, target=target
     )
 
 
@@ -552,5 +582,5 @@ def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     """A FABRIK constraint on ``chain`` (root to tip) reaching for ``target``."""
     chain = tuple(chain)
     return Fabrik(
-        name=unique_name(f"fabrik.{chain[-1]}", constraint_names(scene)), chain=chain, target=target
+        name=new_constraint_name(scene, Fabrik, chain[-1]), chain=chain, target=target
     )

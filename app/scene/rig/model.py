@@ -95,6 +95,9 @@ class Constraint:
     type = "constraint"  # overridden by each subclass (a class attribute, not a field)
     #: Words for people (outliner, inspector, menus): ``"points-at"``.
     label = "constraint"
+    #: Whether its ``space`` changes what it does (a child-of reads the target's whole
+    #: transform either way: the inspector does not offer it).
+    space_matters: ClassVar[bool] = True
     #: The fields holding a :class:`Target` (``None`` when unset), in the order shown.
     target_fields: ClassVar[tuple[str, ...]] = ()
     #: Whether its limits are per bone (a chain's), so edits name the bone.
@@ -346,6 +349,7 @@ class ChildOf(_BoneFollows):
 
     type = "child_of"
     label = "child of"
+    space_matters: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -36,8 +36,9 @@ import numpy as np
 
 from app.scene.math.transforms import inverse
 
-#: ``scene.extra`` keys this module knows: the tutorial panel's data and the meshes' source.
-TUTORIAL, MESHES = "tutorial", "meshes"
+#: ``scene.extra`` keys this module knows: the tutorial panel's data, the meshes' source and
+#: the humanoid map (``{"bones": {canonical: bone}}``, :mod:`app.scene.retarget.map_file`).
+TUTORIAL, MESHES, HUMANOID = "tutorial", "meshes", "humanoid"
 
 
 def renamed_meshes(meshes, old: str, new: str) -> tuple:
@@ -111,7 +112,28 @@ def renamed_extra(extra: Mapping, old: str, new: str, meshes_renamed: bool) -> d
     out = dict(extra)
     if TUTORIAL in out:
         out[TUTORIAL] = renamed_tutorial(out[TUTORIAL], old, new)
+    if HUMANOID in out:
+        out[HUMANOID] = _humanoid_bones(out[HUMANOID], lambda b: new if b == old else b)
     return without_mesh_source(out) if meshes_renamed else out
+
+
+def without_humanoid_bones(extra: Mapping, gone) -> dict:
+    """A scene's ``extra`` whose humanoid map lets go of the bones ``gone`` (deleted): they
+    are unmapped, so the map still names only bones of the scene. A new dict."""
+    out = dict(extra)
+    if HUMANOID in out:
+        gone = set(gone)
+        out[HUMANOID] = _humanoid_bones(out[HUMANOID], lambda b: None if b in gone else b)
+    return out
+
+
+def _humanoid_bones(value, change):
+    """The humanoid map's value with each bone ``b`` mapped to ``change(b)`` (``None``
+    drops it); a value of an unexpected shape is returned as it is."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("bones"), Mapping):
+        return value
+    bones = {c: change(b) for c, b in value["bones"].items()}
+    return {**value, "bones": {c: b for c, b in bones.items() if b is not None}}
 
 
 def without_mesh_source(extra: Mapping) -> dict:

@@ -10,15 +10,17 @@ from __future__ import annotations
 from app.editor.authoring.follow_operations import (
     OFFSET_WORDS,
     add_follow,
+    new_follow,
     set_follow_target,
     set_offset,
 )
+from app.scene.rig.editing import identical_in
 from app.scene.rig.model import ChildOf, CopyLocation, CopyRotation
 from app.widgets.kinds.base import ConstraintView, act
 
 #: What each kind keeps of the bone, for the inspector's note.
 _WHAT = {
-    ChildOf: "The bone moves as if it were the target's child. Space changes nothing here.",
+    ChildOf: "The bone moves as if it were the target's child, in either space.",
     CopyRotation: "The bone turns as the target turns; its head and scale stay its own.",
     CopyLocation: "The bone's head goes to the target point; its rotation and scale stay.",
 }
@@ -61,8 +63,12 @@ def _add_on_bone(cls):
         # greyed, it says how to get there: the target first, then the bone (Blender's way)
         words = (f" following {others[-1]}" if others
                  else f" (select the target bone, then also {bone})")  # fmt: skip
+        same = (identical_in(document.scene, new_follow(document.scene, cls, bone, others[-1]))
+                if others else None)  # fmt: skip
+        if same is not None:  # greyed, it says why: a second one would change nothing
+            words += f" ({same.name} does this already)"
         act(menu, f"Add {cls.label.title()} Constraint on {bone}{words}", add_follow, document,
-            cls, bones or [bone], enabled=bool(others))  # fmt: skip
+            cls, bones or [bone], enabled=bool(others) and same is None)  # fmt: skip
 
     return add_on_bone
 

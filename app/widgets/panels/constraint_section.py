@@ -27,11 +27,12 @@ class ConstraintSection:
         view = views.view_for(c)
         self._header(f"{c.name}", f"{view.words} constraint")
         form = self._group("Evaluation")
-        self._combo_field(
-            form, "Space (authored)", "constraintSpace", ref, "space", ["object", "world"],
-            "The space saved in the file. The toolbar's World/Object toggle "
-            "overrides it for comparing, without editing the file.",
-        )
+        if c.space_matters:  # a setting that changes nothing is not offered
+            self._combo_field(
+                form, "Space (authored)", "constraintSpace", ref, "space", ["object", "world"],
+                "The space saved in the file. The toolbar's World/Object toggle "
+                "overrides it for comparing, without editing the file.",
+            )
         if view.section is not None:
             builders = dict(
                 run=self._run,

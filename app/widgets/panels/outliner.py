@@ -142,6 +142,10 @@ class Outliner(QtWidgets.QTreeWidget):
         super().resizeEvent(ev)
         self.fit_columns()
 
+    def row_count(self) -> int:
+        """How many bones, constraints and parts it lists."""
+        return len(self._items)
+
     def item_for(self, ref: Ref) -> QtWidgets.QTreeWidgetItem | None:
         return self._items.get(ref)
 
@@ -200,8 +204,12 @@ class Outliner(QtWidgets.QTreeWidget):
             thing = editing.resolve(scene, ref)
             if ref.kind == CONSTRAINT:
                 words = views.words(thing)
-                item.setText(1, words)
-                item.setToolTip(0, f"{thing.name}: {words}, authored in {thing.space} space")
+                # a name that says its kind ("Child Of hand.L") takes the kind's column too
+                said = thing.name.lower().startswith(words.lower())
+                item.setText(1, "" if said else words)
+                item.setFirstColumnSpanned(said)
+                space = f", authored in {thing.space} space" if thing.space_matters else ""
+                item.setToolTip(0, f"{thing.name}: {words}{space}")
             elif ref.kind in TARGET_KINDS:
                 words = views.target_text(scene.constraint(ref.name), thing)
                 if item.text(0) != f"{ref.kind} {words}":

@@ -25,9 +25,9 @@ SAMPLED_FRAMES = 300
 MESH_FRAMES = 12
 
 
-def _stage(viewport, reach, radius: float) -> None:
+def _stage(viewport, reach, radius: float, turn: bool = True) -> None:
     """Size the handles for a skeleton of ``radius``, lay the ground grid under ``reach``
-    (world points, (N, 3)) and turn the camera broadside to the motion."""
+    (world points, (N, 3)) and (``turn``) turn the camera broadside to the motion."""
     reach = np.asarray(reach, dtype=float).reshape(-1, 3)
     reach = reach[np.all(np.isfinite(reach), axis=1)]
     if len(reach) == 0:  # no bones (yet)
@@ -38,28 +38,53 @@ def _stage(viewport, reach, radius: float) -> None:
     extent = max(0.6 * float(np.linalg.norm(r_hi - r_lo)) + radius, 8 * spacing)
     extent = spacing * min(np.ceil(extent / spacing), 200)
     viewport.drawing.lay_ground((r_lo + r_hi) / 2, extent, spacing)
+    if not turn:
+        return
     toward = WORLD_TO_VIEW[:3, :3] @ broadside_direction(reach)
     viewport.opts["elevation"] = 15
     viewport.opts["azimuth"] = float(np.degrees(np.arctan2(toward[1], toward[0])))
 
 
+def _framed(doc) -> tuple[np.ndarray, np.ndarray]:
+    """The bones whose heads and tails framing holds (not an unskinned leaf's,
+    :func:`~app.scene.analysis.camera_framing.framed_ends`), kept while the scene's bones
+    and meshes stay."""
+    scene = doc.scene
+    key = (id(scene), id(scene.meshes), tuple((b.name, b.parent, b.tail is None)
+                                              for b in scene.bones))  # fmt: skip
+    if _FRAMED.get("key") != key:
+        _FRAMED.update(key=key, ends=camera_framing.framed_ends(scene))
+    return _FRAMED["ends"]
+
+
+_FRAMED: dict = {}
+
+
+def _joints(doc, result) -> np.ndarray:
+    """The framed heads and tails of ``result`` (a bake), (F, N, 3)."""
+    heads, tails = _framed(doc)
+    if len(heads) != result.heads.shape[1]:  # an edit halfway
+        heads = tails = np.ones(result.heads.shape[1], bool)
+    return np.concatenate([result.heads[:, heads], result.tails[:, tails]], axis=1)
+
+
 def _reach(doc) -> np.ndarray:
-    """Every joint over the timeline (or an even sample of it), (N, 3)."""
-    path = doc.timeline_sample(SAMPLED_FRAMES)
-    return np.concatenate([path.heads.reshape(-1, 3), path.tails.reshape(-1, 3)])
+    """Every framed joint over the timeline (or an even sample of it), (N, 3)."""
+    return _joints(doc, doc.timeline_sample(SAMPLED_FRAMES)).reshape(-1, 3)
 
 
 def shown_points(viewport) -> np.ndarray:
     """What is drawn at the current frame: skeleton, handles, trails, ghosts, meshes and
     Compare's ghost, (N, 3)."""
     doc = viewport.document
-    pose = doc.pose()
-    shown = [pose.heads[0], pose.tails[0]] + [p[None] for _, p in viewport.handles()]
+    shown = [_joints(doc, doc.pose())[0]] + [p[None] for _, p in viewport.handles()]
     shown.append(viewport.drawing.teaching.drawn_points())  # trails and ghosts, when on
     shown.append(viewport.drawing.meshes.drawn_points())  # the skinned meshes, when shown
     if doc.compare:  # the ghost is part of the picture
-        ghost = doc.ghost_pose()
-        shown += [ghost.heads[0], ghost.tails[0]]
+        shown.append(_joints(doc, doc.ghost_pose())[0])
+    reference = doc.reference.at(doc.frame)
+    if reference is not None:  # so is a clip shown beside the scene
+        shown += list(reference)
     return np.concatenate(shown).reshape(-1, 3)
 
 
@@ -101,13 +126,15 @@ def _mesh_points(viewport, timeline):
     return picks, np.concatenate([np.asarray(d, dtype=float) for d in deformed], axis=1)
 
 
-def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
+def animation_plan(viewport, evaluate_ghost: bool = False
+                   ) -> tuple[camera_framing.FollowPlan, np.ndarray]:  # fmt: skip
     """The follow plan of the timeline (what a following camera frames) and every point of
-    every frame a still camera must hold, (N, 3)."""
+    every frame a still camera must hold, (N, 3). Compare's ghost is held when its timeline
+    is cached, or always with ``evaluate_ghost`` (it is then evaluated at the same frames)."""
     doc = viewport.document
     timeline = doc.timeline_sample(SAMPLED_FRAMES)
     frames = np.asarray(timeline.frames, dtype=float)
-    joints = np.concatenate([timeline.heads, timeline.tails], axis=1)  # (F, 2B, 3)
+    joints = _joints(doc, timeline)  # (F, N, 3)
     bones = followed_bones(doc)
     if len(bones) and joints.shape[1]:
         # the selection's bones' middles, or the roots' heads (the hips, the box's centre)
@@ -120,8 +147,12 @@ def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     still = [joints.reshape(-1, 3)]
     relative = []
     ghost = doc.cached_timeline(doc.ghost_space()) if doc.compare else None
+    if doc.compare and evaluate_ghost and (ghost is None
+                                           or not np.array_equal(ghost.frames, frames)):
+        ghost = (doc.timeline_in(doc.ghost_space()) if doc.timeline_fits_cache()
+                 else doc.evaluate(frames, doc.ghost_space()))  # kept: Compare reads it too
     if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
-        ghost_joints = np.concatenate([ghost.heads, ghost.tails], axis=1)
+        ghost_joints = _joints(doc, ghost)
         still.append(ghost_joints.reshape(-1, 3))
         relative.append(ghost_joints - plan.path[:, None, :])
     meshes = _mesh_points(viewport, timeline)
@@ -139,16 +170,17 @@ def animation_plan(viewport) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     return plan, np.concatenate(still)
 
 
-def frame_animation(viewport, planned=None) -> None:
+def frame_animation(viewport, planned=None, turn: bool = True) -> None:
     """Frame every joint and mesh over every frame: all of them at once, or, while following,
     the sphere that holds them around the followed point at each frame. ``planned``: what
-    :func:`animation_plan` just returned."""
+    :func:`animation_plan` just returned; ``turn``: turn the camera broadside to the motion
+    (else the view angle stays)."""
     doc = viewport.document
     plan, still = animation_plan(viewport) if planned is None else planned
     viewport.follow.adopt(plan)
     center, radius = camera_framing.bounding_sphere(still)
     body = camera_framing.bounding_sphere(shown_points(viewport))[1]
-    _stage(viewport, still, body)
+    _stage(viewport, still, body, turn)
     if viewport.follow.enabled:
         center, radius = plan.at(doc.frame) + plan.offset, plan.radius
     viewport.frame_sphere(center, radius)
@@ -160,6 +192,30 @@ def frame_opened(viewport) -> None:
     planned = animation_plan(viewport)
     viewport.set_follow(planned[0].worth_following)
     frame_animation(viewport, planned)
+
+
+def keep_action(viewport) -> bool:
+    """The space or Compare changed: when the animation in view now (every joint of every
+    frame, Compare's ghost too, the meshes) would leave the view, frame it as opening a scene
+    does (Follow as its motion asks, the whole animation held), keeping the view angle;
+    otherwise the camera stays. Returns whether the view was framed again."""
+    doc = viewport.document
+    planned = animation_plan(viewport, evaluate_ghost=True)
+    plan, still = planned
+    if viewport.follow.enabled:  # every frame's box around the followed point, seen from now
+        corners = np.array([[x, y, z] for x in (plan.lo[0], plan.hi[0])
+                            for y in (plan.lo[1], plan.hi[1])
+                            for z in (plan.lo[2], plan.hi[2])])  # fmt: skip
+        held = plan.at(doc.frame) + corners
+    else:
+        held = still
+    held = held[np.all(np.isfinite(held), axis=1)]
+    if len(held) == 0 or in_view(viewport, held).all():
+        viewport.follow.adopt(plan)
+        return False
+    viewport.set_follow(plan.worth_following)
+    frame_animation(viewport, planned, turn=False)
+    return True
 
 
 class Follow:

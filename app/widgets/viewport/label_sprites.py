@@ -57,6 +57,95 @@ _TEXTURED = shaders.ShaderProgram(
 #: Half the side of the square around a labelled point that no label covers (logical
 #: pixels): a handle's disc with a little air.
 HANDLE_CLEARANCE_PX = 8.0
+#: How far a label's box keeps from its point (logical pixels): just clear of its disc.
+GAP_PX = 9.0
+#: Where a label may sit around its point, in the order tried: (x, y) of the box's corner
+#: nearest the point, in units of the box's width and height, and the gap's direction. Right
+#: of the point first (reading on from the handle), then left, above, below.
+PLACES = (
+    (0.0, -1.0, 1, 0),  # right, a little above the point (the baseline near it)
+    (0.0, 0.0, 1, 0),  # right, below
+    (-1.0, -1.0, -1, 0),  # left, above
+    (-1.0, 0.0, -1, 0),  # left, below
+    (-0.5, -1.0, 0, -1),  # above, centred
+    (-0.5, 0.0, 0, 1),  # below, centred
+    (0.0, -0.5, 1, 0),  # right, centred
+    (-1.0, -0.5, -1, 0),  # left, centred
+)
+
+
+def _clear(box, others) -> bool:
+    """Whether ``box`` (left, top, right, bottom) keeps a pixel from every box of ``others``."""
+    left, top, right, bottom = box
+    for o_left, o_top, o_right, o_bottom in others:
+        if left < o_right + 1 and right + 1 > o_left and top < o_bottom + 1 and bottom + 1 > o_top:
+            return False
+    return True
+
+
+def place_labels(at, extent, priority, size) -> tuple[np.ndarray, np.ndarray]:
+    """Where labels go: beside their points, never over each other nor over a labelled
+    point's disc; a label with no free place around its point is hidden.
+
+    Parameters
+    ----------
+    at : ndarray, shape (N, 2)
+        Each label's point, widget pixels (NaN: behind the camera, not drawn).
+    extent : ndarray, shape (N, 6)
+        Each label's left, top, right, bottom relative to its baseline, then its sprite's
+        width and height (logical pixels).
+    priority : ndarray, shape (N,)
+        Lower places first (the selection's labels, a hovered handle's); ties keep their order.
+        A label of priority 0 or less (the selection's) that finds no place clear of the
+        other points' discs is drawn over one rather than hidden.
+    size : (int, int)
+        The widget's width and height: a place that leaves it is tried last.
+
+    Returns
+    -------
+    shown : ndarray of int, shape (M,)
+        The labels drawn, in their order.
+    boxes : ndarray, shape (M, 4)
+        Their boxes: left, top, right, bottom, logical pixels.
+
+    A few dozen labels at most, placed one after another each paint: plain Python on floats,
+    which is faster here than numpy on arrays of a handful of elements.
+    """
+    points = np.asarray(at, dtype=float).reshape(-1, 2)
+    finite = np.isfinite(points).all(axis=1)
+    r = HANDLE_CLEARANCE_PX
+    discs = [(x - r, y - r, x + r, y + r) for x, y in points[finite].tolist()]
+    sizes = (np.asarray(extent)[:, 2:4] - np.asarray(extent)[:, 0:2]).tolist()
+    xy, ranks = points.tolist(), np.asarray(priority, dtype=float).tolist()
+    width, height = size
+    placed: list = []
+    chosen: dict = {}
+    for i in sorted(np.flatnonzero(finite).tolist(), key=lambda k: (ranks[k], k)):
+        w, h = sizes[i]
+        x, y = xy[i]
+        fallback = None  # inside the view but over another point's disc (the selection's)
+        outside = None  # clear, but leaving the view
+        for fx, fy, gx, gy in PLACES:
+            left, top = x + gx * GAP_PX + fx * w, y + gy * GAP_PX + fy * h
+            box = (left, top, left + w, top + h)
+            if not _clear(box, placed):
+                continue
+            inside = left >= 0 and top >= 0 and left + w <= width and top + h <= height
+            if _clear(box, discs):
+                if inside:
+                    break
+                outside = outside or box
+            elif inside and ranks[i] <= 0:
+                fallback = fallback or box
+        else:
+            box = outside or fallback
+        if box is not None:
+            chosen[i] = box
+            placed.append(box)
+    shown = np.array(sorted(chosen), dtype=np.intp)
+    return shown, np.array([chosen[i] for i in shown]).reshape(-1, 4)
+
+
 #: Widest row of the atlas, in device pixels.
 ATLAS_WIDTH = 1024
 #: The two triangles of a quad, as (right?, bottom?) corner flags.
@@ -81,6 +170,9 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         self._widget = view
         self._project = project
         self._positions = np.zeros((0, 3))
+        self._priority = np.zeros(0)
+        #: View ▸ Labels: off draws none.
+        self.enabled = True
         self._texts: list[str] = []
         self._colors: list[QtGui.QColor] = []
         self._keys: list = []
@@ -108,12 +200,17 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
 
     # --- what is shown --------------------------------------------------------------------
 
-    def set_labels(self, positions, texts, colors) -> None:
-        """Labels ``texts`` at world ``positions`` (N, 3); ``colors`` RGBA 0..1 (N, 4).
+    def set_labels(self, positions, texts, colors, priority=None) -> None:
+        """Labels ``texts`` at world ``positions`` (N, 3); ``colors`` RGBA 0..1 (N, 4);
+        ``priority`` (N,): lower first (it keeps its place where labels would overlap, the
+        other one is hidden); default, in order.
 
         Each label's sprite, its box relative to its baseline and its place in the atlas are
         found here, once per change of the labels, not per frame."""
         self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+        n = len(self._positions)
+        self._priority = (np.zeros(n) if priority is None
+                          else np.asarray(priority, dtype=float).reshape(n))  # fmt: skip
         texts = list(texts)
         rgba = np.asarray(colors, dtype=float).reshape(-1, 4)
         if texts == self._texts and np.array_equal(rgba, self._rgba):
@@ -146,41 +243,13 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         """Nothing to do: each paint lays the labels out with the camera it draws."""
 
     def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of the labels drawn (in front of the camera) and their boxes (M, 4):
-        left, top, right, bottom in logical pixels."""
-        if not len(self._positions):
+        """Indices of the labels drawn and their boxes (M, 4): left, top, right, bottom in
+        logical pixels (:func:`place_labels`); none while the labels are off."""
+        if not len(self._positions) or not self.enabled:
             return np.zeros(0, np.intp), np.zeros((0, 4))
         at = self._project(self._positions)
-        shown = np.flatnonzero(np.isfinite(at[:, 0]))  # NaN: behind the camera
-        e = self._extent[shown]
-        box = np.empty((len(shown), 4))
-        box[:, [0, 2]] = at[shown, 0:1] + 10 + e[:, [0, 2]]
-        box[:, [1, 3]] = at[shown, 1:2] - 6 + e[:, [1, 3]]
-        # No room on the right: the left side.
-        flip = box[:, 2] > self._widget.width() - 4
-        box[flip, 0::2] -= (box[flip, 2] - box[flip, 0] + 20)[:, None]
-        # Nearby handles (heel, ball, toe) would print over each other and over each other's
-        # handles: step a label down until it is clear of the labels placed before it (in
-        # order: a label depends on all earlier ones) and of every labelled point's handle.
-        r = HANDLE_CLEARANCE_PX
-        anchors = at[shown]
-        placed: list = np.column_stack(
-            [anchors[:, 0] - r, anchors[:, 1] - r, anchors[:, 0] + r, anchors[:, 1] + r]
-        ).tolist()
-        for i, (left, top, right, bottom) in enumerate(box.tolist()):
-            step = bottom - top + 1
-            moved = True
-            while moved:
-                moved = False
-                for pl, pt, pr, pb in placed:
-                    if pl < right and pr > left and pt < bottom and pb > top:
-                        top += step
-                        bottom += step
-                        moved = True
-                        break
-            placed.append((left, top, right, bottom))
-            box[i, 1], box[i, 3] = top, bottom
-        return shown, box
+        return place_labels(at, self._extent, self._priority,
+                            (self._widget.width(), self._widget.height()))  # fmt: skip
 
     def layout(self) -> list[tuple[QtCore.QRectF, QtCore.QPointF, str, QtGui.QColor]]:
         """Where each label goes: its box (logical pixels), its baseline point, text and

@@ -47,6 +47,7 @@ DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
 DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
 GHOST_COLOR = np.array([0.55, 0.75, 1.0, 0.34])
 GHOST_VIOLATION_COLOR = np.array([1.0, 0.25, 0.25, 0.45])
+REFERENCE_COLOR = np.array([0.45, 0.95, 0.55, 0.5])  # a clip beside the scene (an import)
 GRID_COLOR = np.array([150, 150, 160, 50]) / 255.0
 #: Degrees past a limit below which a bone counts as keeping it (rounding).
 VIOLATION_EPS_DEG = 0.05
@@ -145,6 +146,29 @@ def _guide_of(c, ref: Ref, index) -> tuple[int, bool, tuple]:
     return index[bone], at != "head", (0.3, 0.9, 1.0, 0.55)
 
 
+#: Whose labels keep their place first where labels would overlap (lower first): the
+#: selection's, a hovered handle's and what a teaching view or a limit says, the handles of
+#: what the selected bones take part in, the other handles.
+SELECTED, HOVERED, TOLD, NEAR_SELECTION, OTHER = range(5)
+
+
+def label_priority(document, refs, hover: Ref | None) -> np.ndarray:
+    """The label priority (:data:`SELECTED`...) of handles ``refs``, (N,)."""
+    selected = set(document.selection)
+    bones = set(document.selected_bones())
+    scene = document.scene
+    out = np.full(len(refs), OTHER, dtype=float)
+    for k, r in enumerate(refs):
+        if r in selected or Ref.constraint(r.name) in selected or (
+                r.kind == POINT and Ref.bone(r.name) in selected):  # fmt: skip
+            out[k] = SELECTED
+        elif r == hover:
+            out[k] = HOVERED
+        elif r.kind != POINT and bones & set(scene.constraint(r.name).referenced_bones()):
+            out[k] = NEAR_SELECTION
+    return out
+
+
 class _HandleStyle:
     """What of the handles ``refs`` (pivots, targets, poles) does not move with the frame,
     as arrays, so a frame change draws them with a few gathers, not a loop per handle."""
@@ -160,6 +184,7 @@ class _HandleStyle:
         self.at_tail = np.array([g[1] for g in guides], dtype=bool)
         self.guide_colors = np.repeat(np.array([g[2] for g in guides]).reshape(-1, 4), 2, axis=0)
         self.texts = [r.pivot if r.kind == PIVOT else f"{r.kind} · {r.name}" for r in refs]
+        self.priority = label_priority(document, refs, hover)
         self.label_colors = [PIVOT_COLOR if r.kind == PIVOT else
                              POLE_COLOR if r.kind == POLE else TARGET_COLOR
                              for r in refs]  # fmt: skip
@@ -181,6 +206,9 @@ class SceneDrawing:
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
+        # a clip shown beside the scene (the motion being imported), translucent green
+        self._reference = SkeletonItem(parentItem=self._root, ghost=True)
+        self._reference.setDepthValue(6)
         # Each timeline's bone meshes, built once per edit (playback reads them).
         self.shapes = TimelineShapes()
         self._ghost_shapes = TimelineShapes()
@@ -242,6 +270,11 @@ class SceneDrawing:
             shapes = self._ghost_shapes.of_pose(document, document.ghost_space(), ghost)
             self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost),
                                  shapes=shapes)  # fmt: skip
+        reference = document.reference.at(document.frame)
+        self._reference.setVisible(reference is not None)
+        if reference is not None:
+            heads, tails = reference
+            self._reference.set_pose(heads, tails, np.tile(REFERENCE_COLOR, (len(heads), 1)))
         self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
         handles = self.handle_frames.of_document(document)
@@ -338,7 +371,10 @@ class SceneDrawing:
             positions = [p for _, p in handles]
             texts = list(style.texts)
             colors = list(style.label_colors)
+            priority = list(style.priority)
             handles = ()
+        else:
+            priority = list(label_priority(document, [r for r, _ in handles], hover))
         for ref, world in handles:
             positions.append(world)
             if ref.kind == POINT:
@@ -362,13 +398,14 @@ class SceneDrawing:
                 positions.append(0.5 * (p.heads[0, i] + p.tails[0, i]))
                 texts.append(f"{scene.bones[i].name} +{violation[i]:.1f}° past limit{words}")
                 colors.append(VIOLATION_COLOR)
+                priority.append(TOLD)
         for position, text, color in extra:
             positions.append(position)
             texts.append(text)
             colors.append(color)
-        self.labels.set_labels(
-            np.array(positions).reshape(-1, 3), texts, np.array(colors).reshape(-1, 4)
-        )
+            priority.append(TOLD)
+        self.labels.set_labels(np.array(positions).reshape(-1, 3), texts,
+                               np.array(colors).reshape(-1, 4), priority)  # fmt: skip
 
     def show_ring(self, points) -> None:
         """Draw the arcball circle through world ``points`` (M, 3); ``None`` hides it."""

@@ -50,6 +50,9 @@ DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
 #: The viewport's clear colour, RGB 0..255.
 BACKGROUND = (46, 48, 54)
 BONE_PICK_RADIUS_PX = 7.0
+#: The radius of a handle's drawn dot (its sprite is 10 pixels across, a selected one 13): a
+#: click on it picks the handle even where it sits on a bone.
+HANDLE_DOT_PX = 6.0
 CLICK_SLOP_PX = 4.0
 
 
@@ -73,6 +76,9 @@ class Viewport(GLView):
         self._drag: Drag | None = None
         self._press: QtCore.QPointF | None = None
         self._press_hit: Ref | None = None
+        self._press_under: list[Ref] = []  # everything under the press, first pick first
+        self._press_selection: tuple = ()  # the selection before the press
+        self._last_click: QtCore.QPointF | None = None  # where the last click was
         self._press_extend = False
         self._hover: Ref | None = None
         self._trails = TrailSettings()
@@ -90,6 +96,9 @@ class Viewport(GLView):
         document.selection_changed.connect(self.refresh)
         document.structure_changed.connect(self._show_new)
         document.scene_replaced.connect(self.frame_opened)
+        document.space_changed.connect(self.keep_action)
+        document.compare_changed.connect(self.keep_action)
+        document.reference.changed.connect(self.refresh)
         self.refresh()
         self.frame_opened()
 
@@ -164,6 +173,12 @@ class Viewport(GLView):
         framing.frame_opened(self)
         self.refresh()
 
+    def keep_action(self, *_) -> None:
+        """The space or Compare changed: the animation (and Compare's ghost) stays in view,
+        framed again as opening a scene does when it would leave it."""
+        if framing.keep_action(self):
+            self.refresh()
+
     def frame_selection(self) -> None:
         """F: frame the selection (everything when nothing is selected)."""
         points = framing.selection_points(self)
@@ -187,6 +202,16 @@ class Viewport(GLView):
     @property
     def show_axes(self) -> bool:
         return self._show_axes
+
+    @property
+    def show_labels(self) -> bool:
+        """View ▸ Labels: the names beside pivots, targets and poles, and what limits and
+        teaching views say."""
+        return self._drawing.labels.enabled
+
+    def set_show_labels(self, on: bool) -> None:
+        self._drawing.labels.enabled = bool(on)
+        self.update()
 
     def set_show_axes(self, on: bool) -> None:
         """Draw each bone's frame axes (x red, y green, z blue): the bases of the seed."""
@@ -263,20 +288,50 @@ class Viewport(GLView):
     # --- picking -------------------------------------------------------------------------
 
     def pick(self, pixel) -> Ref | None:
-        """What is under a widget pixel: a handle first, then the nearest bone, or ``None``."""
+        """What a click at a widget pixel picks, or ``None`` (:meth:`under`'s first)."""
+        under = self.under(pixel)
+        return under[0] if under else None
+
+    def under(self, pixel) -> list[Ref]:
+        """Everything under a widget pixel, what a click picks first: a handle's own dot,
+        then the bone whose body is under it, then a handle near it
+        (:func:`app.scene.analysis.projection.pick_order`)."""
         handles = self.handles()
-        if handles:
-            screen = self.project(np.array([p for _, p in handles]))
-            i = projection.nearest_within(screen, pixel, HANDLE_RADIUS_PX)
-            if i >= 0:
-                return handles[i][0]
+        screen = self.project(np.array([p for _, p in handles]).reshape(-1, 3))
+        selected = set(self._document.selection)
+        dots = np.array([HANDLE_DOT_PX + (1.5 if r in selected or Ref.constraint(r.name)
+                                          in selected else 0.0)
+                         for r, _ in handles])  # fmt: skip
         pose = self._document.pose()
-        heads = self.project(pose.heads[0])
-        tails = self.project(pose.tails[0])
-        d = projection.segment_distances(pixel, heads, tails)
-        if len(d) and d.min() <= BONE_PICK_RADIUS_PX:
-            return Ref.bone(str(pose.bone_names[int(np.argmin(d))]))
-        return None
+        heads, tails = pose.heads[0], pose.tails[0]
+        heads_px, tails_px = self.project(heads), self.project(tails)
+        d, along = projection.segment_closest(pixel, heads_px, tails_px)
+        eye = projection.eye_position(self.world_to_eye())
+        depth = np.linalg.norm(heads + along[:, None] * (tails - heads) - eye, axis=1)
+        order = projection.pick_order(pixel, screen, dots, HANDLE_RADIUS_PX, d, along,
+                                      np.linalg.norm(tails_px - heads_px, axis=1), depth,
+                                      BONE_PICK_RADIUS_PX)  # fmt: skip
+        names = pose.bone_names
+        return [handles[i][0] if kind == "handle" else Ref.bone(str(names[i]))
+                for kind, i in order]  # fmt: skip
+
+    @staticmethod
+    def _selectable(ref: Ref) -> Ref:
+        """What selecting ``ref`` selects (a tutorial's point: its bone)."""
+        return Ref.bone(ref.name) if ref.kind == POINT else ref
+
+    def _next_under(self, hit: Ref) -> Ref:
+        """What a click that first hits ``hit`` picks: on the spot of the click before, where
+        what was selected before the press (one thing) is under the cursor too, the next
+        thing under it (Blender's way to reach a bone under another, or under a handle), else
+        ``hit``."""
+        under, before = self._press_under, self._press_selection
+        picks = [self._selectable(r) for r in under]
+        again = self._last_click is not None and self._press is not None and (
+            (self._press - self._last_click).manhattanLength() <= CLICK_SLOP_PX)  # fmt: skip
+        if not again or len(before) != 1 or before[0] not in picks or len(under) < 2:
+            return hit
+        return under[(picks.index(before[0]) + 1) % len(under)]
 
     # --- mouse ---------------------------------------------------------------------------
 
@@ -299,10 +354,13 @@ class Viewport(GLView):
         if self._drag is not None:
             ev.accept()
             return
-        hit = self.pick(pixel)
+        under = self.under(pixel)
+        hit = under[0] if under else None
         ctrl = bool(mods & QtCore.Qt.KeyboardModifier.ControlModifier)
         shift = bool(mods & QtCore.Qt.KeyboardModifier.ShiftModifier)
         doc = self._document
+        self._press_under = under
+        self._press_selection = doc.selection
         if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a limit, a tail
             self._drag = (start_limit_drag(self, doc, pixel)
                           or start_tail_drag(self, doc, pixel, shift))  # fmt: skip
@@ -313,6 +371,7 @@ class Viewport(GLView):
             doc.set_selection([Ref.bone(hit.name) if hit.kind == POINT else hit])
             self._drag = start_drag(self, doc, hit, pixel, ctrl=ctrl, shift=shift)
             if self._drag is not None:
+                self._press_hit = None if ctrl else hit  # a click on it may pick the next
                 ev.accept()
                 return
         self._press_hit = hit
@@ -338,13 +397,26 @@ class Viewport(GLView):
         super().mouseMoveEvent(ev)
 
     def mouseReleaseEvent(self, ev):
+        press = self._press
+        clicked = press is not None and (ev.position() - press).manhattanLength() <= CLICK_SLOP_PX
+        try:
+            self._release(ev, press, clicked)
+        finally:
+            self._press = None
+            if clicked and ev.button() == QtCore.Qt.MouseButton.LeftButton:
+                self._last_click = press
+
+    def _release(self, ev, press, clicked: bool) -> None:
         if self._drag is not None:
             drag, self._drag = self._drag, None
             drag.finish()
+            hit, self._press_hit = self._press_hit, None
+            if clicked and hit is not None:  # a click again: the next thing under the handle
+                picked = self._next_under(hit)
+                if picked != hit:
+                    self._document.set_selection([self._selectable(picked)])
             ev.accept()
             return
-        press, self._press = self._press, None
-        clicked = press is not None and (ev.position() - press).manhattanLength() <= CLICK_SLOP_PX
         if clicked and ev.button() == QtCore.Qt.MouseButton.LeftButton:
             self._click(self._press_hit, self._press_extend)
         elif clicked and ev.button() == QtCore.Qt.MouseButton.RightButton:
@@ -368,8 +440,10 @@ class Viewport(GLView):
 
     def _click(self, hit: Ref | None, extend: bool) -> None:
         doc = self._document
-        if hit is not None and hit.kind == POINT:
-            hit = Ref.bone(hit.name)
+        if not extend and hit is not None:
+            hit = self._next_under(hit)
+        if hit is not None:
+            hit = self._selectable(hit)
         if hit is None:
             if not extend:
                 doc.set_selection([])

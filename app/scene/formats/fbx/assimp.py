@@ -134,10 +134,11 @@ class File:
     nodes: list[Node]
     meshes: list[Mesh]
     takes: list[str]
-    ticks_per_second: float  # of the first take (0 when none)
-    channels: list[Channel]  # of the first take
+    ticks_per_second: float  # of the take read (0 when none)
+    channels: list[Channel]  # of the take read
     settings: dict
     lights_and_cameras: set = field(default_factory=set)
+    take: int = 0  # which of ``takes`` the channels are (-1: none of that name)
 
 
 _lib = None
@@ -182,9 +183,11 @@ def available() -> bool:
     return True
 
 
-def read(path, preserve_pivots: bool = True) -> File:
+def read(path, preserve_pivots: bool = True, take=0) -> File:
     """Read the FBX file ``path`` with assimp (``IMPORT_FBX_PRESERVE_PIVOTS`` on, assimp's
-    default: the parts of a node's transform on helper nodes, :mod:`.pivots`).
+    default: the parts of a node's transform on helper nodes, :mod:`.pivots`), with the
+    channels of ``take`` (its index, or its name; ``File.take`` is -1 when no take has
+    that name).
 
     Raises
     ------
@@ -202,12 +205,12 @@ def read(path, preserve_pivots: bool = True) -> File:
         reason = ffi.string(lib.aiGetErrorString()).decode("utf-8", "replace").strip()
         raise ReadError(reason or "assimp could not read it")
     try:
-        return _copy(ffi, scene)
+        return _copy(ffi, scene, take)
     finally:
         lib.aiReleaseImport(scene)
 
 
-def read_guarded(path, preserve_pivots: bool = True) -> File:
+def read_guarded(path, preserve_pivots: bool = True, take=0) -> File:
     """:func:`read` in a forked child where fork exists, the result coming back through
     a pipe: assimp is C++, and a file that crashes it must be refused, not take the editor
     down. Elsewhere, in this process.
@@ -218,7 +221,7 @@ def read_guarded(path, preserve_pivots: bool = True) -> File:
         assimp's reason, or that the reader crashed or did not finish in time.
     """
     if not hasattr(os, "fork"):
-        return read(path, preserve_pivots)
+        return read(path, preserve_pivots, take)
     available()  # load the library before forking, once
     into, out = os.pipe()
     with warnings.catch_warnings():  # Python 3.12 warns about fork in a threaded process:
@@ -232,7 +235,7 @@ def read_guarded(path, preserve_pivots: bool = True) -> File:
 
             faulthandler.disable()  # a crash here is reported by the parent, in one line
             try:
-                answer = read(path, preserve_pivots)
+                answer = read(path, preserve_pivots, take)
             except ReadError as e:
                 answer = e
             with os.fdopen(out, "wb") as pipe:
@@ -315,7 +318,7 @@ def _metadata(ffi, meta) -> dict:
     return out
 
 
-def _copy(ffi, scene) -> File:
+def _copy(ffi, scene, take=0) -> File:
     nodes = []
     stack = [(scene.mRootNode, -1)]
     while stack:
@@ -352,12 +355,16 @@ def _copy(ffi, scene) -> File:
             bones.append((_text(ffi, bone.mName), ids, amounts, _matrix(ffi, bone.mOffsetMatrix)))
         meshes.append(Mesh(_text(ffi, mesh.mName), positions, normals, triangles, bones))
     takes = [_text(ffi, scene.mAnimations[a].mName) for a in range(scene.mNumAnimations)]
+    if isinstance(take, str):
+        take = takes.index(take) if take in takes else -1
+    elif not 0 <= take < max(len(takes), 1):
+        take = -1
     channels, ticks = [], 0.0
-    if scene.mNumAnimations:
-        take = scene.mAnimations[0]
-        ticks = float(take.mTicksPerSecond)
-        for c in range(take.mNumChannels):
-            ch = take.mChannels[c]
+    if takes and take >= 0:
+        chosen = scene.mAnimations[take]
+        ticks = float(chosen.mTicksPerSecond)
+        for c in range(chosen.mNumChannels):
+            ch = chosen.mChannels[c]
             channels.append(Channel(
                 _text(ffi, ch.mNodeName),
                 _keys(ffi, ch.mPositionKeys, ch.mNumPositionKeys, _VECTOR_KEY),
@@ -368,4 +375,5 @@ def _copy(ffi, scene) -> File:
     for count, items in ((scene.mNumLights, scene.mLights), (scene.mNumCameras, scene.mCameras)):
         for k in range(count):
             others.add(_text(ffi, ffi.cast("struct aiString *", items[k])[0]))
-    return File(nodes, meshes, takes, ticks, channels, _metadata(ffi, scene.mMetaData), others)
+    return File(nodes, meshes, takes, ticks, channels, _metadata(ffi, scene.mMetaData), others,
+                max(take, -1) if takes else 0)  # fmt: skip

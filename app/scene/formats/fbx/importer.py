@@ -9,7 +9,7 @@
   Pivotal's (+Y up, the front towards +Z, +X to the side) and its ``UnitScaleFactor``
   (centimetres per unit) becomes metres: the root bones get the axis rotation, and every
   translation, key and vertex is scaled.
-- The first take becomes keys at the file's frame rate (``TimeMode``).
+- The first take (or the one named) becomes keys at the file's frame rate (``TimeMode``).
 - Skinned meshes come in as glTF's do (:class:`~app.scene.rig.mesh.SkinnedMesh`), with the
   eight largest influences of each vertex; a mesh on a node without skin rides on that
   node's bone.
@@ -25,7 +25,8 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
-from app.scene.formats.fbx import assimp, pivots
+from app.scene.formats import leaf_bones as leaves
+from app.scene.formats.fbx import assimp, messages, pivots
 from app.scene.math import quat, transforms
 from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
@@ -40,26 +41,33 @@ _TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
 _DEFAULT_FPS = 24.0
 
 
-def load_fbx(path) -> Scene:
-    """Read an ``.fbx`` file as a scene (see the module docstring).
+def load_fbx(path, animation=None, leaf_bones: str = "auto") -> Scene:
+    """Read an ``.fbx`` file as a scene (see the module docstring); ``animation`` names the
+    take to import (or is its index; default: the first); ``leaf_bones``: the bones Blender
+    adds at the ends of chains, ignored as :mod:`..leaf_bones` says.
 
     Raises
     ------
     SceneError
         Naming the file and why: not there, assimp missing, a file assimp cannot read (its
-        reason), a mirrored node, or what the scene bounds refuse.
+        reason), no take of that name, a mirrored node, or what the scene bounds refuse.
     """
     path = Path(path)
     if not path.is_file():
         raise SceneError("no such file", file=str(path))
+    take = 0 if animation is None else animation
     try:
-        read = pivots.collapse(assimp.read_guarded(path))
-    except assimp.ReadError as e:
-        raise SceneError(f"not a readable FBX file: {e}", file=str(path)) from None
+        read = pivots.collapse(assimp.read_guarded(path, take=take))
+    except assimp.ReadError as e:  # assimp's words, translated (they stay in the details)
+        with open(path, "rb") as f:
+            raise messages.refusal(str(e), f.read(64)).with_file(str(path)) from None
+    if read.take < 0:
+        raise SceneError(f"no take {animation!r} (the file has {read.takes})", "takes", str(path))
     try:
-        return _scene(read)
+        scene = _scene(read)
     except SceneError as e:
         raise e.with_file(str(path)) from None
+    return leaves.apply(scene, read.settings.get("SourceAsset_Generator"), leaf_bones)
 
 
 # --- axes and units -----------------------------------------------------------------------
@@ -165,8 +173,10 @@ def _scene(read: assimp.File) -> Scene:
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(([message] if message else []) + key_messages + mesh_messages)
     if len(read.takes) > 1:
-        scene.messages.append(f"the file has {len(read.takes)} takes; the first, "
-                              f"{read.takes[0]!r}, is imported")  # fmt: skip
+        others = ", ".join(repr(t) for k, t in enumerate(read.takes) if k != read.take)
+        scene.messages.append(f"the file has {len(read.takes)} takes; {read.takes[read.take]!r} "
+                              f"is imported (the others: {others}; choose one with "
+                              "--animation NAME, or in File ▸ Open)")  # fmt: skip
     return scene
 
 
@@ -202,7 +212,7 @@ def _decompose(matrices, names):
     return matrices[:, :3, 3].copy(), q, s
 
 
-# --- the first take -----------------------------------------------------------------------
+# --- the take ----------------------------------------------------------------------------
 
 
 def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
@@ -228,7 +238,7 @@ def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
                 if len(k[0])]  # fmt: skip
     if not channels:
         return {}, (0, 0), messages
-    where = f"take {read.takes[0]!r}"
+    where = f"take {read.takes[read.take]!r}"
     times = np.concatenate([k[0] for *_, k in channels])
     values = np.concatenate([k[1].reshape(-1) for *_, k in channels])
     if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))) or (

@@ -80,19 +80,21 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
     try:
         value = json.loads(text.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError as e:
-        raise SceneError(f"not glTF: the JSON is not UTF-8 (byte {e.start})", "/") from None
+        raise SceneError("it is not glTF: a glTF file's JSON is text, and this is not text "
+                         f"from byte {e.start:,} on", f"byte {e.start:,}") from None  # fmt: skip
     except json.JSONDecodeError as e:
-        raise SceneError(f"not glTF: malformed JSON ({e.msg}, line {e.lineno} column "
-                         f"{e.colno})", "/") from None  # fmt: skip
+        raise SceneError(f"it is not glTF: its JSON text is broken ({e.msg.lower()})",
+                         f"line {e.lineno} column {e.colno}") from None  # fmt: skip
     except (ValueError, RecursionError) as e:
-        raise SceneError(f"not glTF: malformed JSON ({e})", "/") from None
+        raise SceneError(f"it is not glTF: its JSON text is broken ({e})", "/") from None
     if not isinstance(value, dict):
-        raise SceneError("not glTF: the JSON is not an object", "/")
+        raise SceneError("it is not glTF: its JSON is not an object ({...})", "/")
     asset = value.get("asset")
     if not isinstance(asset, dict) or not isinstance(asset.get("version"), str):
-        raise SceneError("not glTF 2.0: no asset.version", "/asset/version")
+        raise SceneError("it is not glTF 2.0: it says no asset.version", "/asset/version")
     if asset["version"].split(".")[0] != "2":
-        raise SceneError(f"not glTF 2.0: asset.version is {asset['version']!r}", "/asset/version")
+        raise SceneError(f"it is glTF {asset['version']}, and Pivotal reads glTF 2.0",
+                         "/asset/version")  # fmt: skip
     required = value.get("extensionsRequired", [])
     if not isinstance(required, list):
         raise SceneError("must be an array", "/extensionsRequired")
@@ -104,27 +106,62 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
     return value, blob
 
 
+def _not_binary(data: bytes) -> str:
+    """Why a ``.glb`` file that is not one is refused: what it is instead, in words."""
+    if not data:
+        return "the file is empty"
+    head = data[:4096]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = head[: e.start].decode("utf-8") if e.start > 64 else None
+    if text is not None and all(c.isprintable() or c.isspace() for c in text):
+        return ("it is a text file, not a glTF binary: a .glb file begins with the bytes "
+                "“glTF” (was it renamed?)")  # fmt: skip
+    shown = " ".join(f"{b:02x}" for b in data[:4])
+    return ("it is not a glTF binary: a .glb file begins with the bytes “glTF”, this one "
+            f"with {shown}")
+
+
+def explained(error: SceneError, path, data: bytes) -> SceneError:
+    """``error`` naming the file ``path``; for a ``.glb`` that is not one (it does not begin
+    with the bytes ``glTF``, nor is it glTF JSON), what it is instead, the parser's words as
+    details."""
+    path = Path(path)
+    if path.suffix.lower() == ".glb" and data.lstrip()[:1] != b"{" and not data.startswith(
+            _GLB_MAGIC):  # fmt: skip
+        return SceneError(_not_binary(data), details=f"{error.path}: {error.reason}",
+                          file=str(path))  # fmt: skip
+    return error.with_file(str(path))
+
+
 def _no_constant(token):
     raise ValueError(f"{token} is not a JSON number")
 
 
 def _split_glb(data: bytes) -> tuple[bytes, bytes | None]:
     if len(data) < 20:
-        raise SceneError("not glTF 2.0: GLB file shorter than its header", "/")
+        raise SceneError(f"the file ends too early: a .glb file's header alone is 20 bytes, "
+                         f"this file has {len(data)}", "/")  # fmt: skip
     _, version, length = struct.unpack_from("<4sII", data, 0)
     if version != 2:
-        raise SceneError(f"not glTF 2.0: GLB version {version}", "/")
+        raise SceneError(f"it is a .glb file of version {version}, and Pivotal reads "
+                         "version 2 (glTF 2.0)", "/")  # fmt: skip
     if length > len(data):
-        raise SceneError(f"truncated GLB: header says {length} bytes, file has {len(data)}", "/")
+        raise SceneError(f"the file ends too early: its header says {length:,} bytes, the "
+                         f"file has {len(data):,} (cut short by a download or a copy?)",
+                         "/")  # fmt: skip
     chunks, offset = [], 12
     while offset + 8 <= length:
         size, kind = struct.unpack_from("<II", data, offset)
         if offset + 8 + size > length:
-            raise SceneError(f"truncated GLB: chunk at byte {offset} runs past the end", "/")
+            raise SceneError("the file ends too early: the part that starts there runs past "
+                             "its end", f"byte {offset:,}")  # fmt: skip
         chunks.append((kind, data[offset + 8 : offset + 8 + size]))
         offset += 8 + size
     if not chunks or chunks[0][0] != _CHUNK_JSON:
-        raise SceneError("not glTF 2.0: the GLB's first chunk is not JSON", "/")
+        raise SceneError("it is not glTF 2.0: a .glb file's first part is its JSON, and "
+                         "this one's is not", "/")  # fmt: skip
     blob = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _CHUNK_BIN else None
     return chunks[0][1], blob
 

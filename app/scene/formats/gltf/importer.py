@@ -24,9 +24,11 @@ import numpy as np
 
 from app.scene import bounds
 from app.scene.errors import SceneError
+from app.scene.formats import leaf_bones as leaves
 from app.scene.formats.gltf import animation as anim
 from app.scene.formats.gltf.buffers import (
     Accessors,
+    explained,
     index,
     items,
     numbers,
@@ -34,6 +36,7 @@ from app.scene.formats.gltf.buffers import (
     pointer,
     read_document,
 )
+from app.scene.formats.gltf.clips import animation_titles, chosen_animation
 from app.scene.formats.gltf.meshes import read_meshes
 from app.scene.math import transforms
 from app.scene.rig.editing import unique_name
@@ -44,8 +47,9 @@ from app.scene.words import plural
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}
 
 
-def load_gltf(path, animation: str | None = None) -> Scene:
-    """Read a ``.gltf`` or ``.glb`` file as a scene (see the module docstring).
+def load_gltf(path, animation: str | None = None, leaf_bones: str = "auto") -> Scene:
+    """Read a ``.gltf`` or ``.glb`` file as a scene (see the module docstring); ``leaf_bones``:
+    bones that only mark where a chain ends, ignored as :mod:`..leaf_bones` says.
 
     Raises
     ------
@@ -60,16 +64,23 @@ def load_gltf(path, animation: str | None = None) -> Scene:
     except OSError as e:
         raise SceneError(e.strerror or str(e), file=str(path)) from None
     try:
-        return parse_gltf(data, path.parent, animation)
+        return parse_gltf(data, path.parent, animation, leaf_bones)
     except SceneError as e:
-        raise e.with_file(str(path)) from None
+        raise explained(e, path, data) from None
     except RecursionError:  # pragma: no cover - json limits nesting before we recurse
         raise SceneError("nesting too deep", "/", str(path)) from None
 
 
-def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = None) -> Scene:
-    """Parse glTF bytes (JSON or GLB); external buffers are looked up in ``base``."""
+def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = None,
+               leaf_bones: str = "keep") -> Scene:  # fmt: skip
+    """Parse glTF bytes (JSON or GLB); external buffers are looked up in ``base``;
+    ``leaf_bones`` as :func:`app.scene.formats.leaf_bones.apply` takes it."""
     doc, blob = read_document(data)
+    scene = _parse(doc, blob, base, animation)
+    return leaves.apply(scene, doc["asset"].get("generator"), leaf_bones)
+
+
+def _parse(doc: dict, blob, base: Path | None, animation: str | None) -> Scene:
     acc = Accessors(doc, blob, base)
     nodes = items(doc, "nodes")
     parents, children = _hierarchy(doc, nodes)
@@ -100,6 +111,13 @@ def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = No
     scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
                   meshes=tuple(meshes))  # fmt: skip
     scene.messages.extend(messages + keys.get("messages", []))
+    titles = animation_titles(doc)
+    if len(titles) > 1:
+        chosen = chosen_animation(doc, animation)
+        others = ", ".join(repr(t) for k, t in enumerate(titles) if k != chosen)
+        scene.messages.append(f"the file has {len(titles)} animations; {titles[chosen]!r} is "
+                              f"imported (the others: {others}; choose one with --animation "
+                              "NAME, or in File ▸ Open)")  # fmt: skip
     return scene
 
 
@@ -260,16 +278,8 @@ def _local(node, where):
 def _animation(doc, acc, name, names, n_bones):
     """``{node: {"translation_keys": Keys, ...}}``, fps and ``(frame_start, frame_end)``."""
     animations = items(doc, "animations")
-    if name is not None:
-        found = [i for i, a in enumerate(animations)
-                 if isinstance(a, dict) and a.get("name") == name]  # fmt: skip
-        if not found:
-            have = [a.get("name") for a in animations if isinstance(a, dict)]
-            raise SceneError(f"no animation named {name!r} (the file has {have})", "/animations")
-        a = found[0]
-    elif animations:
-        a = 0
-    else:
+    a = chosen_animation(doc, name)
+    if a is None:
         return {}, anim.FALLBACK_FPS, (0, 0)
     where = pointer("animations", a)
     animation = obj(animations[a], where)

@@ -243,7 +243,9 @@ def subject_for(document, mode: str, refs=None) -> tuple[Subject | None, str]:
     not)``. A bone whose ancestor is selected too is left to follow it (as in Blender)."""
     refs = list(document.selection if refs is None else refs)
     if not refs:
-        return None, "Select a bone, a pivot or a target first"
+        what = ("R turns the selected bones and pivots" if mode == ROTATE
+                else "G moves the selected bones, pivots and targets")  # fmt: skip
+        return None, f"{what}: select some first"
     kinds = ROTATABLE if mode == ROTATE else MOVABLE
     scene = document.scene
     usable = [r for r in refs if r.kind in kinds]

@@ -1,0 +1,1 @@
+"""Motion onto another character: the humanoid map of a skeleton and the retarget."""
