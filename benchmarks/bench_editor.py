@@ -72,7 +72,7 @@ def _wait_swap(app, swapped, count: int) -> None:
 
 
 def redraw_fps(path, compare: bool, playing: bool, frames: int = 90, setup=None) -> float:
-    """Full redraws per second (paint, composition, swap) of the 1280x800 window.
+    """Full redraws per second (paint, swap) of the 1280x800 window.
 
     ``playing=False`` orbits the camera a degree per redraw (the pose stays); ``True``
     advances the frame each redraw as playback does, reading the warm timeline cache.

@@ -7,8 +7,8 @@ FABRIK legs, two copied rotations) and a skinned body of about 2,400 vertices.
   of the body for it, in the note;
 - the 1280×800 editor window playing it (a new frame each redraw, read from the warm
   timeline cache), next to the same window playing the plain humanoid (no rig) and the
-  empty viewport (nothing drawn, orbiting: what Qt's composition of the GL widget into the
-  window, llvmpipe's clear and the swap cost), the three measured in turn, round after
+  empty viewport (nothing drawn, orbiting: what llvmpipe's clear and the swap of the
+  viewport's own window cost), the three measured in turn, round after
   round, in the same run: the machine is shared, so each figure is the median of the
   rounds, its spread in the note, and the process CPU time per frame (every thread:
   llvmpipe's too) says what a frame costs when other jobs stretch the wall time.
@@ -140,6 +140,6 @@ def rows() -> list[Row]:
             f" (plain {_spread(runs['plain'])}); process CPU {cpu:.1f} ms a frame, plain "
             f"{plain_cpu:.1f} ms"),
         Row("floor: empty viewport, the same window, orbiting", empty, "fps", "", None,
-            note=f"nothing drawn: Qt's composition, llvmpipe's clear, the swap; "
+            note=f"nothing drawn: llvmpipe's clear and the swap of the viewport's window; "
             f"{_spread(runs['empty'])}; process CPU {empty_cpu:.1f} ms a frame"),
     ]  # fmt: skip

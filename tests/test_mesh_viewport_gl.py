@@ -80,7 +80,11 @@ def mesh_pixels(window) -> np.ndarray:
 
 def on_clay(pixels, points) -> float:
     """The share of ``points`` (x, y) that land on (or next to) clay-coloured pixels."""
-    mask = clay(pixels)
+    return on_mask(clay(pixels), points)
+
+
+def on_mask(mask, points) -> float:
+    """The share of ``points`` (x, y) in the image that land on (or next to) ``mask``."""
     h, w = mask.shape
     xy = np.round(points).astype(int)
     inside = (xy[:, 0] >= 1) & (xy[:, 0] < w - 1) & (xy[:, 1] >= 1) & (xy[:, 1] < h - 1)
@@ -110,31 +114,33 @@ def test_the_mesh_is_drawn_where_its_vertices_project_and_follows_the_frame(wind
     assert on_clay(later, mesh_pixels(window)) > 0.97
 
 
-def test_a_looping_playback_skins_each_frame_once_and_shows_the_same_vertices(window, qtbot):
-    doc, layer = window.document, window.viewport.drawing.meshes
-    window.viewport.set_xray(False)  # bones inside the mesh: nothing covers it
-    doc.prepare_timeline()  # what Play does: every pose read from the cached timeline
+def test_playback_skins_each_pose_once_on_the_card_as_numpy_does(window, qtbot):
+    """The vertices drawn (read back from the card) are numpy's skinning of each frame's
+    pose, the solid mesh's and Compare's ghost's, to float32 rounding."""
+    doc, layer, viewport = window.document, window.viewport.drawing.meshes, window.viewport
+    viewport.set_xray(False)
+    doc.set_compare(True)
+    doc.prepare_timeline()  # what Play does
     (item,) = layer.items
-    frames = [doc.scene.frame_start + k for k in (3, 9, 14)]
-    skinned = layer.skinned
-    seen = []
-    for _ in range(2):
-        for frame in frames:
-            key(window, "Home")
-            for _ in range(frame - doc.scene.frame_start):
-                key(window, "Right")
-            qtbot.wait(10)
-            assert doc.frame == frame
-            fresh = bind(doc.scene.meshes[0], doc.pose().bone_names, dtype=np.float32)
-            positions, normals = fresh.deform(doc.pose().bone_to_world[0])
-            assert np.array_equal(item.positions, positions)  # bit for bit, kept or not
-            assert np.array_equal(item.normals, normals)
-            seen.append(item.positions.copy())
-    # the frames passed over (Home, Right, ...) were skinned on the first loop, not again
-    assert layer.skinned - skinned == frames[-1] - doc.scene.frame_start + 1
-    assert not np.array_equal(seen[0], seen[1])  # the frames differ: a real pose change
-    on = framebuffer(window.viewport, qtbot)
-    assert on_clay(on, mesh_pixels(window)) > 0.97
+    (ghost,) = layer.ghost_items
+    mesh = doc.scene.meshes[0]
+    skin = bind(mesh, doc.pose().bone_names)  # float64: the reference
+    size = np.ptp(mesh.positions, axis=0).max()
+    for _ in range(3):
+        key(window, "Right")
+        passes = (item.skinned_on_card, ghost.skinned_on_card)
+        framebuffer(viewport, qtbot)  # a frame drawn: the new pose skinned
+        assert (item.skinned_on_card, ghost.skinned_on_card) == (passes[0] + 1, passes[1] + 1)
+        for shown, pose in ((item, doc.pose()), (ghost, doc.ghost_pose())):
+            positions, normals = skin.deform(pose.bone_to_world[0])
+            drawn = shown.drawn_vertices()
+            assert np.abs(drawn[:, :3] - positions).max() <= 1e-5 * size
+            assert np.abs(drawn[:, 3:] - normals).max() <= 1e-5
+    # a redraw without a new pose (a selection, an orbit) skins nothing
+    passes = item.skinned_on_card
+    viewport.orbit(20.0, 0.0)
+    framebuffer(viewport, qtbot)
+    assert item.skinned_on_card == passes
 
 
 def _choose(window, qtbot, action_name) -> None:
@@ -264,3 +270,31 @@ def test_the_screenshot_command_shows_the_glb_humanoid_as_asked(qtbot, tmp_path)
         shots[show] = clay(_png_pixels(out)).sum()
     assert shots["both"] > 3000
     assert shots["bones"] < 0.02 * shots["both"]
+
+
+def test_compares_ghost_mesh_shows_where_the_other_space_puts_the_skin(window, qtbot):
+    """Compare: the translucent blue ghost mesh lies where numpy skins the other space's
+    pose, and where the two spaces part from the solid mesh it is seen."""
+    doc, viewport = window.document, window.viewport
+    viewport.set_mesh_display("mesh")
+    doc.set_compare(True)
+    for frame in range(doc.scene.frame_start, doc.scene.frame_end + 1, 2):
+        doc.set_frame(frame)
+        if doc.differences()[0].max() > 0.3:  # the spaces part (and the ghost is in view)
+            break
+    pixels = framebuffer(viewport, qtbot)
+    skin = bind(doc.scene.meshes[0], doc.pose().bone_names)
+    solid = viewport.project(skin.deform(doc.pose().bone_to_world[0], normals=False))
+    ghost = viewport.project(skin.deform(doc.ghost_pose().bone_to_world[0], normals=False))
+    # the ghost's vertices at least 6 pixels from every solid vertex: only the ghost is there
+    near = np.linalg.norm(ghost[:, None] - solid[None], axis=-1).min(axis=1)
+    apart = ghost[near > 6]
+    assert len(apart) > 50
+
+    def on_ghost(image) -> float:  # translucent blue over the dark ground, at or next to it
+        b, g, r = (image[..., i] for i in range(3))
+        return on_mask((b - r > 15) & (b > g), apart)
+
+    assert on_ghost(pixels) > 0.95
+    doc.set_compare(False)
+    assert on_ghost(framebuffer(viewport, qtbot)) < 0.05  # no ghost without Compare

@@ -1,7 +1,9 @@
-"""Make the scale scenes of issue 14 (a crowd, a 200-bone rig, a 100,000-frame clip).
+"""Make the scale scenes of issues 14 and 28 (a crowd, a 200-bone rig, a 100,000-frame clip,
+a 100,000-vertex character).
 
     .venv/bin/python tools/make_scale_scenes.py            # crowd + rig into resources/scenes
     .venv/bin/python tools/make_scale_scenes.py --long build/scenes/cmu_01_01_100k.bvh
+    .venv/bin/python tools/make_scale_scenes.py --character build/scenes/cmu_01_01_100k.glb
 
 - ``crowd_10x_cmu_01_01.json``: ten copies of the CMU clip 01_01
   (``/usr/share/assimp/models/BVH/01_01.bvh``, read with :mod:`app.scene.formats.bvh`) side by
@@ -12,6 +14,9 @@
 - the 100,000-frame BVH: 01_01's motion lines looped (about 60 MB of text), written only
   when asked (``--long PATH``; the benchmarks build it into a temporary directory). Too big
   for the repository.
+- the 100,000-vertex character: CMU 01_01 wrapped in envelope tubes of at least 100,000
+  vertices, 8 influences each (:func:`skinned_character`; the benchmarks build it in
+  memory); ``--character PATH`` writes it as a glb (about 14 MB: not committed).
 
 Every file opens from File ▸ Open and ``python main.py PATH``.
 """
@@ -162,6 +167,46 @@ def rig_scene(tentacles: int = 20, joints: int = 9, bodies: int = 10, frames: in
                  frame_end=frames)  # fmt: skip
 
 
+# --- the skinned characters ---------------------------------------------------------------
+
+
+def body(scene: Scene, vertices: int, influences: int = 4):
+    """``scene``'s skeleton at its first frame wrapped in envelope tubes (32 sides, rings
+    enough for at least ``vertices`` vertices), ``influences`` per vertex."""
+    from app.scene.evaluate import bake
+    from app.scene.rig.envelope import tube_mesh
+
+    pose = bake(scene, np.array([float(scene.frame_start)]))
+    heads, tails = pose.heads[0], pose.tails[0]
+    lengths = np.linalg.norm(tails - heads, axis=1)
+    tubes = int(np.sum(lengths > 1e-9))
+    sides = 32
+    rings = int(np.ceil((vertices / tubes - 2) / sides))
+    return tube_mesh(pose.bone_to_world[0], heads, tails, [str(n) for n in pose.bone_names],
+                     radius=0.18 * lengths, sides=sides, rings=rings,
+                     influences=influences)  # fmt: skip
+
+
+def skinned_character(vertices: int = 100_000, influences: int = 8) -> Scene:
+    """CMU 01_01 with a body of at least ``vertices`` vertices and ``influences`` influences
+    per vertex (the largest characters animators bring: Mixamo's are 10k-70k vertices)."""
+    scene = load_bvh(CMU_01_01)
+    scene.meshes = (body(scene, vertices, influences),)
+    return scene
+
+
+def write_character(path, vertices: int = 100_000, influences: int = 8) -> Path:
+    """:func:`skinned_character` as a glb (its motion baked), for opening by hand."""
+    from app.scene.evaluate import bake, default_frames
+    from app.scene.formats.gltf.export import write_gltf
+
+    scene = skinned_character(vertices, influences)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_gltf(path, scene, bake(scene, default_frames(scene)))
+    return path
+
+
 # --- the long clip -----------------------------------------------------------------------
 
 
@@ -188,12 +233,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(SCENES), help="folder for the crowd and the rig")
     parser.add_argument("--long", metavar="PATH", help="also write the 100,000-frame BVH here")
+    parser.add_argument("--character", metavar="PATH",
+                        help="also write the 100,000-vertex, 8-influence character here (.glb)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     for path in (write_compact(crowd_scene(), out / CROWD), write_compact(rig_scene(), out / RIG)):
         print(f"{path}: {path.stat().st_size / 1e6:.2f} MB")
     if args.long:
         path = write_long_bvh(args.long)
+        print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
+    if args.character:
+        path = write_character(args.character)
         print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
     return 0
 

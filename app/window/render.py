@@ -202,12 +202,17 @@ def register_formats() -> None:
 def window_image(window):
     """The whole window as the user sees it, as a ``QImage``.
 
-    ``QWidget.grab()`` composes the window but not the OpenGL viewport's own framebuffer, nor
-    the labels drawn over it: both are painted in at the viewport's place.
+    ``QWidget.grab()`` composes the window's widgets but not the OpenGL viewport (a window
+    of its own) nor the labels drawn into it: its image is painted in at its place, then
+    what shows over it (the modal transform's header), as on screen.
     """
     image = window.grab().toImage()
     painter = QtGui.QPainter(image)
-    at = window.viewport.mapTo(window, QtCore.QPoint(0, 0))
-    painter.drawImage(QtCore.QRect(at, window.viewport.size()), viewport_image(window.viewport))
+    viewport = window.viewport
+    at = viewport.mapTo(window, QtCore.QPoint(0, 0))
+    painter.drawImage(QtCore.QRect(at, viewport.size()), viewport_image(viewport))
     painter.end()
+    for child in viewport.overlays():
+        if child.isVisible():
+            child.render(image, child.mapTo(window, QtCore.QPoint(0, 0)))
     return image

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.scene.rig.mesh import SkinnedMesh
+from app.scene.rig.mesh import MAX_INFLUENCES, SkinnedMesh
 
 
 def segment_distances(points, heads, tails) -> np.ndarray:
@@ -43,25 +43,30 @@ def envelope_weights(points, heads, tails, influences: int = 4, power: float = 4
     heads, tails : ndarray, shape (B, 3)
         The bones as segments, in the same space as ``points``.
     influences : int
-        Influences per vertex (1 to 4); fewer bones than that pad with weight 0.
+        Influences per vertex (1 to :data:`~app.scene.rig.mesh.MAX_INFLUENCES`, 8); fewer
+        bones than that pad with weight 0.
     power : float
         How fast a bone's influence falls off with distance.
 
     Returns
     -------
-    joint_indices : ndarray, shape (V, 4), int
-        Indices into the bones, nearest first.
-    weights : ndarray, shape (V, 4)
+    joint_indices : ndarray, shape (V, K), int
+        Indices into the bones, nearest first; ``K = max(4, influences)`` (glTF's
+        ``JOINTS_0`` holds four, a second set four more).
+    weights : ndarray, shape (V, K)
         Rows summing to 1.
     """
+    if not 1 <= influences <= MAX_INFLUENCES:
+        raise ValueError(f"influences must be 1 to {MAX_INFLUENCES}, not {influences}")
     d = segment_distances(points, heads, tails)
     k = min(influences, d.shape[1])
     nearest = np.argsort(d, axis=1)[:, :k]
     near_d = np.take_along_axis(d, nearest, axis=1)
     w = 1.0 / np.maximum(near_d, 1e-6) ** power
     w /= w.sum(axis=1, keepdims=True)
-    joints = np.zeros((len(d), 4), dtype=np.int64)
-    weights = np.zeros((len(d), 4))
+    width = max(4, influences)
+    joints = np.zeros((len(d), width), dtype=np.int64)
+    weights = np.zeros((len(d), width))
     joints[:, :k], weights[:, :k] = nearest, w
     return joints, weights
 

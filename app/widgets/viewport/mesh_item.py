@@ -1,16 +1,17 @@
 """The scene's skinned meshes in the viewport, deformed by the pose, shaded under the bones.
 
 :class:`SkinnedMeshItem` draws one mesh with :data:`MESH_SHADER` from one interleaved float32
-vertex buffer (position, normal) that each pose rewrites in place with one
-``QOpenGLBuffer.write``, and an index buffer uploaded once (``glDrawElements``, so llvmpipe's
-vertex cache shades each vertex once). Orbiting uploads nothing. :class:`MeshLayer` keeps one
-item per ``Scene.meshes`` entry (and a translucent one per mesh for Compare's ghost), skins
-them with :mod:`app.scene.rig.skinning` on every pose change, and applies the View menu's
-choices: what is shown (:data:`MESH`, :data:`BONES` or :data:`BOTH`) and X-ray, which draws
-the bones over the mesh (the depth buffer is cleared just before the bones, so the bones still
-hide each other correctly). A pose read from the document's cached timeline is skinned once
-per timeline: its vertices are kept by frame (up to :data:`MAX_SKINNED_BYTES`), so a looping
-playback copies them instead of skinning again (the same bits).
+vertex buffer (position, normal) and an index buffer uploaded once (``glDrawElements``, so
+llvmpipe's vertex cache shades each vertex once). A new pose is skinned into that buffer once,
+at the next paint, on the graphics card (:mod:`app.widgets.viewport.gpu`: the bind-space
+vertices, joints and weights uploaded once, then per pose only the skin matrices, and a
+transform-feedback pass), or with :mod:`app.scene.rig.skinning` where the context cannot
+(OpenGL below 3.1, OpenGL ES). Orbiting skins and uploads nothing. :class:`MeshLayer` keeps one
+item per ``Scene.meshes`` entry (and a translucent one per mesh for Compare's ghost, sharing
+its data on the card) and applies the View menu's choices: what is shown (:data:`MESH`,
+:data:`BONES` or :data:`BOTH`) and X-ray, which draws the bones over the mesh (the depth
+buffer is cleared just before the bones, so the bones still hide each other correctly).
+The numpy skinning stays what framing, exports, picking and the tests read.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from pyqtgraph.opengl import shaders
 from pyqtgraph.Qt import QT_LIB, QtGui
 
 from app.scene.rig.skinning import bind
+from app.widgets.viewport.gl_batches import VertexArray
+from app.widgets.viewport.gpu import skin_program
+from app.widgets.viewport.gpu.gpu_skin import GPUSkin
 from app.widgets.viewport.shading import LIGHTING
 
 QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
@@ -33,9 +37,6 @@ MESH, BONES, BOTH = "mesh", "bones", "both"
 DISPLAYS = (MESH, BONES, BOTH)
 MESH_COLOR = (0.78, 0.64, 0.52, 1.0)  # warm clay: apart from the grey bones and blue ghost
 GHOST_MESH_COLOR = (0.55, 0.75, 1.0, 0.28)
-#: Skinned vertices kept per timeline frame, in bytes, all meshes together (the humanoid's
-#: 49 frames take 2.8 MB; a longer or heavier timeline skins the frames past it each time).
-MAX_SKINNED_BYTES = 64 * 2**20
 #: Back faces culled, as glTF asks of a material that is not ``doubleSided`` (its default);
 #: it also spares llvmpipe half the triangles (about 1.4× the frame rate on a 50k mesh).
 SOLID_OPTIONS = {GL.GL_DEPTH_TEST: True, GL.GL_BLEND: False, GL.GL_CULL_FACE: True}
@@ -108,11 +109,13 @@ def needs_glsl_es(context) -> bool:
 
 
 class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
-    """One skinned mesh; :meth:`set_pose` deforms it, the next paint uploads it.
+    """One skinned mesh; :meth:`set_pose` gives it a pose, the next paint skins and draws it.
 
-    The skinning writes straight into :attr:`vertices`, allocated once: ``(V, 6)`` float32,
-    each row the position then the normal, the layout of the vertex buffer, so a new pose is
-    one buffer write and no allocation.
+    The mesh is drawn with :data:`MESH_SHADER` from one ``(V, 6)`` float32 vertex buffer
+    (position, normal) and an index buffer uploaded once. A new pose is skinned into that
+    buffer once, at the next paint: on the card when the context can
+    (:mod:`app.widgets.viewport.gpu`: only the palette is uploaded), else with numpy into
+    :attr:`vertices` and uploaded whole. Orbiting skins and uploads nothing.
 
     Parameters
     ----------
@@ -124,61 +127,90 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         Translucent (Compare's other space).
     double_sided : bool
         Draw back faces too (else they are culled, glTF's default).
+    gpu : GPUSkin, optional
+        The mesh's data on the card (shared with the other item of the same mesh); made
+        here when not given.
     """
 
     def __init__(self, skinning, indices, color=MESH_COLOR, ghost: bool = False,
-                 double_sided: bool = False, parentItem=None):  # fmt: skip
+                 double_sided: bool = False, gpu: GPUSkin | None = None,
+                 parentItem=None):  # fmt: skip
         super().__init__(parentItem=parentItem)
         if ghost:
             self.setGLOptions(GHOST_OPTIONS)
         else:
             self.setGLOptions(DOUBLE_SIDED_OPTIONS if double_sided else SOLID_OPTIONS)
         self.skinning = skinning
+        self.gpu = gpu if gpu is not None else GPUSkin(skinning)
         self._indices = np.ascontiguousarray(indices, dtype=np.uint32).reshape(-1)
         self._color = tuple(float(c) for c in color)
+        #: numpy's skinning of the pose, (V, 6) float32 (position, normal): what is uploaded
+        #: without skinning on the card, and what :attr:`positions` reads.
         self.vertices = np.empty((skinning.vertex_count, 6), dtype=np.float32)
         self.vertices[:, :3] = skinning.positions
         self.vertices[:, 3:] = skinning.normals
+        self._bone_to_world = None  # the pose shown, (B, 4, 4)
+        self._on_cpu = True  # self.vertices holds the skinning of that pose
         self._dirty = True
-        self.uploads = 0  # buffer writes so far (allocations + rewrites)
+        self.uploads = 0  # buffer writes so far (allocations, rewrites, skinning passes)
         self.allocations = 0  # of which (re)allocations of the vertex buffer
+        self.skinned_on_card = 0  # poses skinned on the card so far
         self._locations = None  # (program, a_position, a_normal, u_mvp, u_normal, u_color)
+        self._vao = VertexArray()
         buffer = QtOpenGL.QOpenGLBuffer
         self._vbo = buffer(buffer.Type.VertexBuffer)
         self._vbo.setUsagePattern(buffer.UsagePattern.DynamicDraw)
         self._ibo = buffer(buffer.Type.IndexBuffer)
 
+    def _skinned_on_cpu(self) -> np.ndarray:
+        if not self._on_cpu:
+            self.skinning.deform(self._bone_to_world, out=(self.vertices[:, :3],
+                                                           self.vertices[:, 3:]))  # fmt: skip
+            self._on_cpu = True
+        return self.vertices
+
     @property
     def positions(self) -> np.ndarray:
-        """The deformed vertices in world space, (V, 3) float32 (a view of :attr:`vertices`)."""
-        return self.vertices[:, :3]
+        """The deformed vertices in world space, (V, 3) float32: numpy's skinning of the pose
+        shown (what framing reads; the card draws the same to float32 rounding)."""
+        return self._skinned_on_cpu()[:, :3]
 
     @property
     def normals(self) -> np.ndarray:
-        """Their unit normals, (V, 3) float32 (a view of :attr:`vertices`)."""
-        return self.vertices[:, 3:]
+        """Their unit normals, (V, 3) float32, as :attr:`positions`."""
+        return self._skinned_on_cpu()[:, 3:]
 
     def set_pose(self, bone_to_world) -> None:
         """Deform by ``bone_to_world`` (B, 4, 4), the skeleton's bones in bind order."""
-        self.skinning.deform(bone_to_world, out=(self.positions, self.normals))
+        self._bone_to_world = np.array(bone_to_world, dtype=float)
+        self._on_cpu = False
         self._dirty = True
         self.update()
 
-    def set_vertices(self, rows) -> None:
-        """Show vertices skinned before (``(V, 6)`` float32, as :attr:`vertices` holds)."""
-        np.copyto(self.vertices, rows)
-        self._dirty = True
-        self.update()
+    def drawn_vertices(self) -> np.ndarray:
+        """The vertex buffer as the card holds it, (V, 6) float32 (read back: tests)."""
+        view = self.view()
+        if view is not None:
+            view.makeCurrent()
+        self._vbo.bind()
+        try:
+            data = GL.glGetBufferSubData(GL.GL_ARRAY_BUFFER, 0, self.vertices.nbytes)
+        finally:
+            self._vbo.release()
+        return np.frombuffer(data, dtype=np.float32).reshape(-1, 6).copy()
 
-    def _upload(self) -> None:
-        vbo, data = self._vbo, self.vertices
+    def _allocate(self, data=None) -> None:
+        vbo = self._vbo
         if not vbo.isCreated():
             vbo.create()
         vbo.bind()
-        if vbo.size() != data.nbytes:
-            vbo.allocate(data, data.nbytes)
+        if vbo.size() != self.vertices.nbytes:
+            if data is None:
+                vbo.allocate(self.vertices.nbytes)
+            else:
+                vbo.allocate(data, data.nbytes)
             self.allocations += 1
-        else:  # the same buffer, rewritten in place
+        elif data is not None:  # the same buffer, rewritten in place
             vbo.write(0, data, data.nbytes)
         vbo.release()
         if not self._ibo.isCreated():
@@ -186,6 +218,14 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
             self._ibo.bind()
             self._ibo.allocate(self._indices, self._indices.nbytes)
             self._ibo.release()
+
+    def _upload(self) -> None:
+        if self._bone_to_world is not None and skin_program.supported():
+            self._allocate()
+            self.gpu.skin(self.gpu.palette(self._bone_to_world), self._vbo)
+            self.skinned_on_card += 1
+        else:  # numpy's skinning (or the bind pose), uploaded whole
+            self._allocate(self._skinned_on_cpu())
         self.uploads += 1
         self._dirty = False
 
@@ -199,6 +239,7 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
                 *(GL.glGetAttribLocation(program, n) for n in ("a_position", "a_normal")),
                 *(GL.glGetUniformLocation(program, n) for n in ("u_mvp", "u_normal", "u_color")),
             )
+            self._vao.forget()
         return self._locations
 
     def paint(self):
@@ -210,26 +251,31 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
         normal = np.array(self.modelViewMatrix().normalMatrix().data(), dtype=np.float32)
         program, a_position, a_normal, u_mvp, u_normal, u_color = self._program()
-        attributes = [(loc, offset) for loc, offset in ((a_position, 0), (a_normal, 12))
-                      if loc != -1]  # fmt: skip
-        self._vbo.bind()
-        for loc, offset in attributes:
-            GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, False, STRIDE,
-                                     ctypes.c_void_p(offset))  # fmt: skip
-            GL.glEnableVertexAttribArray(loc)
-        self._vbo.release()
+
+        def setup():
+            attributes = [(loc, offset) for loc, offset in ((a_position, 0), (a_normal, 12))
+                          if loc != -1]  # fmt: skip
+            self._vbo.bind()
+            for loc, offset in attributes:
+                GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, False, STRIDE,
+                                         ctypes.c_void_p(offset))  # fmt: skip
+                GL.glEnableVertexAttribArray(loc)
+            self._vbo.release()
+            self._ibo.bind()  # the element buffer is part of the vertex array's state
+            return [loc for loc, _ in attributes]
+
+        self._vao.bind(setup)
+        self._ibo.bind()
         GL.glUseProgram(program)
         try:
             GL.glUniformMatrix4fv(u_mvp, 1, False, mvp)
             GL.glUniformMatrix3fv(u_normal, 1, False, normal)
             GL.glUniform4f(u_color, *self._color)
-            self._ibo.bind()
             GL.glDrawElements(GL.GL_TRIANGLES, self._indices.size, GL.GL_UNSIGNED_INT, None)
-            self._ibo.release()
         finally:
             GL.glUseProgram(0)
-            for loc, _ in attributes:
-                GL.glDisableVertexAttribArray(loc)
+            self._vao.release()
+            self._ibo.release()
             GL.glDisable(GL.GL_CULL_FACE)  # the next items do not expect it
 
 
@@ -263,57 +309,41 @@ class MeshLayer:
         self.xray = True
         self._clear = DepthClear(parentItem=bones)
         self._clear.setDepthValue(-100)  # before the bones' own items
+        self._clear.setVisible(False)  # until a mesh is shown
         self._meshes: tuple = ()
         self._names: tuple = ()
+        self._names_of = None  # the bone names array ``_names_now`` was read from
+        self._names_now: tuple = ()
         self._skinned = (None, None)
         self.items: list[SkinnedMeshItem] = []
         self.ghost_items: list[SkinnedMeshItem] = []
-        # Per item: (the timeline its frames come from, {frame index: vertices}).
-        self._kept: dict = {}
-        self._kept_bytes = 0
-        self.skinned = 0  # poses skinned so far (tests: once per timeline frame)
+        self.skinned = 0  # poses given to the items so far (each skinned once, when drawn)
 
     def _rebuild(self, meshes, bone_names) -> None:
+        view = self._root.view()
+        if view is not None and view.isValid() and self.items:
+            view.makeCurrent()  # to free what the card held for the meshes replaced
+            for item in self.items:
+                item.gpu.release()
         for item in self.items + self.ghost_items:
             item.setParentItem(None)
         self.items, self.ghost_items = [], []
-        self._kept, self._kept_bytes = {}, 0
         for mesh in meshes:
             skinning = bind(mesh, bone_names, dtype=np.float32)
+            gpu = GPUSkin(skinning)  # one static buffer for the mesh and its ghost
             double = bool(mesh.extra.get("double_sided", False))
-            solid = SkinnedMeshItem(skinning, mesh.indices, double_sided=double,
+            solid = SkinnedMeshItem(skinning, mesh.indices, double_sided=double, gpu=gpu,
                                     parentItem=self._root)  # fmt: skip
             solid.setDepthValue(-3)  # before the grid (which it hides) and the bones
             ghost = SkinnedMeshItem(skinning, mesh.indices, GHOST_MESH_COLOR, ghost=True,
-                                    parentItem=self._root)  # fmt: skip
+                                    gpu=gpu, parentItem=self._root)  # fmt: skip
             ghost.setDepthValue(-2)  # right after the solid mesh (see GHOST_OPTIONS)
             self.items.append(solid)
             self.ghost_items.append(ghost)
 
-    def _pose(self, item, document, space, pose) -> None:
-        """Skin ``item`` to ``pose``, or copy what it was skinned to at that frame of the
-        cached timeline the pose was read from."""
-        timeline = document.cached_timeline(space)
-        if timeline is None or not np.may_share_memory(pose.bone_to_world,
-                                                       timeline.bone_to_world):  # fmt: skip
-            item.set_pose(pose.bone_to_world[0])
-            self.skinned += 1
-            return
-        k = int(round(document.frame - document.scene.frame_start))
-        source, frames = self._kept.get(item, (None, None))
-        if source is not timeline:
-            if frames:
-                self._kept_bytes -= sum(rows.nbytes for rows in frames.values())
-            source, frames = self._kept[item] = (timeline, {})
-        rows = frames.get(k)
-        if rows is not None:
-            item.set_vertices(rows)
-            return
+    def _pose(self, item, pose) -> None:
         item.set_pose(pose.bone_to_world[0])
         self.skinned += 1
-        if self._kept_bytes + item.vertices.nbytes <= MAX_SKINNED_BYTES:
-            frames[k] = item.vertices.copy()
-            self._kept_bytes += item.vertices.nbytes
 
     def drawn_points(self) -> np.ndarray:
         """World positions of the vertices of the meshes shown, (N, 3) (for framing)."""
@@ -324,7 +354,12 @@ class MeshLayer:
         """Skin every mesh to ``pose`` (and ``ghost``, Compare's other space, or ``None``)
         and show what the display choices ask for."""
         meshes = tuple(document.scene.meshes)
-        names = tuple(str(n) for n in pose.bone_names)
+        if not meshes and not self._meshes:
+            return  # nothing skinned, nothing to show or hide (a frame of the crowd)
+        if pose.bone_names is not self._names_of:  # one array per timeline: read it once
+            self._names_of = pose.bone_names
+            self._names_now = tuple(str(n) for n in pose.bone_names)
+        names = self._names_now
         same = len(meshes) == len(self._meshes) and all(
             a is b for a, b in zip(meshes, self._meshes)
         )  # identity: the meshes are immutable, comparing their arrays would cost a frame
@@ -340,11 +375,11 @@ class MeshLayer:
         for item in self.items:
             item.setVisible(show_mesh)
             if show_mesh and fresh:
-                self._pose(item, document, document.space, pose)
+                self._pose(item, pose)
         for item in self.ghost_items:
             item.setVisible(show_mesh and ghost is not None)
             if show_mesh and ghost is not None and fresh:
-                self._pose(item, document, document.ghost_space(), ghost)
+                self._pose(item, ghost)
         self._skinned = (pose, ghost) if show_mesh else (None, None)
         self._bones.setVisible(show_bones)
         if not show_bones:

@@ -44,6 +44,8 @@ class HandlesItem(PointSprites):
         """
         positions = np.asarray(positions, dtype=float).reshape(-1, 3)
         n = len(positions)
+        if n == 0 and self.count == 0:
+            return  # none before, none now (a frame of a scene without constraints)
         selected = np.zeros(n, bool) if selected is None else np.asarray(selected, bool)
         size = np.where(selected, self._handle_size + 3, self._handle_size)
         outline = np.where(selected[:, None], [1.0, 1.0, 1.0, 1.0], [0.06, 0.06, 0.08, 0.95])

@@ -1,4 +1,6 @@
-"""The 3D viewport: a pyqtgraph ``GLViewWidget`` showing and editing the document's pose.
+"""The 3D viewport: pyqtgraph's camera and items in a window of their own
+(:class:`~app.widgets.viewport.gpu.surface.GLView`, outside Qt's composition of the widgets),
+showing and editing the document's pose.
 
 Pivotal's world is Y-up (the BVH convention). pyqtgraph's camera orbits about +Z, so every
 scene item hangs under one root item whose transform turns world Y-up into the view's Z-up.
@@ -25,7 +27,6 @@ import sys
 import time
 
 import numpy as np
-import pyqtgraph.opengl as gl
 from PySide6 import QtCore, QtGui
 
 from app.scene.analysis import projection
@@ -34,6 +35,7 @@ from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
 from app.widgets.viewport.gizmo_items import GizmoLayer
+from app.widgets.viewport.gpu.surface import GLView
 from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, Drag, start_drag
 from app.widgets.viewport.interaction.limit_drag import limit_under, start_limit_drag
 from app.widgets.viewport.interaction.tail_drag import start_tail_drag, tail_under
@@ -54,7 +56,7 @@ HANDLE_DOT_PX = 6.0
 CLICK_SLOP_PX = 4.0
 
 
-class Viewport(gl.GLViewWidget):
+class Viewport(GLView):
     """Shows the document's pose and lets the user drag pivots, targets and rotations."""
 
     #: Emitted after each paint with the time it finished (for latency measurements).

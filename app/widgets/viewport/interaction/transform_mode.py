@@ -61,6 +61,7 @@ class TransformMode(QtCore.QObject):
                                   " padding: 4px 8px; border-radius: 3px; }")  # fmt: skip
         self.header.move(8, 8)
         self.header.hide()
+        viewport.overlay(self.header)  # over the view's native window
         viewport.installEventFilter(self)
         # Anything else that changes the scene or the frame ends the transform first: its
         # preview was built on what they replace.
