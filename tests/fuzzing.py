@@ -3,16 +3,21 @@ every input must pass (issues 10 and 20; ``docs/reliability.md``).
 
 An input is loaded with :func:`app.scene.io.load_scene`; when accepted, it is saved and loaded
 back (the scene must come back equal), then baked in both spaces, at its timeline, at no
-frames at all and at the lists of :func:`frame_lists` (one frame not ``frame_start``, which
-must equal that row of the timeline's bake; fractional frames); ``bake_to_npz`` must write
-exactly ``bake``'s arrays, and the bake must export to glTF. The only allowed outcomes are a
+frames at all, at the lists of :func:`frame_lists` (fractional frames, frames out of order)
+and at each of :func:`single_frames` alone, which must put every head and tail where that
+row of the timeline's bake puts them, to 1e-9 of the scene's size (issue 27: and report the
+same limit violations); ``bake_to_npz`` must write exactly ``bake``'s arrays, every imported
+mesh must hold finite numbers and skin to finite vertices at every frame of the bake, and the
+bake must export to glTF. The only allowed outcomes are a
 :class:`SceneError` with a place (a JSON path, a line or a byte; for FBX, whose reader gives
 no place, the file) at load or at bake, or finite arrays of the documented shapes (the bone
 names exactly the scene's); anything else — a scene that loads but does not save or comes back
 different, another exception, NaN/Inf, a wrong shape, an export that fails, an input that
 takes longer than :data:`HANG_SECONDS` — is a defect. :func:`check_cli` runs a refused input
 through ``main.py bake``: one line on stderr and status 2. The input classes for what issues
-19 and 20 added (the follow kinds, cycles, FBX, eight influences) are in ``tests/fuzz_rigs.py``.
+19 and 20 added (the follow kinds, cycles, FBX, eight influences) are in ``tests/fuzz_rigs.py``,
+those of issue 27 (squashed parents under follows and FABRIK, FBX with edited numbers) in
+``tests/fuzz_squash.py``.
 
 Used by ``tests/test_fuzz.py`` (hypothesis, derandomized) and ``tools/fuzz.py``
 (``make fuzz``). Another format joins by adding its bases and mutations here (the shipped
@@ -42,7 +47,8 @@ from app.scene.evaluate import bake, bake_to_npz
 from app.scene.formats.fbx import assimp
 from app.scene.formats.gltf.export import gltf_bytes, gltf_from_bake
 from app.scene.io import load_scene, save_scene
-from tests import fuzz_rigs
+from app.scene.rig.skinning import bind
+from tests import fuzz_rigs, fuzz_squash
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENE_FILES = sorted((ROOT / "resources" / "scenes").glob("*.json"))
@@ -53,7 +59,10 @@ CMU_FILES = sorted(Path("/usr/share/assimp/models/BVH").glob("*.bvh"))
 #: Motion lines kept of each CMU clip as a base: mutations reach the header and the motion
 #: alike while one example stays a few milliseconds.
 BVH_BASE_FRAMES = 40
-#: An input that takes longer than this to load and bake is a defect (a hang).
+#: An input that takes longer than this to load and bake is a defect (a hang): seconds of
+#: the process's CPU time (user and system), so that a machine shared with other work does not
+#: make a slow input of a busy moment; the FBX reader's child, whose CPU time is its own, has
+#: its own (wall-clock) guard below.
 HANG_SECONDS = 10.0
 #: The FBX reader's child is given less than that, so that a hang in assimp is its refusal
 #: ("did not finish within") and never leaves the harness waiting for the child.
@@ -68,7 +77,10 @@ JSON_KINDS = ("delete_key", "duplicate_key", "duplicate_item", "delete_item", "s
               "lone_surrogate", "control_name", "unknown_key", "tutorial_data", "tiny_tail",
               "tiny_scale")  # fmt: skip
 JSON_KINDS += fuzz_rigs.SCENE_KINDS  # issues 19 and 20: the follow kinds, cycles, stacks
+JSON_KINDS += fuzz_squash.SCENE_KINDS  # issue 27: squashed parents under follows and FABRIK
 GLB_KINDS = ("truncate", "flip_bytes")
+#: FBX takes byte flips and truncations, and edited numbers (issue 27) as often as those.
+FBX_KINDS = GLB_KINDS + fuzz_squash.FBX_KINDS * 2
 BVH_KINDS = ("delete_line", "duplicate_line", "swap_type", "huge_number", "truncate",
              "flip_bytes", "channel_count", "frames_header", "frame_time_header",
              "control_name", "tiny_end_site")  # fmt: skip
@@ -146,31 +158,72 @@ def _check_saves(scene, folder: Path) -> None:
 
 
 def frame_lists(scene) -> list[list[float]]:
-    """Frame lists besides the timeline and the empty one: one frame that is not
-    ``frame_start`` (the follow kinds then measure their offset at ``frame_start`` alone),
-    fractional frames, and frames out of order past the timeline's ends."""
+    """Frame lists besides the timeline, the empty one and :func:`single_frames`: fractional
+    frames, and frames out of order past the timeline's ends."""
     f0, f1 = scene.frame_start, scene.frame_end
-    one = f0 + 1 if f1 >= f0 + 1 else f1
-    return [[one], [f0 + 0.5, f0 + 0.25, f1], [f1 + 2.5, f0 - 1, f0]]
+    return [[f0 + 0.5, f0 + 0.25, f1], [f1 + 2.5, f0 - 1, f0]]
+
+
+def single_frames(scene) -> list[float]:
+    """Frames evaluated alone (as the editor does while playing), each compared with that
+    frame of the timeline's bake: one that is not ``frame_start`` (the follow kinds then
+    measure their offset at ``frame_start`` alone) and the middle one."""
+    f0, f1 = scene.frame_start, scene.frame_end
+    return sorted({min(f0 + 1, f1), f0 + (f1 - f0) // 2})
+
+
+#: How far one frame evaluated alone may lie from that frame of the timeline's bake, as a
+#: share of the scene's size (the largest coordinate of a head or tail in the bake, at
+#: least 1).
+ONE_FRAME = 1e-9
+#: How far a limit violation may differ, in degrees, where the joints agree to ONE_FRAME.
+ONE_FRAME_DEGREES = 1e-6
 
 
 def _check_frame_lists(scene, space, whole) -> None:
-    """Each of :func:`frame_lists` bakes finite; the one frame's joints are where the whole
-    timeline's bake puts them (to 1e-9 of their size; a FABRIK chain solved with other frames
-    may stop at another point within its ``tolerance``, and the rotation of a bone 10⁻⁶ long
-    toward it is then another: joints, not matrices)."""
+    """Each of :func:`frame_lists` bakes finite; each of :func:`single_frames` evaluated
+    alone puts every head and tail where the whole timeline's bake puts them (to
+    :data:`ONE_FRAME` of the scene's size; a FABRIK chain solved with other frames may stop
+    at another point within its ``tolerance``, and the rotation of a bone 10⁻⁶ long toward
+    it is then another: joints, not matrices, with ten times the largest tolerance as slack),
+    and where they agree that closely, reports the same limit violations (to
+    :data:`ONE_FRAME_DEGREES`)."""
     slack = max([getattr(c, "tolerance", 0.0) for c in scene.constraints], default=0.0)
     for frames in frame_lists(scene):
         result = bake(scene, frames=frames, space=space)
         _check_result(result, scene, space, frames=len(frames))
-        if len(frames) == 1 and float(frames[0]).is_integer():
-            row = int(frames[0] - scene.frame_start)
-            expected = whole.heads[row]
-            size = max(1.0, float(np.abs(expected).max(initial=0.0)))
-            error = float(np.abs(result.heads[0] - expected).max(initial=0.0))
-            if error > 1e-9 * size + 10 * slack:
-                raise Defect(f"bake({space}) of frame {frames[0]} alone differs from that frame "
-                             f"of the timeline's by {error:.3g}")  # fmt: skip
+    size = max(1.0, float(np.abs(whole.heads).max(initial=0.0)),
+               float(np.abs(whole.tails).max(initial=0.0)))  # fmt: skip
+    for frame in single_frames(scene):
+        alone = bake(scene, frames=[frame], space=space)
+        _check_result(alone, scene, space, frames=1)
+        row = int(frame - scene.frame_start)
+        error = max(float(np.abs(alone.heads[0] - whole.heads[row]).max(initial=0.0)),
+                    float(np.abs(alone.tails[0] - whole.tails[row]).max(initial=0.0)))  # fmt: skip
+        if error > ONE_FRAME * size + 10 * slack:
+            raise Defect(f"bake({space}) of frame {frame} alone differs from that frame of the "
+                         f"timeline's by {error:.3g} (the scene's size: {size:.3g})")  # fmt: skip
+        if error <= ONE_FRAME * size:
+            off = np.abs(alone.limit_violation_deg[0] - whole.limit_violation_deg[row])
+            if off.max(initial=0.0) > ONE_FRAME_DEGREES:
+                bone = scene.bones[int(np.argmax(off))].name
+                raise Defect(f"bake({space}) of frame {frame} alone reports a limit violation "
+                             f"of {alone.limit_violation_deg[0].max():.4g} degrees on "
+                             f"{bone!r}, the timeline's "
+                             f"{whole.limit_violation_deg[row].max():.4g}")  # fmt: skip
+
+
+def _check_meshes(scene, whole) -> None:
+    """Every mesh of an imported scene holds finite numbers, and skins (linear blend, as the
+    viewport draws it) to finite vertices and normals at every frame of the bake."""
+    for mesh in scene.meshes:
+        for name in ("positions", "normals", "inverse_bind", "weights"):
+            array = getattr(mesh, name)
+            if array is not None and not np.all(np.isfinite(array)):
+                raise Defect(f"mesh {mesh.name!r}: its {name} are not finite after import")
+        positions, normals = bind(mesh, whole.bone_names).deform(whole.bone_to_world)
+        if not (np.all(np.isfinite(positions)) and np.all(np.isfinite(normals))):
+            raise Defect(f"mesh {mesh.name!r}: skinned at the bake's poses, it is not finite")
 
 
 def _check_npz(scene, folder: Path, whole) -> None:
@@ -233,8 +286,8 @@ def check_input(data, suffix: str) -> Outcome:
             path.write_bytes(bytes(data))
         else:
             path = Path(data)
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
+        previous = signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, HANG_SECONDS)
         warned = warnings.catch_warnings()
         warned.__enter__()
         warnings.simplefilter("error")  # an overflow warning is a NaN/Inf on its way
@@ -248,6 +301,7 @@ def check_input(data, suffix: str) -> Outcome:
                 _check_result(bake(scene, frames=[], space=space), scene, space, frames=0)
                 _check_frame_lists(scene, space, whole)
             _check_npz(scene, Path(tmp), wholes["world"])
+            _check_meshes(scene, wholes["world"])
             _check_export(scene, wholes["world"])
         except SceneError as e:
             if not _place_ok(e, path.suffix):
@@ -261,8 +315,8 @@ def check_input(data, suffix: str) -> Outcome:
             raise Defect(f"{type(e).__name__}: {e}") from e
         finally:
             warned.__exit__(None, None, None)
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
     return Outcome("accepted", "", time.perf_counter() - start)
 
 
@@ -289,6 +343,7 @@ def bases() -> dict[str, bytes]:
         _BASES.update(fuzz_rigs.scene_bases())
         _BASES.update(fuzz_rigs.gltf_bases())
         _BASES.update(fuzz_rigs.fbx_bases())
+        _BASES.update(fuzz_squash.fbx_bases())
     return _BASES
 
 
@@ -298,7 +353,9 @@ def weight(name: str) -> float:
 
 
 def kinds_for(name: str) -> tuple[str, ...]:
-    if name.endswith((".glb", ".fbx")):
+    if name.endswith(".fbx"):
+        return FBX_KINDS
+    if name.endswith(".glb"):
         return GLB_KINDS
     if name.endswith(".gltf"):
         return fuzz_rigs.GLTF_KINDS
@@ -380,6 +437,8 @@ def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
         _tiny(value, kind, rng)
     elif kind in fuzz_rigs.SCENE_KINDS:
         fuzz_rigs.mutate_scene(value, kind, rng)
+    elif kind in fuzz_squash.SCENE_KINDS:
+        fuzz_squash.mutate_scene(value, kind, rng)
     elif kind == "influences":
         fuzz_rigs.break_influences(value, rng)
     text = json.dumps(value)  # compact: the C encoder (an indent takes the Python one)
@@ -536,7 +595,9 @@ def mutate(name: str, steps) -> bytes:
     data = bases()[name]
     for kind, seed in steps:
         rng = random.Random(seed)
-        if name.endswith((".glb", ".fbx")):
+        if kind in fuzz_squash.FBX_KINDS:
+            data = fuzz_squash.edit_fbx(data, rng)
+        elif name.endswith((".glb", ".fbx")):
             data = _bytes_mutation(data, kind, rng)
         elif name.endswith(".bvh"):
             data = _bvh_mutation(data, kind, rng)

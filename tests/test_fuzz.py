@@ -17,7 +17,7 @@ from app.scene.evaluate import bake
 from app.scene.formats.bvh import parse_bvh
 from app.scene.io import load_scene, loads_scene, save_scene
 
-from . import fuzz_rigs, fuzzing
+from . import fuzz_rigs, fuzz_squash, fuzzing
 from .conftest import SCENES
 
 NAMES = sorted(fuzzing.bases())
@@ -26,11 +26,17 @@ NAMES = sorted(fuzzing.bases())
 LIGHT = [n for n in NAMES if not n.endswith(".fbx")]
 
 
+def light_kinds(name):
+    """The kinds ``name`` takes, but issue 27's squashed parents (whole bakes of FABRIK
+    chains in both spaces: ``make fuzz`` and the plain test below draw those)."""
+    return [k for k in fuzzing.kinds_for(name) if k not in fuzz_squash.SCENE_KINDS]
+
+
 def examples():
     """A base's name and one to three mutations ``(kind, seed)`` of the kinds it takes."""
     return st.sampled_from(LIGHT).flatmap(lambda name: st.tuples(
         st.just(name),
-        st.lists(st.tuples(st.sampled_from(fuzzing.kinds_for(name)),
+        st.lists(st.tuples(st.sampled_from(light_kinds(name)),
                            st.integers(0, 2**32 - 1)), min_size=1, max_size=3)))  # fmt: skip
 
 
@@ -506,3 +512,54 @@ def test_a_fabrik_chain_squashed_flat_plays_as_it_bakes(scale):
     for frame in (1, 30):
         alone = bake(scene, frames=[frame], space="object")
         np.testing.assert_allclose(alone.heads[0], whole.heads[frame], atol=1e-3)
+
+
+# --- issue 27: squashed parents under follows and FABRIK, FBX with edited numbers ----------
+
+
+def test_the_harness_calls_a_frame_alone_off_the_bake_or_a_mesh_skinned_to_nan_a_defect(
+        monkeypatch):  # fmt: skip
+    """The two checks issue 27 added to every accepted input can fail: a frame evaluated
+    alone that is not where the timeline's bake puts it, and a mesh that skins to NaN."""
+    real = fuzzing.bake
+
+    def one_frame_off(scene, frames=None, space=None):
+        result = real(scene, frames=frames, space=space)
+        if frames is not None and len(frames) == 1:
+            result.tails[0, -1, 1] += 1e-6
+        return result
+
+    monkeypatch.setattr(fuzzing, "bake", one_frame_off)
+    with pytest.raises(fuzzing.Defect, match="alone differs from that frame"):
+        fuzzing.check_input(SCENES / "legs.json", ".json")
+    monkeypatch.undo()
+    glb = fuzzing.bases()["humanoid.glb"]
+    scene = loads_scene_from(glb, ".glb")
+    mesh = scene.meshes[0]
+    positions = mesh.positions.copy()
+    positions[3, 1] = np.nan
+    from dataclasses import replace
+
+    scene.meshes = (replace(mesh, positions=positions),) + tuple(scene.meshes[1:])
+    with pytest.raises(fuzzing.Defect, match="positions are not finite"):
+        fuzzing._check_meshes(scene, bake(scene, frames=[0]))
+
+
+def test_the_issue_27_classes_are_refused_with_their_place_or_play_as_they_bake():
+    """``squashed_follow`` and ``squashed_chain`` on the scenes with the new kinds, and
+    ``fbx_number`` on three FBX files (binary, ASCII, assimp's): every outcome is a refusal
+    with its place or an input that passes every check (``check_input``), and both happen."""
+    tally = collections.Counter()
+    for i in range(6):
+        name = ("legs_follows.json", "fabrik_arm.json", "arm_follows.json")[i % 3]
+        kind = ("squashed_follow", "squashed_chain")[i % 2]
+        tally[(kind, fuzzing.check_input(fuzzing.mutate(name, [(kind, i)]), ".json").kind)] += 1
+    for kind in ("squashed_follow", "squashed_chain"):
+        assert tally[(kind, "accepted")] >= 1, tally
+    for i, name in enumerate(["huesitos.fbx", "pivots.fbx", "assimp_box.fbx"]):
+        outcome = fuzzing.check_input(fuzzing.mutate(name, [("fbx_number", i)]), ".fbx")
+        tally[("fbx_number", outcome.kind)] += 1
+        if outcome.kind == "refused":
+            assert "input.fbx" in outcome.detail
+    assert tally[("fbx_number", "refused")] >= 1 and tally[("fbx_number", "accepted")] >= 1, (
+        tally)  # fmt: skip

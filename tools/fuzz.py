@@ -3,13 +3,15 @@ and bake; the tally.
 
     python tools/fuzz.py [--examples 20000] [--seed 10]
 
-Each example is a base (a shipped scene or a CMU clip, ``tests/fuzzing.py``) after one to
-three structural mutations, checked by :func:`tests.fuzzing.check_input` (every accepted
-input is saved and loaded back, and must come back equal). Prints the tally (inputs,
-refused, accepted, defects), the count per mutation kind, and one line per distinct defect
-(its kind and where in the code it arose) with an input that shows it; exits 1 when there is
-a defect. ``--cli N`` also runs refused inputs through ``main.py bake`` (the first of each
-format and mutation, at most N), each of which must print one line and exit 2.
+Each example is a base (a shipped scene, a CMU clip, a glTF or FBX file, ``tests/fuzzing.py``)
+after one to three structural mutations, checked by :func:`tests.fuzzing.check_input` (every
+accepted input is saved and loaded back, and must come back equal; frames evaluated alone
+must be where the whole bake puts them; imported meshes must be finite and skin finite).
+Prints the tally (inputs, refused, accepted, defects), the count per mutation kind, and one
+line per distinct defect (its kind and where in the code it arose) with an input that shows
+it; exits 1 when there is a defect. ``--cli N`` also runs refused inputs through
+``main.py bake`` (the first of each format and mutation, at most N), each of which must
+print one line and exit 2.
 """
 
 from __future__ import annotations

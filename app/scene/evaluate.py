@@ -320,7 +320,8 @@ class Evaluator:
         frames : array_like, shape (F,), optional
             Frames in any order, fractional allowed.
         space : {"world", "object"}, optional
-            Overrides every constraint's ``space`` (the copy kinds keep theirs).
+            Overrides every constraint's ``space``, the copy kinds' too (it says which
+            rotations or points they copy), like the editor's toggle.
         """
         frames = self.checked_frames(frames, space)
         spans = chunks(len(frames), len(self.scene.bones))
@@ -438,8 +439,9 @@ def bake(scene: Scene, frames=None, space: str | None = None) -> BakeResult:
         From :func:`app.scene.io.load_scene` (a scene file or a ``.bvh``).
     frames : array_like, shape (F,), optional
     space : {"world", "object"}, optional
-        Overrides every constraint's ``space`` (the copy kinds keep theirs), like the
-        editor's toggle.
+        Overrides every constraint's ``space``, the copy kinds' too (it says which
+        rotations or points they copy; ``child_of`` reads the target's whole transform in
+        either), like the editor's toggle and ``--space``.
 
     Returns
     -------

@@ -37,9 +37,37 @@ def world_to_bone(bone_to_world, rigid: bool) -> np.ndarray:
     """The inverse of a bone's chain, ``(..., 4, 4)``.
 
     Rigid chains are inverted as the seed says (transposed rotations, negated translations,
-    ``(A B)^-1 = B^-1 A^-1``); chains with scale by a general affine inverse.
+    ``(A B)^-1 = B^-1 A^-1``); chains with scale by a general affine inverse. ``rigid`` says
+    what the scene's bones hold (no scale on the bone and its ancestors); a frame that an
+    upstream constraint wrote with scale (a ``child_of`` of a scaled or squashed target on
+    an ancestor) is no rotation, so each frame is transposed only where it is one to
+    :data:`RIGID_FRAME`, and inverted otherwise (frame by frame: no frame's inverse depends
+    on the frames evaluated with it).
     """
-    return rigid_inverse(bone_to_world) if rigid else inverse(bone_to_world)
+    if not rigid:
+        return inverse(bone_to_world)
+    out = rigid_inverse(bone_to_world)
+    scaled = ~rotations(bone_to_world)
+    if np.any(scaled):
+        out[scaled] = inverse(np.asarray(bone_to_world, dtype=float)[scaled])
+    return out
+
+
+#: How far ``RᵀR`` may lie from the identity (largest entry) for a frame of a rigid chain to
+#: be inverted by transposition. A scene's quaternions written with six or seven digits give
+#: frames that are rotations to ~1e-7 (``rig_200_bones.json``), which the transposition has
+#: always inverted; a frame written with a scale by a constraint is further.
+RIGID_FRAME = 1e-6
+
+
+def rotations(a_to_b) -> np.ndarray:
+    """Whether each linear part of ``a_to_b (..., 4, 4)`` is a rotation to
+    :data:`RIGID_FRAME` (orthonormal columns, no mirror), shape ``(...)``."""
+    m = np.asarray(a_to_b, dtype=float)[..., :3, :3]
+    gram = np.swapaxes(m, -1, -2) @ m
+    near = np.abs(gram - np.eye(3)).max(axis=(-1, -2)) <= RIGID_FRAME  # NaN: not
+    triple = np.einsum("...i,...i->...", np.cross(m[..., :, 0], m[..., :, 1]), m[..., :, 2])
+    return near & (triple > 0)
 
 
 def parent_to_world(skeleton: Skeleton, bone_to_world, bone: int) -> np.ndarray:

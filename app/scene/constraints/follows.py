@@ -14,12 +14,7 @@ from app.scene.constraints.change_of_basis import parent_to_world
 from app.scene.constraints.points_at import constraint_path
 from app.scene.errors import SceneError
 from app.scene.math import quat
-from app.scene.math.transforms import (
-    MAX_INVERSE,
-    inverse,
-    rotation_from_matrix,
-    transform_points,
-)
+from app.scene.math.transforms import RCOND, inverse, rotation_from_matrix, transform_points
 
 
 def bone_and_target(constraint, ctx) -> tuple[int, int]:
@@ -44,29 +39,15 @@ def bone_and_target(constraint, ctx) -> tuple[int, int]:
     return names[constraint.bone], names[target]
 
 
-#: Singular values below this fraction of the largest are taken as 0 when the relation at
-#: ``frame_start`` is inverted: a transform scaled to 0 on an axis and then turned is singular
-#: only up to rounding, and its plain inverse (entries of 10¹⁶) made the kept relation, and
-#: so every frame, depend on that rounding, that is on which frames were evaluated together.
-START_RCOND = 1e-12
-
-
-def start_inverse(a_to_b) -> np.ndarray:
-    """Inverse of affine transforms ``(..., 4, 4)`` for a relation kept from ``frame_start``:
-    the linear part's pseudo-inverse, singular values below :data:`START_RCOND` of the
-    largest cut (the plain inverse, to rounding, for any other). Transforms of almost nothing
-    or of huge size are inverted by :func:`~app.scene.math.transforms.inverse`."""
-    a = np.asarray(a_to_b, dtype=float)
-    linear = a[..., :3, :3]
-    size = np.abs(linear).max(axis=(-1, -2), keepdims=True)
-    if not np.all((size > 1e-100) & (size < 1e100)):
-        return inverse(a)
-    linear_inv = np.linalg.pinv(linear / size, rcond=START_RCOND) / size
-    out = np.zeros_like(a)
-    out[..., :3, :3] = linear_inv
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", linear_inv, a[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
+def world_inverse(a_to_b) -> np.ndarray:
+    """The inverse of world transforms ``(..., 4, 4)`` as every follow kind takes it (the
+    relation kept from ``frame_start``, a bone's transform in its parent's frame): one rule,
+    :func:`~app.scene.math.transforms.inverse`'s. A transform singular up to rounding (scaled
+    to 0 on an axis, then turned) gets the pseudo-inverse that drops the directions below
+    :data:`~app.scene.math.transforms.RCOND` of its largest, so no pose read through it
+    depends on the rounding (on which frames were evaluated together); any other, its
+    inverse."""
+    return inverse(a_to_b)
 
 
 def keeps_start(constraint) -> bool:
@@ -89,16 +70,10 @@ def rotations(bone_to_world, skeleton, bones, space: str) -> np.ndarray:
 
 
 def linear_in_parents(bone_to_world, skeleton, bones) -> np.ndarray:
-    """The linear parts ``(F, k, 3, 3)`` of ``bone_to_parent = inv(parent_to_world) @
-    bone_to_world`` of each of ``bones`` (one inverse for all)."""
+    """The linear parts ``(F, k, 3, 3)`` of ``bone_to_parent = world_inverse(parent_to_world)
+    @ bone_to_world`` of each of ``bones`` (one inverse for all)."""
     parents = np.stack([parent_to_world(skeleton, bone_to_world, b) for b in bones], axis=1)
-    try:
-        to_parent = np.linalg.inv(parents[..., :3, :3])
-        fine = np.abs(to_parent).max(initial=0.0) <= MAX_INVERSE  # NaN: False; 0 frames: True
-    except np.linalg.LinAlgError:  # a parent scaled to 0
-        fine = False
-    if not fine:  # as far as it can be inverted
-        to_parent = inverse(parents)[..., :3, :3]
+    to_parent = world_inverse(parents)[..., :3, :3]
     return to_parent @ bone_to_world[:, list(bones), :3, :3]
 
 
@@ -110,16 +85,17 @@ def polar(m) -> np.ndarray:
     """The rotation factor ``U Vᵀ`` of linear parts ``(..., 3, 3)`` (the rotation nearest in
     Frobenius norm; exactly ``R`` for ``R diag(s)`` with ``s > 0``), one SVD for the stack.
 
-    A reflection flips its weakest axis. Should the SVD not converge (subnormal entries of a
-    matrix scaled to nearly nothing), :func:`~app.scene.math.transforms.rotation_from_matrix`
-    scales it first; a matrix of zeros does not turn.
+    A reflection flips its weakest axis. A matrix squashed to a line (rank 1, to
+    :data:`~app.scene.math.transforms.RCOND`) turns by the shortest arc onto it and one of
+    zeros does not turn, as :func:`~app.scene.math.transforms.rotation_from_matrix` has it;
+    so does a matrix on which the SVD does not converge (subnormal entries).
     """
     m = np.asarray(m, dtype=float)
     gram = np.swapaxes(m, -1, -2) @ m
     if np.abs(gram - np.eye(3)).max(initial=0.0) <= RIGID and np.all(np.linalg.det(m) > 0):
         return m.copy()  # already rotations (the usual rig): their own polar part, no SVD
     try:
-        u, _, vt = np.linalg.svd(m)
+        u, s, vt = np.linalg.svd(m)
     except np.linalg.LinAlgError:
         return quat.matrix_from_quat(rotation_from_matrix(m))
     rot = u @ vt
@@ -127,6 +103,9 @@ def polar(m) -> np.ndarray:
     if np.any(flip):
         u[flip, :, -1] *= -1
         rot = u @ vt
+    line = (s[..., 1] <= RCOND * s[..., 0]) | ~(s[..., 0] > 0)
+    if np.any(line):  # a line or nothing: the one rule of rotation_from_matrix
+        rot[line] = quat.matrix_from_quat(rotation_from_matrix(m[line]))
     return rot
 
 

@@ -24,16 +24,16 @@ ORTHONORMAL = 1e-13
 IDENTITY = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]
 
 
-def is_rotation(m) -> bool:
-    """Whether the 3x3 part of ``m`` is a rotation to :data:`ORTHONORMAL` (orthonormal
-    columns, determinant positive)."""
+def is_rotation(m, tolerance: float = ORTHONORMAL) -> bool:
+    """Whether the 3x3 part of ``m`` is a rotation to ``tolerance`` (orthonormal columns,
+    determinant positive; NaN: not)."""
     (a, b, c), (d, e, f), (g, h, i) = m[0][:3], m[1][:3], m[2][:3]
-    if (abs(a * a + d * d + g * g - 1.0) > ORTHONORMAL
-            or abs(b * b + e * e + h * h - 1.0) > ORTHONORMAL
-            or abs(c * c + f * f + i * i - 1.0) > ORTHONORMAL
-            or abs(a * b + d * e + g * h) > ORTHONORMAL
-            or abs(a * c + d * f + g * i) > ORTHONORMAL
-            or abs(b * c + e * f + h * i) > ORTHONORMAL):  # fmt: skip
+    if not (abs(a * a + d * d + g * g - 1.0) <= tolerance
+            and abs(b * b + e * e + h * h - 1.0) <= tolerance
+            and abs(c * c + f * f + i * i - 1.0) <= tolerance
+            and abs(a * b + d * e + g * h) <= tolerance
+            and abs(a * c + d * f + g * i) <= tolerance
+            and abs(b * c + e * f + h * i) <= tolerance):  # fmt: skip
         return False
     return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0.0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.scene.math.quat import matrix_from_quat, quat_from_matrix
+from app.scene.math.quat import matrix_from_quat, quat_from_matrix, shortest_arc
 
 
 def T(translation) -> np.ndarray:
@@ -96,12 +96,24 @@ def rigid_inverse(a_to_b) -> np.ndarray:
 #: nothing downstream divides by them.
 MAX_INVERSE = 1e100
 
+#: Singular values below this fraction of a matrix's largest are taken as 0 by
+#: :func:`inverse` (a pseudo-inverse). A transform scaled to 0 on one axis and then turned
+#: (a squashed bone's child, a squashed parent aimed by a constraint) is singular only up to
+#: rounding: its smallest singular value is rounding noise of about 1e-16 of the largest, and
+#: its plain inverse (entries of 10¹⁶) multiplied that noise into every pose read through it,
+#: so the pose depended on which frames were evaluated together. At 1e-12 a direction is
+#: still known to about 1e-4 of itself; below, it is noise.
+RCOND = 1e-12
+
 
 def inverse(a_to_b) -> np.ndarray:
     """Inverse of affine transforms (scale and shear allowed), shape ``(..., 4, 4)``.
 
-    Finite for any finite input: a degenerate linear part (see :data:`MAX_INVERSE`) gets a
-    pseudo-inverse instead, and only that one.
+    Finite for any finite input. A degenerate linear part gets a pseudo-inverse instead,
+    and only that one: the directions it squashes below :data:`RCOND` of its largest, or
+    below ``1 / MAX_INVERSE`` (see :data:`MAX_INVERSE`), are dropped, so the inverse of a
+    transform singular up to rounding does not depend on the rounding. Every other matrix
+    gets its plain inverse (the same bits as before the pseudo-inverse existed).
     """
     a_to_b = np.asarray(a_to_b, dtype=float)
     linear = a_to_b[..., :3, :3]
@@ -115,11 +127,14 @@ def inverse(a_to_b) -> np.ndarray:
 
 
 #: A matrix whose volume (``|det|``) is at least this share of the product of its columns'
-#: lengths (no column nearly in the plane of the others), with lengths of 1e-50 to 1e50, is
-#: inverted in closed form (the rows of the inverse are cross products of the columns over
-#: the determinant; within a few ulps of LAPACK's result, several times faster); the others
-#: by LAPACK.
+#: lengths (no column nearly in the plane of the others), with lengths of 1e-50 to 1e50 and
+#: within 10⁴ of each other, is inverted in closed form (the rows of the inverse are cross
+#: products of the columns over the determinant; within a few ulps of LAPACK's result,
+#: several times faster); the others by LAPACK. Such a matrix is far from :data:`RCOND`: its
+#: smallest singular value is above 2e-11 of its largest.
 CLOSED_FORM_VOLUME = 1e-2
+#: The largest ratio of two columns' squared lengths the closed form takes.
+_CLOSED_FORM_SPREAD = 1e8
 
 
 def _linear_inverse(linear: np.ndarray) -> np.ndarray:
@@ -137,6 +152,7 @@ def _linear_inverse(linear: np.ndarray) -> np.ndarray:
         det = m00 * rows[:, 0, 0] + m10 * rows[:, 0, 1] + m20 * rows[:, 0, 2]
         squares = np.einsum("nij,nij->nj", linear, linear)
         easy = np.all((squares >= 1e-100) & (squares <= 1e100), axis=-1)
+        easy &= squares.max(axis=-1) <= _CLOSED_FORM_SPREAD * squares.min(axis=-1)
         easy &= det * det >= CLOSED_FORM_VOLUME**2 * (squares[:, 0] * squares[:, 1] * squares[:, 2])
     if np.all(easy):
         return rows / det[:, None, None]
@@ -147,14 +163,26 @@ def _linear_inverse(linear: np.ndarray) -> np.ndarray:
 
 
 def _lapack_inverse(linear: np.ndarray) -> np.ndarray:
-    """:func:`_linear_inverse` by LAPACK, a pseudo-inverse where that fails."""
+    """:func:`_linear_inverse` by LAPACK, a pseudo-inverse where that fails or the matrix
+    may be degenerate (:data:`RCOND`, :data:`MAX_INVERSE`)."""
     try:
         linear_inv = np.linalg.inv(linear)
-        fine = linear_inv.size == 0 or np.abs(linear_inv).max() <= MAX_INVERSE  # NaN: False
-    except np.linalg.LinAlgError:  # exactly singular somewhere
-        linear_inv, fine = None, False
-    if not fine:
-        linear_inv = _inverse_of_degenerate(linear, linear_inv)
+    except np.linalg.LinAlgError:  # exactly singular somewhere: which one, numpy does not say
+        linear_inv = np.full(linear.shape, np.nan)
+        with np.errstate(all="ignore"):
+            for i, m in enumerate(linear):
+                try:
+                    linear_inv[i] = np.linalg.inv(m)
+                except np.linalg.LinAlgError:
+                    pass
+    with np.errstate(all="ignore"):
+        big_inv = np.abs(linear_inv).max(axis=(-1, -2), initial=0.0)
+        big = np.abs(linear).max(axis=(-1, -2), initial=0.0)
+        # The 2-norm condition number is at most 9 |A|max |A⁻¹|max: below 1 / RCOND by that
+        # bound, no singular value can be cut and the plain inverse stands (NaN: not).
+        fine = (big_inv <= MAX_INVERSE) & (9.0 * big * big_inv <= 1.0 / RCOND)
+    if not np.all(fine):
+        linear_inv[~fine] = _inverse_of_degenerate(linear[~fine])
     return linear_inv
 
 
@@ -169,31 +197,17 @@ def _power_of_two_scaled(m):
     return scaled, exponent
 
 
-def _inverse_of_degenerate(linear, linear_inv):
-    """:func:`inverse`'s linear part where ``np.linalg.inv`` failed or passed
-    :data:`MAX_INVERSE` (``linear_inv`` is kept elsewhere): a pseudo-inverse dropping the
-    singular values below ``1 / MAX_INVERSE`` (and below ``1e-15`` of the largest)."""
-    shape = linear.shape
-    linear = linear.reshape(-1, 3, 3)
-    if linear_inv is None:
-        out = np.zeros_like(linear)
-        with np.errstate(all="ignore"):
-            for i, m in enumerate(linear):  # which one was singular: numpy does not say
-                try:
-                    out[i] = np.linalg.inv(m)
-                except np.linalg.LinAlgError:
-                    out[i] = np.nan
-    else:
-        out = linear_inv.reshape(-1, 3, 3).copy()
-    bad = ~(np.abs(out).max(axis=(-1, -2)) <= MAX_INVERSE)
-    scaled, exponent = _power_of_two_scaled(linear[bad])
+def _inverse_of_degenerate(linear):
+    """:func:`inverse`'s linear part of matrices ``(N, 3, 3)`` that may be degenerate: a
+    pseudo-inverse dropping the singular values below :data:`RCOND` of the largest and below
+    ``1 / MAX_INVERSE`` (the inverse itself, to rounding, where it drops none)."""
+    scaled, exponent = _power_of_two_scaled(linear)
     u, s, vt = np.linalg.svd(scaled)
     true_log2 = np.log2(np.where(s > 0, s, 1.0)) + exponent[:, None]
-    keep = (s > 1e-15 * s[:, :1]) & (true_log2 > -np.log2(MAX_INVERSE))
+    keep = (s > RCOND * s[:, :1]) & (s > 0) & (true_log2 > -np.log2(MAX_INVERSE))
     inv_s = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
     pinv = np.einsum("...ji,...j,...kj->...ik", vt, inv_s, u)
-    out[bad] = np.ldexp(pinv, -exponent[:, None, None])
-    return out.reshape(shape)
+    return np.ldexp(pinv, -exponent[:, None, None])
 
 
 def transform_points(a_to_b, points_in_a) -> np.ndarray:
@@ -278,7 +292,13 @@ def _polar_quaternions(m: np.ndarray) -> np.ndarray:
 
 
 def _svd_quaternions(m: np.ndarray) -> np.ndarray:
-    """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)`` by an SVD."""
+    """:func:`rotation_from_matrix` of a stack ``(N, 3, 3)`` by an SVD.
+
+    The rotation nearest a matrix of rank 2 (a frame squashed to 0 on one axis) is unique;
+    of rank 1 (squashed on two axes: ``σ u vᵀ``) every rotation taking ``v`` to ``u`` is as
+    near, and the SVD's choice among them follows the rounding, so such a matrix (its second
+    singular value below :data:`RCOND` of the first) turns by the shortest arc from ``v`` to
+    ``u``, the least turn among them."""
     # A matrix scaled nearly to nothing (a scale of 5e-324: subnormal entries, on which the
     # SVD does not converge) is first scaled back up, exactly; all zero, it turns by nothing.
     big = np.abs(m).max(axis=(-1, -2), initial=0.0)
@@ -287,7 +307,7 @@ def _svd_quaternions(m: np.ndarray) -> np.ndarray:
         m = m.copy()
         m[tiny] = _power_of_two_scaled(m[tiny])[0]
         m[tiny & ~(big > 0)] = np.eye(3)
-    u, _, vt = np.linalg.svd(m)
+    u, s, vt = np.linalg.svd(m)
     rot = u @ vt
     # A reflection (negative determinant) has no rotation; flip the weakest axis. (``rot`` is
     # orthogonal: the triple product of its rows is its determinant, +-1, and cheaper.)
@@ -297,4 +317,8 @@ def _svd_quaternions(m: np.ndarray) -> np.ndarray:
         u = u.copy()
         u[flip, :, -1] *= -1
         rot = u @ vt
-    return quat_from_matrix(rot)
+    q = quat_from_matrix(rot)
+    line = (s[:, 1] <= RCOND * s[:, 0]) & (s[:, 0] > 0)  # rank 1: see the docstring
+    if np.any(line):
+        q[line] = shortest_arc(vt[line, 0, :], u[line, :, 0])
+    return q

@@ -37,7 +37,7 @@ import numpy as np
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
 from app.scene.constraints.fabrik.one_limited import iterate_one, reach_from_root_limited_one
 from app.scene.math import quat
-from app.scene.math.aim import unit
+from app.scene.math.aim import DEGENERATE, unit
 from app.scene.rig.limits import limited_rotation, perpendicular
 
 
@@ -279,9 +279,9 @@ def _shape_start(joints, target, lengths, reachable, pole, bend, two_bone=None):
         forced |= has_pole
         if two_bone is not None:
             solve = has_pole & (np.linalg.norm(joints[:, -1] - target, axis=-1) > two_bone)
-            if np.any(solve):
-                middle = _two_bone_middle(root, target, lengths, axis, side)
-                joints[solve, 1] = middle[solve]
+            if np.any(solve):  # only there: a target on the root would divide by 0
+                joints[solve, 1] = _two_bone_middle(root[solve], target[solve], lengths[solve],
+                                                    axis[solve], side[solve])  # fmt: skip
                 joints[solve, 2] = target[solve]
     rel = joints - root[:, None]
     off_line = np.linalg.norm(_across(rel.reshape(-1, 3), np.repeat(axis, joints.shape[1], 0)),
@@ -427,8 +427,13 @@ def solve(
         if record is not None:
             record("limits", 0, P[:, :, 0].copy())
     gap = _norm(P[-1] - Tg)
-    _iterate(P, R, Tg, L, near[(gap[near] > tolerance) | forced[near]], iterations, tolerance,
-             max_iterations, pose if limited else None, record)  # fmt: skip
+    # A target on the root (within DEGENERATE, as aim.unit has it) gives the passes no
+    # direction: they would turn the chain along the rounding of root - target, so a frame
+    # would depend on the frames evaluated with it. The chain keeps its start there.
+    on_root = distance <= DEGENERATE
+    moving = ((gap > tolerance) | forced) & ~on_root
+    _iterate(P, R, Tg, L, near[moving[near]], iterations, tolerance, max_iterations,
+             pose if limited else None, record)  # fmt: skip
     solved = P.transpose(2, 0, 1).copy()
     return Solution(solved, iterations, np.linalg.norm(solved[:, -1] - target, axis=-1), reachable)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from math import sqrt
 
+from app.scene.math.aim import DEGENERATE
+
 #: A chain whose joints all lie within this fraction of its reach from the root-target line
 #: is straight on the target's line: FABRIK alone would never bend it.
 STRAIGHT = 1e-6
@@ -49,7 +51,7 @@ def solve_one(joints, target, tolerance, max_iterations, record=None):
         if record is not None:
             record("straight", 1, P)
         return P, 1, False
-    if dist == 0.0:
+    if dist <= DEGENERATE:  # a target on the root: the vectorized path keeps the start
         return None
     ax, ay, az = ax / dist, ay / dist, az / dist
     off = 0.0

@@ -13,9 +13,13 @@ violation, ~100 small array operations), not on arithmetic.
 Where the two paths could differ in more than rounding, :func:`apply_one` changes nothing
 and returns ``False``, and the general path runs:
 
+- a frame it reads (the root's parent, a chain bone) is not a rotation to
+  :data:`~app.scene.constraints.change_of_basis.RIGID_FRAME` (an upstream write with scale, a
+  parent squashed to 0 on an axis): the general path inverts it, where the plain floats'
+  transpositions and cofactors would not (a squashed parent's determinant is 0);
 - a frame whose rotation is read (the root's parent; each bone up to the last limited one,
-  in its parent) is not a rotation to rounding (an upstream write with scale): the general
-  path's polar decomposition gives it its meaning;
+  in its parent) is not a rotation to rounding: the general path's polar decomposition gives
+  it its meaning;
 - a bone of no length, a non-finite target or pole: the general path refuses them, naming
   where;
 - a chain lying straight on the line to its target: the general path starts it from a bow.
@@ -35,6 +39,7 @@ from math import sqrt
 
 import numpy as np
 
+from app.scene.constraints.change_of_basis import RIGID_FRAME
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
 from app.scene.constraints.fabrik.one_limited import iterate_lists, limited_lists, one_pose
 from app.scene.math.aim import DEGENERATE
@@ -80,6 +85,14 @@ def apply_one(constraint, ctx, static) -> bool:
     idx, n = static.idx, len(static.idx)
     worlds = rows[1:] if static.parent >= 0 else rows
     root_parent = rows[0] if static.parent >= 0 else IDENTITY
+    # The turns carry the solved joints into each bone's frame by transposition, as the
+    # general path does for a frame of a rigid chain that is a rotation (to RIGID_FRAME). A
+    # chain whose bones have no scale of their own is still squashed or stretched by an
+    # upstream write (a child_of of a scaled target on its parent): the general path inverts
+    # such frames as far as they can be, where the cofactors here would divide by 0.
+    if not (is_rotation(root_parent, RIGID_FRAME)
+            and all(is_rotation(m, RIGID_FRAME) for m in worlds)):  # fmt: skip
+        return False
     locals_ = [relative(root_parent if k == 0 else worlds[k - 1], worlds[k]) for k in range(n)]
     limits = static.limits
     last = max((k for k, lim in enumerate(limits) if lim is not None), default=-1)
@@ -202,7 +215,7 @@ def solve_lists(joints, target, tolerance, max_iterations, pole=None, pose=None)
     if limited:  # start from the pose placed within its limits
         limited_lists(P, root, L, pose, None)
     iterations = 0
-    if _norm(_sub(P[-1], target)) > tolerance or forced:
+    if (_norm(_sub(P[-1], target)) > tolerance or forced) and not at_root:  # see chains.solve
         iterations = iterate_lists(P, root, list(target), L, pose, tolerance, max_iterations)
     return P, iterations, True
 

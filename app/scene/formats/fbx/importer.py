@@ -14,7 +14,11 @@
   eight largest influences of each vertex; a mesh on a node without skin rides on that
   node's bone.
 
-Refusals are :class:`~app.scene.errors.SceneError` naming the file (and the node) and why.
+Refusals are :class:`~app.scene.errors.SceneError` naming the file (and the node) and why;
+a mesh's numbers are checked where they enter (its vertices, its skin clusters' bind
+matrices, its node's transform), naming the mesh and the array.
+
+One idea: assimp's reading of an FBX file (nodes, take, meshes) as a Pivotal scene.
 """
 
 from __future__ import annotations
@@ -57,17 +61,36 @@ def load_fbx(path, animation=None, leaf_bones: str = "auto") -> Scene:
         raise SceneError("no such file", file=str(path))
     take = 0 if animation is None else animation
     try:
-        read = pivots.collapse(assimp.read_guarded(path, take=take))
+        read = assimp.read_guarded(path, take=take)
     except assimp.ReadError as e:  # assimp's words, translated (they stay in the details)
         with open(path, "rb") as f:
             raise messages.refusal(str(e), f.read(64)).with_file(str(path)) from None
     if read.take < 0:
         raise SceneError(f"no take {animation!r} (the file has {read.takes})", "takes", str(path))
     try:
-        scene = _scene(read)
+        _check_transforms_and_keys(read)
+        scene = _scene(pivots.collapse(read))
     except SceneError as e:
         raise e.with_file(str(path)) from None
     return leaves.apply(scene, read.settings.get("SourceAsset_Generator"), leaf_bones)
+
+
+def _check_transforms_and_keys(read: assimp.File) -> None:
+    """Refuse a node transform or a key that is not finite (a number past float32, which
+    assimp reads as infinity, or NaN) where it enters, before any product of them: assimp's
+    helper nodes (pre-rotations, pivots, geometric transforms) are named as their node."""
+    for n in read.nodes:
+        if not np.all(np.isfinite(n.matrix)):
+            name, _, part = n.name.partition(pivots.MARK)
+            what = f"its {part}" if part else "its transform"
+            raise SceneError(f"{what} is not finite", f"node {name!r}")
+    where = f"take {read.takes[read.take]!r}" if read.takes else "the take"
+    for c in read.channels:
+        for kind, (t, v) in zip(("translation", "rotation", "scale"),
+                                (c.position, c.rotation, c.scale)):  # fmt: skip
+            if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
+                name = c.node.partition(pivots.MARK)[0]
+                raise SceneError(f"a {kind} key is not finite", f"{where}, node {name!r}")
 
 
 # --- axes and units -----------------------------------------------------------------------
@@ -301,6 +324,36 @@ def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
 # --- meshes -------------------------------------------------------------------------------
 
 
+def _check_finite(values, what: str, where: str) -> None:
+    """Refuse a non-finite number among ``values`` (rows of three), naming the array
+    ``what`` and the first such row. (Assimp numbers vertices its own way, by triangle
+    corner: the row's values say which vertex, its index would not.)"""
+    bad = ~np.isfinite(values)
+    if np.any(bad):
+        row = values[int(np.argwhere(bad)[0][0])]
+        raise SceneError(f"its {what} hold a number that is not finite (the first: "
+                         f"{', '.join(f'{x:g}' for x in row)})", where)  # fmt: skip
+
+
+def _check_bound(values, what: str, where: str) -> None:
+    """Refuse a number of ``values`` (made from finite ones) beyond the bound on numbers, or
+    one that overflowed on the way."""
+    far = ~(np.abs(values) <= bounds.MAX_MAGNITUDE)  # NaN (inf - inf) too
+    if np.any(far):
+        raise SceneError(f"its {what} hold a number beyond the bound of "
+                         f"+-{bounds.MAX_MAGNITUDE:g} on numbers", where)  # fmt: skip
+
+
+def _finite_normals(normals, label: str, messages: list):
+    """The file's normals, or None (they are then computed from the triangles) with a
+    message when one of them is not finite: the mesh's shape does not depend on them."""
+    if normals is None or np.all(np.isfinite(normals)):
+        return normals
+    messages.append(f"mesh {label!r}: a normal is not finite; the normals are computed "
+                    "from the triangles")  # fmt: skip
+    return None
+
+
 def _meshes(read, order, names, world, turn, metres):
     """Skinned meshes (bind-space vertices in Pivotal's world) and rigid ones (in their node's
     frame), with messages about what was skipped or cut."""
@@ -321,17 +374,28 @@ def _meshes(read, order, names, world, turn, metres):
             if mesh.triangles is None or not len(mesh.triangles):
                 messages.append(f"mesh {label!r} has no triangles; it is skipped")
                 continue
+            where = f"mesh {label!r}"
+            _check_finite(mesh.positions, "vertex positions", where)
+            normals = _finite_normals(mesh.normals, label, messages)
             if mesh.bones:
-                made = _skinned(mesh, first_of, names, world[i], convert, metres, messages)
+                made = _skinned(mesh, first_of, names, world[i], convert, metres, normals,
+                                node.name, label, messages)  # fmt: skip
             elif i in bone_set:
                 v = len(mesh.positions)
-                positions, normals = mesh.positions, mesh.normals
+                positions = mesh.positions
                 if node.geometry is not None:  # FBX's geometric transform: the mesh alone
                     g = node.geometry
-                    positions = positions @ g[:3, :3].T + g[:3, 3]
-                    if normals is not None:
-                        normals = normals @ np.linalg.inv(g[:3, :3])
-                made = dict(positions=positions * metres, normals=normals,
+                    if not np.all(np.isfinite(g)):
+                        raise SceneError("its geometric transform is not finite",
+                                         f"node {node.name!r}")  # fmt: skip
+                    with np.errstate(all="ignore"):  # an overflow is refused below
+                        positions = positions @ g[:3, :3].T + g[:3, 3]
+                    if normals is not None:  # a geometry squashed to 0: as far as it goes
+                        normals = normals @ transforms.inverse(g)[:3, :3]
+                with np.errstate(all="ignore"):
+                    positions = positions * metres
+                _check_bound(positions, "vertex positions", where)
+                made = dict(positions=positions, normals=normals,
                             joints=(names[i],), inverse_bind=np.eye(4)[None],
                             joint_indices=np.zeros((v, 1), np.int64),
                             weights=np.ones((v, 1)))  # fmt: skip
@@ -342,27 +406,48 @@ def _meshes(read, order, names, world, turn, metres):
     return meshes, messages
 
 
-def _skinned(mesh, first_of, names, mesh_world, convert, metres, messages):
+def _skinned(mesh, first_of, names, mesh_world, convert, metres, normals, node, label,
+             messages):  # fmt: skip
     """A skinned mesh's arrays: vertices at their rest place in Pivotal's world, and inverse
     binds ``S · offset · G⁻¹ · C⁻¹`` (``S`` the unit scale, ``G`` the mesh node's rest
     transform, ``C`` the axis and unit conversion), so the skinning draws what assimp's
-    offset matrices say."""
-    v = len(mesh.positions)
+    offset matrices say.
+
+    ``G⁻¹`` is :func:`~app.scene.math.transforms.inverse`: a mesh node scaled to 0 on an
+    axis (an object hidden by scaling it away, which exporters write) is inverted as far as
+    it can be, so the mesh loads collapsed as the file's rest pose shows it, instead of being
+    refused; every other node gets its plain inverse."""
+    where = f"mesh {label!r}"
     to_world = convert @ mesh_world
-    positions = mesh.positions @ to_world[:3, :3].T + to_world[:3, 3]
-    normals = None
-    if mesh.normals is not None:
-        normals = mesh.normals @ np.linalg.inv(to_world[:3, :3])
+    if not np.all(np.isfinite(to_world)):
+        raise SceneError("its transform is not finite", f"node {node!r}")
+    with np.errstate(all="ignore"):  # an overflow is refused below
+        positions = mesh.positions @ to_world[:3, :3].T + to_world[:3, 3]
+    _check_bound(positions, "vertex positions", where)
+    back = transforms.inverse(to_world)
+    if normals is not None:
+        normals = normals @ back[:3, :3]
         length = np.linalg.norm(normals, axis=1, keepdims=True)
         normals = normals / np.where(length > 0, length, 1.0)
-    back = np.linalg.inv(to_world)
+    v = len(mesh.positions)
     scale = np.diag([metres, metres, metres, 1.0])
     joints, binds, vertex, joint, weight = [], [], [], [], []
     for k, (name, ids, w, offset) in enumerate(mesh.bones):
         if name not in first_of:
             raise SceneError(f"mesh {mesh.name!r} is bound to {name!r}, which is no node")
         joints.append(names[first_of[name]])
-        binds.append(scale @ offset @ back)
+        if not np.all(np.isfinite(offset)):  # assimp's offset: a cluster's Transform and
+            # TransformLink (a TransformLink scaled to 0 has no inverse: assimp gives NaN)
+            raise SceneError(f"the skin cluster of bone {name!r} has a bind matrix that is "
+                             "not finite (its Transform or TransformLink is not finite or "
+                             "cannot be inverted)", where)  # fmt: skip
+        with np.errstate(all="ignore"):  # an overflow is refused below
+            bind = scale @ offset @ back
+        if not np.all(np.abs(bind) <= bounds.MAX_MAGNITUDE):
+            raise SceneError(f"the skin cluster of bone {name!r} has a bind matrix beyond the "
+                             f"bound of +-{bounds.MAX_MAGNITUDE:g} on numbers (a bone scaled "
+                             "to almost nothing when the mesh was bound)", where)  # fmt: skip
+        binds.append(bind)
         if len(ids) and (ids.max() >= v):
             raise SceneError(f"bone {name!r} weighs vertex {int(ids.max())}; the mesh has {v}",
                              f"mesh {mesh.name!r}")  # fmt: skip
