@@ -18,7 +18,7 @@ def main(mode: str, scene: str, out: str) -> None:
     from app.editor.document import Document
     from app.editor.files import FileController
     from app.editor.recovery import Autosaver
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
 
     document = Document.from_file(scene)
     files = FileController(QtWidgets.QWidget(), document)

@@ -8,7 +8,7 @@ from scipy.spatial.transform import Rotation, Slerp
 from app.scene import evaluate
 from app.scene.evaluate import bake
 from app.scene.math.transforms import rotation_from_matrix
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

@@ -6,7 +6,7 @@ import json
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .gui import click

@@ -8,9 +8,9 @@ from app.editor.commands import ReplaceItem
 from app.editor.document import Document
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
 from app.scene.rig.model import MultiParent, Pivot, PointsAt, Target
+from app.scene.rig.refs import Ref
 
 from .conftest import SCENES
 
@@ -57,7 +57,7 @@ def test_replace_item_undo_redo_restores_exactly(doc):
     before = doc.scene.copy()
     i = doc.scene.bone_index("calf.l")
     old = doc.scene.bones[i]
-    new = editing.with_bone_rotation(old, 3, [0.9, 0.1, 0, 0])
+    new = key_edits.with_bone_rotation(old, 3, [0.9, 0.1, 0, 0])
     edits = recorder(doc.scene_changed)
     doc.push(ReplaceItem(doc, "bones", i, old, new, "Rotate bone calf.l at frame 3"))
     after = doc.scene.copy()
@@ -87,7 +87,7 @@ def test_live_edit_previews_and_pushes_one_command(doc):
     before = doc.scene.copy()
     live = editing_live = operations.LiveEdit(doc, ref, "Rotate bone calf.l at frame 0")
     for angle in np.linspace(0.1, 0.5, 5):
-        bone = editing.with_bone_rotation(live.original, 0, [np.cos(angle), np.sin(angle), 0, 0])
+        bone = key_edits.with_bone_rotation(live.original, 0, [np.cos(angle), np.sin(angle), 0, 0])
         editing_live.preview(bone)
     assert doc.undo_stack.count() == 0 and doc.scene != before
     previewed = doc.scene.copy()
@@ -102,7 +102,7 @@ def test_live_edit_previews_and_pushes_one_command(doc):
 def test_live_edit_cancel_restores(doc):
     before = doc.scene.copy()
     live = operations.LiveEdit(doc, Ref.bone("hip"), "Move")
-    live.preview(editing.with_bone_translation(live.original, 0, (5, 5, 5)))
+    live.preview(key_edits.with_bone_translation(live.original, 0, (5, 5, 5)))
     live.cancel()
     assert doc.scene == before and doc.undo_stack.count() == 0
 

@@ -11,7 +11,7 @@ from app.editor import operations, settings
 from app.editor.document import Document
 from app.editor.recovery import orphans
 from app.scene.io import load_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from app.window.main_window import MainWindow
 
 from . import gui
@@ -142,7 +142,7 @@ def test_recovery_after_a_crash(qtbot, tmp_path, monkeypatch, dialogs):
         "from app.editor.document import Document\n"
         "from app.editor.recovery import Autosaver\n"
         "from app.editor import operations\n"
-        "from app.scene.rig.editing import Ref\n"
+        "from app.scene.rig.refs import Ref\n"
         f"doc = Document.from_file({str(SCENES / 'legs.json')!r})\n"
         "doc.set_frame(5)\n"
         "operations.set_key(doc, [Ref.bone('calf.l')])\n"

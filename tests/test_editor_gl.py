@@ -6,7 +6,7 @@ from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
 from app.scene.evaluate import bake
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

@@ -25,8 +25,8 @@ from app.scene.formats.kinds import registry as schemas
 from app.scene.formats.kinds.parts import required, target_from_json, target_to_json
 from app.scene.formats.schema import scene_from_json, scene_to_json, validate
 from app.scene.rig import bone_edits, model
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import Constraint, Target
+from app.scene.rig.refs import Ref
 from app.widgets.kinds import registry as views
 from app.widgets.viewport import scene_drawing
 

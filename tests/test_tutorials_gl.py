@@ -8,7 +8,7 @@ from app.editor import operations
 from app.editor.tutorials import load_tutorials
 from app.scene.io import load_scene
 from app.scene.math.transforms import inverse, transform_points
-from app.scene.rig.editing import POINT, Ref
+from app.scene.rig.refs import POINT, Ref
 
 from . import gui
 from .conftest import SCENES

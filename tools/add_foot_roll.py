@@ -26,7 +26,7 @@ from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
 from app.editor.document import Document  # noqa: E402
 from app.editor.export import ExportRequest, format_for, run_export  # noqa: E402
 from app.scene.io import save_scene  # noqa: E402
-from app.scene.rig.editing import Ref  # noqa: E402
+from app.scene.rig.refs import Ref  # noqa: E402
 
 GLB = ROOT / "resources" / "scenes" / "humanoid.glb"
 SCENE = Path("/tmp/humanoid_foot_roll.json")

@@ -30,9 +30,8 @@ from app.scene.errors import SceneError
 from app.scene.evaluate import BakeResult
 from app.scene.evaluations import Evaluations
 from app.scene.io import load_scene
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import BONE, Ref, exists
 
 #: Milliseconds of quiet after which the whole timeline is evaluated into the cache.
 WARM_DELAY_MS = 250
@@ -237,14 +236,14 @@ class Document(QtCore.QObject):
         return self._selection[-1] if self._selection else None
 
     def set_selection(self, refs) -> None:
-        refs = tuple(dict.fromkeys(r for r in refs if editing.exists(self._scene, r)))
+        refs = tuple(dict.fromkeys(r for r in refs if exists(self._scene, r)))
         if refs == self._selection:
             return
         self._selection = refs
         self.selection_changed.emit()
 
     def selected_bones(self) -> list[str]:
-        return [r.name for r in self._selection if r.kind == editing.BONE]
+        return [r.name for r in self._selection if r.kind == BONE]
 
     # --- edits (called by undo commands) -------------------------------------------------
 
@@ -308,7 +307,7 @@ class Document(QtCore.QObject):
         self._warm_timer.start()
         if structure:
             # Prune the selection first: listeners of either signal see only what exists.
-            kept = tuple(r for r in self._selection if editing.exists(self._scene, r))
+            kept = tuple(r for r in self._selection if exists(self._scene, r))
             pruned = kept != self._selection
             self._selection = kept
             self.structure_changed.emit()

@@ -13,9 +13,19 @@ import numpy as np
 
 from app.editor.commands import ReplaceItem
 from app.editor.operations import OperationError
-from app.scene.rig import editing, key_edits
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
 from app.scene.rig.keys import Keys, sample
+from app.scene.rig.refs import (
+    BONE,
+    CONSTRAINT,
+    PIVOT,
+    Ref,
+    exists,
+    owner_of,
+    pivot_named,
+    replace_in,
+    resolve,
+)
 from app.scene.words import plural
 
 INTERPOLATION_WORDS = {"constant": "Constant", "linear": "Linear", "ease": "Ease"}
@@ -32,10 +42,10 @@ CLIPBOARD = _Clipboard()
 
 def _item_in(owner_item, ref: Ref):
     """The item ``ref`` names inside its owner (which may already be an edited copy)."""
-    if ref.kind in (editing.BONE, editing.CONSTRAINT):
+    if ref.kind in (BONE, CONSTRAINT):
         return owner_item
-    if ref.kind == editing.PIVOT:
-        return editing.pivot_named(owner_item, ref.pivot)
+    if ref.kind == PIVOT:
+        return pivot_named(owner_item, ref.pivot)
     return getattr(owner_item, ref.kind)
 
 
@@ -43,18 +53,18 @@ def _changed_owners(scene, changes: dict, frame: float) -> dict:
     """``{(collection, index): (old_owner, new_owner)}`` for ``{(ref, field): keys or None}``."""
     owners: dict = {}
     for (ref, field), keys in changes.items():
-        collection, index = editing.owner(scene, ref)
+        collection, index = owner_of(scene, ref)
         old = getattr(scene, collection)[index]
         current = owners.get((collection, index), (old, old))[1]
         item = key_edits.with_channel(_item_in(current, ref), field, keys, frame)
-        owners[(collection, index)] = (old, editing.replace_in(current, ref, item))
+        owners[(collection, index)] = (old, replace_in(current, ref, item))
     return owners
 
 
 def keys_of(scene, channel):
     """The keys of ``channel`` ``(ref, field)`` (``None`` when it has none)."""
     ref, field = channel
-    return getattr(editing.resolve(scene, ref), field)
+    return getattr(resolve(scene, ref), field)
 
 
 def apply(document, changes: dict, text: str) -> bool:
@@ -127,9 +137,9 @@ def paste(document, clip: key_edits.Clip, retarget: Ref | None = None) -> dict:
     for (ref, field), copied in clip.channels:
         if retarget is not None and len(refs) == 1:
             ref = retarget
-        if not editing.exists(scene, ref) or not hasattr(editing.resolve(scene, ref), field):
+        if not exists(scene, ref) or not hasattr(resolve(scene, ref), field):
             continue
-        keys = getattr(editing.resolve(scene, ref), field)
+        keys = getattr(resolve(scene, ref), field)
         changes[(ref, field)] = key_edits.paste_keys(keys, copied, offset)
         pasted[(ref, field)] = list(copied.frames + offset)
     if not changes:
@@ -198,7 +208,7 @@ class KeyMove(KeyGesture):
 def insert_key(document, ref: Ref, field: str, frame: float, value=None) -> None:
     """Ctrl+click on a curve: a key at ``frame`` holding ``value`` (default: the value the
     curve has there, so only the key is new)."""
-    item = editing.resolve(document.scene, ref)
+    item = resolve(document.scene, ref)
     keys = getattr(item, field)
     if value is None:
         static = getattr(item, key_edits.static_field(field))

@@ -12,10 +12,20 @@ from __future__ import annotations
 import numpy as np
 
 from app.editor.commands import InsertItem, RemoveItem, ReplaceItem, SetTimeline
+from app.scene.constraints import kind_constructors
 from app.scene.math.transforms import transform_points
-from app.scene.rig import editing
-from app.scene.rig.editing import CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig import bone_edits, constraint_edits, key_edits
 from app.scene.rig.model import Target
+from app.scene.rig.refs import (
+    CONSTRAINT,
+    PIVOT,
+    TARGET_KINDS,
+    Ref,
+    exists,
+    owner_of,
+    replace_in,
+    resolve,
+)
 
 
 class OperationError(Exception):
@@ -28,9 +38,9 @@ def _f(frame: float) -> str:
 
 def replace(document, ref: Ref, new_item, text: str, merge_key=None) -> None:
     """Push one command replacing the item ``ref`` names by ``new_item``."""
-    collection, index = editing.owner(document.scene, ref)
+    collection, index = owner_of(document.scene, ref)
     old = getattr(document.scene, collection)[index]
-    new = editing.replace_in(old, ref, new_item)
+    new = replace_in(old, ref, new_item)
     if new == old:
         return
     document.push(ReplaceItem(document, collection, index, old, new, text, merge_key))
@@ -47,9 +57,9 @@ class LiveEdit:
         self.document = document
         self.ref = ref
         self.text = text
-        self.collection, self.index = editing.owner(document.scene, ref)
+        self.collection, self.index = owner_of(document.scene, ref)
         self.old_owner = getattr(document.scene, self.collection)[self.index]
-        self.original = editing.resolve(document.scene, ref)
+        self.original = resolve(document.scene, ref)
         self.new_owner = self.old_owner
 
     @property
@@ -58,7 +68,7 @@ class LiveEdit:
         return self.text
 
     def preview(self, new_item) -> None:
-        self.new_owner = editing.replace_in(self.old_owner, self.ref, new_item)
+        self.new_owner = replace_in(self.old_owner, self.ref, new_item)
         self.document.set_item(self.collection, self.index, self.new_owner)
 
     def commit(self) -> bool:
@@ -88,7 +98,7 @@ class LiveEdit:
 def _keyable_selection(document, what: str) -> list[Ref]:
     """The selected bones, pivots and position targets; without any, the refusal says
     ``what`` the key does and what is selected instead."""
-    refs = [r for r in document.selection if editing.keyable(document.scene, r)]
+    refs = [r for r in document.selection if key_edits.keyable(document.scene, r)]
     if refs:
         return refs
     active = document.active
@@ -101,10 +111,10 @@ def _keyable_selection(document, what: str) -> list[Ref]:
 
 def rest_keyed_too(scene, refs, frame: float) -> str:
     """What the status bar adds when keying the rotation of ``refs`` at ``frame`` keys a
-    pivot's rest at ``frame_start`` too (its first key, :func:`editing.keys_rest_too`):
+    pivot's rest at ``frame_start`` too (its first key, :func:`key_edits.keys_rest_too`):
     ``""`` when it does not."""
-    pivots = [r for r in refs if r.kind == PIVOT and editing.exists(scene, r)
-              and editing.keys_rest_too(editing.resolve(scene, r), frame, scene.frame_start)]
+    pivots = [r for r in refs if r.kind == PIVOT and exists(scene, r)
+              and key_edits.keys_rest_too(resolve(scene, r), frame, scene.frame_start)]
     if not pivots:
         return ""
     its = "its" if len(pivots) == 1 else "their"
@@ -123,7 +133,7 @@ def set_key(document, refs=None) -> None:
     stack.beginMacro(f"Set key on {names} at frame {_f(frame)}")
     try:
         for ref in refs:
-            replace(document, ref, editing.keyed(document.scene, ref, frame), "Set key")
+            replace(document, ref, key_edits.keyed(document.scene, ref, frame), "Set key")
     finally:
         stack.endMacro()
     document.notify(f"Keyed {names} at frame {_f(frame)}{rest}")
@@ -138,8 +148,8 @@ def delete_key(document, refs=None) -> None:
     changes = []
     for ref in refs:
         try:
-            changes.append((ref, editing.unkeyed(document.scene, ref, frame)))
-        except editing.NoKeyError:
+            changes.append((ref, key_edits.unkeyed(document.scene, ref, frame)))
+        except key_edits.NoKeyError:
             pass
     if not changes:
         names = ", ".join(r.label() for r in refs)
@@ -158,13 +168,13 @@ def delete_key(document, refs=None) -> None:
 def set_rotation(document, ref: Ref, rotation, source: str = "rotation") -> None:
     """Key a pivot's or bone's rotation at the current frame (inspector edits merge)."""
     frame = document.frame
-    item = editing.resolve(document.scene, ref)
+    item = resolve(document.scene, ref)
     rest = ""
     if ref.kind == PIVOT:
         rest = rest_keyed_too(document.scene, [ref], frame)
-        new = editing.with_pivot_rotation(item, frame, rotation, document.scene.frame_start)
+        new = key_edits.with_pivot_rotation(item, frame, rotation, document.scene.frame_start)
     else:
-        new = editing.with_bone_rotation(item, frame, rotation)
+        new = key_edits.with_bone_rotation(item, frame, rotation)
     text = f"Rotate {ref.label()} at frame {_f(frame)}"
     replace(document, ref, new, text, merge_key=(ref, "rotation", frame, source))
     if rest:
@@ -174,10 +184,10 @@ def set_rotation(document, ref: Ref, rotation, source: str = "rotation") -> None
 def set_position(document, ref: Ref, position, merge: bool = True) -> None:
     """Move a pivot (on its body) or a position target (in the world) at the current frame."""
     frame = document.frame
-    item = editing.resolve(document.scene, ref)
+    item = resolve(document.scene, ref)
     if ref.kind in TARGET_KINDS and item.bone is not None:
         raise OperationError(f"This {ref.kind} follows a bone; set it to a position first")
-    new = editing.with_position(item, frame, position)
+    new = key_edits.with_position(item, frame, position)
     keyed = item.position_keys is not None
     text = f"Move {ref.label()}" + (f" at frame {_f(frame)}" if keyed else "")
     replace(document, ref, new, text, merge_key=(ref, "position", frame) if merge else None)
@@ -188,7 +198,7 @@ def set_bone_rest(document, name: str, field: str, value) -> None:
     ref = Ref.bone(name)
     bone = document.scene.bone(name)
     try:
-        new = editing.with_bone_rest(bone, **{field: value})
+        new = bone_edits.with_bone_rest(bone, **{field: value})
     except ValueError as e:
         raise OperationError(str(e)) from None
     replace(document, ref, new, f"Set rest {field} of bone {name}", merge_key=(ref, field))
@@ -198,7 +208,7 @@ def set_bone_translation(document, name: str, value) -> None:
     """A bone's translation: a key at the current frame when it is animated."""
     frame = document.frame
     bone = document.scene.bone(name)
-    new = editing.with_bone_translation(bone, frame, value)
+    new = key_edits.with_bone_translation(bone, frame, value)
     keyed = bone.translation_keys is not None
     text = f"Move bone {name}" + (f" at frame {_f(frame)}" if keyed else "")
     replace(document, Ref.bone(name), new, text, merge_key=(Ref.bone(name), "translation", frame))
@@ -209,7 +219,7 @@ def set_bone_scale(document, name: str, value) -> None:
     frame = document.frame
     bone = document.scene.bone(name)
     try:
-        new = editing.with_bone_scale(bone, frame, value)
+        new = key_edits.with_bone_scale(bone, frame, value)
     except ValueError as e:
         raise OperationError(str(e)) from None
     keyed = bone.scale_keys is not None
@@ -220,16 +230,16 @@ def set_bone_scale(document, name: str, value) -> None:
 def set_key_interpolation(document, ref: Ref, field: str, kind: str) -> None:
     """How the ``field`` keys of ``ref`` run from the key at or before the current frame to
     the next (``"linear"``, ``"constant"``, ``"ease"``)."""
-    item = editing.resolve(document.scene, ref)
+    item = resolve(document.scene, ref)
     keys = getattr(item, field, None)
     what = field.removesuffix("_keys")
     if keys is None:
         raise OperationError(f"{ref.label()}: its {what} is not animated, so it has no keys")
     try:
-        new = editing.with_key_interpolation(item, field, document.frame, kind)
+        new = key_edits.with_key_interpolation(item, field, document.frame, kind)
     except ValueError as e:
         raise OperationError(str(e)) from None
-    at = keys.frames[editing.key_at_or_before(keys, document.frame)]
+    at = keys.frames[key_edits.key_at_or_before(keys, document.frame)]
     replace(document, ref, new, f"Set {what} key of {ref.label()} at frame {_f(at)} to {kind}")
 
 
@@ -288,7 +298,7 @@ def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
     if position_in_body is None:
         body = constraint.driven_bones()[0]
         position_in_body = document.scene.tail_of(document.scene.bone_index(body))
-    new, pivot = editing.with_new_pivot(constraint, position_in_body)
+    new, pivot = constraint_edits.with_new_pivot(constraint, position_in_body)
     ref = Ref.pivot_of(constraint_name, pivot.name)
     replace(
         document,
@@ -303,7 +313,7 @@ def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
 def remove_pivot(document, constraint_name: str, pivot_name: str) -> None:
     constraint = _constraint(document, constraint_name)
     try:
-        new = editing.without_pivot(constraint, pivot_name)
+        new = constraint_edits.without_pivot(constraint, pivot_name)
     except (ValueError, KeyError) as e:
         raise OperationError(str(e).strip("'\"")) from None
     replace(
@@ -316,7 +326,7 @@ def remove_pivot(document, constraint_name: str, pivot_name: str) -> None:
 
 def refuse_identical(document, constraint) -> None:
     """Refuse (``OperationError``) a constraint the scene has already under another name."""
-    why = editing.identical_words(document.scene, constraint)
+    why = constraint_edits.identical_words(document.scene, constraint)
     if why:
         raise OperationError(f"Not added: {why}")
 
@@ -348,8 +358,8 @@ def _one_bone(document) -> str:
 def add_multi_parent(document, bone: str | None = None) -> Ref:
     """A multi-parent constraint on the (active) bone, with one pivot at its head."""
     bone = bone or _one_bone(document)
-    new = editing.new_multi_parent(document.scene, bone)
-    if editing.alike_on_same_bones(document.scene, new):
+    new = kind_constructors.new_multi_parent(document.scene, bone)
+    if constraint_edits.alike_on_same_bones(document.scene, new):
         raise OperationError(f"{bone} already has a multi-parent constraint; add pivots to it")
     return _add_constraint(document, new)
 
@@ -370,7 +380,7 @@ def add_points_at(document, bones=None) -> Ref:
     bone = bones[-1]
     others = [b for b in bones[:-1] if b != bone]
     target = Target(bone=others[-1], at="head") if others else _tail_target(document, bone)
-    return _add_constraint(document, editing.new_points_at(document.scene, bone, target))
+    return _add_constraint(document, kind_constructors.new_points_at(document.scene, bone, target))
 
 
 def add_fabrik(document, bones=None) -> Ref:
@@ -378,11 +388,11 @@ def add_fabrik(document, bones=None) -> Ref:
     position where the chain's tip is now."""
     bones = list(bones) if bones is not None else document.selected_bones()
     try:
-        chain = editing.chain_from(document.scene, bones)
+        chain = kind_constructors.chain_from(document.scene, bones)
     except (ValueError, KeyError) as e:
         raise OperationError(str(e).strip("'\"")) from None
     target = _tail_target(document, chain[-1])
-    return _add_constraint(document, editing.new_fabrik(document.scene, chain, target))
+    return _add_constraint(document, kind_constructors.new_fabrik(document.scene, chain, target))
 
 
 def remove_constraint(document, name: str) -> None:
@@ -419,7 +429,7 @@ def target_world(document, constraint, kind: str = "target") -> np.ndarray:
     """World position (3,) of a constraint's target (or ``kind="pole"``) at the current frame."""
     target = getattr(constraint, kind)
     if target.bone is None:
-        return editing.position_at(target, document.frame)
+        return key_edits.position_at(target, document.frame)
     pose = document.pose()
     i = document.scene.bone_index(target.bone)
     if target.at == "head":
@@ -455,7 +465,7 @@ def delete_selected(document) -> None:
             if ref.kind == PIVOT and ref.name not in removed:
                 remove_pivot(document, ref.name, ref.pivot)
         for ref in refs:
-            if ref.kind == CONSTRAINT and editing.exists(document.scene, ref):
+            if ref.kind == CONSTRAINT and exists(document.scene, ref):
                 remove_constraint(document, ref.name)
     finally:
         stack.endMacro()

@@ -11,7 +11,7 @@ from PySide6 import QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import bone_operations
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.widgets.kinds import registry as views
 from app.widgets.kinds.base import act as _act
 

@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor import operations
 from app.editor.authoring import bone_operations, constraint_operations, pose_operations
 from app.scene.rig.bone_edits import DELETE, REPARENT
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
 from app.window.layout import show_message

@@ -185,7 +185,7 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
     sits beside its handle and over no other label; the selection's label shows where
     labels crowd; View ▸ Labels (Alt+L) hides them all and brings them back."""
     from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
     from app.widgets.viewport.scene_drawing import PIVOT_COLOR
     from tests.conftest import SCENES
     from tests.gui import framebuffer

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from app.editor.authoring.bone_commands import SetRig
 from app.editor.operations import OperationError, replace
-from app.scene.rig import bone_edits, editing
+from app.scene.rig import bone_edits
 from app.scene.rig.bone_edits import KEEP_WORLD, REPARENT
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 
 def _push(document, rig, text: str, selection=None) -> None:
@@ -115,5 +115,5 @@ def tail_edit(document, name: str):
 def set_tail(document, name: str, tail) -> None:
     """The rest tail of ``name`` (its own frame)."""
     bone = document.scene.bone(name)
-    replace(document, Ref.bone(name), editing.with_bone_rest(bone, tail=tail),
+    replace(document, Ref.bone(name), bone_edits.with_bone_rest(bone, tail=tail),
             f"Set rest tail of bone {name}")  # fmt: skip

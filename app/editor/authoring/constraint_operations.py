@@ -8,8 +8,8 @@ import dataclasses
 
 from app.editor.operations import OperationError, replace
 from app.scene.rig import constraint_edits
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import RELATIVE_TO
+from app.scene.rig.refs import Ref
 
 
 def _edit(document, name: str, fn, *args):

@@ -11,9 +11,8 @@ from dataclasses import replace as replaced
 
 from app.editor.commands import InsertItem
 from app.editor.operations import OperationError, refuse_identical, replace
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import OFFSETS, Target
+from app.scene.rig.refs import Ref, new_constraint_name
 
 #: Words for each ``offset`` (the inspector's choices and the undo names).
 OFFSET_WORDS = {
@@ -34,7 +33,7 @@ def _follow(document, name: str):
 
 def new_follow(scene, cls, bone: str, target: str):
     """A ``cls`` constraint (not added) on ``bone`` following the head of ``target``."""
-    return cls(name=editing.new_constraint_name(scene, cls, bone), bone=bone,
+    return cls(name=new_constraint_name(scene, cls, bone), bone=bone,
                target=Target(bone=target, at="head"))
 
 

@@ -31,8 +31,8 @@ from app.scene.builders.leg_names import (
     remembered,
 )
 from app.scene.evaluate import bake
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import bone_edits
+from app.scene.rig.refs import Ref
 
 
 def suggested_leg(document, side: str | None = None) -> Leg | None:
@@ -110,6 +110,6 @@ def give_foot_length(document, leg: Leg) -> None:
     scene = document.scene
     pose = bake(scene, np.array([float(scene.frame_start)]))
     tail = foot_tail(scene, leg, pose)
-    new = editing.with_bone_rest(scene.bone(leg.foot), tail=tail)
+    new = bone_edits.with_bone_rest(scene.bone(leg.foot), tail=tail)
     operations.replace(document, Ref.bone(leg.foot), new, f"Give {leg.foot} a length")
     document.notify(f"{leg.foot} reaches the ball of its foot now (its tail; Ctrl+Z undoes)")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.editor import operations
-from app.scene.rig import editing
+from app.scene.constraints import kind_constructors
 from app.scene.rig.model import Fabrik
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, set_target_menu
@@ -23,7 +23,7 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
     selected bones that are not one chain show why the entry is greyed."""
     bones = bones or [bone]
     try:
-        chain = editing.chain_from(document.scene, bones)
+        chain = kind_constructors.chain_from(document.scene, bones)
     except (ValueError, KeyError):
         chain = None
     if chain is not None and len(chain) < 2:

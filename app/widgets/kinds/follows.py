@@ -14,7 +14,7 @@ from app.editor.authoring.follow_operations import (
     set_follow_target,
     set_offset,
 )
-from app.scene.rig.editing import identical_in
+from app.scene.rig.constraint_edits import identical_in
 from app.scene.rig.model import ChildOf, CopyLocation, CopyRotation
 from app.widgets.kinds.base import ConstraintView, act
 

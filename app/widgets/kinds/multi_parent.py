@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from app.editor import operations
-from app.scene.rig import editing
-from app.scene.rig.editing import PIVOT
+from app.scene.constraints import kind_constructors
+from app.scene.rig import constraint_edits
 from app.scene.rig.model import MultiParent
+from app.scene.rig.refs import PIVOT
 from app.widgets.kinds.base import ConstraintView, act
 
 
@@ -24,7 +25,8 @@ def section(form, c: MultiParent) -> None:
 
 def add_on_bone(menu, document, bone: str, bones) -> None:
     scene = document.scene
-    driven = editing.alike_on_same_bones(scene, editing.new_multi_parent(scene, bone))
+    new = kind_constructors.new_multi_parent(scene, bone)
+    driven = constraint_edits.alike_on_same_bones(scene, new)
     act(menu, f"Add Multi-Parent Constraint on {bone}" + (" (it has one)" if driven else ""),
         operations.add_multi_parent, document, bone, enabled=not driven)  # fmt: skip
 

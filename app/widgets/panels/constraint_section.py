@@ -9,8 +9,8 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import RELATIVE_TO
+from app.scene.rig.refs import Ref
 from app.scene.words import plural
 from app.widgets.fields import spin_box
 from app.widgets.kinds import registry as views

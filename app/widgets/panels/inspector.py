@@ -16,9 +16,9 @@ from app.editor.authoring import constraint_operations
 from app.editor.authoring.follow_operations import set_follow_target
 from app.editor.files import is_shipped
 from app.editor.throttle import Throttle
-from app.scene.rig import editing
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig import key_edits
 from app.scene.rig.model import Target
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref, exists, resolve
 from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.kinds import registry as views
@@ -63,7 +63,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _active(self) -> Ref | None:
         doc = self._document
         ref = doc.active
-        return ref if ref is not None and editing.exists(doc.scene, ref) else None
+        return ref if ref is not None and exists(doc.scene, ref) else None
 
     def _rebuild(self) -> None:
         ref = self._ref = self._active()
@@ -188,7 +188,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         )
         self._refreshers.append(
             lambda: editor.set_value(
-                editing.rotation_at(editing.resolve(doc.scene, ref), doc.frame)
+                key_edits.rotation_at(resolve(doc.scene, ref), doc.frame)
             )
         )
         interpolation_row(self, form, ref, "rotation_keys")
@@ -198,8 +198,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
 
     def _key_state(self, ref: Ref) -> str:
         doc = self._document
-        item = editing.resolve(doc.scene, ref)
-        frames = editing.key_frames(doc.scene, ref)
+        item = resolve(doc.scene, ref)
+        frames = key_edits.key_frames(doc.scene, ref)
         here = np.any(frames == doc.frame)
         parts = []
         if hasattr(item, "rotation_keys"):
@@ -252,7 +252,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         )
         self._refreshers.append(
             lambda: translation.set_value(
-                editing.translation_at(doc.scene.bone(ref.name), doc.frame)
+                key_edits.translation_at(doc.scene.bone(ref.name), doc.frame)
             )
         )
         self._note(
@@ -320,14 +320,14 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
         self._refreshers.append(
             lambda: position.set_value(
-                editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
+                key_edits.position_at(resolve(doc.scene, ref), doc.frame)
             )
         )
         self._note(
             form,
             lambda: (
                 "keyed: edits and drags set a key at the current frame"
-                if editing.resolve(doc.scene, ref).position_keys is not None
+                if resolve(doc.scene, ref).position_keys is not None
                 else "not animated: edits and drags move it for the whole timeline"
             ),
         )
@@ -337,7 +337,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _build_target(self, ref: Ref) -> None:
         doc = self._document
         c = doc.scene.constraint(ref.name)
-        target = editing.resolve(doc.scene, ref)
+        target = resolve(doc.scene, ref)
         what = "Pole" if ref.kind == "pole" else "Target"
         sub = f"{views.words(c)} constraint"
         if ref.kind == "pole":
@@ -354,7 +354,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form.addRow(kind)
 
         def show_kind():  # a refused choice (a cycle of constraints) goes back
-            now = editing.resolve(doc.scene, ref)
+            now = resolve(doc.scene, ref)
             index = max(choice_index(kind, view, now), 0)
             with QtCore.QSignalBlocker(kind):
                 kind.setCurrentIndex(index)
@@ -366,7 +366,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
             self._refreshers.append(
                 lambda: position.set_value(
-                    editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
+                    key_edits.position_at(resolve(doc.scene, ref), doc.frame)
                 )
             )
             interpolation_row(self, form, ref, "position_keys")

@@ -2,7 +2,7 @@
 
 Each keyed property (a bone's rotation, translation and scale, a pivot's quaternion and
 position, a position target) shows the interpolation of the key whose segment holds the
-current frame (the key at or before it, :func:`app.scene.rig.editing.key_at_or_before`):
+current frame (the key at or before it, :func:`app.scene.rig.key_edits.key_at_or_before`):
 scrubbing onto each key reaches each key's interpolation, as the timeline's diamonds do.
 Choosing another one is one undo step. The row hides while the property has no keys.
 
@@ -17,9 +17,9 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.key_operations import INTERPOLATION_WORDS
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
 from app.scene.rig.keys import INTERPOLATIONS
+from app.scene.rig.refs import Ref, resolve
 from app.widgets.fields import VectorEdit
 from app.widgets.text_keys import keep_keys
 
@@ -59,11 +59,11 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
         operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
 
     def refresh():
-        keys = getattr(editing.resolve(doc.scene, ref), field)
+        keys = getattr(resolve(doc.scene, ref), field)
         row.setVisible(keys is not None)
         if keys is None:
             return
-        i = editing.key_at_or_before(keys, doc.frame)
+        i = key_edits.key_at_or_before(keys, doc.frame)
         label.setText(f"{what.capitalize()} key at frame {keys.frames[i]:g} → next:")
         with QtCore.QSignalBlocker(combo):
             combo.setCurrentIndex(combo.findData(keys.interpolation[i]))
@@ -80,7 +80,7 @@ def scale_group(panel, ref: Ref) -> None:
     form.addRow(scale)
     scale.edited.connect(lambda v: panel.run(operations.set_bone_scale, doc, ref.name, v))
     panel.add_refresher(
-        lambda: scale.set_value(editing.scale_at(doc.scene.bone(ref.name), doc.frame))
+        lambda: scale.set_value(key_edits.scale_at(doc.scene.bone(ref.name), doc.frame))
     )
     panel.note(form, lambda: (
         "keyed: edits set a key at the current frame"

@@ -15,9 +15,9 @@ from PySide6 import QtGui
 from app.editor import tutorials
 from app.editor.operations import target_world
 from app.scene.analysis import compare
-from app.scene.rig import editing
-from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
+from app.scene.rig import key_edits
 from app.scene.rig.prepared import prepare
+from app.scene.rig.refs import PIVOT, POINT, POLE, Ref, part_refs, pivot_named, resolve
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
 from app.widgets.viewport.handle_frames import TimelineHandles
@@ -79,14 +79,14 @@ def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
         world, _ = tutorials.point_in_frames(tutorial, scene, pose.bone_to_world[0])
         out.append((Ref(POINT, tutorial.point), world))
     for c in scene.constraints:
-        for ref in editing.part_refs(c):
+        for ref in part_refs(c):
             if ref.kind == PIVOT:  # a point on the body, in its frame
                 body = index.get(c.driven_bones()[0])
                 if body is None:
                     continue
                 body_to_world = pose.bone_to_world[0, body]
-                pivot = editing.pivot_named(c, ref.pivot)
-                pivot_in_body = editing.position_at(pivot, document.frame)
+                pivot = pivot_named(c, ref.pivot)
+                pivot_in_body = key_edits.position_at(pivot, document.frame)
                 world = body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
                 out.append((ref, world))
             else:
@@ -129,7 +129,7 @@ def _handle_color(scene, ref: Ref) -> np.ndarray:
         return POINT_COLOR
     if ref.kind == PIVOT:
         return PIVOT_COLOR
-    if editing.resolve(scene, ref).bone is not None:
+    if resolve(scene, ref).bone is not None:
         return BONE_TARGET_COLOR
     return POLE_COLOR if ref.kind == POLE else TARGET_COLOR
 
