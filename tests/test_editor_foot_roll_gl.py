@@ -135,9 +135,9 @@ def test_an_edit_makes_the_cache_stale_and_the_timeline_says_so(qtbot):
     notes = []
     doc.recompute_started.connect(lambda names: notes.append(
         win.timeline.recompute_label.text()))  # fmt: skip
-    from app.editor import operations
+    from app.editor.operations import key_operations
 
-    operations.set_position(doc, Ref.pivot_of(ROLL, "toe"), (0.0, -0.08, 0.2))
+    key_operations.set_position(doc, Ref.pivot_of(ROLL, "toe"), (0.0, -0.08, 0.2))
     doc.pose()  # the viewport asks for the pose; the stale integral is recomputed
     assert notes and ROLL in notes[0] and "Recomputing" in notes[0]
     qtbot.waitUntil(lambda: "Recomputed" in win.timeline.recompute_label.text())

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError
 from app.scene.constraints.order import WHY
 from app.scene.constraints.order import check as check_order
 from app.scene.errors import SceneError
@@ -251,7 +251,7 @@ class Document(QtCore.QObject):
         """Do an edit: push an undo command (which applies it at once).
 
         An edit after which constraints would read each other's bones in a cycle (contract
-        §F1) is refused before anything changes: :class:`~app.editor.operations.
+        §F1) is refused before anything changes: :class:`~app.editor.operations.base.
         OperationError` saying so, the scene and the undo stack as they were. A command that
         can change the constraints or the hierarchy says what they become
         (``lists_after(scene)``).

@@ -1,4 +1,4 @@
-"""A new constraint of each kind, as the editor adds it, and the bone chain FABRIK takes.
+"""A new constraint of each built-in kind, as the editor adds it, and the chain FABRIK takes.
 
 Each constructor names the constraint as Blender does (its kind's words and the bone,
 :func:`app.scene.rig.refs.new_constraint_name`) and returns it without adding it: the editor
@@ -86,3 +86,9 @@ def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     return Fabrik(
         name=new_constraint_name(scene, Fabrik, chain[-1]), chain=chain, target=target
     )
+
+
+def new_follow(scene, cls, bone: str, target: str):
+    """A ``cls`` constraint (not added) on ``bone`` following the head of ``target``."""
+    return cls(name=new_constraint_name(scene, cls, bone), bone=bone,
+               target=Target(bone=target, at="head"))

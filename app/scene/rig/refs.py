@@ -141,6 +141,16 @@ def replace_in(owner_item, ref: Ref, new_item):
     return dataclasses.replace(owner_item, **{ref.kind: new_item})
 
 
+def item_in(owner_item, ref: Ref):
+    """The item ``ref`` names inside its owner (which may already be an edited copy): what
+    :func:`replace_in` replaces."""
+    if ref.kind in (BONE, CONSTRAINT):
+        return owner_item
+    if ref.kind == PIVOT:
+        return pivot_named(owner_item, ref.pivot)
+    return getattr(owner_item, ref.kind)
+
+
 def part_refs(constraint: Constraint) -> list[Ref]:
     """The selectable, keyable parts of ``constraint`` (its pivots, target, pole)."""
     return [Ref(kind, constraint.name, pivot) for kind, pivot in constraint.parts()]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.editor import operations
+from app.editor.operations import constraint_operations
+from app.editor.operations.base import OperationError
 from app.scene.rig.model import Target
 
 
@@ -102,7 +103,7 @@ def act(menu, text, fn, *args, enabled=True):
     def run():
         try:
             fn(*args)
-        except operations.OperationError as e:
+        except OperationError as e:
             document.notify(str(e))
 
     action = menu.addAction(text)
@@ -117,12 +118,14 @@ def set_target_menu(menu, document, constraint) -> None:
     act(
         target_menu,
         "To a Position (where it is now)",
-        lambda d, n: operations.set_target(d, n, operations.target_here(d, n)),
+        lambda d, n: constraint_operations.set_target(
+            d, n, constraint_operations.target_here(d, n)
+        ),
         document,
         constraint.name,
     )
     target_menu.addSeparator()
     for b in document.scene.bones:
         for at in ("head", "tail"):
-            act(target_menu, f"To {b.name} {at}", operations.set_target, document,
+            act(target_menu, f"To {b.name} {at}", constraint_operations.set_target, document,
                 constraint.name, Target(bone=b.name, at=at))  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.editor import operations
+from app.editor.operations import constraint_operations
 from app.scene.constraints import kind_constructors
 from app.scene.rig.model import Fabrik
 from app.scene.words import plural
@@ -34,7 +34,7 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
         words, enabled = f"on {chain[0]} → {chain[-1]} ({plural(len(chain), 'bone')})", True
     else:
         words, enabled = f"on {chain[-1]} and its parent {chain[0]}", True
-    act(menu, f"Add FABRIK Constraint {words}", operations.add_fabrik, document, bones,
+    act(menu, f"Add FABRIK Constraint {words}", constraint_operations.add_fabrik, document, bones,
         enabled=enabled)  # fmt: skip
 
 

@@ -13,7 +13,7 @@
   interpolation.
 
 The curve view owns the diamonds (:class:`Diamonds`); this module reads them, keeps the key
-selection, and edits through :mod:`app.editor.key_operations`.
+selection, and edits through :mod:`app.editor.operations.key_operations`.
 
 One idea: the curve view's key selection and the gestures that edit its keys.
 """
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import key_operations
-from app.editor.operations import OperationError
+from app.editor.operations import key_operations
+from app.editor.operations.base import OperationError
 from app.scene.analysis.curve_subjects import DRIVEN
 from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
 from app.scene.rig import key_edits

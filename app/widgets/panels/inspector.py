@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import constraint_operations
-from app.editor.authoring.follow_operations import set_follow_target
 from app.editor.files import is_shipped
+from app.editor.operations import bone_operations, constraint_operations, key_operations
+from app.editor.operations.base import OperationError
+from app.editor.operations.follow_operations import set_follow_target
 from app.editor.throttle import Throttle
 from app.scene.rig import key_edits
 from app.scene.rig.model import Target
@@ -149,8 +149,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         key.setToolTip("Key the current values at the current frame")
         unkey = QtWidgets.QPushButton("Delete key (Shift+K)")
         unkey.setObjectName("deleteKeyButton")
-        key.clicked.connect(lambda: self._run(operations.set_key, self._document, [ref]))
-        unkey.clicked.connect(lambda: self._run(operations.delete_key, self._document, [ref]))
+        key.clicked.connect(lambda: self._run(key_operations.set_key, self._document, [ref]))
+        unkey.clicked.connect(lambda: self._run(key_operations.delete_key, self._document, [ref]))
         for b in (key, unkey):
             b.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
             row.addWidget(b)
@@ -165,7 +165,9 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         spin.setKeyboardTracking(False)
         form.addRow(label, spin)
         spin.valueChanged.connect(
-            lambda v: self._run(operations.set_constraint_field, doc, ref.name, field, int(v))
+            lambda v: self._run(
+                constraint_operations.set_constraint_field, doc, ref.name, field, int(v)
+            )
         )
         self._refreshers.append(
             lambda: self._set_spin(spin, getattr(doc.scene.constraint(ref.name), field))
@@ -174,7 +176,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _run(self, fn, *args) -> None:
         try:
             fn(*args)
-        except operations.OperationError as e:
+        except OperationError as e:
             self._document.notify(str(e))
             self._refresh()
 
@@ -184,7 +186,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         editor = RotationEditor("rotation")
         form.addRow(editor)
         editor.edited.connect(
-            lambda q, source: self._run(operations.set_rotation, doc, ref, q, source)
+            lambda q, source: self._run(key_operations.set_rotation, doc, ref, q, source)
         )
         self._refreshers.append(
             lambda: editor.set_value(
@@ -248,7 +250,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         translation = VectorEdit(3, "translation")
         form.addRow(translation)
         translation.edited.connect(
-            lambda v: self._run(operations.set_bone_translation, doc, ref.name, v)
+            lambda v: self._run(key_operations.set_bone_translation, doc, ref.name, v)
         )
         self._refreshers.append(
             lambda: translation.set_value(
@@ -275,7 +277,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             edit = VectorEdit(n, f"rest_{field}", decimals=dec)
             form.addRow(label, edit)
             edit.edited.connect(
-                lambda v, f=field: self._run(operations.set_bone_rest, doc, ref.name, f, v)
+                lambda v, f=field: self._run(bone_operations.set_bone_rest, doc, ref.name, f, v)
             )
             self._refreshers.append(lambda e=edit, f=field: e.set_value(self._rest(ref, f)))
         form = self._group("World at the current frame")
@@ -317,7 +319,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form = self._group("Position on the body in units (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
-        position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
+        position.edited.connect(lambda v: self._run(key_operations.set_position, doc, ref, v))
         self._refreshers.append(
             lambda: position.set_value(
                 key_edits.position_at(resolve(doc.scene, ref), doc.frame)
@@ -363,7 +365,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         if target.bone is None:
             position = VectorEdit(3, "position")
             form.addRow("World position (units)", position)
-            position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
+            position.edited.connect(lambda v: self._run(key_operations.set_position, doc, ref, v))
             self._refreshers.append(
                 lambda: position.set_value(
                     key_edits.position_at(resolve(doc.scene, ref), doc.frame)
@@ -382,10 +384,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             self._run(set_follow_target, doc, ref.name, data[0], at)
             return
         if data is None:
-            target = operations.target_here(doc, ref.name, ref.kind)
+            target = constraint_operations.target_here(doc, ref.name, ref.kind)
         else:
             target = Target(bone=data[0], at=data[1])
-        self._run(operations.set_target, doc, ref.name, target, ref.kind)
+        self._run(constraint_operations.set_target, doc, ref.name, target, ref.kind)
 
     @staticmethod
     def _set_combo(combo, text) -> None:

@@ -8,15 +8,15 @@ Choosing another one is one undo step. The row hides while the property has no k
 
 A bone's scale shows its value at the current frame, like its translation: an edit sets a
 key there when the scale is animated, else the static scale for the whole timeline; its
-spin boxes merge into one undo step per edit session (``operations.set_bone_scale``).
+spin boxes merge into one undo step per edit session (``key_operations.set_bone_scale``).
 """
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.key_operations import INTERPOLATION_WORDS
+from app.editor.operations import key_operations
+from app.editor.operations.key_operations import INTERPOLATION_WORDS
 from app.scene.rig import key_edits
 from app.scene.rig.keys import INTERPOLATIONS
 from app.scene.rig.refs import Ref, resolve
@@ -56,7 +56,7 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
     layout.addWidget(combo)
     form.addRow(row)
     combo.currentIndexChanged.connect(lambda _: panel.run(
-        operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
+        key_operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
 
     def refresh():
         keys = getattr(resolve(doc.scene, ref), field)
@@ -78,7 +78,7 @@ def scale_group(panel, ref: Ref) -> None:
     form = panel.group("Scale (along the bone's own axes)")
     scale = VectorEdit(3, "scale")
     form.addRow(scale)
-    scale.edited.connect(lambda v: panel.run(operations.set_bone_scale, doc, ref.name, v))
+    scale.edited.connect(lambda v: panel.run(key_operations.set_bone_scale, doc, ref.name, v))
     panel.add_refresher(
         lambda: scale.set_value(key_edits.scale_at(doc.scene.bone(ref.name), doc.frame))
     )

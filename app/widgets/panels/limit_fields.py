@@ -3,15 +3,15 @@
 :class:`LimitEditor` edits one limit (none, a cone with an optional twist range, or a
 hinge); :func:`build_points_at` and :func:`build_fabrik` put these editors into the
 inspector's constraint form. Every change goes through
-:mod:`app.editor.authoring.constraint_operations` (one undo command; spin-box steps merge).
+:mod:`app.editor.operations.constraint_operations` (one undo command; spin-box steps merge).
 """
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import constraint_operations as ops
+from app.editor.operations import constraint_operations
+from app.editor.operations import constraint_operations as ops
 from app.scene.rig import constraint_edits
 from app.scene.rig.model import ConeLimit, HingeLimit, Target
 from app.widgets.fields import VectorEdit, spin_box
@@ -204,7 +204,7 @@ def _pole_here(document, name: str) -> Target:
     or the middle joint's head when there was none."""
     c = document.scene.constraint(name)
     if c.pole is not None:
-        return operations.target_here(document, name, "pole")
+        return constraint_operations.target_here(document, name, "pole")
     pose = document.pose()
     middle = pose.heads[0, document.scene.bone_index(c.chain[len(c.chain) // 2])]
     return Target(position=tuple(float(v) for v in middle))

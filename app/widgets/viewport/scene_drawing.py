@@ -13,7 +13,7 @@ import pyqtgraph.opengl as gl
 from PySide6 import QtGui
 
 from app.editor import tutorials
-from app.editor.operations import target_world
+from app.editor.operations.constraint_operations import target_world
 from app.scene.analysis import compare
 from app.scene.rig import key_edits
 from app.scene.rig.prepared import prepare

@@ -1,6 +1,6 @@
 """Gestures in the viewport: moving a handle, turning a pivot or bone with the arcball.
 
-A gesture previews its edit live (:class:`app.editor.operations.LiveEdit`, or for the
+A gesture previews its edit live (:class:`app.editor.operations.base.LiveEdit`, or for the
 arcball the gizmos' :class:`~app.widgets.viewport.interaction.transform_edit.Subject`) and
 pushes one undo command on release; Escape cancels it and puts the item back exactly.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor.operations import LiveEdit
+from app.editor.operations.base import LiveEdit
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world
 from app.scene.rig import key_edits

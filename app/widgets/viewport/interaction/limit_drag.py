@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 
-from app.editor.operations import LiveEdit
+from app.editor.operations.base import LiveEdit
 from app.scene.analysis import limit_shapes, projection
 from app.scene.rig import constraint_edits
 from app.scene.rig.model import ConeLimit

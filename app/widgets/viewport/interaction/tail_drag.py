@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor.authoring.bone_operations import tail_edit
+from app.editor.operations.bone_operations import tail_edit
 from app.scene.analysis import projection
 from app.scene.rig import bone_edits
 from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, MoveDrag

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.editor.commands import ReplaceItem
-from app.editor.operations import rest_keyed_too
+from app.editor.operations.key_operations import rest_keyed_too
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import turn_in_frame
 from app.scene.analysis.transform_math import (

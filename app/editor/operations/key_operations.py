@@ -1,10 +1,17 @@
-"""Key edits the curve view and the timeline make: each one undo step, however many items.
+"""Key and frame-value operations, each one undo step however many items it touches.
 
-A *selection of keys* is ``{(ref, field): frames}``: for each channel (an item's ``*_keys``
-list, :mod:`app.scene.rig.key_edits`) the frames of its selected keys. An edit that touches
-several items (two pivots of one constraint, a bone and a target) pushes one macro, so
-Edit ▸ Undo takes it back whole. A drag previews through :class:`KeyGesture` and pushes one
-command on release.
+An edit at the current frame (K, Shift+K, a rotation, a position, a bone's translation or
+scale, a key's interpolation) keys the property when it is animated and sets its static
+value otherwise, as :mod:`app.scene.rig.key_edits` does; pivot and bone rotations are always
+keyed.
+
+The curve view and the timeline edit *selections of keys*: ``{(ref, field): frames}``, for
+each channel (an item's ``*_keys`` list, :mod:`app.scene.rig.key_edits`) the frames of its
+selected keys. An edit that touches several items (two pivots of one constraint, a bone and a
+target) pushes one macro, so Edit ▸ Undo takes it back whole. A drag previews through
+:class:`KeyGesture` and pushes one command on release.
+
+One idea: keys, a value at the current frame and selections of keys, as undo commands.
 """
 
 from __future__ import annotations
@@ -12,17 +19,16 @@ from __future__ import annotations
 import numpy as np
 
 from app.editor.commands import ReplaceItem
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError, replace
 from app.scene.rig import key_edits
 from app.scene.rig.keys import Keys, sample
 from app.scene.rig.refs import (
-    BONE,
-    CONSTRAINT,
     PIVOT,
+    TARGET_KINDS,
     Ref,
     exists,
+    item_in,
     owner_of,
-    pivot_named,
     replace_in,
     resolve,
 )
@@ -30,6 +36,152 @@ from app.scene.words import plural
 
 INTERPOLATION_WORDS = {"constant": "Constant", "linear": "Linear", "ease": "Ease"}
 
+
+# --- at the current frame -----------------------------------------------------------------
+
+
+def _f(frame: float) -> str:
+    return f"{frame:g}"
+
+
+def _keyable_selection(document, what: str) -> list[Ref]:
+    """The selected bones, pivots and position targets; without any, the refusal says
+    ``what`` the key does and what is selected instead."""
+    refs = [r for r in document.selection if key_edits.keyable(document.scene, r)]
+    if refs:
+        return refs
+    active = document.active
+    if active is None:
+        raise OperationError(f"{what}: select some first")
+    but = ("follows a bone (key that bone)" if active.kind in TARGET_KINDS
+           else "has no keys of its own (select its pivots or bones)")  # fmt: skip
+    raise OperationError(f"{what}; {active.label()} {but}")
+
+
+def rest_keyed_too(scene, refs, frame: float) -> str:
+    """What the status bar adds when keying the rotation of ``refs`` at ``frame`` keys a
+    pivot's rest at ``frame_start`` too (its first key, :func:`key_edits.keys_rest_too`):
+    ``""`` when it does not."""
+    pivots = [r for r in refs if r.kind == PIVOT and exists(scene, r)
+              and key_edits.keys_rest_too(resolve(scene, r), frame, scene.frame_start)]
+    if not pivots:
+        return ""
+    its = "its" if len(pivots) == 1 else "their"
+    return (f", and {its} rest at frame {_f(scene.frame_start)}: a pivot turns from one key "
+            "to the next, so one key alone would turn nothing")
+
+
+def set_key(document, refs=None) -> None:
+    """K: key the selection at the current frame with the values it has there."""
+    refs = list(refs) if refs is not None else _keyable_selection(
+        document, "K keys the selected bones, pivots and position targets at this frame")
+    frame = document.frame
+    stack = document.undo_stack
+    names = ", ".join(r.label() for r in refs)
+    rest = rest_keyed_too(document.scene, refs, frame)
+    stack.beginMacro(f"Set key on {names} at frame {_f(frame)}")
+    try:
+        for ref in refs:
+            replace(document, ref, key_edits.keyed(document.scene, ref, frame), "Set key")
+    finally:
+        stack.endMacro()
+    document.notify(f"Keyed {names} at frame {_f(frame)}{rest}")
+
+
+def delete_key(document, refs=None) -> None:
+    """Shift+K: delete the selection's keys at the current frame."""
+    refs = list(refs) if refs is not None else _keyable_selection(
+        document, "Shift+K deletes the keys at this frame of the selected bones, pivots and "
+        "position targets")  # fmt: skip
+    frame = document.frame
+    changes = []
+    for ref in refs:
+        try:
+            changes.append((ref, key_edits.unkeyed(document.scene, ref, frame)))
+        except key_edits.NoKeyError:
+            pass
+    if not changes:
+        names = ", ".join(r.label() for r in refs)
+        raise OperationError(f"{names}: no key at frame {_f(frame)}")
+    names = ", ".join(r.label() for r, _ in changes)
+    stack = document.undo_stack
+    stack.beginMacro(f"Delete key on {names} at frame {_f(frame)}")
+    try:
+        for ref, item in changes:
+            replace(document, ref, item, "Delete key")
+    finally:
+        stack.endMacro()
+    document.notify(f"Deleted the key of {names} at frame {_f(frame)}")
+
+
+def set_rotation(document, ref: Ref, rotation, source: str = "rotation") -> None:
+    """Key a pivot's or bone's rotation at the current frame (inspector edits merge)."""
+    frame = document.frame
+    item = resolve(document.scene, ref)
+    rest = ""
+    if ref.kind == PIVOT:
+        rest = rest_keyed_too(document.scene, [ref], frame)
+        new = key_edits.with_pivot_rotation(item, frame, rotation, document.scene.frame_start)
+    else:
+        new = key_edits.with_bone_rotation(item, frame, rotation)
+    text = f"Rotate {ref.label()} at frame {_f(frame)}"
+    replace(document, ref, new, text, merge_key=(ref, "rotation", frame, source))
+    if rest:
+        document.notify(f"Keyed {ref.label()} at frame {_f(frame)}{rest}")
+
+
+def set_position(document, ref: Ref, position, merge: bool = True) -> None:
+    """Move a pivot (on its body) or a position target (in the world) at the current frame."""
+    frame = document.frame
+    item = resolve(document.scene, ref)
+    if ref.kind in TARGET_KINDS and item.bone is not None:
+        raise OperationError(f"This {ref.kind} follows a bone; set it to a position first")
+    new = key_edits.with_position(item, frame, position)
+    keyed = item.position_keys is not None
+    text = f"Move {ref.label()}" + (f" at frame {_f(frame)}" if keyed else "")
+    replace(document, ref, new, text, merge_key=(ref, "position", frame) if merge else None)
+
+
+def set_bone_translation(document, name: str, value) -> None:
+    """A bone's translation: a key at the current frame when it is animated."""
+    frame = document.frame
+    bone = document.scene.bone(name)
+    new = key_edits.with_bone_translation(bone, frame, value)
+    keyed = bone.translation_keys is not None
+    text = f"Move bone {name}" + (f" at frame {_f(frame)}" if keyed else "")
+    replace(document, Ref.bone(name), new, text, merge_key=(Ref.bone(name), "translation", frame))
+
+
+def set_bone_scale(document, name: str, value) -> None:
+    """A bone's scale: a key at the current frame when it is animated (edits merge)."""
+    frame = document.frame
+    bone = document.scene.bone(name)
+    try:
+        new = key_edits.with_bone_scale(bone, frame, value)
+    except ValueError as e:
+        raise OperationError(str(e)) from None
+    keyed = bone.scale_keys is not None
+    text = f"Scale bone {name}" + (f" at frame {_f(frame)}" if keyed else "")
+    replace(document, Ref.bone(name), new, text, merge_key=(Ref.bone(name), "scale", frame))
+
+
+def set_key_interpolation(document, ref: Ref, field: str, kind: str) -> None:
+    """How the ``field`` keys of ``ref`` run from the key at or before the current frame to
+    the next (``"linear"``, ``"constant"``, ``"ease"``)."""
+    item = resolve(document.scene, ref)
+    keys = getattr(item, field, None)
+    what = field.removesuffix("_keys")
+    if keys is None:
+        raise OperationError(f"{ref.label()}: its {what} is not animated, so it has no keys")
+    try:
+        new = key_edits.with_key_interpolation(item, field, document.frame, kind)
+    except ValueError as e:
+        raise OperationError(str(e)) from None
+    at = keys.frames[key_edits.key_at_or_before(keys, document.frame)]
+    replace(document, ref, new, f"Set {what} key of {ref.label()} at frame {_f(at)} to {kind}")
+
+
+# --- selections of keys -------------------------------------------------------------------
 
 class _Clipboard:
     """Copied keys, application-wide like Blender's keyframe copy buffer."""
@@ -40,15 +192,6 @@ class _Clipboard:
 CLIPBOARD = _Clipboard()
 
 
-def _item_in(owner_item, ref: Ref):
-    """The item ``ref`` names inside its owner (which may already be an edited copy)."""
-    if ref.kind in (BONE, CONSTRAINT):
-        return owner_item
-    if ref.kind == PIVOT:
-        return pivot_named(owner_item, ref.pivot)
-    return getattr(owner_item, ref.kind)
-
-
 def _changed_owners(scene, changes: dict, frame: float) -> dict:
     """``{(collection, index): (old_owner, new_owner)}`` for ``{(ref, field): keys or None}``."""
     owners: dict = {}
@@ -56,7 +199,7 @@ def _changed_owners(scene, changes: dict, frame: float) -> dict:
         collection, index = owner_of(scene, ref)
         old = getattr(scene, collection)[index]
         current = owners.get((collection, index), (old, old))[1]
-        item = key_edits.with_channel(_item_in(current, ref), field, keys, frame)
+        item = key_edits.with_channel(item_in(current, ref), field, keys, frame)
         owners[(collection, index)] = (old, replace_in(current, ref, item))
     return owners
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from app.editor.commands import ReplaceItem
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError
 from app.scene.rig import key_edits, poses
 from app.scene.rig.refs import PIVOT, TARGET_KINDS, owner_of, replace_in, resolve
 
