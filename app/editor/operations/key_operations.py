@@ -21,7 +21,7 @@ import numpy as np
 from app.editor.commands import ReplaceItem
 from app.editor.operations.base import OperationError, replace
 from app.scene.rig import key_edits
-from app.scene.rig.keys import Keys, sample
+from app.scene.rig.keys import sample
 from app.scene.rig.refs import (
     PIVOT,
     TARGET_KINDS,
@@ -359,8 +359,5 @@ def insert_key(document, ref: Ref, field: str, frame: float, value=None) -> None
     value = np.asarray(value, dtype=float)
     if key_edits.is_rotation(field):
         value = value / np.linalg.norm(value)
-    if keys is None:
-        new = Keys([float(frame)], value[None])
-    else:
-        new = keys.with_key(float(frame), value)
+    new = key_edits.with_key(keys, frame, value)
     apply(document, {(ref, field): new}, f"Insert key on {ref.label()} at frame {frame:g}")

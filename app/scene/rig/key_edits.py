@@ -199,7 +199,9 @@ def key_frames(scene: Scene, ref: Ref) -> np.ndarray:
 # --- setting values at a frame ------------------------------------------------------------
 
 
-def _keyed(keys: Keys | None, frame: float, value) -> Keys:
+def with_key(keys: Keys | None, frame: float, value) -> Keys:
+    """``keys`` with a key at ``frame`` holding ``value`` (replacing one there), or the first
+    key when ``keys`` is ``None``."""
     value = np.asarray(value, dtype=float)
     if keys is None:
         return Keys(np.array([float(frame)]), value[None])
@@ -209,7 +211,8 @@ def _keyed(keys: Keys | None, frame: float, value) -> Keys:
 def with_position(item, frame: float, position):
     """A pivot or position target placed at ``position`` (a key if its position is keyed)."""
     if item.position_keys is not None:
-        return dataclasses.replace(item, position_keys=_keyed(item.position_keys, frame, position))
+        keys = with_key(item.position_keys, frame, position)
+        return dataclasses.replace(item, position_keys=keys)
     return dataclasses.replace(item, position=floats(position))
 
 
@@ -230,8 +233,8 @@ def with_pivot_rotation(pivot: Pivot, frame: float, rotation,
     q = q / np.linalg.norm(q)
     keys = pivot.rotation_keys
     if keys_rest_too(pivot, frame, first_frame):
-        keys = _keyed(None, first_frame, _unit(pivot.rotation))
-    return dataclasses.replace(pivot, rotation_keys=_keyed(keys, frame, q))
+        keys = with_key(None, first_frame, _unit(pivot.rotation))
+    return dataclasses.replace(pivot, rotation_keys=with_key(keys, frame, q))
 
 
 def _unit(q) -> np.ndarray:
@@ -247,7 +250,7 @@ def with_bone_rotation(bone: Bone, frame: float, rotation) -> Bone:
     """
     q = np.asarray(rotation, dtype=float)
     q = q / np.linalg.norm(q)
-    return dataclasses.replace(bone, rotation_keys=_keyed(bone.rotation_keys, frame, q))
+    return dataclasses.replace(bone, rotation_keys=with_key(bone.rotation_keys, frame, q))
 
 
 
@@ -255,7 +258,7 @@ def with_bone_translation(bone: Bone, frame: float, translation) -> Bone:
     """A bone moved to ``translation``: a key if its translation is animated, else static."""
     if bone.translation_keys is not None:
         return dataclasses.replace(
-            bone, translation_keys=_keyed(bone.translation_keys, frame, translation)
+            bone, translation_keys=with_key(bone.translation_keys, frame, translation)
         )
     return dataclasses.replace(bone, translation=floats(translation))
 
@@ -273,7 +276,7 @@ def with_bone_scale(bone: Bone, frame: float, scale) -> Bone:
     v = np.asarray(scale, dtype=float).reshape(-1)
     if not np.all(np.isfinite(v)) or np.any(v < 0):
         raise ValueError("every scale factor must be a finite number >= 0 (0 hides the bone)")
-    return dataclasses.replace(bone, scale_keys=_keyed(bone.scale_keys, frame, v))
+    return dataclasses.replace(bone, scale_keys=with_key(bone.scale_keys, frame, v))
 
 
 
@@ -308,24 +311,24 @@ def keyed(scene: Scene, ref: Ref, frame: float):
     """
     item = resolve(scene, ref)
     if isinstance(item, Bone):
-        changes = {"rotation_keys": _keyed(item.rotation_keys, frame, rotation_at(item, frame))}
+        changes = {"rotation_keys": with_key(item.rotation_keys, frame, rotation_at(item, frame))}
         if item.translation_keys is not None or item.parent is None:
-            changes["translation_keys"] = _keyed(
+            changes["translation_keys"] = with_key(
                 item.translation_keys, frame, translation_at(item, frame)
             )
         if item.scale_keys is not None:
             scale = sample(item.scale, item.scale_keys, np.asarray(float(frame)))
-            changes["scale_keys"] = _keyed(item.scale_keys, frame, scale)
+            changes["scale_keys"] = with_key(item.scale_keys, frame, scale)
         return dataclasses.replace(item, **changes)
     if isinstance(item, Pivot):
         changes = {"rotation_keys": with_pivot_rotation(
             item, frame, rotation_at(item, frame), scene.frame_start).rotation_keys}
         if item.position_keys is not None:
-            changes["position_keys"] = _keyed(item.position_keys, frame, position_at(item, frame))
+            changes["position_keys"] = with_key(item.position_keys, frame, position_at(item, frame))
         return dataclasses.replace(item, **changes)
     if isinstance(item, Target) and item.bone is None:
         return dataclasses.replace(
-            item, position_keys=_keyed(item.position_keys, frame, position_at(item, frame))
+            item, position_keys=with_key(item.position_keys, frame, position_at(item, frame))
         )
     raise ValueError(f"{ref.label()} has nothing to key")
 
