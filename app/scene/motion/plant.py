@@ -34,7 +34,7 @@ from app.scene.motion.feet import (
     units_per_metre,
 )
 from app.scene.motion.figures import Figures, figures_of
-from app.scene.motion.foot_path import plant_foot
+from app.scene.motion.foot_path import Blend, plant_foot
 from app.scene.motion.hips import correct_hips
 from app.scene.motion.rigging import rigged
 from app.scene.rig.model import FootContacts, Plant, Scene
@@ -224,8 +224,10 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     per_metre = units_per_metre(clip.height)
     speed = options.speed if options.speed is not None else (
         previous.speed if previous is not None and options.floor is None else None)
-    rules = contact_rules.Thresholds.scaled(clip.height, clip.fps, speed)
     paths = np.stack([m.point_paths() for m in clip.motions], axis=1)  # (F, L, 3, 3)
+    if speed is None:  # the clip's own: 0.3 m/s for motion capture, more for sliding motion
+        speed = contact_rules.contact_speed(paths[inside], clip.fps, clip.height)
+    rules = contact_rules.Thresholds.scaled(clip.height, clip.fps, speed)
     floor = options.floor
     if floor is None:
         floor = previous.floor if previous is not None else \
@@ -243,11 +245,13 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                 down[:, j, i] = contact_rules.mask_of(iv, count) & inside
     window = BLEND_S * clip.fps
     still = ~inside
-    planted = [plant_foot(m, down[:, j], floor, window, still, _reach(clip, leg))
+    blends = [_blend(paths[:, j], floor, rules.near, window, clip.fps) for j in range(len(legs))]
+    planted = [plant_foot(m, down[:, j], floor, blends[j], still, _reach(clip, leg))
                for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
     hips = _hips(source, legs)
     offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
     offset[~inside] = 0.0  # the frames not planted keep their motion
+    planted = [path.carried(_carried(offset, blend)) for path, blend in zip(planted, blends)]
     scene = rigged(source, clip, planted, down, hips, offset)
     record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
                    hips=hips,
@@ -258,6 +262,31 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     baked = bake(scene, clip.pose.frames) if evaluate else None
     before, after = _figures(clip, baked, planted, down, floor, inside)
     return Planted(scene, before, after, tuple(notes), baked)
+
+
+#: Seconds over which a contact's rate eases to zero as the foot is let go.
+EASE_S = 0.05
+#: The foot's clock near the floor (1 in the air): a correction changes this much slower
+#: while the foot is down there.
+GROUND_CLOCK = 0.05
+
+
+def _blend(paths: np.ndarray, floor: float, near: float, window: float, fps: float) -> Blend:
+    """A foot's :class:`~app.scene.motion.foot_path.Blend`: its clock (how fast a correction
+    may change across) is :data:`GROUND_CLOCK` while the lowest of its points ``paths``
+    ``(F, 3, 3)`` is within ``near`` of the floor, 1 from twice that up, smooth between; so a
+    foot near the floor moves as the original does and is made up in the air."""
+    x = np.clip(((paths @ UP).min(axis=1) - floor - near) / near, 0.0, 1.0)
+    weight = GROUND_CLOCK + (1.0 - GROUND_CLOCK) * x * x * (3.0 - 2.0 * x)
+    return Blend(window, weight, EASE_S * fps)
+
+
+def _carried(offset: np.ndarray, blend: Blend) -> np.ndarray:
+    """What of the hips' correction ``offset`` ``(F, 3)`` a foot in the air takes along: all
+    of it across (so a leg that is not planted keeps its shape), and the lowering only while
+    the foot is up (a foot skimming the floor is not pushed into it)."""
+    down = np.minimum(offset @ UP, 0.0)
+    return offset - ((1.0 - blend.weight) * down)[:, None] * UP
 
 
 def _reach(clip: _Clip, leg: Leg):

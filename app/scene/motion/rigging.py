@@ -23,6 +23,12 @@ from app.scene.rig.keys import Keys, sample
 from app.scene.rig.model import Scene
 
 
+#: Where a leg is nearly straight, the pole takes the knee's side from the thigh this firmly
+#: (:func:`app.scene.builders.foot_motion.leg_keys`): a planted leg bends where the
+#: original's was straight, and the original knee's side there is noise.
+STRAIGHT_SIDE = 0.05
+
+
 def _moved(pose: BakeResult, scene: Scene, bone: str | None, offset) -> BakeResult:
     """``pose`` with ``bone`` and everything below it translated by ``offset`` ``(F, 3)``."""
     if bone is None or not np.any(offset):
@@ -66,7 +72,7 @@ def rigged(source: Scene, clip, planted, down, hips, offset) -> Scene:
             scene.bones[i] = dataclasses.replace(
                 scene.bones[i], rotation_keys=Keys(frames, path.toes_rotation))
     for j, (leg, motion, path) in enumerate(zip(clip.legs, clip.motions, planted)):
-        built = build_foot_roll(scene, leg, MOTION, pose)
+        built = build_foot_roll(scene, leg, MOTION, pose, STRAIGHT_SIDE)
         scene.bones, scene.constraints = list(built.rig.bones), list(built.rig.constraints)
         _key_roll(scene, built, motion, path, down[:, j], pose, frames)
     return scene
