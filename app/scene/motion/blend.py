@@ -116,7 +116,7 @@ def fill(values: np.ndarray, known: np.ndarray, window: float, span: int = 1,
     c = clock[free]
     w = float(window)
     if ease > 0:
-        across = pa + (pb - pa) * _step(((c - ca) / np.maximum(cb - ca, 1e-12)))[:, None]
+        across = pa + (pb - pa) * _step((c - ca) / np.maximum(cb - ca, 1e-12))[:, None]
         leave = pa * (1.0 - _step((c - ca) / w))[:, None]
         enter = pb * _step(1.0 - (cb - c) / w)[:, None]
     else:

@@ -22,7 +22,6 @@ from app.scene.motion.roll_keys import roll_keys
 from app.scene.rig.keys import Keys, sample
 from app.scene.rig.model import Scene
 
-
 #: Where a leg is nearly straight, the pole takes the knee's side from the thigh this firmly
 #: (:func:`app.scene.builders.foot_motion.leg_keys`): a planted leg bends where the
 #: original's was straight, and the original knee's side there is noise.
