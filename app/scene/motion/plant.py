@@ -15,6 +15,7 @@ plant again, and nothing the plant did before is planted twice.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +35,7 @@ from app.scene.motion.feet import (
     units_per_metre,
 )
 from app.scene.motion.figures import Figures, figures_of
-from app.scene.motion.foot_path import Blend, plant_foot
+from app.scene.motion.foot_path import SLACK, Blend, lift, plant_foot
 from app.scene.motion.hips import correct_hips
 from app.scene.motion.rigging import rigged
 from app.scene.rig.model import FootContacts, Plant, Scene
@@ -249,9 +250,16 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     planted = [plant_foot(m, down[:, j], floor, blends[j], still, _reach(clip, leg))
                for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
     hips = _hips(source, legs)
-    offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
+    offset = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
+    notes = []
     offset[~inside] = 0.0  # the frames not planted keep their motion
     planted = [path.carried(_carried(offset, blend)) for path, blend in zip(planted, blends)]
+    reached = [_within_reach(path, clip, leg, offset, window) for path, leg in zip(planted, legs)]
+    planted = [path for path, _ in reached]
+    raised = np.any([frames for _, frames in reached], axis=0) if reached else None
+    if raised is not None and np.any(raised):
+        notes = [f"a planted foot is raised off the floor on {np.count_nonzero(raised)} frames, "
+                 f"where its leg could not reach it (the hips may come down only 2 cm)"]
     scene = rigged(source, clip, planted, down, hips, offset)
     record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
                    hips=hips,
@@ -289,6 +297,27 @@ def _carried(offset: np.ndarray, blend: Blend) -> np.ndarray:
     return offset - ((1.0 - blend.weight) * down)[:, None] * UP
 
 
+def _within_reach(path, clip: _Clip, leg: Leg, offset: np.ndarray, window: float):
+    """The planted foot raised, smoothly, where its leg still could not reach it once the
+    hips have come down as far as they may: a foot a little above the floor rather than a
+    leg pulled straight, whose knee would snap, with a foot sliding after it. Returns the
+    path and the frames raised by more than a thousandth of the leg."""
+    hip, length = _reach(clip, leg)
+    # as far as the leg reaches with a little in hand, or as the original reached
+    original = np.linalg.norm(clip.pose.heads[:, clip.index[leg.foot]] - hip, axis=1)
+    reach = np.maximum(length * (1.0 - SLACK), np.minimum(original, length))
+    across = hip + offset - path.head
+    up = across @ UP
+    flat = np.linalg.norm(across - up[:, None] * UP, axis=1)
+    need = np.where(np.linalg.norm(across, axis=1) > reach,
+                    up - np.sqrt(np.maximum(reach**2 - flat**2, 0.0)), 0.0)  # fmt: skip
+    if not np.any(need > 1e-9 * length):
+        return path, np.zeros(len(need), dtype=bool)
+    raise_by = lift(np.maximum(need, 0.0), window)
+    return (dataclasses.replace(path, head=path.head + raise_by[:, None] * UP),
+            raise_by > 1e-3 * length)
+
+
 def _reach(clip: _Clip, leg: Leg):
     """The leg's hip joint path and its length (thigh plus calf)."""
     heads, i = clip.pose.heads, clip.index
@@ -312,7 +341,7 @@ def _foot_record(leg: Leg, motion: FootMotion, down, start: int) -> FootContacts
 
 def _hips_offset(clip: _Clip, planted, hips, window, cap):
     if hips is None:
-        return np.zeros((len(clip.pose.frames), 3)), []
+        return np.zeros((len(clip.pose.frames), 3))
     heads = clip.pose.heads
     hip_joints = np.stack([heads[:, clip.index[leg.thigh]] for leg in clip.legs], axis=1)
     ankles = np.stack([p.head for p in planted], axis=1)
@@ -321,11 +350,7 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
         + np.linalg.norm(heads[0, clip.index[leg.foot]] - heads[0, clip.index[leg.calf]])
         for leg in clip.legs])  # fmt: skip
     original = np.stack([heads[:, clip.index[leg.foot]] for leg in clip.legs], axis=1)
-    fix = correct_hips(hip_joints, ankles, reach, window, cap, original)
-    short = np.count_nonzero(fix.short > 1e-3 * clip.height)
-    notes = [f"a leg falls short of its planted foot on {short} frames (the hips may move "
-             f"only 2 cm)"] if short else []  # fmt: skip
-    return fix.offset, notes
+    return correct_hips(hip_joints, ankles, reach, window, cap, original).offset
 
 
 def _figures(clip: _Clip, after_pose, planted, down, floor, inside):
