@@ -268,7 +268,7 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                    original=tuple(b for b in source.bones if b.name in _changed(hips, legs)))
     scene.plant = record
     baked = bake(scene, clip.pose.frames) if evaluate else None
-    before, after = _figures(clip, baked, planted, down, floor, inside)
+    before, after = _figures(clip, baked, paths, down, inside)
     return Planted(scene, before, after, tuple(notes), baked)
 
 
@@ -353,12 +353,12 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
     return correct_hips(hip_joints, ankles, reach, window, cap, original).offset
 
 
-def _figures(clip: _Clip, after_pose, planted, down, floor, inside):
-    """Before and after: the original's figures and the planted scene's (``after_pose``, its
-    bake; ``None``: no figures after)."""
+def _figures(clip: _Clip, after_pose, paths, down, inside):
+    """Before and after: the original's figures (``paths`` ``(F, L, 3, 3)``, its contact
+    points) and the planted scene's (``after_pose``, its bake; ``None``: no figures after)."""
     names = [str(n) for n in clip.pose.bone_names]
     metric_floor = float((clip.pose.heads[inside] @ UP).min())
-    paths_before = np.stack([m.point_paths() for m in clip.motions], axis=1)[inside]
+    paths_before = paths[inside]
     mask = down[inside].reshape(np.count_nonzero(inside), -1)
     flat = lambda p: p.reshape(len(p), -1, 3)  # noqa: E731
     heads_before = clip.pose.heads[inside]

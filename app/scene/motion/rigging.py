@@ -32,15 +32,13 @@ def _moved(pose: BakeResult, scene: Scene, bone: str | None, offset) -> BakeResu
     """``pose`` with ``bone`` and everything below it translated by ``offset`` ``(F, 3)``."""
     if bone is None or not np.any(offset):
         return pose
-    names = [str(n) for n in pose.bone_names]
     parents = {b.name: b.parent for b in scene.bones}
+    below = np.array([_under(str(n), bone, parents) for n in pose.bone_names])
     to_world = pose.bone_to_world.copy()
+    to_world[..., :3, 3][:, below] += offset[:, None]  # a view: the translations
     heads, tails = pose.heads.copy(), pose.tails.copy()
-    for b, name in enumerate(names):  # one column per bone below the hips
-        if _under(name, bone, parents):
-            to_world[:, b, :3, 3] += offset
-            heads[:, b] += offset
-            tails[:, b] += offset
+    heads[:, below] += offset[:, None]
+    tails[:, below] += offset[:, None]
     return dataclasses.replace(pose, bone_to_world=to_world, heads=heads, tails=tails)
 
 
