@@ -47,7 +47,6 @@ from app.widgets.viewport.teaching_drawing import TrailSettings
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
 DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
-PARTS = (PIVOT, *TARGET_KINDS)  # a constraint's handles
 #: The viewport's clear colour, RGB 0..255.
 BACKGROUND = (46, 48, 54)
 BONE_PICK_RADIUS_PX = 7.0
@@ -282,9 +281,11 @@ class Viewport(GLView):
     def handle_position(self, ref: Ref) -> np.ndarray:
         """Where handle ``ref`` is now (world, (3,)): a constraint's part placed alone, or
         a layer's handle."""
-        if ref.kind in PARTS:
-            return handle_at(self._document, ref)
         doc = self._document
+        try:
+            return handle_at(doc, ref)
+        except KeyError:  # no constraint's part: a layer's handle, or none
+            pass
         for handle in self._drawing.layers.handles(doc, doc.pose()):
             if handle.ref == ref:
                 return handle.world
