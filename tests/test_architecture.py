@@ -176,8 +176,9 @@ def test_no_object_reads_another_objects_private_attributes():
 # Inside app/scene, the table of docs/architecture.md: each part of the core and the parts it
 # may import (a part is a package or a top-level module of app/scene). The leaf modules hold
 # what every layer needs and import only each other: SceneError, the bounds on hostile input
-# (a bone name's characters, a hierarchy's depth), the words for counts.
-SCENE_LEAVES = {"errors", "bounds", "words"}
+# (a bone name's characters, a hierarchy's depth), the words for counts, the one registry
+# class every table of kinds and formats is.
+SCENE_LEAVES = {"errors", "bounds", "words", "registry"}
 SCENE_RULES = {
     "math": set(),
     "rig": {"math"},

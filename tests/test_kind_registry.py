@@ -185,16 +185,16 @@ def _section(form, c: Pin) -> None:
 @contextlib.contextmanager
 def toy_kind():
     """The toy kind registered on each side (the one line per registry of the recipe)."""
-    solvers.register(Pin, PinSolver)
-    schemas.register(schemas.KindSchema(Pin, frozenset({"bone", "target", "height"}),
-                                        _read, _write))  # fmt: skip
-    views.register(views.ConstraintView(Pin, section=_section))
+    solvers.SOLVERS.register(Pin, PinSolver)
+    schemas.SCHEMAS.register(schemas.KindSchema(Pin, frozenset({"bone", "target", "height"}),
+                                                _read, _write))  # fmt: skip
+    views.VIEWS.register(views.ConstraintView(Pin, section=_section))
     try:
         yield
     finally:
-        views.unregister(Pin)
-        schemas.unregister(Pin)
-        solvers.unregister(Pin)
+        views.VIEWS.unregister(Pin)
+        schemas.SCHEMAS.unregister(Pin)
+        solvers.SOLVERS.unregister(Pin)
 
 
 @pytest.fixture
