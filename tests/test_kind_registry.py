@@ -38,13 +38,18 @@ from .conftest import ROOT
 
 # --- nothing outside the registries names a kind --------------------------------------------
 
-#: The modules that may name a constraint class or compare type strings: the model and the
-#: registries with each kind's own modules.
+#: The modules that may name a constraint class or compare type strings: the model, the
+#: registries, each kind's package and its view.
 ALLOWED = (
     "app/scene/rig/model.py",
     "app/scene/constraints/registry.py",
     "app/scene/formats/kinds/",
     "app/widgets/kinds/",
+    # each kind's package: its solver, schema and trace
+    "app/scene/constraints/fabrik/",
+    "app/scene/constraints/follows/",
+    "app/scene/constraints/multi_parent/",
+    "app/scene/constraints/points_at/",
 )
 
 
@@ -141,18 +146,8 @@ def test_no_module_outside_the_registries_names_a_constraint_kind():
 
 # --- nor asks a kind's fields, parts or solver results (issue 29) ---------------------------
 
-#: The modules of the kinds themselves, which may know their own fields, parts and results:
-#: the model, the registries, each kind's solver package or module, schema and view.
-KIND_MODULES = (
-    *ALLOWED,
-    "app/scene/constraints/fabrik/",
-    "app/scene/constraints/multi_parent/",
-    "app/scene/constraints/points_at.py",
-    "app/scene/constraints/child_of.py",
-    "app/scene/constraints/copy_rotation.py",
-    "app/scene/constraints/copy_location.py",
-    "app/scene/constraints/follows.py",
-)
+#: The modules of the kinds themselves may also know their own fields, parts and results.
+KIND_MODULES = ALLOWED
 
 #: The names of a constraint's parts as ``Ref`` kinds (``app.scene.rig.editing``) and the
 #: words they stand for: branching on them is asking which kind's part a handle is.
@@ -174,13 +169,12 @@ class Vocabulary:
 
 
 def _solver_classes() -> set[str]:
-    """The classes defined in the kinds' solver packages and modules (traces, results)."""
+    """The classes defined in the kinds' packages (traces, results)."""
     names = set()
     for prefix in KIND_MODULES:
         if not prefix.startswith("app/scene/constraints/"):
             continue
-        paths = sorted((ROOT / prefix).rglob("*.py")) if prefix.endswith("/") else [ROOT / prefix]
-        for path in paths:
+        for path in sorted((ROOT / prefix).rglob("*.py")):
             tree = ast.parse(path.read_text())
             names |= {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     return names

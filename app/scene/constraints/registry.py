@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from app.scene.constraints import child_of, copy_location, copy_rotation, points_at
 from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.follows import child_of, copy_location, copy_rotation
 from app.scene.constraints.multi_parent import solver as multi_parent
-from app.scene.constraints.multi_parent.steps import steps
+from app.scene.constraints.multi_parent import steps as multi_parent_steps
+from app.scene.constraints.points_at import solver as points_at
 from app.scene.errors import SceneError
 from app.scene.registry import Registry
 from app.scene.rig.model import (
@@ -65,19 +66,10 @@ def solver_for(constraint: Constraint, path: str = "constraints") -> Solver:
     return solver
 
 
-def _multi_parent_steps(constraint: MultiParent, ctx, frame):
-    """The integration substeps into ``frame``, from the evaluator's integral if cached."""
-    space = ctx.space_of(constraint)
-    cached = multi_parent.cached_integral(ctx.cache, constraint.name, space)
-    parent = ctx.scene.bone(constraint.body).parent  # where a relative body's steps are
-    placed = None if parent is None else ctx.bone_to_world[0, ctx.skeleton.index(parent)]
-    return steps(constraint, ctx.scene, frame, space, integral=cached, parent_to_world=placed)
-
-
 #: Model class -> ``trace(constraint, ctx, frame)`` for the step-through.
 TRACES: Registry[type, object] = Registry("step-through trace")
-TRACES.register(Fabrik, lambda constraint, ctx, frame: fabrik.trace(constraint, ctx))
-TRACES.register(MultiParent, _multi_parent_steps)
+TRACES.register(Fabrik, fabrik.step_through)
+TRACES.register(MultiParent, multi_parent_steps.step_through)
 
 
 def traceable(constraint: Constraint) -> bool:

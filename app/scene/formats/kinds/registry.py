@@ -9,10 +9,12 @@ import here (a test fixture uses ``SCHEMAS.register`` and ``SCHEMAS.unregister``
 
 from __future__ import annotations
 
-from app.scene.errors import SceneError
-
 # a kind's one line: importing its schema module registers its schema (order: none needed)
-from app.scene.formats.kinds import fabrik, follows, multi_parent, points_at  # noqa: F401
+from app.scene.constraints.fabrik import schema as fabrik  # noqa: F401
+from app.scene.constraints.follows import schema as follows  # noqa: F401
+from app.scene.constraints.multi_parent import schema as multi_parent  # noqa: F401
+from app.scene.constraints.points_at import schema as points_at  # noqa: F401
+from app.scene.errors import SceneError
 from app.scene.formats.kinds.base import COMMON_KEYS, SCHEMAS, KindSchema  # noqa: F401
 from app.scene.rig.model import Constraint
 

@@ -12,7 +12,12 @@ are kept.
 from __future__ import annotations
 
 from app.scene.constraints.change_of_basis import parent_to_world
-from app.scene.constraints.follows import bone_and_target, keeps_start, point, world_inverse
+from app.scene.constraints.follows.common import (
+    bone_and_target,
+    keeps_start,
+    point,
+    world_inverse,
+)
 from app.scene.math.transforms import transform_vectors
 from app.scene.rig.model import CopyLocation
 
