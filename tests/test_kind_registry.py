@@ -45,21 +45,22 @@ ALLOWED = (
     "app/scene/constraints/registry.py",
     "app/scene/formats/kinds/",
     "app/widgets/kinds/",
-    # each kind's package: its solver, schema and trace
-    "app/scene/constraints/fabrik/",
-    "app/scene/constraints/follows/",
-    "app/scene/constraints/multi_parent/",
-    "app/scene/constraints/points_at/",
+    # each kind's package (every package in constraints/): its model, solver, schema, trace
+    *sorted(
+        f"{init.parent.relative_to(ROOT).as_posix()}/"
+        for init in (ROOT / "app/scene/constraints").glob("*/__init__.py")
+    ),
 )
 
 
 def _kind_classes() -> dict[str, str]:
-    """Class name -> type string of every constraint kind of the model."""
+    """Class name -> type string of every constraint kind of the app (the model's, and a
+    model in a kind's own package)."""
     found, todo = {}, [Constraint]
     while todo:
         cls = todo.pop()
         for sub in cls.__subclasses__():
-            if sub.__module__ == model.__name__:
+            if sub.__module__.startswith("app."):  # the model's, or in a kind's package
                 found[sub.__name__] = sub.type
                 todo.append(sub)
     return found
@@ -188,7 +189,7 @@ def vocabulary() -> Vocabulary:
     todo = [Constraint]
     while todo:
         for sub in todo.pop().__subclasses__():
-            if sub.__module__ == model.__name__:
+            if sub.__module__.startswith("app."):  # the model's, or in a kind's package
                 own |= {f.name for f in dataclasses.fields(sub)} - common
                 todo.append(sub)
     words = frozenset(w for w in kinds.values() if not w.startswith("constraint"))
