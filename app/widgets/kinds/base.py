@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from app.editor import operations
 from app.scene.rig.model import Target
 
@@ -37,6 +39,9 @@ class ConstraintView:
     target_position : bool
         Whether a target may be a position in space; ``False`` for a kind that follows
         another bone (not one of its own).
+    report : callable ``(info) -> str``, optional
+        What its solver reports about the shown frame, in sentences for the inspector
+        (``info``: the solver's own dict for the constraint, one entry per evaluated frame).
     """
 
     cls: type
@@ -46,11 +51,18 @@ class ConstraintView:
     on_constraint: Callable | None = None
     target_ends: bool = True
     target_position: bool = True
+    report: Callable | None = None
 
     @property
     def words(self) -> str:
         """Words for people: the model's ``label`` (``"points-at"``)."""
         return self.cls.label
+
+
+def first(value):
+    """The value at the shown frame (the solvers report one entry per evaluated frame)."""
+    a = np.asarray(value).reshape(-1)
+    return a[0].item() if a.size else None
 
 
 def target_words(view: ConstraintView, target) -> str:

@@ -6,7 +6,7 @@ from app.editor import operations
 from app.scene.rig import editing
 from app.scene.rig.model import Fabrik
 from app.scene.words import plural
-from app.widgets.kinds.base import ConstraintView, act, set_target_menu
+from app.widgets.kinds.base import ConstraintView, act, first, set_target_menu
 from app.widgets.panels import limit_fields
 
 
@@ -42,5 +42,20 @@ def on_constraint(menu, document, c: Fabrik, ref) -> None:
     set_target_menu(menu, document, c)
 
 
+def report(info: dict) -> str:
+    """The solve at the shown frame: iterations, the end's distance, within reach or not."""
+    if "reachable" not in info:
+        return ""
+    iterations, distance = first(info["iterations"]), first(info["distance"])
+    if iterations is None:
+        return ""
+    reach = "within reach" if first(info["reachable"]) else "out of reach"
+    return (
+        f"Solved in {plural(int(iterations), 'iteration')}: the chain's end is "
+        f"{distance:.3g} units from the target ({reach})."
+    )
+
+
 VIEW = ConstraintView(Fabrik, section=section, limits=limit_fields.build_fabrik,
-                      add_on_bone=add_on_bone, on_constraint=on_constraint)  # fmt: skip
+                      add_on_bone=add_on_bone, on_constraint=on_constraint,
+                      report=report)  # fmt: skip

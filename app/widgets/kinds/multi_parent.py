@@ -6,6 +6,7 @@ from app.editor import operations
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT
 from app.scene.rig.model import MultiParent
+from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act
 
 
@@ -36,5 +37,21 @@ def on_constraint(menu, document, c: MultiParent, ref) -> None:
             ref.pivot, enabled=len(c.pivots) > 1)  # fmt: skip
 
 
+def report(info: dict) -> str:
+    """The integration steps, and from which frame the last change recomputed them."""
+    if "grid_steps" not in info:
+        return ""
+    steps = plural(int(info["grid_steps"]), "integration step")
+    subdivided = int(info.get("subdivided_steps") or 0)
+    if subdivided:
+        steps += f" ({subdivided} subdivided)"
+    start = info.get("recomputed_from_frame")
+    if start is not None:
+        again = f"the last change recomputed them from frame {start:g}"
+    else:
+        again = "nothing recomputed since the last change"
+    return f"{steps}; {again}."
+
+
 VIEW = ConstraintView(MultiParent, section=section, add_on_bone=add_on_bone,
-                      on_constraint=on_constraint)  # fmt: skip
+                      on_constraint=on_constraint, report=report)  # fmt: skip

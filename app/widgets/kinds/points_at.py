@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from app.editor import operations
 from app.scene.rig.model import PointsAt
 from app.widgets.kinds.base import ConstraintView, act, set_target_menu
@@ -24,5 +26,19 @@ def on_constraint(menu, document, c: PointsAt, ref) -> None:
     set_target_menu(menu, document, c)
 
 
+def report(info: dict) -> str:
+    """Whether the target gives the bone a direction (not where the target is on its head)."""
+    if "degenerate_frames" not in info:
+        return ""
+    frames = np.asarray(info["degenerate_frames"]).reshape(-1)
+    if not frames.size:
+        return "The target gives the bone a direction."
+    return (
+        f"At frame {frames[0]:g} the target is on the bone's head: it gives no "
+        "direction, so the bone keeps its pose."
+    )
+
+
 VIEW = ConstraintView(PointsAt, section=section, limits=limit_fields.build_points_at,
-                      add_on_bone=add_on_bone, on_constraint=on_constraint)  # fmt: skip
+                      add_on_bone=add_on_bone, on_constraint=on_constraint,
+                      report=report)  # fmt: skip
