@@ -312,7 +312,6 @@ KNOWN = {
     "app/widgets/panels/inspector.py": {"part": 5},
     "app/widgets/panels/matrix_panel.py": {"part": 1},
     "app/widgets/panels/outliner.py": {"part": 5},
-    "app/widgets/panels/step_panel.py": {"result": 2},
     "app/widgets/viewport/handle_frames.py": {"part": 1},
     "app/widgets/viewport/interaction/drag.py": {"part": 3},
     "app/widgets/viewport/interaction/transform_edit.py": {"part": 6},

@@ -39,6 +39,10 @@ class ConstraintView:
     target_position : bool
         Whether a target may be a position in space; ``False`` for a kind that follows
         another bone (not one of its own).
+    show_trace : callable ``(panel, model)``, optional
+        Its step-through in the step panel (``panel.rows``, ``stages``, ``pivots``,
+        ``position``, ``description``) for ``model.trace`` at ``model.index``; a kind
+        registered in ``TRACES`` has one.
     report : callable ``(info) -> str``, optional
         What its solver reports about the shown frame, in sentences for the inspector
         (``info``: the solver's own dict for the constraint, one entry per evaluated frame).
@@ -52,11 +56,22 @@ class ConstraintView:
     target_ends: bool = True
     target_position: bool = True
     report: Callable | None = None
+    show_trace: Callable | None = None
 
     @property
     def words(self) -> str:
         """Words for people: the model's ``label`` (``"points-at"``)."""
         return self.cls.label
+
+
+def vector_text(v, digits: int = 4) -> str:
+    """A vector as ``(+x, +y, +z)``."""
+    return "(" + ", ".join(f"{x:+.{digits}f}" for x in np.asarray(v, float)) + ")"
+
+
+def column_text(v, digits: int) -> str:
+    """A vector as a column of numbers (x, y, z on three lines): narrow table cells."""
+    return "\n".join(f"{x:+.{digits}f}" for x in np.asarray(v, float))
 
 
 def first(value):

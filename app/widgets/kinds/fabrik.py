@@ -56,6 +56,26 @@ def report(info: dict) -> str:
     )
 
 
+def show_trace(panel, m) -> None:
+    """The step-through of one solve: a row per stage with the tail's distance to the target."""
+    trace = m.trace
+    panel.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target (units)"])
+    panel.pivots.setVisible(False)
+    panel.rows([(str(k), s.name(), f"{s.tail_distance:.3g}") for k, s in enumerate(trace.stages)])
+    stage = trace.stages[m.index]
+    solution = trace.solution
+    frame = panel.document.frame
+    panel.position.setText(f"stage {m.index + 1} of {len(trace)} · frame {frame:g}")
+    reach = "within" if solution.reachable[0] else "out of"
+    done = (
+        f"Solved in {plural(int(solution.iterations[0]), 'iteration')}; the target is "
+        f"{reach} reach."
+    )
+    panel.description.setText(
+        f"<b>{m.constraint}</b>: {stage.describe()}<br><span style='color:#9aa0a8'>{done}</span>"
+    )
+
+
 VIEW = ConstraintView(Fabrik, section=section, limits=limit_fields.build_fabrik,
                       add_on_bone=add_on_bone, on_constraint=on_constraint,
-                      report=report)  # fmt: skip
+                      report=report, show_trace=show_trace)  # fmt: skip
