@@ -92,7 +92,8 @@ def kind_checks(source: str, classes: set[str], type_words: set[str]) -> list[in
     ``kind in ("fabrik", ...)``), ``x.type`` compared with a named constant
     (``c.type in TRACEABLE``), or a table keyed by type strings."""
     lines = []
-    for node in ast.walk(ast.parse(source)):
+    tree = source if isinstance(source, ast.AST) else ast.parse(source)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
                 if _names(node.args[1]) & classes:
@@ -253,9 +254,9 @@ def sins(source: str, words: Vocabulary) -> dict[str, list[int]]:
     ``r.kind in TARGET_KINDS``, ``{PIVOT: ...}``, ``MOVABLE = (BONE, PIVOT)``); ``result``:
     an ``isinstance`` on what a kind's solver returns (``isinstance(trace, ChainTrace)``).
     """
-    kinds = kind_checks(source, set(words.classes), set(words.type_words))
-    found = {"kind": kinds, "field": [], "part": [], "result": []}
     tree = ast.parse(source)
+    kinds = kind_checks(tree, set(words.classes), set(words.type_words))
+    found = {"kind": kinds, "field": [], "part": [], "result": []}
     results = words.results - _imported_from_elsewhere(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
