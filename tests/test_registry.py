@@ -11,6 +11,7 @@ from app.scene.formats.kinds import registry as schemas
 from app.scene.registry import NotRegistered, Registry
 from app.scene.rig.model import Fabrik, PointsAt
 from app.widgets.kinds import registry as views
+from app.widgets.viewport.layers import registry as layers
 
 
 def test_register_as_a_call_and_as_a_decorator_keeps_the_order():
@@ -56,7 +57,14 @@ def test_lookup_names_the_missing_kind_and_the_known_ones():
 
 
 def test_every_table_of_the_app_is_one_registry():
-    tables = (solvers.SOLVERS, solvers.TRACES, schemas.SCHEMAS, views.VIEWS, export.FORMATS)
+    tables = (
+        solvers.SOLVERS,
+        solvers.TRACES,
+        schemas.SCHEMAS,
+        views.VIEWS,
+        export.FORMATS,
+        layers.LAYERS,
+    )
     assert all(type(t) is Registry for t in tables)
     # the three kind registries agree on the kinds, keyed by model class
     assert set(solvers.SOLVERS) == set(schemas.SCHEMAS) == set(views.VIEWS)
