@@ -46,6 +46,9 @@ class ConstraintView:
     report : callable ``(info) -> str``, optional
         What its solver reports about the shown frame, in sentences for the inspector
         (``info``: the solver's own dict for the constraint, one entry per evaluated frame).
+    shapes : callable ``(document, constraint) -> [(points (N, 3), rgba), ...]``, optional
+        Closed world polylines the viewport draws for it at the current frame (a limit
+        distance's sphere), thin like the guide lines.
     """
 
     cls: type
@@ -57,6 +60,7 @@ class ConstraintView:
     target_position: bool = True
     report: Callable | None = None
     show_trace: Callable | None = None
+    shapes: Callable | None = None
 
     @property
     def words(self) -> str:
