@@ -135,7 +135,7 @@ def test_the_checker_finds_each_way_of_naming_a_kind():
 
 def test_no_module_outside_the_registries_names_a_constraint_kind():
     kinds = _kind_classes()
-    assert {"MultiParent", "PointsAt", "Fabrik"} <= set(kinds)
+    assert {"MultiParent", "PointsAt", "Fabrik", "LimitDistance"} <= set(kinds)
     classes, words = set(kinds), {w for w in kinds.values() if not w.startswith("constraint")}
     found = []
     for path in sorted((ROOT / "app").rglob("*.py")):

@@ -19,6 +19,8 @@ from typing import Protocol
 
 from app.scene.constraints.fabrik import solver as fabrik
 from app.scene.constraints.follows import child_of, copy_location, copy_rotation
+from app.scene.constraints.limit_distance import model as limit_distance
+from app.scene.constraints.limit_distance import solver as limit_distance_solver
 from app.scene.constraints.multi_parent import solver as multi_parent
 from app.scene.constraints.multi_parent import steps as multi_parent_steps
 from app.scene.constraints.points_at import solver as points_at
@@ -49,6 +51,7 @@ SOLVERS.register(Fabrik, fabrik)
 SOLVERS.register(ChildOf, child_of)
 SOLVERS.register(CopyRotation, copy_rotation)
 SOLVERS.register(CopyLocation, copy_location)
+SOLVERS.register(limit_distance.LimitDistance, limit_distance_solver)
 
 
 def solver_for(constraint: Constraint, path: str = "constraints") -> Solver:

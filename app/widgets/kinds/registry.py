@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene.registry import Registry
-from app.widgets.kinds import fabrik, follows, multi_parent, points_at
+from app.widgets.kinds import fabrik, follows, limit_distance, multi_parent, points_at
 from app.widgets.kinds.base import ConstraintView, target_words
 
 #: Model class -> its view; a kind's one line is its ``VIEWS.register(view)``.
@@ -22,6 +22,7 @@ VIEWS.register(fabrik.VIEW)
 VIEWS.register(follows.CHILD_OF)
 VIEWS.register(follows.COPY_ROTATION)
 VIEWS.register(follows.COPY_LOCATION)
+VIEWS.register(limit_distance.VIEW)
 
 
 def view_for(constraint) -> ConstraintView:

@@ -12,6 +12,7 @@ from __future__ import annotations
 # a kind's one line: importing its schema module registers its schema (order: none needed)
 from app.scene.constraints.fabrik import schema as fabrik  # noqa: F401
 from app.scene.constraints.follows import schema as follows  # noqa: F401
+from app.scene.constraints.limit_distance import schema as limit_distance  # noqa: F401
 from app.scene.constraints.multi_parent import schema as multi_parent  # noqa: F401
 from app.scene.constraints.points_at import schema as points_at  # noqa: F401
 from app.scene.errors import SceneError
