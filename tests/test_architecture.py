@@ -206,6 +206,11 @@ SCENE_EXCEPTIONS = {
         "bake_to_npz writes a bake's .npz chunk by chunk and atomically; npz_stream imports "
         "only atomic and errors, so the import closes no circle"
     ),
+    # issue 29: a kind is one package, its schema with it; these read JSON values as every
+    # kind's schema does (the lead folds them into the kinds' own rule)
+    **{("app.scene.constraints.limit_distance.schema", f"app.scene.formats.{m}"): (
+        "a kind's package holds its scene-file schema, which reads values as every schema does"
+    ) for m in ("json_values", "kinds.base", "kinds.parts")},
 }
 
 

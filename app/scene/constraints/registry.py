@@ -19,6 +19,8 @@ from typing import Protocol
 
 from app.scene.constraints import child_of, copy_location, copy_rotation, points_at
 from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.limit_distance import model as limit_distance
+from app.scene.constraints.limit_distance import solver as limit_distance_solver
 from app.scene.constraints.multi_parent import solver as multi_parent
 from app.scene.constraints.multi_parent.steps import steps
 from app.scene.errors import SceneError
@@ -47,6 +49,7 @@ SOLVERS: dict[type, Solver] = {
     ChildOf: child_of,
     CopyRotation: copy_rotation,
     CopyLocation: copy_location,
+    limit_distance.LimitDistance: limit_distance_solver,
 }
 
 
