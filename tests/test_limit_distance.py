@@ -32,22 +32,34 @@ def scene_json(constraint: dict, *, turned: bool = False, before: list | None = 
         base.update(rotation=TURNED, scale=[2, 2, 2])
         goal["translation"] = [0, 6, 0]
     return {
-        "format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0, "frame_end": 10,
+        "format": "pivotal-scene",
+        "version": 1,
+        "fps": 24,
+        "frame_start": 0,
+        "frame_end": 10,
         "bones": [
             base,
-            {"name": "hand", "parent": "base", "translation_keys": [[0, [0, 0, 0]],
-                                                                     [10, [10, 0, 0]]],
-             "tail": [0, 0.5, 0]},
-            {"name": "finger", "parent": "hand", "translation": [0, 0.5, 0],
-             "tail": [0, 0.25, 0]},
+            {
+                "name": "hand",
+                "parent": "base",
+                "translation_keys": [[0, [0, 0, 0]], [10, [10, 0, 0]]],
+                "tail": [0, 0.5, 0],
+            },
+            {"name": "finger", "parent": "hand", "translation": [0, 0.5, 0], "tail": [0, 0.25, 0]},
             goal,
             {"name": "lead", "translation": [4, 0, 0], "tail": [0, 1, 0]},
         ],
-        "constraints": (before or []) + [
-            {"type": "limit_distance", "name": "limit", "bone": "hand",
-             "target": {"bone": "goal", "at": "head"}, **constraint}
+        "constraints": (before or [])
+        + [
+            {
+                "type": "limit_distance",
+                "name": "limit",
+                "bone": "hand",
+                "target": {"bone": "goal", "at": "head"},
+                **constraint,
+            }
         ],
-    }  # fmt: skip
+    }
 
 
 def heads(scene_dict, space=None, frames=None):
@@ -107,8 +119,9 @@ def test_object_space_limits_in_the_parents_frame_and_units():
     np.testing.assert_allclose(hand, expected, atol=1e-12)
     np.testing.assert_allclose(finger, expected + [-1, 0, 0], atol=1e-12)  # 2 R (0, .5, 0)
     hand, _ = heads(scene_json({**spec, "space": "world"}, turned=True))
-    np.testing.assert_allclose(hand, np.stack([0 * X, np.clip(2 * X, 4, 8), 0 * X], axis=1),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        hand, np.stack([0 * X, np.clip(2 * X, 4, 8), 0 * X], axis=1), atol=1e-12
+    )
     # the editor's toggle overrides the authored space the same way
     hand, _ = heads(scene_json({**spec, "space": "object"}, turned=True), space="world")
     np.testing.assert_allclose(hand[:, 1], np.clip(2 * X, 4, 8), atol=1e-12)
@@ -124,8 +137,9 @@ def test_at_the_centre_the_head_goes_along_the_parents_plus_y_in_either_space():
 
 
 def test_the_rotation_and_scale_are_kept():
-    scene = scene_from_json(scene_json({"mode": "surface", "distance": 2, "space": "object"},
-                                       turned=True))  # fmt: skip
+    scene = scene_from_json(
+        scene_json({"mode": "surface", "distance": 2, "space": "object"}, turned=True)
+    )
     free = scene.copy()
     free.constraints = []
     b = scene.bone_index("hand")
@@ -139,8 +153,16 @@ def test_an_absent_distance_is_the_one_at_frame_start_after_the_constraints_befo
     hand, _ = heads(scene_json({"mode": "inside", "space": "world"}))
     np.testing.assert_allclose(hand[:, 0], np.clip(X, 0, 6), atol=1e-12)
     # a copy location first puts the goal on lead (x = 4): 4 at frame_start, so [0, 8]
-    before = [{"type": "copy_location", "name": "move goal", "space": "world", "bone": "goal",
-               "target": {"bone": "lead", "at": "head"}, "offset": "none"}]  # fmt: skip
+    before = [
+        {
+            "type": "copy_location",
+            "name": "move goal",
+            "space": "world",
+            "bone": "goal",
+            "target": {"bone": "lead", "at": "head"},
+            "offset": "none",
+        }
+    ]
     doc = scene_json({"mode": "inside", "space": "world"}, before=before)
     hand, _ = heads(doc)
     np.testing.assert_allclose(hand[:, 0], np.clip(X, 0, 8), atol=1e-12)
@@ -168,16 +190,17 @@ def test_one_frame_alone_is_the_whole_bakes_frame(mode, space):
             two = bake(scene, [0.0, f])
             np.testing.assert_allclose(one.bone_to_world[0], two.bone_to_world[1], atol=1e-12)
         else:
-            np.testing.assert_allclose(one.bone_to_world[0], whole.bone_to_world[row],
-                                       atol=1e-12)  # fmt: skip
+            np.testing.assert_allclose(one.bone_to_world[0], whole.bone_to_world[row], atol=1e-12)
 
 
 # --- the file -----------------------------------------------------------------------------
 
 
 def test_the_file_round_trip_keeps_every_key_and_an_absent_distance_absent():
-    for spec in ({"mode": "outside", "distance": 1.25, "space": "object"},
-                 {"mode": "surface", "space": "world"}):  # fmt: skip
+    for spec in (
+        {"mode": "outside", "distance": 1.25, "space": "object"},
+        {"mode": "surface", "space": "world"},
+    ):
         doc = scene_json(spec)
         doc["constraints"][0]["target"]["at"] = "tail"
         doc["constraints"][0]["note"] = "kept"
@@ -201,17 +224,19 @@ def test_the_mode_defaults_to_inside():
         ({"distance": float("nan")}, "constraints[0].distance", "not a finite number"),
         ({"distance": -0.5}, "constraints[0].distance", "a distance is 0 or more, got -0.5"),
         ({"distance": "far"}, "constraints[0].distance", "expected a number"),
-        ({"mode": "around"}, "constraints[0].mode", "mode must be \"inside\", \"outside\" or"),
+        ({"mode": "around"}, "constraints[0].mode", 'mode must be "inside", "outside" or'),
         ({"target": {"at": "head"}}, "constraints[0].target", "is a bone"),
         ({"target": {"position": [0, 0, 0]}}, "constraints[0].target", "is a bone"),
-        ({"target": {"bone": "nobody"}}, "constraints[0].target.bone",
-         "'nobody' is not a bone"),
-        ({"target": {"bone": "goal", "at": "middle"}}, "constraints[0].target.at",
-         '"at" must be "head" or "tail"'),
+        ({"target": {"bone": "nobody"}}, "constraints[0].target.bone", "'nobody' is not a bone"),
+        (
+            {"target": {"bone": "goal", "at": "middle"}},
+            "constraints[0].target.at",
+            '"at" must be "head" or "tail"',
+        ),
         ({"target": {"bone": "hand"}}, "constraints[0].target.bone", "from itself"),
         ({"bone": "ghost"}, "constraints[0].bone", "'ghost' is not a bone"),
     ],
-)  # fmt: skip
+)
 def test_the_file_refuses_bad_values_naming_place_and_reason(change, place, reason):
     doc = scene_json({"mode": "inside", "distance": 1, "space": "world"})
     doc["constraints"][0].update(change)
@@ -230,8 +255,14 @@ def test_a_missing_target_is_refused():
 
 def test_it_runs_after_what_moves_its_target():
     # the copy location that moves the goal is listed after it, and still runs first
-    before = {"type": "copy_location", "name": "move goal", "space": "world", "bone": "goal",
-              "target": {"bone": "lead", "at": "head"}, "offset": "none"}  # fmt: skip
+    before = {
+        "type": "copy_location",
+        "name": "move goal",
+        "space": "world",
+        "bone": "goal",
+        "target": {"bone": "lead", "at": "head"},
+        "offset": "none",
+    }
     doc = scene_json({"mode": "inside", "distance": 1, "space": "world"})
     doc["constraints"].append(before)
     hand, _ = heads(doc)

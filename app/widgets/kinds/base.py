@@ -37,6 +37,9 @@ class ConstraintView:
     target_position : bool
         Whether a target may be a position in space; ``False`` for a kind that follows
         another bone (not one of its own).
+    shapes : callable ``(document, constraint) -> [(points (N, 3), rgba), ...]``, optional
+        Closed world polylines the viewport draws for it at the current frame (a limit
+        distance's sphere), thin like the guide lines.
     """
 
     cls: type
@@ -46,6 +49,7 @@ class ConstraintView:
     on_constraint: Callable | None = None
     target_ends: bool = True
     target_position: bool = True
+    shapes: Callable | None = None
 
     @property
     def words(self) -> str:

@@ -8,7 +8,7 @@ the plain one (its label, space and targets).
 
 from __future__ import annotations
 
-from app.widgets.kinds import fabrik, follows, multi_parent, points_at
+from app.widgets.kinds import fabrik, follows, limit_distance, multi_parent, points_at
 from app.widgets.kinds.base import ConstraintView, target_words
 
 #: Model class -> its view.
@@ -21,6 +21,7 @@ VIEWS: dict[type, ConstraintView] = {
         follows.CHILD_OF,
         follows.COPY_ROTATION,
         follows.COPY_LOCATION,
+        limit_distance.VIEW,
     )
 }
 
@@ -55,3 +56,14 @@ def add_on_bone(menu, document, bone: str, bones: list[str]) -> None:
     for view in VIEWS.values():
         if view.add_on_bone is not None:
             view.add_on_bone(menu, document, bone, bones)
+
+
+def shapes_of(document) -> list:
+    """``(points (N, 3), rgba)`` closed world polylines every kind's view draws at the
+    current frame (:attr:`ConstraintView.shapes`)."""
+    out = []
+    for c in document.scene.constraints:
+        view = VIEWS.get(type(c))
+        if view is not None and view.shapes is not None:
+            out += view.shapes(document, c)
+    return out

@@ -220,6 +220,19 @@ class KindForm:
         refresh()
         return combo
 
+    def row(self, label: str, widget) -> None:
+        """A row holding a kind's own ``widget`` (a layout too): it edits through
+        :meth:`run` and shows the document through :meth:`refresher`."""
+        self._form.addRow(label, widget)
+
+    def refresher(self, refresh) -> None:
+        """Call ``refresh()`` whenever the document changes while the rows are shown."""
+        self._add_refresher(refresh)
+
+    def run(self, fn, *args) -> None:
+        """Run the operation ``fn(*args)``; a refusal is told and the rows shown again."""
+        self._run(fn, *args)
+
     def pivot_list(self, c) -> None:
         """The pivots in their order, with Move Up / Move Down and Add pivot."""
         self._pivots(self._form, self._ref, c)

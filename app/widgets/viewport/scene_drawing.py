@@ -18,6 +18,7 @@ from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.prepared import prepare
+from app.widgets.kinds.registry import shapes_of
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
 from app.widgets.viewport.handle_frames import TimelineHandles
@@ -216,6 +217,7 @@ class SceneDrawing:
         self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
+        self._kind_shapes = self._lines(9, width=1.5)  # what a kind's view draws (a sphere)
         self._ring = self._lines(9, width=2, mode="line_strip")
         self._ring.setVisible(False)
         self._handles = HandlesItem(parentItem=self._root)
@@ -282,6 +284,7 @@ class SceneDrawing:
             handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles, hover)
+        self._draw_kind_shapes(document)
         self.limits.draw(shown_shapes(document))
         extra = self.teaching.draw_trails(document, trails or TrailSettings(),
                                           document.selected_bones())  # fmt: skip
@@ -362,6 +365,15 @@ class SceneDrawing:
         self._guides.setVisible(bool(pos))
         if pos:
             self._guides.setData(pos=np.array(pos), color=np.array(colors))
+
+    def _draw_kind_shapes(self, document) -> None:
+        """The closed polylines the kinds' views draw (a limit distance's sphere)."""
+        rings = shapes_of(document)
+        self._kind_shapes.setVisible(bool(rings))
+        if rings:
+            pos = [np.stack([p, np.roll(p, -1, axis=0)], axis=1).reshape(-1, 3) for p, _ in rings]
+            colors = [np.tile(c, (len(p), 1)) for p, (_, c) in zip(pos, rings)]
+            self._kind_shapes.setData(pos=np.concatenate(pos), color=np.concatenate(colors))
 
     def _draw_labels(self, document, pose, handles, extra=(), hover=None) -> None:
         scene = document.scene

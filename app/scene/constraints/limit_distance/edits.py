@@ -14,8 +14,12 @@ def new_limit_distance(scene: Scene, bone: str, target: str) -> LimitDistance:
     """A limit distance (not added) keeping ``bone``'s head inside the sphere about
     ``target``'s head that it is on at ``frame_start`` (Blender's new constraint: nothing
     moves until the distance or the mode is changed), in world space as Blender's."""
-    return LimitDistance(name=editing.new_constraint_name(scene, LimitDistance, bone),
-                         space="world", bone=bone, target=Target(bone=target, at="head"))  # fmt: skip
+    return LimitDistance(
+        name=editing.new_constraint_name(scene, LimitDistance, bone),
+        space="world",
+        bone=bone,
+        target=Target(bone=target, at="head"),
+    )
 
 
 def with_target(c: LimitDistance, bone: str | None = None, at: str | None = None):

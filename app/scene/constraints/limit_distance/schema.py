@@ -22,17 +22,19 @@ def read(obj: dict, path: str, common: dict) -> LimitDistance:
     """One ``limit_distance`` object (``common``: its name, space and unknown keys)."""
     value = required(obj, "target", path)
     if "bone" not in read_object(value, f"{path}.target") or value["bone"] is None:
-        raise SceneError('the target of a limit_distance is a bone ({"bone": NAME}), not a '
-                         "position", f"{path}.target")  # fmt: skip
+        raise SceneError(
+            'the target of a limit_distance is a bone ({"bone": NAME}), not a position',
+            f"{path}.target",
+        )
     target = target_from_json(value, f"{path}.target")
     bone = read_name(required(obj, "bone", path), f"{path}.bone")
     if bone == target.bone:
-        raise SceneError(f"bone {bone!r} cannot keep a distance from itself",
-                         f"{path}.target.bone")  # fmt: skip
+        raise SceneError(f"bone {bone!r} cannot keep a distance from itself", f"{path}.target.bone")
     mode = obj.get("mode", "inside")
     if mode not in MODES:
-        raise SceneError(f'mode must be "inside", "outside" or "surface", got {mode!r}',
-                         f"{path}.mode")  # fmt: skip
+        raise SceneError(
+            f'mode must be "inside", "outside" or "surface", got {mode!r}', f"{path}.mode"
+        )
     distance = None
     if obj.get("distance") is not None:
         distance = read_number(obj["distance"], f"{path}.distance")

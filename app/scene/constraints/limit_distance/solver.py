@@ -3,9 +3,10 @@ the target point, every frame at once.
 
 With ``p`` the bone's head, ``c`` the target point (the target bone's head or tail), ``r =
 |p - c|`` and ``d`` the distance: ``inside`` moves ``p`` to ``c + (p - c) d / r`` where ``r >
-d``, ``outside`` where ``r < d``, ``surface`` at every frame; at ``r = 0`` (to rounding: :data:`ZERO`) the head goes
-``d`` along the bone's parent's +Y (world +Y for a root). Only the translation of
-``bone_to_world`` changes (the bone keeps its rotation and scale) and its descendants follow.
+d``, ``outside`` where ``r < d``, ``surface`` at every frame; at
+``r = 0`` (to rounding: :data:`ZERO`) the head goes ``d`` along the bone's parent's +Y (world
++Y for a root). Only the translation of ``bone_to_world`` changes (the bone keeps its rotation
+and scale) and its descendants follow.
 In ``space: "object"`` the same is done with ``p`` and ``c`` taken in the parent's frame
 (``inv(parent_to_world)``), so ``d`` is in the parent's units. ``distance: None`` is ``r`` at
 ``frame_start`` in that space, on the pose the constraints before it leave
@@ -52,8 +53,9 @@ def bone_and_target(constraint: LimitDistance, ctx) -> tuple[int, int]:
     if target not in names:
         raise SceneError(f"{target!r} is not a bone of this scene", f"{path}.target.bone")
     if target == constraint.bone:
-        raise SceneError(f"bone {target!r} cannot keep a distance from itself",
-                         f"{path}.target.bone")  # fmt: skip
+        raise SceneError(
+            f"bone {target!r} cannot keep a distance from itself", f"{path}.target.bone"
+        )
     return names[constraint.bone], names[target]
 
 
@@ -106,8 +108,12 @@ def _in_space(bone_to_world, skeleton, rig, constraint, b, t, space):
     if space == "world":
         return head, center, parent, None
     to_parent = inverse(parent)
-    return (transform_points(to_parent, head), transform_points(to_parent, center), parent,
-            to_parent)  # fmt: skip
+    return (
+        transform_points(to_parent, head),
+        transform_points(to_parent, center),
+        parent,
+        to_parent,
+    )
 
 
 def apply(constraint: LimitDistance, ctx) -> None:
@@ -123,8 +129,7 @@ def apply(constraint: LimitDistance, ctx) -> None:
             return float(np.linalg.norm(p - c, axis=-1)[0])
 
         distance = ctx.at_frame_start(constraint, measure)
-    head, center, parent, _ = _in_space(ctx.bone_to_world, skeleton, rig, constraint, b, t,
-                                        space)  # fmt: skip
+    head, center, parent, _ = _in_space(ctx.bone_to_world, skeleton, rig, constraint, b, t, space)
     moved, moves = limited(head, center, float(distance), constraint.mode, _up(parent, space))
     new = ctx.bone_to_world[:, b].copy()
     if space != "world":  # back to the world where it moved (the others keep their bits)

@@ -8,8 +8,8 @@ its class when writing. Adding a kind is one line in :data:`SCHEMAS` (a test fix
 
 from __future__ import annotations
 
-from app.scene.errors import SceneError
 from app.scene.constraints.limit_distance import schema as limit_distance
+from app.scene.errors import SceneError
 from app.scene.formats.kinds import fabrik, follows, multi_parent, points_at
 from app.scene.formats.kinds.base import COMMON_KEYS, KindSchema  # noqa: F401  (re-export)
 from app.scene.rig.model import Constraint
