@@ -267,3 +267,29 @@ def test_it_runs_after_what_moves_its_target():
     doc["constraints"].append(before)
     hand, _ = heads(doc)
     np.testing.assert_allclose(hand[:, 0], np.clip(X, 3, 5), atol=1e-12)
+
+
+# --- the exports bake it ------------------------------------------------------------------
+
+
+def test_the_exports_write_the_limited_pose(tmp_path):
+    from app.cli import main
+    from app.scene.io import load_scene
+
+    doc = scene_json({"mode": "surface", "distance": 2, "space": "object"}, turned=True)
+    path = tmp_path / "limit.json"
+    path.write_text(json.dumps(doc))
+    scene = load_scene(path)
+    expected = bake(scene)
+    names = list(expected.bone_names)
+    for suffix, tolerance in ((".bvh", 1e-4), (".glb", 1e-5)):
+        out = tmp_path / f"limit{suffix}"
+        assert main(["export", str(path), "--out", str(out)]) == 0
+        back = load_scene(out)
+        got = bake(back)
+        rows = [list(got.bone_names).index(n) for n in names]
+        np.testing.assert_allclose(got.heads[:, rows], expected.heads, atol=tolerance)
+    free = scene.copy()
+    free.constraints = []
+    hand = names.index("hand")
+    assert np.abs(bake(free).heads[:, hand] - expected.heads[:, hand]).max() > 1  # it moved

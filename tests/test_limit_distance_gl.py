@@ -18,13 +18,17 @@ from .gui import CTRL, SHIFT, click, framebuffer, key
 from .test_copy_kinds_gl import bone_middle, drawn_at
 
 SCENE = {
-    "format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0, "frame_end": 10,
+    "format": "pivotal-scene",
+    "version": 1,
+    "fps": 24,
+    "frame_start": 0,
+    "frame_end": 10,
     "bones": [
         {"name": "goal", "tail": [0, 0.6, 0]},
         {"name": "arm", "translation": [1.5, 0, 0], "tail": [0, 0.8, 0]},
         {"name": "hand", "parent": "arm", "translation": [0, 0.8, 0], "tail": [0, 0.4, 0]},
     ],
-}  # fmt: skip
+}
 ENTRY = "Add Limit Distance Constraint on arm about goal"
 
 
@@ -44,9 +48,7 @@ def arm_points(head):
     return np.asarray(head) + np.array([[0, 0.4, 0], [0, 1.0, 0]])
 
 
-def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(
-    qtbot, tmp_path, monkeypatch
-):
+def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(qtbot, tmp_path, monkeypatch):
     path = tmp_path / "limit.json"
     path.write_text(json.dumps(SCENE))
     win = gui.open_window(qtbot, path, frame=0)
@@ -66,8 +68,13 @@ def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(
     (c,) = doc.scene.constraints
     assert type(c) is LimitDistance
     assert (c.bone, c.target.bone, c.target.at, c.mode, c.distance, c.space) == (
-        "arm", "goal", "head", "inside", None, "world"
-    )  # fmt: skip
+        "arm",
+        "goal",
+        "head",
+        "inside",
+        None,
+        "world",
+    )
     assert doc.undo_stack.undoText() == "Add Limit Distance arm about goal"
     added = list(doc.scene.constraints)
     arm = doc.scene.bone_index("arm")
@@ -93,8 +100,9 @@ def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(
     edited = list(doc.scene.constraints)
     pose = doc.pose()
     np.testing.assert_allclose(pose.heads[0, arm], [0.5, 0, 0], atol=1e-12)
-    np.testing.assert_allclose(pose.heads[0, doc.scene.bone_index("hand")], [0.5, 0.8, 0],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        pose.heads[0, doc.scene.bone_index("hand")], [0.5, 0.8, 0], atol=1e-12
+    )
     qtbot.wait(30)
     limited = framebuffer(vp, qtbot)
     assert all(drawn_at(limited, vp.project(arm_points([0.5, 0, 0])), free))
@@ -114,14 +122,21 @@ def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(
 
     # Save As, then open the file in a new window: the same constraint, the same pose.
     out = tmp_path / "saved.json"
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(out), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), ""))
+    )
     key(vp, "S", CTRL | SHIFT)
     assert load_scene(out) == doc.scene and not doc.dirty
     written = json.loads(out.read_text())["constraints"][0]
-    assert written == {"type": "limit_distance", "name": "Limit Distance arm", "space": "world",
-                       "bone": "arm", "target": {"bone": "goal", "at": "head"},
-                       "mode": "inside", "distance": 0.5}  # fmt: skip
+    assert written == {
+        "type": "limit_distance",
+        "name": "Limit Distance arm",
+        "space": "world",
+        "bone": "arm",
+        "target": {"bone": "goal", "at": "head"},
+        "mode": "inside",
+        "distance": 0.5,
+    }
     again = gui.open_window(qtbot, out, frame=0)
     assert again.document.scene.constraints == edited
     np.testing.assert_allclose(again.document.pose().heads[0, arm], [0.5, 0, 0], atol=1e-12)
