@@ -1,7 +1,8 @@
-"""A limit distance made in the editor with real events (issue 29 item 1): the target, then
-the bone, clicked in the viewport; Shift+A ▸ its add-menu entry; its distance typed in the
-inspector; the bone and the sphere drawn where the closed form puts them; undo and redo;
-Save As (Ctrl+Shift+S) and the file opened again in a new window; Reset Distance."""
+"""A limit distance made in the editor on the demo (the foot-roll rig) with real events
+(issue 29 item 1): the target bone, then the bone, chosen in the outliner; Shift+A ▸ its
+add-menu entry; its distance typed in the inspector; the bone and the sphere drawn where the
+closed form puts them; undo and redo; Save As (Ctrl+Shift+S) and the file opened again in a
+new window; Reset Distance."""
 
 import json
 
@@ -14,22 +15,13 @@ from app.scene.io import load_scene
 from app.scene.rig.editing import Ref
 
 from . import gui
+from .conftest import SCENES
 from .gui import CTRL, SHIFT, click, framebuffer, key
-from .test_copy_kinds_gl import bone_middle, drawn_at
+from .test_copy_kinds_gl import drawn_at
 
-SCENE = {
-    "format": "pivotal-scene",
-    "version": 1,
-    "fps": 24,
-    "frame_start": 0,
-    "frame_end": 10,
-    "bones": [
-        {"name": "goal", "tail": [0, 0.6, 0]},
-        {"name": "arm", "translation": [1.5, 0, 0], "tail": [0, 0.8, 0]},
-        {"name": "hand", "parent": "arm", "translation": [0, 0.8, 0], "tail": [0, 0.4, 0]},
-    ],
-}
-ENTRY = "Add Limit Distance Constraint on arm about goal"
+DEMO = SCENES / "foot_roll.json"
+ENTRY = "Add Limit Distance Constraint on thigh about foot"
+NAME = "Limit Distance thigh"
 
 
 def choose_menu_entry(qtbot, text):
@@ -43,81 +35,89 @@ def choose_menu_entry(qtbot, text):
     QTest.keyClick(menu, QtCore.Qt.Key.Key_Return)
 
 
-def arm_points(head):
-    """The arm's middle and the hand's middle (world) with the arm's head at ``head``."""
-    return np.asarray(head) + np.array([[0, 0.4, 0], [0, 1.0, 0]])
+def click_row(outliner, ref, modifiers=gui.NO_MODS):
+    item = outliner.item_for(ref)
+    outliner.scrollToItem(item)
+    click(outliner.viewport(), outliner.visualItemRect(item).center(), modifiers)
 
 
-def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(qtbot, tmp_path, monkeypatch):
-    path = tmp_path / "limit.json"
-    path.write_text(json.dumps(SCENE))
-    win = gui.open_window(qtbot, path, frame=0)
+def test_on_the_demo_add_a_limit_distance_type_its_distance_undo_save_and_reopen(
+    qtbot, tmp_path, monkeypatch
+):
+    win = gui.open_window(qtbot, DEMO, frame=0)
     doc, vp = win.document, win.viewport
-    vp.frame_points([[-1.2, -1.2, 0], [2.0, 2.2, 0], [0.4, 0.5, 0.8], [0.4, 0.5, -0.8]])
+    thigh, foot = doc.scene.bone_index("thigh"), doc.scene.bone_index("foot")
+    before = doc.pose()
+    p, c = before.heads[0, thigh], before.heads[0, foot]
+    r = np.linalg.norm(p - c)
+    vp.frame_points([c - [0.5, 0.5, 0.3], c + [0.5, 1.0, 0.3]])
     qtbot.wait(30)
-    free = framebuffer(vp, qtbot)
 
-    # The target, then the bone (Shift adds it and makes it active); Shift+A ▸ the entry.
-    click(vp, bone_middle(win, "goal"))
-    click(vp, bone_middle(win, "arm"), SHIFT)
-    assert doc.selection == (Ref.bone("goal"), Ref.bone("arm"))
+    # The target, then the bone, in the outliner (Ctrl adds); Shift+A in the viewport.
+    click_row(win.outliner, Ref.bone("foot"))
+    click_row(win.outliner, Ref.bone("thigh"), CTRL)
+    assert doc.selection == (Ref.bone("foot"), Ref.bone("thigh"))
     vp.setFocus()
     key(vp, "A", SHIFT)
     choose_menu_entry(qtbot, ENTRY)
-    qtbot.waitUntil(lambda: len(doc.scene.constraints) == 1)
-    (c,) = doc.scene.constraints
-    assert type(c) is LimitDistance
-    assert (c.bone, c.target.bone, c.target.at, c.mode, c.distance, c.space) == (
-        "arm",
-        "goal",
+    qtbot.waitUntil(lambda: len(doc.scene.constraints) == 2)
+    new = doc.scene.constraint(NAME)
+    assert type(new) is LimitDistance
+    assert (new.bone, new.target.bone, new.target.at, new.mode, new.distance, new.space) == (
+        "thigh",
+        "foot",
         "head",
         "inside",
         None,
         "world",
     )
-    assert doc.undo_stack.undoText() == "Add Limit Distance arm about goal"
+    assert doc.undo_stack.undoText() == "Add Limit Distance thigh about foot"
+    assert doc.selection == (Ref.constraint(NAME),)
     added = list(doc.scene.constraints)
-    arm = doc.scene.bone_index("arm")
-    # measured at frame 0: 1.5, so nothing moved; the inspector shows it
-    np.testing.assert_allclose(doc.pose().heads[0, arm], [1.5, 0, 0], atol=1e-12)
+    # measured at frame 0 (after the multi-parent rolled the foot): nothing moved
+    np.testing.assert_allclose(doc.pose().heads[0, thigh], p, atol=1e-12)
     spin = win.inspector.findChild(QtWidgets.QDoubleSpinBox, "limitDistance")
-    assert spin is not None and spin.value() == 1.5
+    assert spin is not None and spin.value() == round(r, 3)
     note = win.inspector.findChild(QtWidgets.QLabel, "limitDistanceNote")
     assert note.text() == "measured at frame 0"
     qtbot.wait(30)
     added_image = framebuffer(vp, qtbot)
-    # the sphere of radius 1.5 about the goal's head: its circle in the view's plane
-    ring = vp.project([[0, -1.5, 0], [-1.5, 0, 0], [-1.5 * np.sqrt(0.5)] * 2 + [0]])
-    assert all(drawn_at(added_image, ring, free)), "the sphere is drawn about the target"
 
-    # Type 0.5 in the distance: the arm's head comes to (0.5, 0, 0), the hand with it.
+    # Type 0.2 in the distance: the thigh's head comes to c + (p - c) 0.2 / r.
     spin.setFocus()
     QTest.keyClick(spin, QtCore.Qt.Key.Key_A, CTRL)
-    QTest.keyClicks(spin, "0.5")
+    QTest.keyClicks(spin, "0.2")
     QTest.keyClick(spin, QtCore.Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: doc.scene.constraints[0].distance == 0.5)
-    assert doc.undo_stack.undoText() == "Set distance of Limit Distance arm to 0.5"
+    qtbot.waitUntil(lambda: doc.scene.constraint(NAME).distance == 0.2)
+    assert doc.undo_stack.undoText() == f"Set distance of {NAME} to 0.2"
     edited = list(doc.scene.constraints)
+    head = c + (p - c) * 0.2 / r
     pose = doc.pose()
-    np.testing.assert_allclose(pose.heads[0, arm], [0.5, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(pose.heads[0, thigh], head, atol=1e-12)
     np.testing.assert_allclose(
-        pose.heads[0, doc.scene.bone_index("hand")], [0.5, 0.8, 0], atol=1e-12
-    )
+        pose.tails[0, thigh], before.tails[0, thigh] + head - p, atol=1e-12
+    )  # the bone keeps its rotation
     qtbot.wait(30)
     limited = framebuffer(vp, qtbot)
-    assert all(drawn_at(limited, vp.project(arm_points([0.5, 0, 0])), free))
-    assert all(drawn_at(free, vp.project(arm_points([1.5, 0, 0])), limited)), "not where it was"
+    # The pixels, against the view before the edit (the same layout: the inspector showed
+    # the constraint in both): the thigh left its old tip, and the sphere about the foot's
+    # head shrank from r to 0.2 (its circle in the world's XY plane, left of and below it).
+    old_tip = p + 0.9 * (before.tails[0, thigh] - p)
+    assert drawn_at(added_image, vp.project([old_tip]), limited) == [True]
+    circle = np.array([[-1, 0, 0], [0, -1, 0], [-np.sqrt(0.5), -np.sqrt(0.5), 0]])
+    assert all(drawn_at(added_image, vp.project(c + r * circle), limited)), "the sphere of r"
+    assert all(drawn_at(limited, vp.project(c + 0.2 * circle), added_image)), "the one of 0.2"
     assert note.text() == "as set"
 
     # Undo and redo: the items, the spin box and the pixels.
     key(win, "Z", CTRL)
     qtbot.wait(30)
-    assert doc.scene.constraints == added and spin.value() == 1.5
-    np.testing.assert_allclose(doc.pose().heads[0, arm], [1.5, 0, 0], atol=1e-12)
+    assert doc.scene.constraints == added and spin.value() == round(r, 3)
+    np.testing.assert_allclose(doc.pose().heads[0, thigh], p, atol=1e-12)
     assert np.array_equal(framebuffer(vp, qtbot), added_image)
     key(win, "Z", CTRL | SHIFT)
     qtbot.wait(30)
-    assert doc.scene.constraints == edited and spin.value() == 0.5
+    assert doc.scene.constraints == edited and spin.value() == 0.2
     assert np.array_equal(framebuffer(vp, qtbot), limited)
 
     # Save As, then open the file in a new window: the same constraint, the same pose.
@@ -127,25 +127,26 @@ def test_add_a_limit_distance_type_its_distance_undo_save_and_reopen(qtbot, tmp_
     )
     key(vp, "S", CTRL | SHIFT)
     assert load_scene(out) == doc.scene and not doc.dirty
-    written = json.loads(out.read_text())["constraints"][0]
+    written = json.loads(out.read_text())["constraints"][-1]
     assert written == {
         "type": "limit_distance",
-        "name": "Limit Distance arm",
+        "name": NAME,
         "space": "world",
-        "bone": "arm",
-        "target": {"bone": "goal", "at": "head"},
+        "bone": "thigh",
+        "target": {"bone": "foot", "at": "head"},
         "mode": "inside",
-        "distance": 0.5,
+        "distance": 0.2,
     }
     again = gui.open_window(qtbot, out, frame=0)
     assert again.document.scene.constraints == edited
-    np.testing.assert_allclose(again.document.pose().heads[0, arm], [0.5, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(again.document.pose().heads[0, thigh], head, atol=1e-12)
 
-    # Reset Distance: measured at frame 0 again (absent in the file), the arm back.
-    doc.set_selection([Ref.constraint("Limit Distance arm")])
+    # Reset Distance: measured at frame 0 again (absent in the file), the thigh back.
+    doc.set_selection([Ref.constraint(NAME)])
     reset = win.inspector.findChild(QtWidgets.QPushButton, "limitResetDistance")
     assert reset.isEnabled()
     click(reset, reset.rect().center())
-    qtbot.waitUntil(lambda: doc.scene.constraints[0].distance is None)
-    assert doc.undo_stack.undoText() == "Reset distance of Limit Distance arm"
-    np.testing.assert_allclose(doc.pose().heads[0, arm], [1.5, 0, 0], atol=1e-12)
+    qtbot.waitUntil(lambda: doc.scene.constraint(NAME).distance is None)
+    assert doc.undo_stack.undoText() == f"Reset distance of {NAME}"
+    np.testing.assert_allclose(doc.pose().heads[0, thigh], p, atol=1e-12)
+    assert not reset.isEnabled()
