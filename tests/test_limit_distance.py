@@ -293,3 +293,15 @@ def test_the_exports_write_the_limited_pose(tmp_path):
     free.constraints = []
     hand = names.index("hand")
     assert np.abs(bake(free).heads[:, hand] - expected.heads[:, hand]).max() > 1  # it moved
+
+
+def test_a_parent_scaled_to_nothing_gives_finite_poses_and_one_frame_is_the_bake():
+    # object space through a parent squashed flat (the pseudo-inverse rule), measured distance
+    doc = scene_json({"mode": "surface", "space": "object"}, turned=True)
+    doc["bones"][0]["scale"] = [0, 2, 2]
+    scene = scene_from_json(doc)
+    whole = bake(scene)
+    assert np.all(np.isfinite(whole.bone_to_world))
+    for f in (3.0, 10.0):
+        one = Evaluator(scene).evaluate([f])
+        np.testing.assert_allclose(one.bone_to_world[0], whole.bone_to_world[int(f)], atol=1e-12)
