@@ -100,20 +100,16 @@ def _up(to_frame, space: str) -> np.ndarray:
 
 
 def _in_space(bone_to_world, skeleton, rig, constraint, b, t, space):
-    """``(p, c, parent_to_world, world_to_parent)`` of every frame: head and target point in
-    the constraint's space (world, or the bone's parent's frame)."""
+    """``(p, c, parent_to_world)`` of every frame: the head and the target point ``(F, 3)`` in
+    the constraint's space (world, or the bone's parent's frame) and the parent's world
+    transforms ``(F, 4, 4)``."""
     head = bone_to_world[:, b, :3, 3]
     center = point(bone_to_world, rig, constraint.target, t)
     parent = parent_to_world(skeleton, bone_to_world, b)
     if space == "world":
-        return head, center, parent, None
+        return head, center, parent
     to_parent = inverse(parent)
-    return (
-        transform_points(to_parent, head),
-        transform_points(to_parent, center),
-        parent,
-        to_parent,
-    )
+    return transform_points(to_parent, head), transform_points(to_parent, center), parent
 
 
 def apply(constraint: LimitDistance, ctx) -> None:
@@ -125,11 +121,11 @@ def apply(constraint: LimitDistance, ctx) -> None:
     if distance is None:
 
         def measure(w):
-            p, c, _, _ = _in_space(w, skeleton, rig, constraint, b, t, space)
+            p, c, _ = _in_space(w, skeleton, rig, constraint, b, t, space)
             return float(np.linalg.norm(p - c, axis=-1)[0])
 
         distance = ctx.at_frame_start(constraint, measure)
-    head, center, parent, _ = _in_space(ctx.bone_to_world, skeleton, rig, constraint, b, t, space)
+    head, center, parent = _in_space(ctx.bone_to_world, skeleton, rig, constraint, b, t, space)
     moved, moves = limited(head, center, float(distance), constraint.mode, _up(parent, space))
     new = ctx.bone_to_world[:, b].copy()
     if space != "world":  # back to the world where it moved (the others keep their bits)
