@@ -8,6 +8,8 @@ the plain one (its label, space and targets).
 
 from __future__ import annotations
 
+import numpy as np
+
 from app.widgets.kinds import fabrik, follows, limit_distance, multi_parent, points_at
 from app.widgets.kinds.base import ConstraintView, target_words
 
@@ -58,12 +60,13 @@ def add_on_bone(menu, document, bone: str, bones: list[str]) -> None:
             view.add_on_bone(menu, document, bone, bones)
 
 
-def shapes_of(document) -> list:
-    """``(points (N, 3), rgba)`` closed world polylines every kind's view draws at the
-    current frame (:attr:`ConstraintView.shapes`)."""
-    out = []
+def segments_of(document):
+    """``(pos (2N, 3), colors (2N, 4))``: the line segments of the closed world polylines
+    every kind's view draws at the current frame (:attr:`ConstraintView.shapes`)."""
+    pos, colors = [np.empty((0, 3))], [np.empty((0, 4))]
     for c in document.scene.constraints:
         view = VIEWS.get(type(c))
-        if view is not None and view.shapes is not None:
-            out += view.shapes(document, c)
-    return out
+        for ring, color in view.shapes(document, c) if view and view.shapes else ():
+            pos.append(np.stack([ring, np.roll(ring, -1, axis=0)], axis=1).reshape(-1, 3))
+            colors.append(np.tile(color, (len(pos[-1]), 1)))
+    return np.concatenate(pos), np.concatenate(colors)

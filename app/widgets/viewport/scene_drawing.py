@@ -18,7 +18,7 @@ from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.prepared import prepare
-from app.widgets.kinds.registry import shapes_of
+from app.widgets.kinds.registry import segments_of
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
 from app.widgets.viewport.handle_frames import TimelineHandles
@@ -284,7 +284,10 @@ class SceneDrawing:
             handles = handles_of(document)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles, hover)
-        self._draw_kind_shapes(document)
+        pos, colors = segments_of(document)  # what the kinds' views draw (a sphere)
+        self._kind_shapes.setVisible(len(pos) > 0)
+        if len(pos):
+            self._kind_shapes.setData(pos=pos, color=colors)
         self.limits.draw(shown_shapes(document))
         extra = self.teaching.draw_trails(document, trails or TrailSettings(),
                                           document.selected_bones())  # fmt: skip
@@ -365,15 +368,6 @@ class SceneDrawing:
         self._guides.setVisible(bool(pos))
         if pos:
             self._guides.setData(pos=np.array(pos), color=np.array(colors))
-
-    def _draw_kind_shapes(self, document) -> None:
-        """The closed polylines the kinds' views draw (a limit distance's sphere)."""
-        rings = shapes_of(document)
-        self._kind_shapes.setVisible(bool(rings))
-        if rings:
-            pos = [np.stack([p, np.roll(p, -1, axis=0)], axis=1).reshape(-1, 3) for p, _ in rings]
-            colors = [np.tile(c, (len(p), 1)) for p, (_, c) in zip(pos, rings)]
-            self._kind_shapes.setData(pos=np.concatenate(pos), color=np.concatenate(colors))
 
     def _draw_labels(self, document, pose, handles, extra=(), hover=None) -> None:
         scene = document.scene
