@@ -440,7 +440,7 @@ def test_the_command_line_refuses_fuzzed_inputs_in_one_line_with_status_2():
 def test_an_object_space_copy_rotation_bakes_no_frames():
     """Found by the fuzzer's new classes: ``bake(frames=[])`` of a scene with an object-space
     ``copy_rotation`` raised "zero-size array to reduction operation maximum"
-    (``constraints/follows.py``, ``linear_in_parents``)."""
+    (``constraints/follows/common.py``, ``linear_in_parents``)."""
 
     def edit(value):
         value["constraints"] = [{"type": "copy_rotation", "name": "c", "bone": "calf.r",
@@ -484,7 +484,7 @@ def test_a_copy_location_under_a_bone_squashed_flat_plays_as_it_bakes():
     0 on one axis and turned by FABRIK is singular only up to rounding, and the plain inverse
     of the relation kept from ``frame_start`` (entries of 1e16) put the hand 1.7e14 away on a
     frame evaluated alone (the editor while playing) and not in the bake
-    (``constraints/follows.py`` ``start_inverse``, used by ``copy_location`` and
+    (``constraints/follows/common.py`` ``start_inverse``, used by ``copy_location`` and
     ``child_of``)."""
 
     def edit(value):

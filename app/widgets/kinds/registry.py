@@ -2,39 +2,27 @@
 
 The outliner's words, the inspector's section, the add-menu entries (see
 :class:`~app.widgets.kinds.base.ConstraintView`). Adding a kind is a view module and one
-line in :data:`VIEWS` (a test fixture uses :func:`register`); a kind without a view gets
-the plain one (its label, space and targets).
+line in :data:`VIEWS` (a test fixture uses ``VIEWS.register`` and ``VIEWS.unregister``); a
+kind without a view gets the plain one (its label, space and targets).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from app.scene.registry import Registry
 from app.widgets.kinds import fabrik, follows, limit_distance, multi_parent, points_at
 from app.widgets.kinds.base import ConstraintView, target_words
 
-#: Model class -> its view.
-VIEWS: dict[type, ConstraintView] = {
-    v.cls: v
-    for v in (
-        multi_parent.VIEW,
-        points_at.VIEW,
-        fabrik.VIEW,
-        follows.CHILD_OF,
-        follows.COPY_ROTATION,
-        follows.COPY_LOCATION,
-        limit_distance.VIEW,
-    )
-}
-
-
-def register(view: ConstraintView) -> None:
-    """Show ``view``'s kind with it (a kind added at run time, e.g. a test's)."""
-    VIEWS[view.cls] = view
-
-
-def unregister(cls: type) -> None:
-    VIEWS.pop(cls, None)
+#: Model class -> its view; a kind's one line is its ``VIEWS.register(view)``.
+VIEWS: Registry[type, ConstraintView] = Registry("view", key=lambda view: view.cls)
+VIEWS.register(multi_parent.VIEW)
+VIEWS.register(points_at.VIEW)
+VIEWS.register(fabrik.VIEW)
+VIEWS.register(follows.CHILD_OF)
+VIEWS.register(follows.COPY_ROTATION)
+VIEWS.register(follows.COPY_LOCATION)
+VIEWS.register(limit_distance.VIEW)
 
 
 def view_for(constraint) -> ConstraintView:

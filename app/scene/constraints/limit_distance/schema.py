@@ -12,7 +12,7 @@ from __future__ import annotations
 from app.scene.constraints.limit_distance.model import MODES, LimitDistance
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import read_name, read_number, read_object
-from app.scene.formats.kinds.base import KindSchema
+from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import required, target_from_json, target_to_json
 
 KEYS = frozenset({"bone", "target", "mode", "distance"})
@@ -51,4 +51,4 @@ def write(c: LimitDistance) -> dict:
     return out
 
 
-SCHEMA = KindSchema(LimitDistance, KEYS, read, write)
+SCHEMA = SCHEMAS.register(KindSchema(LimitDistance, KEYS, read, write))

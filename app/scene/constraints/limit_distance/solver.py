@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene.constraints.change_of_basis import parent_to_world
-from app.scene.constraints.follows import point
+from app.scene.constraints.follows.common import point
 from app.scene.constraints.limit_distance.model import LimitDistance
-from app.scene.constraints.points_at import constraint_path
+from app.scene.constraints.points_at.solver import constraint_path
 from app.scene.errors import SceneError
 from app.scene.math.transforms import inverse, transform_points, transform_vectors
 
