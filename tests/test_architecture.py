@@ -1,6 +1,7 @@
 """The model never knows its views: app.scene imports no Qt, pyqtgraph or OpenGL."""
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,9 @@ def _imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
     return found
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
+    """The import graph, read once per process (the tests only read it)."""
     mods = _modules()
     return {name: _imports(name, path, mods) for name, path in mods.items()}
 

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app.scene.errors import SceneError
@@ -51,19 +51,42 @@ def test_the_bases_are_every_shipped_scene_and_clip_and_all_are_accepted():
             "accepted"), name  # fmt: skip
 
 
-def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
-    tally = collections.Counter()
+def every_kind_and_base():
+    """One mutation of each kind (on the first base that takes it) and of each base (its
+    first kind): the classes ``examples()`` draws, each at least once whatever it draws."""
+    chosen = {}
+    for kind in dict.fromkeys(k for n in LIGHT for k in light_kinds(n)):
+        name = next(n for n in LIGHT if kind in light_kinds(n))
+        chosen.setdefault((name, kind), len(chosen))
+    for name in LIGHT:
+        if not any(n == name for n, _ in chosen):
+            chosen[(name, light_kinds(name)[0])] = len(chosen)
+    return [(name, [(kind, seed)]) for (name, kind), seed in chosen.items()]
 
-    @settings(max_examples=400, derandomize=True, deadline=None, database=None,
+
+EXPLICIT = every_kind_and_base()
+
+
+def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
+    """Every kind and base once, then 120 drawn examples (``make fuzz`` draws 20,000)."""
+    tally = collections.Counter()
+    seen = set()
+
+    @settings(max_examples=120, derandomize=True, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
     @given(examples())
     def one(example):
         name, steps = example
+        seen.update((name, kind) for kind, _ in steps)
         outcome = fuzzing.check_input(fuzzing.mutate(name, steps), fuzzing.suffix_of(name))
         tally[outcome.kind] += 1
         tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
 
+    for explicit in EXPLICIT:
+        one = example(explicit)(one)
     one()
+    assert {kind for _, kind in seen} == {k for n in LIGHT for k in light_kinds(n)}
+    assert {name for name, _ in seen} == set(LIGHT)
     # Both outcomes are exercised, for both formats: the mutations are neither all fatal
     # nor all harmless.
     for fmt in (".json", ".bvh"):
