@@ -21,6 +21,7 @@ from app.scene.analysis import compare
 from app.scene.rig import key_edits
 from app.scene.rig.prepared import prepare
 from app.scene.rig.refs import PIVOT, POINT, POLE, Ref, part_refs, pivot_named, resolve
+from app.widgets.kinds.registry import segments_of
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
 from app.widgets.viewport.handle_frames import TimelineHandles
@@ -237,6 +238,7 @@ class SceneDrawing:
         self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
+        self._kind_shapes = self._lines(9, width=1.5)  # what a kind's view draws (a sphere)
         self._ring = self._lines(9, width=2, mode="line_strip")
         self._ring.setVisible(False)
         self._handles = HandlesItem(parentItem=self._root)
@@ -301,6 +303,10 @@ class SceneDrawing:
         handles = self.handles(document, pose, timeline=True)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles, hover)
+        pos, colors = segments_of(document)  # what the kinds' views draw (a sphere)
+        self._kind_shapes.setVisible(len(pos) > 0)
+        if len(pos):
+            self._kind_shapes.setData(pos=pos, color=colors)
         self.limits.draw(shown_shapes(document))
         extra = self.layers.draw(document, pose, self.scale)
         self._draw_labels(document, pose, handles, extra, hover)

@@ -10,25 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.scene.registry import Registry
 from app.widgets.viewport.layers.base import Labels, Layer, LayerHandle
 from app.widgets.viewport.layers.basis_change import BasisChangeLayer
 from app.widgets.viewport.teaching_drawing import StepThroughLayer, TrailsLayer
 
 #: Name -> the layer's class (called with the viewport's root item), in drawing order: the
 #: order of their labels and of their items at equal depth.
-LAYERS: dict[str, type[Layer]] = {
-    cls.name: cls for cls in (TrailsLayer, StepThroughLayer, BasisChangeLayer)
-}
+LAYERS: Registry[str, type[Layer]] = Registry("viewport layer", key=lambda cls: cls.name)
+LAYERS.register(TrailsLayer)
+LAYERS.register(StepThroughLayer)
+LAYERS.register(BasisChangeLayer)
 
-
-def register(cls: type[Layer]) -> type[Layer]:
-    """Draw layer ``cls`` in viewports built from now on (after the registered ones)."""
-    LAYERS[cls.name] = cls
-    return cls
-
-
-def unregister(name: str) -> None:
-    LAYERS.pop(name, None)
+#: ``register(cls)`` (or ``@register`` over the class): draw layer ``cls`` in viewports built
+#: from now on (after the registered ones); ``unregister(name)`` forgets it.
+register = LAYERS.register
+unregister = LAYERS.unregister
 
 
 class LayerStack:
