@@ -28,6 +28,8 @@ over. Up and down, a pivot moves as the original's point does (continuously acro
 of pivot), and a stance is lifted, smoothly, where a down point would go below the floor.
 The per-stance bookkeeping is a loop over contact events (a few per step); every per-frame
 quantity is vectorized over a phase's frames.
+
+One idea: one foot's planted path, from its contacts to its frames and pivots.
 """
 
 from __future__ import annotations
