@@ -1,5 +1,5 @@
 """A planted foot's path: where one foot (and its toes) are on every frame once its
-contacts hold. One idea: one foot's planted path, stance by stance.
+contacts hold.
 
 Input (:class:`FootMotion`): the foot's original rigid frames (rotation ``Q_o(f)``, head
 ``t_o(f)``), the toes' rotation in the foot, and the contact points: heel and ball carried
