@@ -250,8 +250,8 @@ def test_evaluate_with_none_is_the_current_space_and_integrates_once(qtbot, monk
     computed = []
     update = solver.update
 
-    def counted(integral, inputs):
-        result = update(integral, inputs)
+    def counted(integral, inputs, *known):
+        result = update(integral, inputs, *known)
         computed.extend([1] if result is not integral else [])
         return result
 

@@ -105,7 +105,6 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(6, 6, 6, 6)
         self._form.addWidget(box)
-        self._last_group = box
         return form
 
     def _note(self, form, fn) -> QtWidgets.QLabel:
