@@ -49,10 +49,12 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         document.selection_changed.connect(self._rebuild)
         document.structure_changed.connect(self._rebuild)
         document.scene_replaced.connect(self._rebuild)
-        # Values follow scrubbing and drags ten times a second; edits show at once.
+        # Values follow scrubbing and playback ten times a second; edits (a drag's every
+        # step) show at once, once: the pose change an edit emits after it is shown already.
         self._throttled = Throttle(self._refresh, 100, self)
-        document.pose_changed.connect(self._throttled)
-        document.scene_changed.connect(self._refresh)
+        self._edit_shown: tuple | None = None  # (frame, space) an edit's refresh showed
+        document.pose_changed.connect(self._pose_changed)
+        document.scene_changed.connect(self._edited)
         self._rebuild()
 
     def sizeHint(self):
@@ -399,6 +401,15 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             spin.setValue(value)
 
     # --- refreshing ----------------------------------------------------------------------
+
+    def _edited(self) -> None:
+        self._refresh()
+        self._edit_shown = (self._document.frame, self._document.space)
+
+    def _pose_changed(self) -> None:
+        shown, self._edit_shown = self._edit_shown, None
+        if shown != (self._document.frame, self._document.space):
+            self._throttled()
 
     def _refresh(self) -> None:
         if self._ref != self._active():
