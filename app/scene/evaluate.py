@@ -40,7 +40,7 @@ from app.scene.errors import SceneError
 from app.scene.formats.npz_stream import Rows, write_npz
 from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
-from app.scene.rig.model import SPACES, Scene, Target
+from app.scene.rig.model import SPACES, Scene, Target, same_items
 from app.scene.rig.prepared import PreparedRig, prepare
 from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate, propagate_many
 
@@ -291,8 +291,7 @@ class Evaluator:
         key = (rig, tuple(self.scene.constraints), self.scene.frame_start, space)
         kept, values = self._at_start
         if (kept is None or kept[0] is not key[0] or kept[2:] != key[2:]
-                or len(kept[1]) != len(key[1])
-                or not all(a is b for a, b in zip(kept[1], key[1]))):  # fmt: skip
+                or not same_items(kept[1], key[1])):  # fmt: skip
             values = {}
             self._at_start = (key, values)
         return values
@@ -304,8 +303,7 @@ class Evaluator:
         constraints = tuple(self.scene.constraints)
         kept = self._planned
         if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
-                or len(kept[0]) != len(constraints)
-                or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
+                or not same_items(kept[0], constraints)):  # fmt: skip
             order = order_of(self.scene)
             steps = batches.plan([constraints[i] for i in order], ctx)
             steps = [[order[k] for k in run] for run in steps]
@@ -336,7 +334,7 @@ class Evaluator:
                          heads=_result_array(shape + (3,)), tails=_result_array(shape + (3,)),
                          limit_violation_deg=_result_array(shape))  # fmt: skip
         pieces: dict = {}
-        for lo, hi, piece in self._pieces(frames, space, component_major):
+        for lo, hi, piece in self.pieces_checked(frames, space, component_major):
             out.heads[lo:hi] = piece.heads
             out.tails[lo:hi] = piece.tails
             out.limit_violation_deg[lo:hi] = piece.limit_violation_deg
@@ -355,10 +353,11 @@ class Evaluator:
         for the next. With ``into`` (shape ``(4, 4, B, F)``, component-major) each chunk's world
         transforms are computed in their place there (the whole result's array).
         """
-        yield from self._pieces(self.checked_frames(frames, space), space, into)
+        yield from self.pieces_checked(self.checked_frames(frames, space), space, into)
 
-    def _pieces(self, frames: np.ndarray, space, into=None):
-        """:meth:`pieces` of ``frames`` already checked (:meth:`checked_frames`)."""
+    def pieces_checked(self, frames: np.ndarray, space, into=None):
+        """:meth:`pieces` of ``frames`` already checked (:meth:`checked_frames`), which a
+        chunked evaluation does once for all its chunks."""
         spans = chunks(len(frames), len(self.scene.bones))
         if into is None and len(spans) > 1:  # one chunk's buffer, used again by each
             longest = max(hi - lo for lo, hi in spans)
@@ -484,7 +483,7 @@ def bake_to_npz(scene: Scene, path, frames=None, space: str | None = None,
     per_pose = {"bone_to_world": (4, 4), "heads": (3,), "tails": (3,), "limit_violation_deg": ()}
 
     def blocks():
-        for _, hi, piece in evaluator._pieces(frames, space):
+        for _, hi, piece in evaluator.pieces_checked(frames, space):
             yield {name: getattr(piece, name) for name in per_pose}
             if progress is not None:
                 progress(hi, len(frames))

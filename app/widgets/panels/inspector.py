@@ -49,12 +49,13 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         document.selection_changed.connect(self._rebuild)
         document.structure_changed.connect(self._rebuild)
         document.scene_replaced.connect(self._rebuild)
-        # Values follow scrubbing and playback ten times a second; edits (a drag's every
-        # step) show at once, once: the pose change an edit emits after it is shown already.
-        self._throttled = Throttle(self._refresh, 100, self)
-        self._edit_shown: tuple | None = None  # (frame, space) an edit's refresh showed
-        document.pose_changed.connect(self._pose_changed)
-        document.scene_changed.connect(self._edited)
+        # Values follow scrubbing and playback ten times a second; edits (each step of a
+        # drag) show at once, and once: the pose change an edit emits next is shown already.
+        self._throttled = Throttle(
+            self._refresh, 100, self, shows=lambda: (document.frame, document.space)
+        )
+        document.pose_changed.connect(self._throttled)
+        document.scene_changed.connect(self._throttled.now)
         self._rebuild()
 
     def sizeHint(self):
@@ -401,15 +402,6 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             spin.setValue(value)
 
     # --- refreshing ----------------------------------------------------------------------
-
-    def _edited(self) -> None:
-        self._refresh()
-        self._edit_shown = (self._document.frame, self._document.space)
-
-    def _pose_changed(self) -> None:
-        shown, self._edit_shown = self._edit_shown, None
-        if shown != (self._document.frame, self._document.space):
-            self._throttled()
 
     def _refresh(self) -> None:
         if self._ref != self._active():
