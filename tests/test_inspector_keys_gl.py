@@ -171,8 +171,14 @@ def test_playing_solves_world_space_for_the_inspector_only_for_a_bone_with_a_lim
     moving = np.linalg.norm(heads[1] - heads[0], axis=1) > 1e-3
     free = next(b.name for b, m in zip(doc.scene.bones, moving) if m and b.name not in limited)
     asked = []
-    world_pose = doc.world_pose
-    doc.world_pose = lambda: asked.append(doc.frame) or world_pose()
+    pose = doc.evaluations.pose
+
+    def counted(*space):
+        if space == ("world",):
+            asked.append(doc.frame)
+        return pose(*space)
+
+    doc.evaluations.pose = counted
     for bone, expect_world in ((free, False), (sorted(limited)[0], True)):
         _select(qtbot, win, bone)
         asked.clear()

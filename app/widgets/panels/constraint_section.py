@@ -141,8 +141,8 @@ class ConstraintSection:
         doc = self._document
         info = doc.pose().info.get(name)
         text = report_words(info) if isinstance(info, dict) and info else ""
-        if doc.evaluation_error:
-            text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
+        if doc.evaluations.error:
+            text += f"<br><span style='color:#ff6650'>{doc.evaluations.error}</span>"
         return text
 
 

@@ -299,7 +299,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         # Only a limit's bone can leave it: the others need no world-space evaluation (a
         # whole solve each refresh when the current space is not world).
         limited = any(b == name for c in doc.scene.constraints for b, _ in c.limits_by_bone())
-        world = doc.world_pose().limit_violation_deg[0, i] if limited else 0.0
+        world = doc.evaluations.pose("world").limit_violation_deg[0, i] if limited else 0.0
         if world > 0.05:
             text += (
                 f"<br><span style='color:#ff6650'>world space leaves its limit by "
