@@ -151,8 +151,8 @@ def main(argv) -> int:
     parser.add_argument("--height", type=float, metavar="H",
                         help="the floor's height in scene units (default: detected)")
     parser.add_argument("--speed", type=float, metavar="V",
-                        help="contact speed in m/s for a 1.7 m person (default 0.3; generated "
-                        "motion that slides may need 1)")  # fmt: skip
+                        help="contact speed in m/s for a 1.7 m person (default: twice the "
+                        "speed at which the clip's standing foot slides, from 0.3 to 1)")
     parser.add_argument("-j", "--jobs", type=int, metavar="N",
                         help="processes for many files (default: every core)")
     args = parser.parse_args(argv)

@@ -12,13 +12,14 @@ from app.scene.math.anticommutator import normalized_anticommutator as nac
 
 
 def brute_force(qs):
-    """The definition, literally: the product in every order, summed, normalized."""
-    total = np.zeros(4)
-    for order in itertools.permutations(range(len(qs))):
-        product = np.array([1.0, 0, 0, 0])
-        for i in order:
-            product = quat.mul(product, qs[i])
-        total += product
+    """The definition, literally: the product in every order, summed, normalized (all
+    orders at once: row ``k`` of ``orders`` is one order, multiplied left to right)."""
+    qs = np.asarray(qs, dtype=float)
+    orders = np.array(list(itertools.permutations(range(len(qs)))))
+    product = np.tile([1.0, 0, 0, 0], (len(orders), 1))
+    for position in range(len(qs)):
+        product = quat.mul(product, qs[orders[:, position]])
+    total = product.sum(axis=0)
     return total / np.linalg.norm(total)
 
 

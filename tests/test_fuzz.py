@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app.scene.errors import SceneError
@@ -51,19 +51,42 @@ def test_the_bases_are_every_shipped_scene_and_clip_and_all_are_accepted():
             "accepted"), name  # fmt: skip
 
 
-def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
-    tally = collections.Counter()
+def every_kind_and_base():
+    """One mutation of each kind (on the first base that takes it) and of each base (its
+    first kind): the classes ``examples()`` draws, each at least once whatever it draws."""
+    chosen = {}
+    for kind in dict.fromkeys(k for n in LIGHT for k in light_kinds(n)):
+        name = next(n for n in LIGHT if kind in light_kinds(n))
+        chosen.setdefault((name, kind), len(chosen))
+    for name in LIGHT:
+        if not any(n == name for n, _ in chosen):
+            chosen[(name, light_kinds(name)[0])] = len(chosen)
+    return [(name, [(kind, seed)]) for (name, kind), seed in chosen.items()]
 
-    @settings(max_examples=400, derandomize=True, deadline=None, database=None,
+
+EXPLICIT = every_kind_and_base()
+
+
+def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
+    """Every kind and base once, then 120 drawn examples (``make fuzz`` draws 20,000)."""
+    tally = collections.Counter()
+    seen = set()
+
+    @settings(max_examples=120, derandomize=True, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
     @given(examples())
     def one(example):
         name, steps = example
+        seen.update((name, kind) for kind, _ in steps)
         outcome = fuzzing.check_input(fuzzing.mutate(name, steps), fuzzing.suffix_of(name))
         tally[outcome.kind] += 1
         tally[(fuzzing.suffix_of(name), outcome.kind)] += 1
 
+    for explicit in EXPLICIT:
+        one = example(explicit)(one)
     one()
+    assert {kind for _, kind in seen} == {k for n in LIGHT for k in light_kinds(n)}
+    assert {name for name, _ in seen} == set(LIGHT)
     # Both outcomes are exercised, for both formats: the mutations are neither all fatal
     # nor all harmless.
     for fmt in (".json", ".bvh"):
@@ -440,7 +463,7 @@ def test_the_command_line_refuses_fuzzed_inputs_in_one_line_with_status_2():
 def test_an_object_space_copy_rotation_bakes_no_frames():
     """Found by the fuzzer's new classes: ``bake(frames=[])`` of a scene with an object-space
     ``copy_rotation`` raised "zero-size array to reduction operation maximum"
-    (``constraints/follows.py``, ``linear_in_parents``)."""
+    (``constraints/follows/common.py``, ``linear_in_parents``)."""
 
     def edit(value):
         value["constraints"] = [{"type": "copy_rotation", "name": "c", "bone": "calf.r",
@@ -484,7 +507,7 @@ def test_a_copy_location_under_a_bone_squashed_flat_plays_as_it_bakes():
     0 on one axis and turned by FABRIK is singular only up to rounding, and the plain inverse
     of the relation kept from ``frame_start`` (entries of 1e16) put the hand 1.7e14 away on a
     frame evaluated alone (the editor while playing) and not in the bake
-    (``constraints/follows.py`` ``start_inverse``, used by ``copy_location`` and
+    (``constraints/follows/common.py`` ``start_inverse``, used by ``copy_location`` and
     ``child_of``)."""
 
     def edit(value):

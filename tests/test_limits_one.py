@@ -111,7 +111,7 @@ def test_a_limited_chain_with_a_pole_solves_alone_as_in_a_stack(seed):
 @pytest.mark.parametrize("rigid", [True, False])
 def test_one_frames_rotation_in_the_bone_matches_object_rotation(rng, rigid):
     from app.scene.constraints.fabrik.one_limited import object_rotation_one
-    from app.scene.constraints.points_at import object_rotation
+    from app.scene.constraints.points_at.solver import object_rotation
     from app.scene.math.transforms import trs
 
     n = 60
@@ -130,7 +130,7 @@ def test_one_frames_rotation_in_the_bone_matches_object_rotation(rng, rigid):
 @pytest.mark.parametrize("rigid", [True, False])
 def test_the_free_bones_lean_arc_is_object_rotation_bit_for_bit(rng, rigid):
     from app.scene.constraints.fabrik.solver import _free_rotation
-    from app.scene.constraints.points_at import object_rotation
+    from app.scene.constraints.points_at.solver import object_rotation
     from app.scene.math.transforms import transform_points, trs
 
     n = 50

@@ -5,7 +5,7 @@ and viewport's context menus, undo and redo. Then undo everything: the scene equ
 loaded one; redo everything: it equals the final one. No exception may reach Qt's event loop
 and no Qt warning may be logged (``qt_log_level_fail``).
 
-``make test`` runs 200 actions on each scene; ``make fuzz`` sets
+``make test`` runs 120 actions on each scene; ``make fuzz`` sets
 ``PIVOTAL_MONKEY_ACTIONS=1000`` (``PIVOTAL_MONKEY_SEED`` picks other sequences).
 """
 
@@ -23,7 +23,7 @@ from . import gui
 from .conftest import SCENES
 from .gui import CTRL, NO_MODS, SHIFT, click, drag, key
 
-ACTIONS = int(os.environ.get("PIVOTAL_MONKEY_ACTIONS", "200"))
+ACTIONS = int(os.environ.get("PIVOTAL_MONKEY_ACTIONS", "120"))
 #: Added to each scene's seed: another run of the monkey, another sequence of actions.
 SEED = int(os.environ.get("PIVOTAL_MONKEY_SEED", "0"))
 

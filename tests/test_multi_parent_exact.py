@@ -6,6 +6,7 @@ stepped one step at a time); nothing in it comes from ``app.scene`` but the mode
 """
 
 import itertools
+import math
 from functools import reduce
 
 import numpy as np
@@ -30,6 +31,27 @@ def hamilton(a, b):
     return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
                      aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw],
                     axis=-1)  # fmt: skip
+
+
+def orientation_steps(combined, start, space):
+    """``q0`` after each step, one step at a time: ``{R_n} q0`` (world) or ``q0 {R_n}``
+    (object), normalized (``hamilton``'s formula on Python floats: a step is a few
+    microseconds, not a numpy call's tens)."""
+    w, x, y, z = map(float, start)
+    out = []
+    for cw, cx, cy, cz in combined.tolist():
+        if space == "world":
+            aw, ax, ay, az, bw, bx, by, bz = cw, cx, cy, cz, w, x, y, z
+        else:
+            aw, ax, ay, az, bw, bx, by, bz = w, x, y, z, cw, cx, cy, cz
+        w = aw * bw - ax * bx - ay * by - az * bz
+        x = aw * bx + ax * bw + ay * bz - az * by
+        y = aw * by - ax * bz + ay * bw + az * bx
+        z = aw * bz + ax * by - ay * bx + az * bw
+        norm = math.sqrt(w * w + x * x + y * y + z * z)
+        w, x, y, z = w / norm, x / norm, y / norm, z / norm
+        out.append((w, x, y, z))
+    return np.array(out).reshape(-1, 4)
 
 
 def slerped(pivot, times):
@@ -90,10 +112,7 @@ def seed_loop(pivots, body, substeps, frames, space, integrator="seed", sample_r
     combined = total / np.linalg.norm(total, axis=1, keepdims=True)  # {R_i}
     q0 = np.empty((n_steps + 1, 4))
     q0[0] = body.rotation
-    for n in range(n_steps):  # the orientation, one step at a time
-        q0[n + 1] = (hamilton(combined[n:n + 1], q0[n:n + 1]) if space == "world"
-                     else hamilton(q0[n:n + 1], combined[n:n + 1]))[0]  # fmt: skip
-        q0[n + 1] /= np.linalg.norm(q0[n + 1])
+    q0[1:] = orientation_steps(combined, body.rotation, space)
     body_rot = Rotation.from_quat(q0[:-1], scalar_first=True)
     step = np.zeros((n_steps, 3))
     for pv, r in zip(pivots, increments):

@@ -185,18 +185,24 @@ def test_an_interpolation_edit_keeps_the_cache_before_its_segment():
 def test_the_step_through_splits_eased_pieces_and_jumps_among_the_pivots(rng, space):
     """Eased pieces and jumps are flows, yet each pivot's share is shown: the shares add up to
     the body's motion in every piece (a pivot that holds still contributes nothing)."""
+    from app.scene.constraints.multi_parent.cache import update
+    from app.scene.constraints.multi_parent.solver import inputs_of
     from app.scene.constraints.multi_parent.steps import steps
 
     body, pivots = rig(rng)
     scene = make_scene(pivots, body, space=space, frame_end=7)
+    # One integral for every frame, as the editor's cache passes it (the same bits as
+    # integrating anew: tests/test_multi_parent_steps.py).
+    integral = update(None, inputs_of(scene.constraints[0], scene, space))
+    by_frame = {}
     for frame in range(1, 7):
-        st = steps(scene.constraints[0], scene, frame)
+        st = by_frame[frame] = steps(scene.constraints[0], scene, frame, integral=integral)
         np.testing.assert_allclose(np.diff(st.position, axis=0), st.displacement(), atol=1e-13)
         turned = Rotation.from_quat(st.combined, scalar_first=True) * Rotation.from_quat(
             st.rotation[:-1], scalar_first=True)  # fmt: skip
         assert rotation_distance(turned.as_quat(scalar_first=True), st.rotation[1:]).max() < 1e-12
     # Frames 2-4 hold pivot a (a constant segment): it moves the body only at the jump, frame 4.
-    st = steps(scene.constraints[0], scene, 3)
+    st = by_frame[3]
     assert np.abs(st.contributions[:, 0]).max() < 1e-15
 
 

@@ -217,9 +217,9 @@ def test_planting_holds_on_real_clips(name, tmp_path):
         skating_before)
 
     if name == "01_01":  # what "Clean a motion-capture walk" says the dialog shows
-        assert result.before.row() == ("3.7 %", "39.2 mm", "0.00 cm")
-        assert result.after.row() == ("2.8 %", "0.0 mm", "0.25 cm")
-        assert [f.contacts[1][1][0] for f in record.feet] == [278, 277]  # step 2 lands
+        assert result.before.row() == ("3.7 %", "63.6 mm", "0.00 cm")
+        assert result.after.row() == ("2.2 %", "0.0 mm", "0.28 cm")
+        assert [f.contacts[1][1][0] for f in record.feet] == [277, 277]  # step 2 lands
 
 
 # --- the parts, on small inputs ----------------------------------------------------------

@@ -22,6 +22,7 @@ import numpy as np
 
 from app.scene import evaluate
 from app.scene.evaluate import BakeResult, Evaluator, default_frames
+from app.scene.registry import Registry
 from app.scene.rig.model import Scene
 
 
@@ -204,12 +205,9 @@ def run_export(fmt: ExportFormat, request: ExportRequest) -> list[str]:
 
 #: The export formats by ``--format`` name, in the order menus list them: the core's below,
 #: the window's PNG formats once :func:`register` added them.
-FORMATS: dict[str, ExportFormat] = {}
-
-
-def register(fmt: ExportFormat) -> None:
-    """Add ``fmt`` to :data:`FORMATS` (or replace the format of that name)."""
-    FORMATS[fmt.name] = fmt
+FORMATS: Registry[str, ExportFormat] = Registry("export format", key=lambda fmt: fmt.name)
+#: ``register(fmt)``: add ``fmt`` to :data:`FORMATS` (or replace the format of that name).
+register = FORMATS.register
 
 
 for _format in (

@@ -321,7 +321,9 @@ def refuse_identical(document, constraint) -> None:
         raise OperationError(f"Not added: {why}")
 
 
-def _add_constraint(document, constraint) -> Ref:
+def add_constraint(document, constraint) -> Ref:
+    """Add a new ``constraint`` (one undo step) and select it: what a kind's add-menu entry
+    calls once it has built its item."""
     refuse_identical(document, constraint)
     index = len(document.scene.constraints)
     document.push(
@@ -351,7 +353,7 @@ def add_multi_parent(document, bone: str | None = None) -> Ref:
     new = editing.new_multi_parent(document.scene, bone)
     if editing.alike_on_same_bones(document.scene, new):
         raise OperationError(f"{bone} already has a multi-parent constraint; add pivots to it")
-    return _add_constraint(document, new)
+    return add_constraint(document, new)
 
 
 def _tail_target(document, bone: str) -> Target:
@@ -370,7 +372,7 @@ def add_points_at(document, bones=None) -> Ref:
     bone = bones[-1]
     others = [b for b in bones[:-1] if b != bone]
     target = Target(bone=others[-1], at="head") if others else _tail_target(document, bone)
-    return _add_constraint(document, editing.new_points_at(document.scene, bone, target))
+    return add_constraint(document, editing.new_points_at(document.scene, bone, target))
 
 
 def add_fabrik(document, bones=None) -> Ref:
@@ -382,7 +384,7 @@ def add_fabrik(document, bones=None) -> Ref:
     except (ValueError, KeyError) as e:
         raise OperationError(str(e).strip("'\"")) from None
     target = _tail_target(document, chain[-1])
-    return _add_constraint(document, editing.new_fabrik(document.scene, chain, target))
+    return add_constraint(document, editing.new_fabrik(document.scene, chain, target))
 
 
 def remove_constraint(document, name: str) -> None:

@@ -64,14 +64,24 @@ class PlantFeetDialog(QtWidgets.QDialog):
         floor.addWidget(self.detect)
         floor.addWidget(self.floor)
         form.addRow("Floor height", floor)
+        self.auto_speed = QtWidgets.QCheckBox("From the clip", objectName="autoSpeed")
+        self.auto_speed.setChecked(True)
+        self.auto_speed.setToolTip("Twice the speed at which this clip's standing foot slides, "
+                                   "from 0.3 m/s (motion capture) up to 1 m/s (motion made by "
+                                   "networks slides while it stands)")  # fmt: skip
         self.speed = QtWidgets.QDoubleSpinBox(objectName="speed")
         self.speed.setRange(0.01, 20.0)
         self.speed.setSingleStep(0.05)
         self.speed.setSuffix(" m/s")
         self.speed.setValue(record.speed if record else 0.3)
+        self.speed.setEnabled(False)
         self.speed.setToolTip("A point near the floor slower than this is in contact (for a "
-                              "person 1.7 m tall; motion from networks that slides may need 1)")
-        form.addRow("Contact speed", self.speed)
+                              "person 1.7 m tall), and stays so while under 1.5 times this")
+        self.auto_speed.toggled.connect(lambda on: self.speed.setEnabled(not on))
+        speed = QtWidgets.QHBoxLayout()
+        speed.addWidget(self.auto_speed)
+        speed.addWidget(self.speed)
+        form.addRow("Contact speed", speed)
         self.legs = QtWidgets.QLabel(objectName="legs", wordWrap=True)
         form.addRow("Legs", self.legs)
         self.table = QtWidgets.QTableWidget(len(ROWS), 2, objectName="figures")
@@ -112,7 +122,7 @@ class PlantFeetDialog(QtWidgets.QDialog):
     def options(self) -> PlantOptions:
         return PlantOptions(frames=(self.first.value(), self.last.value()),
                             floor=None if self.detect.isChecked() else self.floor.value(),
-                            speed=self.speed.value())  # fmt: skip
+                            speed=None if self.auto_speed.isChecked() else self.speed.value())
 
     def plant(self) -> None:
         """Plant with the dialog's options (one undo step) and show the figures."""
@@ -129,5 +139,6 @@ class PlantFeetDialog(QtWidgets.QDialog):
             self.table.setItem(row, 0, QtWidgets.QTableWidgetItem(before))
             self.table.setItem(row, 1, QtWidgets.QTableWidgetItem(after))
         self.floor.setValue(planted.scene.plant.floor)
+        self.speed.setValue(planted.scene.plant.speed)
         self.plant_button.setText("Plant again")
         self._describe_legs()

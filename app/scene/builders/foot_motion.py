@@ -30,6 +30,11 @@ from app.scene.math.transforms import inverse, rotation_from_matrix
 #: that, towards the other side), and the pole does not swing wildly while the leg passes
 #: through straight.
 POLE_BLEND = 2.5e-5
+#: Where a leg is nearly straight (hip to ankle from :data:`STRAIGHT_FROM` of its length,
+#: fully at :data:`STRAIGHT_AT`) a pole keyed with ``straight_side`` takes the knee's side
+#: from the thigh (``carried``) rather than from the knee's tiny, noisy offset.
+STRAIGHT_FROM = 0.97
+STRAIGHT_AT = 0.995
 #: A leg whose control and pole keys stay within this share of the character's size of
 #: their values at ``frame_start`` (and turn less than this many radians) does not move: it
 #: gets one key.
@@ -84,7 +89,8 @@ def hemisphere_continuous(q: np.ndarray) -> np.ndarray:
 
 
 def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: int, foot: int,
-             parent: int | None, knee_forward: np.ndarray, size: float) -> LegKeys:  # fmt: skip
+             parent: int | None, knee_forward: np.ndarray, size: float,
+             straight_side: float = 0.0) -> LegKeys:  # fmt: skip
     """The control's and pole's keys from a leg's motion.
 
     Parameters
@@ -102,6 +108,12 @@ def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: in
     size : float
         The character's size (its extent at ``frame_start``): what "does not move" is
         measured against.
+    straight_side : float
+        How much of the carried rest direction (times the leg's length) the pole adds
+        where the leg is nearly straight (:data:`STRAIGHT_FROM`); 0, the build's, keys the
+        knee's side as each frame has it, exact to the motion. Planting passes more: its legs
+        bend where the original's were straight, and there the original knee's side is the
+        noise of a tiny offset, which would swing the bent knee from frame to frame.
 
     Returns
     -------
@@ -138,7 +150,13 @@ def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: in
     carried, _ = _units(_across(carried, axis))
     thigh_length = float(np.linalg.norm(knee[0] - hip[0]))
     leg_length = thigh_length + float(np.linalg.norm(ankle[0] - knee[0]))
-    direction, length = _units(bend + POLE_BLEND * leg_length * carried)
+    side = np.full(len(hip), POLE_BLEND)
+    if straight_side > 0:
+        x = (np.linalg.norm(ankle - hip, axis=1) / leg_length - STRAIGHT_FROM) \
+            / (STRAIGHT_AT - STRAIGHT_FROM)
+        x = np.clip(x, 0.0, 1.0)
+        side = side + straight_side * x * x * (3 - 2 * x)
+    direction, length = _units(bend + (side * leg_length)[:, None] * carried)
     direction = np.where((length > 0)[:, None], direction, carried)
     pole = knee + thigh_length * direction
     pole = np.einsum("fij,fj->fi", world_to_parent[:, :3, :3], pole) + world_to_parent[:, :3, 3]

@@ -220,7 +220,8 @@ def _check_lengths(scene: Scene, leg: Leg, pose=None) -> None:
             raise FootRollError(f"{bone} has no length (its head and tail coincide)")
 
 
-def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> FootRoll:
+def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None,
+                    straight_side: float = 0.0) -> FootRoll:
     """The scene's bones and constraints with the reverse foot on ``leg`` (module docstring).
 
     Parameters
@@ -235,6 +236,10 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> F
         The scene baked at the frames to key, ``frame_start`` first (with ``"motion"``,
         :func:`~app.scene.evaluate.default_frames` when not given): a caller that has baked
         the clip already passes it.
+    straight_side : float
+        Where the leg is nearly straight, how firmly the pole takes the knee's side from the
+        thigh (:func:`~app.scene.builders.foot_motion.leg_keys`; 0, exact to the motion, but
+        for planting).
 
     Raises
     ------
@@ -272,7 +277,8 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None) -> F
     frames = pose.frames if keyed == MOTION else pose.frames[:1]
     keys = leg_keys(pose.bone_to_world[: len(frames)], frames,
                     *(index[b] for b in (leg.thigh, leg.calf, leg.foot)),
-                    None if parent is None else index[parent], forward, size)  # fmt: skip
+                    None if parent is None else index[parent], forward, size,
+                    straight_side)  # fmt: skip
     t0, r0, p0 = keys.control_translation[0], keys.control_rotation[0], keys.pole_translation[0]
     control = Bone(name=names["control"], parent=parent, translation=_vec(t0),
                    rotation=_vec(r0), scale=_vec(keys.control_scale),

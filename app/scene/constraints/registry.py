@@ -10,18 +10,22 @@ bones back with ``context.set_world``. Optional parts, asked with ``getattr``:
 
 What the editor's step-through shows of a solver is in :data:`TRACES` (``trace(constraint,
 ctx, frame)`` from the pose the constraint starts from). Adding a kind is one line in
-:data:`SOLVERS` (a test fixture uses :func:`register`).
+:data:`SOLVERS` (a test fixture uses ``SOLVERS.register`` and ``SOLVERS.unregister``).
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from app.scene.constraints import child_of, copy_location, copy_rotation, points_at
 from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.follows import child_of, copy_location, copy_rotation
+from app.scene.constraints.limit_distance import model as limit_distance
+from app.scene.constraints.limit_distance import solver as limit_distance_solver
 from app.scene.constraints.multi_parent import solver as multi_parent
-from app.scene.constraints.multi_parent.steps import steps
+from app.scene.constraints.multi_parent import steps as multi_parent_steps
+from app.scene.constraints.points_at import solver as points_at
 from app.scene.errors import SceneError
+from app.scene.registry import Registry
 from app.scene.rig.model import (
     ChildOf,
     Constraint,
@@ -39,24 +43,15 @@ class Solver(Protocol):
     def apply(self, constraint: Constraint, context) -> None: ...
 
 
-#: Model class -> its solver.
-SOLVERS: dict[type, Solver] = {
-    MultiParent: multi_parent,
-    PointsAt: points_at,
-    Fabrik: fabrik,
-    ChildOf: child_of,
-    CopyRotation: copy_rotation,
-    CopyLocation: copy_location,
-}
-
-
-def register(cls: type, solver: Solver) -> None:
-    """Let ``cls`` be evaluated by ``solver`` (a kind added at run time, e.g. a test's)."""
-    SOLVERS[cls] = solver
-
-
-def unregister(cls: type) -> None:
-    SOLVERS.pop(cls, None)
+#: Model class -> its solver; a kind's one line is its ``SOLVERS.register(Model, solver)``.
+SOLVERS: Registry[type, Solver] = Registry("solver")
+SOLVERS.register(MultiParent, multi_parent)
+SOLVERS.register(PointsAt, points_at)
+SOLVERS.register(Fabrik, fabrik)
+SOLVERS.register(ChildOf, child_of)
+SOLVERS.register(CopyRotation, copy_rotation)
+SOLVERS.register(CopyLocation, copy_location)
+SOLVERS.register(limit_distance.LimitDistance, limit_distance_solver)
 
 
 def solver_for(constraint: Constraint, path: str = "constraints") -> Solver:
@@ -67,27 +62,17 @@ def solver_for(constraint: Constraint, path: str = "constraints") -> Solver:
     SceneError
         When no solver is registered for it (naming ``path``).
     """
-    try:
-        return SOLVERS[type(constraint)]
-    except KeyError:
-        raise SceneError(f"constraint type {constraint.type!r} cannot be evaluated by this "
-                         "build", path) from None  # fmt: skip
-
-
-def _multi_parent_steps(constraint: MultiParent, ctx, frame):
-    """The integration substeps into ``frame``, from the evaluator's integral if cached."""
-    space = ctx.space_of(constraint)
-    cached = multi_parent.cached_integral(ctx.cache, constraint.name, space)
-    parent = ctx.scene.bone(constraint.body).parent  # where a relative body's steps are
-    placed = None if parent is None else ctx.bone_to_world[0, ctx.skeleton.index(parent)]
-    return steps(constraint, ctx.scene, frame, space, integral=cached, parent_to_world=placed)
+    solver = SOLVERS.get(type(constraint))
+    if solver is None:
+        message = f"constraint type {constraint.type!r} cannot be evaluated by this build"
+        raise SceneError(message, path)
+    return solver
 
 
 #: Model class -> ``trace(constraint, ctx, frame)`` for the step-through.
-TRACES = {
-    Fabrik: lambda constraint, ctx, frame: fabrik.trace(constraint, ctx),
-    MultiParent: _multi_parent_steps,
-}
+TRACES: Registry[type, object] = Registry("step-through trace")
+TRACES.register(Fabrik, fabrik.step_through)
+TRACES.register(MultiParent, multi_parent_steps.step_through)
 
 
 def traceable(constraint: Constraint) -> bool:
@@ -100,4 +85,4 @@ def trace(constraint: Constraint, ctx, frame):
     from). ``SceneError`` when its kind cannot be stepped through."""
     if not traceable(constraint):
         raise SceneError(f"{constraint.name} cannot be stepped through")
-    return TRACES[type(constraint)](constraint, ctx, frame)
+    return TRACES.lookup(type(constraint))(constraint, ctx, frame)

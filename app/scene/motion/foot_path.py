@@ -28,10 +28,13 @@ over. Up and down, a pivot moves as the original's point does (continuously acro
 of pivot), and a stance is lifted, smoothly, where a down point would go below the floor.
 The per-stance bookkeeping is a loop over contact events (a few per step); every per-frame
 quantity is vectorized over a phase's frames.
+
+One idea: one foot's planted path, from its contacts to its frames and pivots.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,10 +51,55 @@ TWIST = True
 RATE_OF_WINDOW = 0.14
 
 
-def fill(values, known, window):
-    """:func:`app.scene.motion.blend.fill` with the rate averaged over a share of the window."""
-    return _fill(values, known, window, max(1, int(round(RATE_OF_WINDOW * window))))
+@dataclass(frozen=True)
+class Blend:
+    """How corrections are filled across free frames (:func:`app.scene.motion.blend.fill`).
 
+    Attributes
+    ----------
+    window : float
+        Frames over which a correction returns to the original.
+    weight : ndarray, shape (F,) or None
+        The foot's clock: 1 where it is in the air, small near the floor.
+    ease : float
+        Frames over which a contact's rate eases to zero.
+    """
+
+    window: float
+    weight: np.ndarray | None = None
+    ease: float = 0.0
+
+    def __call__(self, values, known):
+        span = max(1, int(round(RATE_OF_WINDOW * self.window)))
+        return _fill(values, known, self.window, span, self.weight, self.ease)
+
+    def across(self, offsets, known):
+        """A head's offsets ``(F, 3)`` filled: across on the foot's clock (what skates),
+        up and down on the frames' (what lifts the foot back onto its path at once)."""
+        if self.weight is None:
+            return self(offsets, known)
+        up = offsets @ UP
+        flat = offsets - up[:, None] * UP
+        span = max(1, int(round(RATE_OF_WINDOW * self.window)))
+        return (_fill(flat, known, self.window, span, self.weight, self.ease)
+                + _fill(up[:, None], known, self.window, span, None, self.ease) * UP)
+
+    @property
+    def timed(self):
+        """The same blend on the frames' clock."""
+        return dataclasses.replace(self, weight=None)
+
+
+def fill(values, known, window):
+    """:func:`app.scene.motion.blend.fill` with the rate averaged over a share of the window
+    (``window`` a number of frames or a :class:`Blend`)."""
+    blend = window if isinstance(window, Blend) else Blend(float(window))
+    return blend(values, known)
+
+
+#: The share of a leg's length kept in hand when a stance is moved within its reach (as
+#: :data:`app.scene.motion.hips.SLACK`).
+SLACK = 0.005
 
 #: Frames of the centred average that takes the jitter out of a pivot's height.
 SMOOTH_FRAMES = 1
@@ -86,6 +134,12 @@ class FootPath:
         That point in the foot's frame (the toe tip's moves as the toes bend).
     held : ndarray of bool, shape (F,)
         Frames where the foot holds still.
+    offset : ndarray, shape (F, 3)
+        The head's correction on the frames where a point is down (0 elsewhere).
+    known : ndarray of bool, shape (F,)
+        Frames where the head's correction is fixed (a point down, or outside the range).
+    original_head : ndarray, shape (F, 3)
+    blend : Blend
     """
 
     rotation: np.ndarray
@@ -94,6 +148,21 @@ class FootPath:
     pivot: np.ndarray
     pivot_in_foot: np.ndarray
     held: np.ndarray
+    offset: np.ndarray | None = None
+    known: np.ndarray | None = None
+    original_head: np.ndarray | None = None
+    blend: Blend | None = None
+
+    def carried(self, base: np.ndarray) -> FootPath:
+        """The same plant with the free frames following ``base`` ``(F, 3)`` (the hips'
+        correction: a foot in the air moves with the body) instead of the original."""
+        if self.known is None or not np.any(self.known) or not np.any(base):
+            return self if not np.any(base) else dataclasses.replace(
+                self, head=self.head + base)  # fmt: skip
+        base = np.asarray(base, dtype=float)
+        relative = np.where(self.known[:, None], self.offset - base, 0.0)
+        head = self.original_head + base + self.blend.across(relative, self.known)
+        return dataclasses.replace(self, head=head)
 
 
 def continuous(q: np.ndarray) -> np.ndarray:
@@ -168,7 +237,7 @@ def _pivots(down: np.ndarray, has_toes: bool) -> np.ndarray:
     return np.where(down.any(axis=1), np.argmin(began, axis=1), -1)
 
 
-def plant_foot(motion: FootMotion, down, floor: float, window: float,
+def plant_foot(motion: FootMotion, down, floor: float, window,
                still=None, reach=None) -> FootPath:
     """Plant one foot (module docstring).
 
@@ -179,8 +248,8 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float,
         Which points are in contact on each frame.
     floor : float
         Height no down point goes below.
-    window : float
-        Blend window, frames.
+    window : float or Blend
+        Blend window, frames (or the whole :class:`Blend`).
     still : ndarray of bool, shape (F,), optional
         Frames that keep the original motion (outside the range planted); no point may be
         down on them.
@@ -197,23 +266,25 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float,
         down.sum(axis=1) >= 2
     line = motion.points[BALL] - motion.points[HEEL]
     line = line / max(float(np.linalg.norm(line)), 1e-300)
-    planted = _held_rotation(rotation, held, still, line, window)
+    blend = window if isinstance(window, Blend) else Blend(float(window))
+    planted = _held_rotation(rotation, held, still, line, blend.timed)
     pivot = _pivots(down, motion.has_toes)
     stance = _Stances(motion, rotation, head, toes, planted, down, pivot)
     for first, last in intervals_of(pivot >= 0):
         stance.plant(first, last)
     pinned = pivot >= 0
     planted_head = head
+    offset = np.zeros_like(head)
     if np.any(pinned):
-        stance.lift(floor, window)
+        stance.lift(floor, blend.window)
         if reach is not None:
             stance.within_reach(*reach)
         offset = np.where(pinned[:, None], stance.head - head, 0.0)
-        planted_head = head + fill(offset, pinned | still, window)
+        planted_head = head + blend.across(offset, pinned | still)
     planted_toes = None
     if toes is not None:
         toe_down = down[:, TOE]
-        planted_toes = corrected(toes, stance.toes, toe_down | still, window) \
+        planted_toes = corrected(toes, stance.toes, toe_down | still, blend.timed) \
             if np.any(toe_down) else toes
     pivot_in_foot = np.zeros((len(head), 3))
     for i in (HEEL, BALL):
@@ -221,7 +292,8 @@ def plant_foot(motion: FootMotion, down, floor: float, window: float,
     on_toe = pivot == TOE
     pivot_in_foot[on_toe] = motion.toe_in_foot(planted_toes[on_toe] if toes is not None
                                                else np.zeros((np.count_nonzero(on_toe), 4)))
-    return FootPath(planted, planted_head, planted_toes, pivot, pivot_in_foot, held)
+    return FootPath(planted, planted_head, planted_toes, pivot, pivot_in_foot, held, offset,
+                    pinned | still, head, blend)
 
 
 class _Stances:
@@ -344,7 +416,7 @@ class _Stances:
             c = hips[frames] - self.head[frames]
             up = c @ UP
             across = c - up[:, None] * UP
-            radius = np.sqrt(np.maximum((length * (1 - 1e-6)) ** 2 - up**2, 0.0))
+            radius = np.sqrt(np.maximum((length * (1 - SLACK)) ** 2 - up**2, 0.0))
             if np.all(np.linalg.norm(across, axis=1) <= radius):
                 continue
             keep = radius > 0

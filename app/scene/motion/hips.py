@@ -23,8 +23,9 @@ from app.scene.motion.foot_path import lift
 
 #: Dykstra iterations; two balls converge in a handful, this leaves a wide margin.
 ITERATIONS = 40
-#: The reach kept in hand: a leg is asked to reach only this share of its length.
-SLACK = 1e-6
+#: The reach kept in hand: a leg is asked to reach only this share of its length (a leg
+#: asked for all of it ends straight, and a straight knee snaps for the least change).
+SLACK = 0.005
 #: A leg whose hip-to-ankle distance is within this share of its length of straight is
 #: nearly straight, fully so within :data:`STRAIGHT_AT` (a knee bent 16 and 6 degrees).
 STRAIGHT_FROM = 0.01

@@ -15,6 +15,7 @@ plant again, and nothing the plant did before is planted twice.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +35,7 @@ from app.scene.motion.feet import (
     units_per_metre,
 )
 from app.scene.motion.figures import Figures, figures_of
-from app.scene.motion.foot_path import plant_foot
+from app.scene.motion.foot_path import SLACK, Blend, lift, plant_foot
 from app.scene.motion.hips import correct_hips
 from app.scene.motion.rigging import rigged
 from app.scene.rig.model import FootContacts, Plant, Scene
@@ -224,8 +225,10 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     per_metre = units_per_metre(clip.height)
     speed = options.speed if options.speed is not None else (
         previous.speed if previous is not None and options.floor is None else None)
-    rules = contact_rules.Thresholds.scaled(clip.height, clip.fps, speed)
     paths = np.stack([m.point_paths() for m in clip.motions], axis=1)  # (F, L, 3, 3)
+    if speed is None:  # the clip's own: 0.3 m/s for motion capture, more for sliding motion
+        speed = contact_rules.contact_speed(paths[inside], clip.fps, clip.height)
+    rules = contact_rules.Thresholds.scaled(clip.height, clip.fps, speed)
     floor = options.floor
     if floor is None:
         floor = previous.floor if previous is not None else \
@@ -243,11 +246,20 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                 down[:, j, i] = contact_rules.mask_of(iv, count) & inside
     window = BLEND_S * clip.fps
     still = ~inside
-    planted = [plant_foot(m, down[:, j], floor, window, still, _reach(clip, leg))
+    blends = [_blend(paths[:, j], floor, rules.near, window, clip.fps) for j in range(len(legs))]
+    planted = [plant_foot(m, down[:, j], floor, blends[j], still, _reach(clip, leg))
                for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
     hips = _hips(source, legs)
-    offset, notes = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
+    offset = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
+    notes = []
     offset[~inside] = 0.0  # the frames not planted keep their motion
+    planted = [path.carried(_carried(offset, blend)) for path, blend in zip(planted, blends)]
+    reached = [_within_reach(path, clip, leg, offset, window) for path, leg in zip(planted, legs)]
+    planted = [path for path, _ in reached]
+    raised = np.any([frames for _, frames in reached], axis=0) if reached else None
+    if raised is not None and np.any(raised):
+        notes = [f"a planted foot is raised off the floor on {np.count_nonzero(raised)} frames, "
+                 f"where its leg could not reach it (the hips may come down only 2 cm)"]
     scene = rigged(source, clip, planted, down, hips, offset)
     record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
                    hips=hips,
@@ -256,8 +268,54 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
                    original=tuple(b for b in source.bones if b.name in _changed(hips, legs)))
     scene.plant = record
     baked = bake(scene, clip.pose.frames) if evaluate else None
-    before, after = _figures(clip, baked, planted, down, floor, inside)
+    before, after = _figures(clip, baked, paths, down, inside)
     return Planted(scene, before, after, tuple(notes), baked)
+
+
+#: Seconds over which a contact's rate eases to zero as the foot is let go.
+EASE_S = 0.05
+#: The foot's clock near the floor (1 in the air): a correction changes this much slower
+#: while the foot is down there.
+GROUND_CLOCK = 0.05
+
+
+def _blend(paths: np.ndarray, floor: float, near: float, window: float, fps: float) -> Blend:
+    """A foot's :class:`~app.scene.motion.foot_path.Blend`: its clock (how fast a correction
+    may change across) is :data:`GROUND_CLOCK` while the lowest of its points ``paths``
+    ``(F, 3, 3)`` is within ``near`` of the floor, 1 from twice that up, smooth between; so a
+    foot near the floor moves as the original does and is made up in the air."""
+    x = np.clip(((paths @ UP).min(axis=1) - floor - near) / near, 0.0, 1.0)
+    weight = GROUND_CLOCK + (1.0 - GROUND_CLOCK) * x * x * (3.0 - 2.0 * x)
+    return Blend(window, weight, EASE_S * fps)
+
+
+def _carried(offset: np.ndarray, blend: Blend) -> np.ndarray:
+    """What of the hips' correction ``offset`` ``(F, 3)`` a foot in the air takes along: all
+    of it across (so a leg that is not planted keeps its shape), and the lowering only while
+    the foot is up (a foot skimming the floor is not pushed into it)."""
+    down = np.minimum(offset @ UP, 0.0)
+    return offset - ((1.0 - blend.weight) * down)[:, None] * UP
+
+
+def _within_reach(path, clip: _Clip, leg: Leg, offset: np.ndarray, window: float):
+    """The planted foot raised, smoothly, where its leg still could not reach it once the
+    hips have come down as far as they may: a foot a little above the floor rather than a
+    leg pulled straight, whose knee would snap, with a foot sliding after it. Returns the
+    path and the frames raised by more than a thousandth of the leg."""
+    hip, length = _reach(clip, leg)
+    # as far as the leg reaches with a little in hand, or as the original reached
+    original = np.linalg.norm(clip.pose.heads[:, clip.index[leg.foot]] - hip, axis=1)
+    reach = np.maximum(length * (1.0 - SLACK), np.minimum(original, length))
+    across = hip + offset - path.head
+    up = across @ UP
+    flat = np.linalg.norm(across - up[:, None] * UP, axis=1)
+    need = np.where(np.linalg.norm(across, axis=1) > reach,
+                    up - np.sqrt(np.maximum(reach**2 - flat**2, 0.0)), 0.0)  # fmt: skip
+    if not np.any(need > 1e-9 * length):
+        return path, np.zeros(len(need), dtype=bool)
+    raise_by = lift(np.maximum(need, 0.0), window)
+    return (dataclasses.replace(path, head=path.head + raise_by[:, None] * UP),
+            raise_by > 1e-3 * length)
 
 
 def _reach(clip: _Clip, leg: Leg):
@@ -283,7 +341,7 @@ def _foot_record(leg: Leg, motion: FootMotion, down, start: int) -> FootContacts
 
 def _hips_offset(clip: _Clip, planted, hips, window, cap):
     if hips is None:
-        return np.zeros((len(clip.pose.frames), 3)), []
+        return np.zeros((len(clip.pose.frames), 3))
     heads = clip.pose.heads
     hip_joints = np.stack([heads[:, clip.index[leg.thigh]] for leg in clip.legs], axis=1)
     ankles = np.stack([p.head for p in planted], axis=1)
@@ -292,19 +350,15 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
         + np.linalg.norm(heads[0, clip.index[leg.foot]] - heads[0, clip.index[leg.calf]])
         for leg in clip.legs])  # fmt: skip
     original = np.stack([heads[:, clip.index[leg.foot]] for leg in clip.legs], axis=1)
-    fix = correct_hips(hip_joints, ankles, reach, window, cap, original)
-    short = np.count_nonzero(fix.short > 1e-3 * clip.height)
-    notes = [f"a leg falls short of its planted foot on {short} frames (the hips may move "
-             f"only 2 cm)"] if short else []  # fmt: skip
-    return fix.offset, notes
+    return correct_hips(hip_joints, ankles, reach, window, cap, original).offset
 
 
-def _figures(clip: _Clip, after_pose, planted, down, floor, inside):
-    """Before and after: the original's figures and the planted scene's (``after_pose``, its
-    bake; ``None``: no figures after)."""
+def _figures(clip: _Clip, after_pose, paths, down, inside):
+    """Before and after: the original's figures (``paths`` ``(F, L, 3, 3)``, its contact
+    points) and the planted scene's (``after_pose``, its bake; ``None``: no figures after)."""
     names = [str(n) for n in clip.pose.bone_names]
     metric_floor = float((clip.pose.heads[inside] @ UP).min())
-    paths_before = np.stack([m.point_paths() for m in clip.motions], axis=1)[inside]
+    paths_before = paths[inside]
     mask = down[inside].reshape(np.count_nonzero(inside), -1)
     flat = lambda p: p.reshape(len(p), -1, 3)  # noqa: E731
     heads_before = clip.pose.heads[inside]

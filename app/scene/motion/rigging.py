@@ -22,20 +22,23 @@ from app.scene.motion.roll_keys import roll_keys
 from app.scene.rig.keys import Keys, sample
 from app.scene.rig.model import Scene
 
+#: Where a leg is nearly straight, the pole takes the knee's side from the thigh this firmly
+#: (:func:`app.scene.builders.foot_motion.leg_keys`): a planted leg bends where the
+#: original's was straight, and the original knee's side there is noise.
+STRAIGHT_SIDE = 0.05
+
 
 def _moved(pose: BakeResult, scene: Scene, bone: str | None, offset) -> BakeResult:
     """``pose`` with ``bone`` and everything below it translated by ``offset`` ``(F, 3)``."""
     if bone is None or not np.any(offset):
         return pose
-    names = [str(n) for n in pose.bone_names]
     parents = {b.name: b.parent for b in scene.bones}
+    below = np.array([_under(str(n), bone, parents) for n in pose.bone_names])
     to_world = pose.bone_to_world.copy()
+    to_world[..., :3, 3][:, below] += offset[:, None]  # a view: the translations
     heads, tails = pose.heads.copy(), pose.tails.copy()
-    for b, name in enumerate(names):  # one column per bone below the hips
-        if _under(name, bone, parents):
-            to_world[:, b, :3, 3] += offset
-            heads[:, b] += offset
-            tails[:, b] += offset
+    heads[:, below] += offset[:, None]
+    tails[:, below] += offset[:, None]
     return dataclasses.replace(pose, bone_to_world=to_world, heads=heads, tails=tails)
 
 
@@ -66,7 +69,7 @@ def rigged(source: Scene, clip, planted, down, hips, offset) -> Scene:
             scene.bones[i] = dataclasses.replace(
                 scene.bones[i], rotation_keys=Keys(frames, path.toes_rotation))
     for j, (leg, motion, path) in enumerate(zip(clip.legs, clip.motions, planted)):
-        built = build_foot_roll(scene, leg, MOTION, pose)
+        built = build_foot_roll(scene, leg, MOTION, pose, STRAIGHT_SIDE)
         scene.bones, scene.constraints = list(built.rig.bones), list(built.rig.constraints)
         _key_roll(scene, built, motion, path, down[:, j], pose, frames)
     return scene

@@ -129,15 +129,24 @@ def roll_keys(path: FootPath, down, ball_heel, toe_in_foot) -> RollKeys:
     on = which >= 0
     u = np.zeros((count - 1, 3))
     u[on] = points[which[on], steps[on]]
-    step = quat.from_rotvec(amount)
-    roll_q, roll_t = scan_right(step, u - quat.rotate(step, u))
+    step = quat.from_rotvec(amount[on])
+    # the running products change only on the steps where a pivot turns: scan those alone
+    roll_q, roll_t = _held(on, *scan_right(step, u[on] - quat.rotate(step, u[on])))
     iq = quat.conj(roll_q)
     control_q, control_t = _compose(q, t, iq, -quat.rotate(iq, roll_t))
-    turns = np.zeros((3, count - 1, 4))
-    turns[..., 0] = 1.0
-    turns[which[on], steps[on]] = step[on]
-    pivots = np.stack([scan_left(turns[i])[:count] for i in range(3)])
+    pivots = np.empty((3, count, 4))
+    for i in range(3):
+        mine = which[on] == i
+        pivots[i] = _held(on & (which == i), scan_left(step[mine]))[0]
     return RollKeys(control_q, control_t, pivots, points[2])
+
+
+def _held(changes: np.ndarray, *running: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per frame (``F = len(changes) + 1``), the running products of a scan over only the
+    steps where ``changes`` ``(F - 1,)`` is true (each ``(K + 1, ...)``, ``running[k]`` the
+    product of the first ``k`` of them): frame ``f`` has taken the steps before it."""
+    taken = np.concatenate([[0], np.cumsum(changes)])
+    return tuple(r[taken] for r in running)
 
 
 def _undo(rolling, q, points, which, amount) -> None:

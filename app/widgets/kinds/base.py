@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from app.editor import operations
 from app.scene.rig.model import Target
 
@@ -37,6 +39,16 @@ class ConstraintView:
     target_position : bool
         Whether a target may be a position in space; ``False`` for a kind that follows
         another bone (not one of its own).
+    show_trace : callable ``(panel, model)``, optional
+        Its step-through in the step panel (``panel.rows``, ``stages``, ``pivots``,
+        ``position``, ``description``) for ``model.trace`` at ``model.index``; a kind
+        registered in ``TRACES`` has one.
+    report : callable ``(info) -> str``, optional
+        What its solver reports about the shown frame, in sentences for the inspector
+        (``info``: the solver's own dict for the constraint, one entry per evaluated frame).
+    shapes : callable ``(document, constraint) -> [(points (N, 3), rgba), ...]``, optional
+        Closed world polylines the viewport draws for it at the current frame (a limit
+        distance's sphere), thin like the guide lines.
     """
 
     cls: type
@@ -46,11 +58,30 @@ class ConstraintView:
     on_constraint: Callable | None = None
     target_ends: bool = True
     target_position: bool = True
+    report: Callable | None = None
+    show_trace: Callable | None = None
+    shapes: Callable | None = None
 
     @property
     def words(self) -> str:
         """Words for people: the model's ``label`` (``"points-at"``)."""
         return self.cls.label
+
+
+def vector_text(v, digits: int = 4) -> str:
+    """A vector as ``(+x, +y, +z)``."""
+    return "(" + ", ".join(f"{x:+.{digits}f}" for x in np.asarray(v, float)) + ")"
+
+
+def column_text(v, digits: int) -> str:
+    """A vector as a column of numbers (x, y, z on three lines): narrow table cells."""
+    return "\n".join(f"{x:+.{digits}f}" for x in np.asarray(v, float))
+
+
+def first(value):
+    """The value at the shown frame (the solvers report one entry per evaluated frame)."""
+    a = np.asarray(value).reshape(-1)
+    return a[0].item() if a.size else None
 
 
 def target_words(view: ConstraintView, target) -> str:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from PySide6 import QtCore, QtWidgets
+
 from app.editor import operations
+from app.editor.authoring import constraint_operations as ops
 from app.scene.rig import editing
-from app.scene.rig.model import Fabrik
+from app.scene.rig.model import Fabrik, Target
 from app.scene.words import plural
-from app.widgets.kinds.base import ConstraintView, act, set_target_menu
-from app.widgets.panels import limit_fields
+from app.widgets.kinds.base import ConstraintView, act, choice_index, first, set_target_menu
+from app.widgets.panels.limit_fields import limit_row
+from app.widgets.text_keys import keep_keys
 
 
 def section(form, c: Fabrik) -> None:
@@ -42,5 +46,88 @@ def on_constraint(menu, document, c: Fabrik, ref) -> None:
     set_target_menu(menu, document, c)
 
 
-VIEW = ConstraintView(Fabrik, section=section, limits=limit_fields.build_fabrik,
-                      add_on_bone=add_on_bone, on_constraint=on_constraint)  # fmt: skip
+def limits(inspector, name: str) -> None:
+    """The per-bone limits and the pole of FABRIK ``name``."""
+    doc = inspector.document
+    c = doc.scene.constraint(name)
+    form = inspector.group("Limits per bone (object space)")
+    for bone in c.chain:
+        form.addRow(QtWidgets.QLabel(f"<b>{bone}</b>"))
+        limit_row(inspector, form, name, bone, f"limit_{bone}")
+    form = inspector.group("Pole (the chain bends towards it)")
+    pole = keep_keys(QtWidgets.QComboBox())
+    pole.setObjectName("poleKind")
+    pole.addItem("none", "none")
+    pole.addItem("a position", None)
+    for b in doc.scene.bones:
+        pole.addItem(f"bone {b.name} head", (b.name, "head"))
+        pole.addItem(f"bone {b.name} tail", (b.name, "tail"))
+    form.addRow(pole)
+
+    def refresh():
+        p = doc.scene.constraint(name).pole
+        with QtCore.QSignalBlocker(pole):
+            pole.setCurrentIndex(max(choice_index(pole, None, p if p is not None else "none"), 0))
+
+    def edited(_):
+        data = pole.currentData()
+        if data == "none":
+            target = None
+        elif data is None:  # a position where the chain's middle joint would bend to
+            target = _pole_here(doc, name)
+        else:
+            target = Target(bone=data[0], at=data[1])
+        inspector.run(ops.set_pole, doc, name, target)
+
+    pole.currentIndexChanged.connect(edited)
+    inspector.add_refresher(refresh)
+
+
+def _pole_here(document, name: str) -> Target:
+    """A position pole in front of the chain's middle joint: where the pole already is,
+    or the middle joint's head when there was none."""
+    c = document.scene.constraint(name)
+    if c.pole is not None:
+        return operations.target_here(document, name, "pole")
+    pose = document.pose()
+    middle = pose.heads[0, document.scene.bone_index(c.chain[len(c.chain) // 2])]
+    return Target(position=tuple(float(v) for v in middle))
+
+
+def report(info: dict) -> str:
+    """The solve at the shown frame: iterations, the end's distance, within reach or not."""
+    if "reachable" not in info:
+        return ""
+    iterations, distance = first(info["iterations"]), first(info["distance"])
+    if iterations is None:
+        return ""
+    reach = "within reach" if first(info["reachable"]) else "out of reach"
+    return (
+        f"Solved in {plural(int(iterations), 'iteration')}: the chain's end is "
+        f"{distance:.3g} units from the target ({reach})."
+    )
+
+
+def show_trace(panel, m) -> None:
+    """The step-through of one solve: a row per stage with the tail's distance to the target."""
+    trace = m.trace
+    panel.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target (units)"])
+    panel.pivots.setVisible(False)
+    panel.rows([(str(k), s.name(), f"{s.tail_distance:.3g}") for k, s in enumerate(trace.stages)])
+    stage = trace.stages[m.index]
+    solution = trace.solution
+    frame = panel.document.frame
+    panel.position.setText(f"stage {m.index + 1} of {len(trace)} · frame {frame:g}")
+    reach = "within" if solution.reachable[0] else "out of"
+    done = (
+        f"Solved in {plural(int(solution.iterations[0]), 'iteration')}; the target is "
+        f"{reach} reach."
+    )
+    panel.description.setText(
+        f"<b>{m.constraint}</b>: {stage.describe()}<br><span style='color:#9aa0a8'>{done}</span>"
+    )
+
+
+VIEW = ConstraintView(Fabrik, section=section, limits=limits,
+                      add_on_bone=add_on_bone, on_constraint=on_constraint,
+                      report=report, show_trace=show_trace)  # fmt: skip

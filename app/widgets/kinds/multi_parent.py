@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
 from app.editor import operations
+from app.scene.math import quat
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT
 from app.scene.rig.model import MultiParent
-from app.widgets.kinds.base import ConstraintView, act
+from app.scene.words import plural
+from app.widgets.kinds.base import ConstraintView, act, column_text, vector_text
 
 
 def section(form, c: MultiParent) -> None:
@@ -36,5 +41,89 @@ def on_constraint(menu, document, c: MultiParent, ref) -> None:
             ref.pivot, enabled=len(c.pivots) > 1)  # fmt: skip
 
 
+def report(info: dict) -> str:
+    """The integration steps, and from which frame the last change recomputed them."""
+    if "grid_steps" not in info:
+        return ""
+    steps = plural(int(info["grid_steps"]), "integration step")
+    subdivided = int(info.get("subdivided_steps") or 0)
+    if subdivided:
+        steps += f" ({subdivided} subdivided)"
+    start = info.get("recomputed_from_frame")
+    if start is not None:
+        again = f"the last change recomputed them from frame {start:g}"
+    else:
+        again = "nothing recomputed since the last change"
+    return f"{steps}; {again}."
+
+
+def show_trace(panel, m) -> None:
+    """The step-through of the integration into the shown frame: a row per substep with the
+    combined rotation's angle and the displacement, and each pivot's offset ``v_i``,
+    increment ``R_i`` and contribution ``v_i - R_i v_i R_i*`` in the substep shown."""
+    st = m.trace
+    frame = panel.document.frame
+    panel.stages.setHorizontalHeaderLabels(["#", "time (frame)", "turn {Rᵢ} · |Δp0| (units)"])
+    if len(st) == 0:
+        panel.stages.setRowCount(0)
+        panel.pivots.setRowCount(0)
+        panel.pivots.setVisible(False)
+        panel.position.setText(f"frame {frame:g}")
+        panel.description.setText(
+            f"<b>{m.constraint}</b>: no integration step ends at this frame (before or at "
+            "the first frame, or after the pivots' last key, the body holds still). "
+            "Scrub to a frame where it moves."
+        )
+        return
+    angles = st.combined_angle_deg()
+    moves = np.linalg.norm(st.displacement(), axis=1)
+    panel.rows(
+        [
+            (
+                str(k),
+                f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}"
+                + (" (subdivided)" if st.subdivided[k] else ""),
+                f"{angles[k]:.3f}° · {moves[k]:.3g}",
+            )
+            for k in range(len(st))
+        ]
+    )
+    k = m.index
+    panel.position.setText(f"step {k + 1} of {len(st)} · frame {frame:g}")
+    axis, angle = quat.to_axis_angle(st.combined[k])
+    where = ""
+    if st.parent:
+        where = (
+            f"<br>Relative to its parent: integrated in the frame of {st.parent}, shown "
+            f"where {st.parent} is at this frame."
+        )
+    panel.description.setText(
+        f"<b>{m.constraint}</b> ({st.space} space, {st.integrator}): substep t = "
+        f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}.<br>Combined rotation "
+        f"{{Rᵢ}} = (w, x, y, z) = ({', '.join(f'{v:.5f}' for v in st.combined[k])}): "
+        f"{np.degrees(angle):.3f}° about {vector_text(axis)}.<br>p0 moves by "
+        f"Σ (vᵢ − Rᵢ vᵢ Rᵢ*) = {vector_text(st.displacement()[k])} units." + where
+    )
+    panel.pivots.setVisible(True)
+    table = panel.pivots
+    table.setRowCount(len(st.pivot_names))
+    inc_angles = np.degrees(2 * np.arccos(np.clip(np.abs(st.increments[k, :, 0]), 0, 1)))
+    right = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+    for r, name in enumerate(st.pivot_names):
+        values = (
+            name,
+            column_text(st.offsets[k, r], 3),
+            f"{inc_angles[r]:.3f}°",
+            column_text(st.contributions[k, r], 5),
+        )
+        for c, value in enumerate(values):
+            item = QtWidgets.QTableWidgetItem(value)
+            if c:
+                item.setTextAlignment(right)
+            table.setItem(r, c, item)
+    table.resizeRowsToContents()
+
+
 VIEW = ConstraintView(MultiParent, section=section, add_on_bone=add_on_bone,
-                      on_constraint=on_constraint)  # fmt: skip
+                      on_constraint=on_constraint, report=report,
+                      show_trace=show_trace)  # fmt: skip

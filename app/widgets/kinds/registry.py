@@ -2,36 +2,27 @@
 
 The outliner's words, the inspector's section, the add-menu entries (see
 :class:`~app.widgets.kinds.base.ConstraintView`). Adding a kind is a view module and one
-line in :data:`VIEWS` (a test fixture uses :func:`register`); a kind without a view gets
-the plain one (its label, space and targets).
+line in :data:`VIEWS` (a test fixture uses ``VIEWS.register`` and ``VIEWS.unregister``); a
+kind without a view gets the plain one (its label, space and targets).
 """
 
 from __future__ import annotations
 
-from app.widgets.kinds import fabrik, follows, multi_parent, points_at
+import numpy as np
+
+from app.scene.registry import Registry
+from app.widgets.kinds import fabrik, follows, limit_distance, multi_parent, points_at
 from app.widgets.kinds.base import ConstraintView, target_words
 
-#: Model class -> its view.
-VIEWS: dict[type, ConstraintView] = {
-    v.cls: v
-    for v in (
-        multi_parent.VIEW,
-        points_at.VIEW,
-        fabrik.VIEW,
-        follows.CHILD_OF,
-        follows.COPY_ROTATION,
-        follows.COPY_LOCATION,
-    )
-}
-
-
-def register(view: ConstraintView) -> None:
-    """Show ``view``'s kind with it (a kind added at run time, e.g. a test's)."""
-    VIEWS[view.cls] = view
-
-
-def unregister(cls: type) -> None:
-    VIEWS.pop(cls, None)
+#: Model class -> its view; a kind's one line is its ``VIEWS.register(view)``.
+VIEWS: Registry[type, ConstraintView] = Registry("view", key=lambda view: view.cls)
+VIEWS.register(multi_parent.VIEW)
+VIEWS.register(points_at.VIEW)
+VIEWS.register(fabrik.VIEW)
+VIEWS.register(follows.CHILD_OF)
+VIEWS.register(follows.COPY_ROTATION)
+VIEWS.register(follows.COPY_LOCATION)
+VIEWS.register(limit_distance.VIEW)
 
 
 def view_for(constraint) -> ConstraintView:
@@ -55,3 +46,15 @@ def add_on_bone(menu, document, bone: str, bones: list[str]) -> None:
     for view in VIEWS.values():
         if view.add_on_bone is not None:
             view.add_on_bone(menu, document, bone, bones)
+
+
+def segments_of(document):
+    """``(pos (2N, 3), colors (2N, 4))``: the line segments of the closed world polylines
+    every kind's view draws at the current frame (:attr:`ConstraintView.shapes`)."""
+    pos, colors = [np.empty((0, 3))], [np.empty((0, 4))]
+    for c in document.scene.constraints:
+        view = VIEWS.get(type(c))
+        for ring, color in view.shapes(document, c) if view and view.shapes else ():
+            pos.append(np.stack([ring, np.roll(ring, -1, axis=0)], axis=1).reshape(-1, 3))
+            colors.append(np.tile(color, (len(pos[-1]), 1)))
+    return np.concatenate(pos), np.concatenate(colors)

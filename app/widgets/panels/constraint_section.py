@@ -4,14 +4,12 @@ its view (:mod:`app.widgets.kinds.registry`), written through :class:`KindForm`.
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor import operations
 from app.editor.authoring import constraint_operations
 from app.scene.rig.editing import Ref
 from app.scene.rig.model import RELATIVE_TO
-from app.scene.words import plural
 from app.widgets.fields import spin_box
 from app.widgets.kinds import registry as views
 from app.widgets.text_keys import keep_keys
@@ -140,7 +138,8 @@ class ConstraintSection:
     def _info_text(self, name: str) -> str:
         doc = self._document
         info = doc.pose().info.get(name)
-        text = report_words(info) if isinstance(info, dict) and info else ""
+        report = views.view_for(doc.scene.constraint(name)).report
+        text = report(info) if report is not None and isinstance(info, dict) and info else ""
         if doc.evaluations.error:
             text += f"<br><span style='color:#ff6650'>{doc.evaluations.error}</span>"
         return text
@@ -220,6 +219,19 @@ class KindForm:
         refresh()
         return combo
 
+    def row(self, label: str, widget) -> None:
+        """A row holding a kind's own ``widget`` (a layout too): it edits through
+        :meth:`run` and shows the document through :meth:`refresher`."""
+        self._form.addRow(label, widget)
+
+    def refresher(self, refresh) -> None:
+        """Call ``refresh()`` whenever the document changes while the rows are shown."""
+        self._add_refresher(refresh)
+
+    def run(self, fn, *args) -> None:
+        """Run the operation ``fn(*args)``; a refusal is told and the rows shown again."""
+        self._run(fn, *args)
+
     def pivot_list(self, c) -> None:
         """The pivots in their order, with Move Up / Move Down and Add pivot."""
         self._pivots(self._form, self._ref, c)
@@ -234,38 +246,3 @@ def _wrapped(text: str) -> QtWidgets.QLabel:
     label = QtWidgets.QLabel(text)
     label.setWordWrap(True)
     return label
-
-
-def _first(value):
-    """The value at the shown frame (the solvers report one entry per evaluated frame)."""
-    a = np.asarray(value).reshape(-1)
-    return a[0].item() if a.size else None
-
-
-def report_words(info: dict) -> str:
-    """What a solver reports about the shown frame, in sentences (the keys of ``info`` are
-    the solvers' own: ``iterations``/``distance``/``reachable`` for FABRIK,
-    ``degenerate_frames`` for points-at, ``grid_steps``... for multi-parent)."""
-    if "reachable" in info:
-        iterations, distance = _first(info["iterations"]), _first(info["distance"])
-        if iterations is None:
-            return ""
-        reach = "within reach" if _first(info["reachable"]) else "out of reach"
-        return (f"Solved in {plural(int(iterations), 'iteration')}: the chain's end is "
-                f"{distance:.3g} units from the target ({reach}).")  # fmt: skip
-    if "degenerate_frames" in info:
-        frames = np.asarray(info["degenerate_frames"]).reshape(-1)
-        if not frames.size:
-            return "The target gives the bone a direction."
-        return (f"At frame {frames[0]:g} the target is on the bone's head: it gives no "
-                "direction, so the bone keeps its pose.")  # fmt: skip
-    if "grid_steps" in info:
-        steps = plural(int(info["grid_steps"]), "integration step")
-        subdivided = int(info.get("subdivided_steps") or 0)
-        if subdivided:
-            steps += f" ({subdivided} subdivided)"
-        start = info.get("recomputed_from_frame")
-        again = (f"the last change recomputed them from frame {start:g}" if start is not None
-                 else "nothing recomputed since the last change")  # fmt: skip
-        return f"{steps}; {again}."
-    return ""

@@ -1,8 +1,9 @@
 """The inspector's editors for a constraint's limits, up vector and pole.
 
 :class:`LimitEditor` edits one limit (none, a cone with an optional twist range, or a
-hinge); :func:`build_points_at` and :func:`build_fabrik` put these editors into the
-inspector's constraint form. Every change goes through
+hinge); :func:`limit_row` puts one into the inspector's constraint form, as a kind's view
+asks (its ``limits``: the points-at's limit and up vector, FABRIK's limits per bone and its
+pole, in :mod:`app.widgets.kinds`). Every change goes through
 :mod:`app.editor.authoring.constraint_operations` (one undo command; spin-box steps merge).
 """
 
@@ -10,12 +11,10 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
 from app.editor.authoring import constraint_operations as ops
 from app.scene.rig import constraint_edits
-from app.scene.rig.model import ConeLimit, HingeLimit, Target
+from app.scene.rig.model import ConeLimit, HingeLimit
 from app.widgets.fields import VectorEdit, spin_box
-from app.widgets.kinds.base import choice_index
 from app.widgets.text_keys import keep_keys
 
 KINDS = ("none", "cone", "hinge")
@@ -109,7 +108,7 @@ class LimitEditor(QtWidgets.QWidget):
             self.edited.emit(e)
 
 
-def _limit_row(inspector, form, name: str, bone: str | None, object_name: str) -> None:
+def limit_row(inspector, form, name: str, bone: str | None, object_name: str) -> None:
     doc = inspector.document
     editor = LimitEditor(object_name)
     form.addRow(editor)
@@ -125,86 +124,3 @@ def _limit_row(inspector, form, name: str, bone: str | None, object_name: str) -
     inspector.add_refresher(
         lambda: editor.set_value(constraint_edits.limit_of(doc.scene.constraint(name), bone))
     )
-
-
-def build_points_at(inspector, name: str) -> None:
-    """The limit and the up vector of points-at ``name``."""
-    doc = inspector.document
-    form = inspector.group("Limit (object space, relative to the rest pose)")
-    _limit_row(inspector, form, name, None, "limit")
-    form = inspector.group("Up vector (fixes the roll)")
-    on = QtWidgets.QCheckBox("Turn the bone's axis toward a world direction")
-    on.setObjectName("upEnabled")
-    form.addRow(on)
-    axis = VectorEdit(3, "upAxis", decimals=3, step=0.1)
-    toward = VectorEdit(3, "upToward", decimals=3, step=0.1)
-    form.addRow("Axis (bone)", axis)
-    form.addRow("Toward (world)", toward)
-
-    def edited(*_):
-        if on.isChecked():
-            inspector.run(ops.set_up, doc, name, axis.value(), toward.value())
-        else:
-            inspector.run(ops.set_up, doc, name, None, None)
-
-    def refresh():
-        up = doc.scene.constraint(name).up
-        with QtCore.QSignalBlocker(on):
-            on.setChecked(up is not None)
-        axis.set_value(up.axis if up else (0.0, 0.0, 1.0))  # Blender's Track To: Z up
-        toward.set_value(up.toward if up else (0.0, 1.0, 0.0))  # world Y-up
-        form.setRowVisible(axis, up is not None)
-        form.setRowVisible(toward, up is not None)
-
-    on.toggled.connect(edited)
-    axis.edited.connect(edited)
-    toward.edited.connect(edited)
-    inspector.add_refresher(refresh)
-
-
-def build_fabrik(inspector, name: str) -> None:
-    """The per-bone limits and the pole of FABRIK ``name``."""
-    doc = inspector.document
-    c = doc.scene.constraint(name)
-    form = inspector.group("Limits per bone (object space)")
-    for bone in c.chain:
-        form.addRow(QtWidgets.QLabel(f"<b>{bone}</b>"))
-        _limit_row(inspector, form, name, bone, f"limit_{bone}")
-    form = inspector.group("Pole (the chain bends towards it)")
-    pole = keep_keys(QtWidgets.QComboBox())
-    pole.setObjectName("poleKind")
-    pole.addItem("none", "none")
-    pole.addItem("a position", None)
-    for b in doc.scene.bones:
-        pole.addItem(f"bone {b.name} head", (b.name, "head"))
-        pole.addItem(f"bone {b.name} tail", (b.name, "tail"))
-    form.addRow(pole)
-
-    def refresh():
-        p = doc.scene.constraint(name).pole
-        with QtCore.QSignalBlocker(pole):
-            pole.setCurrentIndex(max(choice_index(pole, None, p if p is not None else "none"), 0))
-
-    def edited(_):
-        data = pole.currentData()
-        if data == "none":
-            target = None
-        elif data is None:  # a position where the chain's middle joint would bend to
-            target = _pole_here(doc, name)
-        else:
-            target = Target(bone=data[0], at=data[1])
-        inspector.run(ops.set_pole, doc, name, target)
-
-    pole.currentIndexChanged.connect(edited)
-    inspector.add_refresher(refresh)
-
-
-def _pole_here(document, name: str) -> Target:
-    """A position pole in front of the chain's middle joint: where the pole already is,
-    or the middle joint's head when there was none."""
-    c = document.scene.constraint(name)
-    if c.pole is not None:
-        return operations.target_here(document, name, "pole")
-    pose = document.pose()
-    middle = pose.heads[0, document.scene.bone_index(c.chain[len(c.chain) // 2])]
-    return Target(position=tuple(float(v) for v in middle))

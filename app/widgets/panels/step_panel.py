@@ -1,31 +1,19 @@
 """The step-through panel: which constraint, which pass or step, and its numbers.
 
-FABRIK: one row per stage (the start, each pass from the tip and from the root) with the
-distance from the tail to the target after it. Multi-parent: one row per integration
-substep from the previous frame, with the combined rotation's angle and the displacement,
-and for the substep shown each pivot's offset ``v_i``, its increment ``R_i`` and its
-contribution ``v_i - R_i v_i R_i*``. The viewport draws the stage shown.
+What the rows and words say is the traced kind's view's (``ConstraintView.show_trace``, in
+:mod:`app.widgets.kinds`). FABRIK: one row per stage (the start, each pass from the tip and
+from the root) with the distance from the tail to the target after it. Multi-parent: one row
+per integration substep from the previous frame, with the combined rotation's angle and the
+displacement, and for the substep shown each pivot's offset ``v_i``, its increment ``R_i``
+and its contribution ``v_i - R_i v_i R_i*``. The viewport draws the stage shown.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.scene.constraints.fabrik.trace import ChainTrace
-from app.scene.constraints.multi_parent.steps import Steps
-from app.scene.math import quat
-from app.scene.words import plural
+from app.widgets.kinds import registry as views
 from app.widgets.text_keys import keep_keys
-
-
-def _vec(v, digits: int = 4) -> str:
-    return "(" + ", ".join(f"{x:+.{digits}f}" for x in np.asarray(v, float)) + ")"
-
-
-def _column(v, digits: int) -> str:
-    """A vector as a column of numbers (x, y, z on three lines): narrow table cells."""
-    return "\n".join(f"{x:+.{digits}f}" for x in np.asarray(v, float))
 
 
 def _table(name: str, headers) -> QtWidgets.QTableWidget:
@@ -159,12 +147,19 @@ class StepPanel(QtWidgets.QWidget):
             self.pivots.setRowCount(0)
             self.pivots.setVisible(False)
             return
-        if isinstance(m.trace, ChainTrace):
-            self._show_fabrik()
-        elif isinstance(m.trace, Steps):
-            self._show_multi_parent()
+        try:
+            view = views.view_for(self._document.scene.constraint(m.constraint))
+        except KeyError:  # renamed or removed since it was traced
+            return
+        if view.show_trace is not None:
+            view.show_trace(self, m)
 
-    def _rows(self, rows) -> None:
+    @property
+    def document(self):
+        return self._document
+
+    def rows(self, rows) -> None:
+        """Fill the stages table with ``rows`` (tuples of texts) and select the one shown."""
         table = self.stages
         with QtCore.QSignalBlocker(table):
             table.setRowCount(len(rows))
@@ -179,66 +174,3 @@ class StepPanel(QtWidgets.QWidget):
         item = table.item(self._model.index, 0)
         if item is not None:
             table.scrollToItem(item)
-
-    def _show_fabrik(self) -> None:
-        m = self._model
-        trace = m.trace
-        self.stages.setHorizontalHeaderLabels(["#", "stage", "tail → target (units)"])
-        self.pivots.setVisible(False)
-        self._rows([(str(k), s.name(), f"{s.tail_distance:.3g}")
-                    for k, s in enumerate(trace.stages)])  # fmt: skip
-        stage = trace.stages[m.index]
-        solution = trace.solution
-        self.position.setText(f"stage {m.index + 1} of {len(trace)} · frame "
-                              f"{self._document.frame:g}")  # fmt: skip
-        done = (f"Solved in {plural(int(solution.iterations[0]), 'iteration')}; the target is "
-                f"{'within' if solution.reachable[0] else 'out of'} reach.")  # fmt: skip
-        self.description.setText(f"<b>{m.constraint}</b>: {stage.describe()}<br>"
-                                 f"<span style='color:#9aa0a8'>{done}</span>")  # fmt: skip
-
-    def _show_multi_parent(self) -> None:
-        m = self._model
-        st = m.trace
-        self.stages.setHorizontalHeaderLabels(["#", "time (frame)", "turn {Rᵢ} · |Δp0| (units)"])
-        if len(st) == 0:
-            self.stages.setRowCount(0)
-            self.pivots.setRowCount(0)
-            self.pivots.setVisible(False)
-            self.position.setText(f"frame {self._document.frame:g}")
-            self.description.setText(
-                f"<b>{m.constraint}</b>: no integration step ends at this frame (before or at "
-                "the first frame, or after the pivots' last key, the body holds still). "
-                "Scrub to a frame where it moves."
-            )
-            return
-        angles = st.combined_angle_deg()
-        moves = np.linalg.norm(st.displacement(), axis=1)
-        self._rows([(str(k), f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}"
-                     + (" (subdivided)" if st.subdivided[k] else ""),
-                     f"{angles[k]:.3f}° · {moves[k]:.3g}") for k in range(len(st))])  # fmt: skip
-        k = m.index
-        self.position.setText(f"step {k + 1} of {len(st)} · frame {self._document.frame:g}")
-        axis, angle = quat.to_axis_angle(st.combined[k])
-        where = (f"<br>Relative to its parent: integrated in the frame of {st.parent}, shown "
-                 f"where {st.parent} is at this frame." if st.parent else "")  # fmt: skip
-        self.description.setText(
-            f"<b>{m.constraint}</b> ({st.space} space, {st.integrator}): substep t = "
-            f"{st.times[k]:.4g} → {st.times[k + 1]:.4g}.<br>Combined rotation "
-            f"{{Rᵢ}} = (w, x, y, z) = ({', '.join(f'{v:.5f}' for v in st.combined[k])}): "
-            f"{np.degrees(angle):.3f}° about {_vec(axis)}.<br>p0 moves by "
-            f"Σ (vᵢ − Rᵢ vᵢ Rᵢ*) = {_vec(st.displacement()[k])} units." + where
-        )
-        self.pivots.setVisible(True)
-        table = self.pivots
-        table.setRowCount(len(st.pivot_names))
-        inc_angles = np.degrees(2 * np.arccos(np.clip(np.abs(st.increments[k, :, 0]), 0, 1)))
-        for r, name in enumerate(st.pivot_names):
-            values = (name, _column(st.offsets[k, r], 3), f"{inc_angles[r]:.3f}°",
-                      _column(st.contributions[k, r], 5))  # fmt: skip
-            for c, value in enumerate(values):
-                item = QtWidgets.QTableWidgetItem(value)
-                if c:
-                    item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight
-                                          | QtCore.Qt.AlignmentFlag.AlignVCenter)  # fmt: skip
-                table.setItem(r, c, item)
-        table.resizeRowsToContents()

@@ -78,7 +78,7 @@ def shown_points(viewport) -> np.ndarray:
     Compare's ghost, (N, 3)."""
     doc = viewport.document
     shown = [_joints(doc, doc.pose())[0]] + [p[None] for _, p in viewport.handles()]
-    shown.append(viewport.drawing.teaching.drawn_points())  # trails and ghosts, when on
+    shown.append(viewport.drawing.layers.drawn_points())  # trails and ghosts, when on
     shown.append(viewport.drawing.meshes.drawn_points())  # the skinned meshes, when shown
     if doc.compare:  # the ghost is part of the picture
         shown.append(_joints(doc, doc.ghost_pose())[0])
@@ -162,7 +162,7 @@ def animation_plan(viewport, evaluate_ghost: bool = False
         still.append(points.reshape(-1, 3))
         relative.append(points - plan.path[picks][:, None, :])
     here = np.array([p for _, p in viewport.handles()]).reshape(-1, 3)  # pivots, targets
-    here = np.concatenate([here, viewport.drawing.teaching.drawn_points().reshape(-1, 3)])
+    here = np.concatenate([here, viewport.drawing.layers.drawn_points().reshape(-1, 3)])
     if len(here):
         still.append(here)
         relative.append(here - plan.at(doc.frame))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor import tutorials
 from app.scene.math.transforms import transform_points
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT
@@ -22,8 +21,7 @@ from app.scene.rig.prepared import prepare
 
 def timeline_handles(scene, timeline):
     """Each handle of ``scene`` (as ``handles_of`` lists them) at every frame of
-    ``timeline``, or ``None`` where the list is not made of pivots, targets and poles alone
-    (a basis-change tutorial's point).
+    ``timeline``.
 
     Returns
     -------
@@ -31,8 +29,6 @@ def timeline_handles(scene, timeline):
     positions : ndarray, shape (F, H, 3)
         World positions per timeline frame.
     """
-    if tutorials.basis_change_of(scene) is not None:
-        return None
     index = prepare(scene).index
     frames = np.asarray(timeline.frames, dtype=float)
     refs, columns = [], []
@@ -82,8 +78,6 @@ class TimelineHandles:
             self._timeline = timeline
             self._built = timeline_handles(document.scene, timeline)
             self.builds += 1
-        if self._built is None:
-            return None
         refs, positions = self._built
         row = positions[int(round(document.frame - document.scene.frame_start))]
         return list(zip(refs, row))

@@ -1,9 +1,13 @@
 """What the viewport draws of a document: ground, skeleton, ghost, handles, guides, labels.
 
 :class:`SceneDrawing` owns the pyqtgraph items (under one root that turns Pivotal's Y-up
-world into pyqtgraph's Z-up view) and rebuilds them from the document on demand; the
-viewport owns the camera and the mouse. :func:`handles_of` lists the draggable points
-(pivots, targets, poles) with their world positions at the current frame.
+world into pyqtgraph's Z-up view) and rebuilds them from the document on demand, then
+draws the registered layers (:mod:`app.widgets.viewport.layers`: trails, step-through,
+tutorials); the viewport owns the camera and the mouse. :func:`handles_of` lists the
+constraints' draggable points (pivots, targets, poles) with their world positions at the
+current frame, :func:`handle_at` one of them.
+
+One idea: the scene as the viewport draws it, each item rebuilt from the document.
 """
 
 from __future__ import annotations
@@ -12,17 +16,18 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6 import QtGui
 
-from app.editor import tutorials
 from app.editor.operations import target_world
 from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
 from app.scene.rig.model import same_items
 from app.scene.rig.prepared import prepare
+from app.widgets.kinds.registry import segments_of
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
 from app.widgets.viewport.handle_frames import TimelineHandles
 from app.widgets.viewport.label_sprites import LabelSprites
+from app.widgets.viewport.layers.registry import LayerStack
 from app.widgets.viewport.limit_items import LimitItems, shown_shapes
 from app.widgets.viewport.mesh_item import MeshLayer
 from app.widgets.viewport.overlays import (
@@ -32,7 +37,6 @@ from app.widgets.viewport.overlays import (
     axes_lines,
 )
 from app.widgets.viewport.skeleton_item import BONE_COLOR, JOINT_COLOR, SkeletonItem
-from app.widgets.viewport.teaching_drawing import POINT_COLOR, TeachingDrawing, TrailSettings
 
 #: World (Y-up) to pyqtgraph's view coordinates (Z-up): (x, y, z) -> (x, -z, y).
 WORLD_TO_VIEW = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], dtype=float)
@@ -68,31 +72,51 @@ def grid_lines(cx: float, cz: float, extent: float, spacing: float) -> np.ndarra
     return pos.reshape(-1, 3)
 
 
+def _part_world(document, pose, index, c, ref: Ref) -> np.ndarray | None:
+    """Where part ``ref`` of constraint ``c`` is at the current frame (world, (3,)), or
+    ``None`` for a pivot whose body is not in the scene."""
+    if ref.kind == PIVOT:  # a point on the body, in its frame
+        body = index.get(c.driven_bones()[0])
+        if body is None:
+            return None
+        body_to_world = pose.bone_to_world[0, body]
+        pivot = editing.pivot_named(c, ref.pivot)
+        pivot_in_body = editing.position_at(pivot, document.frame)
+        return body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
+    return np.asarray(target_world(document, c, ref.kind), float)
+
+
 def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
-    """Every pivot, target and pole at the current frame, and a basis-change tutorial's
-    point: ``(ref, world position (3,))``."""
+    """Every pivot, target and pole at the current frame: ``(ref, world position (3,))``."""
     scene = document.scene
     pose = document.pose()
     index = prepare(scene).index  # name -> bone, built once per edit
     out = []
-    tutorial = tutorials.basis_change_of(scene)
-    if tutorial is not None and len(pose.bone_names) == len(scene.bones):
-        world, _ = tutorials.point_in_frames(tutorial, scene, pose.bone_to_world[0])
-        out.append((Ref(POINT, tutorial.point), world))
     for c in scene.constraints:
         for ref in editing.part_refs(c):
-            if ref.kind == PIVOT:  # a point on the body, in its frame
-                body = index.get(c.driven_bones()[0])
-                if body is None:
-                    continue
-                body_to_world = pose.bone_to_world[0, body]
-                pivot = editing.pivot_named(c, ref.pivot)
-                pivot_in_body = editing.position_at(pivot, document.frame)
-                world = body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
+            world = _part_world(document, pose, index, c, ref)
+            if world is not None:
                 out.append((ref, world))
-            else:
-                out.append((ref, np.asarray(target_world(document, c, ref.kind), float)))
     return out
+
+
+def handle_at(document, ref: Ref) -> np.ndarray:
+    """The world position (3,) of one pivot, target or pole at the current frame, as
+    :func:`handles_of` lists it, without placing the others.
+
+    Raises
+    ------
+    KeyError
+        ``ref`` is no part of a constraint of the scene, or a pivot on a missing body.
+    """
+    scene = document.scene
+    c = next((c for c in scene.constraints if c.name == ref.name), None)
+    world = None
+    if c is not None and ref in editing.part_refs(c):
+        world = _part_world(document, document.pose(), prepare(scene).index, c, ref)
+    if world is None:
+        raise KeyError(f"no handle for {ref.label()}")
+    return world
 
 
 def bone_colors(document, pose, compared: bool) -> np.ndarray:
@@ -125,9 +149,7 @@ def ghost_colors(ghost) -> np.ndarray:
 
 
 def _handle_color(scene, ref: Ref) -> np.ndarray:
-    """A handle's colour by kind (a target that follows a bone greyer)."""
-    if ref.kind == POINT:
-        return POINT_COLOR
+    """A constraint part's handle colour by kind (a target that follows a bone greyer)."""
     if ref.kind == PIVOT:
         return PIVOT_COLOR
     if editing.resolve(scene, ref).bone is not None:
@@ -217,12 +239,14 @@ class SceneDrawing:
         self.meshes = MeshLayer(self._root, bones=self._skeleton, ghost_bones=self._ghost)
         self._bone_axes = self._lines(8, width=2)
         self._guides = self._lines(9, width=1.5)
+        self._kind_shapes = self._lines(9, width=1.5)  # what a kind's view draws (a sphere)
         self._ring = self._lines(9, width=2, mode="line_strip")
         self._ring.setVisible(False)
         self._handles = HandlesItem(parentItem=self._root)
         self._handles.setDepthValue(10)
         self.labels = LabelSprites(view, view.project)
-        self.teaching = TeachingDrawing(self._root)
+        self.layers = LayerStack(self._root)  # the registered teaching layers
+        self._layer_handles: dict = {}  # Ref -> LayerHandle, the layers' handles drawn
         self.limits = LimitItems(self._root)
         self.scale = 1.0  # the skeleton's size, for the length of frame axes
         self._kept_style = None  # (scene, prepared rig, constraints, key, _HandleStyle)
@@ -253,10 +277,9 @@ class SceneDrawing:
 
     # --- the document --------------------------------------------------------------------
 
-    def draw(self, document, show_axes: bool, hover: Ref | None,
-             trails: TrailSettings | None = None, steps=None) -> None:  # fmt: skip
-        """Rebuild everything from the document's pose at the current frame, with the
-        trails and the step-through state (:class:`~app.editor.step_through.StepThrough`)."""
+    def draw(self, document, show_axes: bool, hover: Ref | None) -> None:
+        """Rebuild everything from the document's pose at the current frame, then the
+        registered layers."""
         pose = document.pose()
         if len(pose.bone_names) != len(document.scene.bones):
             return  # a structural edit is halfway; the next pose_changed redraws
@@ -278,17 +301,28 @@ class SceneDrawing:
             self._reference.set_pose(heads, tails, np.tile(REFERENCE_COLOR, (len(heads), 1)))
         self.meshes.draw(document, pose, ghost)
         self._draw_axes(pose, show_axes)
-        handles = self.handle_frames.of_document(document)
-        if handles is None:
-            handles = handles_of(document)
+        handles = self.handles(document, pose, timeline=True)
         self.draw_handles(document, handles, hover)
         self._draw_guides(document, pose, handles, hover)
+        pos, colors = segments_of(document)  # what the kinds' views draw (a sphere)
+        self._kind_shapes.setVisible(len(pos) > 0)
+        if len(pos):
+            self._kind_shapes.setData(pos=pos, color=colors)
         self.limits.draw(shown_shapes(document))
-        extra = self.teaching.draw_trails(document, trails or TrailSettings(),
-                                          document.selected_bones())  # fmt: skip
-        extra += self.teaching.draw_steps(steps, self.scale)
-        extra += self.teaching.draw_tutorial(document, pose, self.scale)
+        extra = self.layers.draw(document, pose, self.scale)
         self._draw_labels(document, pose, handles, extra, hover)
+
+    def handles(self, document, pose=None, timeline: bool = False):
+        """The active layers' handles, then every pivot, target and pole at the current
+        frame: ``[(ref, world position (3,))]``; ``timeline`` reads the constraints' from
+        the cached timeline when the pose is one of its frames (a frame change)."""
+        pose = document.pose() if pose is None else pose
+        extra = self.layers.handles(document, pose)
+        self._layer_handles = {h.ref: h for h in extra}
+        parts = self.handle_frames.of_document(document) if timeline else None
+        if parts is None:
+            parts = handles_of(document)
+        return [(h.ref, h.world) for h in extra] + parts
 
     def _draw_axes(self, pose, show: bool) -> None:
         self._bone_axes.setVisible(show)
@@ -303,10 +337,10 @@ class SceneDrawing:
         """What of the handles does not move with the frame: their colours and highlights,
         where each guide starts (bone, head or tail) and its colour, each label's text and
         colour (:class:`_HandleStyle`), kept while the handles, the constraints, the bones,
-        the selection and the hover stay; ``None`` with a tutorial's point (its label is
-        the scene's)."""
+        the selection and the hover stay; ``None`` with a layer's handle (its colour and
+        label are the layer's)."""
         refs = tuple(ref for ref, _ in handles)
-        if any(ref.kind == POINT for ref in refs):
+        if any(ref in self._layer_handles for ref in refs):
             return None
         scene = document.scene
         prepared = prepare(scene)
@@ -330,7 +364,9 @@ class SceneDrawing:
         selected = set(document.selection)
         colors, flags = [], []
         for ref, _ in handles:
-            colors.append(_handle_color(document.scene, ref))
+            layer_handle = self._layer_handles.get(ref)
+            colors.append(_handle_color(document.scene, ref) if layer_handle is None
+                          else layer_handle.color)  # fmt: skip
             hot = ref in selected or Ref.constraint(ref.name) in selected
             hot = hot or (ref.kind == POINT and Ref.bone(ref.name) in selected)
             flags.append(hot or ref == hover)
@@ -354,7 +390,7 @@ class SceneDrawing:
         index = prepare(scene).index
         pos, colors = [], []
         for ref, world in handles:
-            if ref.kind == POINT:
+            if ref in self._layer_handles:
                 continue
             bone, at_tail, color = _guide_of(scene.constraint(ref.name), ref, index)
             pos += [(pose.tails if at_tail else pose.heads)[0, bone], world]
@@ -377,10 +413,10 @@ class SceneDrawing:
             priority = list(label_priority(document, [r for r, _ in handles], hover))
         for ref, world in handles:
             positions.append(world)
-            if ref.kind == POINT:
-                tutorial = tutorials.basis_change_of(scene)
-                texts.append(tutorial.point_label if tutorial else ref.name)
-                colors.append(POINT_COLOR)
+            layer_handle = self._layer_handles.get(ref)
+            if layer_handle is not None:
+                texts.append(layer_handle.text)
+                colors.append(layer_handle.color)
             elif ref.kind == PIVOT:
                 texts.append(ref.pivot)
                 colors.append(PIVOT_COLOR)

@@ -1,9 +1,10 @@
-"""What the viewport draws for teaching and analysis: motion trails, onion-skin ghosts,
-the step-through's passes and arrows, and a basis-change tutorial's frames.
+"""What the viewport draws for teaching and analysis: motion trails, onion-skin ghosts, and
+the step-through's passes and arrows, as two layers (:mod:`app.widgets.viewport.layers`).
 
-:class:`TeachingDrawing` owns these pyqtgraph items (under the viewport's Y-up root) and
-rebuilds them from the document, the trail settings and the step-through state; it returns
-the labels it wants, which the scene drawing shows with its own.
+:class:`TrailsLayer` and :class:`StepThroughLayer` own their pyqtgraph items (under the
+viewport's Y-up root) and rebuild them from the document, the trail settings and the
+step-through state; they return the labels they want, which the scene drawing shows with
+its own.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.editor import tutorials
 from app.scene.analysis import trails
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.multi_parent.steps import Steps
 from app.scene.math.quat import matrix_from_quat, to_axis_angle
-from app.widgets.viewport.gl_batches import PointSprites, SegmentLines
-from app.widgets.viewport.overlays import BLENDED, OVERLAY, arrow_lines, axes_lines
+from app.widgets.viewport.layers.base import Labels, Layer
+from app.widgets.viewport.overlays import BLENDED, arrow_lines, axes_lines
 from app.widgets.viewport.skeleton_item import SkeletonItem
 
 BEFORE_COLOR = np.array([1.0, 0.55, 0.25])  # onion skin: the past warm
@@ -32,8 +32,6 @@ PIVOT_ARROW_COLORS = np.array([
     [1.0, 0.58, 0.12, 1.0], [0.95, 0.35, 0.55, 1.0], [0.65, 0.5, 1.0, 1.0],
     [0.3, 0.8, 1.0, 1.0], [0.5, 0.95, 0.4, 1.0],
 ])  # fmt: skip
-FRAME_LABEL_COLOR = (0.95, 0.95, 0.98, 1.0)
-POINT_COLOR = np.array([1.0, 0.95, 0.4, 1.0])
 
 
 @dataclass
@@ -59,9 +57,6 @@ class TrailSettings:
     every: int = 4
 
 
-Labels = list  # of (position (3,), text, RGBA)
-
-
 def _fade(frames, frame, before, after) -> np.ndarray:
     """RGBA per frame: warm before ``frame``, cool after, fainter with distance."""
     frames = np.asarray(frames, float)
@@ -71,40 +66,26 @@ def _fade(frames, frame, before, after) -> np.ndarray:
     return np.concatenate([rgb, (0.25 + 0.7 * closeness)[:, None]], axis=1)
 
 
-class TeachingDrawing:
-    """Trails, ghosts, step-through and tutorial items under ``root``."""
+class TrailsLayer(Layer):
+    """Motion trails and onion-skin ghosts around the current frame (:attr:`settings`)."""
+
+    name = "trails"
 
     def __init__(self, root):
-        def lines(depth, width, options=OVERLAY):
-            item = SegmentLines(parentItem=root, width=width, antialias=True,
-                                glOptions=options)  # fmt: skip
-            item.setDepthValue(depth)
-            item.setVisible(False)
-            return item
-
-        def points(depth):
-            item = PointSprites(parentItem=root, glOptions=OVERLAY)
-            item.setDepthValue(depth)
-            item.setVisible(False)
-            return item
-
+        self.settings = TrailSettings()
         self.ghosts = SkeletonItem(parentItem=root, ghost=True)
         self.ghosts.setDepthValue(4)
         self.ghosts.setVisible(False)
-        self.trail_lines = lines(6, 2.5, BLENDED)
-        self.trail_dots = points(7)
-        self.step_lines = lines(11, 3.0)
-        self.step_points = points(12)
-        self.tutorial_lines = lines(7, 3.0, BLENDED)
+        self.trail_lines = self.lines(root, 6, 2.5, BLENDED)
+        self.trail_dots = self.points(root, 7)
         #: What the trails show, for tests: ``{label: (frames (W,), positions (W, 3))}``.
         self.trail_paths: dict = {}
         #: The ghost poses' frames, and their heads and tails (for framing the view).
         self.ghost_frames = np.zeros(0)
         self.ghost_points = np.zeros((0, 3))
-        #: The step-through's arrow scale (drawn length / true length), 0 when none.
-        self.arrow_scale = 0.0
-        #: The joints of the FABRIK stage drawn (J, 3), or None.
-        self.step_joints = None
+
+    def draw(self, document, pose, scale: float) -> Labels:
+        return self.draw_trails(document, self.settings, document.selected_bones())
 
     # --- trails and ghosts ---------------------------------------------------------------
 
@@ -173,6 +154,25 @@ class TeachingDrawing:
         """Trail and ghost points drawn now (N, 3): Frame All keeps them in view."""
         paths = [p for _, p in self.trail_paths.values()]
         return np.concatenate(paths + [self.ghost_points]) if paths else self.ghost_points
+
+
+class StepThroughLayer(Layer):
+    """The passes of a :class:`~app.editor.step_through.StepThrough` (:attr:`model`): a
+    FABRIK stage's chain, or a multi-parent substep's arrows."""
+
+    name = "step_through"
+
+    def __init__(self, root):
+        self.model = None
+        self.step_lines = self.lines(root, 11, 3.0)
+        self.step_points = self.points(root, 12)
+        #: The step-through's arrow scale (drawn length / true length), 0 when none.
+        self.arrow_scale = 0.0
+        #: The joints of the FABRIK stage drawn (J, 3), or None.
+        self.step_joints = None
+
+    def draw(self, document, pose, scale: float) -> Labels:
+        return self.draw_steps(self.model, scale)
 
     # --- step-through --------------------------------------------------------------------
 
@@ -261,34 +261,4 @@ class TeachingDrawing:
         labels.append((p0 + a * total, f"Σ = Δp0 (arrows ×{a:.3g})", SUM_COLOR))
         labels.append((p0 + 0.5 * reach * axis, f"{{Rᵢ}}: {np.degrees(angle):.3f}°",
                        AXIS_COLOR))  # fmt: skip
-        return labels
-
-    # --- the basis-change tutorial -------------------------------------------------------
-
-    def draw_tutorial(self, document, pose, scale: float) -> Labels:
-        tutorial = tutorials.basis_change_of(document.scene)
-        self.tutorial_lines.setVisible(tutorial is not None)
-        if tutorial is None:
-            return []
-        scene = document.scene
-        m = pose.bone_to_world[0]
-        index = [scene.bone_index(b) for b, _ in tutorial.frames]
-        length = 0.18 * max(scale, 1e-6)
-        pos, col = axes_lines(m[index], np.full(len(index), length))
-        world, coords = tutorials.point_in_frames(tutorial, scene, m)
-        labels: Labels = []
-        extra_pos, extra_col = [], []
-        for (bone, _), i in zip(tutorial.frames, index):
-            origin = m[i, :3, 3]
-            forward = m[i, :3, :3] @ tutorial.forward
-            forward /= max(np.linalg.norm(forward), 1e-12)
-            extra_pos += list(arrow_lines(origin[None], (origin + 1.4 * length * forward)[None]))
-            extra_col += [(1.0, 1.0, 1.0, 0.9)] * 6
-            extra_pos += [origin, world]  # the point seen from this basis
-            extra_col += [(0.9, 0.9, 0.5, 0.35)] * 2
-            c = coords[bone]
-            labels.append((origin, f"in {bone}: ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
-                           FRAME_LABEL_COLOR))  # fmt: skip
-        self.tutorial_lines.setData(pos=np.concatenate([pos, np.array(extra_pos)]),
-                                    color=np.concatenate([col, np.array(extra_col)]))  # fmt: skip
         return labels

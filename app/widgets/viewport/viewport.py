@@ -42,7 +42,7 @@ from app.widgets.viewport.interaction.tail_drag import start_tail_drag, tail_und
 from app.widgets.viewport.interaction.transform_mode import TransformMode
 from app.widgets.viewport.mesh_item import DISPLAYS
 from app.widgets.viewport.overlays import circle_points
-from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handles_of
+from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handle_at
 from app.widgets.viewport.teaching_drawing import TrailSettings
 
 #: Handles a press drags (a bone press orbits unless Ctrl is held).
@@ -81,8 +81,6 @@ class Viewport(GLView):
         self._last_click: QtCore.QPointF | None = None  # where the last click was
         self._press_extend = False
         self._hover: Ref | None = None
-        self._trails = TrailSettings()
-        self._steps = None
         self._first_paint_exit = bool(os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"))
         self.setMouseTracking(True)
         self.setBackgroundColor(BACKGROUND)
@@ -240,32 +238,33 @@ class Viewport(GLView):
 
     @property
     def trails(self) -> TrailSettings:
-        return self._trails
+        return self._drawing.layers["trails"].settings
 
     def set_trails(self, settings: TrailSettings) -> None:
         """Motion trails and onion-skin ghosts around the current frame."""
-        self._trails = settings
+        self._drawing.layers["trails"].settings = settings
         self.refresh()
 
     @property
     def teaching(self):
-        """The trails, ghosts, step-through and tutorial items (what they show)."""
-        return self._drawing.teaching
+        """The registered layers (trails, ghosts, step-through, tutorials): what they show
+        (``teaching.trail_paths``, ``teaching["basis_change"]``)."""
+        return self._drawing.layers
 
     def set_step_through(self, model) -> None:
         """Draw the passes of a :class:`~app.editor.step_through.StepThrough` as it moves."""
-        self._steps = model
+        self._drawing.layers["step_through"].model = model
         model.changed.connect(self.refresh)
         self.refresh()
 
     def handles(self) -> list[tuple[Ref, np.ndarray]]:
-        """Every pivot, target and pole at the current frame: ``(ref, world position)``."""
-        return handles_of(self._document)
+        """Every handle at the current frame, the layers' (a tutorial's point) first, then
+        every pivot, target and pole: ``(ref, world position)``."""
+        return self._drawing.handles(self._document)
 
     def refresh(self) -> None:
-        """Rebuild what is drawn from the document (pose, ghost, handles, labels)."""
-        self._drawing.draw(self._document, self._show_axes, self._hover, self._trails,
-                           self._steps)  # fmt: skip
+        """Rebuild what is drawn from the document (pose, ghost, handles, labels, layers)."""
+        self._drawing.draw(self._document, self._show_axes, self._hover)
         self.gizmo.sync(force=True)
         self.update()
 
@@ -280,9 +279,16 @@ class Viewport(GLView):
         self.update()
 
     def handle_position(self, ref: Ref) -> np.ndarray:
-        for r, p in self.handles():
-            if r == ref:
-                return p
+        """Where handle ``ref`` is now (world, (3,)): a constraint's part placed alone, or
+        a layer's handle."""
+        doc = self._document
+        try:
+            return handle_at(doc, ref)
+        except KeyError:  # no constraint's part: a layer's handle, or none
+            pass
+        for handle in self._drawing.layers.handles(doc, doc.pose()):
+            if handle.ref == ref:
+                return handle.world
         raise KeyError(f"no handle for {ref.label()}")
 
     # --- picking -------------------------------------------------------------------------

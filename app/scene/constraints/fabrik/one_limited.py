@@ -176,7 +176,7 @@ def iterate_lists(pts, r, t, L, lists, tolerance, max_iterations, record=None) -
 
 
 def object_rotation_one(bone_to_world, segment, aim, rigid, limit, d0) -> np.ndarray:
-    """:func:`app.scene.constraints.points_at.object_rotation` (no up vector) for one frame.
+    """:func:`app.scene.constraints.points_at.solver.object_rotation` (no up vector), one frame.
 
     ``bone_to_world`` (1, 4, 4), ``segment`` (1, 3) in the bone's frame, ``aim`` (1, 3)
     world, ``d0`` (1, 4) or None (without a limit). Returns the rotation ``(1, 4)`` in the

@@ -42,7 +42,7 @@ from app.scene.constraints.fabrik.one_frame import apply_one, target_at
 from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.fabrik.trace import trace as chain_trace
-from app.scene.constraints.points_at import (
+from app.scene.constraints.points_at.solver import (
     check_finite,
     constraint_path,
     measure_violation,
@@ -459,3 +459,8 @@ def _bend_of(rest_local, tail):
     if size.max() <= 1e-6 * np.linalg.norm(np.diff(joints, axis=0), axis=-1).sum():
         return None
     return off[np.argmax(size)] / size.max()
+
+
+def step_through(constraint: Fabrik, ctx, frame) -> ChainTrace:
+    """The step-through's trace: :func:`trace` of the one frame ``ctx`` holds (``frame``)."""
+    return trace(constraint, ctx)

@@ -27,7 +27,7 @@ from app.scene.constraints.multi_parent.exact import moment_contributions, plan_
 from app.scene.constraints.multi_parent.increments import increment
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
-from app.scene.constraints.multi_parent.solver import inputs_of, relative_parent
+from app.scene.constraints.multi_parent.solver import cached_integral, inputs_of, relative_parent
 from app.scene.math.quat import mul_components as qmul
 from app.scene.math.quat import rotate_components as rotate
 from app.scene.math.transforms import rotation_from_matrix
@@ -225,3 +225,13 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         subdivided=m > 1,
         parent=parent,
     )
+
+
+def step_through(constraint: MultiParent, ctx, frame) -> Steps:
+    """The step-through's trace: the integration substeps into ``frame``, from the
+    evaluator's integral if cached (``ctx``: the pose the constraint starts from)."""
+    space = ctx.space_of(constraint)
+    cached = cached_integral(ctx.cache, constraint.name, space)
+    parent = ctx.scene.bone(constraint.body).parent  # where a relative body's steps are
+    placed = None if parent is None else ctx.bone_to_world[0, ctx.skeleton.index(parent)]
+    return steps(constraint, ctx.scene, frame, space, integral=cached, parent_to_world=placed)

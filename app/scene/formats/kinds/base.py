@@ -1,9 +1,16 @@
-"""What the schema registry holds per constraint kind (:class:`KindSchema`)."""
+"""What the schema registry holds per constraint kind (:class:`KindSchema`), and the registry.
+
+Each kind's schema module registers its schema here as it is defined
+(``SCHEMA = SCHEMAS.register(KindSchema(...))``); :mod:`app.scene.formats.kinds.registry`
+imports every kind's module, which is the one line a kind adds, and asks the registry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from app.scene.registry import Registry
 
 #: Keys every constraint has.
 COMMON_KEYS = frozenset({"type", "name", "space"})
@@ -40,3 +47,7 @@ class KindSchema:
     @property
     def all_keys(self) -> frozenset:
         return COMMON_KEYS | self.keys
+
+
+#: Model class -> its schema (filled by each kind's module as it is imported).
+SCHEMAS: Registry[type, KindSchema] = Registry("schema", key=lambda schema: schema.cls)

@@ -1,54 +1,38 @@
 """The schema registry: how each constraint kind is read from a scene file and written back.
 
 Each kind is one :class:`KindSchema` (its model class, its own JSON keys, ``read``, ``write``
-and an optional ``check`` across the scene), found by its ``type`` string when reading and by
-its class when writing. Adding a kind is one line in :data:`SCHEMAS` (a test fixture uses
-:func:`register`).
+and an optional ``check`` across the scene), keyed by its model class, found by its ``type``
+string when reading and by its class when writing. Each kind's module registers its schema
+in :data:`~app.scene.formats.kinds.base.SCHEMAS` as it is defined; adding a kind is one
+import here (a test fixture uses ``SCHEMAS.register`` and ``SCHEMAS.unregister``).
 """
 
 from __future__ import annotations
 
+# a kind's one line: importing its schema module registers its schema (order: none needed)
+from app.scene.constraints.fabrik import schema as fabrik  # noqa: F401
+from app.scene.constraints.follows import schema as follows  # noqa: F401
+from app.scene.constraints.limit_distance import schema as limit_distance  # noqa: F401
+from app.scene.constraints.multi_parent import schema as multi_parent  # noqa: F401
+from app.scene.constraints.points_at import schema as points_at  # noqa: F401
 from app.scene.errors import SceneError
-from app.scene.formats.kinds import fabrik, follows, multi_parent, points_at
-from app.scene.formats.kinds.base import COMMON_KEYS, KindSchema  # noqa: F401  (re-export)
+from app.scene.formats.kinds.base import COMMON_KEYS, SCHEMAS, KindSchema  # noqa: F401
 from app.scene.rig.model import Constraint
-
-#: ``type`` string -> its schema.
-SCHEMAS: dict[str, KindSchema] = {
-    s.type: s
-    for s in (
-        multi_parent.SCHEMA,
-        points_at.SCHEMA,
-        fabrik.SCHEMA,
-        follows.CHILD_OF,
-        follows.COPY_ROTATION,
-        follows.COPY_LOCATION,
-    )
-}
-
-
-def register(schema: KindSchema) -> None:
-    """Let scene files hold ``schema``'s kind (a kind added at run time, e.g. a test's)."""
-    SCHEMAS[schema.type] = schema
-
-
-def unregister(cls: type) -> None:
-    SCHEMAS.pop(cls.type, None)
 
 
 def by_type(kind: str, path: str) -> KindSchema:
     """The schema of the JSON ``"type"`` ``kind``; ``SceneError`` naming the known ones."""
-    try:
-        return SCHEMAS[kind]
-    except KeyError:
-        known = ", ".join(sorted(SCHEMAS))
-        raise SceneError(f"unknown constraint type {kind!r} (known: {known})", path) from None
+    for schema in SCHEMAS.values():
+        if schema.type == kind:
+            return schema
+    known = ", ".join(sorted(schema.type for schema in SCHEMAS.values()))
+    raise SceneError(f"unknown constraint type {kind!r} (known: {known})", path)
 
 
 def of(constraint: Constraint, path: str = "constraints") -> KindSchema:
     """The schema of ``constraint``'s class; ``SceneError`` naming ``path`` if it has none."""
-    schema = SCHEMAS.get(constraint.type)
-    if schema is None or schema.cls is not type(constraint):
-        raise SceneError(f"constraint type {constraint.type!r} cannot be saved by this build",
-                         path)  # fmt: skip
+    schema = SCHEMAS.get(type(constraint))
+    if schema is None:
+        message = f"constraint type {constraint.type!r} cannot be saved by this build"
+        raise SceneError(message, path)
     return schema

@@ -159,7 +159,8 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
             viewport,
             document,
             live,
-            viewport.handle_position(ref),
+            # The pivot in the world, placed as its handle is drawn (handles_of).
+            body_to_world[:3, :3] @ editing.position_at(pivot, frame) + body_to_world[:3, 3],
             pixel,
             shift,
             np.linalg.inv(body_to_world),

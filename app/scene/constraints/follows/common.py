@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene.constraints.change_of_basis import parent_to_world
-from app.scene.constraints.points_at import constraint_path
+from app.scene.constraints.points_at.solver import constraint_path
 from app.scene.errors import SceneError
 from app.scene.math import quat
 from app.scene.math.transforms import RCOND, inverse, rotation_from_matrix, transform_points

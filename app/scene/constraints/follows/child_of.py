@@ -4,12 +4,12 @@
 bone_to_world(f0)`` for ``offset: "frame_start"`` (``f0`` is ``frame_start``) and ``O = I``
 for ``"none"``. The target's whole transform is read (``at`` and ``space`` change nothing);
 a target scaled to 0 at ``frame_start`` (even up to rounding) is inverted as far as it can
-be (finite; :func:`~app.scene.constraints.follows.world_inverse`).
+be (finite; :func:`~app.scene.constraints.follows.common.world_inverse`).
 """
 
 from __future__ import annotations
 
-from app.scene.constraints.follows import bone_and_target, keeps_start, world_inverse
+from app.scene.constraints.follows.common import bone_and_target, keeps_start, world_inverse
 from app.scene.rig.model import ChildOf
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.scene import bounds
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import check_name, read_array, read_integer, read_name
-from app.scene.formats.kinds.base import KindSchema
+from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import (
     check_count,
     pivot_from_json,
@@ -62,10 +62,5 @@ def check(scene: Scene, c: MultiParent, index: dict, path: str) -> None:
         bounds.check_steps(max(0.0, steps), f"{path}.pivots")
 
 
-SCHEMA = KindSchema(
-    MultiParent,
-    frozenset({"body", "pivots", "substeps", "integrator", "relative_to"}),
-    read,
-    write,
-    check,
-)
+KEYS = frozenset({"body", "pivots", "substeps", "integrator", "relative_to"})
+SCHEMA = SCHEMAS.register(KindSchema(MultiParent, KEYS, read, write, check))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import read_name
-from app.scene.formats.kinds.base import KindSchema
+from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import required, target_from_json, target_to_json
 from app.scene.rig.model import OFFSETS, ChildOf, CopyLocation, CopyRotation
 
@@ -34,6 +34,6 @@ def write(c) -> dict:
     return dict(bone=c.bone, target=target_to_json(c.target), offset=c.offset)
 
 
-CHILD_OF = KindSchema(ChildOf, KEYS, _reader(ChildOf), write)
-COPY_ROTATION = KindSchema(CopyRotation, KEYS, _reader(CopyRotation), write)
-COPY_LOCATION = KindSchema(CopyLocation, KEYS, _reader(CopyLocation), write)
+CHILD_OF = SCHEMAS.register(KindSchema(ChildOf, KEYS, _reader(ChildOf), write))
+COPY_ROTATION = SCHEMAS.register(KindSchema(CopyRotation, KEYS, _reader(CopyRotation), write))
+COPY_LOCATION = SCHEMAS.register(KindSchema(CopyLocation, KEYS, _reader(CopyLocation), write))

@@ -12,7 +12,8 @@ are kept.
 from __future__ import annotations
 
 from app.scene.constraints.change_of_basis import parent_to_world
-from app.scene.constraints.follows import bone_and_target, keeps_start, point, world_inverse
+from app.scene.constraints.follows import common
+from app.scene.constraints.follows.common import bone_and_target, keeps_start, point
 from app.scene.math.transforms import transform_vectors
 from app.scene.rig.model import CopyLocation
 
@@ -29,7 +30,7 @@ def apply(constraint: CopyLocation, ctx) -> None:
             offset = w[:, b, :3, 3] - point(w, rig, target, t)
             if space == "world":
                 return offset
-            return transform_vectors(world_inverse(parent_to_world(skeleton, w, b)), offset)
+            return transform_vectors(common.world_inverse(parent_to_world(skeleton, w, b)), offset)
 
         offset = ctx.at_frame_start(constraint, measure)
         if space != "world":

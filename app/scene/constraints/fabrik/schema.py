@@ -12,7 +12,7 @@ from app.scene.formats.json_values import (
     read_number,
     read_object,
 )
-from app.scene.formats.kinds.base import KindSchema
+from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import (
     check_count,
     limit_from_json,
@@ -75,10 +75,5 @@ def check(scene: Scene, c: Fabrik, index: dict, path: str) -> None:
         raise SceneError("a bone appears twice in the chain", f"{path}.chain")
 
 
-SCHEMA = KindSchema(
-    Fabrik,
-    frozenset({"chain", "target", "tolerance", "max_iterations", "limits", "pole"}),
-    read,
-    write,
-    check,
-)
+KEYS = frozenset({"chain", "target", "tolerance", "max_iterations", "limits", "pole"})
+SCHEMA = SCHEMAS.register(KindSchema(Fabrik, KEYS, read, write, check))

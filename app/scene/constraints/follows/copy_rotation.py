@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.scene.constraints.follows import (
+from app.scene.constraints.follows.common import (
     bone_and_target,
     keeps_start,
     linear_in_parents,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.scene.formats.json_values import read_name, vec
-from app.scene.formats.kinds.base import KindSchema
+from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import (
     limit_from_json,
     limit_to_json,
@@ -36,4 +36,5 @@ def write(c: PointsAt) -> dict:
     return out
 
 
-SCHEMA = KindSchema(PointsAt, frozenset({"bone", "target", "limit", "up"}), read, write)
+KEYS = frozenset({"bone", "target", "limit", "up"})
+SCHEMA = SCHEMAS.register(KindSchema(PointsAt, KEYS, read, write))

@@ -1,0 +1,1 @@
+"""What teaching views and tutorials add to the viewport, each as one registered layer."""
