@@ -71,8 +71,82 @@ def rigged(source: Scene, clip, planted, down, hips, offset) -> Scene:
     for j, (leg, motion, path) in enumerate(zip(clip.legs, clip.motions, planted)):
         built = build_foot_roll(scene, leg, MOTION, pose, STRAIGHT_SIDE)
         scene.bones, scene.constraints = list(built.rig.bones), list(built.rig.constraints)
+        if POLE_S > 0:
+            _key_pole(scene, built.pole, leg, clip.index, pose, path.head, clip.fps)
         _key_roll(scene, built, motion, path, down[:, j], pose, frames)
     return scene
+
+
+#: Seconds (each side) over which the knee's side is averaged for the pole of a planted leg.
+POLE_S = 0.2
+#: How much of the foot's forward direction (times the leg's length) the pole's side takes,
+#: so that it is settled where the leg stays straight throughout the window.
+POLE_FORWARD = 0.02
+#: The share of the leg's length a planted ankle moves from the original's before the pole
+#: is wholly :func:`pole_positions` (short of it, the built pole, exact to the motion).
+POLE_FROM = 0.01
+
+
+def _window_sum(values: np.ndarray, half: int) -> np.ndarray:
+    """``values`` ``(F, 3)`` summed over a raised cosine ``2 half + 1`` frames wide (the ends
+    held)."""
+    kernel = np.hanning(2 * half + 3)[1:-1]
+    return np.stack([np.convolve(np.pad(values[:, i], half, mode="edge"), kernel, mode="valid")
+                     for i in range(values.shape[1])], axis=1)  # fmt: skip
+
+
+def pole_positions(hip, knee, ankle, toe, fps: float) -> np.ndarray:
+    """World positions ``(F, 3)`` of a planted leg's knee pole, from the original leg's hip,
+    knee, ankle and toe joint (or foot tail) ``(F, 3)`` each.
+
+    The pole sets the side of the hip-ankle line the knee bends to. The original knee's offset
+    from that line says it well where the leg is bent and is noise where the leg is nearly
+    straight (a few millimetres that turn freely about the line), and a planted leg, whose
+    ankle has moved, bends there. So the side is the knee's offset *summed* over
+    :data:`POLE_S` each side (a bent frame counts by how bent it is, a straight frame hardly
+    at all), plus a little of the foot's forward direction where the leg stays straight
+    throughout; the pole stands a leg's length out from the middle of the line that way.
+    """
+    hip, knee, ankle, toe = (np.asarray(v, dtype=float) for v in (hip, knee, ankle, toe))
+    length = float(np.linalg.norm(knee[0] - hip[0]) + np.linalg.norm(ankle[0] - knee[0]))
+    axis = ankle - hip
+    axis /= np.maximum(np.linalg.norm(axis, axis=1, keepdims=True), 1e-300)
+
+    def across(v):
+        return v - np.einsum("fi,fi->f", v, axis)[:, None] * axis
+
+    half = max(1, int(round(POLE_S * fps)))
+    forward = across(toe - ankle)
+    forward /= np.maximum(np.linalg.norm(forward, axis=1, keepdims=True), 1e-300)
+    side = across(_window_sum(across(knee - hip), half) / (half + 1)
+                  + POLE_FORWARD * length * _window_sum(forward, half) / (half + 1))
+    size = np.linalg.norm(side, axis=1, keepdims=True)
+    side = np.where(size > 1e-12 * length, side / np.maximum(size, 1e-300), forward)
+    return 0.5 * (hip + ankle) + length * side
+
+
+def _key_pole(scene: Scene, pole: str, leg, index, pose: BakeResult, ankle, fps) -> None:
+    """Key the built rig's knee pole at :func:`pole_positions` (in its parent's frame) where
+    the planted ankle ``ankle`` ``(F, 3)`` has moved from the original's; where it has not,
+    the leg is the original's and keeps the built pole (exact to the motion), blended
+    smoothly over :data:`POLE_FROM` of the leg's length."""
+    at = {name: pose.heads[:, index[name]] for name in (leg.thigh, leg.calf, leg.foot)}
+    toe = pose.heads[:, index[leg.toes]] if leg.toes else pose.tails[:, index[leg.foot]]
+    world = pole_positions(at[leg.thigh], at[leg.calf], at[leg.foot], toe, fps)
+    i = scene.bone_index(pole)
+    bone = scene.bones[i]
+    if bone.parent is not None:
+        to_parent = inverse(pose.bone_to_world[:, index[bone.parent]])
+        world = np.einsum("fij,fj->fi", to_parent[:, :3, :3], world) + to_parent[:, :3, 3]
+    built = sample(bone.translation, bone.translation_keys, pose.frames)
+    length = float(np.linalg.norm(at[leg.calf][0] - at[leg.thigh][0])
+                   + np.linalg.norm(at[leg.foot][0] - at[leg.calf][0]))  # fmt: skip
+    moved = np.linalg.norm(np.asarray(ankle) - at[leg.foot], axis=1) / (POLE_FROM * length)
+    x = np.clip(moved, 0.0, 1.0)
+    weight = (x * x * (3.0 - 2.0 * x))[:, None]
+    keyed = built + weight * (world - built)
+    scene.bones[i] = dataclasses.replace(bone, translation=tuple(float(v) for v in keyed[0]),
+                                         translation_keys=Keys(pose.frames, keyed))  # fmt: skip
 
 
 def _rotations(pose: BakeResult, bone: int) -> np.ndarray:
