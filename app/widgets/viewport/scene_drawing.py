@@ -20,6 +20,7 @@ from app.editor.operations import target_world
 from app.scene.analysis import compare
 from app.scene.rig import editing
 from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
+from app.scene.rig.model import same_items
 from app.scene.rig.prepared import prepare
 from app.widgets.kinds.registry import segments_of
 from app.widgets.viewport.bone_frames import TimelineShapes
@@ -347,8 +348,7 @@ class SceneDrawing:
         key = (refs, document.selection, hover)
         kept = self._kept_style
         if (kept is not None and kept[0] is scene and kept[1] is prepared and kept[3] == key
-                and len(kept[2]) == len(constraints)
-                and all(a is b for a, b in zip(kept[2], constraints))):  # fmt: skip
+                and same_items(kept[2], constraints)):  # fmt: skip
             return kept[4]
         style = _HandleStyle(document, refs, hover, prepared.index)
         self._kept_style = (scene, prepared, constraints, key, style)
