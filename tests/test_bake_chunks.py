@@ -55,6 +55,26 @@ def test_a_bake_in_chunks_gives_the_same_bits_and_diagnostics_as_one_pass(name, 
                     np.testing.assert_array_equal(chunked.info[constraint][key], value)
 
 
+def test_a_chunked_evaluation_checks_its_frames_once(monkeypatch, tmp_path):
+    """Evaluating, and writing to a ``.npz``, in chunks: the frames are checked (finite,
+    within the bounds) once for the whole, not again for each chunk."""
+    scene = load_scene(SCENES / "calf_points_at_ankle.json")
+    checked = []
+    check = evaluate.Evaluator.checked_frames
+    monkeypatch.setattr(evaluate.Evaluator, "checked_frames",
+                        lambda self, *a: checked.append(1) or check(self, *a))  # fmt: skip
+    frames = evaluate.default_frames(scene)
+    monkeypatch.setattr(evaluate, "CHUNK_POSES", len(frames) * len(scene.bones) // 4)
+    assert len(chunks(len(frames), len(scene.bones))) >= 4
+    evaluate.Evaluator(scene).evaluate()
+    assert len(checked) == 1
+    checked.clear()
+    evaluate.bake_to_npz(scene, tmp_path / "baked.npz")
+    assert len(checked) == 1
+    checked.clear()
+    list(evaluate.Evaluator(scene).pieces(frames, "world"))
+    assert len(checked) == 1
+
 # In a child process: a bake of 1.2 x 10^6 poses (121 bones, 9,917 frames; its result is
 # 221 MB) under an address-space limit of what the process already maps plus the result's
 # size plus 220 MB. In one pass (before issue 20) forward kinematics alone made several

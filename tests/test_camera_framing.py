@@ -51,10 +51,10 @@ def test_timeline_sample_reads_the_cache_or_an_even_sample(qapp, monkeypatch):
     from tests.conftest import SCENES
 
     doc = Document.from_file(SCENES / "foot_roll.json")
-    whole = doc.timeline_sample(10)
+    whole = doc.evaluations.timeline_sample(10)
     assert whole is doc.timeline()  # every frame, the cached timeline of the space shown
     monkeypatch.setattr(evaluations, "TIMELINE_CACHE_BONE_FRAMES", 100)
-    sample = doc.timeline_sample(10)
+    sample = doc.evaluations.timeline_sample(10)
     assert len(sample.frames) == 10 and sample.frames[0] == 0 and sample.frames[-1] == 96
     k = list(whole.frames).index(sample.frames[3])
     assert np.allclose(sample.heads[3], whole.heads[k])  # the same poses as the timeline

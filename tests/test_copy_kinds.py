@@ -241,13 +241,13 @@ def test_frame_start_is_evaluated_once_per_edit_not_per_frame(monkeypatch):
     scene = everything()
     evaluator = Evaluator(scene)
     calls = []
-    real = Evaluator.context
+    real = Evaluator._context  # every context evaluated, its frames checked or not
 
-    def counted(self, frames=None, *args, **kwargs):
+    def counted(self, frames, *args, **kwargs):
         calls.append(np.asarray(frames, dtype=float).tolist())
         return real(self, frames, *args, **kwargs)
 
-    monkeypatch.setattr(Evaluator, "context", counted)
+    monkeypatch.setattr(Evaluator, "_context", counted)
     for frame in (5.0, 6.0, 7.0):
         evaluator.evaluate([frame])
     assert calls == [[5.0], [float(FS)], [6.0], [7.0]]  # frame_start once, for all four

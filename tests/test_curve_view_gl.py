@@ -196,14 +196,14 @@ def test_a_driven_body_on_a_timeline_too_long_to_cache_is_plotted_from_spread_fr
     doc = window.document
     end = doc.scene.frame_start + TIMELINE_CACHE_BONE_FRAMES // len(doc.scene.bones) + 1000
     timeline_operations.set_timeline(doc, frame_end=end)
-    assert not doc.timeline_fits_cache()
+    assert not doc.evaluations.timeline_fits_cache()
     select_in_outliner(window, qtbot, Ref.constraint(ROLL))
     series = window.curve_view.series()
     frames = series["px"][0]
     # At most PLOT_FRAMES whole frames from the first to the last, and nothing cached whole.
     assert len(frames) <= PLOT_FRAMES and frames[0] == doc.scene.frame_start
     assert frames[-1] == end and np.all(np.diff(frames) > 0) and np.all(frames % 1 == 0)
-    assert doc.timeline_if_ready() is None
+    assert doc.evaluations.cached_timeline() is None
     foot = doc.scene.bone_index("foot")
     result = bake(doc.scene, frames=frames)
     np.testing.assert_allclose(series["py"][1], result.heads[:, foot, 1], atol=1e-12)

@@ -208,7 +208,7 @@ def test_evaluation_failure_falls_back_to_the_bare_skeleton(doc, monkeypatch):
     bare = doc.scene.copy()
     bare.constraints = []
     assert np.allclose(pose.heads, bake(bare, [doc.frame]).heads)
-    assert "cannot be evaluated" in doc.evaluation_error and failures
+    assert "cannot be evaluated" in doc.evaluations.error and failures
 
 
 def test_replace_scene_resets_history_selection_and_frame(doc):
@@ -257,8 +257,8 @@ def test_evaluate_with_none_is_the_current_space_and_integrates_once(qtbot, monk
     computed = []
     update = solver.update
 
-    def counted(integral, inputs):
-        result = update(integral, inputs)
+    def counted(integral, inputs, *known):
+        result = update(integral, inputs, *known)
         computed.extend([1] if result is not integral else [])
         return result
 
@@ -268,10 +268,10 @@ def test_evaluate_with_none_is_the_current_space_and_integrates_once(qtbot, monk
     timeline = doc.timeline()
     calls = len(computed)
     frames = [4.0, 50.0]
-    result = doc.evaluate(frames)  # None: the current space, with its caches
+    result = doc.evaluations.evaluate(frames)  # the current space, with its caches
     assert len(computed) == calls == 1  # the cached integral read, not integrated again
     np.testing.assert_array_equal(result.bone_to_world, timeline.bone_to_world[[4, 50]])
     doc.set_space(None)
-    authored = doc.evaluate(frames, None)
+    authored = doc.evaluations.evaluate(frames, None)  # as authored
     np.testing.assert_array_equal(authored.bone_to_world, bake(doc.scene, frames).bone_to_world)
     assert doc.evaluations.evaluator(None) is doc.evaluations.evaluator("object")

@@ -185,8 +185,8 @@ def test_ctrl_drag_on_an_unkeyed_bone_turns_its_rest_pose_in_one_undo_step(windo
     assert np.linalg.norm(tail_after - tail_before) > 0.05  # the shin swung
     # a rest edit holds at every frame: the shin is turned the same way at frame 70
     i = doc.scene.bone_index("calf.l")
-    other = doc.evaluate([70.0]).bone_to_world[0, i]
-    thigh = doc.evaluate([70.0]).bone_to_world[0, doc.scene.bone_index("thigh.l")]
+    other = doc.evaluations.evaluate([70.0]).bone_to_world[0, i]
+    thigh = doc.evaluations.evaluate([70.0]).bone_to_world[0, doc.scene.bone_index("thigh.l")]
     local = np.linalg.inv(thigh) @ other
     expected = Rotation.from_quat(calf.rotation, scalar_first=True).as_matrix()
     assert np.allclose(local[:3, :3], expected, atol=1e-9)

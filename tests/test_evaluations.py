@@ -7,7 +7,7 @@ import pytest
 
 from app.scene.constraints.multi_parent import solver as multi_parent_solver
 from app.scene.evaluate import bake
-from app.scene.evaluations import Evaluations
+from app.scene.evaluations import AUTHORED, CURRENT, Evaluations
 from app.scene.io import load_scene
 
 from .conftest import SCENES
@@ -19,8 +19,8 @@ def integrations(monkeypatch):
     count = [0]
     update = multi_parent_solver.update
 
-    def counted(integral, inputs):
-        result = update(integral, inputs)
+    def counted(integral, inputs, *known):
+        result = update(integral, inputs, *known)
         count[0] += result is not integral
         return result
 
@@ -62,6 +62,29 @@ def test_as_authored_in_one_space_is_that_space(evaluations):
     assert evaluations.key(None) == evaluations.key("object") == "object"
     assert evaluations.key("world") == "world"
     assert evaluations.timeline(None) is evaluations.timeline("object")
+
+
+def test_none_is_as_authored_and_current_is_the_current_space_each_with_its_own_key():
+    """An argument of ``None`` means "as authored" (as ``set_space(None)`` does), the default
+    :data:`CURRENT` the current space; no key is ``None``, and "as authored" over both
+    spaces has its own key."""
+    scene = load_scene(SCENES / "calf_points_at_ankle.json")
+    aim = scene.constraints[0]  # in object space; the same aim in world space runs first
+    scene.constraints.insert(0, dataclasses.replace(aim, name="aim first", space="world"))
+    evaluations = Evaluations(scene)
+    assert evaluations.set_space("world")
+    assert evaluations.key() == evaluations.key(CURRENT) == "world"
+    assert evaluations.key(None) == AUTHORED
+    frames = [4.0, 50.0]
+    authored = evaluations.evaluate(frames, None)
+    world = evaluations.evaluate(frames)
+    np.testing.assert_array_equal(authored.bone_to_world, bake(scene, frames).bone_to_world)
+    np.testing.assert_array_equal(world.bone_to_world, bake(scene, frames, "world").bone_to_world)
+    assert not np.allclose(authored.bone_to_world, world.bone_to_world)
+    assert evaluations.timeline(None) is evaluations.timeline(None) is not evaluations.timeline()
+    assert evaluations.cached_timeline(None) is evaluations.timeline(None)
+    assert evaluations.set_space(None)
+    assert evaluations.key() == AUTHORED and evaluations.timeline() is evaluations.timeline(None)
 
 
 def test_poses_and_timelines_are_kept_until_an_edit(evaluations, integrations):

@@ -3,6 +3,8 @@ interpolation at the current frame, and a bone's scale (keyed or static). Each e
 checked in the scene (against sampling written here) after do, undo and redo, and in the
 viewport's pixels."""
 
+import dataclasses
+
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
@@ -169,8 +171,14 @@ def test_playing_solves_world_space_for_the_inspector_only_for_a_bone_with_a_lim
     moving = np.linalg.norm(heads[1] - heads[0], axis=1) > 1e-3
     free = next(b.name for b, m in zip(doc.scene.bones, moving) if m and b.name not in limited)
     asked = []
-    world_pose = doc.world_pose
-    doc.world_pose = lambda: asked.append(doc.frame) or world_pose()
+    pose = doc.evaluations.pose
+
+    def counted(*space):
+        if space == ("world",):
+            asked.append(doc.frame)
+        return pose(*space)
+
+    doc.evaluations.pose = counted
     for bone, expect_world in ((free, False), (sorted(limited)[0], True)):
         _select(qtbot, win, bone)
         asked.clear()
@@ -183,3 +191,30 @@ def test_playing_solves_world_space_for_the_inspector_only_for_a_bone_with_a_lim
             texts.add(note.text())
         assert len(texts) == 2, bone  # the note follows the frame
         assert bool(asked) == expect_world, bone
+
+
+def test_a_drag_step_refreshes_the_inspector_once_and_a_frame_change_still_shows(qtbot):
+    """Each step of a drag (the document's live ``set_item``) emits ``scene_changed`` then
+    ``pose_changed``: the inspector refreshes at once, and once, with nothing trailing."""
+    from app.editor.document import Document
+    from app.scene.io import load_scene
+    from app.widgets.panels.inspector import Inspector
+
+    doc = Document(load_scene(SCENES / "fabrik_arm.json"))
+    inspector = Inspector(doc)
+    qtbot.addWidget(inspector)
+    bone = doc.scene.bones[1]
+    doc.set_selection([Ref.bone(bone.name)])
+    refreshes = []
+    inspector._refreshers.append(lambda: refreshes.append(doc.frame))
+    i = doc.scene.bone_index(bone.name)
+    for step in range(1, 6):
+        moved = dataclasses.replace(bone, translation=(0.01 * step, 0.3, 0.0))
+        doc.set_item("bones", i, moved)
+        assert len(refreshes) == step  # at once, once
+        qtbot.wait(30)  # a drag's pace: faster than the throttle's interval
+    qtbot.wait(150)
+    assert len(refreshes) == 5  # nothing trailing
+    doc.set_frame(doc.frame + 3)
+    qtbot.waitUntil(lambda: len(refreshes) == 6)
+    assert refreshes[-1] == doc.frame

@@ -173,3 +173,27 @@ def test_moving_a_body_whose_pivots_never_turn_moves_it():
     scene.bones[0] = dataclasses.replace(body, translation=(2.0, 1.0, 0.0))
     assert evaluator.stale_constraints() == ["mp"]
     np.testing.assert_array_equal(evaluator.evaluate([5.0]).heads[0, 0], [2.0, 1.0, 0.0])
+
+
+def test_asking_whether_it_is_stale_then_evaluating_compares_the_keys_once(rng, monkeypatch):
+    """The editor asks :meth:`Evaluator.stale_constraints` before each evaluation; the
+    evaluation then uses that verdict rather than comparing every pivot's keys again."""
+    from app.scene.constraints.multi_parent import cache
+
+    compared = []
+    agrees = cache.agrees_until
+    monkeypatch.setattr(cache, "agrees_until", lambda *a: compared.append(1) or agrees(*a))
+    scene = long_scene(rng, frame_end=120)
+    evaluator = Evaluator(scene)
+    evaluator.evaluate()
+    for turn in (0.3, 0.0):  # an edit, then none
+        if turn:
+            edit_key(scene, 1, 5, [0.0, turn, 0.0])
+        compared.clear()
+        stale = evaluator.stale_constraints()
+        result = evaluator.evaluate([7.0, 90.0])
+        assert stale == (["mp"] if turn else []) and len(compared) == 1, turn
+        np.testing.assert_array_equal(result.bone_to_world, bake(scene, [7.0, 90.0]).bone_to_world)
+    compared.clear()
+    evaluator.evaluate([8.0])  # asked without the question: compared once there
+    assert len(compared) == 1

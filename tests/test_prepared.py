@@ -114,3 +114,26 @@ def test_a_chain_reaching_for_a_bone_another_chain_moves_is_not_batched():
     assert [len(r) for r in evaluator._planned[3]] == [1, 2]  # 0 alone; 1 and 2 together
     alone = _one_by_one(scene, frames)
     assert np.array_equal(batched.bone_to_world, alone.bone_to_world)
+
+
+def test_what_is_derived_from_a_scene_is_kept_with_it_under_one_rule(monkeypatch):
+    """The prepared rig and the constraints' order live in the scene's ``derived`` cache,
+    valid while the items they read are the same objects; not part of the scene's value."""
+    from app.scene.constraints import order
+
+    runs = []
+    run_order = order.run_order
+    monkeypatch.setattr(order, "run_order", lambda *a: runs.append(1) or run_order(*a))
+    scene = load_scene(SCENES / "fabrik_arm.json")
+    rig, _ = prepare(scene), order.order_of(scene)
+    runs.clear()
+    assert all(not isinstance(v, type(rig)) for v in vars(scene).values())  # none stashed
+    copy = scene.copy()
+    assert copy == scene and prepare(copy) is not rig  # a copy starts without it
+    scene.bones[:] = list(scene.bones)  # the same bones in a new list: still valid
+    assert prepare(scene) is rig and order.order_of(scene) and runs == []
+    scene.constraints[0] = dataclasses.replace(scene.constraints[0], limits={})
+    assert prepare(scene) is rig  # the rig reads the bones only
+    order.order_of(scene)
+    order.order_of(scene)
+    assert runs == [1]  # the order reads the constraints: computed again, once

@@ -17,7 +17,7 @@ def test_dragging_a_scale_keyed_bone_onto_a_new_parent_keeps_its_place(qtbot, tm
     win = gui.open_window(qtbot, path)
     doc, outliner = win.document, win.outliner
     original = list(doc.scene.bones)
-    before = doc.evaluate(KEY_FRAMES).bone_to_world.copy()
+    before = doc.evaluations.evaluate(KEY_FRAMES).bone_to_world.copy()
     start = outliner.visualItemRect(outliner.item_for(Ref.bone("arm"))).center()
     end = outliner.visualItemRect(outliner.item_for(Ref.bone("narrow"))).center()
     drag(outliner.viewport(), start, end, qtbot=qtbot)
@@ -27,7 +27,7 @@ def test_dragging_a_scale_keyed_bone_onto_a_new_parent_keeps_its_place(qtbot, tm
     done = list(doc.scene.bones)
 
     def check_in_place():
-        after = doc.evaluate(KEY_FRAMES).bone_to_world
+        after = doc.evaluations.evaluate(KEY_FRAMES).bone_to_world
         assert np.allclose(after, before, atol=1e-12)
         for k in range(len(KEY_FRAMES)):  # FK written in the test, from the key values
             i = doc.scene.bone_index("arm")
@@ -39,7 +39,7 @@ def test_dragging_a_scale_keyed_bone_onto_a_new_parent_keeps_its_place(qtbot, tm
     key(win, "Z", gui.CTRL)
     assert all(a is b for a, b in zip(doc.scene.bones, original))  # the very items
     assert doc.scene.bones == original
-    assert np.array_equal(doc.evaluate(KEY_FRAMES).bone_to_world, before)  # bit for bit
+    assert np.array_equal(doc.evaluations.evaluate(KEY_FRAMES).bone_to_world, before)  # bit for bit
     key(win, "Z", gui.CTRL | gui.SHIFT)
     assert doc.scene.bones == done and doc.scene.bone("arm").parent == "narrow"
     check_in_place()

@@ -11,9 +11,11 @@ the commands call :meth:`set_item`, :meth:`insert_item`, :meth:`remove_item` and
 release (whose first ``redo`` finds the item already in place and changes nothing).
 
 The evaluators and their caches are a Qt-free :class:`app.scene.evaluations.Evaluations`
-(one key rule: a space of ``None`` is the current space), which the document wraps: its
-callbacks become :attr:`Document.recompute_started`, :attr:`Document.recompute_finished`
-and :attr:`Document.evaluation_failed`.
+(:attr:`Document.evaluations`, one key rule), which the document wraps: its callbacks become
+:attr:`Document.recompute_started`, :attr:`Document.recompute_finished` and
+:attr:`Document.evaluation_failed`. The document reads what is shown (:meth:`Document.pose`,
+:meth:`Document.ghost_pose`, :meth:`Document.differences`, :meth:`Document.timeline`);
+everything else is asked of :attr:`Document.evaluations`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from app.scene.constraints.order import WHY
 from app.scene.constraints.order import check as check_order
 from app.scene.errors import SceneError
 from app.scene.evaluate import BakeResult
-from app.scene.evaluations import Evaluations
+from app.scene.evaluations import CURRENT, Evaluations
 from app.scene.io import load_scene
 from app.scene.rig.model import Bone, Scene
 from app.scene.rig.refs import BONE, Ref, exists
@@ -321,16 +323,15 @@ class Document(QtCore.QObject):
         self.message.emit(text)
 
     # --- evaluation (app.scene.evaluations, with its callbacks as signals) ----------------
+    # What is shown (the current frame, in the current space and the ghost's) is read here;
+    # every other question (other frames or spaces, the caches, the error) is asked of
+    # :attr:`evaluations`, which owns them.
 
     @property
     def evaluations(self) -> Evaluations:
-        """The evaluators and their caches (Qt-free); ``None`` as a space means :attr:`space`."""
+        """The evaluators and their caches (Qt-free): ask it about other frames or spaces
+        (its default space, :data:`~app.scene.evaluations.CURRENT`, is :attr:`space`)."""
         return self._evaluations
-
-    @property
-    def evaluation_error(self) -> str:
-        """Why the scene cannot be evaluated right now ("" when it can)."""
-        return self._evaluations.error
 
     def pose(self) -> BakeResult:
         """The evaluated pose at the current frame (one frame), cached until it changes."""
@@ -345,57 +346,16 @@ class Document(QtCore.QObject):
         between :meth:`pose` and :meth:`ghost_pose`, each shaped ``(B,)``; cached."""
         return self._evaluations.differences()
 
-    def world_pose(self) -> BakeResult:
-        """The pose with every constraint in world space (where limits can be violated)."""
-        return self._evaluations.pose("world")
-
-    def timeline_fits_cache(self) -> bool:
-        """Whether every frame × bone of the timeline may be kept in the cache."""
-        return self._evaluations.timeline_fits_cache()
-
-    def prepare_timeline(self) -> None:
-        """Evaluate every frame of the timeline once, so playback only reads the cache."""
-        extra = ("world", self.ghost_space()) if self._compare else ()
-        self._evaluations.prepare_timeline((None, *extra))
-
     def timeline(self) -> BakeResult:
         """Every frame of the timeline in the current space, from the cache (evaluated once
         after each edit; scrubbing never re-evaluates it)."""
         return self._evaluations.timeline()
 
-    def timeline_if_ready(self) -> BakeResult | None:
-        """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
-        return self._evaluations.cached_timeline()
-
-    def cached_timeline(self, space: str | None) -> BakeResult | None:
-        """The timeline in ``space`` (``None``: the current one) if it is cached, else
-        ``None`` (nothing is evaluated); :meth:`pose` reads its frames from it."""
-        return self._evaluations.cached_timeline(space)
-
-    def timeline_for_plot(self, space: str | None) -> BakeResult:
-        """The timeline in ``space``, or for one too long to cache an even sample of it
-        (:meth:`app.scene.evaluations.Evaluations.timeline_for_plot`)."""
-        return self._evaluations.timeline_for_plot(space)
-
-    def timeline_in(self, space: str | None) -> BakeResult:
-        """Every frame of the timeline in ``space`` (``None``: the current space)."""
-        return self._evaluations.timeline(space)
-
-    def timeline_sample(self, count: int) -> BakeResult:
-        """The whole timeline in the current space, or at most ``count`` frames of it when
-        it is too long to cache: what framing the whole animation reads."""
-        return self._evaluations.timeline_sample(count)
-
-    def context_before(self, constraint: str, frames=None):
-        """The evaluation context just before ``constraint`` at ``frames`` (default: the
-        current frame) in the current space, with the document's caches: what the
-        step-through traces a solver from. Raises what an evaluation raises."""
-        return self._evaluations.context_before(constraint, frames)
-
-    def evaluate(self, frames, space: str | None = None) -> BakeResult:
-        """Evaluate other frames with the document's caches (``space`` overrides; ``None``
-        is the current space, with the same caches as :meth:`pose`)."""
-        return self._evaluations.evaluate(frames, space)
+    def prepare_timeline(self) -> None:
+        """Evaluate every frame of the timeline once (and in Compare mode the ghost's and
+        world space's), so playback only reads the cache."""
+        extra = ("world", self.ghost_space()) if self._compare else ()
+        self._evaluations.prepare_timeline((CURRENT, *extra))
 
     def scene_edited(self) -> None:
         """Call after the scene's items were replaced outside the commands: re-evaluates."""

@@ -134,7 +134,7 @@ class StepThrough(QtCore.QObject):
         doc = self._document
         try:
             c = doc.scene.constraint(self.constraint)
-            ctx = doc.context_before(c.name)  # the pose the solver starts from, cached
+            ctx = doc.evaluations.context_before(c.name)  # the pose the solver starts from, cached
             self.trace = registry.trace(c, ctx, doc.frame)
             self.error = ""
         except (SceneError, ArithmeticError, ValueError, KeyError) as e:

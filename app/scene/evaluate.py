@@ -40,7 +40,7 @@ from app.scene.errors import SceneError
 from app.scene.formats.npz_stream import Rows, write_npz
 from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
-from app.scene.rig.model import SPACES, Scene, Target
+from app.scene.rig.model import SPACES, Scene, Target, same_items
 from app.scene.rig.prepared import PreparedRig, prepare
 from app.scene.rig.skeleton import Skeleton, forward_kinematics, propagate, propagate_many
 
@@ -161,10 +161,6 @@ class BakeResult:
 
     ARRAYS = ("bone_names", "frames", "bone_to_world", "heads", "tails", "limit_violation_deg")
 
-    def save_npz(self, path) -> None:
-        """Write the arrays to ``path`` atomically (raises SceneError if it cannot)."""
-        write_npz(path, {name: getattr(self, name) for name in self.ARRAYS}, ())
-
 
 def default_frames(scene: Scene) -> np.ndarray:
     """Every frame from ``frame_start`` to ``frame_end`` inclusive.
@@ -245,8 +241,12 @@ class Evaluator:
         SceneError
             Bad input, or no constraint named ``until``.
         """
+        return self._context(self.checked_frames(frames, space), space, until, out)
+
+    def _context(self, frames: np.ndarray, space, until=None, out=None) -> Context:
+        """:meth:`context` of ``frames`` already checked (:meth:`checked_frames`): a chunked
+        evaluation checks its frames once, not once per chunk."""
         scene = self.scene
-        frames = self.checked_frames(frames, space)
         names = [c.name for c in scene.constraints]
         if until is not None and until not in names:
             raise SceneError(f"no constraint named {until!r}", "constraints")
@@ -291,8 +291,7 @@ class Evaluator:
         key = (rig, tuple(self.scene.constraints), self.scene.frame_start, space)
         kept, values = self._at_start
         if (kept is None or kept[0] is not key[0] or kept[2:] != key[2:]
-                or len(kept[1]) != len(key[1])
-                or not all(a is b for a, b in zip(kept[1], key[1]))):  # fmt: skip
+                or not same_items(kept[1], key[1])):  # fmt: skip
             values = {}
             self._at_start = (key, values)
         return values
@@ -304,8 +303,7 @@ class Evaluator:
         constraints = tuple(self.scene.constraints)
         kept = self._planned
         if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
-                or len(kept[0]) != len(constraints)
-                or not all(a is b for a, b in zip(kept[0], constraints))):  # fmt: skip
+                or not same_items(kept[0], constraints)):  # fmt: skip
             order = order_of(self.scene)
             steps = batches.plan([constraints[i] for i in order], ctx)
             steps = [[order[k] for k in run] for run in steps]
@@ -326,7 +324,7 @@ class Evaluator:
         frames = self.checked_frames(frames, space)
         spans = chunks(len(frames), len(self.scene.bones))
         if len(spans) == 1:
-            return _result_of(self.context(frames, space))
+            return _result_of(self._context(frames, space))
         shape = (len(frames), len(self.scene.bones))
         # Laid out as forward kinematics lays out its own (component-major, frames last):
         # each chunk is evaluated in place there, nothing copied.
@@ -336,7 +334,7 @@ class Evaluator:
                          heads=_result_array(shape + (3,)), tails=_result_array(shape + (3,)),
                          limit_violation_deg=_result_array(shape))  # fmt: skip
         pieces: dict = {}
-        for lo, hi, piece in self.pieces(frames, space, into=component_major):
+        for lo, hi, piece in self.pieces_checked(frames, space, component_major):
             out.heads[lo:hi] = piece.heads
             out.tails[lo:hi] = piece.tails
             out.limit_violation_deg[lo:hi] = piece.limit_violation_deg
@@ -355,7 +353,11 @@ class Evaluator:
         for the next. With ``into`` (shape ``(4, 4, B, F)``, component-major) each chunk's world
         transforms are computed in their place there (the whole result's array).
         """
-        frames = self.checked_frames(frames, space)
+        yield from self.pieces_checked(self.checked_frames(frames, space), space, into)
+
+    def pieces_checked(self, frames: np.ndarray, space, into=None):
+        """:meth:`pieces` of ``frames`` already checked (:meth:`checked_frames`), which a
+        chunked evaluation does once for all its chunks."""
         spans = chunks(len(frames), len(self.scene.bones))
         if into is None and len(spans) > 1:  # one chunk's buffer, used again by each
             longest = max(hi - lo for lo, hi in spans)
@@ -364,7 +366,7 @@ class Evaluator:
         else:
             spans = [(lo, hi, None if into is None else into[..., lo:hi]) for lo, hi in spans]
         for lo, hi, out in spans:
-            piece = _result_of(self.context(frames[lo:hi], space, out=out))
+            piece = _result_of(self._context(frames[lo:hi], space, out=out))
             yield lo, hi, piece
             del piece  # before the next chunk's arrays are made
 
@@ -481,7 +483,7 @@ def bake_to_npz(scene: Scene, path, frames=None, space: str | None = None,
     per_pose = {"bone_to_world": (4, 4), "heads": (3,), "tails": (3,), "limit_violation_deg": ()}
 
     def blocks():
-        for _, hi, piece in evaluator.pieces(frames, space):
+        for _, hi, piece in evaluator.pieces_checked(frames, space):
             yield {name: getattr(piece, name) for name in per_pose}
             if progress is not None:
                 progress(hi, len(frames))

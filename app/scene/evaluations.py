@@ -3,11 +3,14 @@ space, with one key rule.
 
 :class:`Evaluations` keeps one :class:`~app.scene.evaluate.Evaluator` per evaluation space
 (a multi-parent integral in world space is not the one in object space), the pose at the
-current frame, and whole timelines, until the next edit. Every question names a space, and
-:meth:`Evaluations.key` turns it into the cache key the same way everywhere: ``None`` is the
-current space (:attr:`Evaluations.space`); "as authored" is "world" or "object" when every
-constraint is authored in that space; with no constraint every space is the same. So asking
-with ``None`` or with the current space reuses one evaluator and integrates once.
+current frame, and whole timelines, until the next edit. Every question names a space:
+:data:`CURRENT` (the default) is the current space (:attr:`Evaluations.space`), ``None`` each
+constraint as authored (as in :meth:`Evaluations.set_space`), or ``"world"``, ``"object"``,
+:data:`ORIGINAL`. :meth:`Evaluations.key` turns it into the cache key the same way
+everywhere, never ``None``: as authored is ``"world"`` or ``"object"`` when every constraint
+is authored in that space, else :data:`AUTHORED`; with no constraint every space is the
+same. So asking for the current space by name or by default reuses one evaluator and
+integrates once.
 
 It knows nothing of Qt: ``app.editor.document.Document`` wraps it and turns its callbacks
 (:attr:`Evaluations.recompute_started`, :attr:`Evaluations.recompute_finished`,
@@ -29,6 +32,11 @@ from app.scene.rig.model import Scene
 
 #: The "space" of a planted scene's original motion: what Compare draws as its ghost.
 ORIGINAL = "original"
+#: The space argument that means the current space (:attr:`Evaluations.space`): the default.
+CURRENT = "current"
+#: The cache key of "as authored" when the constraints are authored in both spaces (an
+#: argument of ``None``).
+AUTHORED = "authored"
 
 #: What an evaluation may raise on a scene the user is still building: bad input with its
 #: place (a solver refusing a degenerate chain, a vanishing anticommutator) or arithmetic.
@@ -87,10 +95,16 @@ class Evaluations:
         """Another scene: every cache is dropped, the frame is its first."""
         self._scene = scene
         self._frame = float(scene.frame_start)
-        #: One evaluator per key, each with its own caches; all read the same scene object.
-        self._evaluators: dict = {}
-        self._poses: dict = {}
-        self._timelines: dict = {}
+        #: Per :meth:`key`: one evaluator each, with its own caches (all read the same scene
+        #: object), the pose at the current frame, the whole timeline, and a plot's sample
+        #: of a timeline too long to cache.
+        self._evaluators: dict[str, Evaluator] = {}
+        self._poses: dict[str, BakeResult] = {}
+        self._timelines: dict[str, BakeResult] = {}
+        self._plot_timelines: dict[str, BakeResult] = {}
+        #: :meth:`differences` at the current frame, and over whole timelines per pair of keys.
+        self._differences: tuple[np.ndarray, np.ndarray] | None = None
+        self._timeline_differences: dict[tuple[str, str], tuple] = {}
         self._original: Evaluator | None = None
 
     def set_frame(self, frame: float) -> bool:
@@ -100,6 +114,7 @@ class Evaluations:
             return False
         self._frame = frame
         self._poses.clear()
+        self._differences = None
         return True
 
     def set_space(self, space: str | None) -> bool:
@@ -110,6 +125,7 @@ class Evaluations:
             return False
         self._space = space
         self._poses.clear()
+        self._differences = None
         return True
 
     def edited(self) -> None:
@@ -117,13 +133,17 @@ class Evaluations:
         evaluators keep their caches, which compare their inputs)."""
         self._poses.clear()
         self._timelines.clear()
+        self._plot_timelines.clear()
+        self._differences = None
+        self._timeline_differences.clear()
         self._original = None
 
-    def key(self, space: str | None = None) -> str | None:
-        """The cache key of ``space`` (``None``: the current space), the one rule every
-        question follows: "as authored" is "object" when every constraint is authored in
-        object space (or "world" likewise), and with no constraint every space is one."""
-        if space is None:
+    def key(self, space: str | None = CURRENT) -> str:
+        """The cache key of ``space``, the one rule every question follows: :data:`CURRENT`
+        is the current space; as authored (``None``) is "object" when every constraint is
+        authored in object space (or "world" likewise), else :data:`AUTHORED`; with no
+        constraint every space is one."""
+        if space == CURRENT:
             space = self._space
         if space == ORIGINAL and self._scene.plant is not None:
             return ORIGINAL
@@ -133,8 +153,7 @@ class Evaluations:
             return "object"  # nothing depends on the space: one evaluation serves all
         if space is None:
             spaces = {c.space for c in self._scene.constraints}
-            if len(spaces) == 1:
-                return spaces.pop()
+            return spaces.pop() if len(spaces) == 1 else AUTHORED
         return space
 
     def ghost_space(self) -> str:
@@ -155,21 +174,23 @@ class Evaluations:
 
     # --- evaluating ----------------------------------------------------------------------
 
-    def evaluator(self, space: str | None = None) -> Evaluator:
+    def evaluator(self, space: str | None = CURRENT) -> Evaluator:
         """The evaluator (with its caches) of ``space``'s key."""
-        key = self.key(space)
+        return self._evaluator_of(self.key(space))
+
+    def _evaluator_of(self, key: str) -> Evaluator:
         ev = self._evaluators.get(key)
         if ev is None or ev.scene is not self._scene:
             ev = self._evaluators[key] = Evaluator(self._scene)
         return ev
 
-    def _run(self, space, frames) -> BakeResult:
-        """Evaluate with the caches, saying when a stale cache is recomputed, and falling
-        back to the skeleton without constraints when the scene cannot be evaluated."""
-        key = self.key(space)
+    def _run(self, key: str, frames) -> BakeResult:
+        """Evaluate with the caches of ``key`` (:meth:`key`), saying when a stale cache is
+        recomputed, and falling back to the skeleton without constraints when the scene
+        cannot be evaluated."""
         if key == ORIGINAL:
             return self._original_run(frames)
-        evaluator = self.evaluator(key)
+        evaluator = self._evaluator_of(key)
         try:
             stale = evaluator.stale_constraints()
         except EVALUATION_ERRORS:
@@ -178,7 +199,7 @@ class Evaluations:
             self.recompute_started(stale)
         start = time.perf_counter()
         try:
-            result = evaluator.evaluate(frames, key)
+            result = evaluator.evaluate(frames, _override(key))
             error = ""
         except EVALUATION_ERRORS as e:
             error = str(e)
@@ -202,7 +223,7 @@ class Evaluations:
         index = {str(n): i for i, n in enumerate(original.bone_names)}
         if len(index) == len(names):
             return original
-        current = self._run(None, frames)
+        current = self._run(self.key(), frames)
         take = np.array([n in index for n in names])
         rows = [index[n] for n in names if n in index]
         out = {}
@@ -212,11 +233,11 @@ class Evaluations:
             out[field] = values
         return BakeResult(bone_names=current.bone_names, frames=current.frames, **out)
 
-    def evaluate(self, frames, space: str | None = None) -> BakeResult:
-        """Evaluate any frames with the caches of ``space`` (``None``: the current space)."""
-        return self._run(space, np.asarray(frames, dtype=float).reshape(-1))
+    def evaluate(self, frames, space: str | None = CURRENT) -> BakeResult:
+        """Evaluate any frames with the caches of ``space`` (default: the current space)."""
+        return self._run(self.key(space), np.asarray(frames, dtype=float).reshape(-1))
 
-    def pose(self, space: str | None = None) -> BakeResult:
+    def pose(self, space: str | None = CURRENT) -> BakeResult:
         """The pose at the current frame (one frame), read from the cached timeline when it
         holds that frame; kept until the frame, the space or the scene changes."""
         key = self.key(space)
@@ -244,23 +265,22 @@ class Evaluations:
     def differences(self) -> tuple[np.ndarray, np.ndarray]:
         """Per bone at the current frame: head distance and orientation angle (degrees)
         between the pose in the current space and in :meth:`ghost_space`, each ``(B,)``."""
-        cache_key = ("differences",)
-        if cache_key not in self._poses:
+        if self._differences is None:
             pair = self.key(), self.key(self.ghost_space())
             a, b = self._timelines.get(pair[0]), self._timelines.get(pair[1])
             k = self._frame - self._scene.frame_start
             if a is not None and b is not None and k == int(k) and 0 <= k < len(a.frames):
                 # Playback: every frame's differences at once, once per edit.
-                whole = self._timelines.get(("differences", *pair))
+                whole = self._timeline_differences.get(pair)
                 if whole is None:
                     whole = compare.pose_differences(a.bone_to_world, b.bone_to_world)
-                    self._timelines[("differences", *pair)] = whole
-                self._poses[cache_key] = (whole[0][int(k)], whole[1][int(k)])
+                    self._timeline_differences[pair] = whole
+                self._differences = (whole[0][int(k)], whole[1][int(k)])
             else:
-                self._poses[cache_key] = compare.pose_differences(
+                self._differences = compare.pose_differences(
                     self.pose().bone_to_world[0], self.pose(self.ghost_space()).bone_to_world[0]
                 )
-        return self._poses[cache_key]
+        return self._differences
 
     def timeline_fits_cache(self) -> bool:
         """Whether every frame × bone of the timeline may be kept (at most
@@ -269,15 +289,15 @@ class Evaluations:
         bone_frames = (s.frame_end - s.frame_start + 1) * max(len(s.bones), 1)
         return bone_frames <= TIMELINE_CACHE_BONE_FRAMES
 
-    def prepare_timeline(self, spaces=(None,)) -> None:
-        """Evaluate every frame of the timeline once in each of ``spaces`` (``None``: the
-        current space), so playback only reads the cache."""
+    def prepare_timeline(self, spaces=(CURRENT,)) -> None:
+        """Evaluate every frame of the timeline once in each of ``spaces``, so playback only
+        reads the cache."""
         if not self.timeline_fits_cache():
             return
         for space in spaces:
             self.timeline(space)
 
-    def timeline(self, space: str | None = None) -> BakeResult:
+    def timeline(self, space: str | None = CURRENT) -> BakeResult:
         """Every frame of the timeline in ``space``, evaluated once after each edit."""
         key = self.key(space)
         result = self._timelines.get(key)
@@ -285,22 +305,22 @@ class Evaluations:
             result = self._timelines[key] = self._run(key, default_frames(self._scene))
         return result
 
-    def cached_timeline(self, space: str | None = None) -> BakeResult | None:
+    def cached_timeline(self, space: str | None = CURRENT) -> BakeResult | None:
         """:meth:`timeline` if it is cached, else ``None`` (nothing is evaluated)."""
         return self._timelines.get(self.key(space))
 
-    def timeline_for_plot(self, space: str | None = None) -> BakeResult:
+    def timeline_for_plot(self, space: str | None = CURRENT) -> BakeResult:
         """:meth:`timeline` when the timeline fits the cache; for a longer one, at most
         ``PLOT_FRAMES`` whole frames spread evenly from the first frame to the last (kept
         until the next edit), so a plot never holds the whole timeline in memory."""
         if self.timeline_fits_cache():
             return self.timeline(space)
         key = self.key(space)
-        result = self._timelines.get(("plot", key))
+        result = self._plot_timelines.get(key)
         if result is None:
             s = self._scene
             frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, PLOT_FRAMES)))
-            result = self._timelines[("plot", key)] = self._run(key, frames)
+            result = self._plot_timelines[key] = self._run(key, frames)
         return result
 
     def timeline_sample(self, count: int) -> BakeResult:
@@ -311,7 +331,7 @@ class Evaluations:
             return self.timeline()
         s = self._scene
         frames = np.unique(np.rint(np.linspace(s.frame_start, s.frame_end, max(int(count), 2))))
-        return self._run(None, frames)
+        return self._run(self.key(), frames)
 
     def context_before(self, constraint: str, frames=None) -> Context:
         """The evaluation context just before ``constraint`` at ``frames`` (default: the
@@ -319,5 +339,10 @@ class Evaluations:
         a solver from. Raises what an evaluation raises."""
         key = self.key()
         frames = [self._frame] if frames is None else frames
-        return self.evaluator(key).context(np.asarray(frames, dtype=float).reshape(-1), key,
-                                           until=constraint)  # fmt: skip
+        frames = np.asarray(frames, dtype=float).reshape(-1)
+        return self._evaluator_of(key).context(frames, _override(key), until=constraint)
+
+
+def _override(key: str) -> str | None:
+    """The :class:`~app.scene.evaluate.Evaluator`'s space override of a cache key."""
+    return None if key == AUTHORED else key

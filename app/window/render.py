@@ -153,7 +153,7 @@ class _Offscreen:
             self.app.processEvents()
         self.viewport.frame_all()
         if whole_motion:  # every frame of the sequence in the picture, not only the first
-            motion = self.document.evaluate(self.frames, request.space)
+            motion = self.document.evaluations.evaluate(self.frames, request.space)
             self.viewport.frame_points(np.concatenate([motion.heads.reshape(-1, 3),
                                                        motion.tails.reshape(-1, 3)]))  # fmt: skip
         for _ in range(5):

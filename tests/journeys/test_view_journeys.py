@@ -68,13 +68,13 @@ def test_a_space_switch_keeps_the_skeleton_and_the_ghost_in_view(win, qtbot):
     assert doc.compare and doc.ghost_space() == "object"
     qtbot.wait(30)
     assert _in_view_every_frame(vp, doc.timeline()) == []
-    assert _in_view_every_frame(vp, doc.timeline_in(doc.ghost_space())) == []
+    assert _in_view_every_frame(vp, doc.evaluations.timeline(doc.ghost_space())) == []
     # and back to object space, the ghost now in world space
     _click_button(toggle["object"])
     assert doc.space == "object" and doc.ghost_space() == "world"
     qtbot.wait(30)
     assert _in_view_every_frame(vp, doc.timeline()) == []
-    assert _in_view_every_frame(vp, doc.timeline_in("world")) == []
+    assert _in_view_every_frame(vp, doc.evaluations.timeline("world")) == []
     assert drawn_near_bones(vp, qtbot, doc.pose()) >= 0.9
     assert doc.undo_stack.count() == 0  # a view, not an edit
 

@@ -11,7 +11,7 @@ order runs as written). A constraint reading what it writes itself is no cycle; 
 between different constraints is refused with a :class:`SceneError` naming them in order,
 ``constraints: a → b → a``.
 
-:func:`run_order` is the pure computation; :func:`order_of` keeps its result on the scene
+:func:`run_order` is the pure computation; :func:`order_of` keeps its result with the scene
 until a constraint or a bone is replaced, so evaluating a frame never recomputes it.
 """
 
@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from operator import is_
 
 from app.scene.errors import SceneError
-
-_ATTRIBUTE = "_pivotal_constraint_order"
 
 
 def _reads(constraint, parent_of: dict) -> set:
@@ -128,23 +125,18 @@ def cycle_error(names) -> SceneError:
 
 
 def order_of(scene) -> tuple[int, ...]:
-    """:func:`run_order` of ``scene``'s constraints, kept on the scene until a constraint or
-    a bone is replaced, added or removed (the editor replaces items on every edit).
+    """:func:`run_order` of ``scene``'s constraints, kept with the scene
+    (:attr:`~app.scene.rig.model.Scene.derived`) until a constraint or a bone is replaced,
+    added or removed (the editor replaces items on every edit).
 
     Raises
     ------
     SceneError
         The constraints form a cycle.
     """
-    kept = scene.__dict__.get(_ATTRIBUTE)
     bones, constraints = scene.bones, scene.constraints
-    if (kept is None or len(kept[0]) != len(bones) or len(kept[1]) != len(constraints)
-            or not all(map(is_, bones, kept[0]))
-            or not all(map(is_, constraints, kept[1]))):  # fmt: skip
-        parent_of = {b.name: b.parent for b in bones}
-        kept = (tuple(bones), tuple(constraints), run_order(constraints, parent_of))
-        scene.__dict__[_ATTRIBUTE] = kept
-    return kept[2]
+    return scene.derived.get("constraint order", (bones, constraints),
+                             lambda: run_order(constraints, {b.name: b.parent for b in bones}))
 
 
 def check(bones, constraints) -> None:

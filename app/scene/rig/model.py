@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import is_
 from typing import ClassVar
 
 from app.scene.rig.keys import Keys
@@ -437,6 +438,31 @@ class Plant:
         return dataclasses.replace(self, hips=name(self.hips), feet=feet, original=original)
 
 
+def same_items(kept, items) -> bool:
+    """Whether ``items`` are the very objects of ``kept``, in order: the validity rule of
+    everything computed from a scene's items (they are immutable, and the editor replaces an
+    item on every edit, so identity is the whole key)."""
+    # map(is_) rather than a generator: asked by every solver on every evaluation.
+    return len(items) == len(kept) and all(map(is_, items, kept))
+
+
+class Derived:
+    """What is computed from a scene's items and kept with the scene (its
+    :attr:`Scene.derived`) while they stay the same objects (:func:`same_items`)."""
+
+    def __init__(self):
+        self._kept: dict = {}
+
+    def get(self, name: str, items: tuple, build):
+        """``build()`` kept under ``name``, built again when any list of ``items`` (the
+        scene's item lists it reads, e.g. ``(scene.bones,)``) no longer holds the very
+        objects it was built from."""
+        kept = self._kept.get(name)
+        if kept is None or not all(map(same_items, kept[0], items)):
+            kept = self._kept[name] = (tuple(map(tuple, items)), build())
+        return kept[1]
+
+
 @dataclass(kw_only=True)
 class Scene:
     """A skeleton, its constraints and its timeline.
@@ -458,6 +484,9 @@ class Scene:
     plant: Plant | None = None
     #: Notes from loading (a BVH's extra motion lines, ...); not part of the scene's value.
     messages: list = field(default_factory=list, compare=False, repr=False)
+    #: What evaluating it computes once per edit (the prepared rig, the constraints' run
+    #: order); not part of the scene's value, not copied.
+    derived: Derived = field(default_factory=Derived, init=False, compare=False, repr=False)
 
     def bone_names(self) -> list[str]:
         return [b.name for b in self.bones]

@@ -3,9 +3,9 @@
 :func:`prepare` returns the :class:`PreparedRig` of a scene: its :class:`Skeleton`
 (parents, depth levels, descendants), every bone's tail and scale, the key channels grouped
 and stacked for sampling, and room for each constraint solver's own static data
-(:meth:`PreparedRig.static`). It lives on the scene object and is rebuilt when any bone was
-replaced (items are immutable, so the identity of the bone list is the whole key); a
-constraint's entry is rebuilt when that constraint was replaced.
+(:meth:`PreparedRig.static`). It is kept with the scene (:attr:`Scene.derived`) and
+rebuilt when any bone was replaced (items are immutable, so the identity of the bones is the
+whole key); a constraint's entry is rebuilt when that constraint was replaced.
 
 Evaluating one frame then costs what its arithmetic costs: no Python loop over bones or
 keys runs per evaluation.
@@ -13,16 +13,12 @@ keys runs per evaluation.
 
 from __future__ import annotations
 
-from operator import is_
-
 import numpy as np
 
 from app.scene.math.quat import slerp
 from app.scene.rig.keys import bracket_at, sample_stacked
 from app.scene.rig.model import Scene
 from app.scene.rig.skeleton import Skeleton, compose_local, forward_kinematics, tails_in_bones
-
-_ATTRIBUTE = "_pivotal_prepared"
 
 
 class _Channel:
@@ -101,8 +97,6 @@ class PreparedRig:
 
     Attributes
     ----------
-    bones : tuple of Bone
-        The bones it was prepared from (compared by identity).
     skeleton : Skeleton
     tails_in_bone : ndarray, shape (B, 3)
         Each bone's tail in its own frame (the format's default filled in).
@@ -110,7 +104,6 @@ class PreparedRig:
 
     def __init__(self, scene: Scene):
         bones = scene.bones
-        self.bones = tuple(bones)
         self.skeleton = Skeleton.from_scene(scene)
         #: Bone name -> index (``Scene.bone_index`` without its linear search).
         self.index = {name: i for i, name in enumerate(self.skeleton.names)}
@@ -130,12 +123,6 @@ class PreparedRig:
         self._statics: dict = {}
         self._worlds: dict = {}
         self._memo: dict = {}
-
-    def matches(self, scene: Scene) -> bool:
-        """Whether ``scene`` still has exactly the bones this was prepared from."""
-        bones = scene.bones
-        # map(is_) rather than a generator: asked by every solver on every evaluation.
-        return len(bones) == len(self.bones) and all(map(is_, bones, self.bones))
 
     def local_transforms(self, frames) -> np.ndarray:
         """:func:`app.scene.rig.skeleton.local_transforms` of the scene, shape (F, B, 4, 4)."""
@@ -170,9 +157,7 @@ class PreparedRig:
 
 
 def prepare(scene: Scene) -> PreparedRig:
-    """The scene's :class:`PreparedRig`, rebuilt when a bone was replaced, added or removed."""
-    rig = scene.__dict__.get(_ATTRIBUTE)
-    if rig is None or not rig.matches(scene):
-        rig = PreparedRig(scene)
-        scene.__dict__[_ATTRIBUTE] = rig
-    return rig
+    """The scene's :class:`PreparedRig`, kept with the scene
+    (:attr:`~app.scene.rig.model.Scene.derived`) and rebuilt when a bone was replaced, added
+    or removed."""
+    return scene.derived.get("prepared rig", (scene.bones,), lambda: PreparedRig(scene))

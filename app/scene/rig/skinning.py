@@ -20,6 +20,7 @@ matrices per influence slot (at most eight slots, never a loop per vertex).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -117,18 +118,20 @@ class Skinning:
                 np.add(blended, gathered, out=blended)
         return blended
 
-    @property
+    # Derived arrays, made once (a cached_property writes the frozen instance's own dict).
+    @cached_property
     def _slot_rows(self):
-        return _cached(self, "_slot_rows_", lambda: np.ascontiguousarray(self.slots.T))
+        return np.ascontiguousarray(self.slots.T)
 
-    @property
+    @cached_property
     def _weight_rows(self):
         """Per slot the weights repeated over a blended row: K arrays of (V, 12)."""
+        return [np.ascontiguousarray(np.repeat(w[:, None], 12, axis=1)) for w in self.weights.T]
 
-        def make():
-            return [np.ascontiguousarray(np.repeat(w[:, None], 12, axis=1)) for w in self.weights.T]
-
-        return _cached(self, "_weight_rows_", make)
+    @cached_property
+    def _work_arrays(self) -> dict:
+        """The work arrays of :meth:`deform` with ``out``, kept for the next call."""
+        return {}
 
     def deform(self, bone_to_world, normals: bool = True, out=None):
         """Deformed positions (and normals) in world space.
@@ -153,7 +156,7 @@ class Skinning:
         normals : ndarray, same shape (only when ``normals``)
         """
         single = np.ndim(bone_to_world) == 3
-        work = None if out is None else _cached(self, "_work_", dict)
+        work = None if out is None else self._work_arrays
         blended = self._blend(bone_to_world, work)
         frames = blended.shape[0]
         # Component-major from here: every operation runs over contiguous (F, V) rows.
@@ -201,22 +204,13 @@ class Skinning:
             return _single(world, out, 0, True), _single(turned, out, 1, True)
         return (world, turned) if out is None else (out[0], out[1])
 
-    @property
+    @cached_property
     def _positions_by_axis(self):
-        return _cached(self, "_p_", lambda: np.ascontiguousarray(self.positions.T))
+        return np.ascontiguousarray(self.positions.T)
 
-    @property
+    @cached_property
     def _normals_by_axis(self):
-        return _cached(self, "_n_", lambda: np.ascontiguousarray(self.normals.T))
-
-
-def _cached(skin, name, make):
-    """Derived arrays of a frozen :class:`Skinning`, made once."""
-    value = skin.__dict__.get(name)
-    if value is None:
-        value = make()
-        object.__setattr__(skin, name, value)
-    return value
+        return np.ascontiguousarray(self.normals.T)
 
 
 def _work(work, name, shape, dtype) -> np.ndarray:

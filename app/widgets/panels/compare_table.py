@@ -70,7 +70,7 @@ class CompareTable(QtWidgets.QWidget):
         doc = self._document
         pose = doc.pose()
         dist, angle = doc.differences()
-        world = doc.world_pose().limit_violation_deg[0]
+        world = doc.evaluations.pose("world").limit_violation_deg[0]
         return [
             (str(n), float(d), float(a), float(w))
             for n, d, a, w in zip(pose.bone_names, dist, angle, world)

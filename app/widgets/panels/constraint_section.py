@@ -139,8 +139,8 @@ class ConstraintSection:
         info = doc.pose().info.get(name)
         report = views.view_for(doc.scene.constraint(name)).report
         text = report(info) if report is not None and isinstance(info, dict) and info else ""
-        if doc.evaluation_error:
-            text += f"<br><span style='color:#ff6650'>{doc.evaluation_error}</span>"
+        if doc.evaluations.error:
+            text += f"<br><span style='color:#ff6650'>{doc.evaluations.error}</span>"
         return text
 
 

@@ -389,7 +389,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
 
     def _plot_driven(self, subject: CurveSubject) -> None:
         doc = self._document
-        timeline = doc.timeline_for_plot(doc.space)
+        timeline = doc.evaluations.timeline_for_plot()
         frames = timeline.frames
         heads = timeline.heads[:, subject.bone]
         self.plot.set_right_axis(None)
@@ -410,8 +410,10 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self._lower.setVisible(True)
         self.lower.set_right_axis("angle (°)")
         self.lower.getPlotItem().setLabel("left", "distance (units)", color="#c8cad0")
-        world, obj = doc.timeline_for_plot("world"), doc.timeline_for_plot("object")
-        every = "every frame" if doc.timeline_fits_cache() else f"{len(frames)} frames, evenly"
+        evaluations = doc.evaluations
+        world, obj = evaluations.timeline_for_plot("world"), evaluations.timeline_for_plot("object")
+        fits = evaluations.timeline_fits_cache()
+        every = "every frame" if fits else f"{len(frames)} frames, evenly"
         b = subject.bone
         distance, angle = compare.pose_differences(world.bone_to_world[:, b],
                                                    obj.bone_to_world[:, b])  # fmt: skip

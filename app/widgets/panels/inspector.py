@@ -49,10 +49,13 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         document.selection_changed.connect(self._rebuild)
         document.structure_changed.connect(self._rebuild)
         document.scene_replaced.connect(self._rebuild)
-        # Values follow scrubbing and drags ten times a second; edits show at once.
-        self._throttled = Throttle(self._refresh, 100, self)
+        # Values follow scrubbing and playback ten times a second; edits (each step of a
+        # drag) show at once, and once: the pose change an edit emits next is shown already.
+        self._throttled = Throttle(
+            self._refresh, 100, self, shows=lambda: (document.frame, document.space)
+        )
         document.pose_changed.connect(self._throttled)
-        document.scene_changed.connect(self._refresh)
+        document.scene_changed.connect(self._throttled.now)
         self._rebuild()
 
     def sizeHint(self):
@@ -105,7 +108,6 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(6, 6, 6, 6)
         self._form.addWidget(box)
-        self._last_group = box
         return form
 
     def _note(self, form, fn) -> QtWidgets.QLabel:
@@ -299,7 +301,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         # Only a limit's bone can leave it: the others need no world-space evaluation (a
         # whole solve each refresh when the current space is not world).
         limited = any(b == name for c in doc.scene.constraints for b, _ in c.limits_by_bone())
-        world = doc.world_pose().limit_violation_deg[0, i] if limited else 0.0
+        world = doc.evaluations.pose("world").limit_violation_deg[0, i] if limited else 0.0
         if world > 0.05:
             text += (
                 f"<br><span style='color:#ff6650'>world space leaves its limit by "

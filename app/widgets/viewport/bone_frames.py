@@ -56,7 +56,7 @@ class TimelineShapes:
     def of_pose(self, document, space, pose):
         """:meth:`frame` for ``pose`` (the document's pose in ``space`` at its frame) when
         the document read it from its cached timeline, else ``None``."""
-        timeline = document.cached_timeline(space)
+        timeline = document.evaluations.cached_timeline(space)
         if timeline is None or not np.may_share_memory(pose.heads, timeline.heads):
             return None
         k = int(round(document.frame - document.scene.frame_start))

@@ -70,7 +70,7 @@ def _joints(doc, result) -> np.ndarray:
 
 def _reach(doc) -> np.ndarray:
     """Every framed joint over the timeline (or an even sample of it), (N, 3)."""
-    return _joints(doc, doc.timeline_sample(SAMPLED_FRAMES)).reshape(-1, 3)
+    return _joints(doc, doc.evaluations.timeline_sample(SAMPLED_FRAMES)).reshape(-1, 3)
 
 
 def shown_points(viewport) -> np.ndarray:
@@ -132,7 +132,7 @@ def animation_plan(viewport, evaluate_ghost: bool = False
     every frame a still camera must hold, (N, 3). Compare's ghost is held when its timeline
     is cached, or always with ``evaluate_ghost`` (it is then evaluated at the same frames)."""
     doc = viewport.document
-    timeline = doc.timeline_sample(SAMPLED_FRAMES)
+    timeline = doc.evaluations.timeline_sample(SAMPLED_FRAMES)
     frames = np.asarray(timeline.frames, dtype=float)
     joints = _joints(doc, timeline)  # (F, N, 3)
     bones = followed_bones(doc)
@@ -146,11 +146,12 @@ def animation_plan(viewport, evaluate_ghost: bool = False
     plan = camera_framing.follow_plan(frames, joints, followed, doc.scene.fps)
     still = [joints.reshape(-1, 3)]
     relative = []
-    ghost = doc.cached_timeline(doc.ghost_space()) if doc.compare else None
+    ghost = doc.evaluations.cached_timeline(doc.ghost_space()) if doc.compare else None
     if doc.compare and evaluate_ghost and (ghost is None
                                            or not np.array_equal(ghost.frames, frames)):
-        ghost = (doc.timeline_in(doc.ghost_space()) if doc.timeline_fits_cache()
-                 else doc.evaluate(frames, doc.ghost_space()))  # kept: Compare reads it too
+        evaluations = doc.evaluations
+        ghost = (evaluations.timeline(doc.ghost_space()) if evaluations.timeline_fits_cache()
+                 else evaluations.evaluate(frames, doc.ghost_space()))  # kept: Compare reads it too
     if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
         ghost_joints = _joints(doc, ghost)
         still.append(ghost_joints.reshape(-1, 3))

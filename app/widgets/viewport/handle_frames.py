@@ -69,7 +69,7 @@ class TimelineHandles:
     def of_document(self, document):
         """``handles_of(document)`` read from the timeline built once, or ``None`` when
         the document's pose is not a frame of its cached timeline."""
-        timeline = document.cached_timeline(document.space)
+        timeline = document.evaluations.cached_timeline()
         pose = document.pose()
         if timeline is None or not np.may_share_memory(pose.heads, timeline.heads):
             return None

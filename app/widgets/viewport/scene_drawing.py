@@ -19,6 +19,7 @@ from PySide6 import QtGui
 from app.editor.operations.constraint_operations import target_world
 from app.scene.analysis import compare
 from app.scene.rig import key_edits
+from app.scene.rig.model import same_items
 from app.scene.rig.prepared import prepare
 from app.scene.rig.refs import PIVOT, POINT, POLE, Ref, part_refs, pivot_named, resolve
 from app.widgets.kinds.registry import segments_of
@@ -347,8 +348,7 @@ class SceneDrawing:
         key = (refs, document.selection, hover)
         kept = self._kept_style
         if (kept is not None and kept[0] is scene and kept[1] is prepared and kept[3] == key
-                and len(kept[2]) == len(constraints)
-                and all(a is b for a, b in zip(kept[2], constraints))):  # fmt: skip
+                and same_items(kept[2], constraints)):  # fmt: skip
             return kept[4]
         style = _HandleStyle(document, refs, hover, prepared.index)
         self._kept_style = (scene, prepared, constraints, key, style)

@@ -143,11 +143,11 @@ class TrailsLayer(Layer):
     def _poses(document, frames):
         """Heads and tails at whole ``frames``, from the whole-timeline cache when it is
         ready, else evaluated for these frames only (during a drag the cache is stale)."""
-        timeline = document.timeline_if_ready()
+        timeline = document.evaluations.cached_timeline()
         if timeline is not None:
             rows = np.rint(frames - timeline.frames[0]).astype(np.intp)
             return timeline.heads[rows], timeline.tails[rows], frames
-        result = document.evaluate(frames, document.space)
+        result = document.evaluations.evaluate(frames)
         return result.heads, result.tails, frames
 
     def drawn_points(self) -> np.ndarray:

@@ -217,14 +217,28 @@ def _frame_grid(inputs: Inputs, n_steps: int, first_frame: int = 0):
     return np.minimum(np.arange(first_frame, count) * inputs.substeps, n_steps)
 
 
-def update(integral: Integral | None, inputs: Inputs) -> Integral:
+def staleness(integral: Integral | None, inputs: Inputs) -> tuple[int, int]:
+    """``(n_steps, stale)``: the grid steps ``inputs`` need (:func:`grid_steps`) and the
+    first one ``integral`` cannot supply (:func:`first_stale_step`), what :func:`update`
+    decides from. Nothing is stale when ``stale == integral.n_steps == n_steps``.
+
+    Raises
+    ------
+    SceneError
+        As :func:`grid_steps`.
+    """
+    return grid_steps(inputs), first_stale_step(integral, inputs)
+
+
+def update(integral: Integral | None, inputs: Inputs, known: tuple[int, int] | None = None
+           ) -> Integral:  # fmt: skip
     """The integral for ``inputs``, reusing what ``integral`` computed before the first
     grid step whose inputs changed (from the start of that step's block).
 
-    With nothing changed it returns ``integral`` itself.
+    With nothing changed it returns ``integral`` itself. ``known`` is
+    ``staleness(integral, inputs)`` when the caller has it already (not computed again).
     """
-    n_steps = grid_steps(inputs)
-    stale = first_stale_step(integral, inputs)
+    n_steps, stale = staleness(integral, inputs) if known is None else known
     unchanged_start = integral is not None and integral.inputs.same_start(inputs)
     if unchanged_start and stale == integral.n_steps == n_steps:
         if integral.inputs == inputs:

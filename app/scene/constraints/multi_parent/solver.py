@@ -23,7 +23,9 @@ the constraints before this one leave it: the cached integral never depends on t
 motion, only this last product does.
 
 ``context.cache[constraint.name]`` holds ``{"space": last space, "world"/"object":
-Integral}``; ``context.info[constraint.name]`` reports what the evaluation did.
+Integral, "checked": (integral, inputs, staleness)}`` (the last :func:`is_stale` verdict,
+which :func:`apply` uses rather than comparing the keys again);
+``context.info[constraint.name]`` reports what the evaluation did.
 """
 
 from __future__ import annotations
@@ -33,8 +35,7 @@ import numpy as np
 from app.scene.constraints.multi_parent.cache import (
     Inputs,
     Integral,
-    first_stale_step,
-    grid_steps,
+    staleness,
     update,
 )
 from app.scene.constraints.multi_parent.exact import partial_steps
@@ -250,6 +251,17 @@ def _entry(cache: dict, name: str) -> dict:
     return entry
 
 
+def _staleness(entry: dict, space: str, inputs: Inputs) -> tuple[int, int]:
+    """:func:`~app.scene.constraints.multi_parent.cache.staleness` of the entry's integral in
+    ``space`` for ``inputs``, kept in the entry while both are the same objects: the editor
+    asks :func:`is_stale` before an evaluation, whose :func:`apply` then reads the verdict."""
+    integral = entry.get(space)
+    kept = entry.get("checked")
+    if kept is None or kept[0] is not integral or kept[1] is not inputs:
+        kept = entry["checked"] = (integral, inputs, staleness(integral, inputs))
+    return kept[2]
+
+
 def cached_integral(cache: dict, name: str, space: str) -> Integral | None:
     """The integral the evaluation's ``cache`` holds for constraint ``name`` in ``space``
     (``None`` when it holds none): what the step-through reads instead of integrating."""
@@ -269,9 +281,10 @@ def apply(constraint: MultiParent, ctx) -> None:
     entry = _entry(ctx.cache, constraint.name)
     old = entry.get(space)
     try:
-        integral = update(old, inputs)
+        integral = update(old, inputs, _staleness(entry, space, inputs))
     except SceneError as e:
         raise _with_path(constraint, ctx.scene, e) from None
+    del entry["checked"]  # used: it would keep the old integral alive
     entry["space"] = space
     entry[space] = integral
     rotation, position = states_at(integral, ctx.frames)
@@ -313,9 +326,9 @@ def is_stale(constraint: MultiParent, cache_entry, scene: Scene) -> bool:
         return True
     inputs = inputs_of(constraint, scene, space)
     try:
-        steps = grid_steps(inputs)
+        steps, stale = _staleness(cache_entry, space, inputs)
     except SceneError:
         return True
     if not integral.inputs.same_start(inputs):
         return True
-    return not (first_stale_step(integral, inputs) == integral.n_steps == steps)
+    return not (stale == integral.n_steps == steps)
