@@ -19,7 +19,7 @@ PIVOT = ("foot_roll", "heel")
 
 def _with_gizmo(mode: str):
     def setup(window):
-        from app.scene.rig.editing import Ref
+        from app.scene.rig.refs import Ref
 
         window.document.set_selection([Ref.pivot_of(*PIVOT)])
         window.viewport.gizmo.set_mode(mode)

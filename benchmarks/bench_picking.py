@@ -19,7 +19,7 @@ from benchmarks.common import Row, median_time
 
 
 def _rig(window) -> None:
-    from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
+    from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg
 
     doc = window.document
     for side in ("right", "left"):

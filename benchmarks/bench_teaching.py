@@ -42,7 +42,7 @@ def _window(path, teaching: bool):
 
 
 def _pivot_or_root(document):
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
 
     for c in document.scene.constraints:
         if c.type == "multi_parent":
@@ -64,7 +64,7 @@ def curve_view_ms(path) -> tuple[float, float]:
     """The curve view alone (1000×320, a bone's quaternion and angle over every frame): a
     frame change until its plot has repainted; and rebuilding its curves (a new selection)."""
     from app.editor.document import Document
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
     from app.widgets.panels.curve_view import CurveView
     from app.window.qt_app import application
 

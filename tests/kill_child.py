@@ -14,11 +14,11 @@ def main(mode: str, scene: str, out: str) -> None:
     from PySide6 import QtWidgets
 
     app = QtWidgets.QApplication([])  # noqa: F841  (the widgets need it)
-    from app.editor import operations
     from app.editor.document import Document
     from app.editor.files import FileController
+    from app.editor.operations import key_operations
     from app.editor.recovery import Autosaver
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
 
     document = Document.from_file(scene)
     files = FileController(QtWidgets.QWidget(), document)
@@ -29,7 +29,7 @@ def main(mode: str, scene: str, out: str) -> None:
     def edit_and_write():
         nonlocal n
         document.set_frame(n % 97)
-        operations.set_key(document, [Ref.bone(bones[n % len(bones)])])
+        key_operations.set_key(document, [Ref.bone(bones[n % len(bones)])])
         n += 1
         ok = files.save_as(out) if mode == "save" else autosaver.autosave()
         assert ok

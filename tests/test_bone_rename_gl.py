@@ -7,7 +7,7 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from app.editor.document import Document
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

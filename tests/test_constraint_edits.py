@@ -84,9 +84,9 @@ def test_moving_a_pivot_reorders_the_list_and_nothing_else():
 def test_moving_a_pivot_is_one_undo_step_and_the_motion_stays(qapp):
     import numpy as np
 
-    from app.editor.authoring import constraint_operations
     from app.editor.document import Document
-    from app.editor.operations import OperationError
+    from app.editor.operations import constraint_operations
+    from app.editor.operations.base import OperationError
     from app.scene.evaluate import bake
 
     doc = Document.from_file(SCENES / "foot_roll.json")

@@ -10,8 +10,8 @@ from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
 from app.scene.evaluate import bake
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import ConeLimit, HingeLimit, UpVector
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

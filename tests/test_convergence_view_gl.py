@@ -12,9 +12,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
-from app.editor import operations
+from app.editor.operations import constraint_operations
 from app.scene.evaluate import bake
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -110,5 +110,5 @@ def test_the_inspector_offers_exact_and_new_constraints_use_it(qtbot):
     assert doc.undo_stack.undoText() == "Set integrator of foot_roll to exact"
     np.testing.assert_allclose(doc.pose().heads, bake(doc.scene, [10]).heads, atol=1e-12)
 
-    ref = operations.add_multi_parent(doc, "thigh")
+    ref = constraint_operations.add_multi_parent(doc, "thigh")
     assert doc.scene.constraint(ref.name).integrator == "exact"

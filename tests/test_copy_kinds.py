@@ -413,10 +413,10 @@ def test_renaming_and_deleting_bones_carry_to_the_kinds(kind):
 
 
 def test_the_operations_add_aim_and_set_the_offset_with_one_undo_step_each(qtbot):
-    from app.editor.authoring.follow_operations import add_follow, set_follow_target, set_offset
     from app.editor.document import Document
-    from app.editor.operations import OperationError
-    from app.scene.rig.editing import Ref
+    from app.editor.operations.base import OperationError
+    from app.editor.operations.follow_operations import add_follow, set_follow_target, set_offset
+    from app.scene.rig.refs import Ref
 
     doc = Document(rig())
     doc.set_selection([Ref.bone("arm")])

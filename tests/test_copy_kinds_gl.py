@@ -9,8 +9,8 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import ChildOf
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .gui import CTRL, SHIFT, click, framebuffer, key

@@ -10,10 +10,10 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
-from app.editor import key_operations
+from app.editor.operations import key_operations
 from app.scene.math.euler import euler_xyz_from_quat
-from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
+from app.scene.rig.refs import Ref
 
 from .gui import CTRL, SHIFT, click, drag, key
 from .gui import point as gui_point

@@ -6,7 +6,7 @@ from scipy.spatial.transform import Rotation
 from app.scene.analysis.curve_subjects import DRIVEN, POSITION, ROTATION, subject_of
 from app.scene.analysis.curves import accumulated_turn_deg
 from app.scene.io import load_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from .conftest import SCENES
 

@@ -8,7 +8,7 @@ from scipy.spatial.transform import Rotation, Slerp
 from app.scene import evaluate
 from app.scene.evaluate import bake
 from app.scene.math.transforms import rotation_from_matrix
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -137,9 +137,9 @@ def test_an_edit_redraws_the_curve(window, qtbot):
     doc = window.document
     select_in_outliner(window, qtbot, Ref.pivot_of(ROLL, "heel"))
     doc.set_frame(30)
-    from app.editor import operations
+    from app.editor.operations import key_operations
 
-    operations.set_rotation(doc, Ref.pivot_of(ROLL, "heel"), [0.0, 0.0, 1.0, 0.0])
+    key_operations.set_rotation(doc, Ref.pivot_of(ROLL, "heel"), [0.0, 0.0, 1.0, 0.0])
     window.curve_view._throttled.flush()
     qtbot.wait(150)
     window.curve_view._throttled.flush()
@@ -190,12 +190,12 @@ def test_a_motion_capture_root_shows_its_keyed_translation(qtbot, cmu_01_01):
 
 def test_a_driven_body_on_a_timeline_too_long_to_cache_is_plotted_from_spread_frames(window,
                                                                                        qtbot):
-    from app.editor import operations
+    from app.editor.operations import timeline_operations
     from app.scene.evaluations import PLOT_FRAMES, TIMELINE_CACHE_BONE_FRAMES
 
     doc = window.document
     end = doc.scene.frame_start + TIMELINE_CACHE_BONE_FRAMES // len(doc.scene.bones) + 1000
-    operations.set_timeline(doc, frame_end=end)
+    timeline_operations.set_timeline(doc, frame_end=end)
     assert not doc.evaluations.timeline_fits_cache()
     select_in_outliner(window, qtbot, Ref.constraint(ROLL))
     series = window.curve_view.series()

@@ -3,14 +3,20 @@
 import numpy as np
 import pytest
 
-from app.editor import operations
 from app.editor.commands import ReplaceItem
 from app.editor.document import Document
+from app.editor.operations import (
+    bone_operations,
+    constraint_operations,
+    key_operations,
+    timeline_operations,
+)
+from app.editor.operations.base import LiveEdit, OperationError
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
 from app.scene.rig.model import MultiParent, Pivot, PointsAt, Target
+from app.scene.rig.refs import Ref
 
 from .conftest import SCENES
 
@@ -57,7 +63,7 @@ def test_replace_item_undo_redo_restores_exactly(doc):
     before = doc.scene.copy()
     i = doc.scene.bone_index("calf.l")
     old = doc.scene.bones[i]
-    new = editing.with_bone_rotation(old, 3, [0.9, 0.1, 0, 0])
+    new = key_edits.with_bone_rotation(old, 3, [0.9, 0.1, 0, 0])
     edits = recorder(doc.scene_changed)
     doc.push(ReplaceItem(doc, "bones", i, old, new, "Rotate bone calf.l at frame 3"))
     after = doc.scene.copy()
@@ -72,10 +78,10 @@ def test_replace_item_undo_redo_restores_exactly(doc):
 def test_spin_box_edits_merge_into_one_command(doc):
     ref = Ref.bone("calf.l")
     for angle in (0.1, 0.2, 0.3):
-        operations.set_rotation(doc, ref, [np.cos(angle / 2), np.sin(angle / 2), 0, 0])
+        key_operations.set_rotation(doc, ref, [np.cos(angle / 2), np.sin(angle / 2), 0, 0])
     assert doc.undo_stack.count() == 1
     doc.set_frame(4)
-    operations.set_rotation(doc, ref, [1, 0, 0, 0])  # another frame: another entry
+    key_operations.set_rotation(doc, ref, [1, 0, 0, 0])  # another frame: another entry
     assert doc.undo_stack.count() == 2
     doc.undo_stack.undo()
     doc.undo_stack.undo()
@@ -85,9 +91,9 @@ def test_spin_box_edits_merge_into_one_command(doc):
 def test_live_edit_previews_and_pushes_one_command(doc):
     ref = Ref.bone("calf.l")
     before = doc.scene.copy()
-    live = editing_live = operations.LiveEdit(doc, ref, "Rotate bone calf.l at frame 0")
+    live = editing_live = LiveEdit(doc, ref, "Rotate bone calf.l at frame 0")
     for angle in np.linspace(0.1, 0.5, 5):
-        bone = editing.with_bone_rotation(live.original, 0, [np.cos(angle), np.sin(angle), 0, 0])
+        bone = key_edits.with_bone_rotation(live.original, 0, [np.cos(angle), np.sin(angle), 0, 0])
         editing_live.preview(bone)
     assert doc.undo_stack.count() == 0 and doc.scene != before
     previewed = doc.scene.copy()
@@ -101,8 +107,8 @@ def test_live_edit_previews_and_pushes_one_command(doc):
 
 def test_live_edit_cancel_restores(doc):
     before = doc.scene.copy()
-    live = operations.LiveEdit(doc, Ref.bone("hip"), "Move")
-    live.preview(editing.with_bone_translation(live.original, 0, (5, 5, 5)))
+    live = LiveEdit(doc, Ref.bone("hip"), "Move")
+    live.preview(key_edits.with_bone_translation(live.original, 0, (5, 5, 5)))
     live.cancel()
     assert doc.scene == before and doc.undo_stack.count() == 0
 
@@ -126,27 +132,27 @@ def test_structural_edits_undo_exactly_and_prune_the_selection(doc):
         fn(*args)
         snapshots.append(doc.scene.copy())
 
-    step(operations.add_pivot, doc, "roll")
-    step(operations.set_position, doc, Ref.target_of("aim"), (0.3, 0.2, 0.9))
+    step(constraint_operations.add_pivot, doc, "roll")
+    step(key_operations.set_position, doc, Ref.target_of("aim"), (0.3, 0.2, 0.9))
     assert doc.selection == (Ref.pivot_of("roll", "pivot 3"),)
-    step(operations.remove_pivot, doc, "roll", "heel")
+    step(constraint_operations.remove_pivot, doc, "roll", "heel")
     doc.set_selection([Ref.bone("thigh.l"), Ref.bone("calf.l")])
-    step(operations.add_fabrik, doc)
+    step(constraint_operations.add_fabrik, doc)
     assert doc.scene.constraints[-1].chain == ("thigh.l", "calf.l")
     doc.set_selection([Ref.bone("hip"), Ref.bone("calf.l")])
-    step(operations.add_points_at, doc)
+    step(constraint_operations.add_points_at, doc)
     assert doc.scene.constraints[-1].target == Target(bone="hip", at="head")
-    step(operations.set_target, doc, "aim", Target(bone="hip", at="tail"))
-    step(operations.set_constraint_field, doc, "roll", "space", "world")
-    step(operations.set_timeline, doc, None, 10, 50)
-    step(operations.set_bone_rest, doc, "calf.r", "tail", (0, -0.5, 0.1))
-    step(operations.set_bone_translation, doc, "hip", (0.1, 1.1, 0))
+    step(constraint_operations.set_target, doc, "aim", Target(bone="hip", at="tail"))
+    step(constraint_operations.set_constraint_field, doc, "roll", "space", "world")
+    step(timeline_operations.set_timeline, doc, None, 10, 50)
+    step(bone_operations.set_bone_rest, doc, "calf.r", "tail", (0, -0.5, 0.1))
+    step(key_operations.set_bone_translation, doc, "hip", (0.1, 1.1, 0))
     doc.set_frame(12)
-    step(operations.set_rotation, doc, Ref.pivot_of("roll", "toe"), [0.8, 0.6, 0, 0])
-    step(operations.set_key, doc, [Ref.bone("thigh.r"), Ref.pivot_of("roll", "toe")])
-    step(operations.delete_key, doc, [Ref.bone("thigh.r")])
+    step(key_operations.set_rotation, doc, Ref.pivot_of("roll", "toe"), [0.8, 0.6, 0, 0])
+    step(key_operations.set_key, doc, [Ref.bone("thigh.r"), Ref.pivot_of("roll", "toe")])
+    step(key_operations.delete_key, doc, [Ref.bone("thigh.r")])
     doc.set_selection([Ref.constraint("aim")])
-    step(operations.delete_selected, doc)
+    step(constraint_operations.delete_selected, doc)
     assert doc.selection == ()  # the deleted constraint is no longer selected
     for expected in reversed(snapshots[:-1]):
         doc.undo_stack.undo()
@@ -159,19 +165,20 @@ def test_structural_edits_undo_exactly_and_prune_the_selection(doc):
 def test_operation_errors_change_nothing(doc):
     with_constraints(doc)
     before = doc.scene.copy()
-    with pytest.raises(operations.OperationError, match="at least one"):
-        operations.remove_pivot(doc, "roll", "heel") or operations.remove_pivot(doc, "roll", "toe")
+    with pytest.raises(OperationError, match="at least one"):
+        constraint_operations.remove_pivot(doc, "roll", "heel")
+        constraint_operations.remove_pivot(doc, "roll", "toe")
     doc.undo_stack.undo()
     assert doc.scene == before
     doc.set_selection([Ref.pivot_of("roll", "heel"), Ref.pivot_of("roll", "toe")])
-    with pytest.raises(operations.OperationError, match="no pivot left"):
-        operations.delete_selected(doc)
+    with pytest.raises(OperationError, match="no pivot left"):
+        constraint_operations.delete_selected(doc)
     assert doc.scene == before
     doc.set_selection([])
-    with pytest.raises(operations.OperationError):
-        operations.set_key(doc)
-    with pytest.raises(operations.OperationError, match="no key"):
-        operations.delete_key(doc, [Ref.bone("calf.l")])
+    with pytest.raises(OperationError):
+        key_operations.set_key(doc)
+    with pytest.raises(OperationError, match="no key"):
+        key_operations.delete_key(doc, [Ref.bone("calf.l")])
     assert doc.scene == before
 
 
@@ -180,11 +187,11 @@ def test_set_and_delete_key(doc):
     doc.set_frame(12)
     doc.set_selection([Ref.bone("thigh.r")])
     pose = doc.pose().bone_to_world.copy()
-    operations.set_key(doc)
+    key_operations.set_key(doc)
     assert 12 in doc.scene.bone("thigh.r").rotation_keys.frames
     assert np.allclose(doc.pose().bone_to_world, pose)  # keying holds the pose
     assert doc.undo_stack.undoText() == "Set key on bone thigh.r at frame 12"
-    operations.delete_key(doc)
+    key_operations.delete_key(doc)
     assert doc.scene == before
 
 
@@ -205,7 +212,7 @@ def test_evaluation_failure_falls_back_to_the_bare_skeleton(doc, monkeypatch):
 
 
 def test_replace_scene_resets_history_selection_and_frame(doc):
-    operations.set_rotation(doc, Ref.bone("hip"), [0, 1, 0, 0])
+    key_operations.set_rotation(doc, Ref.bone("hip"), [0, 1, 0, 0])
     doc.set_selection([Ref.bone("hip")])
     doc.set_frame(30)
     replaced = recorder(doc.scene_replaced)
@@ -233,9 +240,9 @@ def test_ghost_space_is_the_other_one(doc):
 def test_merged_edits_are_named_by_the_last_value(doc):
     with_constraints(doc)
     doc.undo_stack.clear()
-    operations.set_constraint_field(doc, "roll", "space", "world")
-    operations.set_constraint_field(doc, "roll", "substeps", 8)
-    operations.set_constraint_field(doc, "roll", "substeps", 9)
+    constraint_operations.set_constraint_field(doc, "roll", "space", "world")
+    constraint_operations.set_constraint_field(doc, "roll", "substeps", 8)
+    constraint_operations.set_constraint_field(doc, "roll", "substeps", 9)
     assert doc.undo_stack.count() == 2
     assert doc.undo_stack.undoText() == "Set substeps of roll to 9"
     doc.undo_stack.undo()

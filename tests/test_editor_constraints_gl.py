@@ -8,8 +8,8 @@ import pytest
 from PySide6 import QtWidgets
 
 from app.scene.evaluate import bake
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -38,7 +38,7 @@ def test_dragging_a_keyed_target_keys_it_and_the_arm_follows(qtbot):
     target = doc.scene.constraint(ARM).target
     assert 25 in target.position_keys.frames  # keyed at the current frame
     assert doc.selection == (Ref.target_of(ARM),)
-    moved_to = editing.position_at(target, 25)
+    moved_to = key_edits.position_at(target, 25)
     # the handle ends under the cursor
     assert np.allclose(vp.project([moved_to])[0], start + (-70, 45), atol=1.0)
     # the chain reaches for it: the evaluated pose is the bake of the edited scene
@@ -62,7 +62,7 @@ def test_shift_drag_keeps_the_target_at_its_height(qtbot):
     before = vp.handle_position(ref)
     start = vp.project([before])[0]
     drag(vp, start, start + (50, 30), SHIFT, qtbot=qtbot)
-    after = editing.position_at(doc.scene.constraint(ARM).target, 10)
+    after = key_edits.position_at(doc.scene.constraint(ARM).target, 10)
     assert np.isclose(after[1], before[1], atol=1e-9) and np.linalg.norm(after - before) > 0.02
 
 

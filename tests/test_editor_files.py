@@ -7,11 +7,12 @@ import sys
 import pytest
 from PySide6 import QtWidgets
 
-from app.editor import operations, settings
+from app.editor import settings
 from app.editor.document import Document
+from app.editor.operations import key_operations
 from app.editor.recovery import orphans
 from app.scene.io import load_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from app.window.main_window import MainWindow
 
 from . import gui
@@ -34,7 +35,7 @@ def choose_file(monkeypatch, path, save=False):
 
 def edit_something(doc):
     doc.set_selection([Ref.bone("hip")])
-    operations.set_key(doc)
+    key_operations.set_key(doc)
 
 
 @pytest.mark.parametrize(
@@ -93,7 +94,7 @@ def test_save_as_then_save_round_trips(window, qtbot, tmp_path, monkeypatch):
     assert load_scene(out) == doc.scene and not doc.dirty and not window.isWindowModified()
     assert doc.path == str(out.resolve())
     doc.set_frame(9)
-    operations.set_key(doc)
+    key_operations.set_key(doc)
     key(window.viewport, "S", CTRL)
     assert load_scene(out) == doc.scene and not doc.dirty
     assert str(out.resolve()) in settings.recent_files()
@@ -141,11 +142,11 @@ def test_recovery_after_a_crash(qtbot, tmp_path, monkeypatch, dialogs):
         "app = QtWidgets.QApplication([])\n"
         "from app.editor.document import Document\n"
         "from app.editor.recovery import Autosaver\n"
-        "from app.editor import operations\n"
-        "from app.scene.rig.editing import Ref\n"
+        "from app.editor.operations import key_operations\n"
+        "from app.scene.rig.refs import Ref\n"
         f"doc = Document.from_file({str(SCENES / 'legs.json')!r})\n"
         "doc.set_frame(5)\n"
-        "operations.set_key(doc, [Ref.bone('calf.l')])\n"
+        "key_operations.set_key(doc, [Ref.bone('calf.l')])\n"
         "Autosaver(doc).autosave()\n"
         "os._exit(1)\n"
     )

@@ -6,8 +6,8 @@ from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
 from app.scene.evaluate import bake
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import Ref, resolve
 
 from . import gui
 from .conftest import SCENES
@@ -48,8 +48,8 @@ def test_dragging_a_pivot_moves_it_on_the_body_and_the_body_moves(qtbot):
     ref = Ref.pivot_of(ROLL, "heel")
     start = vp.project([vp.handle_position(ref)])[0]
     drag(vp, start, start + (-60, -25), qtbot=qtbot)
-    heel = editing.resolve(doc.scene, ref)
-    assert heel.position != editing.resolve(before_scene, ref).position  # moved on the body
+    heel = resolve(doc.scene, ref)
+    assert heel.position != resolve(before_scene, ref).position  # moved on the body
     assert heel.position_keys is None  # not animated: the whole timeline
     assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == "Move pivot heel"
     after_pose = doc.pose()
@@ -74,12 +74,12 @@ def test_ctrl_drag_turns_a_pivot_and_keys_it(qtbot):
     doc, vp = win.document, win.viewport
     before_scene = doc.scene.copy()
     ref = Ref.pivot_of(ROLL, "ball")
-    q_before = editing.rotation_at(editing.resolve(doc.scene, ref), 30)
+    q_before = key_edits.rotation_at(resolve(doc.scene, ref), 30)
     start = vp.project([vp.handle_position(ref)])[0]
     drag(vp, start, start + (50, -20), CTRL, qtbot=qtbot)
-    ball = editing.resolve(doc.scene, ref)
+    ball = resolve(doc.scene, ref)
     assert 30 in ball.rotation_keys.frames
-    q_after = editing.rotation_at(ball, 30)
+    q_after = key_edits.rotation_at(ball, 30)
     turned = (
         Rotation.from_quat(q_after, scalar_first=True)
         * Rotation.from_quat(q_before, scalar_first=True).inv()
@@ -135,9 +135,9 @@ def test_an_edit_makes_the_cache_stale_and_the_timeline_says_so(qtbot):
     notes = []
     doc.recompute_started.connect(lambda names: notes.append(
         win.timeline.recompute_label.text()))  # fmt: skip
-    from app.editor import operations
+    from app.editor.operations import key_operations
 
-    operations.set_position(doc, Ref.pivot_of(ROLL, "toe"), (0.0, -0.08, 0.2))
+    key_operations.set_position(doc, Ref.pivot_of(ROLL, "toe"), (0.0, -0.08, 0.2))
     doc.pose()  # the viewport asks for the pose; the stale integral is recomputed
     assert notes and ROLL in notes[0] and "Recomputing" in notes[0]
     qtbot.waitUntil(lambda: "Recomputed" in win.timeline.recompute_label.text())

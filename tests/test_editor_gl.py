@@ -6,7 +6,7 @@ from PySide6 import QtWidgets
 from scipy.spatial.transform import Rotation
 
 from app.scene.evaluate import bake
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -126,9 +126,9 @@ def test_playback_follows_the_clock_and_loops(window, qtbot):
 
 
 def operations_range(doc, start, end):
-    from app.editor import operations
+    from app.editor.operations import timeline_operations
 
-    operations.set_timeline(doc, frame_start=start, frame_end=end)
+    timeline_operations.set_timeline(doc, frame_start=start, frame_end=end)
 
 
 def test_clicking_a_bone_selects_it_and_shift_adds(window, qtbot):

@@ -6,8 +6,8 @@ from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
 from app.scene.evaluate import bake
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES
@@ -48,7 +48,7 @@ def test_copy_paste_flipped_and_clear(qtbot):
     assert changed_pixels(image, framebuffer(vp, qtbot)) > 200  # the left leg moved
     # Ctrl+V in the viewport at another frame: the right leg takes its frame-33 pose
     doc.set_frame(50)
-    thigh_at_50 = editing.rotation_at(doc.scene.bone("thigh.r"), 50)
+    thigh_at_50 = key_edits.rotation_at(doc.scene.bone("thigh.r"), 50)
     vp.setFocus()
     key(vp, "V", CTRL)
     assert doc.undo_stack.undoText() == "Paste pose on thigh.r, calf.r at frame 50"
@@ -59,7 +59,7 @@ def test_copy_paste_flipped_and_clear(qtbot):
     doc.set_selection([Ref.bone("calf.r")])
     key(vp, "R", ALT)
     calf = doc.scene.bone("calf.r")
-    assert np.allclose(editing.rotation_at(calf, 50), calf.rotation)
+    assert np.allclose(key_edits.rotation_at(calf, 50), calf.rotation)
     assert 50.0 in calf.rotation_keys.frames
     assert doc.undo_stack.undoText() == "Clear rotation of calf.r at frame 50"
     # Alt+G: its location is not animated, so nothing to clear; the status bar says why
@@ -70,7 +70,7 @@ def test_copy_paste_flipped_and_clear(qtbot):
     # undo takes each paste back in one step
     key(vp, "Z", CTRL)
     key(vp, "Z", CTRL)
-    assert np.allclose(editing.rotation_at(doc.scene.bone("thigh.r"), 50), thigh_at_50)
+    assert np.allclose(key_edits.rotation_at(doc.scene.bone("thigh.r"), 50), thigh_at_50)
     assert doc.undo_stack.undoText() == "Paste flipped pose on thigh.l, calf.l at frame 33"
 
 

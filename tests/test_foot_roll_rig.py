@@ -412,7 +412,7 @@ def test_refusals_name_the_bone_and_the_reason():
 def test_the_dialog_offers_the_leg_still_without_a_rig():
     from types import SimpleNamespace
 
-    from app.editor.authoring.rig_operations import suggested_leg
+    from app.editor.operations.rig_operations import suggested_leg
 
     scene = mixamo_character()
     document = SimpleNamespace(scene=scene, selected_bones=lambda: [])

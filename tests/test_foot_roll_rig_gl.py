@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 
 from app.scene.evaluate import bake
 from app.scene.io import save_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

@@ -9,9 +9,9 @@ from scipy.spatial.transform import Rotation
 
 from app.scene.math.euler import euler_xyz_from_quat
 from app.scene.rig import key_edits
-from app.scene.rig.editing import Ref
 from app.scene.rig.keys import INTERPOLATIONS, Keys
 from app.scene.rig.model import Bone, Fabrik, MultiParent, Pivot, Scene, Target
+from app.scene.rig.refs import Ref
 
 
 def _random_keys(rng, count=8):

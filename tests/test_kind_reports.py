@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtWidgets
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from app.widgets.kinds import fabrik, multi_parent, points_at
 
 from . import gui

@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 
 from app.scene.constraints.limit_distance.model import LimitDistance
 from app.scene.io import load_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

@@ -6,11 +6,11 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
-from app.editor.authoring import constraint_operations
+from app.editor.operations import constraint_operations
 from app.scene.analysis import limit_shapes
 from app.scene.rig import constraint_edits
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import ConeLimit
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

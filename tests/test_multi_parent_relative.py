@@ -25,9 +25,9 @@ from app.scene.errors import SceneError
 from app.scene.evaluate import Evaluator, bake
 from app.scene.formats.scene_json import scene_to_json
 from app.scene.formats.schema import scene_from_json
-from app.scene.rig.editing import Ref
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, MultiParent, Pivot, PointsAt, Scene, Target
+from app.scene.rig.refs import Ref
 
 from . import gui
 

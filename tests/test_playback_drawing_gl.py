@@ -8,7 +8,7 @@ import importlib.util
 
 import numpy as np
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import ROOT, SCENES

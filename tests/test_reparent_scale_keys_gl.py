@@ -4,7 +4,7 @@ world transforms at every key frame stay, and undo gives back the very bone it h
 import numpy as np
 
 from app.scene.io import save_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .gui import drag, key

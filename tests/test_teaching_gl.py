@@ -10,7 +10,7 @@ from app.scene.constraints.fabrik import solver as fabrik
 from app.scene.constraints.fabrik.chains import solve
 from app.scene.constraints.multi_parent.steps import steps
 from app.scene.evaluate import Evaluator, bake
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from app.window.main_window import MainWindow
 
 from . import gui

@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .gui import drag, key

@@ -7,8 +7,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import Ref, resolve
 
 from . import gui
 from .conftest import SCENES
@@ -128,20 +128,20 @@ def test_ctrl_snaps_a_local_ring_drag_to_5_degrees_and_keys_an_animated_bone(qtb
     choose(win, "rotate", local=True)
     i = doc.scene.bone_index("thigh.r")
     pose = doc.pose()
-    r0 = editing.rotation_at(doc.scene.bone("thigh.r"), FRAME)
+    r0 = key_edits.rotation_at(doc.scene.bone("thigh.r"), FRAME)
     bone_axes = pose.bone_to_world[0, i, :3, :3]
     z_ring, start, end = ring_grab(vp, "z", steps=9)
     assert np.allclose(z_ring.axis, bone_axes[:, 2])  # Local: the bone's own z
     ctrl_drag(vp, start, end, qtbot)
     thigh = doc.scene.bone("thigh.r")
     assert FRAME in thigh.rotation_keys.frames  # animated: keyed at the current frame
-    local_turn = R(r0).inv() * R(editing.rotation_at(thigh, FRAME))
+    local_turn = R(r0).inv() * R(key_edits.rotation_at(thigh, FRAME))
     degrees = np.degrees(local_turn.magnitude())
     assert degrees > 4 and abs(degrees / 5 - round(degrees / 5)) < 1e-6  # snapped to 5°
     # a turn about the bone's own z is r0 * Rz(angle)
     expected = R(r0) * Rotation.from_euler("z", np.sign(local_turn.as_rotvec()[2]) * degrees,
                                            degrees=True)  # fmt: skip
-    assert (expected.inv() * R(editing.rotation_at(thigh, FRAME))).magnitude() < 1e-9
+    assert (expected.inv() * R(key_edits.rotation_at(thigh, FRAME))).magnitude() < 1e-9
     assert doc.undo_stack.count() == 1
     assert doc.undo_stack.undoText() == f"Rotate bone thigh.r at frame {FRAME}"
 
@@ -201,7 +201,7 @@ def test_an_arrow_drag_moves_a_pivot_along_world_y_in_object_space(qtbot):
     grab = (shaft[0] + shaft[1]) / 2
     direction = (shaft[1] - shaft[0]) / np.linalg.norm(shaft[1] - shaft[0])
     drag(vp, grab, grab + 40 * direction, qtbot=qtbot)
-    heel = editing.resolve(doc.scene, ref)
+    heel = resolve(doc.scene, ref)
     world = body_to_world[:3, :3] @ np.array(heel.position) + body_to_world[:3, 3]
     offset = world - p0  # where the pivot went, read in the frame it had at the press
     assert offset[1] > 0.01 and np.allclose(offset[[0, 2]], 0, atol=1e-9)
@@ -246,7 +246,7 @@ def test_r_z_z_locks_the_local_axis_and_typed_numbers_edit_like_blender(qtbot):
     win = open_legs(qtbot)
     doc, vp = win.document, win.viewport
     doc.set_selection([Ref.bone("thigh.r")])
-    r0 = editing.rotation_at(doc.scene.bone("thigh.r"), FRAME)
+    r0 = key_edits.rotation_at(doc.scene.bone("thigh.r"), FRAME)
     space = doc.space
     key(vp, "R")
     key(vp, "Z")
@@ -257,7 +257,7 @@ def test_r_z_z_locks_the_local_axis_and_typed_numbers_edit_like_blender(qtbot):
     type_keys(vp, "5-")  # 15, then the sign flips
     assert "Z local" in vp.transform_mode.text() and "[-15|]" in vp.transform_mode.text()
     key(vp, "Enter")
-    q = editing.rotation_at(doc.scene.bone("thigh.r"), FRAME)
+    q = key_edits.rotation_at(doc.scene.bone("thigh.r"), FRAME)
     expected = R(r0) * Rotation.from_euler("z", -15, degrees=True)
     assert (expected.inv() * R(q)).magnitude() < 1e-9
     assert doc.undo_stack.undoText() == f"Rotate bone thigh.r at frame {FRAME}"
@@ -313,7 +313,7 @@ def test_x_locks_an_axis_during_g_and_deletes_nothing(qtbot):
     type_keys(vp, ".05")
     key(vp, "Return")
     assert [p.name for p in doc.scene.constraint("foot_roll").pivots] == names
-    heel = editing.resolve(doc.scene, ref)
+    heel = resolve(doc.scene, ref)
     world = body_to_world[:3, :3] @ np.array(heel.position) + body_to_world[:3, 3]
     assert np.allclose(world - p0, [0.05, 0, 0])
     assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == "Move pivot heel"
@@ -356,13 +356,13 @@ def test_pivot_rotation_in_world_and_object_space(qtbot):
     for space_key, space in (("1", "world"), ("2", "object")):
         key(vp, space_key)
         assert doc.space == space
-        q0 = R(editing.rotation_at(editing.resolve(doc.scene, ref), 30))
+        q0 = R(key_edits.rotation_at(resolve(doc.scene, ref), 30))
         P = world_rotation(doc.pose(), doc.scene.bone_index("foot"))
         key(vp, "R")
         key(vp, "X")
         type_keys(vp, "30")
         key(vp, "Return")
-        q = R(editing.rotation_at(editing.resolve(doc.scene, ref), 30))
+        q = R(key_edits.rotation_at(resolve(doc.scene, ref), 30))
         expected = turn * q0 if space == "world" else P.inv() * turn * P * q0
         assert (expected.inv() * q).magnitude() < 1e-9, space
         assert doc.undo_stack.undoText() == "Rotate pivot ball at frame 30"
@@ -456,13 +456,13 @@ def test_hovering_a_ring_lights_it_and_g_moves_a_keyed_target_in_the_view_plane(
         QTest.mouseMove(vp, point(at + (30, 30) + t * np.array([40, -25])))
         qtbot.wait(5)
     click(vp, at + (70, 5))
-    target = editing.resolve(doc.scene, ref)
+    target = resolve(doc.scene, ref)
     assert FRAME in target.position_keys.frames
-    offset = editing.position_at(target, FRAME) - p0
+    offset = key_edits.position_at(target, FRAME) - p0
     forward = np.linalg.inv(vp.world_to_eye())[:3, 2]
     assert np.linalg.norm(offset) > 0.01 and abs(offset @ forward) < 1e-6 * np.linalg.norm(forward)
     # the target now projects where the cursor was dragged to
-    assert np.allclose(vp.project([editing.position_at(target, FRAME)])[0], at + (40, -25),
+    assert np.allclose(vp.project([key_edits.position_at(target, FRAME)])[0], at + (40, -25),
                        atol=1.0)  # fmt: skip
     assert doc.undo_stack.undoText() == f"Move target of arm reaches at frame {FRAME}"
 
@@ -508,7 +508,7 @@ def test_g_moves_two_pivots_of_one_constraint_together(qtbot):
     type_keys(vp, ".1")
     key(vp, "Return")
     for ref, p0 in zip(refs, starts):
-        pivot = editing.resolve(doc.scene, ref)
+        pivot = resolve(doc.scene, ref)
         world = body_to_world[:3, :3] @ np.array(pivot.position) + body_to_world[:3, 3]
         assert np.allclose(world - p0, [0, 0.1, 0]), ref.pivot
     assert doc.undo_stack.count() == 1

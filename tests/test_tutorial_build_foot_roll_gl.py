@@ -14,8 +14,8 @@ from scipy.spatial.transform import Rotation
 
 from app.editor import tutorials
 from app.scene.evaluate import bake
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import MultiParent
+from app.scene.rig.refs import Ref
 
 from . import gui
 from .conftest import SCENES

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from app.editor import operations
+from app.editor.operations import key_operations
 from app.editor.tutorials import load_tutorials
 from app.scene.io import load_scene
 from app.scene.math.transforms import inverse, transform_points
-from app.scene.rig.editing import POINT, Ref
+from app.scene.rig.refs import POINT, Ref
 
 from . import gui
 from .conftest import SCENES
@@ -44,7 +44,7 @@ def test_every_tutorial_opens_its_scene_and_shows_its_text(window, qtbot):
 def test_opening_a_tutorial_asks_before_losing_changes(window, qtbot, dialogs):
     doc = window.document
     doc.set_selection([Ref.bone("hip")])
-    operations.set_key(doc)
+    key_operations.set_key(doc)
     before = doc.scene.copy()
     dialogs.answer = QtWidgets.QMessageBox.StandardButton.Cancel
     window.actions_by_name["tutorial_fabrik_arm"].trigger()

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.scene.rig.editing import POINT, Ref
+from app.scene.rig.refs import POINT, Ref
 from app.widgets.viewport.layers import registry
 from app.widgets.viewport.layers.base import Layer, LayerHandle
 from tests import gui

@@ -21,12 +21,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.editor import operations  # noqa: E402
-from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg  # noqa: E402
 from app.editor.document import Document  # noqa: E402
 from app.editor.export import ExportRequest, format_for, run_export  # noqa: E402
+from app.editor.operations import key_operations  # noqa: E402
+from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg  # noqa: E402
 from app.scene.io import save_scene  # noqa: E402
-from app.scene.rig.editing import Ref  # noqa: E402
+from app.scene.rig.refs import Ref  # noqa: E402
 
 GLB = ROOT / "resources" / "scenes" / "humanoid.glb"
 SCENE = Path("/tmp/humanoid_foot_roll.json")
@@ -57,7 +57,7 @@ def add_foot_roll(document) -> str:
         ref = Ref.pivot_of(name, pivot)
         for frame, degrees in keys:
             document.set_frame(frame)
-            operations.set_rotation(document, ref, _about_x(degrees))
+            key_operations.set_rotation(document, ref, _about_x(degrees))
     document.set_frame(document.scene.frame_start)
     return name
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.editor.document import Document  # noqa: E402
 from app.editor.tutorials import load_tutorials  # noqa: E402
-from app.scene.rig.editing import Ref  # noqa: E402
+from app.scene.rig.refs import Ref  # noqa: E402
 from app.widgets.viewport.teaching_drawing import TrailSettings  # noqa: E402
 from app.window.main_window import MainWindow  # noqa: E402
 from app.window.qt_app import application  # noqa: E402

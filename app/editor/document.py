@@ -25,16 +25,15 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError
 from app.scene.constraints.order import WHY
 from app.scene.constraints.order import check as check_order
 from app.scene.errors import SceneError
 from app.scene.evaluate import BakeResult
 from app.scene.evaluations import CURRENT, Evaluations
 from app.scene.io import load_scene
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import BONE, Ref, exists
 
 #: Milliseconds of quiet after which the whole timeline is evaluated into the cache.
 WARM_DELAY_MS = 250
@@ -239,14 +238,14 @@ class Document(QtCore.QObject):
         return self._selection[-1] if self._selection else None
 
     def set_selection(self, refs) -> None:
-        refs = tuple(dict.fromkeys(r for r in refs if editing.exists(self._scene, r)))
+        refs = tuple(dict.fromkeys(r for r in refs if exists(self._scene, r)))
         if refs == self._selection:
             return
         self._selection = refs
         self.selection_changed.emit()
 
     def selected_bones(self) -> list[str]:
-        return [r.name for r in self._selection if r.kind == editing.BONE]
+        return [r.name for r in self._selection if r.kind == BONE]
 
     # --- edits (called by undo commands) -------------------------------------------------
 
@@ -254,7 +253,7 @@ class Document(QtCore.QObject):
         """Do an edit: push an undo command (which applies it at once).
 
         An edit after which constraints would read each other's bones in a cycle (contract
-        §F1) is refused before anything changes: :class:`~app.editor.operations.
+        §F1) is refused before anything changes: :class:`~app.editor.operations.base.
         OperationError` saying so, the scene and the undo stack as they were. A command that
         can change the constraints or the hierarchy says what they become
         (``lists_after(scene)``).
@@ -310,7 +309,7 @@ class Document(QtCore.QObject):
         self._warm_timer.start()
         if structure:
             # Prune the selection first: listeners of either signal see only what exists.
-            kept = tuple(r for r in self._selection if editing.exists(self._scene, r))
+            kept = tuple(r for r in self._selection if exists(self._scene, r))
             pruned = kept != self._selection
             self._selection = kept
             self.structure_changed.emit()

@@ -109,16 +109,16 @@ def key_frames_of_selection(document):
     """Key frames of the selected things (of the whole scene when nothing is selected)."""
     import numpy as np
 
-    from app.scene.rig import editing
-    from app.scene.rig.editing import Ref
+    from app.scene.rig import key_edits
+    from app.scene.rig.refs import Ref, exists
 
     refs = list(document.selection)
     if not refs:
         scene = document.scene
         refs = [Ref.bone(b.name) for b in scene.bones]
         refs += [Ref.constraint(c.name) for c in scene.constraints]
-    frames = [editing.key_frames(document.scene, r) for r in refs
-              if editing.exists(document.scene, r)]  # fmt: skip
+    frames = [key_edits.key_frames(document.scene, r) for r in refs
+              if exists(document.scene, r)]  # fmt: skip
     return np.unique(np.concatenate(frames)) if frames else np.zeros(0)
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import bone_operations
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.editor.operations import bone_operations, constraint_operations
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
 from app.widgets.kinds import registry as views
 from app.widgets.kinds.base import act as _act
 
@@ -41,5 +40,6 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
         if view.on_constraint is not None:
             view.on_constraint(menu, document, c, ref)
         menu.addSeparator()
-        _act(menu, f"Remove Constraint {c.name}", operations.remove_constraint, document, c.name)
+        _act(menu, f"Remove Constraint {c.name}", constraint_operations.remove_constraint,
+             document, c.name)  # fmt: skip
     return menu

@@ -3,7 +3,7 @@
 
 Drag a bar's end to move it; double-click an empty stretch of a row to add a contact there;
 right-click a bar (or select it and press Delete) to remove it. Each edit is one undo step,
-and the plant follows at once (:mod:`app.editor.authoring.plant_operations`). Shown only for
+and the plant follows at once (:mod:`app.editor.operations.plant_operations`). Shown only for
 a planted scene.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor.authoring import plant_operations
-from app.editor.operations import OperationError
+from app.editor.operations import plant_operations
+from app.editor.operations.base import OperationError
 from app.scene.builders.leg_names import read_name
 from app.scene.motion.feet import POINTS
 from app.widgets.scrub_bar import MARGIN

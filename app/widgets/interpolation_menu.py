@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor.key_operations import INTERPOLATION_WORDS
+from app.editor.operations.key_operations import INTERPOLATION_WORDS
 
 ORDER = ("constant", "linear", "ease")
 TIPS = {

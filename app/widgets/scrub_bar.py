@@ -13,8 +13,8 @@ import math
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import key_operations
-from app.editor.operations import OperationError
+from app.editor.operations import key_operations
+from app.editor.operations.base import OperationError
 from app.editor.playback import key_frames_of_selection
 from app.widgets.interpolation_menu import interpolation_menu, pop_up
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations, playback
+from app.editor import playback
+from app.editor.operations import timeline_operations
+from app.editor.operations.base import OperationError
 from app.widgets.contact_bars import ContactBars
 from app.widgets.fields import refuse
 from app.widgets.scrub_bar import ScrubBar
@@ -249,8 +251,8 @@ class TimelineWidget(QtWidgets.QWidget):
         """Set the range or rate; a value that breaks a rule turns the field back and says
         why, beside the field and in the status bar."""
         try:
-            operations.set_timeline(self._document, **values)
-        except operations.OperationError as e:
+            timeline_operations.set_timeline(self._document, **values)
+        except OperationError as e:
             self._on_scene()
             self._document.notify(str(e))
             refuse(field, str(e))

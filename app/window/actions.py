@@ -14,7 +14,9 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import operations, playback, settings
+from app.editor import playback, settings
+from app.editor.operations import key_operations
+from app.editor.operations.base import OperationError
 from app.widgets.add_menu import build_add_menu
 from app.widgets.retarget.import_dialog import import_motion
 from app.widgets.retarget.map_dialog import edit_map
@@ -66,7 +68,7 @@ class WindowActions:
         def run(*_):
             try:
                 fn(*args)
-            except operations.OperationError as e:
+            except OperationError as e:
                 show_message(self, str(e))
 
         return run
@@ -112,14 +114,14 @@ class WindowActions:
         a(
             "key",
             "Set &Key",
-            self._safely(operations.set_key, doc),
+            self._safely(key_operations.set_key, doc),
             "K",
             "Key the selection at the current frame",
         )
         a(
             "deleteKey",
             "&Delete Key",
-            self._safely(operations.delete_key, doc),
+            self._safely(key_operations.delete_key, doc),
             "Shift+K",
             "Delete the selection's key at the current frame",
         )

@@ -125,7 +125,7 @@ def render_screenshot(
     from pathlib import Path
 
     from app.editor.document import Document
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
     from app.window.main_window import MainWindow
     from app.window.render import viewport_image, window_image, write_png
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import bone_operations, constraint_operations, pose_operations
+from app.editor.operations import bone_operations, constraint_operations, pose_operations
+from app.editor.operations.base import OperationError
 from app.scene.rig.bone_edits import DELETE, REPARENT
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
 from app.window.layout import show_message
@@ -68,7 +68,7 @@ class BoneActions:
     def _copy_pose(self) -> None:
         try:
             text = pose_operations.copy_pose(self.document)
-        except operations.OperationError as e:
+        except OperationError as e:
             show_message(self, str(e))
             return
         QtGui.QGuiApplication.clipboard().setText(text)
@@ -147,7 +147,7 @@ class BoneActions:
         bones = doc.selected_bones()
         others = [r for r in doc.selection if r.kind in (PIVOT, CONSTRAINT)]
         if not bones:
-            self._safely(operations.delete_selected, doc)()
+            self._safely(constraint_operations.delete_selected, doc)()
             return
         children = REPARENT
         if bone_operations.has_children(doc, bones):
@@ -161,7 +161,7 @@ class BoneActions:
         stack.beginMacro(f"Delete {', '.join(r.label() for r in doc.selection)}")
         try:
             doc.set_selection(others)
-            self._safely(operations.delete_selected, doc)()
+            self._safely(constraint_operations.delete_selected, doc)()
             self._safely(bone_operations.delete_bones, doc, bones, children)()
         finally:
             stack.endMacro()

@@ -18,7 +18,7 @@ from app.editor.document import Document
 from app.editor.files import FileController
 from app.editor.recovery import Autosaver
 from app.editor.step_through import StepThrough
-from app.scene.rig.editing import BONE, PIVOT, TARGET_KINDS
+from app.scene.rig.refs import BONE, PIVOT, TARGET_KINDS
 from app.widgets.panels.compare_table import CompareTable
 from app.widgets.panels.inspector import Inspector
 from app.widgets.panels.outliner import Outliner

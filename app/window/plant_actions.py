@@ -1,5 +1,5 @@
 """Rig ▸ Plant Feet…: a dialog that plants a clip's feet (issue 24) as one undo step and
-shows the figures before and after (:mod:`app.editor.authoring.plant_operations`).
+shows the figures before and after (:mod:`app.editor.operations.plant_operations`).
 
 The contacts it finds then show as bars under the timeline's scrub bar
 (:mod:`app.widgets.contact_bars`), where they are edited; Compare draws the original motion
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from app.editor.authoring import plant_operations
-from app.editor.operations import OperationError
+from app.editor.operations import plant_operations
+from app.editor.operations.base import OperationError
 from app.scene.builders.leg_names import SIDES, recognised_legs
 from app.scene.motion.plant import PlantOptions, original_scene
 

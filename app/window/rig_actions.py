@@ -1,13 +1,13 @@
 """The Rig menu: Rig ▸ Foot Roll Rig… opens a small dialog, pre-filled with the leg the
 selection or the bone names point at, that builds the reverse foot (contract §F4) as one undo
-step (:func:`app.editor.authoring.rig_operations.add_foot_roll_rig`)."""
+step (:func:`app.editor.operations.rig_operations.add_foot_roll_rig`)."""
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor.authoring import rig_operations
-from app.editor.operations import OperationError
+from app.editor.operations import rig_operations
+from app.editor.operations.base import OperationError
 from app.scene.builders.foot_roll import MOTION, REST, FootRollError, check_leg, new_names
 from app.scene.builders.leg_names import SIDES, Leg, recognised_legs, side_of_leg
 from app.scene.errors import SceneError

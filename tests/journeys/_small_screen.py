@@ -122,7 +122,7 @@ def journey() -> None:
     dialogs = report["dialogs"]
     actions = window.actions_by_name
     viewport = window.viewport
-    from app.scene.rig.editing import Ref
+    from app.scene.rig.refs import Ref
 
     dialogs["controls (F1)"] = dialog_from(lambda: QTest.keyClick(window, Key.Key_F1))
     dialogs["about"] = dialog_from(actions["about"].trigger)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from tests.gui import CTRL, LEFT, NO_MODS, SHIFT, key
 
 from ._steps_a import pick_from_menu

@@ -8,8 +8,8 @@ starts is refused with a word, not fixed by moving the other end.
 import pytest
 from PySide6 import QtWidgets
 
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import Ref
 
 from ._fields import click_at, focused, press, shown, type_into
 
@@ -65,7 +65,7 @@ def test_esc_restores_every_kind_of_field_and_nothing_is_committed_later(win):
     click_bone(win, "calf")
     type_into(field(win, "translation1"), "0.25")
     click_at(win.viewport, (5, 5))
-    assert editing.translation_at(doc.scene.bone("calf"), 0)[1] == pytest.approx(0.25)
+    assert key_edits.translation_at(doc.scene.bone("calf"), 0)[1] == pytest.approx(0.25)
     assert doc.undo_stack.count() == history + 1
 
 

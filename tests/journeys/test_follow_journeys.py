@@ -7,7 +7,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from app.window.layout import message_room
 from tests import gui
 from tests.conftest import SCENES

@@ -10,7 +10,7 @@ import numpy as np
 
 from app.cli import DEMO_SCENE
 from app.editor import settings
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from tests.gui import drop_file
 from tests.leaf_bones_files import LEAVES, far_leaves_fbx
 

@@ -5,8 +5,7 @@ person sees is asserted too: the pivot's handle ends under the mouse."""
 import numpy as np
 
 from app.scene.analysis import projection
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref, resolve
 from tests import gui
 from tests.conftest import SCENES
 from tests.gui import SHIFT, drag
@@ -20,12 +19,12 @@ def _drag_ball(qtbot, frame, modifiers=gui.NO_MODS, by=(40, -30)):
     ref = Ref.pivot_of(ROLL, "ball")
     foot_to_world = doc.pose().bone_to_world[0, doc.scene.bone_index("foot")]
     forward = projection.camera_axes(vp.world_to_eye())[2]
-    before = np.array(editing.resolve(doc.scene, ref).position)
+    before = np.array(resolve(doc.scene, ref).position)
     world_before = vp.handle_position(ref).copy()
     start = vp.project([world_before])[0]
     end = start + np.asarray(by, float)
     drag(vp, start, end, modifiers, qtbot=qtbot)
-    after = np.array(editing.resolve(doc.scene, ref).position)
+    after = np.array(resolve(doc.scene, ref).position)
     return win, ref, foot_to_world, forward, before, after, end
 
 

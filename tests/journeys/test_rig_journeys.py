@@ -19,8 +19,8 @@ from app.scene.builders.foot_roll import REST, build_foot_roll
 from app.scene.builders.leg_names import recognised_legs
 from app.scene.evaluate import bake
 from app.scene.io import load_scene, save_scene
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import Ref
 from tests import gui
 from tests.conftest import CMU_DIR, SCENES
 from tests.gui import framebuffer, key

@@ -12,7 +12,7 @@ from app.editor import settings
 from app.editor.recovery import Autosaver, orphans
 from app.editor.tutorials import load_tutorials
 from app.scene.io import load_scene
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 from ..gui import CTRL, SHIFT
 from . import _fields

@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 
 from app.scene.evaluate import bake
 from app.scene.math.transforms import transform_points
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from tests import gui
 from tests.conftest import SCENES
 from tests.gui import CTRL, SHIFT, drag, framebuffer, key

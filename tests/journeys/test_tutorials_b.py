@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.scene.rig.editing import CONSTRAINT, POINT, Ref
+from app.scene.rig.refs import CONSTRAINT, POINT, Ref
 from tests import gui
 from tests.conftest import CMU_DIR, SCENES
 from tests.gui import CTRL, SHIFT

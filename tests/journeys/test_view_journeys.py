@@ -144,7 +144,7 @@ def test_a_click_on_the_middle_of_a_bone_picks_that_bone(window, qtbot, scene):
     """Issue 26 item 2: the middle of ``hand.L`` picked ``forearm.L`` (a zero-length hand at
     the forearm's tail), the demo's toes their toe pivot, the rigged humanoid's ``calf.R``
     the left knee's pole; a handle that merely sits on a bone no longer takes its clicks."""
-    from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
+    from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg
     from tests.conftest import SCENES
 
     doc = window.document
@@ -184,8 +184,8 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
     """Issue 26 item 3, on the rigged humanoid of the README's screenshot: every label drawn
     sits beside its handle and over no other label; the selection's label shows where
     labels crowd; View ▸ Labels (Alt+L) hides them all and brings them back."""
-    from app.editor.authoring.rig_operations import add_foot_roll_rig, suggested_leg
-    from app.scene.rig.editing import Ref
+    from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg
+    from app.scene.rig.refs import Ref
     from app.widgets.viewport.scene_drawing import PIVOT_COLOR
     from tests.conftest import SCENES
     from tests.gui import framebuffer

@@ -12,9 +12,9 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
-from app.editor import key_operations
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, Ref
+from app.editor.operations import key_operations
 from app.scene.rig.model import MultiParent
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, POLE, TARGET, Ref
 from app.widgets.add_menu import build_add_menu
 from tests.conftest import CMU_DIR, SCENES
 from tests.gui import LEFT, NO_MODS, SHIFT, key, open_window

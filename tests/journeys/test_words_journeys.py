@@ -13,8 +13,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from app.cli import DEMO_SCENE
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import Ref, resolve
 from tests.gui import CTRL, drop_file, key
 
 from . import _fields
@@ -80,15 +80,15 @@ def test_every_key_says_what_it_does_to_what_is_selected(win, qtbot):
     keys that cannot act on a pivot or on nothing say what they do and to what."""
     doc, vp = win.document, win.viewport
     ball = Ref.pivot_of("foot_roll", "ball")
-    pivot = editing.resolve(doc.scene, ball)
+    pivot = resolve(doc.scene, ball)
     frame = next(f for f in range(doc.scene.frame_start, doc.scene.frame_end + 1)
-                 if abs(editing.rotation_at(pivot, f)[0]) < 0.999)  # fmt: skip
+                 if abs(key_edits.rotation_at(pivot, f)[0]) < 0.999)  # fmt: skip
     doc.set_frame(frame)
     outliner_click(win, qtbot, ball)
     vp.setFocus()
     key(vp, "R", ALT)
     assert _status(win) == f"Clear rotation of pivot ball at frame {frame} (Ctrl+Z undoes)"
-    turned = editing.rotation_at(editing.resolve(doc.scene, ball), frame)
+    turned = key_edits.rotation_at(resolve(doc.scene, ball), frame)
     assert np.allclose(turned, [1, 0, 0, 0])
     angle = win.inspector.findChild(QtWidgets.QWidget, "rotation").angle
     assert "0.00" in " ".join(e.text() for e in angle.findChildren(QtWidgets.QLineEdit))

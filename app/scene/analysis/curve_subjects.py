@@ -17,10 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.scene.rig import editing
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig import key_edits
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import (
+    BONE,
+    CONSTRAINT,
+    PIVOT,
+    TARGET_KINDS,
+    Ref,
+    exists,
+    part_refs,
+    resolve,
+)
 
 ROTATION, DRIVEN, POSITION = "rotation", "driven", "position"
 
@@ -74,10 +83,10 @@ def _owners(scene: Scene, bone: str, constraints) -> tuple:
     """Frames keyed in what drives ``bone``: its own keys, its constraints' inputs."""
     refs = [Ref.bone(bone)]
     for c in constraints:
-        refs += editing.part_refs(c)
+        refs += part_refs(c)
     owners: dict[float, Ref] = {}
     for ref in refs:
-        for f in editing.key_frames(scene, ref):
+        for f in key_edits.key_frames(scene, ref):
             owners.setdefault(float(f), ref)
     return tuple(sorted(owners.items(), key=lambda item: item[0]))
 
@@ -98,9 +107,9 @@ def _driven(scene: Scene, bone: str) -> CurveSubject:
 def subject_of(scene: Scene, ref: Ref | None) -> CurveSubject | None:
     """What the curve view shows for ``ref`` (``None``: nothing to plot, e.g. a target that
     follows a bone)."""
-    if ref is None or not editing.exists(scene, ref):
+    if ref is None or not exists(scene, ref):
         return None
-    item = editing.resolve(scene, ref)
+    item = resolve(scene, ref)
     if ref.kind == PIVOT:
         return CurveSubject(ROTATION, f"pivot {ref.pivot} of {ref.name}: qᵢ(t)", ref,
                             tuple(item.rotation), item.rotation_keys)  # fmt: skip

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.scene.math import quat
 from app.scene.math.transforms import trs
-from app.scene.rig import editing
+from app.scene.rig import key_edits
 from app.scene.rig.limits import perpendicular
 from app.scene.rig.model import HingeLimit, Scene
 
@@ -73,7 +73,7 @@ def shapes(scene: Scene, bone_to_world, frame: float, which=None) -> list[LimitS
         bone = scene.bones[i]
         parent_to_world = (np.eye(4) if bone.parent is None
                            else bone_to_world[scene.bone_index(bone.parent)])  # fmt: skip
-        translation = editing.translation_at(bone, frame)
+        translation = key_edits.translation_at(bone, frame)
         rest_to_world = parent_to_world @ trs(translation, bone.rotation, bone.scale)
         head = rest_to_world[:3, 3]
         rest_tail = rest_to_world[:3, :3] @ np.asarray(scene.tail_of(i), float)

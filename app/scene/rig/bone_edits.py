@@ -8,9 +8,12 @@ mesh, the new ``meshes`` and ``extra``). The editor's undo command keeps the old
 lists. The input scene is never changed.
 
 Rest values are the static ``translation``/``rotation``/``scale`` of the bones (the pose
-with no keys), as Blender's edit mode shows them.
+with no keys), as Blender's edit mode shows them; :func:`with_bone_rest` edits them on one
+bone. A bone's values at a frame (posing, keying) are key edits
+(:mod:`app.scene.rig.key_edits`).
 
-One idea: skeleton-structure edits (add, extrude, delete, rename, reparent) of a scene.
+One idea: bone edits: the skeleton's structure (add, extrude, delete, rename, reparent) and
+a bone's rest values.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ import numpy as np
 from app.scene.bounds import bad_name_character
 from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix, trs
-from app.scene.rig.editing import unique_name
+from app.scene.rig.keys import floats
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import unique_name
 from app.scene.rig.renames import (
     HUMANOID,
     renamed_extra,
@@ -59,10 +63,6 @@ class Rig:
     plant: tuple | None = None
 
 
-def _vec(v) -> tuple:
-    return tuple(float(x) for x in np.asarray(v, dtype=float).reshape(-1))
-
-
 def _children(scene: Scene, name: str) -> list[str]:
     return [b.name for b in scene.bones if b.parent == name]
 
@@ -93,7 +93,7 @@ def _pinned_tail(scene: Scene, name: str) -> Bone:
     bone = scene.bone(name)
     if bone.tail is not None:
         return bone
-    return dataclasses.replace(bone, tail=_vec(scene.tail_of(scene.bone_index(name))))
+    return dataclasses.replace(bone, tail=floats(scene.tail_of(scene.bone_index(name))))
 
 
 def _with_bone_replaced(bones, name: str, new: Bone) -> list[Bone]:
@@ -127,8 +127,8 @@ def add_bone(scene: Scene, parent: str | None = None, head_in_parent=None, tail=
     if tail is None:
         tail = (0.0, length, 0.0)
     name = unique_name(name, scene.bone_names())
-    bones.append(Bone(name=name, parent=parent, translation=_vec(head_in_parent),
-                      tail=_vec(tail)))  # fmt: skip
+    bones.append(Bone(name=name, parent=parent, translation=floats(head_in_parent),
+                      tail=floats(tail)))  # fmt: skip
     return Rig(tuple(bones), tuple(scene.constraints)), name
 
 
@@ -179,9 +179,9 @@ def _compose_into(bone: Bone, a_to_b: np.ndarray, new_parent: str | None) -> Bon
 
     changes = dict(
         parent=new_parent,
-        translation=_vec(moved(bone.translation)),
-        rotation=_vec(turned(bone.rotation)),
-        scale=_vec(np.asarray(bone.scale, float) * s),
+        translation=floats(moved(bone.translation)),
+        rotation=floats(turned(bone.rotation)),
+        scale=floats(np.asarray(bone.scale, float) * s),
     )
     if bone.translation_keys is not None:
         keys = bone.translation_keys
@@ -339,10 +339,39 @@ def reparent(scene: Scene, name: str, parent: str | None, keep: str = KEEP_WORLD
         raise ValueError(f'keep must be "world" or "local", got {keep!r}')
     bones = list(scene.bones)
     if bone.tail is None:  # its default tail followed its first child: keep it drawn so
-        new = dataclasses.replace(new, tail=_vec(scene.tail_of(scene.bone_index(name))))
+        new = dataclasses.replace(new, tail=floats(scene.tail_of(scene.bone_index(name))))
     bones = _with_bone_replaced(bones, name, new)
     if bone.parent is not None and scene.bone(bone.parent).tail is None:
         bones = _with_bone_replaced(bones, bone.parent, _pinned_tail(scene, bone.parent))
     if parent is not None and scene.bone(parent).tail is None:
         bones = _with_bone_replaced(bones, parent, _pinned_tail(scene, parent))
     return Rig(tuple(bones), tuple(scene.constraints))
+
+
+# --- rest values --------------------------------------------------------------------------
+
+
+def with_bone_rest(bone: Bone, **values) -> Bone:
+    """A bone with static values replaced (``translation``, ``rotation``, ``scale``, ``tail``).
+
+    Raises
+    ------
+    ValueError
+        For a rotation of zero length or a scale factor that is not > 0.
+    """
+    changes = {}
+    for key, value in values.items():
+        v = np.asarray(value, dtype=float).reshape(-1)
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"{key} must be finite numbers")
+        if key == "rotation":
+            n = np.linalg.norm(v)
+            if n == 0:
+                raise ValueError("a rotation needs a non-zero quaternion")
+            v = v / n
+        if key == "scale" and np.any(v < 0):
+            raise ValueError(
+                "every scale factor must be >= 0 (0 hides the bone; bones cannot mirror)"
+            )
+        changes[key] = floats(v)
+    return dataclasses.replace(bone, **changes)

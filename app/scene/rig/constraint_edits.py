@@ -1,10 +1,13 @@
-"""Edits of constraint settings, as pure functions from old items to new ones: limits,
-the points-at ``up``, the FABRIK pole, pivot names and order.
+"""Edits of constraints, as pure functions from old items to new ones: their settings
+(limits, the points-at ``up``, the FABRIK pole), their pivots (added, removed, renamed,
+reordered), and whether a new one would repeat one the scene has.
 
 Each checks what the file format checks (``app.scene.formats.schema``), so a value the
-editor accepts is one the file can hold; a bad one raises ``ValueError`` saying why.
+editor accepts is one the file can hold; a bad one raises ``ValueError`` saying why. A new
+constraint of a kind is made in :mod:`app.scene.constraints.kind_constructors`; a pivot's or
+a target's values at a frame are key edits (:mod:`app.scene.rig.key_edits`).
 
-One idea: constraint-setting edits (limits, up, pole, pivot names and order).
+One idea: constraint edits (settings, pivots, repeats).
 """
 
 from __future__ import annotations
@@ -14,21 +17,21 @@ import dataclasses
 import numpy as np
 
 from app.scene.bounds import bad_name_character
-from app.scene.rig.editing import pivot_named
+from app.scene.rig.keys import floats
 from app.scene.rig.model import (
     ConeLimit,
+    Constraint,
     Fabrik,
     HingeLimit,
     Limit,
     MultiParent,
+    Pivot,
     PointsAt,
+    Scene,
     Target,
     UpVector,
 )
-
-
-def _vec(v) -> tuple:
-    return tuple(float(x) for x in np.asarray(v, dtype=float).reshape(-1))
+from app.scene.rig.refs import pivot_named, replace_pivot
 
 
 def cone(degrees: float, twist=None) -> ConeLimit:
@@ -46,7 +49,7 @@ def cone(degrees: float, twist=None) -> ConeLimit:
 
 def hinge(axis, lo: float, hi: float) -> HingeLimit:
     """A hinge about ``axis`` (bone frame, any non-zero length) from ``lo`` to ``hi`` degrees."""
-    axis = _vec(axis)
+    axis = floats(axis)
     if len(axis) != 3 or not np.all(np.isfinite(axis)) or np.linalg.norm(axis) == 0:
         raise ValueError("the hinge axis needs three finite numbers, not all zero")
     lo, hi = float(lo), float(hi)
@@ -77,7 +80,7 @@ def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
         raise ValueError(f"{constraint.name!r} has no up vector")
     if axis is None and toward is None:
         return dataclasses.replace(constraint, up=None)
-    axis, toward = _vec(axis), _vec(toward)
+    axis, toward = floats(axis), floats(toward)
     for what, v in (("axis", axis), ("toward", toward)):
         if len(v) != 3 or not np.all(np.isfinite(v)) or np.linalg.norm(v) == 0:
             raise ValueError(f"the up vector's {what} needs three finite numbers, not all zero")
@@ -88,6 +91,44 @@ def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
 def with_pole(constraint: Fabrik, pole: Target | None) -> Fabrik:
     """A FABRIK constraint with its pole set (``None``: no pole)."""
     return constraint.with_target("pole", pole)
+
+
+def numbered_pivot_name(taken) -> str:
+    """A new pivot's name: "pivot N" with N one more than the pivots there are, or the next
+    number free ("pivot 1" for a constraint's first)."""
+    taken = set(taken)
+    n = len(taken) + 1
+    while f"pivot {n}" in taken:
+        n += 1
+    return f"pivot {n}"
+
+
+def with_new_pivot(constraint: MultiParent, position_in_body) -> tuple[MultiParent, Pivot]:
+    """The constraint with one more pivot at ``position_in_body`` (no rotation yet), named
+    "pivot N" (the user names it heel, ball or toe with F2 or the inspector)."""
+    name = numbered_pivot_name(p.name for p in constraint.pivots)
+    pivot = Pivot(name=name, position=floats(position_in_body))
+    return dataclasses.replace(constraint, pivots=constraint.pivots + (pivot,)), pivot
+
+
+def without_pivot(constraint: MultiParent, name: str) -> MultiParent:
+    """The constraint without pivot ``name``.
+
+    Raises
+    ------
+    ValueError
+        If it is the last pivot (a multi-parent constraint needs at least one).
+    """
+    pivot_named(constraint, name)
+    if len(constraint.pivots) == 1:
+        raise ValueError(
+            f"{name!r} is the only pivot of {constraint.name!r}; a multi-parent "
+            "constraint needs at least one, remove the constraint instead"
+        )
+    return dataclasses.replace(
+        constraint, pivots=tuple(p for p in constraint.pivots if p.name != name)
+    )
+
 
 
 def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiParent:
@@ -107,9 +148,7 @@ def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiPare
         raise ValueError(bad_name_character(new))
     if new != old and any(p.name == new for p in constraint.pivots):
         raise ValueError(f"{constraint.name!r} already has a pivot named {new!r}")
-    renamed = dataclasses.replace(pivot, name=new)
-    pivots = tuple(renamed if p.name == old else p for p in constraint.pivots)
-    return dataclasses.replace(constraint, pivots=pivots)
+    return replace_pivot(constraint, dataclasses.replace(pivot, name=new), old)
 
 
 def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiParent:
@@ -133,3 +172,36 @@ def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiPa
         raise ValueError(f"pivot {name} of {constraint.name} is already the {where} one")
     pivots.insert(new, pivots.pop(old))
     return dataclasses.replace(constraint, pivots=tuple(pivots))
+
+
+# --- a constraint the scene has already ---------------------------------------------------
+
+
+def alike_on_same_bones(scene: Scene, constraint: Constraint) -> bool:
+    """Whether ``scene`` has a constraint of ``constraint``'s kind driving the same bones."""
+    return any(type(c) is type(constraint) and c.driven_bones() == constraint.driven_bones()
+               for c in scene.constraints)  # fmt: skip
+
+
+def identical_in(scene: Scene, constraint: Constraint) -> Constraint | None:
+    """The constraint of ``scene`` that is ``constraint`` but for its name (the same kind,
+    bones, targets and settings: a second one would do the same again), or ``None``."""
+    for c in scene.constraints:
+        if type(c) is type(constraint) and dataclasses.replace(c, name=constraint.name) == \
+                constraint:  # fmt: skip
+            return c
+    return None
+
+
+def identical_words(scene: Scene, constraint: Constraint) -> str:
+    """Why ``constraint`` is not added when the scene has it already under another name
+    ("" when it has not)."""
+    same = identical_in(scene, constraint)
+    if same is None:
+        return ""
+    bones = ", ".join(constraint.driven_bones())
+    targets = ", ".join(constraint.target_bones())
+    following = f" following {targets}" if targets else ""
+    return (f"{same.name} is already a {constraint.label} on {bones}{following}, the same "
+            "in every setting: a second one would change nothing")  # fmt: skip
+

@@ -346,3 +346,9 @@ def sample_stacked(key_frames, values, codes, frames, rotation: bool) -> np.ndar
     if len(at_end) > 1:
         out[:, at_end[1:]] = out[:, at_end[:1]]
     return out
+
+
+def floats(value) -> tuple:
+    """``value`` (a key's or a static one, of any shape) as the model holds it: a flat tuple
+    of floats."""
+    return tuple(float(v) for v in np.asarray(value, dtype=float).reshape(-1))

@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-from app.scene.rig import editing
+from app.scene.rig import key_edits
 from app.scene.rig.model import Bone, Scene
 
 _SIDE = {"l": "r", "r": "l", "L": "R", "R": "L"}
@@ -58,8 +58,8 @@ def copy_pose(scene: Scene, names, frame: float) -> dict[str, dict]:
     for name in names:
         bone = scene.bone(name)
         out[name] = {
-            "translation": [float(v) for v in editing.translation_at(bone, frame)],
-            "rotation": [float(v) for v in editing.rotation_at(bone, frame)],
+            "translation": [float(v) for v in key_edits.translation_at(bone, frame)],
+            "rotation": [float(v) for v in key_edits.rotation_at(bone, frame)],
         }
     return out
 
@@ -69,10 +69,10 @@ def posed(bone: Bone, frame: float, translation, rotation) -> Bone:
     (posing is animation; the static rotation is the rest pose), the translation keyed when
     it is animated, else its static value."""
     new = bone
-    if not np.allclose(editing.rotation_at(bone, frame), rotation, atol=1e-12):
-        new = editing.with_bone_rotation(new, frame, rotation)
-    if not np.allclose(editing.translation_at(bone, frame), translation, atol=1e-12):
-        new = editing.with_bone_translation(new, frame, translation)
+    if not np.allclose(key_edits.rotation_at(bone, frame), rotation, atol=1e-12):
+        new = key_edits.with_bone_rotation(new, frame, rotation)
+    if not np.allclose(key_edits.translation_at(bone, frame), translation, atol=1e-12):
+        new = key_edits.with_bone_translation(new, frame, translation)
     return new
 
 
@@ -107,7 +107,7 @@ def cleared(bone: Bone, frame: float, rotation: bool = True) -> Bone:
     if rotation:
         if bone.rotation_keys is None:
             return bone
-        return editing.with_bone_rotation(bone, frame, bone.rotation)
+        return key_edits.with_bone_rotation(bone, frame, bone.rotation)
     if bone.translation_keys is None:
         return bone
-    return editing.with_bone_translation(bone, frame, bone.translation)
+    return key_edits.with_bone_translation(bone, frame, bone.translation)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.editor import operations
+from app.editor.operations import constraint_operations
+from app.editor.operations.base import OperationError
 from app.scene.rig.model import Target
 
 
@@ -133,7 +134,7 @@ def act(menu, text, fn, *args, enabled=True):
     def run():
         try:
             fn(*args)
-        except operations.OperationError as e:
+        except OperationError as e:
             document.notify(str(e))
 
     action = menu.addAction(text)
@@ -148,12 +149,14 @@ def set_target_menu(menu, document, constraint) -> None:
     act(
         target_menu,
         "To a Position (where it is now)",
-        lambda d, n: operations.set_target(d, n, operations.target_here(d, n)),
+        lambda d, n: constraint_operations.set_target(
+            d, n, constraint_operations.target_here(d, n)
+        ),
         document,
         constraint.name,
     )
     target_menu.addSeparator()
     for b in document.scene.bones:
         for at in ("head", "tail"):
-            act(target_menu, f"To {b.name} {at}", operations.set_target, document,
+            act(target_menu, f"To {b.name} {at}", constraint_operations.set_target, document,
                 constraint.name, Target(bone=b.name, at=at))  # fmt: skip

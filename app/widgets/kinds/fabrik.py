@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import constraint_operations as ops
-from app.scene.rig import editing
+from app.editor.operations import constraint_operations
+from app.editor.operations import constraint_operations as ops
+from app.scene.constraints import kind_constructors
 from app.scene.rig.model import Fabrik, Target
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, choice_index, first, set_target_menu
@@ -27,7 +27,7 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
     selected bones that are not one chain show why the entry is greyed."""
     bones = bones or [bone]
     try:
-        chain = editing.chain_from(document.scene, bones)
+        chain = kind_constructors.chain_from(document.scene, bones)
     except (ValueError, KeyError):
         chain = None
     if chain is not None and len(chain) < 2:
@@ -38,7 +38,7 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
         words, enabled = f"on {chain[0]} → {chain[-1]} ({plural(len(chain), 'bone')})", True
     else:
         words, enabled = f"on {chain[-1]} and its parent {chain[0]}", True
-    act(menu, f"Add FABRIK Constraint {words}", operations.add_fabrik, document, bones,
+    act(menu, f"Add FABRIK Constraint {words}", constraint_operations.add_fabrik, document, bones,
         enabled=enabled)  # fmt: skip
 
 
@@ -88,7 +88,7 @@ def _pole_here(document, name: str) -> Target:
     or the middle joint's head when there was none."""
     c = document.scene.constraint(name)
     if c.pole is not None:
-        return operations.target_here(document, name, "pole")
+        return constraint_operations.target_here(document, name, "pole")
     pose = document.pose()
     middle = pose.heads[0, document.scene.bone_index(c.chain[len(c.chain) // 2])]
     return Target(position=tuple(float(v) for v in middle))

@@ -7,14 +7,14 @@ the bone, as it does for every kind's targets (:meth:`Constraint.parts`).
 
 from __future__ import annotations
 
-from app.editor.authoring.follow_operations import (
+from app.editor.operations.follow_operations import (
     OFFSET_WORDS,
     add_follow,
-    new_follow,
     set_follow_target,
     set_offset,
 )
-from app.scene.rig.editing import identical_in
+from app.scene.constraints.kind_constructors import new_follow
+from app.scene.rig.constraint_edits import identical_in
 from app.scene.rig.model import ChildOf, CopyLocation, CopyRotation
 from app.widgets.kinds.base import ConstraintView, act
 

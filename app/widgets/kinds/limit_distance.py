@@ -14,10 +14,12 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor.commands import InsertItem
-from app.editor.operations import OperationError, refuse_identical, replace, target_world
+from app.editor.operations.base import OperationError, replace
+from app.editor.operations.constraint_operations import refuse_identical, target_world
 from app.scene.constraints.limit_distance import edits
 from app.scene.constraints.limit_distance.model import MODE_WORDS, LimitDistance
-from app.scene.rig.editing import Ref, identical_in
+from app.scene.rig.constraint_edits import identical_in
+from app.scene.rig.refs import Ref
 from app.widgets.fields import spin_box
 from app.widgets.kinds.base import ConstraintView, act
 from app.widgets.text_keys import keep_keys

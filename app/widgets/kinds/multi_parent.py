@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
+from app.editor.operations import constraint_operations
+from app.scene.constraints import kind_constructors
 from app.scene.math import quat
-from app.scene.rig import editing
-from app.scene.rig.editing import PIVOT
+from app.scene.rig import constraint_edits
 from app.scene.rig.model import MultiParent
+from app.scene.rig.refs import PIVOT
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, column_text, vector_text
 
@@ -29,15 +30,16 @@ def section(form, c: MultiParent) -> None:
 
 def add_on_bone(menu, document, bone: str, bones) -> None:
     scene = document.scene
-    driven = editing.alike_on_same_bones(scene, editing.new_multi_parent(scene, bone))
+    new = kind_constructors.new_multi_parent(scene, bone)
+    driven = constraint_edits.alike_on_same_bones(scene, new)
     act(menu, f"Add Multi-Parent Constraint on {bone}" + (" (it has one)" if driven else ""),
-        operations.add_multi_parent, document, bone, enabled=not driven)  # fmt: skip
+        constraint_operations.add_multi_parent, document, bone, enabled=not driven)  # fmt: skip
 
 
 def on_constraint(menu, document, c: MultiParent, ref) -> None:
-    act(menu, f"Add Pivot to {c.name}", operations.add_pivot, document, c.name)
+    act(menu, f"Add Pivot to {c.name}", constraint_operations.add_pivot, document, c.name)
     if ref.kind == PIVOT:
-        act(menu, f"Remove Pivot {ref.pivot}", operations.remove_pivot, document, c.name,
+        act(menu, f"Remove Pivot {ref.pivot}", constraint_operations.remove_pivot, document, c.name,
             ref.pivot, enabled=len(c.pivots) > 1)  # fmt: skip
 
 

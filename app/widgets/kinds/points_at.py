@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import constraint_operations as ops
+from app.editor.operations import constraint_operations
+from app.editor.operations import constraint_operations as ops
 from app.scene.rig.model import PointsAt
 from app.widgets.fields import VectorEdit
 from app.widgets.kinds.base import ConstraintView, act, set_target_menu
@@ -21,8 +21,8 @@ def section(form, c: PointsAt) -> None:
 def add_on_bone(menu, document, bone: str, bones) -> None:
     others = [b for b in bones if b != bone]
     aim = f" at {others[-1]}" if others else ""
-    act(menu, f"Add Points-At Constraint on {bone}{aim}", operations.add_points_at, document,
-        bones or [bone])  # fmt: skip
+    act(menu, f"Add Points-At Constraint on {bone}{aim}", constraint_operations.add_points_at,
+        document, bones or [bone])  # fmt: skip
 
 
 def on_constraint(menu, document, c: PointsAt, ref) -> None:

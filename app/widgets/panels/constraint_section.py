@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import constraint_operations
-from app.scene.rig.editing import Ref
+from app.editor.operations import constraint_operations
 from app.scene.rig.model import RELATIVE_TO
+from app.scene.rig.refs import Ref
 from app.widgets.fields import spin_box
 from app.widgets.kinds import registry as views
 from app.widgets.text_keys import keep_keys
@@ -88,7 +87,7 @@ class ConstraintSection:
         enable(pivots.currentRow())
         add = QtWidgets.QPushButton("Add pivot")
         add.setObjectName("addPivotButton")
-        add.clicked.connect(lambda: self._run(operations.add_pivot, doc, ref.name))
+        add.clicked.connect(lambda: self._run(constraint_operations.add_pivot, doc, ref.name))
         row.addWidget(add)
         form.addRow(row)
 
@@ -129,7 +128,7 @@ class ConstraintSection:
         combo.setToolTip(tooltip)
         form.addRow(label, combo)
         combo.currentTextChanged.connect(
-            lambda v: self._run(operations.set_constraint_field, doc, ref.name, field, v)
+            lambda v: self._run(constraint_operations.set_constraint_field, doc, ref.name, field, v)
         )
         self._refreshers.append(
             lambda: self._set_combo(combo, getattr(doc.scene.constraint(ref.name), field))
@@ -184,7 +183,7 @@ class KindForm:
         spin.setObjectName(object_name)
         self._form.addRow(label, spin)
         spin.valueChanged.connect(
-            lambda v: run(operations.set_constraint_field, doc, name, field, float(v))
+            lambda v: run(constraint_operations.set_constraint_field, doc, name, field, float(v))
         )
         self._add_refresher(lambda: set_spin(spin, getattr(doc.scene.constraint(name), field)))
 

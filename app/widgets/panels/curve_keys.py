@@ -13,7 +13,7 @@
   interpolation.
 
 The curve view owns the diamonds (:class:`Diamonds`); this module reads them, keeps the key
-selection, and edits through :mod:`app.editor.key_operations`.
+selection, and edits through :mod:`app.editor.operations.key_operations`.
 
 One idea: the curve view's key selection and the gestures that edit its keys.
 """
@@ -25,12 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.editor import key_operations
-from app.editor.operations import OperationError
+from app.editor.operations import key_operations
+from app.editor.operations.base import OperationError
 from app.scene.analysis.curve_subjects import DRIVEN
 from app.scene.math.euler import euler_xyz_from_quat, quat_from_euler_xyz
-from app.scene.rig import editing, key_edits
+from app.scene.rig import key_edits
 from app.scene.rig.keys import sample
+from app.scene.rig.refs import exists, resolve
 from app.scene.words import plural
 from app.widgets.interpolation_menu import pop_up
 
@@ -121,9 +122,9 @@ class CurveKeyEditor(QtCore.QObject):
         scene = self.document.scene
         for channel, frames in self.selected.items():
             ref, field = channel
-            if not editing.exists(scene, ref):
+            if not exists(scene, ref):
                 continue
-            keys = getattr(editing.resolve(scene, ref), field, None)
+            keys = getattr(resolve(scene, ref), field, None)
             if keys is None:
                 continue
             kept = sorted(f for f in frames if np.any(keys.frames == f))
@@ -359,7 +360,7 @@ class CurveKeyEditor(QtCore.QObject):
             self.document.notify("Ctrl+click on a curve to insert a key there")
             return
         ref, field = best.channel
-        item = editing.resolve(s, ref)
+        item = resolve(s, ref)
         keys = getattr(item, field)
         static = getattr(item, key_edits.static_field(field))
         value = sample(static, keys, np.asarray(frame), key_edits.is_rotation(field))

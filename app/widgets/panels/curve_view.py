@@ -27,8 +27,8 @@ from app.scene.analysis.compare import rotation_parts
 from app.scene.analysis.curve_subjects import DRIVEN, POSITION, ROTATION, CurveSubject, subject_of
 from app.scene.analysis.curves import accumulated_turn_deg, plot_frames, rotation_curve
 from app.scene.math.euler import euler_xyz_from_quat
-from app.scene.rig.editing import Ref
 from app.scene.rig.keys import sample
+from app.scene.rig.refs import Ref
 from app.scene.words import plural
 from app.widgets.panels.curve_keys import EULER, QUAT, VECTOR, CurveKeyEditor, Diamonds
 from app.widgets.panels.plots import DualPlot

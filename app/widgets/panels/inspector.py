@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.authoring import constraint_operations
-from app.editor.authoring.follow_operations import set_follow_target
 from app.editor.files import is_shipped
+from app.editor.operations import bone_operations, constraint_operations, key_operations
+from app.editor.operations.base import OperationError
+from app.editor.operations.follow_operations import set_follow_target
 from app.editor.throttle import Throttle
-from app.scene.rig import editing
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig import key_edits
 from app.scene.rig.model import Target
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref, exists, resolve
 from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.kinds import registry as views
@@ -66,7 +66,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _active(self) -> Ref | None:
         doc = self._document
         ref = doc.active
-        return ref if ref is not None and editing.exists(doc.scene, ref) else None
+        return ref if ref is not None and exists(doc.scene, ref) else None
 
     def _rebuild(self) -> None:
         ref = self._ref = self._active()
@@ -151,8 +151,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         key.setToolTip("Key the current values at the current frame")
         unkey = QtWidgets.QPushButton("Delete key (Shift+K)")
         unkey.setObjectName("deleteKeyButton")
-        key.clicked.connect(lambda: self._run(operations.set_key, self._document, [ref]))
-        unkey.clicked.connect(lambda: self._run(operations.delete_key, self._document, [ref]))
+        key.clicked.connect(lambda: self._run(key_operations.set_key, self._document, [ref]))
+        unkey.clicked.connect(lambda: self._run(key_operations.delete_key, self._document, [ref]))
         for b in (key, unkey):
             b.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
             row.addWidget(b)
@@ -167,7 +167,9 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         spin.setKeyboardTracking(False)
         form.addRow(label, spin)
         spin.valueChanged.connect(
-            lambda v: self._run(operations.set_constraint_field, doc, ref.name, field, int(v))
+            lambda v: self._run(
+                constraint_operations.set_constraint_field, doc, ref.name, field, int(v)
+            )
         )
         self._refreshers.append(
             lambda: self._set_spin(spin, getattr(doc.scene.constraint(ref.name), field))
@@ -176,7 +178,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _run(self, fn, *args) -> None:
         try:
             fn(*args)
-        except operations.OperationError as e:
+        except OperationError as e:
             self._document.notify(str(e))
             self._refresh()
 
@@ -186,11 +188,11 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         editor = RotationEditor("rotation")
         form.addRow(editor)
         editor.edited.connect(
-            lambda q, source: self._run(operations.set_rotation, doc, ref, q, source)
+            lambda q, source: self._run(key_operations.set_rotation, doc, ref, q, source)
         )
         self._refreshers.append(
             lambda: editor.set_value(
-                editing.rotation_at(editing.resolve(doc.scene, ref), doc.frame)
+                key_edits.rotation_at(resolve(doc.scene, ref), doc.frame)
             )
         )
         interpolation_row(self, form, ref, "rotation_keys")
@@ -200,8 +202,8 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
 
     def _key_state(self, ref: Ref) -> str:
         doc = self._document
-        item = editing.resolve(doc.scene, ref)
-        frames = editing.key_frames(doc.scene, ref)
+        item = resolve(doc.scene, ref)
+        frames = key_edits.key_frames(doc.scene, ref)
         here = np.any(frames == doc.frame)
         parts = []
         if hasattr(item, "rotation_keys"):
@@ -250,11 +252,11 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         translation = VectorEdit(3, "translation")
         form.addRow(translation)
         translation.edited.connect(
-            lambda v: self._run(operations.set_bone_translation, doc, ref.name, v)
+            lambda v: self._run(key_operations.set_bone_translation, doc, ref.name, v)
         )
         self._refreshers.append(
             lambda: translation.set_value(
-                editing.translation_at(doc.scene.bone(ref.name), doc.frame)
+                key_edits.translation_at(doc.scene.bone(ref.name), doc.frame)
             )
         )
         self._note(
@@ -277,7 +279,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             edit = VectorEdit(n, f"rest_{field}", decimals=dec)
             form.addRow(label, edit)
             edit.edited.connect(
-                lambda v, f=field: self._run(operations.set_bone_rest, doc, ref.name, f, v)
+                lambda v, f=field: self._run(bone_operations.set_bone_rest, doc, ref.name, f, v)
             )
             self._refreshers.append(lambda e=edit, f=field: e.set_value(self._rest(ref, f)))
         form = self._group("World at the current frame")
@@ -319,17 +321,17 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form = self._group("Position on the body in units (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
-        position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
+        position.edited.connect(lambda v: self._run(key_operations.set_position, doc, ref, v))
         self._refreshers.append(
             lambda: position.set_value(
-                editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
+                key_edits.position_at(resolve(doc.scene, ref), doc.frame)
             )
         )
         self._note(
             form,
             lambda: (
                 "keyed: edits and drags set a key at the current frame"
-                if editing.resolve(doc.scene, ref).position_keys is not None
+                if resolve(doc.scene, ref).position_keys is not None
                 else "not animated: edits and drags move it for the whole timeline"
             ),
         )
@@ -339,7 +341,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
     def _build_target(self, ref: Ref) -> None:
         doc = self._document
         c = doc.scene.constraint(ref.name)
-        target = editing.resolve(doc.scene, ref)
+        target = resolve(doc.scene, ref)
         what = "Pole" if ref.kind == "pole" else "Target"
         sub = f"{views.words(c)} constraint"
         if ref.kind == "pole":
@@ -356,7 +358,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         form.addRow(kind)
 
         def show_kind():  # a refused choice (a cycle of constraints) goes back
-            now = editing.resolve(doc.scene, ref)
+            now = resolve(doc.scene, ref)
             index = max(choice_index(kind, view, now), 0)
             with QtCore.QSignalBlocker(kind):
                 kind.setCurrentIndex(index)
@@ -365,10 +367,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         if target.bone is None:
             position = VectorEdit(3, "position")
             form.addRow("World position (units)", position)
-            position.edited.connect(lambda v: self._run(operations.set_position, doc, ref, v))
+            position.edited.connect(lambda v: self._run(key_operations.set_position, doc, ref, v))
             self._refreshers.append(
                 lambda: position.set_value(
-                    editing.position_at(editing.resolve(doc.scene, ref), doc.frame)
+                    key_edits.position_at(resolve(doc.scene, ref), doc.frame)
                 )
             )
             interpolation_row(self, form, ref, "position_keys")
@@ -384,10 +386,10 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             self._run(set_follow_target, doc, ref.name, data[0], at)
             return
         if data is None:
-            target = operations.target_here(doc, ref.name, ref.kind)
+            target = constraint_operations.target_here(doc, ref.name, ref.kind)
         else:
             target = Target(bone=data[0], at=data[1])
-        self._run(operations.set_target, doc, ref.name, target, ref.kind)
+        self._run(constraint_operations.set_target, doc, ref.name, target, ref.kind)
 
     @staticmethod
     def _set_combo(combo, text) -> None:

@@ -2,24 +2,24 @@
 
 Each keyed property (a bone's rotation, translation and scale, a pivot's quaternion and
 position, a position target) shows the interpolation of the key whose segment holds the
-current frame (the key at or before it, :func:`app.scene.rig.editing.key_at_or_before`):
+current frame (the key at or before it, :func:`app.scene.rig.key_edits.key_at_or_before`):
 scrubbing onto each key reaches each key's interpolation, as the timeline's diamonds do.
 Choosing another one is one undo step. The row hides while the property has no keys.
 
 A bone's scale shows its value at the current frame, like its translation: an edit sets a
 key there when the scale is animated, else the static scale for the whole timeline; its
-spin boxes merge into one undo step per edit session (``operations.set_bone_scale``).
+spin boxes merge into one undo step per edit session (``key_operations.set_bone_scale``).
 """
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor import operations
-from app.editor.key_operations import INTERPOLATION_WORDS
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.editor.operations import key_operations
+from app.editor.operations.key_operations import INTERPOLATION_WORDS
+from app.scene.rig import key_edits
 from app.scene.rig.keys import INTERPOLATIONS
+from app.scene.rig.refs import Ref, resolve
 from app.widgets.fields import VectorEdit
 from app.widgets.text_keys import keep_keys
 
@@ -56,14 +56,14 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
     layout.addWidget(combo)
     form.addRow(row)
     combo.currentIndexChanged.connect(lambda _: panel.run(
-        operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
+        key_operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
 
     def refresh():
-        keys = getattr(editing.resolve(doc.scene, ref), field)
+        keys = getattr(resolve(doc.scene, ref), field)
         row.setVisible(keys is not None)
         if keys is None:
             return
-        i = editing.key_at_or_before(keys, doc.frame)
+        i = key_edits.key_at_or_before(keys, doc.frame)
         label.setText(f"{what.capitalize()} key at frame {keys.frames[i]:g} → next:")
         with QtCore.QSignalBlocker(combo):
             combo.setCurrentIndex(combo.findData(keys.interpolation[i]))
@@ -78,9 +78,9 @@ def scale_group(panel, ref: Ref) -> None:
     form = panel.group("Scale (along the bone's own axes)")
     scale = VectorEdit(3, "scale")
     form.addRow(scale)
-    scale.edited.connect(lambda v: panel.run(operations.set_bone_scale, doc, ref.name, v))
+    scale.edited.connect(lambda v: panel.run(key_operations.set_bone_scale, doc, ref.name, v))
     panel.add_refresher(
-        lambda: scale.set_value(editing.scale_at(doc.scene.bone(ref.name), doc.frame))
+        lambda: scale.set_value(key_edits.scale_at(doc.scene.bone(ref.name), doc.frame))
     )
     panel.note(form, lambda: (
         "keyed: edits set a key at the current frame"

@@ -4,14 +4,14 @@
 hinge); :func:`limit_row` puts one into the inspector's constraint form, as a kind's view
 asks (its ``limits``: the points-at's limit and up vector, FABRIK's limits per bone and its
 pole, in :mod:`app.widgets.kinds`). Every change goes through
-:mod:`app.editor.authoring.constraint_operations` (one undo command; spin-box steps merge).
+:mod:`app.editor.operations.constraint_operations` (one undo command; spin-box steps merge).
 """
 
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor.authoring import constraint_operations as ops
+from app.editor.operations import constraint_operations as ops
 from app.scene.rig import constraint_edits
 from app.scene.rig.model import ConeLimit, HingeLimit
 from app.widgets.fields import VectorEdit, spin_box

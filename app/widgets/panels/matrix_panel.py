@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.throttle import Throttle
 from app.scene.analysis.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
+from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
 from app.widgets.panels.matrix_cards import Card, MatrixCards
 from app.widgets.text_keys import keep_keys
 from app.widgets.visible_refresh import RefreshWhileVisible

@@ -13,8 +13,19 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.scene.rig import editing
-from app.scene.rig.editing import BONE, CONSTRAINT, PIVOT, POLE, TARGET, TARGET_KINDS, Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import (
+    BONE,
+    CONSTRAINT,
+    PIVOT,
+    POLE,
+    TARGET,
+    TARGET_KINDS,
+    Ref,
+    exists,
+    part_refs,
+    resolve,
+)
 from app.scene.words import plural
 from app.widgets.add_menu import build_add_menu
 from app.widgets.kinds import registry as views
@@ -190,7 +201,7 @@ class Outliner(QtWidgets.QTreeWidget):
                 pending = rest
             for c in scene.constraints:
                 item = self._add(constraints, Ref.constraint(c.name), c.name)
-                for part in editing.part_refs(c):
+                for part in part_refs(c):
                     self._add(item, part, part.pivot if part.kind == PIVOT else part.kind)
             self.expandAll()
         self._update_texts()
@@ -199,9 +210,9 @@ class Outliner(QtWidgets.QTreeWidget):
     def _update_texts(self) -> None:
         scene = self._document.scene
         for ref, item in self._items.items():
-            if not editing.exists(scene, ref):
+            if not exists(scene, ref):
                 continue
-            thing = editing.resolve(scene, ref)
+            thing = resolve(scene, ref)
             if ref.kind == CONSTRAINT:
                 words = views.words(thing)
                 # a name that says its kind ("Child Of hand.L") takes the kind's column too
@@ -221,7 +232,7 @@ class Outliner(QtWidgets.QTreeWidget):
                 # lost the bone's name in a narrow outliner)
                 item.setFirstColumnSpanned(not item.text(1))
             else:
-                keyed = len(editing.key_frames(scene, ref))
+                keyed = len(key_edits.key_frames(scene, ref))
                 item.setText(1, f"◆ {keyed}" if keyed else "")
                 item.setToolTip(1, plural(keyed, "key frame") if keyed else "not animated")
         self.fit_columns()

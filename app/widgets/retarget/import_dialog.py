@@ -4,7 +4,7 @@ it is kept.
 The dialog shows the clip (and, for a glTF or FBX file with several, which animation or
 take), the humanoid map of both skeletons side by side, each row correctable, and what the
 retarget did (frames, rate, bones moved, the hips' scale). While it is open the character
-plays the motion and the clip plays as a ghost beside it (:class:`~app.editor.authoring.
+plays the motion and the clip plays as a ghost beside it (:class:`~app.editor.operations.
 motion_import.MotionPreview`); a change of the map or the animation shows again at once.
 Import keeps it as one undo step (the keys, the timeline, the character's map); Cancel puts
 the scene back as it was.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from app.editor.authoring.motion_import import MotionPreview
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError
+from app.editor.operations.motion_import import MotionPreview
 from app.scene.errors import SceneError
 from app.scene.io import animation_names, load_scene
 from app.scene.retarget.map_file import map_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from app.editor.authoring.motion_import import set_humanoid_map
+from app.editor.operations.motion_import import set_humanoid_map
 from app.scene.retarget.humanoid import automatic_map, notes
 from app.scene.retarget.map_file import map_of, saved_map
 from app.widgets.retarget.map_table import HumanoidTable

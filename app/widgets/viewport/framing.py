@@ -16,7 +16,7 @@ from PySide6 import QtGui
 
 from app.scene.analysis import camera_framing
 from app.scene.analysis.gizmo import broadside_direction
-from app.scene.rig import editing
+from app.scene.rig.refs import BONE, CONSTRAINT, exists
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW
 
 #: Frames at most that framing reads from a timeline too long to cache (spread evenly).
@@ -103,9 +103,9 @@ def followed_bones(doc) -> np.ndarray:
     scene = doc.scene
     names = []
     for ref in doc.selection:
-        if ref.kind == editing.BONE:
+        if ref.kind == BONE:
             names.append(ref.name)
-        elif editing.exists(scene, ref):
+        elif exists(scene, ref):
             names += list(scene.constraint(ref.name).referenced_bones())
     known = set(scene.bone_names())
     indices = sorted({scene.bone_index(n) for n in names if n in known})
@@ -330,10 +330,10 @@ def selection_points(viewport) -> np.ndarray:
     pose = doc.pose()
     points = []
     for ref in doc.selection:
-        if ref.kind == editing.BONE:
+        if ref.kind == BONE:
             i = doc.scene.bone_index(ref.name)
             points += [pose.heads[0, i], pose.tails[0, i]]
-        elif ref.kind == editing.CONSTRAINT:
+        elif ref.kind == CONSTRAINT:
             c = doc.scene.constraint(ref.name)
             for name in c.referenced_bones():
                 i = doc.scene.bone_index(name)

@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene.math.transforms import transform_points
-from app.scene.rig import editing
-from app.scene.rig.editing import PIVOT
 from app.scene.rig.keys import sample
 from app.scene.rig.prepared import prepare
+from app.scene.rig.refs import PIVOT, part_refs, pivot_named
 
 
 def timeline_handles(scene, timeline):
@@ -43,12 +42,12 @@ def timeline_handles(scene, timeline):
         return transform_points(timeline.bone_to_world[:, i], np.asarray(scene.tail_of(i)))
 
     for c in scene.constraints:
-        for ref in editing.part_refs(c):
+        for ref in part_refs(c):
             if ref.kind == PIVOT:  # a point on the body, in its frame
                 body = index.get(c.driven_bones()[0])
                 if body is None:
                     continue
-                p = editing.pivot_named(c, ref.pivot)
+                p = pivot_named(c, ref.pivot)
                 pivot_in_body = sample(p.position, p.position_keys, frames)
                 refs.append(ref)
                 columns.append(transform_points(timeline.bone_to_world[:, body], pivot_in_body))

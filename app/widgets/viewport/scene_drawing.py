@@ -16,12 +16,12 @@ import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6 import QtGui
 
-from app.editor.operations import target_world
+from app.editor.operations.constraint_operations import target_world
 from app.scene.analysis import compare
-from app.scene.rig import editing
-from app.scene.rig.editing import PIVOT, POINT, POLE, Ref
+from app.scene.rig import key_edits
 from app.scene.rig.model import same_items
 from app.scene.rig.prepared import prepare
+from app.scene.rig.refs import PIVOT, POINT, POLE, Ref, part_refs, pivot_named, resolve
 from app.widgets.kinds.registry import segments_of
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
@@ -80,8 +80,8 @@ def _part_world(document, pose, index, c, ref: Ref) -> np.ndarray | None:
         if body is None:
             return None
         body_to_world = pose.bone_to_world[0, body]
-        pivot = editing.pivot_named(c, ref.pivot)
-        pivot_in_body = editing.position_at(pivot, document.frame)
+        pivot = pivot_named(c, ref.pivot)
+        pivot_in_body = key_edits.position_at(pivot, document.frame)
         return body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
     return np.asarray(target_world(document, c, ref.kind), float)
 
@@ -93,7 +93,7 @@ def handles_of(document) -> list[tuple[Ref, np.ndarray]]:
     index = prepare(scene).index  # name -> bone, built once per edit
     out = []
     for c in scene.constraints:
-        for ref in editing.part_refs(c):
+        for ref in part_refs(c):
             world = _part_world(document, pose, index, c, ref)
             if world is not None:
                 out.append((ref, world))
@@ -112,7 +112,7 @@ def handle_at(document, ref: Ref) -> np.ndarray:
     scene = document.scene
     c = next((c for c in scene.constraints if c.name == ref.name), None)
     world = None
-    if c is not None and ref in editing.part_refs(c):
+    if c is not None and ref in part_refs(c):
         world = _part_world(document, document.pose(), prepare(scene).index, c, ref)
     if world is None:
         raise KeyError(f"no handle for {ref.label()}")
@@ -152,7 +152,7 @@ def _handle_color(scene, ref: Ref) -> np.ndarray:
     """A constraint part's handle colour by kind (a target that follows a bone greyer)."""
     if ref.kind == PIVOT:
         return PIVOT_COLOR
-    if editing.resolve(scene, ref).bone is not None:
+    if resolve(scene, ref).bone is not None:
         return BONE_TARGET_COLOR
     return POLE_COLOR if ref.kind == POLE else TARGET_COLOR
 

@@ -31,7 +31,7 @@ from PySide6 import QtCore, QtGui
 
 from app.scene.analysis import projection
 from app.scene.analysis.camera_framing import bounding_sphere, framing_distance
-from app.scene.rig.editing import PIVOT, POINT, TARGET_KINDS, Ref
+from app.scene.rig.refs import PIVOT, POINT, TARGET_KINDS, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
 from app.widgets.viewport.gizmo_items import GizmoLayer

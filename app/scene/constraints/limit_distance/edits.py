@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from app.scene.constraints.limit_distance.model import MODES, LimitDistance
-from app.scene.rig import editing
 from app.scene.rig.model import Scene, Target
+from app.scene.rig.refs import new_constraint_name
 
 
 def new_limit_distance(scene: Scene, bone: str, target: str) -> LimitDistance:
@@ -15,7 +15,7 @@ def new_limit_distance(scene: Scene, bone: str, target: str) -> LimitDistance:
     ``target``'s head that it is on at ``frame_start`` (Blender's new constraint: nothing
     moves until the distance or the mode is changed), in world space as Blender's."""
     return LimitDistance(
-        name=editing.new_constraint_name(scene, LimitDistance, bone),
+        name=new_constraint_name(scene, LimitDistance, bone),
         space="world",
         bone=bone,
         target=Target(bone=target, at="head"),

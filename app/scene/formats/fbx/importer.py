@@ -32,10 +32,10 @@ from app.scene.errors import SceneError
 from app.scene.formats import leaf_bones as leaves
 from app.scene.formats.fbx import assimp, messages, pivots
 from app.scene.math import quat, transforms
-from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
 from app.scene.rig.mesh import MAX_INFLUENCES, SkinnedMesh
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import unique_name
 
 #: FBX ``TimeMode`` -> frames per second (14 is the file's ``CustomFrameRate``).
 _TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,

@@ -39,9 +39,9 @@ from app.scene.formats.gltf.buffers import (
 from app.scene.formats.gltf.clips import animation_titles, chosen_animation
 from app.scene.formats.gltf.meshes import read_meshes
 from app.scene.math import transforms
-from app.scene.rig.editing import unique_name
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
+from app.scene.rig.refs import unique_name
 from app.scene.words import plural
 
 _WIDTH = {"translation": 3, "rotation": 4, "scale": 3}

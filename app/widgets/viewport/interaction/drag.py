@@ -1,6 +1,6 @@
 """Gestures in the viewport: moving a handle, turning a pivot or bone with the arcball.
 
-A gesture previews its edit live (:class:`app.editor.operations.LiveEdit`, or for the
+A gesture previews its edit live (:class:`app.editor.operations.base.LiveEdit`, or for the
 arcball the gizmos' :class:`~app.widgets.viewport.interaction.transform_edit.Subject`) and
 pushes one undo command on release; Escape cancels it and puts the item back exactly.
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor.operations import LiveEdit
+from app.editor.operations.base import LiveEdit
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world
-from app.scene.rig import editing
-from app.scene.rig.editing import BONE, PIVOT, POINT, TARGET_KINDS, Ref
+from app.scene.rig import key_edits
+from app.scene.rig.refs import BONE, PIVOT, POINT, TARGET_KINDS, Ref, resolve
 from app.widgets.kinds import registry as views
 from app.widgets.viewport.interaction.transform_edit import ROTATE, subject_for
 
@@ -72,7 +72,7 @@ class MoveDrag(Drag):
         pixel,
         ground: bool,
         world_to_item,
-        moved=editing.with_position,
+        moved=key_edits.with_position,
         normal=None,
     ):
         super().__init__(viewport, document, live)
@@ -150,7 +150,7 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
         return RotateDrag(viewport, document, subject, pixel)
     if ref.kind == PIVOT:
         c = scene.constraint(ref.name)
-        pivot = editing.resolve(scene, ref)
+        pivot = resolve(scene, ref)
         body_to_world = pose.bone_to_world[0, scene.bone_index(c.body)]
         live = LiveEdit(
             document, ref, f"Move {ref.label()}" + _frame_text(pivot.position_keys, frame)
@@ -160,7 +160,7 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
             document,
             live,
             # The pivot in the world, placed as its handle is drawn (handles_of).
-            body_to_world[:3, :3] @ editing.position_at(pivot, frame) + body_to_world[:3, 3],
+            body_to_world[:3, :3] @ key_edits.position_at(pivot, frame) + body_to_world[:3, 3],
             pixel,
             shift,
             np.linalg.inv(body_to_world),
@@ -176,9 +176,10 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
         live = LiveEdit(document, Ref.bone(ref.name), f"Move bone {ref.name}"
                         + _frame_text(bone.translation_keys, frame))  # fmt: skip
         return MoveDrag(viewport, document, live, viewport.handle_position(ref), pixel, shift,
-                        np.linalg.inv(parent_to_world), editing.with_bone_translation)  # fmt: skip
+                        np.linalg.inv(parent_to_world),
+                        key_edits.with_bone_translation)  # fmt: skip
     if ref.kind in TARGET_KINDS:
-        target = editing.resolve(scene, ref)
+        target = resolve(scene, ref)
         if target.bone is not None:
             if views.view_for(scene.constraint(ref.name)).target_position:
                 how = "set it to a position (inspector or outliner menu) to drag it"

@@ -10,11 +10,11 @@ import dataclasses
 
 import numpy as np
 
-from app.editor.operations import LiveEdit
+from app.editor.operations.base import LiveEdit
 from app.scene.analysis import limit_shapes, projection
 from app.scene.rig import constraint_edits
-from app.scene.rig.editing import Ref
 from app.scene.rig.model import ConeLimit
+from app.scene.rig.refs import Ref
 from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, Drag
 from app.widgets.viewport.limit_items import shown_shapes
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.editor.authoring.bone_operations import tail_edit
+from app.editor.operations.bone_operations import tail_edit
 from app.scene.analysis import projection
-from app.scene.rig import editing
+from app.scene.rig import bone_edits
 from app.widgets.viewport.interaction.drag import HANDLE_RADIUS_PX, MoveDrag
 
 
 def _with_tail(bone, frame, tail_in_bone):
-    return editing.with_bone_rest(bone, tail=tail_in_bone)
+    return bone_edits.with_bone_rest(bone, tail=tail_in_bone)
 
 
 def tail_under(viewport, document, pixel) -> str | None:

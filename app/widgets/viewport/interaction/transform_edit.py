@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.editor.commands import ReplaceItem
-from app.editor.operations import rest_keyed_too
+from app.editor.operations.key_operations import rest_keyed_too
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import turn_in_frame
 from app.scene.analysis.transform_math import (
@@ -32,8 +32,8 @@ from app.scene.analysis.transform_math import (
 )
 from app.scene.math import quat
 from app.scene.math.transforms import rotation_from_matrix
-from app.scene.rig import editing
-from app.scene.rig.editing import BONE, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig import bone_edits, key_edits
+from app.scene.rig.refs import BONE, PIVOT, TARGET_KINDS, Ref, owner_of, replace_in, resolve
 from app.widgets.viewport.scene_drawing import handles_of
 
 ROTATE, MOVE = "rotate", "move"
@@ -72,9 +72,9 @@ class Item:
         self.mode = mode
         self.frame = document.frame
         scene, frame, pose = document.scene, document.frame, document.pose()
-        self.original = item = editing.resolve(scene, ref)
+        self.original = item = resolve(scene, ref)
         self.first_frame = scene.frame_start  # a pivot's first key keys its rest there too
-        self.collection, self.index = editing.owner(scene, ref)
+        self.collection, self.index = owner_of(scene, ref)
         self.local_axes = np.eye(3)
         self.frame_rotation = IDENTITY_Q  # the frame the item's rotation is read in
         self.world_to_item = np.eye(4)  # where its position lives
@@ -88,8 +88,8 @@ class Item:
             self.world_to_item = np.linalg.inv(parent_to_world)
             keys = item.rotation_keys if mode == ROTATE else item.translation_keys
             self.keyed = keys is not None
-            self.start_value = (editing.rotation_at(item, frame) if mode == ROTATE
-                                else editing.translation_at(item, frame))  # fmt: skip
+            self.start_value = (key_edits.rotation_at(item, frame) if mode == ROTATE
+                                else key_edits.translation_at(item, frame))  # fmt: skip
         else:
             c = scene.constraint(ref.name)
             self.center = next(p for r, p in handles_of(document) if r == ref).copy()
@@ -100,28 +100,28 @@ class Item:
                     self.frame_rotation = rotation_from_matrix(body_to_world)
                 self.world_to_item = np.linalg.inv(body_to_world)
                 self.keyed = mode == ROTATE or item.position_keys is not None
-                self.start_value = (editing.rotation_at(item, frame) if mode == ROTATE
-                                    else editing.position_at(item, frame))  # fmt: skip
+                self.start_value = (key_edits.rotation_at(item, frame) if mode == ROTATE
+                                    else key_edits.position_at(item, frame))  # fmt: skip
             else:
                 self.keyed = item.position_keys is not None
-                self.start_value = editing.position_at(item, frame)
+                self.start_value = key_edits.position_at(item, frame)
 
     def rotated(self, delta_in_world):
         """The item turned by the world rotation ``delta_in_world`` (4,) about its centre."""
         q = turn_in_frame(self.start_value, delta_in_world, self.frame_rotation)
         if self.ref.kind == PIVOT:
-            return editing.with_pivot_rotation(self.original, self.frame, q, self.first_frame)
+            return key_edits.with_pivot_rotation(self.original, self.frame, q, self.first_frame)
         if self.keyed:
-            return editing.with_bone_rotation(self.original, self.frame, q)
-        return editing.with_bone_rest(self.original, rotation=q)
+            return key_edits.with_bone_rotation(self.original, self.frame, q)
+        return bone_edits.with_bone_rest(self.original, rotation=q)
 
     def moved(self, offset_in_world):
         """The item with its point moved by the world vector ``offset_in_world`` (3,)."""
         world = self.center + np.asarray(offset_in_world, dtype=float)
         local = self.world_to_item[:3, :3] @ world + self.world_to_item[:3, 3]
         if self.ref.kind == BONE:
-            return editing.with_bone_translation(self.original, self.frame, local)
-        return editing.with_position(self.original, self.frame, local)
+            return key_edits.with_bone_translation(self.original, self.frame, local)
+        return key_edits.with_position(self.original, self.frame, local)
 
 
 class Subject:
@@ -172,7 +172,7 @@ class Subject:
         owners = dict(self.old_owners)
         for it, new in zip(self.items, new_items):
             key = (it.collection, it.index)
-            owners[key] = editing.replace_in(owners[key], it.ref, new)
+            owners[key] = replace_in(owners[key], it.ref, new)
         for (collection, index), owner in owners.items():
             if owner is not self.new_owners[(collection, index)]:
                 self.document.set_item(collection, index, owner)
@@ -250,7 +250,7 @@ def subject_for(document, mode: str, refs=None) -> tuple[Subject | None, str]:
     scene = document.scene
     usable = [r for r in refs if r.kind in kinds]
     usable = [r for r in usable if r.kind not in TARGET_KINDS
-              or editing.resolve(scene, r).bone is None]  # fmt: skip
+              or resolve(scene, r).bone is None]  # fmt: skip
     bones = {r.name for r in usable if r.kind == BONE}
     usable = [r for r in usable if r.kind != BONE or not (_ancestors(scene, r.name) & bones)]
     if not usable:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 from app.widgets.viewport.gl_batches import PointSprites, SegmentLines
 from app.widgets.viewport.overlays import OVERLAY
 

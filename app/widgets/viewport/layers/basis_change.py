@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.editor import tutorials
-from app.scene.rig.editing import POINT, Ref
+from app.scene.rig.refs import POINT, Ref
 from app.widgets.viewport.layers.base import Labels, Layer, LayerHandle
 from app.widgets.viewport.overlays import BLENDED, arrow_lines, axes_lines
 

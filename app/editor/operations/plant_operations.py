@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6 import QtGui
 
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError
 from app.scene.motion.contacts import DURATION_S
 from app.scene.motion.feet import POINTS
 from app.scene.motion.plant import Planted, PlantError, PlantOptions, plant_feet

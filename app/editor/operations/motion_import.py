@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6 import QtGui
 
-from app.editor.authoring.bone_commands import SetRig
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError
+from app.editor.operations.bone_commands import SetRig
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.retarget.humanoid import HumanoidMap

@@ -1,17 +1,17 @@
 """Bone operations the widgets call: add, extrude, delete, rename, reparent, move a tail.
 
-Each is one undo command (:class:`~app.editor.authoring.bone_commands.SetRig`, or a
+Each is one undo command (:class:`~app.editor.operations.bone_commands.SetRig`, or a
 replaced bone for a tail) named for what it did; a refusal raises
-:class:`~app.editor.operations.OperationError` with the reason in the user's words.
+:class:`~app.editor.operations.base.OperationError` with the reason in the user's words.
 """
 
 from __future__ import annotations
 
-from app.editor.authoring.bone_commands import SetRig
-from app.editor.operations import OperationError, replace
-from app.scene.rig import bone_edits, editing
+from app.editor.operations.base import OperationError, replace
+from app.editor.operations.bone_commands import SetRig
+from app.scene.rig import bone_edits
 from app.scene.rig.bone_edits import KEEP_WORLD, REPARENT
-from app.scene.rig.editing import Ref
+from app.scene.rig.refs import Ref
 
 
 def _push(document, rig, text: str, selection=None) -> None:
@@ -106,8 +106,8 @@ def reparent_bone(document, name: str, parent: str | None, keep: str = KEEP_WORL
 
 
 def tail_edit(document, name: str):
-    """A :class:`~app.editor.operations.LiveEdit` for dragging the rest tail of ``name``."""
-    from app.editor.operations import LiveEdit
+    """A :class:`~app.editor.operations.base.LiveEdit` for dragging the rest tail of ``name``."""
+    from app.editor.operations.base import LiveEdit
 
     return LiveEdit(document, Ref.bone(name), f"Move tail of bone {name}")
 
@@ -115,5 +115,16 @@ def tail_edit(document, name: str):
 def set_tail(document, name: str, tail) -> None:
     """The rest tail of ``name`` (its own frame)."""
     bone = document.scene.bone(name)
-    replace(document, Ref.bone(name), editing.with_bone_rest(bone, tail=tail),
+    replace(document, Ref.bone(name), bone_edits.with_bone_rest(bone, tail=tail),
             f"Set rest tail of bone {name}")  # fmt: skip
+
+
+def set_bone_rest(document, name: str, field: str, value) -> None:
+    """Edit a bone's static (rest) ``translation``, ``rotation``, ``scale`` or ``tail``."""
+    ref = Ref.bone(name)
+    bone = document.scene.bone(name)
+    try:
+        new = bone_edits.with_bone_rest(bone, **{field: value})
+    except ValueError as e:
+        raise OperationError(str(e)) from None
+    replace(document, ref, new, f"Set rest {field} of bone {name}", merge_key=(ref, field))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 from app.editor.commands import ReplaceItem
-from app.editor.operations import OperationError
-from app.scene.rig import editing, poses
-from app.scene.rig.editing import PIVOT, TARGET_KINDS
+from app.editor.operations.base import OperationError
+from app.scene.rig import key_edits, poses
+from app.scene.rig.refs import PIVOT, TARGET_KINDS, owner_of, replace_in, resolve
 
 FORMAT = "pivotal-pose"
 
@@ -118,13 +118,13 @@ def clear(document, rotation: bool = True) -> None:
             changed[("bones", i)] = new
             cleared.append(name)
     for ref in pivots:
-        pivot = editing.resolve(scene, ref)
-        if abs(abs(float(editing.rotation_at(pivot, frame)[0])) - 1.0) <= 1e-12:
+        pivot = resolve(scene, ref)
+        if abs(abs(float(key_edits.rotation_at(pivot, frame)[0])) - 1.0) <= 1e-12:
             continue  # not turned at this frame
-        at = editing.owner(scene, ref)
+        at = owner_of(scene, ref)
         owner = changed.get(at, getattr(scene, at[0])[at[1]])  # two pivots, one owner
-        unturned = editing.with_pivot_rotation(pivot, frame, (1.0, 0.0, 0.0, 0.0))
-        changed[at] = editing.replace_in(owner, ref, unturned)
+        unturned = key_edits.with_pivot_rotation(pivot, frame, (1.0, 0.0, 0.0, 0.0))
+        changed[at] = replace_in(owner, ref, unturned)
         cleared.append(f"pivot {ref.pivot}")
     what = "rotation" if rotation else "location"
     if not changed:

@@ -1,7 +1,7 @@
 """Rig ▸ Foot Roll Rig…: the reverse foot (contract §F4) added as one undo step.
 
 The pure builder (:mod:`app.scene.builders.foot_roll`) makes the items; one
-:class:`~app.editor.authoring.bone_commands.SetRig` puts them in the scene, so a single undo
+:class:`~app.editor.operations.bone_commands.SetRig` puts them in the scene, so a single undo
 takes the whole rig away and redo puts back the same items. What a leg lacks that the dialog
 can mend (a foot without length) is one more undoable edit, :func:`give_foot_length`.
 """
@@ -12,9 +12,8 @@ import dataclasses
 
 import numpy as np
 
-from app.editor import operations
-from app.editor.authoring.bone_commands import SetRig
-from app.editor.operations import OperationError
+from app.editor.operations.base import OperationError, replace
+from app.editor.operations.bone_commands import SetRig
 from app.scene.builders.foot_roll import (
     MOTION,
     FootRoll,
@@ -31,8 +30,8 @@ from app.scene.builders.leg_names import (
     remembered,
 )
 from app.scene.evaluate import bake
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
+from app.scene.rig import bone_edits
+from app.scene.rig.refs import Ref
 
 
 def suggested_leg(document, side: str | None = None) -> Leg | None:
@@ -110,6 +109,6 @@ def give_foot_length(document, leg: Leg) -> None:
     scene = document.scene
     pose = bake(scene, np.array([float(scene.frame_start)]))
     tail = foot_tail(scene, leg, pose)
-    new = editing.with_bone_rest(scene.bone(leg.foot), tail=tail)
-    operations.replace(document, Ref.bone(leg.foot), new, f"Give {leg.foot} a length")
+    new = bone_edits.with_bone_rest(scene.bone(leg.foot), tail=tail)
+    replace(document, Ref.bone(leg.foot), new, f"Give {leg.foot} a length")
     document.notify(f"{leg.foot} reaches the ball of its foot now (its tail; Ctrl+Z undoes)")

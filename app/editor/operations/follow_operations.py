@@ -2,7 +2,7 @@
 ``copy_location``; contract §F2): add one, aim it at another bone, choose its offset.
 
 Each pushes one undo command; a refusal raises
-:class:`~app.editor.operations.OperationError` with the reason in the user's words.
+:class:`~app.editor.operations.base.OperationError` with the reason in the user's words.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import replace as replaced
 
 from app.editor.commands import InsertItem
-from app.editor.operations import OperationError, refuse_identical, replace
-from app.scene.rig import editing
-from app.scene.rig.editing import Ref
-from app.scene.rig.model import OFFSETS, Target
+from app.editor.operations.base import OperationError, replace
+from app.editor.operations.constraint_operations import constraint_named, refuse_identical
+from app.scene.constraints import kind_constructors
+from app.scene.rig.model import OFFSETS
+from app.scene.rig.refs import Ref
 
 #: Words for each ``offset`` (the inspector's choices and the undo names).
 OFFSET_WORDS = {
@@ -23,19 +24,10 @@ OFFSET_WORDS = {
 
 
 def _follow(document, name: str):
-    try:
-        constraint = document.scene.constraint(name)
-    except KeyError:
-        raise OperationError(f"There is no constraint named {name}") from None
+    constraint = constraint_named(document, name)
     if "offset" not in constraint.field_names():
         raise OperationError(f"{name} does not follow a bone")
     return constraint
-
-
-def new_follow(scene, cls, bone: str, target: str):
-    """A ``cls`` constraint (not added) on ``bone`` following the head of ``target``."""
-    return cls(name=editing.new_constraint_name(scene, cls, bone), bone=bone,
-               target=Target(bone=target, at="head"))
 
 
 def add_follow(document, cls, bones=None) -> Ref:
@@ -52,7 +44,7 @@ def add_follow(document, cls, bones=None) -> Ref:
         raise OperationError(f"Select a target bone too: {bone} follows another bone")
     scene = document.scene
     scene.bone(bone)
-    new = new_follow(scene, cls, bone, others[-1])
+    new = kind_constructors.new_follow(scene, cls, bone, others[-1])
     refuse_identical(document, new)
     document.push(InsertItem(document, "constraints", len(scene.constraints), new,
                              f"Add {new.name} following {others[-1]}"))  # fmt: skip

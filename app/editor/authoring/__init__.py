@@ -1,1 +1,0 @@
-"""Authoring operations: building bones, constraint settings and poses (issue 12)."""

@@ -1,0 +1,316 @@
+"""Constraint operations the menus, the inspector and the viewport call: adding and
+removing constraints and pivots, their settings (limits, up, pole, pivot names and order,
+any field), and their targets. Each pushes one undo command; spin-box edits of the same
+setting merge. The kinds that follow a bone have theirs in
+:mod:`app.editor.operations.follow_operations`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from app.editor.commands import InsertItem, RemoveItem
+from app.editor.operations.base import OperationError, replace
+from app.scene.constraints import kind_constructors
+from app.scene.math.transforms import transform_points
+from app.scene.rig import constraint_edits, key_edits
+from app.scene.rig.model import RELATIVE_TO, Target
+from app.scene.rig.refs import CONSTRAINT, PIVOT, Ref, exists
+
+
+def constraint_named(document, name: str):
+    """The constraint ``name`` of the document's scene (``OperationError`` if none)."""
+    try:
+        return document.scene.constraint(name)
+    except KeyError:
+        raise OperationError(f"There is no constraint named {name}") from None
+
+
+def _edit(document, name: str, fn, *args):
+    constraint = constraint_named(document, name)
+    try:
+        return fn(constraint, *args)
+    except (KeyError, ValueError) as e:
+        raise OperationError(str(e).strip("'\"")) from None
+
+
+def _limit_words(limit) -> str:
+    if limit is None:
+        return "none"
+    if hasattr(limit, "degrees"):
+        twist = f", twist {limit.twist[0]:g}..{limit.twist[1]:g}°" if limit.twist else ""
+        return f"cone {limit.degrees:g}°{twist}"
+    return f"hinge {limit.min:g}..{limit.max:g}°"
+
+
+def set_limit(document, name: str, limit, bone: str | None = None, merge: bool = True) -> None:
+    """A points-at's limit, or a FABRIK's limit on chain bone ``bone`` (``None`` removes)."""
+    new = _edit(document, name, constraint_edits.with_limit, limit, bone)
+    on = f" on {bone}" if bone else ""
+    kind = type(limit).__name__ if limit is not None else None
+    replace(document, Ref.constraint(name), new,
+            f"Set limit of {name}{on} to {_limit_words(limit)}",
+            merge_key=(Ref.constraint(name), "limit", bone, kind) if merge else None)  # fmt: skip
+
+
+def set_up(document, name: str, axis=None, toward=None) -> None:
+    """A points-at's up vector (``None``, ``None`` removes it)."""
+    new = _edit(document, name, constraint_edits.with_up, axis, toward)
+    words = "none" if new.up is None else "an axis toward a direction"
+    replace(document, Ref.constraint(name), new, f"Set up of {name} to {words}",
+            merge_key=(Ref.constraint(name), "up", new.up is None))  # fmt: skip
+
+
+def set_pole(document, name: str, pole) -> None:
+    """A FABRIK pole (a :class:`~app.scene.rig.model.Target`, or ``None``)."""
+    new = _edit(document, name, constraint_edits.with_pole, pole)
+    if pole is None:
+        words = "none"
+    elif pole.bone is not None:
+        words = f"bone {pole.bone} {pole.at}"
+    else:
+        words = "a position"
+    replace(document, Ref.constraint(name), new, f"Set pole of {name} to {words}")
+
+
+def rename_pivot(document, name: str, old: str, new: str) -> None:
+    """Rename a pivot of a multi-parent constraint (the selection follows)."""
+    new = new.strip()
+    if new == old:
+        return
+    constraint = _edit(document, name, constraint_edits.with_pivot_renamed, old, new)
+    selection = [Ref.pivot_of(name, new) if r == Ref.pivot_of(name, old) else r
+                 for r in document.selection]  # fmt: skip
+    replace(document, Ref.constraint(name), constraint, f"Rename pivot {old} of {name} to {new}")
+    document.set_selection(selection)
+
+
+def move_pivot(document, name: str, pivot: str, offset: int) -> None:
+    """Move pivot ``pivot`` of multi-parent constraint ``name`` ``offset`` places later in its
+    list (negative: earlier), as one undo command; the selection stays on it."""
+    constraint = _edit(document, name, constraint_edits.with_pivot_moved, pivot, offset)
+    where = "down" if offset > 0 else "up"
+    replace(document, Ref.constraint(name), constraint, f"Move pivot {pivot} of {name} {where}")
+
+
+def set_relative_to(document, name: str, relative_to: str) -> None:
+    """What a multi-parent's state is taken relative to: ``"world"`` or ``"parent"``
+    (contract §F3), as one undo command per change."""
+    constraint = _edit(document, name, lambda c: c)
+    if not hasattr(constraint, "relative_to"):
+        raise OperationError(f"{name} is not a multi-parent constraint")
+    if relative_to not in RELATIVE_TO:
+        raise OperationError(f"A multi-parent is relative to the world or to its parent, "
+                             f"not {relative_to!r}")  # fmt: skip
+    if constraint.relative_to == relative_to:
+        return
+    words = "its parent" if relative_to == "parent" else "the world"
+    replace(document, Ref.constraint(name),
+            dataclasses.replace(constraint, relative_to=relative_to),
+            f"Make {name} relative to {words}")  # fmt: skip
+
+
+def set_constraint_field(document, name: str, field: str, value) -> None:
+    """Edit one field of a constraint (``space``, ``substeps``, ``tolerance``...)."""
+    constraint = document.scene.constraint(name)
+    if getattr(constraint, field) == value:
+        return
+    new = dataclasses.replace(constraint, **{field: value})
+    replace(
+        document,
+        Ref.constraint(name),
+        new,
+        f"Set {field} of {name} to {value}",
+        merge_key=(Ref.constraint(name), field),
+    )
+
+
+# --- adding and removing ------------------------------------------------------------------
+
+
+def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
+    """A new pivot on a multi-parent body (at the body's tail unless given); selects it."""
+    constraint = constraint_named(document, constraint_name)
+    if "pivots" not in constraint.field_names():
+        raise OperationError(f"{constraint_name} is not a multi-parent constraint")
+    if position_in_body is None:
+        body = constraint.driven_bones()[0]
+        position_in_body = document.scene.tail_of(document.scene.bone_index(body))
+    new, pivot = constraint_edits.with_new_pivot(constraint, position_in_body)
+    ref = Ref.pivot_of(constraint_name, pivot.name)
+    replace(
+        document,
+        Ref.constraint(constraint_name),
+        new,
+        f"Add pivot {pivot.name} to {constraint_name}",
+    )
+    document.set_selection([ref])
+    return ref
+
+
+def remove_pivot(document, constraint_name: str, pivot_name: str) -> None:
+    constraint = constraint_named(document, constraint_name)
+    try:
+        new = constraint_edits.without_pivot(constraint, pivot_name)
+    except (ValueError, KeyError) as e:
+        raise OperationError(str(e).strip("'\"")) from None
+    replace(
+        document,
+        Ref.constraint(constraint_name),
+        new,
+        f"Remove pivot {pivot_name} from {constraint_name}",
+    )
+
+
+def refuse_identical(document, constraint) -> None:
+    """Refuse (``OperationError``) a constraint the scene has already under another name."""
+    why = constraint_edits.identical_words(document.scene, constraint)
+    if why:
+        raise OperationError(f"Not added: {why}")
+
+
+def add_constraint(document, constraint) -> Ref:
+    """Add a new ``constraint`` (one undo step) and select it: what a kind's add-menu entry
+    calls once it has built its item."""
+    refuse_identical(document, constraint)
+    index = len(document.scene.constraints)
+    document.push(
+        InsertItem(
+            document,
+            "constraints",
+            index,
+            constraint,
+            f"Add {constraint.name}",  # its name says its kind and bone
+        )
+    )
+    ref = Ref.constraint(constraint.name)
+    document.set_selection([ref])
+    return ref
+
+
+def _one_bone(document) -> str:
+    bones = document.selected_bones()
+    if not bones:
+        raise OperationError("Select a bone first")
+    return bones[-1]
+
+
+def add_multi_parent(document, bone: str | None = None) -> Ref:
+    """A multi-parent constraint on the (active) bone, with one pivot at its head."""
+    bone = bone or _one_bone(document)
+    new = kind_constructors.new_multi_parent(document.scene, bone)
+    if constraint_edits.alike_on_same_bones(document.scene, new):
+        raise OperationError(f"{bone} already has a multi-parent constraint; add pivots to it")
+    return add_constraint(document, new)
+
+
+def _tail_target(document, bone: str) -> Target:
+    """A position target where the bone's tail is now: adding the constraint moves nothing."""
+    pose = document.pose()
+    i = document.scene.bone_index(bone)
+    return Target(position=tuple(float(v) for v in pose.tails[0, i]))
+
+
+def add_points_at(document, bones=None) -> Ref:
+    """Points-at on the active bone; aiming at the other selected bone's head if there is
+    one (Blender's convention), else at a position where its tail is now."""
+    bones = list(bones) if bones is not None else document.selected_bones()
+    if not bones:
+        raise OperationError("Select the bone to aim first")
+    bone = bones[-1]
+    others = [b for b in bones[:-1] if b != bone]
+    target = Target(bone=others[-1], at="head") if others else _tail_target(document, bone)
+    return add_constraint(document, kind_constructors.new_points_at(document.scene, bone, target))
+
+
+def add_fabrik(document, bones=None) -> Ref:
+    """FABRIK on the selected chain (or the active bone and its parent), reaching for a
+    position where the chain's tip is now."""
+    bones = list(bones) if bones is not None else document.selected_bones()
+    try:
+        chain = kind_constructors.chain_from(document.scene, bones)
+    except (ValueError, KeyError) as e:
+        raise OperationError(str(e).strip("'\"")) from None
+    target = _tail_target(document, chain[-1])
+    return add_constraint(document, kind_constructors.new_fabrik(document.scene, chain, target))
+
+
+def remove_constraint(document, name: str) -> None:
+    constraint_named(document, name)
+    index = [c.name for c in document.scene.constraints].index(name)
+    document.push(RemoveItem(document, "constraints", index, f"Remove constraint {name}"))
+
+
+# --- targets ------------------------------------------------------------------------------
+
+
+def set_target(document, constraint_name: str, target: Target, kind: str = "target") -> None:
+    """Aim a points-at or FABRIK constraint at ``target`` (``kind="pole"``: a FABRIK pole)."""
+    constraint = constraint_named(document, constraint_name)
+    if kind not in constraint.target_fields:
+        raise OperationError(f"{constraint_name} has no {kind}")
+    if target.bone is not None:
+        document.scene.bone(target.bone)
+        words = f"bone {target.bone} {target.at}"
+    else:
+        words = "a position"
+    replace(
+        document,
+        Ref.constraint(constraint_name),
+        constraint.with_target(kind, target),
+        f"Set {kind} of {constraint_name} to {words}",
+    )
+
+
+def target_here(document, constraint_name: str, kind: str = "target") -> Target:
+    """A position target where the constraint's target (or pole) is now: nothing jumps."""
+    constraint = constraint_named(document, constraint_name)
+    return Target(position=tuple(float(v) for v in target_world(document, constraint, kind)))
+
+
+def target_world(document, constraint, kind: str = "target") -> np.ndarray:
+    """World position (3,) of a constraint's target (or ``kind="pole"``) at the current frame."""
+    target = getattr(constraint, kind)
+    if target.bone is None:
+        return key_edits.position_at(target, document.frame)
+    pose = document.pose()
+    i = document.scene.bone_index(target.bone)
+    if target.at == "head":
+        return pose.heads[0, i]
+    return transform_points(pose.bone_to_world[0, i], np.asarray(document.scene.tail_of(i)))
+
+
+def delete_selected(document) -> None:
+    """Delete: removes the selected pivots and constraints (bones stay: the skeleton is the
+    file's, and removing one would orphan its children)."""
+    refs = [r for r in document.selection if r.kind in (PIVOT, CONSTRAINT)]
+    if not refs:
+        active = document.active
+        what = "X deletes the selected bones, pivots and constraints"
+        raise OperationError(f"{what}; {active.label()} is part of its constraint (select "
+                             "the constraint)" if active is not None else
+                             f"{what}: select some first")  # fmt: skip
+    removed = {r.name for r in refs if r.kind == CONSTRAINT}
+    for ref in refs:
+        if ref.kind == PIVOT and ref.name not in removed:
+            pivots = document.scene.constraint(ref.name).pivots
+            going = {r.pivot for r in refs if r.kind == PIVOT and r.name == ref.name}
+            if going >= {p.name for p in pivots}:
+                raise OperationError(
+                    f"{ref.name} would have no pivot left; a multi-parent "
+                    "constraint needs at least one, remove the constraint "
+                    "instead"
+                )
+    stack = document.undo_stack
+    stack.beginMacro("Delete " + ", ".join(r.label() for r in refs))
+    try:
+        for ref in refs:
+            if ref.kind == PIVOT and ref.name not in removed:
+                remove_pivot(document, ref.name, ref.pivot)
+        for ref in refs:
+            if ref.kind == CONSTRAINT and exists(document.scene, ref):
+                remove_constraint(document, ref.name)
+    finally:
+        stack.endMacro()
