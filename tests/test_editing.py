@@ -1,11 +1,13 @@
 """Pure item edits: refs (``app.scene.rig.refs``), keys and positions (``key_edits``),
-pivots (``constraint_edits``) and new constraints (``app.scene.constraints.kind_constructors``)."""
+pivots (``constraint_edits``) and new constraints (each kind's ``edits`` module)."""
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene.constraints import kind_constructors
+from app.scene.constraints.fabrik import edits as fabrik_edits
+from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.points_at import edits as points_at_edits
 from app.scene.evaluate import Evaluator
 from app.scene.formats.schema import validate
 from app.scene.io import dumps_scene, loads_scene
@@ -158,19 +160,19 @@ def test_pivots_added_and_removed():
 
 def test_new_constraints_are_valid_and_survive_a_file_round_trip():
     s = arm_scene()
-    s.constraints.append(kind_constructors.new_multi_parent(s, "upper"))
+    s.constraints.append(multi_parent_edits.new_multi_parent(s, "upper"))
     s.constraints.append(
-        kind_constructors.new_points_at(s, "lower", Target(bone="root", at="tail"))
+        points_at_edits.new_points_at(s, "lower", Target(bone="root", at="tail"))
     )
     # the FABRIK at the front: after "mp" on the stack of "lower" it would move the "upper"
     # that "mp" reads, a cycle (§F1)
     s.constraints.insert(
         0,
-        kind_constructors.new_fabrik(
-            s, kind_constructors.chain_from(s, ["lower"]), Target(position=(0, 0, 1))
+        fabrik_edits.new_fabrik(
+            s, fabrik_edits.chain_from(s, ["lower"]), Target(position=(0, 0, 1))
         ),
     )
-    s.constraints.append(kind_constructors.new_points_at(s, "lower", Target(position=(0, 1, 0))))
+    s.constraints.append(points_at_edits.new_points_at(s, "lower", Target(position=(0, 1, 0))))
     validate(s)
     names = [c.name for c in s.constraints]
     assert names == [
@@ -186,13 +188,13 @@ def test_new_constraints_are_valid_and_survive_a_file_round_trip():
 
 def test_chain_from_orders_root_to_tip_and_refuses_gaps():
     s = arm_scene()
-    assert kind_constructors.chain_from(s, ["lower", "root", "upper"]) == ("root", "upper", "lower")
-    assert kind_constructors.chain_from(s, ["upper"]) == ("root", "upper")
-    assert kind_constructors.chain_from(s, ["root"]) == ("root",)
+    assert fabrik_edits.chain_from(s, ["lower", "root", "upper"]) == ("root", "upper", "lower")
+    assert fabrik_edits.chain_from(s, ["upper"]) == ("root", "upper")
+    assert fabrik_edits.chain_from(s, ["root"]) == ("root",)
     with pytest.raises(ValueError, match="unbroken"):
-        kind_constructors.chain_from(s, ["root", "lower"])
+        fabrik_edits.chain_from(s, ["root", "lower"])
     with pytest.raises(ValueError):
-        kind_constructors.chain_from(s, [])
+        fabrik_edits.chain_from(s, [])
 
 
 def test_bone_rest_edits_validate():

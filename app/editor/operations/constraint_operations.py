@@ -13,7 +13,9 @@ import numpy as np
 
 from app.editor.commands import InsertItem, RemoveItem
 from app.editor.operations.base import OperationError, replace
-from app.scene.constraints import kind_constructors
+from app.scene.constraints.fabrik import edits as fabrik_edits
+from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.points_at import edits as points_at_edits
 from app.scene.math.transforms import transform_points
 from app.scene.rig import constraint_edits, key_edits
 from app.scene.rig.model import RELATIVE_TO, Target
@@ -200,7 +202,7 @@ def _one_bone(document) -> str:
 def add_multi_parent(document, bone: str | None = None) -> Ref:
     """A multi-parent constraint on the (active) bone, with one pivot at its head."""
     bone = bone or _one_bone(document)
-    new = kind_constructors.new_multi_parent(document.scene, bone)
+    new = multi_parent_edits.new_multi_parent(document.scene, bone)
     if constraint_edits.alike_on_same_bones(document.scene, new):
         raise OperationError(f"{bone} already has a multi-parent constraint; add pivots to it")
     return add_constraint(document, new)
@@ -222,7 +224,7 @@ def add_points_at(document, bones=None) -> Ref:
     bone = bones[-1]
     others = [b for b in bones[:-1] if b != bone]
     target = Target(bone=others[-1], at="head") if others else _tail_target(document, bone)
-    return add_constraint(document, kind_constructors.new_points_at(document.scene, bone, target))
+    return add_constraint(document, points_at_edits.new_points_at(document.scene, bone, target))
 
 
 def add_fabrik(document, bones=None) -> Ref:
@@ -230,11 +232,11 @@ def add_fabrik(document, bones=None) -> Ref:
     position where the chain's tip is now."""
     bones = list(bones) if bones is not None else document.selected_bones()
     try:
-        chain = kind_constructors.chain_from(document.scene, bones)
+        chain = fabrik_edits.chain_from(document.scene, bones)
     except (ValueError, KeyError) as e:
         raise OperationError(str(e).strip("'\"")) from None
     target = _tail_target(document, chain[-1])
-    return add_constraint(document, kind_constructors.new_fabrik(document.scene, chain, target))
+    return add_constraint(document, fabrik_edits.new_fabrik(document.scene, chain, target))
 
 
 def remove_constraint(document, name: str) -> None:

@@ -12,7 +12,7 @@ from dataclasses import replace as replaced
 from app.editor.commands import InsertItem
 from app.editor.operations.base import OperationError, replace
 from app.editor.operations.constraint_operations import constraint_named, refuse_identical
-from app.scene.constraints import kind_constructors
+from app.scene.constraints.follows import edits as follows_edits
 from app.scene.rig.model import OFFSETS
 from app.scene.rig.refs import Ref
 
@@ -44,7 +44,7 @@ def add_follow(document, cls, bones=None) -> Ref:
         raise OperationError(f"Select a target bone too: {bone} follows another bone")
     scene = document.scene
     scene.bone(bone)
-    new = kind_constructors.new_follow(scene, cls, bone, others[-1])
+    new = follows_edits.new_follow(scene, cls, bone, others[-1])
     refuse_identical(document, new)
     document.push(InsertItem(document, "constraints", len(scene.constraints), new,
                              f"Add {new.name} following {others[-1]}"))  # fmt: skip

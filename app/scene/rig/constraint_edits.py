@@ -4,7 +4,7 @@ reordered), and whether a new one would repeat one the scene has.
 
 Each checks what the file format checks (``app.scene.formats.schema``), so a value the
 editor accepts is one the file can hold; a bad one raises ``ValueError`` saying why. A new
-constraint of a kind is made in :mod:`app.scene.constraints.kind_constructors`; a pivot's or
+constraint of a kind is made in its package (``app.scene.constraints.<kind>.edits``); a pivot's or
 a target's values at a frame are key edits (:mod:`app.scene.rig.key_edits`).
 
 One idea: constraint edits (settings, pivots, repeats).

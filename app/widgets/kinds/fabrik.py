@@ -6,7 +6,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
 from app.editor.operations import constraint_operations as ops
-from app.scene.constraints import kind_constructors
+from app.scene.constraints.fabrik import edits as fabrik_edits
 from app.scene.rig.model import Fabrik, Target
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, choice_index, first, set_target_menu
@@ -27,7 +27,7 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
     selected bones that are not one chain show why the entry is greyed."""
     bones = bones or [bone]
     try:
-        chain = kind_constructors.chain_from(document.scene, bones)
+        chain = fabrik_edits.chain_from(document.scene, bones)
     except (ValueError, KeyError):
         chain = None
     if chain is not None and len(chain) < 2:

@@ -13,7 +13,7 @@ from app.editor.operations.follow_operations import (
     set_follow_target,
     set_offset,
 )
-from app.scene.constraints.kind_constructors import new_follow
+from app.scene.constraints.follows.edits import new_follow
 from app.scene.rig.constraint_edits import identical_in
 from app.scene.rig.model import ChildOf, CopyLocation, CopyRotation
 from app.widgets.kinds.base import ConstraintView, act

@@ -6,7 +6,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
-from app.scene.constraints import kind_constructors
+from app.scene.constraints.multi_parent import edits as multi_parent_edits
 from app.scene.math import quat
 from app.scene.rig import constraint_edits
 from app.scene.rig.model import MultiParent
@@ -30,7 +30,7 @@ def section(form, c: MultiParent) -> None:
 
 def add_on_bone(menu, document, bone: str, bones) -> None:
     scene = document.scene
-    new = kind_constructors.new_multi_parent(scene, bone)
+    new = multi_parent_edits.new_multi_parent(scene, bone)
     driven = constraint_edits.alike_on_same_bones(scene, new)
     act(menu, f"Add Multi-Parent Constraint on {bone}" + (" (it has one)" if driven else ""),
         constraint_operations.add_multi_parent, document, bone, enabled=not driven)  # fmt: skip
