@@ -7,7 +7,6 @@ draws nothing.
 """
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,9 +23,7 @@ from PySide6 import QtCore  # noqa: E402
 
 QtCore.QCoreApplication.setAttribute(QtCore.Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
-ROOT = Path(__file__).resolve().parent.parent
-SCENES = ROOT / "resources" / "scenes"
-CMU_DIR = Path("/usr/share/assimp/models/BVH")
+from tests.helpers.paths import CMU_DIR, ROOT, SCENES  # noqa: F401  (fixtures below use them)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.widgets.viewport.viewport import BACKGROUND
-from tests.gui import framebuffer
+from tests.helpers.gui import framebuffer
 
 
 def joints(result) -> np.ndarray:

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from ..gui import CTRL, LEFT, NO_MODS, point
+from tests.helpers.gui import CTRL, LEFT, NO_MODS, point
 
 Key = QtCore.Qt.Key
 

@@ -12,8 +12,8 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests.gui import LEFT, NO_MODS, click, settle_layout
-from tests.gui import enter_text as type_into
+from tests.helpers.gui import LEFT, NO_MODS, click, settle_layout
+from tests.helpers.gui import enter_text as type_into
 
 ALT = QtCore.Qt.KeyboardModifier.AltModifier
 

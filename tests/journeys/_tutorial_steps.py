@@ -8,7 +8,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests.gui import LEFT, NO_MODS, point
+from tests.helpers.gui import LEFT, NO_MODS, point
 
 WAIT = 1
 
@@ -167,7 +167,7 @@ def play_for(window, qtbot, ms: int) -> None:
 
 def pixels_drawn_by(viewport, qtbot, items) -> int:
     """How many viewport pixels ``items`` draw: the frame with them, then without."""
-    from tests.gui import framebuffer
+    from tests.helpers.gui import framebuffer
 
     shown = framebuffer(viewport, qtbot)
     for item in items:

@@ -7,9 +7,8 @@ from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
 from app.scene.rig.refs import Ref
-from tests.gui import CTRL, LEFT, NO_MODS, SHIFT, key
-
-from ._steps_a import pick_from_menu
+from tests.helpers.gui import CTRL, LEFT, NO_MODS, SHIFT, key
+from tests.journeys._steps_a import pick_from_menu
 
 
 def outliner_pick(win, qtbot, *bones: str) -> None:

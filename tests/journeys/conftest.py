@@ -5,8 +5,7 @@ that needs another window defines its own ``window``."""
 import pytest
 
 from app.cli import DEMO_SCENE
-
-from . import _fields
+from tests.journeys import _fields
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests.conftest import CMU_DIR, SCENES
-from tests.gui import CTRL, SHIFT, click, key
+from tests.helpers.gui import CTRL, SHIFT, click, key
+from tests.helpers.paths import CMU_DIR, SCENES
 from tests.journeys._camera import (
     camera_center,
     drawn_near_bones,

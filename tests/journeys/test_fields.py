@@ -10,8 +10,7 @@ from PySide6 import QtWidgets
 
 from app.scene.rig import key_edits
 from app.scene.rig.refs import Ref
-
-from ._fields import click_at, focused, press, shown, type_into
+from tests.journeys._fields import click_at, focused, press, shown, type_into
 
 
 def bone_middle(window, name):

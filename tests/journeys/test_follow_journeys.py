@@ -9,12 +9,11 @@ from PySide6.QtTest import QTest
 
 from app.scene.rig.refs import Ref
 from app.window.layout import message_room
-from tests import gui
-from tests.conftest import SCENES
-
-from . import _fields
-from ._steps_a import outliner_click
-from ._ux import add_from_menu, outliner_pick
+from tests.helpers import gui
+from tests.helpers.paths import SCENES
+from tests.journeys import _fields
+from tests.journeys._steps_a import outliner_click
+from tests.journeys._ux import add_from_menu, outliner_pick
 
 HUMANOID = Path(SCENES) / "humanoid.glb"
 

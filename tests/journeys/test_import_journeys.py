@@ -11,10 +11,9 @@ import numpy as np
 from app.cli import DEMO_SCENE
 from app.editor import settings
 from app.scene.rig.refs import Ref
-from tests.gui import drop_file
-from tests.leaf_bones_files import LEAVES, far_leaves_fbx
-
-from . import _fields
+from tests.helpers.gui import drop_file
+from tests.helpers.leaf_bones_files import LEAVES, far_leaves_fbx
+from tests.journeys import _fields
 
 
 def _body_on_screen(win) -> float:

@@ -6,9 +6,9 @@ import numpy as np
 
 from app.scene.analysis import projection
 from app.scene.rig.refs import Ref, resolve
-from tests import gui
-from tests.conftest import SCENES
-from tests.gui import SHIFT, drag
+from tests.helpers import gui
+from tests.helpers.gui import SHIFT, drag
+from tests.helpers.paths import SCENES
 
 ROLL = "foot_roll"
 

@@ -7,9 +7,8 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from tests import gui
-
-from . import _fields
+from tests.helpers import gui
+from tests.journeys import _fields
 
 CLIP = Path("/usr/share/assimp/models/BVH/01_01.bvh")
 FRAMES = 480  # four seconds: two jumps, enough contacts to drag

@@ -20,11 +20,10 @@ from app.scene.formats.gltf.export import write_meshes_glb
 from app.scene.io import load_scene, save_scene
 from app.scene.retarget.map_file import map_of, saved_map
 from app.scene.rig.model import Bone, Scene
-from tests import gui
-from tests.conftest import CMU_DIR, ROOT
-
-from . import _fields
-from ._steps_a import changed_pixels, pick_from_menu
+from tests.helpers import gui
+from tests.helpers.paths import CMU_DIR, ROOT
+from tests.journeys import _fields
+from tests.journeys._steps_a import changed_pixels, pick_from_menu
 
 FRAMES = 120  # CMU's walk cut to its first second, as another tool would export it
 CORPUS = ROOT / "tests" / "data" / "gltf-corpus"
@@ -32,7 +31,7 @@ CORPUS = ROOT / "tests" / "data" / "gltf-corpus"
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    from tests.retarget_judge import mixamo_body, mixamo_character
+    from tests.helpers.retarget_judge import mixamo_body, mixamo_character
 
     folder = tmp_path_factory.mktemp("journey")
     character = mixamo_character()

@@ -21,14 +21,13 @@ from app.scene.evaluate import bake
 from app.scene.io import load_scene, save_scene
 from app.scene.rig.model import Bone, Scene
 from app.scene.rig.refs import Ref
-from tests import gui
-from tests.conftest import CMU_DIR, SCENES
-from tests.gui import framebuffer, key
-from tests.test_foot_roll_motion import centimetre_character, old_style
-from tests.test_foot_roll_rig import _keyed, box_on
-
-from . import _fields
-from ._steps_a import go_to_frame, outliner_click
+from tests.editor.test_foot_roll_rig import _keyed, box_on
+from tests.helpers import gui
+from tests.helpers.gui import framebuffer, key
+from tests.helpers.paths import CMU_DIR, SCENES
+from tests.journeys import _fields
+from tests.journeys._steps_a import go_to_frame, outliner_click
+from tests.scene.builders.test_foot_roll_motion import centimetre_character, old_style
 
 HUMANOID = Path(SCENES) / "humanoid.glb"
 SPIN = QtWidgets.QDoubleSpinBox

@@ -13,10 +13,9 @@ from app.editor.recovery import Autosaver, orphans
 from app.editor.tutorials import load_tutorials
 from app.scene.io import load_scene
 from app.scene.rig.refs import Ref
-
-from ..gui import CTRL, SHIFT
-from . import _fields
-from ._fields import kept_bytes, press
+from tests.helpers.gui import CTRL, SHIFT
+from tests.journeys import _fields
+from tests.journeys._fields import kept_bytes, press
 
 SHIPPED = ROOT / "resources"  # what ships with Pivotal
 

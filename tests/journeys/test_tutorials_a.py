@@ -2,7 +2,7 @@
 typing and drags (issue 18, item 6): the foot roll, building a foot roll from nothing, the
 tumbling box and the glTF humanoid. After each step the test checks what the text says a
 person sees; the figures it checks are read from the text the panel shows, so the text and
-the scene cannot drift apart (``tests/test_tutorial_figures.py`` recomputes them too).
+the scene cannot drift apart (``tests/editor/test_tutorial_figures.py`` recomputes them too).
 """
 
 import numpy as np
@@ -12,11 +12,10 @@ from PySide6.QtTest import QTest
 from app.scene.evaluate import bake
 from app.scene.math.transforms import transform_points
 from app.scene.rig.refs import Ref
-from tests import gui
-from tests.conftest import SCENES
-from tests.gui import CTRL, SHIFT, drag, framebuffer, key
-
-from ._steps_a import (
+from tests.helpers import gui
+from tests.helpers.gui import CTRL, SHIFT, drag, framebuffer, key
+from tests.helpers.paths import SCENES
+from tests.journeys._steps_a import (
     ALT,
     changed_pixels,
     field,

@@ -2,7 +2,7 @@
 drags and typing, checking after each step what the text says a person sees.
 
 Basis change, points-at, FABRIK, convergence and the CMU clip; one window for the module.
-The figures the texts quote are recomputed in tests/test_tutorial_figures_b.py; here the
+The figures the texts quote are recomputed in tests/editor/test_tutorial_figures_b.py; here the
 steps are done, and what they show is read off the window (the panel's table, the viewport's
 labels and pixels, the Compare table, the inspector's text, the matrix chain's formula).
 """
@@ -16,11 +16,10 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.scene.rig.refs import CONSTRAINT, POINT, Ref
-from tests import gui
-from tests.conftest import CMU_DIR, SCENES
-from tests.gui import CTRL, SHIFT
-
-from ._tutorial_steps import (
+from tests.helpers import gui
+from tests.helpers.gui import CTRL, SHIFT
+from tests.helpers.paths import CMU_DIR, SCENES
+from tests.journeys._tutorial_steps import (
     bone_middle,
     choose,
     choose_menu,

@@ -12,10 +12,9 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from app.cli import DEMO_SCENE
-from tests.gui import LEFT, NO_MODS, key, point
+from tests.helpers.gui import LEFT, NO_MODS, key, point
+from tests.journeys import _fields
 from tests.journeys._camera import drawn_near_bones, frames_out_of_view, joints, outside
-
-from . import _fields
 
 
 @pytest.fixture
@@ -145,7 +144,7 @@ def test_a_click_on_the_middle_of_a_bone_picks_that_bone(window, qtbot, scene):
     the forearm's tail), the demo's toes their toe pivot, the rigged humanoid's ``calf.R``
     the left knee's pole; a handle that merely sits on a bone no longer takes its clicks."""
     from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg
-    from tests.conftest import SCENES
+    from tests.helpers.paths import SCENES
 
     doc = window.document
     doc.set_compare(False)
@@ -187,8 +186,8 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
     from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg
     from app.scene.rig.refs import Ref
     from app.widgets.viewport.scene_drawing import PIVOT_COLOR
-    from tests.conftest import SCENES
-    from tests.gui import framebuffer
+    from tests.helpers.gui import framebuffer
+    from tests.helpers.paths import SCENES
 
     doc, vp = window.document, window.viewport
     doc.set_compare(False)
@@ -254,7 +253,7 @@ def test_the_tutorial_panel_leaves_the_panels_its_steps_use_in_view(win, qtbot):
     with the inspector, the outliner and the viewport, overlapping none of them."""
     from PySide6 import QtCore as Qc
 
-    from ._steps_a import open_tutorial
+    from tests.journeys._steps_a import open_tutorial
 
     def seen(widget) -> Qc.QRect:
         assert widget.isVisible() and not widget.visibleRegion().isEmpty(), widget.objectName()

@@ -16,8 +16,8 @@ from app.editor.operations import key_operations
 from app.scene.rig.model import MultiParent
 from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, POLE, TARGET, Ref
 from app.widgets.add_menu import build_add_menu
-from tests.conftest import CMU_DIR, SCENES
-from tests.gui import LEFT, NO_MODS, SHIFT, key, open_window
+from tests.helpers.gui import LEFT, NO_MODS, SHIFT, key, open_window
+from tests.helpers.paths import CMU_DIR, SCENES
 from tests.journeys._words import (
     menu_strings,
     message_fits,

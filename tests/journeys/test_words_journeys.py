@@ -15,12 +15,11 @@ from PySide6.QtTest import QTest
 from app.cli import DEMO_SCENE
 from app.scene.rig import key_edits
 from app.scene.rig.refs import Ref, resolve
-from tests.gui import CTRL, drop_file, key
-
-from . import _fields
-from ._steps_a import ALT, outliner_click
-from ._ux import add_from_menu, add_menu_texts, outliner_pick
-from ._words import plain
+from tests.helpers.gui import CTRL, drop_file, key
+from tests.journeys import _fields
+from tests.journeys._steps_a import ALT, outliner_click
+from tests.journeys._ux import add_from_menu, add_menu_texts, outliner_pick
+from tests.journeys._words import plain
 
 
 @pytest.fixture
