@@ -72,8 +72,9 @@ def _floats(tokens, line, what):
     try:
         values = tuple(float(t) for t in tokens)
     except ValueError:
-        raise SceneError(f"{what}: expected numbers, got {_shown(' '.join(tokens))}",
-                         f"line {line}") from None  # fmt: skip
+        raise SceneError(
+            f"{what}: expected numbers, got {_shown(' '.join(tokens))}", f"line {line}"
+        ) from None
     if not all(np.isfinite(values)):
         raise SceneError(f"{what}: numbers must be finite", f"line {line}")
     for v in values:
@@ -92,8 +93,10 @@ def _expect(lines, word):
     line, tokens = lines.next(f'"{word}"')
     if tokens[0] != word:
         if word == "HIERARCHY":  # the first word: whatever else it is, it is not BVH
-            raise SceneError(f'it is not a BVH clip: it begins with {_shown(tokens[0])}, not with '
-                             '"HIERARCHY"', f"line {line}")  # fmt: skip
+            raise SceneError(
+                f'it is not a BVH clip: it begins with {_shown(tokens[0])}, not with "HIERARCHY"',
+                f"line {line}",
+            )
         raise SceneError(f'expected "{word}", got {_shown(tokens[0])}', f"line {line}")
     return line, tokens
 
@@ -118,13 +121,15 @@ def _parse_joint(lines, joints, parent, name, header_line):
             try:
                 count = int(tokens[1])
             except ValueError:
-                raise SceneError(f"CHANNELS count {_shown(tokens[1])} is not an integer",
-                                 f"line {line}") from None  # fmt: skip
+                raise SceneError(
+                    f"CHANNELS count {_shown(tokens[1])} is not an integer", f"line {line}"
+                ) from None
             names = tokens[2:]
             if count != len(names):
                 declared = plural(count, "channel")
-                raise SceneError(f"CHANNELS declares {declared} but lists {len(names)}",
-                                 f"line {line}")  # fmt: skip
+                raise SceneError(
+                    f"CHANNELS declares {declared} but lists {len(names)}", f"line {line}"
+                )
             for n in names:
                 if n not in _CHANNELS:
                     raise SceneError(f"unknown channel {_shown(n)}", f"line {line}")
@@ -149,8 +154,9 @@ def _parse_joint(lines, joints, parent, name, header_line):
                 raise SceneError(f"joint {_shown(name)} has no OFFSET", f"line {header_line}")
             stack.pop()
         else:
-            raise SceneError(f"unexpected {_shown(head)} inside joint {_shown(name)}",
-                             f"line {line}")  # fmt: skip
+            raise SceneError(
+                f"unexpected {_shown(head)} inside joint {_shown(name)}", f"line {line}"
+            )
 
 
 def _open_joint(lines, joints, parent, name, header_line):
@@ -220,8 +226,11 @@ def bvh_layout(path) -> BvhLayout:
     joints = _parse_bytes(raw, str(path))[0]
     found = _MOTION.search(raw)
     head = raw[: found.start()].decode("utf-8", errors="surrogateescape")
-    return BvhLayout(head, tuple((j.name, j.parent, tuple(j.channels)) for j in joints),
-                     tuple(tuple(j.offset) for j in joints))  # fmt: skip
+    return BvhLayout(
+        head,
+        tuple((j.name, j.parent, tuple(j.channels)) for j in joints),
+        tuple(tuple(j.offset) for j in joints),
+    )
 
 
 def _parse_bytes(raw: bytes, file: str):
@@ -251,23 +260,27 @@ def _parse(raw: bytes, file: str):
             break
         lines.next("ROOT")
         if tokens[0] != "ROOT" or len(tokens) < 2:
-            raise SceneError(f'expected "ROOT name", got {_shown(" ".join(tokens))}',
-                             f"line {line}")  # fmt: skip
+            raise SceneError(
+                f'expected "ROOT name", got {_shown(" ".join(tokens))}', f"line {line}"
+            )
         _parse_joint(lines, joints, -1, " ".join(tokens[1:]), line)
     if not joints:
         raise SceneError("no ROOT joint", "line 1")
     names = {}
     for j in joints:
         if j.name in names:
-            raise SceneError(f"joint name {_shown(j.name)} is used twice (first on line "
-                             f"{names[j.name]})", f"line {j.line}")  # fmt: skip
+            raise SceneError(
+                f"joint name {_shown(j.name)} is used twice (first on line {names[j.name]})",
+                f"line {j.line}",
+            )
         names[j.name] = j.line
     if not found:
         raise SceneError('no "MOTION" section', f"line {len(head.splitlines())}")
 
     first_motion_line = head.count("\n") + 1
-    frames, frame_time, data, messages = _parse_motion(raw, found.end(), first_motion_line,
-                                                       joints, file)  # fmt: skip
+    frames, frame_time, data, messages = _parse_motion(
+        raw, found.end(), first_motion_line, joints, file
+    )
     return joints, frames, frame_time, data, messages
 
 
@@ -291,29 +304,32 @@ def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
     try:
         declared = int(t1[1])
     except ValueError:
-        raise SceneError(f"frame count {_shown(t1[1])} is not an integer",
-                         f"line {n1}") from None  # fmt: skip
+        raise SceneError(f"frame count {_shown(t1[1])} is not an integer", f"line {n1}") from None
     if declared < 1:
         raise SceneError(f"frame count must be at least 1, got {declared}", f"line {n1}")
     bounds.check_frame_count(declared, f"line {n1}")
     bounds.check_poses(declared, len(joints), f"line {n1}")
     if t2[:2] != ["Frame", "Time:"] or len(t2) != 3:
-        raise SceneError(f'expected "Frame Time: seconds", got {_shown(s2.strip())}',
-                         f"line {n2}")  # fmt: skip
+        raise SceneError(f'expected "Frame Time: seconds", got {_shown(s2.strip())}', f"line {n2}")
     frame_time = _floats(t2[2:], n2, "Frame Time")[0]
     if frame_time <= 0:
         raise SceneError(f"Frame Time must be > 0, got {t2[2]}", f"line {n2}")
     if not 1.0 / bounds.MAX_FPS <= frame_time <= 1.0 / bounds.MIN_FPS:
-        raise SceneError(f"Frame Time {t2[2]} s lies outside [{1 / bounds.MAX_FPS:g}, "
-                         f"{1 / bounds.MIN_FPS:g}] s", f"line {n2}")  # fmt: skip
+        raise SceneError(
+            f"Frame Time {t2[2]} s lies outside [{1 / bounds.MAX_FPS:g}, {1 / bounds.MIN_FPS:g}] s",
+            f"line {n2}",
+        )
 
     rows = numbered[2:]
     channels = sum(len(j.channels) for j in joints)
     messages = []
     if len(rows) < declared:
         last = rows[-1][0] if rows else n2
-        raise SceneError(f"truncated: Frames declares {plural(declared, 'frame')} but the file "
-                         f"has {plural(len(rows), 'motion line')}", f"line {last}")  # fmt: skip
+        raise SceneError(
+            f"truncated: Frames declares {plural(declared, 'frame')} but the file "
+            f"has {plural(len(rows), 'motion line')}",
+            f"line {last}",
+        )
     if len(rows) > declared:
         extra = len(rows) - declared
         messages.append(
@@ -325,8 +341,10 @@ def _parse_motion(text: bytes, begin: int, line0: int, joints, file: str):
     bad = np.flatnonzero(counts != channels)
     if len(bad):
         n, _ = rows[bad[0]]
-        raise SceneError(f"expected {channels} numbers (the channels of the hierarchy), got "
-                         f"{counts[bad[0]]}", f"line {n}")  # fmt: skip
+        raise SceneError(
+            f"expected {channels} numbers (the channels of the hierarchy), got {counts[bad[0]]}",
+            f"line {n}",
+        )
     try:
         data = np.array(" ".join(s for _, s in rows).split(), dtype=float)
     except ValueError:
@@ -393,6 +411,11 @@ def _fast_motion(text: bytes, begin: int, channels: int, joints: int):
         if stop - start > _CHUNK + _LONGEST_BYTES_PER_CHANNEL * channels:
             return None  # a line longer than any plain one: not worth this chunk's buffers
         raw = np.frombuffer(text, dtype=np.uint8, count=stop - start, offset=start)
+        returns = np.flatnonzero(raw == 13)
+        if len(returns) and (returns[-1] + 1 >= len(raw) or np.any(raw[returns + 1] != 10)):
+            return (
+                None  # a lone CR ends a line where the slow path reads lines (universal newlines)
+            )
         starts, ends = decimal_text.token_bounds(raw, scratch)
         line_ends = np.flatnonzero(np.equal(raw, 10, out=scratch.get("flag", len(raw), bool)))
         if len(line_ends) == 0 or line_ends[-1] != len(raw) - 1:
