@@ -43,17 +43,18 @@ test: $(STAMP)
 fuzz: $(STAMP)
 	@tools/install-system-deps.sh test
 	$(PY) tools/fuzz.py --examples 20000
-	PIVOTAL_MONKEY_ACTIONS=1000 $(PY) -m pytest -q tests/test_monkey_gl.py
+	PIVOTAL_MONKEY_ACTIONS=1000 $(PY) -m pytest -q tests/widgets/test_monkey_gl.py
 
 bench: $(STAMP)
 	@tools/install-system-deps.sh test
 	$(XVFB_RUN) $(PY) -m benchmarks.run $(BENCH_ARGS)
 
 lint: $(STAMP)
-	$(PY) -m ruff check app tests benchmarks main.py
+	$(PY) -m ruff check app tests benchmarks tools main.py
+	$(PY) -m ruff format --check app tests benchmarks tools main.py
 
 format: $(STAMP)
-	$(PY) -m ruff format app tests benchmarks main.py
+	$(PY) -m ruff format app tests benchmarks tools main.py
 
 clean:
 	rm -rf build .pytest_cache

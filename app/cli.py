@@ -40,15 +40,19 @@ def _bake(argv) -> int:
         ".npz "
         "with bone_names, frames, bone_to_world, heads, tails and limit_violation_deg.",
     )
-    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh), glTF "
-                        "(.gltf, .glb) or FBX (.fbx)")  # fmt: skip
+    parser.add_argument(
+        "scene", help="scene file (.json), motion capture (.bvh), glTF (.gltf, .glb) or FBX (.fbx)"
+    )
     parser.add_argument("--out", required=True, help="output .npz path")
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
-    parser.add_argument("--animation", metavar="NAME",
-                        help="glTF and FBX: the animation or take to import (default: the "
-                        "first)")  # fmt: skip
-    parser.add_argument("--space", choices=("world", "object"),
-                        help="evaluate every constraint in this space")  # fmt: skip
+    parser.add_argument(
+        "--animation",
+        metavar="NAME",
+        help="glTF and FBX: the animation or take to import (default: the first)",
+    )
+    parser.add_argument(
+        "--space", choices=("world", "object"), help="evaluate every constraint in this space"
+    )
     args = parser.parse_args(argv)
 
     from app.scene.errors import SceneError
@@ -83,8 +87,9 @@ def _in_file(error, scene_path):
 
 
 def _screenshot(argv) -> int:
-    parser = _Parser(prog="main.py screenshot",
-                     description="Render SCENE in the editor and save a PNG.")  # fmt: skip
+    parser = _Parser(
+        prog="main.py screenshot", description="Render SCENE in the editor and save a PNG."
+    )
     parser.add_argument("scene", nargs="?", default=str(DEMO_SCENE))
     parser.add_argument("--out", required=True, help="output .png path")
     parser.add_argument("--frame", type=float, help="frame to show (default: the first)")
@@ -110,14 +115,26 @@ def _screenshot(argv) -> int:
     parser.add_argument(
         "--viewport-only", action="store_true", help="save only the viewport, not the whole window"
     )
-    parser.add_argument("--show", choices=("both", "mesh", "bones"), default="both",
-                        help="skinned meshes and bones, the meshes only, or the bones only")
-    parser.add_argument("--no-xray", action="store_true",
-                        help="let the meshes hide the bones inside them")  # fmt: skip
-    parser.add_argument("--orbit", default="0,0", metavar="AZ,EL",
-                        help="turn the camera by these degrees after framing (default 0,0)")
-    parser.add_argument("--frame-selection", action="store_true",
-                        help="point the camera at the selection instead of everything")
+    parser.add_argument(
+        "--show",
+        choices=("both", "mesh", "bones"),
+        default="both",
+        help="skinned meshes and bones, the meshes only, or the bones only",
+    )
+    parser.add_argument(
+        "--no-xray", action="store_true", help="let the meshes hide the bones inside them"
+    )
+    parser.add_argument(
+        "--orbit",
+        default="0,0",
+        metavar="AZ,EL",
+        help="turn the camera by these degrees after framing (default 0,0)",
+    )
+    parser.add_argument(
+        "--frame-selection",
+        action="store_true",
+        help="point the camera at the selection instead of everything",
+    )
     args = parser.parse_args(argv)
     from app.window.application import render_screenshot
 
@@ -162,20 +179,28 @@ def _export(argv) -> int:
         "png renders the viewport at the first frame, png-sequence every frame into the "
         "folder --out (frame_0000.png...); both need a display (use xvfb-run without one).",
     )
-    parser.add_argument("scene", help="scene file (.json), motion capture (.bvh), glTF "
-                        "(.gltf, .glb) or FBX (.fbx)")  # fmt: skip
+    parser.add_argument(
+        "scene", help="scene file (.json), motion capture (.bvh), glTF (.gltf, .glb) or FBX (.fbx)"
+    )
     parser.add_argument("--out", required=True, help="output path")
-    parser.add_argument("--format", choices=tuple(FORMATS),
-                        help="default: from the suffix of --out")  # fmt: skip
+    parser.add_argument(
+        "--format", choices=tuple(FORMATS), help="default: from the suffix of --out"
+    )
     parser.add_argument("--frames", help="START:END[:STEP], END included (default: all)")
-    parser.add_argument("--animation", metavar="NAME",
-                        help="glTF and FBX: the animation or take to import (default: the "
-                        "first)")  # fmt: skip
-    parser.add_argument("--space", choices=("world", "object"),
-                        help="evaluate every constraint in this space")  # fmt: skip
-    parser.add_argument("--rotation-order", default="ZXY", metavar="ORDER",
-                        help="BVH rotation channel order (default ZXY: Zrotation Xrotation "
-                        "Yrotation)")  # fmt: skip
+    parser.add_argument(
+        "--animation",
+        metavar="NAME",
+        help="glTF and FBX: the animation or take to import (default: the first)",
+    )
+    parser.add_argument(
+        "--space", choices=("world", "object"), help="evaluate every constraint in this space"
+    )
+    parser.add_argument(
+        "--rotation-order",
+        default="ZXY",
+        metavar="ORDER",
+        help="BVH rotation channel order (default ZXY: Zrotation Xrotation Yrotation)",
+    )
     parser.add_argument(
         "--size",
         default="1280x720",
@@ -191,8 +216,13 @@ def _export(argv) -> int:
         size = _parse_size(args.size) if fmt.name.startswith("png") else None
         frames = parse_frames(args.frames) if args.frames else None
         scene = _load(args.scene, args.animation)
-        request = ExportRequest(scene, Path(args.out), frames, args.space,
-                                {"rotation_order": args.rotation_order, "size": size})  # fmt: skip
+        request = ExportRequest(
+            scene,
+            Path(args.out),
+            frames,
+            args.space,
+            {"rotation_order": args.rotation_order, "size": size},
+        )
         try:
             notes = run_export(fmt, request)
         except SceneError as e:
@@ -221,14 +251,18 @@ def _parse_size(text: str) -> tuple[int, int]:
 def _open(argv) -> int:
     parser = _Parser(prog="main.py", description="Open the Pivotal editor.")
     parser.add_argument("scene", nargs="?", help="scene or .bvh to open (default: demo)")
-    parser.add_argument("--animation", metavar="NAME",
-                        help="glTF and FBX: the animation or take to open (default: the "
-                        "first; the others are named on standard error)")  # fmt: skip
+    parser.add_argument(
+        "--animation",
+        metavar="NAME",
+        help="glTF and FBX: the animation or take to open (default: the "
+        "first; the others are named on standard error)",
+    )
     args = parser.parse_args(argv)
     from app.window.application import run_editor
 
-    return run_editor(args.scene or str(DEMO_SCENE), play=args.scene is None,
-                      animation=args.animation)  # fmt: skip
+    return run_editor(
+        args.scene or str(DEMO_SCENE), play=args.scene is None, animation=args.animation
+    )
 
 
 def _plant_feet(argv) -> int:
@@ -243,8 +277,13 @@ def _retarget(argv) -> int:
     return main(argv)
 
 
-COMMANDS = {"bake": _bake, "screenshot": _screenshot, "export": _export,
-            "plant-feet": _plant_feet, "retarget": _retarget}  # fmt: skip
+COMMANDS = {
+    "bake": _bake,
+    "screenshot": _screenshot,
+    "export": _export,
+    "plant-feet": _plant_feet,
+    "retarget": _retarget,
+}
 
 HELP = f"""usage: python main.py [SCENE] [--animation NAME]
        python main.py COMMAND [ARGS]

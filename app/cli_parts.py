@@ -78,8 +78,7 @@ def _load(path, animation):
     from app.scene.io import FBX_SUFFIX, GLTF_SUFFIXES, load_scene
 
     if animation is not None and Path(path).suffix.lower() not in GLTF_SUFFIXES + (FBX_SUFFIX,):
-        raise ValueError(f"--animation applies to glTF and FBX files (.gltf, .glb, .fbx), not "
-                         f"{path!r}")  # fmt: skip
+        raise ValueError(
+            f"--animation applies to glTF and FBX files (.gltf, .glb, .fbx), not {path!r}"
+        )
     return load_scene(path, animation=animation)
-
-

@@ -96,10 +96,14 @@ def write_planted(planted, source: Path, out: Path) -> list[str]:
         flat = original_scene(planted.scene)
         index = {str(n): i for i, n in enumerate(result.bone_names)}
         keep = [index[b.name] for b in flat.bones]
-        sliced = dataclasses.replace(result, bone_names=result.bone_names[keep],
-                                     bone_to_world=result.bone_to_world[:, keep],
-                                     heads=result.heads[:, keep], tails=result.tails[:, keep],
-                                     limit_violation_deg=result.limit_violation_deg[:, keep])
+        sliced = dataclasses.replace(
+            result,
+            bone_names=result.bone_names[keep],
+            bone_to_world=result.bone_to_world[:, keep],
+            heads=result.heads[:, keep],
+            tails=result.tails[:, keep],
+            limit_violation_deg=result.limit_violation_deg[:, keep],
+        )
         return list(write_bvh(out, flat, sliced).notes)
     if suffix in (".glb", ".gltf"):
         from app.editor.export import ExportRequest, format_for, run_export
@@ -124,8 +128,12 @@ def plant_file(source: str, out: str, frames, floor, speed) -> Done:
         return Done(source, None, error=one_line(e))
     except _LIMITS as e:
         return Done(source, None, error=_limit_reason(e))
-    return Done(source, out, tuple(figures_table(planted)) + tuple(f"note: {n}" for n in notes),
-                messages=tuple(scene.messages))  # fmt: skip
+    return Done(
+        source,
+        out,
+        tuple(figures_table(planted)) + tuple(f"note: {n}" for n in notes),
+        messages=tuple(scene.messages),
+    )
 
 
 def _batch_out(source: Path, folder: Path) -> Path:
@@ -139,22 +147,36 @@ def _bar(done: int, total: int, width: int = 30) -> str:
 
 
 def main(argv) -> int:
-    parser = _Parser(prog=PROG, description="Plant the feet of a clip (or of many on every "
-                     "core): contacts found on heel, ball and toe, feet held still on them, "
-                     "the result the foot-roll rig keyed; prints the figures before and "
-                     "after.")  # fmt: skip
-    parser.add_argument("inputs", nargs="+", metavar="IN",
-                        help="BVH, glTF (.gltf, .glb), FBX or scene file (.json)")
-    parser.add_argument("--out", required=True,
-                        help="output file (.bvh, .json, .glb, .gltf), or a folder for many")
+    parser = _Parser(
+        prog=PROG,
+        description="Plant the feet of a clip (or of many on every "
+        "core): contacts found on heel, ball and toe, feet held still on them, "
+        "the result the foot-roll rig keyed; prints the figures before and "
+        "after.",
+    )
+    parser.add_argument(
+        "inputs", nargs="+", metavar="IN", help="BVH, glTF (.gltf, .glb), FBX or scene file (.json)"
+    )
+    parser.add_argument(
+        "--out", required=True, help="output file (.bvh, .json, .glb, .gltf), or a folder for many"
+    )
     parser.add_argument("--frames", help="A:B, the frames to plant (both included)")
-    parser.add_argument("--height", type=float, metavar="H",
-                        help="the floor's height in scene units (default: detected)")
-    parser.add_argument("--speed", type=float, metavar="V",
-                        help="contact speed in m/s for a 1.7 m person (default: twice the "
-                        "speed at which the clip's standing foot slides, from 0.3 to 1)")
-    parser.add_argument("-j", "--jobs", type=int, metavar="N",
-                        help="processes for many files (default: every core)")
+    parser.add_argument(
+        "--height",
+        type=float,
+        metavar="H",
+        help="the floor's height in scene units (default: detected)",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        metavar="V",
+        help="contact speed in m/s for a 1.7 m person (default: twice the "
+        "speed at which the clip's standing foot slides, from 0.3 to 1)",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=int, metavar="N", help="processes for many files (default: every core)"
+    )
     args = parser.parse_args(argv)
     try:
         frames = _frames(args.frames)
@@ -192,8 +214,10 @@ def _many(inputs, folder: Path, frames, floor, speed, jobs) -> int:
     failed = 0
     total = len(inputs)
     with ProcessPoolExecutor(max_workers=min(jobs, total)) as pool:
-        futures = [pool.submit(plant_file, src, str(_batch_out(Path(src), folder)), frames,
-                               floor, speed) for src in inputs]  # fmt: skip
+        futures = [
+            pool.submit(plant_file, src, str(_batch_out(Path(src), folder)), frames, floor, speed)
+            for src in inputs
+        ]
         for count, future in enumerate(as_completed(futures), start=1):
             done = future.result()
             if terminal:

@@ -26,15 +26,25 @@ def main(argv) -> int:
         "character with its meshes and the motion) or .json (a scene file keeping the map).",
     )
     parser.add_argument("motion", help="the clip: .bvh, .gltf, .glb, .fbx or a scene file")
-    parser.add_argument("--onto", required=True, metavar="CHARACTER",
-                        help="the character: .gltf, .glb, .fbx or a scene file")  # fmt: skip
+    parser.add_argument(
+        "--onto",
+        required=True,
+        metavar="CHARACTER",
+        help="the character: .gltf, .glb, .fbx or a scene file",
+    )
     parser.add_argument("--out", required=True, help="output .glb, .gltf or .json")
-    parser.add_argument("--animation", metavar="NAME",
-                        help="the clip's animation or take, for a glTF or FBX file with several "
-                        "(default: the first)")  # fmt: skip
-    parser.add_argument("--plant", action="store_true",
-                        help="plant the result's feet (as plant-feet does) before writing it; "
-                        "the output is the foot-roll rig on each leg, keyed")  # fmt: skip
+    parser.add_argument(
+        "--animation",
+        metavar="NAME",
+        help="the clip's animation or take, for a glTF or FBX file with several "
+        "(default: the first)",
+    )
+    parser.add_argument(
+        "--plant",
+        action="store_true",
+        help="plant the result's feet (as plant-feet does) before writing it; "
+        "the output is the foot-roll rig on each leg, keyed",
+    )
     args = parser.parse_args(argv)
 
     from app.scene.errors import SceneError
@@ -57,9 +67,12 @@ def main(argv) -> int:
     from app.scene.words import plural
 
     frames = plural(done.scene.frame_end - done.scene.frame_start + 1, "frame")
-    print(f"retargeted {frames} of {args.motion} onto {args.onto} "
-          f"({plural(len(done.pairs), 'bone')} mapped on both, hips x {done.scale:.4g})"
-          + (", feet planted" if planted is not None else "") + f" to {args.out}")  # fmt: skip
+    print(
+        f"retargeted {frames} of {args.motion} onto {args.onto} "
+        f"({plural(len(done.pairs), 'bone')} mapped on both, hips x {done.scale:.4g})"
+        + (", feet planted" if planted is not None else "")
+        + f" to {args.out}"
+    )
     if planted is not None:
         from app.cli_plant import figures_table
 

@@ -143,8 +143,9 @@ def measure_scrub_latency_ms(app, window, warm: bool, samples: int = 60) -> floa
 
 def _first_paint_seconds(args, env) -> float:
     start = time.time()
-    proc = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=ROOT)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, *args], env=env, capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     for line in proc.stdout.splitlines():
         if line.startswith("first-paint "):
             return float(line.split()[1]) - start
@@ -155,8 +156,13 @@ def startup_seconds(runs: int = 5) -> tuple[float, float]:
     """``python main.py`` to its first painted frame, and a bare interpreter that imports
     Qt, pyqtgraph.opengl and numpy and prints (the floor under any Python Qt editor)."""
     with tempfile.TemporaryDirectory() as home:
-        env = dict(os.environ, PIVOTAL_EXIT_AFTER_FIRST_PAINT="1", XDG_CONFIG_HOME=home,
-                   PIVOTAL_RECOVERY_DIR=home, QT_QPA_PLATFORM="xcb")  # fmt: skip
+        env = dict(
+            os.environ,
+            PIVOTAL_EXIT_AFTER_FIRST_PAINT="1",
+            XDG_CONFIG_HOME=home,
+            PIVOTAL_RECOVERY_DIR=home,
+            QT_QPA_PLATFORM="xcb",
+        )
         ours = [_first_paint_seconds(["main.py"], env) for _ in range(runs)]
         bare = (
             "import time, numpy, pyqtgraph.opengl\n"
@@ -179,16 +185,44 @@ def rows() -> list[Row]:
     cold = scrub_latency_ms(path, compare=True, warm=False)
     startup, floor = startup_seconds()
     return [
-        Row(f"redraw {name}, Compare ghost on, {w}×{h} window, orbiting", orbit_ghost, "fps",
-            "ghost off", orbit_plain, "≥ 60 fps", orbit_ghost >= 60,
-            ratio=orbit_ghost / orbit_plain),
-        Row(f"redraw {name}, Compare ghost on, playing (new frame each redraw)", play_ghost,
-            "fps", "ghost off", play_plain, "≥ 60 fps", play_ghost >= 60,
-            ratio=play_ghost / play_plain),
-        Row(f"timeline value change → swapped frame, {name}, Compare on", warm, "ms",
-            "frames never evaluated", cold, "≤ 16 ms (median)", warm <= 16,
-            note="timeline cache warm"),
-        Row("python main.py → first painted frame", startup * 1e3, "ms",
-            "bare python importing Qt+pyqtgraph", floor * 1e3, "≤ 2 s", startup <= 2.0,
-            note="subprocess, median of 5"),
-    ]  # fmt: skip
+        Row(
+            f"redraw {name}, Compare ghost on, {w}×{h} window, orbiting",
+            orbit_ghost,
+            "fps",
+            "ghost off",
+            orbit_plain,
+            "≥ 60 fps",
+            orbit_ghost >= 60,
+            ratio=orbit_ghost / orbit_plain,
+        ),
+        Row(
+            f"redraw {name}, Compare ghost on, playing (new frame each redraw)",
+            play_ghost,
+            "fps",
+            "ghost off",
+            play_plain,
+            "≥ 60 fps",
+            play_ghost >= 60,
+            ratio=play_ghost / play_plain,
+        ),
+        Row(
+            f"timeline value change → swapped frame, {name}, Compare on",
+            warm,
+            "ms",
+            "frames never evaluated",
+            cold,
+            "≤ 16 ms (median)",
+            warm <= 16,
+            note="timeline cache warm",
+        ),
+        Row(
+            "python main.py → first painted frame",
+            startup * 1e3,
+            "ms",
+            "bare python importing Qt+pyqtgraph",
+            floor * 1e3,
+            "≤ 2 s",
+            startup <= 2.0,
+            note="subprocess, median of 5",
+        ),
+    ]

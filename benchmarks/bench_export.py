@@ -64,24 +64,43 @@ def bvh_rows(scene, result) -> list[Row]:
     mine = np.array([line.split() for line in ours[::10]], float)
     theirs = np.array([line.split() for line in loop_bvh_motion(scene, result, slice_)], float)
     assert np.allclose(np.mod(mine - theirs + 180, 360) - 180, 0, atol=1e-9)
-    rows = [Row(f"BVH export of CMU 01_01's bake to text, {n}", t_ours * 1e3, "ms",
-                "per-frame loop", t_loop * 1e3, "≤ 300 ms", t_ours <= 0.3,
-                note="loop timed on every 10th frame, ×10; both mostly format text")]  # fmt: skip
+    rows = [
+        Row(
+            f"BVH export of CMU 01_01's bake to text, {n}",
+            t_ours * 1e3,
+            "ms",
+            "per-frame loop",
+            t_loop * 1e3,
+            "≤ 300 ms",
+            t_ours <= 0.3,
+            note="loop timed on every 10th frame, ×10; both mostly format text",
+        )
+    ]
     try:
         import bvhio
     except ImportError:
-        return rows + [Row("BVH export to a file, CMU 01_01", t_ours * 1e3, "ms",
-                           "bvhio: not installed", None)]  # fmt: skip
+        return rows + [
+            Row("BVH export to a file, CMU 01_01", t_ours * 1e3, "ms", "bvhio: not installed", None)
+        ]
     container = bvhio.readAsBvh(str(CMU))
     with tempfile.TemporaryDirectory() as tmp:
         ours_path, theirs_path = Path(tmp) / "ours.bvh", Path(tmp) / "bvhio.bvh"
         t_file = median_time(lambda: write_bvh(ours_path, scene, result), repeat=5)
-        t_bvhio = median_time(lambda: bvhio.writeBvh(str(theirs_path), container), repeat=3,
-                              warmup=0)  # fmt: skip
-    return rows + [Row("BVH export to a file, CMU 01_01", t_file * 1e3, "ms",
-                       "bvhio writeBvh", t_bvhio * 1e3, "faster than bvhio", t_file < t_bvhio,
-                       note="bvhio writes its parsed local rotations; ours starts from "
-                       "world transforms")]  # fmt: skip
+        t_bvhio = median_time(
+            lambda: bvhio.writeBvh(str(theirs_path), container), repeat=3, warmup=0
+        )
+    return rows + [
+        Row(
+            "BVH export to a file, CMU 01_01",
+            t_file * 1e3,
+            "ms",
+            "bvhio writeBvh",
+            t_bvhio * 1e3,
+            "faster than bvhio",
+            t_file < t_bvhio,
+            note="bvhio writes its parsed local rotations; ours starts from world transforms",
+        )
+    ]
 
 
 def loop_csv(result, frame_indices) -> str:
@@ -91,8 +110,15 @@ def loop_csv(result, frame_indices) -> str:
     for f in frame_indices:
         for b, name in enumerate(result.bone_names):
             q = rotation_from_matrix(result.bone_to_world[f, b])
-            writer.writerow([f, str(name), *result.heads[f, b].tolist(),
-                             *result.tails[f, b].tolist(), *q.tolist()])  # fmt: skip
+            writer.writerow(
+                [
+                    f,
+                    str(name),
+                    *result.heads[f, b].tolist(),
+                    *result.tails[f, b].tolist(),
+                    *q.tolist(),
+                ]
+            )
     return out.getvalue()
 
 
@@ -102,9 +128,18 @@ def csv_rows(result) -> list[Row]:
     slice_ = np.arange(0, len(result.frames), 20)
     t_loop = median_time(lambda: loop_csv(result, slice_), repeat=3)
     t_loop *= len(result.frames) / len(slice_)
-    return [Row(f"CSV export of CMU 01_01's bake to text, {n}", t_ours * 1e3, "ms",
-                "per-row loop", t_loop * 1e3, "≤ 1.5 s", t_ours <= 1.5,
-                note="loop timed on every 20th frame, ×20")]  # fmt: skip
+    return [
+        Row(
+            f"CSV export of CMU 01_01's bake to text, {n}",
+            t_ours * 1e3,
+            "ms",
+            "per-row loop",
+            t_loop * 1e3,
+            "≤ 1.5 s",
+            t_ours <= 1.5,
+            note="loop timed on every 20th frame, ×20",
+        )
+    ]
 
 
 def rows() -> list[Row]:

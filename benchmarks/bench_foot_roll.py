@@ -124,22 +124,45 @@ def rows() -> list[Row]:
     scene = rigged_scene()
     alone, cpu_one, skinning, fk = one_frame_ms(scene)
     runs = playing_fps()
-    play, plain, empty = (statistics.median(r[0] for r in runs[k])
-                          for k in ("rigged", "plain", "empty"))  # fmt: skip
-    cpu, plain_cpu, empty_cpu = (statistics.median(r[1] for r in runs[k])
-                                 for k in ("rigged", "plain", "empty"))  # fmt: skip
+    play, plain, empty = (
+        statistics.median(r[0] for r in runs[k]) for k in ("rigged", "plain", "empty")
+    )
+    cpu, plain_cpu, empty_cpu = (
+        statistics.median(r[1] for r in runs[k]) for k in ("rigged", "plain", "empty")
+    )
     label = "humanoid, both foot-roll rigs and mesh"
     return [
-        Row(f"{label}: one frame evaluated", alone, "ms", "forward kinematics alone", fk,
-            "≤ 1 ms", alone <= 1.0,
+        Row(
+            f"{label}: one frame evaluated",
+            alone,
+            "ms",
+            "forward kinematics alone",
+            fk,
+            "≤ 1 ms",
+            alone <= 1.0,
             note=f"caches warm; process CPU time {cpu_one:.3f} ms; skinning the body for it "
-            f"{skinning:.3f} ms more"),
-        Row(f"{label}: playing, 1280×800 window", play, "fps", "plain humanoid, playing",
-            plain, "≥ 60 fps", play >= 60, ratio=play / plain,
+            f"{skinning:.3f} ms more",
+        ),
+        Row(
+            f"{label}: playing, 1280×800 window",
+            play,
+            "fps",
+            "plain humanoid, playing",
+            plain,
+            "≥ 60 fps",
+            play >= 60,
+            ratio=play / plain,
             note=f"a new frame each redraw, from the warm timeline cache; {_spread(runs['rigged'])}"
             f" (plain {_spread(runs['plain'])}); process CPU {cpu:.1f} ms a frame, plain "
-            f"{plain_cpu:.1f} ms"),
-        Row("floor: empty viewport, the same window, orbiting", empty, "fps", "", None,
+            f"{plain_cpu:.1f} ms",
+        ),
+        Row(
+            "floor: empty viewport, the same window, orbiting",
+            empty,
+            "fps",
+            "",
+            None,
             note=f"nothing drawn: llvmpipe's clear and the swap of the viewport's window; "
-            f"{_spread(runs['empty'])}; process CPU {empty_cpu:.1f} ms a frame"),
-    ]  # fmt: skip
+            f"{_spread(runs['empty'])}; process CPU {empty_cpu:.1f} ms a frame",
+        ),
+    ]

@@ -44,9 +44,18 @@ def fk_rows(scene) -> list[Row]:
     t_loop = median_time(lambda: loop_fk(scene, slice_), repeat=3) * len(frames) / len(slice_)
     assert np.allclose(ours()[::10], loop_fk(scene, slice_), atol=1e-9)
     n = f"{len(frames)} × {len(scene.bones)}"
-    return [Row(f"FK of CMU 01_01, keys to bone_to_world, {n}", t_ours * 1e3, "ms",
-                "per-frame loop", t_loop * 1e3, "≤ 20 ms", t_ours <= 0.020,
-                note="loop timed on every 10th frame, ×10")]  # fmt: skip
+    return [
+        Row(
+            f"FK of CMU 01_01, keys to bone_to_world, {n}",
+            t_ours * 1e3,
+            "ms",
+            "per-frame loop",
+            t_loop * 1e3,
+            "≤ 20 ms",
+            t_ours <= 0.020,
+            note="loop timed on every 10th frame, ×10",
+        )
+    ]
 
 
 def bvhio_parse_fk(path: Path):
@@ -73,13 +82,31 @@ def parse_rows() -> list[Row]:
     try:
         import bvhio  # noqa: F401
     except ImportError:
-        return [Row("BVH parse + FK of CMU 01_01", t_ours * 1e3, "ms", "bvhio: not installed",
-                    None, "≤ 300 ms, ≥ 5× bvhio", t_ours <= 0.3)]  # fmt: skip
+        return [
+            Row(
+                "BVH parse + FK of CMU 01_01",
+                t_ours * 1e3,
+                "ms",
+                "bvhio: not installed",
+                None,
+                "≤ 300 ms, ≥ 5× bvhio",
+                t_ours <= 0.3,
+            )
+        ]
     theirs = bvhio_parse_fk(CMU)
     assert np.abs(theirs - ours()[..., :3, 3]).max() < 1e-4  # same answer (bvhio is float32)
     t_bvhio = median_time(lambda: bvhio_parse_fk(CMU), repeat=3, warmup=0)
-    return [Row("BVH parse + FK of CMU 01_01", t_ours * 1e3, "ms", "bvhio 1.5", t_bvhio * 1e3,
-                "≤ 300 ms, ≥ 5× bvhio", t_ours <= 0.3 and t_bvhio / t_ours >= 5)]  # fmt: skip
+    return [
+        Row(
+            "BVH parse + FK of CMU 01_01",
+            t_ours * 1e3,
+            "ms",
+            "bvhio 1.5",
+            t_bvhio * 1e3,
+            "≤ 300 ms, ≥ 5× bvhio",
+            t_ours <= 0.3 and t_bvhio / t_ours >= 5,
+        )
+    ]
 
 
 def definition(qs):
@@ -110,8 +137,18 @@ def anticommutator_rows() -> list[Row]:
             ref = measured_definition[9] * (math.factorial(n) * n) / (math.factorial(9) * 9)
             note = "definition extrapolated from n = 9 by n!·n"
         target, ok = ("< 5 ms", t < 0.005) if n == 12 else ("", None)
-        rows.append(Row(f"normalized anticommutator, n = {n}, one step", t * 1e3, "ms",
-                        "definition (n! orders)", ref * 1e3, target, ok, note=note))  # fmt: skip
+        rows.append(
+            Row(
+                f"normalized anticommutator, n = {n}, one step",
+                t * 1e3,
+                "ms",
+                "definition (n! orders)",
+                ref * 1e3,
+                target,
+                ok,
+                note=note,
+            )
+        )
     return rows
 
 

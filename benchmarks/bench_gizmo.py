@@ -61,9 +61,24 @@ def rows() -> list[Row]:
     off = playing_fps(path, "off")
     pick, refresh = hover_and_refresh_ms(path)
     return [
-        Row(f"redraw {name}, rotate gizmo on a pivot, playing, {w}×{h}", on, "fps",
-            "gizmo off", off, "≥ 0.8× gizmo off", on >= 0.8 * off, ratio=on / off,
-            note="the absolute rate is bench_editor's row"),
-        Row(f"gizmo hover pick per mouse move, {name} pivot", pick, "ms",
-            "viewport refresh, gizmo off", refresh, "≤ 2 ms (median)", pick <= 2.0),
-    ]  # fmt: skip
+        Row(
+            f"redraw {name}, rotate gizmo on a pivot, playing, {w}×{h}",
+            on,
+            "fps",
+            "gizmo off",
+            off,
+            "≥ 0.8× gizmo off",
+            on >= 0.8 * off,
+            ratio=on / off,
+            note="the absolute rate is bench_editor's row",
+        ),
+        Row(
+            f"gizmo hover pick per mouse move, {name} pivot",
+            pick,
+            "ms",
+            "viewport refresh, gizmo off",
+            refresh,
+            "≤ 2 ms (median)",
+            pick <= 2.0,
+        ),
+    ]

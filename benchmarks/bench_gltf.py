@@ -36,8 +36,15 @@ def clip_scene() -> Scene:
         if j == 0:
             path = np.column_stack([np.sin(frames / 50), np.zeros(FRAMES), frames / 100])
             moves = Keys(frames, path)
-        bones.append(Bone(name=f"j{j}", parent=parent, translation=(0.0, 0.1, 0.0),
-                          rotation_keys=Keys(frames, q), translation_keys=moves))  # fmt: skip
+        bones.append(
+            Bone(
+                name=f"j{j}",
+                parent=parent,
+                translation=(0.0, 0.1, 0.0),
+                rotation_keys=Keys(frames, q),
+                translation_keys=moves,
+            )
+        )
     return Scene(bones=bones, fps=30.0, frame_start=0, frame_end=FRAMES - 1)
 
 
@@ -53,8 +60,12 @@ def loop_read_keys(data: bytes, gltf: pygltflib.GLTF2, channels) -> list:
             view = gltf.bufferViews[acc.bufferView]
             width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[acc.type]
             start = blob_start + view.byteOffset + acc.byteOffset
-            keys.append([struct.unpack_from(f"<{width}f", data, start + 4 * width * k)
-                         for k in range(acc.count)])  # fmt: skip
+            keys.append(
+                [
+                    struct.unpack_from(f"<{width}f", data, start + 4 * width * k)
+                    for k in range(acc.count)
+                ]
+            )
         out.append(keys)
     return out
 
@@ -70,9 +81,18 @@ def loop_local_trs(result, parents, frame_indices) -> list:
             s = np.linalg.norm(m[:3, :3], axis=0)
             r = m[:3, :3] / s
             w = np.sqrt(max(0.0, 1 + r[0, 0] + r[1, 1] + r[2, 2])) / 2
-            out.append((m[:3, 3], (w, (r[2, 1] - r[1, 2]) / (4 * w),
-                                   (r[0, 2] - r[2, 0]) / (4 * w),
-                                   (r[1, 0] - r[0, 1]) / (4 * w)), s))  # fmt: skip
+            out.append(
+                (
+                    m[:3, 3],
+                    (
+                        w,
+                        (r[2, 1] - r[1, 2]) / (4 * w),
+                        (r[0, 2] - r[2, 0]) / (4 * w),
+                        (r[1, 0] - r[0, 1]) / (4 * w),
+                    ),
+                    s,
+                )
+            )
     return out
 
 
@@ -102,15 +122,36 @@ def rows() -> list[Row]:
         t_trs = median_time(lambda: loop_local_trs(result, parents, slice_), repeat=3, warmup=0)
         t_trs *= FRAMES / len(slice_)
     return [
-        Row(f"glTF import (load_scene of a .glb), {n}", t_import * 1e3, "ms",
-            "pygltflib parse", t_pygltf * 1e3, "≤ 300 ms", t_import <= 0.3,
+        Row(
+            f"glTF import (load_scene of a .glb), {n}",
+            t_import * 1e3,
+            "ms",
+            "pygltflib parse",
+            t_pygltf * 1e3,
+            "≤ 300 ms",
+            t_import <= 0.3,
             note="pygltflib only parses the container; ours also reads every accessor "
-            "and builds the keys"),
-        Row(f"glTF import vs a per-key loop, {n}", t_import * 1e3, "ms",
-            "struct loop", t_loop * 1e3, "≤ 300 ms", t_import <= 0.3,
-            note="loop unpacks every key of 1/10 of the channels, ×10"),
-        Row(f"glTF export of the bake to .glb bytes, {n}", t_export * 1e3, "ms",
-            "per-frame loop", t_trs * 1e3, "≤ 300 ms", t_export <= 0.3,
+            "and builds the keys",
+        ),
+        Row(
+            f"glTF import vs a per-key loop, {n}",
+            t_import * 1e3,
+            "ms",
+            "struct loop",
+            t_loop * 1e3,
+            "≤ 300 ms",
+            t_import <= 0.3,
+            note="loop unpacks every key of 1/10 of the channels, ×10",
+        ),
+        Row(
+            f"glTF export of the bake to .glb bytes, {n}",
+            t_export * 1e3,
+            "ms",
+            "per-frame loop",
+            t_trs * 1e3,
+            "≤ 300 ms",
+            t_export <= 0.3,
             note="loop: local T/R/S per frame and bone on every 100th frame, ×100; "
-            "ours includes the whole file"),
-    ]  # fmt: skip
+            "ours includes the whole file",
+        ),
+    ]

@@ -90,17 +90,29 @@ def speed_rows() -> list[Row]:
     ours, loop = [], []
     for i in range(problems):
         c, t = chains[i : i + 1], targets[i : i + 1]
-        np.testing.assert_allclose(solve(c, t).joints[0], loop_fabrik(c[0], t[0], 1e-4, 20),
-                                   atol=1e-9)  # fmt: skip
+        np.testing.assert_allclose(
+            solve(c, t).joints[0], loop_fabrik(c[0], t[0], 1e-4, 20), atol=1e-9
+        )
         ours.append(median_time(lambda c=c, t=t: solve(c, t), repeat=5, min_total=0.005))
-        loop.append(median_time(lambda c=c, t=t: loop_fabrik(c[0], t[0], 1e-4, 20), repeat=3,
-                                min_total=0.005))  # fmt: skip
+        loop.append(
+            median_time(
+                lambda c=c, t=t: loop_fabrik(c[0], t[0], 1e-4, 20), repeat=3, min_total=0.005
+            )
+        )
     iterations = np.median(solve(chains, targets).iterations)
     t_one, t_loop_one = statistics.median(ours), statistics.median(loop)
-    rows = [Row("FABRIK, one 10-bone chain, positions (tol 1e-4, ≤ 20 iterations)", t_one * 1e3,
-                "ms", "per-chain numpy loop", t_loop_one * 1e3, "≤ 0.3 ms median", t_one <= 3e-4,
-                note=f"median of {problems} random reachable targets, "
-                     f"median {iterations:g} iterations")]  # fmt: skip
+    rows = [
+        Row(
+            "FABRIK, one 10-bone chain, positions (tol 1e-4, ≤ 20 iterations)",
+            t_one * 1e3,
+            "ms",
+            "per-chain numpy loop",
+            t_loop_one * 1e3,
+            "≤ 0.3 ms median",
+            t_one <= 3e-4,
+            note=f"median of {problems} random reachable targets, median {iterations:g} iterations",
+        )
+    ]
 
     count = 10_000
     chains = bent_chains(rng, count, bones + 1)
@@ -108,8 +120,9 @@ def speed_rows() -> list[Row]:
     batch = solve(chains, targets)
     sample = np.arange(0, count, 50)  # 200 chains for the loops, scaled by 50
     for i in sample[:20]:
-        np.testing.assert_allclose(batch.joints[i], loop_fabrik(chains[i], targets[i], 1e-4, 20),
-                                   atol=1e-9)  # fmt: skip
+        np.testing.assert_allclose(
+            batch.joints[i], loop_fabrik(chains[i], targets[i], 1e-4, 20), atol=1e-9
+        )
     t_batch = median_time(lambda: solve(chains, targets), repeat=7)
 
     def loop_all():
@@ -123,15 +136,34 @@ def speed_rows() -> list[Row]:
     t_loop = median_time(loop_all, repeat=3) * count / len(sample)
     t_single = median_time(loop_single, repeat=3) * count / len(sample)
     reachable = np.mean(batch.reachable) * 100
-    rows.append(Row("FABRIK, 10,000 chains × 10 bones together, positions", t_batch * 1e3, "ms",
-                    "per-chain numpy loop", t_loop * 1e3, "≤ 100 ms", t_batch <= 0.1,
-                    note=f"targets uniform in the reach ball ({reachable:.0f}% reachable), median "
-                         f"{np.median(batch.iterations):g} iterations, "
-                         f"{np.mean(batch.iterations == 20) * 100:.0f}% stop at 20; "
-                         "loop timed on 200 chains, ×50"))  # fmt: skip
-    rows.append(Row("FABRIK, 10,000 chains, loop of our one-chain solver", t_single * 1e3, "ms",
-                    "batch", t_batch * 1e3, "", None, ratio=t_single / t_batch,
-                    note="ratio: how many times the batch is faster"))  # fmt: skip
+    rows.append(
+        Row(
+            "FABRIK, 10,000 chains × 10 bones together, positions",
+            t_batch * 1e3,
+            "ms",
+            "per-chain numpy loop",
+            t_loop * 1e3,
+            "≤ 100 ms",
+            t_batch <= 0.1,
+            note=f"targets uniform in the reach ball ({reachable:.0f}% reachable), median "
+            f"{np.median(batch.iterations):g} iterations, "
+            f"{np.mean(batch.iterations == 20) * 100:.0f}% stop at 20; "
+            "loop timed on 200 chains, ×50",
+        )
+    )
+    rows.append(
+        Row(
+            "FABRIK, 10,000 chains, loop of our one-chain solver",
+            t_single * 1e3,
+            "ms",
+            "batch",
+            t_batch * 1e3,
+            "",
+            None,
+            ratio=t_single / t_batch,
+            note="ratio: how many times the batch is faster",
+        )
+    )
     return rows
 
 
@@ -161,22 +193,37 @@ def iteration_rows() -> list[Row]:
     count, joints, segment, tol = 1000, 10, 100.0, 1e-3  # millimetres
     reach = np.full(count, segment * (joints - 1))
     chains = bent_chains(rng, count, joints, length=segment)
-    near = solve(chains, ball_targets(rng, count, reach, 0.0, 1.0), tolerance=tol,
-                 max_iterations=1000)  # fmt: skip
+    near = solve(
+        chains, ball_targets(rng, count, reach, 0.0, 1.0), tolerance=tol, max_iterations=1000
+    )
     far_targets = ball_targets(rng, count, reach, 1.0, 2.0)
     far = iterations_until_still(chains, far_targets, tol, 1000)
     ours_far = solve(chains, far_targets, tolerance=tol).iterations
     protocol = "10 joints, 9 × 100 mm, tol 1e-3 mm, 1000 random targets"
     return [
-        Row("FABRIK iterations, reachable targets (median)", float(np.median(near.iterations)),
-            "", "paper Table 1 (mean)", PAPER_REACHABLE, "", None,
+        Row(
+            "FABRIK iterations, reachable targets (median)",
+            float(np.median(near.iterations)),
+            "",
+            "paper Table 1 (mean)",
+            PAPER_REACHABLE,
+            "",
+            None,
             note=f"{protocol}; mean {near.iterations.mean():.1f}, "
-                 f"{np.mean(near.distance <= tol) * 100:.1f}% within tol"),
-        Row("FABRIK iterations, unreachable targets, iterating (median)", float(np.median(far)),
-            "", "paper Table 1 (mean)", PAPER_UNREACHABLE, "", None,
+            f"{np.mean(near.distance <= tol) * 100:.1f}% within tol",
+        ),
+        Row(
+            "FABRIK iterations, unreachable targets, iterating (median)",
+            float(np.median(far)),
+            "",
+            "paper Table 1 (mean)",
+            PAPER_UNREACHABLE,
+            "",
+            None,
             note=f"{protocol}; until the tail moves < tol; mean {far.mean():.1f}; "
-                 f"our solver straightens instead: {np.median(ours_far):g} pass"),
-    ]  # fmt: skip
+            f"our solver straightens instead: {np.median(ours_far):g} pass",
+        ),
+    ]
 
 
 def evaluate_rows() -> list[Row]:
@@ -198,22 +245,43 @@ def evaluate_rows() -> list[Row]:
     keys = [
         [f, [0.3 * np.sin(f / 50), 0.6 + 0.2 * np.cos(f / 70), 0.3]] for f in range(0, 10_001, 100)
     ]
-    scene = loads_scene(__import__("json").dumps({
-        "format": "pivotal-scene", "version": 1, "frame_start": 0, "frame_end": 9999,
-        "bones": bones,
-        "constraints": [{"type": "fabrik", "name": "ik", "chain": [b["name"] for b in bones],
-                         "target": {"position": keys[0][1], "position_keys": keys}}],
-    }))  # fmt: skip
+    scene = loads_scene(
+        __import__("json").dumps(
+            {
+                "format": "pivotal-scene",
+                "version": 1,
+                "frame_start": 0,
+                "frame_end": 9999,
+                "bones": bones,
+                "constraints": [
+                    {
+                        "type": "fabrik",
+                        "name": "ik",
+                        "chain": [b["name"] for b in bones],
+                        "target": {"position": keys[0][1], "position_keys": keys},
+                    }
+                ],
+            }
+        )
+    )
     frames = np.arange(10_000.0)
     evaluator = Evaluator(scene)
     t_all = median_time(lambda: evaluator.evaluate(frames, "object"), repeat=3)
     t_one = median_time(lambda: evaluator.evaluate([500.0], "object"), repeat=7, min_total=0.02)
     return [
-        Row("fabrik constraint, 10-bone chain, 10,000 frames, object space", t_all * 1e3, "ms",
-            note="FK + batch solve + rotations, one evaluate"),
-        Row("fabrik constraint, 10-bone chain, one frame, object space", t_one * 1e3, "ms",
-            note="what the editor evaluates per frame"),
-    ]  # fmt: skip
+        Row(
+            "fabrik constraint, 10-bone chain, 10,000 frames, object space",
+            t_all * 1e3,
+            "ms",
+            note="FK + batch solve + rotations, one evaluate",
+        ),
+        Row(
+            "fabrik constraint, 10-bone chain, one frame, object space",
+            t_one * 1e3,
+            "ms",
+            note="what the editor evaluates per frame",
+        ),
+    ]
 
 
 def rows() -> list[Row]:

@@ -21,9 +21,12 @@ def _with_kind(scene, kind):
         return Keys(keys.frames, keys.values, (kind,) * len(keys))
 
     out = scene.copy()
-    out.bones = [dataclasses.replace(b, translation_keys=convert(b.translation_keys),
-                                     rotation_keys=convert(b.rotation_keys))
-                 for b in scene.bones]  # fmt: skip
+    out.bones = [
+        dataclasses.replace(
+            b, translation_keys=convert(b.translation_keys), rotation_keys=convert(b.rotation_keys)
+        )
+        for b in scene.bones
+    ]
     return out
 
 
@@ -53,8 +56,18 @@ def rows() -> list[Row]:
     out = []
     for kind in kinds[1:]:
         t = times[kind]
-        out.append(Row(f"FK of CMU 01_01 with {kind} keys, {len(frames)} half frames × "
-                       f"{len(scene.bones)} bones", t * 1e3, "ms", "linear keys",
-                       t_linear * 1e3, "≤ 1.5× linear", t <= 1.5 * t_linear,
-                       ratio=t / t_linear, note="ratio: time / linear's"))  # fmt: skip
+        out.append(
+            Row(
+                f"FK of CMU 01_01 with {kind} keys, {len(frames)} half frames × "
+                f"{len(scene.bones)} bones",
+                t * 1e3,
+                "ms",
+                "linear keys",
+                t_linear * 1e3,
+                "≤ 1.5× linear",
+                t <= 1.5 * t_linear,
+                ratio=t / t_linear,
+                note="ratio: time / linear's",
+            )
+        )
     return out

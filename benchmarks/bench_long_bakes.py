@@ -63,7 +63,7 @@ def peak_mb():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
 
-from tests.long_rigs import binary_tree
+from tests.helpers.long_rigs import binary_tree
 scene = binary_tree(49999)
 bake(scene, frames=np.arange(40.0))
 before = peak_mb()
@@ -113,7 +113,7 @@ from pathlib import Path
 import numpy as np
 from app.scene.io import save_scene
 
-from tests.long_rigs import binary_tree
+from tests.helpers.long_rigs import binary_tree
 with tempfile.TemporaryDirectory() as folder:
     scene, out = Path(folder, "rig.json"), Path(folder, "rig.npz")
     save_scene(binary_tree(49999), scene)
@@ -131,8 +131,13 @@ print(json.dumps({{"peak": peak, "status": proc.returncode, "shape": shape,
 
 
 def _child(code: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code.format(root=str(ROOT))],
-                          capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code.format(root=str(ROOT))],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -144,25 +149,57 @@ def rows() -> list[Row]:
     floor = m["before"] + m["arrays"]
     streamed = c["status"] == 0 and c["shape"] == [49_999, 121, 4, 4]
     return [
-        Row("bake of the points-at scene at 10⁶ frames, world space", 1e3 * t["world"],
-            reference_label="forward kinematics alone", reference=1e3 * t["fk"],
-            target="seconds, not minutes", ok=t["world"] < 10),
-        Row("bake of the points-at scene at 10⁶ frames, object space", 1e3 * t["object"],
-            reference_label="forward kinematics alone", reference=1e3 * t["fk"],
-            target="seconds, not minutes", ok=t["object"] < 10),
-        Row("bake of the points-at scene with keys on each of 10⁶ frames, world space",
-            1e3 * k["world"], reference_label="forward kinematics alone", reference=1e3 * k["fk"],
-            target="well within 10 s", ok=k["world"] < 5,
-            note="CPU time; ec79b8d: 5.1–6.0 s"),
-        Row("bake of the points-at scene with keys on each of 10⁶ frames, object space",
-            1e3 * k["object"], reference_label="forward kinematics alone", reference=1e3 * k["fk"],
-            target="well within 10 s", ok=k["object"] < 5,
-            note="CPU time; ec79b8d: 6.3–7.2 s"),
-        Row("bake 49,999 × 121 bones to .npz (main.py bake, ulimit -v 3000000): peak memory",
-            c["peak"], unit="MB", reference_label="the issue's bound", reference=1024.0,
-            target="< 1 GB, no MemoryError", ok=streamed and c["peak"] < 1024,
-            note="ec79b8d: 2,258 MB" + ("" if streamed else f"; failed: {c['stderr']}")),
-        Row("peak memory of a bake of 49,999 frames × 121 bones", m["peak"], unit="MB",
-            reference_label="its result's arrays + the interpreter", reference=floor,
-            target="result + one chunk (< 1.25 × the floor)", ok=m["peak"] < 1.25 * floor),
-    ]  # fmt: skip
+        Row(
+            "bake of the points-at scene at 10⁶ frames, world space",
+            1e3 * t["world"],
+            reference_label="forward kinematics alone",
+            reference=1e3 * t["fk"],
+            target="seconds, not minutes",
+            ok=t["world"] < 10,
+        ),
+        Row(
+            "bake of the points-at scene at 10⁶ frames, object space",
+            1e3 * t["object"],
+            reference_label="forward kinematics alone",
+            reference=1e3 * t["fk"],
+            target="seconds, not minutes",
+            ok=t["object"] < 10,
+        ),
+        Row(
+            "bake of the points-at scene with keys on each of 10⁶ frames, world space",
+            1e3 * k["world"],
+            reference_label="forward kinematics alone",
+            reference=1e3 * k["fk"],
+            target="well within 10 s",
+            ok=k["world"] < 5,
+            note="CPU time; ec79b8d: 5.1–6.0 s",
+        ),
+        Row(
+            "bake of the points-at scene with keys on each of 10⁶ frames, object space",
+            1e3 * k["object"],
+            reference_label="forward kinematics alone",
+            reference=1e3 * k["fk"],
+            target="well within 10 s",
+            ok=k["object"] < 5,
+            note="CPU time; ec79b8d: 6.3–7.2 s",
+        ),
+        Row(
+            "bake 49,999 × 121 bones to .npz (main.py bake, ulimit -v 3000000): peak memory",
+            c["peak"],
+            unit="MB",
+            reference_label="the issue's bound",
+            reference=1024.0,
+            target="< 1 GB, no MemoryError",
+            ok=streamed and c["peak"] < 1024,
+            note="ec79b8d: 2,258 MB" + ("" if streamed else f"; failed: {c['stderr']}"),
+        ),
+        Row(
+            "peak memory of a bake of 49,999 frames × 121 bones",
+            m["peak"],
+            unit="MB",
+            reference_label="its result's arrays + the interpreter",
+            reference=floor,
+            target="result + one chunk (< 1.25 × the floor)",
+            ok=m["peak"] < 1.25 * floor,
+        ),
+    ]

@@ -6,7 +6,7 @@
   playing the bare skeleton.
 
 The character is the Mixamo-named A-pose character in centimetres the tests build
-(``tests/retarget_judge.py``), saved as a glTF binary with a skinned body of envelope tubes
+(``tests/helpers/retarget_judge.py``), saved as a glTF binary with a skinned body of envelope tubes
 around its bones (about as many vertices as Mixamo's X Bot); set ``PIVOTAL_RETARGET_ONTO``
 to a character file (Mixamo's ``Xbot.glb``, say) to measure on that instead.
 """
@@ -28,7 +28,7 @@ def _character_file(folder: Path) -> Path:
     if given:
         return Path(given)
     from app.scene.formats.gltf.export import write_meshes_glb
-    from tests.retarget_judge import mixamo_body, mixamo_character
+    from tests.helpers.retarget_judge import mixamo_body, mixamo_character
 
     character = mixamo_character()
     character.meshes = (mixamo_body(character, BODY_VERTICES),)
@@ -65,17 +65,39 @@ def rows() -> list[Row]:
     frames = clip.frame_end - clip.frame_start + 1
     name = path.name
     return [
-        Row(f"retarget CMU 01_01 ({frames:,} frames × {len(clip.bones)} joints) onto {name} "
+        Row(
+            f"retarget CMU 01_01 ({frames:,} frames × {len(clip.bones)} joints) onto {name} "
             f"({len(character.bones)} bones, {len(done.pairs)} mapped on both): both maps "
-            "and the keyed character", t_retarget * 1e3, "ms", "loading both files",
-            t_load * 1e3, "≤ 500 ms", t_retarget <= 0.5),
-        Row(f"the editor playing the retargeted clip with its {vertices:,}-vertex skinned "
-            "mesh, 1280×800", with_mesh, "fps", "the bare skeleton", bare, "≥ 60 fps",
-            with_mesh >= 60, ratio=with_mesh / bare),
-        Row(f"processor time of one playing redraw of the retargeted clip with its "
-            f"{vertices:,}-vertex mesh (all threads; 60 fps is 16.7 ms)", cpu_mesh, "ms",
-            "the bare skeleton", cpu_bare, "(figure)", None),
-    ]  # fmt: skip
+            "and the keyed character",
+            t_retarget * 1e3,
+            "ms",
+            "loading both files",
+            t_load * 1e3,
+            "≤ 500 ms",
+            t_retarget <= 0.5,
+        ),
+        Row(
+            f"the editor playing the retargeted clip with its {vertices:,}-vertex skinned "
+            "mesh, 1280×800",
+            with_mesh,
+            "fps",
+            "the bare skeleton",
+            bare,
+            "≥ 60 fps",
+            with_mesh >= 60,
+            ratio=with_mesh / bare,
+        ),
+        Row(
+            f"processor time of one playing redraw of the retargeted clip with its "
+            f"{vertices:,}-vertex mesh (all threads; 60 fps is 16.7 ms)",
+            cpu_mesh,
+            "ms",
+            "the bare skeleton",
+            cpu_bare,
+            "(figure)",
+            None,
+        ),
+    ]
 
 
 def _play(scene, keep_meshes: bool) -> float:

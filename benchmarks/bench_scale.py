@@ -54,8 +54,9 @@ def cpu_seconds() -> float:
     return time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID)
 
 
-def measure(app, window, step, frames: int = 60, runs: int = 3, warmup: int = 15,
-            view=None) -> tuple[float, float]:  # fmt: skip
+def measure(
+    app, window, step, frames: int = 60, runs: int = 3, warmup: int = 15, view=None
+) -> tuple[float, float]:
     """(median redraws per second of ``runs`` runs of ``frames`` redraws, process CPU ms per
     redraw over them), after ``warmup`` redraws (llvmpipe compiles its shaders on the first
     frames). ``view``: what swaps the frames (default: the window's viewport)."""
@@ -118,8 +119,7 @@ class Rounds:
             for name, (window, prepare, step, view) in self.setups.items():
                 if prepare is not None:
                     prepare()
-                fps, cpu = measure(self.app, window, step, frames, runs=1, warmup=warmup,
-                                   view=view)  # fmt: skip
+                fps, cpu = measure(self.app, window, step, frames, runs=1, warmup=warmup, view=view)
                 self.fps[name].append(fps)
                 self.cpu[name].append(cpu)
 
@@ -257,7 +257,9 @@ def peak_mb():
             return int(line.split()[1]) / 1024
 """
 
-_OPEN = _PEAK + """
+_OPEN = (
+    _PEAK
+    + """
 import json, sys, time
 t0 = time.perf_counter()
 from app.editor.document import Document
@@ -269,6 +271,7 @@ pose = doc.pose()
 t2 = time.perf_counter()
 print(json.dumps({"open": t2 - t1, "rss_mb": peak_mb()}))
 """
+)
 
 _PARSE = """
 import json, sys, time
@@ -280,7 +283,9 @@ data = np.fromstring(motion, sep=" ")
 print(json.dumps({"parse": time.perf_counter() - t}))
 """
 
-_WINDOW = _PEAK + """
+_WINDOW = (
+    _PEAK
+    + """
 import json, sys
 from benchmarks.bench_editor import _window, _close
 from benchmarks.bench_editor import measure_scrub_latency_ms
@@ -290,18 +295,27 @@ rss = peak_mb()
 _close(app, window)
 print(json.dumps({"scrub_ms": ms, "rss_mb": rss}))
 """
+)
 
-_BARE = _PEAK + """
+_BARE = (
+    _PEAK
+    + """
 import json
 import numpy, pyqtgraph.opengl
 from PySide6 import QtWidgets
 print(json.dumps({"rss_mb": peak_mb()}))
 """
+)
 
 
 def _child(code: str, *args) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-800:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -327,8 +341,9 @@ def long_clip_figures() -> dict:
     }
 
 
-def scene_rounds(path, compare: bool, orbiting: bool, rounds: int = 3,
-                 widget_floor: bool = False) -> tuple[Rounds, int]:
+def scene_rounds(
+    path, compare: bool, orbiting: bool, rounds: int = 3, widget_floor: bool = False
+) -> tuple[Rounds, int]:
     """The window on ``path`` as the empty floor, the bare VBO floor, the scene playing (and
     orbiting), in turn, round after round (and the same window composing a ``QOpenGLWidget``
     that draws nothing); and the floor's vertex count."""
@@ -369,57 +384,143 @@ def rows() -> list[Row]:
         _close(app, window)
     empty_ms = 1e3 / empty
     out += [
-        Row(f"floor: empty viewport, {w}×{h} window, orbiting", empty, "fps",
-            "the viewport as a QOpenGLWidget (before issue 28)", widget, "≥ 1.4×",
-            empty >= 1.4 * widget, ratio=empty / widget,
+        Row(
+            f"floor: empty viewport, {w}×{h} window, orbiting",
+            empty,
+            "fps",
+            "the viewport as a QOpenGLWidget (before issue 28)",
+            widget,
+            "≥ 1.4×",
+            empty >= 1.4 * widget,
+            ratio=empty / widget,
             note=f"the window, GL clear and swap; nothing drawn; {r.spread('empty')}; "
-            f"the QOpenGLWidget's composition {r.spread('widget')}"),
-        Row(f"floor: bare VBO, foot roll + ghost ({verts} vertices), orbiting", bare, "fps",
-            "empty viewport", empty, ratio=bare / empty),
-        Row("foot roll, Compare on, orbiting", orbit, "fps", "empty viewport", empty,
-            "≥ 120 fps", orbit >= 120, ratio=orbit / empty, note=r.spread("orbit")),
-        Row("foot roll, Compare on, playing", play, "fps", "bare VBO, same vertices", bare,
-            "≥ 100 fps", play >= 100, ratio=play / bare, note=r.spread("play")),
-        Row("foot roll, timeline change → swapped frame, Compare on", change, "ms",
-            "empty viewport frame", empty_ms, "≤ 10 ms (median)", change <= 10,
-            note="timeline cache warm"),
-    ]  # fmt: skip
+            f"the QOpenGLWidget's composition {r.spread('widget')}",
+        ),
+        Row(
+            f"floor: bare VBO, foot roll + ghost ({verts} vertices), orbiting",
+            bare,
+            "fps",
+            "empty viewport",
+            empty,
+            ratio=bare / empty,
+        ),
+        Row(
+            "foot roll, Compare on, orbiting",
+            orbit,
+            "fps",
+            "empty viewport",
+            empty,
+            "≥ 120 fps",
+            orbit >= 120,
+            ratio=orbit / empty,
+            note=r.spread("orbit"),
+        ),
+        Row(
+            "foot roll, Compare on, playing",
+            play,
+            "fps",
+            "bare VBO, same vertices",
+            bare,
+            "≥ 100 fps",
+            play >= 100,
+            ratio=play / bare,
+            note=r.spread("play"),
+        ),
+        Row(
+            "foot roll, timeline change → swapped frame, Compare on",
+            change,
+            "ms",
+            "empty viewport frame",
+            empty_ms,
+            "≤ 10 ms (median)",
+            change <= 10,
+            note="timeline cache warm",
+        ),
+    ]
 
     # --- the crowd and the rig, playing ---------------------------------------------------
-    for path, label in ((CROWD, "crowd, 10 × CMU 01_01 (310 bones)"),
-                        (RIG, "200-bone rig, 20 FABRIK + 10 multi-parent")):  # fmt: skip
+    for path, label in (
+        (CROWD, "crowd, 10 × CMU 01_01 (310 bones)"),
+        (RIG, "200-bone rig, 20 FABRIK + 10 multi-parent"),
+    ):
         r, verts_s = scene_rounds(path, compare=False, orbiting=False)
         empty_s, bare_s, play_s = (r.median(k) for k in ("empty", "bare", "play"))
         ok = play_s >= 60 and play_s >= 0.8 * bare_s
         live = "every constraint live, read from the warm timeline cache; " if path == RIG else ""
         out += [
-            Row(f"floor: bare VBO, {label.split(',')[0]} ({verts_s} vertices), orbiting",
-                bare_s, "fps", "empty viewport", empty_s, ratio=bare_s / empty_s,
-                note=r.spread("bare")),
-            Row(f"{label}, playing", play_s, "fps", "bare VBO, same vertices", bare_s,
-                "≥ 60 fps, ≥ 0.8× bare VBO", ok, ratio=play_s / bare_s,
-                note=live + r.spread("play")),
-        ]  # fmt: skip
+            Row(
+                f"floor: bare VBO, {label.split(',')[0]} ({verts_s} vertices), orbiting",
+                bare_s,
+                "fps",
+                "empty viewport",
+                empty_s,
+                ratio=bare_s / empty_s,
+                note=r.spread("bare"),
+            ),
+            Row(
+                f"{label}, playing",
+                play_s,
+                "fps",
+                "bare VBO, same vertices",
+                bare_s,
+                "≥ 60 fps, ≥ 0.8× bare VBO",
+                ok,
+                ratio=play_s / bare_s,
+                note=live + r.spread("play"),
+            ),
+        ]
 
     # --- one-frame evaluation -------------------------------------------------------------
-    for path, label, target in ((ARM, "FABRIK arm (5 bones, hinge)", 0.5),
-                                (RIG, "200-bone rig (30 constraints)", 5.0)):  # fmt: skip
+    for path, label, target in (
+        (ARM, "FABRIK arm (5 bones, hinge)", 0.5),
+        (RIG, "200-bone rig (30 constraints)", 5.0),
+    ):
         t, fk = one_frame_ms(path)
-        out.append(Row(f"one-frame evaluation, {label}", t, "ms",
-                       "forward kinematics alone", fk, f"≤ {target:g} ms", t <= target,
-                       note="caches warm"))  # fmt: skip
+        out.append(
+            Row(
+                f"one-frame evaluation, {label}",
+                t,
+                "ms",
+                "forward kinematics alone",
+                fk,
+                f"≤ {target:g} ms",
+                t <= target,
+                note="caches warm",
+            )
+        )
 
     # --- the 100,000-frame BVH ------------------------------------------------------------
     long = long_clip_figures()
     out += [
-        Row("open the 100,000-frame BVH (31 joints, load + document + first pose)",
-            long["open"] * 1e3, "ms", "np.fromstring of its numbers", long["parse"] * 1e3,
-            "≤ 2 s", long["open"] <= 2.0, note="subprocess, median of 3"),
-        Row("scrub the 100,000-frame BVH: timeline change → swapped frame", long["scrub_ms"],
-            "ms", "empty viewport frame", empty_ms, "≤ 16 ms (median)", long["scrub_ms"] <= 16,
-            note="each frame evaluated on demand"),
-        Row("peak RSS, editor window on the 100,000-frame BVH, scrubbed", long["window_rss"],
-            "MB", "bare Qt+pyqtgraph+numpy", long["bare_rss"], "≤ 500 MB",
-            long["window_rss"] <= 500, note=f"opening without a window: {long['open_rss']:.0f} MB"),
-    ]  # fmt: skip
+        Row(
+            "open the 100,000-frame BVH (31 joints, load + document + first pose)",
+            long["open"] * 1e3,
+            "ms",
+            "np.fromstring of its numbers",
+            long["parse"] * 1e3,
+            "≤ 2 s",
+            long["open"] <= 2.0,
+            note="subprocess, median of 3",
+        ),
+        Row(
+            "scrub the 100,000-frame BVH: timeline change → swapped frame",
+            long["scrub_ms"],
+            "ms",
+            "empty viewport frame",
+            empty_ms,
+            "≤ 16 ms (median)",
+            long["scrub_ms"] <= 16,
+            note="each frame evaluated on demand",
+        ),
+        Row(
+            "peak RSS, editor window on the 100,000-frame BVH, scrubbed",
+            long["window_rss"],
+            "MB",
+            "bare Qt+pyqtgraph+numpy",
+            long["bare_rss"],
+            "≤ 500 MB",
+            long["window_rss"] <= 500,
+            note=f"opening without a window: {long['open_rss']:.0f} MB",
+        ),
+    ]
     return out

@@ -92,17 +92,35 @@ def skinning_rows(scene) -> list[Row]:
     loop = _loop_ms_per_vertex(mesh, skin64, poses[1]) * len(mesh.positions)
     v = len(mesh.positions)
     return [
-        Row(f"skin {v:,} vertices × {used:.0f} influences, positions + normals (float32)",
-            fast, "ms", f"per-vertex Python loop ({SLICE} vertices, scaled)", loop,
-            "≤ 5 ms per frame", fast <= 5.0),
-        Row(f"skin {v:,} vertices × {used:.0f} influences into the viewport's vertex array "
+        Row(
+            f"skin {v:,} vertices × {used:.0f} influences, positions + normals (float32)",
+            fast,
+            "ms",
+            f"per-vertex Python loop ({SLICE} vertices, scaled)",
+            loop,
+            "≤ 5 ms per frame",
+            fast <= 5.0,
+        ),
+        Row(
+            f"skin {v:,} vertices × {used:.0f} influences into the viewport's vertex array "
             "(float32, in place)",
-            into, "ms", f"per-vertex Python loop ({SLICE} vertices, scaled)", loop,
-            "≤ 5 ms per frame", into <= 5.0),
-        Row(f"skin {v:,} vertices × {used:.0f} influences, positions + normals (float64)",
-            double, "ms", f"per-vertex Python loop ({SLICE} vertices, scaled)", loop,
-            "(figure)", None),
-    ]  # fmt: skip
+            into,
+            "ms",
+            f"per-vertex Python loop ({SLICE} vertices, scaled)",
+            loop,
+            "≤ 5 ms per frame",
+            into <= 5.0,
+        ),
+        Row(
+            f"skin {v:,} vertices × {used:.0f} influences, positions + normals (float64)",
+            double,
+            "ms",
+            f"per-vertex Python loop ({SLICE} vertices, scaled)",
+            loop,
+            "(figure)",
+            None,
+        ),
+    ]
 
 
 def _window_on(scene, mesh, path=CMU_01_01):
@@ -149,8 +167,7 @@ def card_pass_ms(window, repeat: int = 20) -> tuple[float, float]:
     for palette in palettes:
         item.gpu.skin(palette, item._vbo)
         GL.glFinish()
-    return (1e3 * (time.perf_counter() - wall) / repeat,
-            1e3 * (time.thread_time() - cpu) / repeat)  # fmt: skip
+    return (1e3 * (time.perf_counter() - wall) / repeat, 1e3 * (time.thread_time() - cpu) / repeat)
 
 
 def rows() -> list[Row]:
@@ -168,8 +185,9 @@ def rows() -> list[Row]:
     mesh = body(scene)
     heavy = skinned_character(100_000, 8).meshes[0]
     v, hv = len(mesh.positions), len(heavy.positions)
-    windows = {name: _window_on(scene, m) for name, m in
-               (("mesh", mesh), ("bare", None), ("heavy", heavy))}  # fmt: skip
+    windows = {
+        name: _window_on(scene, m) for name, m in (("mesh", mesh), ("bare", None), ("heavy", heavy))
+    }
     try:
         app = windows["mesh"][0]
         r = Rounds(app)
@@ -193,8 +211,10 @@ def rows() -> list[Row]:
     humanoid = load_scene(HUMANOID)
     (body_mesh,) = humanoid.meshes
     hv_small = len(body_mesh.positions)
-    pair = {name: _window_on(humanoid, m, path=HUMANOID)
-            for name, m in (("mesh", body_mesh), ("bare", None))}  # fmt: skip
+    pair = {
+        name: _window_on(humanoid, m, path=HUMANOID)
+        for name, m in (("mesh", body_mesh), ("bare", None))
+    }
     try:
         h = Rounds(pair["mesh"][0])
         for name, (_, window) in pair.items():
@@ -205,27 +225,71 @@ def rows() -> list[Row]:
             _close(app, window)
     orbit_human, orbit_skeleton = h.median("mesh"), h.median("bare")
     out += [
-        Row(f"redraw CMU 01_01 with a {v:,}-vertex skinned mesh, 1280×800, orbiting",
-            orbit_mesh, "fps", "no mesh", orbit_bare, "≥ 60 fps, ≥ 0.9× no mesh",
+        Row(
+            f"redraw CMU 01_01 with a {v:,}-vertex skinned mesh, 1280×800, orbiting",
+            orbit_mesh,
+            "fps",
+            "no mesh",
+            orbit_bare,
+            "≥ 60 fps, ≥ 0.9× no mesh",
             orbit_mesh >= 60 and orbit_mesh >= 0.9 * orbit_bare,
-            ratio=orbit_mesh / orbit_bare, note=r.spread("orbit mesh")),
-        Row(f"redraw CMU 01_01 with a {v:,}-vertex skinned mesh, playing (skinned each redraw, "
+            ratio=orbit_mesh / orbit_bare,
+            note=r.spread("orbit mesh"),
+        ),
+        Row(
+            f"redraw CMU 01_01 with a {v:,}-vertex skinned mesh, playing (skinned each redraw, "
             "on the card)",
-            play_mesh, "fps", "no mesh, playing", play_bare, "≥ 0.85× no mesh",
-            play_mesh >= 0.85 * play_bare, ratio=play_mesh / play_bare,
-            note=r.spread("play mesh")),
-        Row(f"redraw CMU 01_01 with a {hv:,}-vertex, 8-influence character, playing",
-            play_heavy, "fps", "no mesh, playing", play_bare, "≥ 60 fps", play_heavy >= 60,
-            ratio=play_heavy / play_bare, note=r.spread("play heavy")),
-        Row(f"skin the {hv:,}-vertex, 8-influence character on the card, one pose "
+            play_mesh,
+            "fps",
+            "no mesh, playing",
+            play_bare,
+            "≥ 0.85× no mesh",
+            play_mesh >= 0.85 * play_bare,
+            ratio=play_mesh / play_bare,
+            note=r.spread("play mesh"),
+        ),
+        Row(
+            f"redraw CMU 01_01 with a {hv:,}-vertex, 8-influence character, playing",
+            play_heavy,
+            "fps",
+            "no mesh, playing",
+            play_bare,
+            "≥ 60 fps",
+            play_heavy >= 60,
+            ratio=play_heavy / play_bare,
+            note=r.spread("play heavy"),
+        ),
+        Row(
+            f"skin the {hv:,}-vertex, 8-influence character on the card, one pose "
             "(transform feedback into the buffer drawn, finished)",
-            card_wall, "ms", "numpy, float32", heavy_numpy, "(figure)", None,
-            note=f"main thread CPU {card_cpu:.2f} ms"),
-        Row(f"processor time of one orbiting redraw of CMU 01_01 with the {v:,}-vertex mesh "
+            card_wall,
+            "ms",
+            "numpy, float32",
+            heavy_numpy,
+            "(figure)",
+            None,
+            note=f"main thread CPU {card_cpu:.2f} ms",
+        ),
+        Row(
+            f"processor time of one orbiting redraw of CMU 01_01 with the {v:,}-vertex mesh "
             "(all threads)",
-            cpu_mesh, "ms", "no mesh", cpu_bare, "(figure)", None),
-        Row(f"redraw humanoid.glb with its {hv_small:,}-vertex skinned body, 1280×800, orbiting",
-            orbit_human, "fps", "no mesh", orbit_skeleton, "≥ 60 fps", orbit_human >= 60,
-            ratio=orbit_human / orbit_skeleton, note=h.spread("mesh")),
-    ]  # fmt: skip
+            cpu_mesh,
+            "ms",
+            "no mesh",
+            cpu_bare,
+            "(figure)",
+            None,
+        ),
+        Row(
+            f"redraw humanoid.glb with its {hv_small:,}-vertex skinned body, 1280×800, orbiting",
+            orbit_human,
+            "fps",
+            "no mesh",
+            orbit_skeleton,
+            "≥ 60 fps",
+            orbit_human >= 60,
+            ratio=orbit_human / orbit_skeleton,
+            note=h.spread("mesh"),
+        ),
+    ]
     return out

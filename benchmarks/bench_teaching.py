@@ -110,13 +110,22 @@ def trace_ms() -> list[tuple[str, float, float]]:
         ctx = Evaluator(arm).context([17.0], None, until=c.name)
         fabrik.trace(c, ctx)
 
-    out.append(("FABRIK passes, fabrik_arm.json frame 17", median_time(trace_arm, min_total=0.2),
-                median_time(lambda: Evaluator(arm).evaluate([17.0]), min_total=0.2)))  # fmt: skip
+    out.append(
+        (
+            "FABRIK passes, fabrik_arm.json frame 17",
+            median_time(trace_arm, min_total=0.2),
+            median_time(lambda: Evaluator(arm).evaluate([17.0]), min_total=0.2),
+        )
+    )
     box = load_scene(SCENES / "tumbling_box.json")
     mp = box.constraints[0]
-    out.append(("multi-parent substeps, tumbling_box.json frame 64",
-                median_time(lambda: steps(mp, box, 64), min_total=0.2),
-                median_time(lambda: Evaluator(box).evaluate([64.0]), min_total=0.2)))  # fmt: skip
+    out.append(
+        (
+            "multi-parent substeps, tumbling_box.json frame 64",
+            median_time(lambda: steps(mp, box, 64), min_total=0.2),
+            median_time(lambda: Evaluator(box).evaluate([64.0]), min_total=0.2),
+        )
+    )
     return [(name, a * 1e3, b * 1e3) for name, a, b in out]
 
 
@@ -149,19 +158,53 @@ def rows() -> list[Row]:
     teaching = scrub_latency_ms(foot, teaching=True)
     plain = scrub_latency_ms(foot, teaching=False)
     out = [
-        Row("timeline value change → swapped frame, foot_roll.json, Curves + Matrix docks, "
-            "trails and ghosts on", teaching, "ms", "all off", plain, "≤ 16 ms (median)",
-            teaching <= 16, note="timeline cache warm"),
-    ]  # fmt: skip
+        Row(
+            "timeline value change → swapped frame, foot_roll.json, Curves + Matrix docks, "
+            "trails and ghosts on",
+            teaching,
+            "ms",
+            "all off",
+            plain,
+            "≤ 16 ms (median)",
+            teaching <= 16,
+            note="timeline cache warm",
+        ),
+    ]
     if CMU.exists():
         scrub, rebuild = curve_view_ms(CMU)
-        out.append(Row("curve view: frame change → plot repainted, CMU 01_01 (2,752 frames)",
-                       scrub, "ms", "rebuilding its curves", rebuild, "≤ 4 ms",
-                       scrub <= 4.0))  # fmt: skip
+        out.append(
+            Row(
+                "curve view: frame change → plot repainted, CMU 01_01 (2,752 frames)",
+                scrub,
+                "ms",
+                "rebuilding its curves",
+                rebuild,
+                "≤ 4 ms",
+                scrub <= 4.0,
+            )
+        )
     for name, traced, evaluated in trace_ms():
-        out.append(Row(f"step-through trace: {name}", traced, "ms", "evaluating that frame",
-                       evaluated, "≤ 16 ms", traced <= 16.0))  # fmt: skip
+        out.append(
+            Row(
+                f"step-through trace: {name}",
+                traced,
+                "ms",
+                "evaluating that frame",
+                evaluated,
+                "≤ 16 ms",
+                traced <= 16.0,
+            )
+        )
     per_frame, grab = png_sequence_ms_per_frame()
-    out.append(Row("PNG sequence export, foot_roll.json 1280×800 window, per frame", per_frame,
-                   "ms", "viewport redraw + grab only", grab, "", None))  # fmt: skip
+    out.append(
+        Row(
+            "PNG sequence export, foot_roll.json 1280×800 window, per frame",
+            per_frame,
+            "ms",
+            "viewport redraw + grab only",
+            grab,
+            "",
+            None,
+        )
+    )
     return out

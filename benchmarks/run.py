@@ -45,13 +45,24 @@ def render(results) -> str:
             table.append([f"{name}: FAILED", rows.strip().splitlines()[-1], "", "", "", "✗"])
             continue
         for r in rows:
-            ref = f"{r.reference_label} {fmt(r.reference, r.unit)}".strip() if r.reference_label \
-                else fmt(r.reference, r.unit)  # fmt: skip
+            ref = (
+                f"{r.reference_label} {fmt(r.reference, r.unit)}".strip()
+                if r.reference_label
+                else fmt(r.reference, r.unit)
+            )
             ratio = r.ratio_value()
             ok = "" if r.ok is None else ("✓" if r.ok else "✗")
             figure = r.figure + (f" ({r.note})" if r.note else "")
-            table.append([figure, fmt(r.value, r.unit), ref,
-                          "—" if ratio is None else f"{ratio:.3g}×", r.target, ok])  # fmt: skip
+            table.append(
+                [
+                    figure,
+                    fmt(r.value, r.unit),
+                    ref,
+                    "—" if ratio is None else f"{ratio:.3g}×",
+                    r.target,
+                    ok,
+                ]
+            )
     widths = [max(len(str(row[i])) for row in [header] + table) for i in range(len(header))]
     lines.append("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
     lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -64,8 +75,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("only", nargs="*", help="run the modules whose names contain these")
     args = parser.parse_args(argv)
-    print(f"Pivotal benchmarks on {platform.machine()}, Python {platform.python_version()}, "
-          f"{platform.node()}", file=sys.stderr)  # fmt: skip
+    print(
+        f"Pivotal benchmarks on {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.node()}",
+        file=sys.stderr,
+    )
     results = collect(args.only)
     print(render(results))
     failed = [n for n, rows in results if isinstance(rows, str)]

@@ -23,7 +23,7 @@ from PySide6 import QtCore  # noqa: E402
 
 QtCore.QCoreApplication.setAttribute(QtCore.Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
-from tests.helpers.paths import CMU_DIR, ROOT, SCENES  # noqa: F401  (fixtures below use them)
+from tests.helpers.paths import CMU_DIR, ROOT, SCENES  # noqa: E402, F401  (fixtures use them)
 
 
 @pytest.fixture
@@ -41,9 +41,11 @@ def cmu_01_01():
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_settings(tmp_path_factory):
     """Keep the editor's QSettings and recovery files out of the user's home."""
-    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
-                             QtCore.QSettings.Scope.UserScope,
-                             str(tmp_path_factory.mktemp("settings")))  # fmt: skip
+    QtCore.QSettings.setPath(
+        QtCore.QSettings.Format.IniFormat,
+        QtCore.QSettings.Scope.UserScope,
+        str(tmp_path_factory.mktemp("settings")),
+    )
     os.environ["PIVOTAL_RECOVERY_DIR"] = str(tmp_path_factory.mktemp("recovery"))
 
 

@@ -77,9 +77,11 @@ def main(argv=None) -> int:
     save_scene(document.scene, args.scene)
     out = Path(args.out)
     run_export(format_for(None, out), ExportRequest(document.scene, out, space=args.space))
-    print(f"{name}: {len(document.scene.constraint(name).pivots)} pivots keyed; "
-          f"{document.undo_stack.count()} undoable commands; saved {args.scene}; "
-          f"exported {out}")
+    print(
+        f"{name}: {len(document.scene.constraint(name).pivots)} pivots keyed; "
+        f"{document.undo_stack.count()} undoable commands; saved {args.scene}; "
+        f"exported {out}"
+    )
     del app
     return 0
 

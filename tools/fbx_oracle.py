@@ -57,8 +57,14 @@ def record(path: Path) -> None:
     for action in bpy.data.actions:
         start, end = (int(round(x)) for x in action.frame_range)
         break
-    out = {"file": path.name, "blender": bpy.app.version_string, "frame_start": start,
-           "frame_end": end, "heads": {}, "meshes": {}}  # fmt: skip
+    out = {
+        "file": path.name,
+        "blender": bpy.app.version_string,
+        "frame_start": start,
+        "frame_end": end,
+        "heads": {},
+        "meshes": {},
+    }
     frames = list(range(start, end + 1))
     depsgraph = bpy.context.evaluated_depsgraph_get()
     mesh_frames = sorted({start, (start + end) // 2, end})
@@ -82,8 +88,9 @@ def record(path: Path) -> None:
                 mesh = evaluated.to_mesh()
                 points = [_y_up(obj.matrix_world @ v.co) for v in mesh.vertices]
                 evaluated.to_mesh_clear()
-                out["meshes"].setdefault(obj.name, {})[str(f)] = [[round(x, 7) for x in p]
-                                                                  for p in points]  # fmt: skip
+                out["meshes"].setdefault(obj.name, {})[str(f)] = [
+                    [round(x, 7) for x in p] for p in points
+                ]
     target = path.with_name(path.name + ".blender.json")
     target.write_text(json.dumps(out, separators=(",", ":")) + "\n")
     print(f"{target}: {len(frames)} frames, {len(out['heads'][str(start)])} heads")
@@ -168,9 +175,15 @@ def _character(chains: int, per_chain: int, ring: int, rows_per_bone: int, influ
 
 
 def _export(path, **options):
-    bpy.ops.export_scene.fbx(filepath=str(path), add_leaf_bones=False, bake_anim=True,
-                             bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
-                             bake_anim_simplify_factor=0.0, **options)  # fmt: skip
+    bpy.ops.export_scene.fbx(
+        filepath=str(path),
+        add_leaf_bones=False,
+        bake_anim=True,
+        bake_anim_use_all_actions=False,
+        bake_anim_use_nla_strips=False,
+        bake_anim_simplify_factor=0.0,
+        **options,
+    )
     print(f"{path}: {Path(path).stat().st_size} bytes")
 
 
@@ -179,13 +192,25 @@ def make(folder: Path) -> None:
     _character(chains=3, per_chain=3, ring=8, rows_per_bone=2, influences=8)
     # FBX_SCALE_NONE writes UnitScaleFactor 1 (centimetres, values x 100), FBX_SCALE_UNITS
     # writes UnitScaleFactor 100 (metres).
-    _export(folder / "wave_zup_cm.fbx", axis_up="Z", axis_forward="Y",
-            apply_scale_options="FBX_SCALE_NONE")  # fmt: skip
-    _export(folder / "wave_yup_m.fbx", axis_up="Y", axis_forward="-Z",
-            apply_scale_options="FBX_SCALE_UNITS")  # fmt: skip
+    _export(
+        folder / "wave_zup_cm.fbx",
+        axis_up="Z",
+        axis_forward="Y",
+        apply_scale_options="FBX_SCALE_NONE",
+    )
+    _export(
+        folder / "wave_yup_m.fbx",
+        axis_up="Y",
+        axis_forward="-Z",
+        apply_scale_options="FBX_SCALE_UNITS",
+    )
     _character(chains=8, per_chain=8, ring=8, rows_per_bone=2, influences=4)  # 65 joints
-    _export(folder / "character65.fbx", axis_up="Y", axis_forward="-Z",
-            apply_scale_options="FBX_SCALE_NONE")  # fmt: skip
+    _export(
+        folder / "character65.fbx",
+        axis_up="Y",
+        axis_forward="-Z",
+        apply_scale_options="FBX_SCALE_NONE",
+    )
 
 
 if __name__ == "__main__":

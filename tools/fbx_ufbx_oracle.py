@@ -28,9 +28,13 @@ import ufbx
 def _matrix(d) -> np.ndarray:
     """``T @ R @ S`` of pufbx's ``[tx, ty, tz, qx, qy, qz, qw, sx, sy, sz]``."""
     x, y, z, w = d[3:7]
-    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])  # fmt: skip
+    r = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
     m = np.eye(4)
     m[:3, :3] = r * d[7:10]
     m[:3, 3] = d[0:3]
@@ -48,12 +52,15 @@ def main(name: str) -> None:
         x, y, z = (x, z, -y) if z_up else (x, y, z)
         return [float(x), float(y), float(z)]
 
-    rest = {n.name: pivotal(np.asarray(n.node_to_world)[3, :3])
-            for n in scene.nodes if not n.is_root}  # fmt: skip
+    rest = {
+        n.name: pivotal(np.asarray(n.node_to_world)[3, :3]) for n in scene.nodes if not n.is_root
+    }
     fps = scene.settings.frames_per_second
     data, times, names = pufbx.anim_to_array(str(path), anim_index=0, resample_rate=fps)
-    parent = {n.name: (n.parent.name if n.parent is not None else None)
-              for n in pufbx.load_fbx(str(path)).nodes}  # fmt: skip
+    parent = {
+        n.name: (n.parent.name if n.parent is not None else None)
+        for n in pufbx.load_fbx(str(path)).nodes
+    }
     index = {n: i for i, n in enumerate(names)}
     heads = {}
     for f, t in enumerate(times):
@@ -68,8 +75,13 @@ def main(name: str) -> None:
                 m = m @ _matrix(data[index[c], f])
             frame[name_] = pivotal(m[:3, 3])
         heads[str(int(round(t * fps)))] = frame
-    out = {"file": path.name, "reader": "pyufbx 0.0.7 (rest), pufbx 0.1.0 (take)",
-           "fps": fps, "rest_heads": rest, "heads": heads}  # fmt: skip
+    out = {
+        "file": path.name,
+        "reader": "pyufbx 0.0.7 (rest), pufbx 0.1.0 (take)",
+        "fps": fps,
+        "rest_heads": rest,
+        "heads": heads,
+    }
     target = path.with_name(path.name + ".ufbx.json")
     target.write_text(json.dumps(out, separators=(",", ":")) + "\n")
     print(f"{target}: {len(rest)} rest heads, {len(heads)} frames")

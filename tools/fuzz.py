@@ -3,10 +3,11 @@ and bake; the tally.
 
     python tools/fuzz.py [--examples 20000] [--seed 10]
 
-Each example is a base (a shipped scene, a CMU clip, a glTF or FBX file, ``tests/fuzzing.py``)
-after one to three structural mutations, checked by :func:`tests.fuzzing.check_input` (every
-accepted input is saved and loaded back, and must come back equal; frames evaluated alone
-must be where the whole bake puts them; imported meshes must be finite and skin finite).
+Each example is a base (a shipped scene, a CMU clip, a glTF or FBX file,
+``tests/helpers/fuzzing.py``) after one to three structural mutations, checked by
+:func:`tests.helpers.fuzzing.check_input` (every accepted input is saved and loaded back,
+and must come back equal; frames evaluated alone must be where the whole bake puts them;
+imported meshes must be finite and skin finite).
 Prints the tally (inputs, refused, accepted, defects), the count per mutation kind, and one
 line per distinct defect (its kind and where in the code it arose) with an input that shows
 it; exits 1 when there is a defect. ``--cli N`` also runs refused inputs through
@@ -50,10 +51,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=10)
-    parser.add_argument("--cli", type=int, default=40, metavar="N",
-                        help="refused inputs also run through main.py bake (one line, "
-                             "status 2): the first of each base's format and mutation, "
-                             "at most N")  # fmt: skip
+    parser.add_argument(
+        "--cli",
+        type=int,
+        default=40,
+        metavar="N",
+        help="refused inputs also run through main.py bake (one line, "
+        "status 2): the first of each base's format and mutation, "
+        "at most N",
+    )
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     names = sorted(fuzzing.bases())
@@ -85,22 +91,33 @@ def main(argv=None) -> int:
             tally[("kind", kind, outcome.kind)] += 1
         slowest = max(slowest, (outcome.seconds, (name, steps)), key=lambda s: s[0])
     seconds = time.perf_counter() - start
-    print(f"inputs {args.examples}  refused {tally['refused']}  accepted {tally['accepted']}  "
-          f"defects {tally['defects']} ({len(defects)} distinct)  in {seconds:.0f} s; "
-          f"slowest input {slowest[0]:.2f} s")  # fmt: skip
-    print(f"  every one of the {tally['accepted']} accepted inputs saved, loaded back equal "
-          "and baked" if not defects else "  (see the defects below)")  # fmt: skip
+    print(
+        f"inputs {args.examples}  refused {tally['refused']}  accepted {tally['accepted']}  "
+        f"defects {tally['defects']} ({len(defects)} distinct)  in {seconds:.0f} s; "
+        f"slowest input {slowest[0]:.2f} s"
+    )
+    print(
+        f"  every one of the {tally['accepted']} accepted inputs saved, loaded back equal and baked"
+        if not defects
+        else "  (see the defects below)"
+    )
     print(
         f"  command line: {len(sampled)} refused inputs (one per format and mutation) "
         "through main.py bake, each expected to print one line and exit 2"
     )
     for suffix in sorted({k[0] for k in tally if isinstance(k, tuple) and len(k) == 2}):
-        print(f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
-              f"accepted {tally[(suffix, 'accepted')]}")  # fmt: skip
+        print(
+            f"  {suffix}: refused {tally[(suffix, 'refused')]}  "
+            f"accepted {tally[(suffix, 'accepted')]}"
+        )
     kinds = sorted({k[1] for k in tally if isinstance(k, tuple) and len(k) == 3})
-    print("  inputs with each mutation (refused/accepted): " + ", ".join(
-        f"{kind} {tally[('kind', kind, 'refused')]}/{tally[('kind', kind, 'accepted')]}"
-        for kind in kinds))  # fmt: skip
+    print(
+        "  inputs with each mutation (refused/accepted): "
+        + ", ".join(
+            f"{kind} {tally[('kind', kind, 'refused')]}/{tally[('kind', kind, 'accepted')]}"
+            for kind in kinds
+        )
+    )
     for sig, (name, steps, message) in sorted(defects.items()):
         print(f"  defect: {sig}\n    {name} {steps}\n    {message}")
     return 1 if defects else 0

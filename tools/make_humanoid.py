@@ -84,21 +84,30 @@ def humanoid_json() -> dict:
     for suffix, side in ((".L", 1.0), (".R", -1.0)):
         for name, parent, head, tail, _ in LIMBS:
             mirror = np.array([side, 1.0, 1.0])
-            bones.append({
-                "name": name + suffix,
-                "parent": parent if parent in ("chest", "hips") else parent + suffix,
-                "translation": list(np.array(head) * mirror),
-                "tail": list(np.array(tail) * mirror),
-            })  # fmt: skip
+            bones.append(
+                {
+                    "name": name + suffix,
+                    "parent": parent if parent in ("chest", "hips") else parent + suffix,
+                    "translation": list(np.array(head) * mirror),
+                    "tail": list(np.array(tail) * mirror),
+                }
+            )
     for bone in bones:
         if bone["name"] in REST:
             bone["rotation"] = _about(*REST[bone["name"]])
         if bone["name"] in MOTION:
             axis, degrees = MOTION[bone["name"]]
-            bone["rotation_keys"] = [[int(f), _about(axis, float(d))]
-                                     for f, d in zip(KEY_FRAMES, degrees)]  # fmt: skip
-    return {"format": "pivotal-scene", "version": 1, "fps": FPS, "frame_start": 0,
-            "frame_end": FRAMES, "bones": bones}  # fmt: skip
+            bone["rotation_keys"] = [
+                [int(f), _about(axis, float(d))] for f, d in zip(KEY_FRAMES, degrees)
+            ]
+    return {
+        "format": "pivotal-scene",
+        "version": 1,
+        "fps": FPS,
+        "frame_start": 0,
+        "frame_end": FRAMES,
+        "bones": bones,
+    }
 
 
 def radii() -> dict:
@@ -113,9 +122,17 @@ def humanoid_scene():
     scene = scene_from_json(humanoid_json())
     rest = bake(scene, np.array([0.0]))
     names = [str(n) for n in rest.bone_names]
-    body = tube_mesh(rest.bone_to_world[0], rest.heads[0], rest.tails[0], names,
-                     radius=[radii()[n] for n in names], sides=14, rings=9,
-                     influences=4, name="body")  # fmt: skip
+    body = tube_mesh(
+        rest.bone_to_world[0],
+        rest.heads[0],
+        rest.tails[0],
+        names,
+        radius=[radii()[n] for n in names],
+        sides=14,
+        rings=9,
+        influences=4,
+        name="body",
+    )
     scene.meshes = (body,)
     return scene
 
@@ -127,8 +144,10 @@ def main(argv=None) -> int:
     scene = humanoid_scene()
     write_gltf(args.out, scene, bake(scene, default_frames(scene)))
     mesh = scene.meshes[0]
-    print(f"{args.out}: {len(scene.bones)} bones, {len(mesh.positions)} vertices, "
-          f"{len(mesh.indices)} triangles, frames 0-{FRAMES} at {FPS} fps")
+    print(
+        f"{args.out}: {len(scene.bones)} bones, {len(mesh.positions)} vertices, "
+        f"{len(mesh.indices)} triangles, frames 0-{FRAMES} at {FPS} fps"
+    )
     return 0
 
 

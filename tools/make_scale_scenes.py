@@ -99,13 +99,20 @@ def crowd_scene(copies: int = 10, seconds: float = 2.0, every: int = 4) -> Scene
             keys = resample(b.translation_keys)
             if b.parent is None:  # the root walks: shift its path sideways
                 keys = Keys(frames, keys.values + offset) if keys is not None else None
-            bones.append(Bone(
-                name=f"w{k}_{b.name}", parent=None if b.parent is None else f"w{k}_{b.parent}",
-                translation=tuple(np.asarray(b.translation) + (offset if b.parent is None
-                                                               else 0.0)),
-                rotation=b.rotation, scale=b.scale, tail=b.tail,
-                translation_keys=keys, rotation_keys=resample(b.rotation_keys),
-            ))  # fmt: skip
+            bones.append(
+                Bone(
+                    name=f"w{k}_{b.name}",
+                    parent=None if b.parent is None else f"w{k}_{b.parent}",
+                    translation=tuple(
+                        np.asarray(b.translation) + (offset if b.parent is None else 0.0)
+                    ),
+                    rotation=b.rotation,
+                    scale=b.scale,
+                    tail=b.tail,
+                    translation_keys=keys,
+                    rotation_keys=resample(b.rotation_keys),
+                )
+            )
     return Scene(bones=bones, fps=fps, frame_start=0, frame_end=count - 1)
 
 
@@ -129,42 +136,57 @@ def rig_scene(tentacles: int = 20, joints: int = 9, bodies: int = 10, frames: in
         names = [f"t{t}_{j}" for j in range(joints)]
         for j, name in enumerate(names):
             bend = tuple(quat.from_axis_angle(tangent, np.radians(6.0)))
-            bones.append(Bone(
-                name=name, parent=names[j - 1] if j else None,
-                translation=base if j == 0 else (0.0, segment, 0.0),
-                rotation=bend if j else (1.0, 0.0, 0.0, 0.0),
-                tail=(0.0, segment, 0.0) if j == joints - 1 else None,
-                rotation_keys=Keys(key_frames, sway) if j == 0 else None,
-            ))  # fmt: skip
+            bones.append(
+                Bone(
+                    name=name,
+                    parent=names[j - 1] if j else None,
+                    translation=base if j == 0 else (0.0, segment, 0.0),
+                    rotation=bend if j else (1.0, 0.0, 0.0, 0.0),
+                    tail=(0.0, segment, 0.0) if j == joints - 1 else None,
+                    rotation_keys=Keys(key_frames, sway) if j == 0 else None,
+                )
+            )
         # Targets well within the chain's reach (a FABRIK solve of a few iterations): a
         # circle above the chain's root, half the chain's length up.
         reach = segment * 6
         radial = np.array([np.cos(a), 0.0, np.sin(a)])
-        circle = (np.array(base) + ((joints - 6) * segment + 0.5 * reach) * np.array([0, 1, 0])
-                  + 0.3 * reach * (np.cos(2 * phase + a)[:, None] * radial
-                                   + np.sin(2 * phase + a)[:, None] * tangent))  # fmt: skip
-        constraints.append(Fabrik(
-            name=f"reach_{t}", chain=tuple(names[joints - 6:]),
-            target=Target(position=tuple(circle[0]), position_keys=Keys(key_frames, circle)),
-        ))  # fmt: skip
+        circle = (
+            np.array(base)
+            + ((joints - 6) * segment + 0.5 * reach) * np.array([0, 1, 0])
+            + 0.3
+            * reach
+            * (np.cos(2 * phase + a)[:, None] * radial + np.sin(2 * phase + a)[:, None] * tangent)
+        )
+        constraints.append(
+            Fabrik(
+                name=f"reach_{t}",
+                chain=tuple(names[joints - 6 :]),
+                target=Target(position=tuple(circle[0]), position_keys=Keys(key_frames, circle)),
+            )
+        )
     for m in range(bodies):
         x = (m - (bodies - 1) / 2) * 0.8
         body, tip = f"m{m}_body", f"m{m}_tip"
         bones.append(Bone(name=body, translation=(x, 0.0, -5.0), tail=(0.0, 0.0, 0.4)))
-        bones.append(Bone(name=tip, parent=body, translation=(0.0, 0.0, 0.4),
-                          tail=(0.0, 0.3, 0.0)))  # fmt: skip
+        bones.append(Bone(name=tip, parent=body, translation=(0.0, 0.0, 0.4), tail=(0.0, 0.3, 0.0)))
         rock = np.radians(20) * np.sin(phase + m)
         heel = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.maximum(rock, 0.0))
         toe = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.minimum(rock, 0.0))
-        constraints.append(MultiParent(
-            name=f"rock_{m}", body=body, pivots=(
-                Pivot(name="heel", position=(0.0, 0.0, 0.0),
-                      rotation_keys=Keys(key_frames, heel)),
-                Pivot(name="toe", position=(0.0, 0.0, 0.4), rotation_keys=Keys(key_frames, toe)),
-            ),
-        ))  # fmt: skip
-    return Scene(bones=bones, constraints=constraints, fps=24.0, frame_start=0,
-                 frame_end=frames)  # fmt: skip
+        constraints.append(
+            MultiParent(
+                name=f"rock_{m}",
+                body=body,
+                pivots=(
+                    Pivot(
+                        name="heel", position=(0.0, 0.0, 0.0), rotation_keys=Keys(key_frames, heel)
+                    ),
+                    Pivot(
+                        name="toe", position=(0.0, 0.0, 0.4), rotation_keys=Keys(key_frames, toe)
+                    ),
+                ),
+            )
+        )
+    return Scene(bones=bones, constraints=constraints, fps=24.0, frame_start=0, frame_end=frames)
 
 
 # --- the skinned characters ---------------------------------------------------------------
@@ -182,9 +204,16 @@ def body(scene: Scene, vertices: int, influences: int = 4):
     tubes = int(np.sum(lengths > 1e-9))
     sides = 32
     rings = int(np.ceil((vertices / tubes - 2) / sides))
-    return tube_mesh(pose.bone_to_world[0], heads, tails, [str(n) for n in pose.bone_names],
-                     radius=0.18 * lengths, sides=sides, rings=rings,
-                     influences=influences)  # fmt: skip
+    return tube_mesh(
+        pose.bone_to_world[0],
+        heads,
+        tails,
+        [str(n) for n in pose.bone_names],
+        radius=0.18 * lengths,
+        sides=sides,
+        rings=rings,
+        influences=influences,
+    )
 
 
 def skinned_character(vertices: int = 100_000, influences: int = 8) -> Scene:
@@ -233,8 +262,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(SCENES), help="folder for the crowd and the rig")
     parser.add_argument("--long", metavar="PATH", help="also write the 100,000-frame BVH here")
-    parser.add_argument("--character", metavar="PATH",
-                        help="also write the 100,000-vertex, 8-influence character here (.glb)")
+    parser.add_argument(
+        "--character",
+        metavar="PATH",
+        help="also write the 100,000-vertex, 8-influence character here (.glb)",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     for path in (write_compact(crowd_scene(), out / CROWD), write_compact(rig_scene(), out / RIG)):

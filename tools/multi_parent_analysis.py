@@ -36,25 +36,46 @@ def order_scene(space: str, integrator: str = "exact", substeps: int = 1) -> Sce
     benchmark's convergence scene)."""
     rng = np.random.default_rng(7)
     pivots = []
-    for i, (position, axis) in enumerate([((0.3, -0.2, 0.1), (1, 0, 0)),
-                                          ((-0.2, 0.1, 0.4), (0, 1, 0.3)),
-                                          ((0.1, 0.4, -0.3), (0.2, 0, 1))]):  # fmt: skip
+    for i, (position, axis) in enumerate(
+        [
+            ((0.3, -0.2, 0.1), (1, 0, 0)),
+            ((-0.2, 0.1, 0.4), (0, 1, 0.3)),
+            ((0.1, 0.4, -0.3), (0.2, 0, 1)),
+        ]
+    ):
         frames = np.arange(0.0, 25.0, 6.0)
         angles = np.cumsum(np.concatenate([[0.0], rng.uniform(0.3, 0.8, 4)]))
-        pivots.append(Pivot(name=f"p{i}", position=position,
-                            rotation_keys=Keys(frames, quat.from_axis_angle(axis, angles))))
-    pivots[2] = dataclasses.replace(pivots[2], position_keys=Keys(
-        [0.0, 24.0], [[0.1, 0.4, -0.3], [0.3, -0.2, 0.2]]))  # fmt: skip
-    mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), substeps=substeps,
-                     space=space, integrator=integrator)  # fmt: skip
-    return Scene(bones=[Bone(name="body", translation=(0.0, 1.0, 0.0))], constraints=[mp],
-                 frame_end=24)  # fmt: skip
+        pivots.append(
+            Pivot(
+                name=f"p{i}",
+                position=position,
+                rotation_keys=Keys(frames, quat.from_axis_angle(axis, angles)),
+            )
+        )
+    pivots[2] = dataclasses.replace(
+        pivots[2], position_keys=Keys([0.0, 24.0], [[0.1, 0.4, -0.3], [0.3, -0.2, 0.2]])
+    )
+    mp = MultiParent(
+        name="mp",
+        body="body",
+        pivots=tuple(pivots),
+        substeps=substeps,
+        space=space,
+        integrator=integrator,
+    )
+    return Scene(
+        bones=[Bone(name="body", translation=(0.0, 1.0, 0.0))], constraints=[mp], frame_end=24
+    )
 
 
 def with_integrator(scene: Scene, integrator: str, substeps: int) -> Scene:
     out = scene.copy()
-    out.constraints = [dataclasses.replace(c, integrator=integrator, substeps=substeps)
-                       if isinstance(c, MultiParent) else c for c in scene.constraints]
+    out.constraints = [
+        dataclasses.replace(c, integrator=integrator, substeps=substeps)
+        if isinstance(c, MultiParent)
+        else c
+        for c in scene.constraints
+    ]
     return out
 
 
@@ -82,8 +103,11 @@ def order_table():
                 e_p = float(np.abs(p - p_exact).max())
                 e_r = float(angle_between(R, R_exact).max())
                 order = "" if previous is None else f"{math.log2(previous[0] / e_p):.2f}"
-                order_r = "" if previous is None or min(e_r, previous[1]) < 1e-12 else \
-                    f"{math.log2(previous[1] / e_r):.2f}"
+                order_r = (
+                    ""
+                    if previous is None or min(e_r, previous[1]) < 1e-12
+                    else f"{math.log2(previous[1] / e_r):.2f}"
+                )
                 rows.append((space, integrator, n, e_p, order, e_r, order_r))
                 previous = (e_p, e_r)
                 errors.append(e_p)
@@ -101,12 +125,22 @@ def long_shot(every: int = 12, minutes: int = 10, fps: int = 24):
         values = [quat.identity()]
         for _ in frames[1:]:
             values.append(quat.mul(quat.from_rotvec(rng.normal(size=3) * 0.2), values[-1]))
-        pivots.append(Pivot(name=f"p{i}", position=tuple(rng.normal(size=3) * 0.3),
-                            rotation_keys=Keys(frames, np.array(values))))  # fmt: skip
-    mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), space="world",
-                     integrator="exact")  # fmt: skip
-    return Scene(bones=[Bone(name="body", translation=(0.0, 1.0, 0.0))], constraints=[mp],
-                 fps=fps, frame_end=n)  # fmt: skip
+        pivots.append(
+            Pivot(
+                name=f"p{i}",
+                position=tuple(rng.normal(size=3) * 0.3),
+                rotation_keys=Keys(frames, np.array(values)),
+            )
+        )
+    mp = MultiParent(
+        name="mp", body="body", pivots=tuple(pivots), space="world", integrator="exact"
+    )
+    return Scene(
+        bones=[Bone(name="body", translation=(0.0, 1.0, 0.0))],
+        constraints=[mp],
+        fps=fps,
+        frame_end=n,
+    )
 
 
 def drift():
@@ -116,8 +150,11 @@ def drift():
     out = {}
     for n in (4, 16):
         R, p = state(with_integrator(scene, "seed", n), frames)
-        out[n] = (np.linalg.norm(p - p_exact, axis=1), angle_between(R, R_exact),
-                  np.linalg.norm(p_exact - p_exact[0], axis=1))  # fmt: skip
+        out[n] = (
+            np.linalg.norm(p - p_exact, axis=1),
+            angle_between(R, R_exact),
+            np.linalg.norm(p_exact - p_exact[0], axis=1),
+        )
     return frames, out
 
 
@@ -131,19 +168,32 @@ def one_frame_errors(scene: Scene, substeps: int, space: str | None = None):
     exact = bake(with_integrator(scene, "exact", 1), frames, space).bone_to_world[:, body]
     errors = []
     for f, m in zip(frames, exact):
+
         def shifted(k, f=f):
             return None if k is None else Keys(k.frames - f, k.values, k.interpolation)
 
-        pivots = tuple(dataclasses.replace(p, rotation_keys=shifted(p.rotation_keys),
-                                           position_keys=shifted(p.position_keys))
-                       for p in c.pivots)  # fmt: skip
+        pivots = tuple(
+            dataclasses.replace(
+                p, rotation_keys=shifted(p.rotation_keys), position_keys=shifted(p.position_keys)
+            )
+            for p in c.pivots
+        )
         scale = np.asarray(scene.bone(c.body).scale)
-        bone = dataclasses.replace(scene.bone(c.body), parent=None, translation_keys=None,
-                                   rotation_keys=None, scale_keys=None,
-                                   translation=tuple(m[:3, 3]),
-                                   rotation=tuple(rotation_from_matrix(m[:3, :3] / scale)))
-        one = Scene(bones=[bone], constraints=[dataclasses.replace(c, pivots=pivots, space=space)],
-                    frame_start=0, frame_end=1)  # fmt: skip
+        bone = dataclasses.replace(
+            scene.bone(c.body),
+            parent=None,
+            translation_keys=None,
+            rotation_keys=None,
+            scale_keys=None,
+            translation=tuple(m[:3, 3]),
+            rotation=tuple(rotation_from_matrix(m[:3, :3] / scale)),
+        )
+        one = Scene(
+            bones=[bone],
+            constraints=[dataclasses.replace(c, pivots=pivots, space=space)],
+            frame_start=0,
+            frame_end=1,
+        )
         a = bake(with_integrator(one, "seed", substeps), [1.0]).heads[0, 0]
         b = bake(with_integrator(one, "exact", 1), [1.0]).heads[0, 0]
         errors.append(float(np.linalg.norm(a - b)))
@@ -154,12 +204,15 @@ def two_axes():
     """Two pivots turning at once about perpendicular axes; the circles each would draw alone."""
     keys_x = Keys([0.0, 48.0], quat.from_axis_angle((1, 0, 0), [0.0, 2.4]))
     keys_y = Keys([0.0, 48.0], quat.from_axis_angle((0, 1, 0), [0.0, 2.4]))
-    pivots = (Pivot(name="a", position=(0.0, 0.5, 0.0), rotation_keys=keys_x),
-              Pivot(name="b", position=(0.0, 0.0, 0.5), rotation_keys=keys_y))
+    pivots = (
+        Pivot(name="a", position=(0.0, 0.5, 0.0), rotation_keys=keys_x),
+        Pivot(name="b", position=(0.0, 0.0, 0.5), rotation_keys=keys_y),
+    )
 
     def head(pv, integrator="exact", n=1):
-        mp = MultiParent(name="mp", body="body", pivots=pv, space="world",
-                         integrator=integrator, substeps=n)  # fmt: skip
+        mp = MultiParent(
+            name="mp", body="body", pivots=pv, space="world", integrator=integrator, substeps=n
+        )
         scene = Scene(bones=[Bone(name="body")], constraints=[mp], frame_end=48)
         return bake(scene, np.linspace(0, 48, 193)).heads[:, 0]
 
@@ -187,8 +240,12 @@ def plots(out: Path, curves, drift_data, two):
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     pg.setConfigOptions(antialias=True, background="w", foreground="k")
-    colors = {("world", "seed"): (220, 110, 0), ("world", "twist"): (30, 110, 220),
-              ("object", "seed"): (250, 170, 80), ("object", "twist"): (120, 170, 240)}
+    colors = {
+        ("world", "seed"): (220, 110, 0),
+        ("world", "twist"): (30, 110, 220),
+        ("object", "seed"): (250, 170, 80),
+        ("object", "twist"): (120, 170, 240),
+    }
     layout = pg.GraphicsLayoutWidget()
     p = layout.addPlot(title="Distance to exact (max over 24 frames) against substeps")
     p.setLogMode(x=True, y=True)
@@ -198,13 +255,22 @@ def plots(out: Path, curves, drift_data, two):
     p.setLabel("left", "head position error (units)")
     for key, errors in curves.items():
         style = QtCore_dash() if key[0] == "object" else None
-        p.plot(np.array(SUBSTEPS, float), errors, pen=pg.mkPen(colors[key], width=2.5,
-                                                               style=style),
-               symbol="o", symbolSize=6, symbolBrush=colors[key], name=f"{key[1]}, {key[0]}")
+        p.plot(
+            np.array(SUBSTEPS, float),
+            errors,
+            pen=pg.mkPen(colors[key], width=2.5, style=style),
+            symbol="o",
+            symbolSize=6,
+            symbolBrush=colors[key],
+            name=f"{key[1]}, {key[0]}",
+        )
     slope = curves[("world", "seed")][0] / np.array(SUBSTEPS, float)
-    p.plot(np.array(SUBSTEPS, float), slope * 0.5, pen=pg.mkPen((120, 120, 120), width=1,
-                                                                 style=QtCore_dash()),
-           name="slope −1 (first order)")  # fmt: skip
+    p.plot(
+        np.array(SUBSTEPS, float),
+        slope * 0.5,
+        pen=pg.mkPen((120, 120, 120), width=1, style=QtCore_dash()),
+        name="slope −1 (first order)",
+    )
     export(layout, out / "multi-parent-order.png")
 
     frames, data = drift_data
@@ -221,21 +287,34 @@ def plots(out: Path, curves, drift_data, two):
 
     both, alone, seed = two
     layout = pg.GraphicsLayoutWidget()
-    for title, (i, j) in (("seen along world Z (x, y)", (0, 1)),
-                          ("seen along world Y (x, z)", (0, 2)),
-                          ("seen along world X (y, z)", (1, 2))):  # fmt: skip
+    for title, (i, j) in (
+        ("seen along world Z (x, y)", (0, 1)),
+        ("seen along world Y (x, z)", (0, 2)),
+        ("seen along world X (y, z)", (1, 2)),
+    ):
         p = layout.addPlot(title=title)
         p.setAspectLocked(True)
         p.showGrid(x=True, y=True, alpha=0.3)
         p.addLegend(offset=(10, 10))
-        p.plot(alone[0][:, i], alone[0][:, j], pen=pg.mkPen((30, 110, 220), width=2),
-               name="pivot a alone (about X)")
-        p.plot(alone[1][:, i], alone[1][:, j], pen=pg.mkPen((0, 150, 60), width=2),
-               name="pivot b alone (about Y)")
+        p.plot(
+            alone[0][:, i],
+            alone[0][:, j],
+            pen=pg.mkPen((30, 110, 220), width=2),
+            name="pivot a alone (about X)",
+        )
+        p.plot(
+            alone[1][:, i],
+            alone[1][:, j],
+            pen=pg.mkPen((0, 150, 60), width=2),
+            name="pivot b alone (about Y)",
+        )
         p.plot(both[:, i], both[:, j], pen=pg.mkPen((0, 0, 0), width=3), name="both: exact")
-        p.plot(seed[:, i], seed[:, j], pen=pg.mkPen((220, 110, 0), width=1.5,
-                                                    style=QtCore_dash()),
-               name="both: seed, 1 substep")  # fmt: skip
+        p.plot(
+            seed[:, i],
+            seed[:, j],
+            pen=pg.mkPen((220, 110, 0), width=1.5, style=QtCore_dash()),
+            name="both: seed, 1 substep",
+        )
     export(layout, out / "multi-parent-two-axes.png", size=(1350, 480))
     del app
 
@@ -251,39 +330,54 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
     rows, curves = order_table()
-    print("| space | integrator | substeps | max position error | order | max angle (rad) | "
-          "order |\n|---|---|---:|---:|---:|---:|---:|")
+    print(
+        "| space | integrator | substeps | max position error | order | max angle (rad) | "
+        "order |\n|---|---|---:|---:|---:|---:|---:|"
+    )
     for space, integ, n, e_p, order, e_r, order_r in rows:
         print(f"| {space} | {integ} | {n} | {e_p:.3g} | {order} | {e_r:.3g} | {order_r} |")
 
     frames, data = drift()
     print("\nDrift along the ten-minute shot (world space), seed vs exact:")
-    print("| substeps | at 1 min | at 5 min | at 10 min | max | max angle (rad) | "
-          "distance travelled |\n|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| substeps | at 1 min | at 5 min | at 10 min | max | max angle (rad) | "
+        "distance travelled |\n|---:|---:|---:|---:|---:|---:|---:|"
+    )
     for n, (d, a, travelled) in data.items():
         at = [d[int(m * 60 * 24)] for m in (1, 5, 10)]
-        print(f"| {n} | {at[0]:.3g} | {at[1]:.3g} | {at[2]:.3g} | {d.max():.3g} | "
-              f"{a.max():.3g} | {travelled.max():.3g} |")
+        print(
+            f"| {n} | {at[0]:.3g} | {at[1]:.3g} | {at[2]:.3g} | {d.max():.3g} | "
+            f"{a.max():.3g} | {travelled.max():.3g} |"
+        )
 
     both, alone, seed = two_axes()
-    off = [float(np.min(np.linalg.norm(both[:, None] - c[None], axis=2), axis=1).max())
-           for c in alone]
-    print(f"\nTwo pivots on perpendicular axes: the exact head passes up to {off[0]:.3f} and "
-          f"{off[1]:.3f} units from the circles each pivot draws alone; the seed at 1 substep "
-          f"ends {np.linalg.norm(seed[-1] - both[-1]):.4f} from it.")
+    off = [
+        float(np.min(np.linalg.norm(both[:, None] - c[None], axis=2), axis=1).max()) for c in alone
+    ]
+    print(
+        f"\nTwo pivots on perpendicular axes: the exact head passes up to {off[0]:.3f} and "
+        f"{off[1]:.3f} units from the circles each pivot draws alone; the seed at 1 substep "
+        f"ends {np.linalg.norm(seed[-1] - both[-1]):.4f} from it."
+    )
 
     foot = load_scene(ROOT / "resources" / "scenes" / "foot_roll.json")
     print(f"\nOne pixel at 1080p framing 2.2 units: {PIXEL:.5f} units.")
-    print("| scene | space | substeps | largest one-frame error | px | largest accumulated | px |"
-          "\n|---|---|---:|---:|---:|---:|---:|")
+    print(
+        "| scene | space | substeps | largest one-frame error | px | largest accumulated | px |"
+        "\n|---|---|---:|---:|---:|---:|---:|"
+    )
     for space in ("object", "world"):
         exact_heads = bake(with_integrator(foot, "exact", 1), None, space).heads[:, 0]
         for n in (1, 4, 16, 64):
             local = one_frame_errors(foot, n, space).max()
-            total = np.linalg.norm(bake(with_integrator(foot, "seed", n), None, space).heads[:, 0]
-                                   - exact_heads, axis=1).max()
-            print(f"| foot_roll | {space} | {n} | {local:.3g} | {local / PIXEL:.2f} | "
-                  f"{total:.3g} | {total / PIXEL:.1f} |")
+            total = np.linalg.norm(
+                bake(with_integrator(foot, "seed", n), None, space).heads[:, 0] - exact_heads,
+                axis=1,
+            ).max()
+            print(
+                f"| foot_roll | {space} | {n} | {local:.3g} | {local / PIXEL:.2f} | "
+                f"{total:.3g} | {total / PIXEL:.1f} |"
+            )
     plots(args.out, curves, (frames, data), (both, alone, seed))
 
 

@@ -42,8 +42,9 @@ def paths(scene, pose, record):
             from app.scene.math import quat
 
             toes = quat.mul(quat.conj(rotation), toes_rotation)
-            toes_head = quat.rotate(quat.conj(rotation[0]),
-                                    pose.heads[0, index[foot.toes]] - head[0])
+            toes_head = quat.rotate(
+                quat.conj(rotation[0]), pose.heads[0, index[foot.toes]] - head[0]
+            )
         else:
             toes_head = None
         motion = feet.FootMotion(rotation, head, np.array(foot.points()), toes_head, toes)
@@ -64,7 +65,7 @@ def main(out: Path) -> None:
     for f, foot in enumerate(record.feet):
         for p, spans in enumerate(foot.contacts):
             for a, b in spans:
-                track = before[f][a:b + 1, p][:, [0, 2]]
+                track = before[f][a : b + 1, p][:, [0, 2]]
                 found.append((np.linalg.norm(track - track[0], axis=1).max(), f, a, b))
     found.sort(reverse=True)
     chosen = []
@@ -82,7 +83,7 @@ def main(out: Path) -> None:
     font.setPointSize(11)
     painter.setFont(font)
     for column, (slide, f, a, b) in enumerate(chosen):
-        centre = before[f][a:b + 1].reshape(-1, 3).mean(axis=0)[[0, 2]]
+        centre = before[f][a : b + 1].reshape(-1, 3).mean(axis=0)[[0, 2]]
         for row, data in enumerate((before, after)):
             left = PAD + column * (PANEL + PAD)
             top = 40 + PAD + row * (PANEL + PAD)
@@ -92,8 +93,10 @@ def main(out: Path) -> None:
             for k in range(13):  # a 1 cm grid
                 x = left + k * PANEL / 12
                 painter.drawLine(QtCore.QPointF(x, top), QtCore.QPointF(x, top + PANEL))
-                painter.drawLine(QtCore.QPointF(left, top + k * PANEL / 12),
-                                 QtCore.QPointF(left + PANEL, top + k * PANEL / 12))
+                painter.drawLine(
+                    QtCore.QPointF(left, top + k * PANEL / 12),
+                    QtCore.QPointF(left + PANEL, top + k * PANEL / 12),
+                )
             painter.save()
             painter.setClipRect(QtCore.QRectF(left, top, PANEL, PANEL))
             for p in range(3):  # each point over the frames it is down within the contact
@@ -101,9 +104,8 @@ def main(out: Path) -> None:
                     lo, hi = max(s_, a), min(e_, b)
                     if lo > hi:
                         continue
-                    xy = (data[f][lo:hi + 1, p][:, [0, 2]] - centre) * scale
-                    pts = [QtCore.QPointF(left + PANEL / 2 + x, top + PANEL / 2 + y)
-                           for x, y in xy]  # fmt: skip
+                    xy = (data[f][lo : hi + 1, p][:, [0, 2]] - centre) * scale
+                    pts = [QtCore.QPointF(left + PANEL / 2 + x, top + PANEL / 2 + y) for x, y in xy]
                     painter.setPen(QtGui.QPen(QtGui.QColor(COLORS[p]), 2))
                     painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
                     painter.drawPolyline(QtGui.QPolygonF(pts))
@@ -112,14 +114,23 @@ def main(out: Path) -> None:
                         painter.drawEllipse(q, 2.5, 2.5)
             painter.restore()
             painter.setPen(QtGui.QColor("#d0d2d8"))
-            words = (f"before: {slide / per_metre * 1000:.0f} mm slide, frames {a}–{b}"
-                     if row == 0 else "after: planted")
-            painter.drawText(QtCore.QRectF(left, top + PANEL - 22, PANEL, 20),
-                             QtCore.Qt.AlignmentFlag.AlignCenter, words)
+            words = (
+                f"before: {slide / per_metre * 1000:.0f} mm slide, frames {a}–{b}"
+                if row == 0
+                else "after: planted"
+            )
+            painter.drawText(
+                QtCore.QRectF(left, top + PANEL - 22, PANEL, 20),
+                QtCore.Qt.AlignmentFlag.AlignCenter,
+                words,
+            )
     painter.setPen(QtGui.QColor("#e8e8ec"))
-    painter.drawText(QtCore.QRectF(0, 8, width, 28), QtCore.Qt.AlignmentFlag.AlignCenter,
-                     "CMU 01_01 from above, 12 cm panels: heel (blue), ball (green), toe "
-                     "(orange) over a contact")
+    painter.drawText(
+        QtCore.QRectF(0, 8, width, 28),
+        QtCore.Qt.AlignmentFlag.AlignCenter,
+        "CMU 01_01 from above, 12 cm panels: heel (blue), ball (green), toe "
+        "(orange) over a contact",
+    )
     painter.end()
     image.save(str(out))
     del app

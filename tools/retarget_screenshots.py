@@ -1,6 +1,6 @@
 """The README's pictures of File ▸ Import Motion onto Character…: CMU's walk (``01_01.bvh``
 of ``assimp-testmodels``) on a Mixamo-named character (the A-pose, centimetre character the
-tests build, ``tests/retarget_judge.py``, with a skinned body of envelope tubes), the
+tests build, ``tests/helpers/retarget_judge.py``, with a skinned body of envelope tubes), the
 dialog showing both maps while the clip plays as a ghost beside the character.
 
 Run under a display (``xvfb-run -a -s "-screen 0 1600x1000x24" python
@@ -36,7 +36,7 @@ def main() -> None:
     from app.widgets.retarget.import_dialog import MotionImportDialog
     from app.window.main_window import MainWindow
     from app.window.qt_app import application
-    from tests.retarget_judge import mixamo_body, mixamo_character
+    from tests.helpers.retarget_judge import mixamo_body, mixamo_character
 
     qapp = application()
     character = mixamo_character()
@@ -51,8 +51,9 @@ def main() -> None:
     done = {}
 
     def open_dialog():
-        dialog = MotionImportDialog(document, CLIP, window,
-                                    window.actions_by_name["frameAnimation"].trigger)
+        dialog = MotionImportDialog(
+            document, CLIP, window, window.actions_by_name["frameAnimation"].trigger
+        )
         dialog.setGeometry(1000, 90, 590, 820)
         dialog.show()
         done["dialog"] = dialog

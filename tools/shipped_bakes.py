@@ -1,5 +1,5 @@
 """Fingerprints of every shipped scene's bake in the three space modes, for
-``tests/test_shipped_bakes.py`` (issue 29: a refactoring keeps every bake).
+``tests/scene/test_shipped_bakes.py`` (issue 29: a refactoring keeps every bake).
 
     python tools/shipped_bakes.py [OUT]   (default: tests/data/shipped_bakes.npz)
 

@@ -107,8 +107,9 @@ def step_through(app) -> None:
     w.step_through.set_index(2)
     settle(app)
     st = w.step_through.trace  # frame the body's head, its pivots and the arrows
-    w.viewport.frame_points(np.concatenate([st.position[:1], st.pivot_positions[2],
-                                            w.document.pose().heads[0]]))  # fmt: skip
+    w.viewport.frame_points(
+        np.concatenate([st.position[:1], st.pivot_positions[2], w.document.pose().heads[0]])
+    )
     save(app, w, "step-through-multi-parent.png", frame_all=False)
 
 
@@ -136,8 +137,11 @@ def demo(app) -> None:
     scene = SCENES / "foot_roll.json"
     last = float(Document.from_file(scene).scene.frame_end)
     common = dict(frame=last, size=SIZE, select=["foot_roll/toe"])
-    for name, extra in (("foot-roll-object.png", {}), ("foot-roll-world.png", {"space": "world"}),
-                        ("foot-roll-compare.png", {"compare": True})):  # fmt: skip
+    for name, extra in (
+        ("foot-roll-object.png", {}),
+        ("foot-roll-world.png", {"space": "world"}),
+        ("foot-roll-compare.png", {"compare": True}),
+    ):
         print(Path(render_screenshot(scene, OUT / name, **common, **extra)).relative_to(ROOT))
 
 
@@ -154,17 +158,23 @@ def humanoid(app, out=OUT, orbit=HUMANOID_ORBIT) -> None:
     sideways), and Compare from object space with the world as the ghost."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("add_foot_roll",
-                                                  ROOT / "tools" / "add_foot_roll.py")  # fmt: skip
+    spec = importlib.util.spec_from_file_location(
+        "add_foot_roll", ROOT / "tools" / "add_foot_roll.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     source = Document.from_file(SCENES / "humanoid.glb")
     name = tool.add_foot_roll(source)
-    legs = [source.scene.bone_index(b) for side in "LR"
-            for b in (f"thigh.{side}", f"calf.{side}", f"foot.{side}", f"toes.{side}")]  # fmt: skip
-    for file, space, compare in (("humanoid-object.png", "object", False),
-                                 ("humanoid-world.png", "world", False),
-                                 ("humanoid-compare.png", "object", True)):  # fmt: skip
+    legs = [
+        source.scene.bone_index(b)
+        for side in "LR"
+        for b in (f"thigh.{side}", f"calf.{side}", f"foot.{side}", f"toes.{side}")
+    ]
+    for file, space, compare in (
+        ("humanoid-object.png", "object", False),
+        ("humanoid-world.png", "world", False),
+        ("humanoid-compare.png", "object", True),
+    ):
         document = Document(source.scene.copy())
         document.set_frame(HUMANOID_FRAME)
         document.set_space(space)
@@ -196,8 +206,9 @@ def humanoid_gltf(app) -> None:
     from app.scene.io import save_scene
     from app.window.application import render_screenshot
 
-    spec = importlib.util.spec_from_file_location("add_foot_roll",
-                                                  ROOT / "tools" / "add_foot_roll.py")  # fmt: skip
+    spec = importlib.util.spec_from_file_location(
+        "add_foot_roll", ROOT / "tools" / "add_foot_roll.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     document = Document.from_file(SCENES / "humanoid.glb")
@@ -205,9 +216,14 @@ def humanoid_gltf(app) -> None:
     with tempfile.TemporaryDirectory() as folder:
         scene = Path(folder) / "humanoid_foot_roll.json"
         save_scene(document.scene, scene)
-        path = render_screenshot(scene, OUT / "humanoid-gltf.png", frame=HUMANOID_FRAME,
-                                 size=HUMANOID_SIZE, space="object",
-                                 select=[f"{roll}/ball"])  # fmt: skip
+        path = render_screenshot(
+            scene,
+            OUT / "humanoid-gltf.png",
+            frame=HUMANOID_FRAME,
+            size=HUMANOID_SIZE,
+            space="object",
+            select=[f"{roll}/ball"],
+        )
         print(Path(path).relative_to(ROOT))
 
 
@@ -215,8 +231,16 @@ def main() -> None:
     app = application()
     OUT.mkdir(parents=True, exist_ok=True)
     chosen = set(sys.argv[1:])  # names of shots to render (default: every one)
-    for shot in (demo, curve_view, matrix_chain, step_through, trails, tutorial, humanoid,
-                 humanoid_gltf):  # fmt: skip
+    for shot in (
+        demo,
+        curve_view,
+        matrix_chain,
+        step_through,
+        trails,
+        tutorial,
+        humanoid,
+        humanoid_gltf,
+    ):
         if not chosen or shot.__name__ in chosen:
             shot(app)
 

@@ -269,8 +269,9 @@ class Document(QtCore.QObject):
             try:
                 check_order(*after)
             except SceneError as e:
-                raise OperationError(f"Refused: the constraints would run in a cycle, "
-                                     f"{e.cycle} ({WHY})") from None  # fmt: skip
+                raise OperationError(
+                    f"Refused: the constraints would run in a cycle, {e.cycle} ({WHY})"
+                ) from None
         self.undo_stack.push(command)
 
     def set_item(self, collection: str, index: int, item) -> None:

@@ -63,8 +63,9 @@ def format_for(name: str | None, out) -> ExportFormat:
         suffix = Path(out).suffix.lower()
         matches = [f for f in FORMATS.values() if f.suffix and f.suffix == suffix]
         if not matches:
-            raise ValueError(f"cannot tell the format from {str(out)!r}; give --format "
-                             f"({'|'.join(FORMATS)})")  # fmt: skip
+            raise ValueError(
+                f"cannot tell the format from {str(out)!r}; give --format ({'|'.join(FORMATS)})"
+            )
         fmt = matches[0]
     elif name not in FORMATS:
         raise ValueError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}")
@@ -77,9 +78,13 @@ def format_for(name: str | None, out) -> ExportFormat:
 Progress = Callable[[int, int], bool]
 
 
-def bake_in_chunks(scene: Scene, frames=None, space: str | None = None,
-                   progress: Progress | None = None, chunk: int | None = None,
-                   ) -> BakeResult:  # fmt: skip
+def bake_in_chunks(
+    scene: Scene,
+    frames=None,
+    space: str | None = None,
+    progress: Progress | None = None,
+    chunk: int | None = None,
+) -> BakeResult:
     """:func:`~app.scene.evaluate.bake`, ``chunk`` frames at a time, reporting progress.
 
     By default a chunk is the evaluation's own (:data:`~app.scene.evaluate.CHUNK_POSES` poses,
@@ -106,10 +111,14 @@ def bake_in_chunks(scene: Scene, frames=None, space: str | None = None,
         else:  # each chunk copied into the whole result's arrays as it comes
             if result is None:
                 shape = (len(frames), len(part.bone_names))
-                result = BakeResult(bone_names=part.bone_names, frames=np.empty(len(frames)),
-                                    bone_to_world=np.empty(shape + (4, 4)),
-                                    heads=np.empty(shape + (3,)), tails=np.empty(shape + (3,)),
-                                    limit_violation_deg=np.empty(shape))  # fmt: skip
+                result = BakeResult(
+                    bone_names=part.bone_names,
+                    frames=np.empty(len(frames)),
+                    bone_to_world=np.empty(shape + (4, 4)),
+                    heads=np.empty(shape + (3,)),
+                    tails=np.empty(shape + (3,)),
+                    limit_violation_deg=np.empty(shape),
+                )
             for name in BakeResult.ARRAYS[1:]:
                 getattr(result, name)[start : start + len(part.frames)] = getattr(part, name)
             result.info = part.info
@@ -212,15 +221,20 @@ register = FORMATS.register
 
 for _format in (
     ExportFormat("bvh", ".bvh", "evaluated animation as BVH motion capture", write_bvh_request),
-    ExportFormat("csv", ".csv", "heads, tails and world quaternions per frame and bone",
-                 write_csv_request),
-    ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them",
-                 write_npz_request),
-    ExportFormat("glb", ".glb", "glTF 2.0 binary: bones, skin, mesh and the baked animation",
-                 write_gltf_request),
+    ExportFormat(
+        "csv", ".csv", "heads, tails and world quaternions per frame and bone", write_csv_request
+    ),
+    ExportFormat("npz", ".npz", "the baked arrays, as main.py bake writes them", write_npz_request),
+    ExportFormat(
+        "glb",
+        ".glb",
+        "glTF 2.0 binary: bones, skin, mesh and the baked animation",
+        write_gltf_request,
+    ),
     ExportFormat("gltf", ".gltf", "glTF 2.0 JSON (buffer inside): as glb", write_gltf_request),
-    ExportFormat("usda", ".usda", "USD text: UsdSkel skeleton, animation and meshes",
-                 write_usd_request),
+    ExportFormat(
+        "usda", ".usda", "USD text: UsdSkel skeleton, animation and meshes", write_usd_request
+    ),
     ExportFormat("usdc", ".usdc", "USD binary (crate): as usda", write_usd_request),
-):  # fmt: skip
+):
     register(_format)

@@ -75,11 +75,11 @@ def error_text(e: SceneError, verb: str = "opened") -> str:
     name = escape(Path(e.file).name) if e.file else "The file"
     reason = e.reason.rstrip(". ")
     where = f" (at {escape(e.path)})" if e.path not in _NO_PLACE else ""
-    details = (f"<br><br><span style='color:gray'>Details: {escape(e.details)}</span>"
-               if e.details else "")  # fmt: skip
-    return (
-        f"<b>{name}</b> could not be {verb}: {escape(reason)}{where}.{details}"
-        + (f"<br><br><span style='color:gray'>{escape(e.file)}</span>" if e.file else "")
+    details = (
+        f"<br><br><span style='color:gray'>Details: {escape(e.details)}</span>" if e.details else ""
+    )
+    return f"<b>{name}</b> could not be {verb}: {escape(reason)}{where}.{details}" + (
+        f"<br><br><span style='color:gray'>{escape(e.file)}</span>" if e.file else ""
     )
 
 
@@ -89,10 +89,12 @@ def choose_animation(parent, path, names: list[str]) -> int | None:
     dialog = QtWidgets.QDialog(parent)
     dialog.setObjectName("animationDialog")
     dialog.setWindowTitle("Open Animation")
-    text = QtWidgets.QLabel(f"{Path(path).name} holds {len(names)} animations. Open which? "
-                            "(Another one later: open the file again, or File ▸ Import "
-                            "Motion onto Character… to put it on another character.)",
-                            wordWrap=True)  # fmt: skip
+    text = QtWidgets.QLabel(
+        f"{Path(path).name} holds {len(names)} animations. Open which? "
+        "(Another one later: open the file again, or File ▸ Import "
+        "Motion onto Character… to put it on another character.)",
+        wordWrap=True,
+    )
     choices = QtWidgets.QListWidget(objectName="animations")
     choices.addItems(names)
     choices.setCurrentRow(0)

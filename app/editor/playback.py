@@ -117,8 +117,7 @@ def key_frames_of_selection(document):
         scene = document.scene
         refs = [Ref.bone(b.name) for b in scene.bones]
         refs += [Ref.constraint(c.name) for c in scene.constraints]
-    frames = [key_edits.key_frames(document.scene, r) for r in refs
-              if exists(document.scene, r)]  # fmt: skip
+    frames = [key_edits.key_frames(document.scene, r) for r in refs if exists(document.scene, r)]
     return np.unique(np.concatenate(frames)) if frames else np.zeros(0)
 
 

@@ -29,8 +29,9 @@ class ReferenceMotion(QtCore.QObject):
         self._start = 0.0
         self.label = ""
 
-    def show(self, heads, tails, frame_start: float, offset=(0.0, 0.0, 0.0),
-             label: str = "") -> None:  # fmt: skip
+    def show(
+        self, heads, tails, frame_start: float, offset=(0.0, 0.0, 0.0), label: str = ""
+    ) -> None:
         """Show a motion: ``heads`` and ``tails`` ``(F, B, 3)`` at frames ``frame_start``,
         ``frame_start + 1``, ..., each moved by ``offset`` (3,)."""
         offset = np.asarray(offset, float)

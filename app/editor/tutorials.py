@@ -87,8 +87,7 @@ def load_tutorials(index=INDEX) -> list[Tutorial]:
             raise SceneError("must be an object", path, str(index))
         for key in ("id", "title", "scene", "text"):
             if not isinstance(entry.get(key), str) or not entry[key]:
-                raise SceneError(f'"{key}" must be a non-empty string', f"{path}.{key}",
-                                 str(index))  # fmt: skip
+                raise SceneError(f'"{key}" must be a non-empty string', f"{path}.{key}", str(index))
         if entry["id"] in seen:
             raise SceneError(f"id {entry['id']!r} is used twice", f"{path}.id", str(index))
         seen.add(entry["id"])
@@ -101,11 +100,11 @@ def load_tutorials(index=INDEX) -> list[Tutorial]:
             starts_from_new=entry.get("starts_from_new", False),
         )
         if not isinstance(tutorial.starts_from_new, bool):
-            raise SceneError('"starts_from_new" must be true or false',
-                             f"{path}.starts_from_new", str(index))  # fmt: skip
+            raise SceneError(
+                '"starts_from_new" must be true or false', f"{path}.starts_from_new", str(index)
+            )
         if not tutorial.text.is_file():
-            raise SceneError(f"text {entry['text']!r} does not exist", f"{path}.text",
-                             str(index))  # fmt: skip
+            raise SceneError(f"text {entry['text']!r} does not exist", f"{path}.text", str(index))
         out.append(tutorial)
     return out
 
@@ -176,6 +175,8 @@ def point_in_frames(tutorial: BasisChange, scene, bone_to_world) -> tuple[np.nda
     m = np.asarray(bone_to_world, float)
     local = np.zeros(3) if tutorial.point_at == "head" else np.asarray(scene.tail_of(i), float)
     world = transform_points(m[i], local)
-    coordinates = {bone: transform_points(inverse(m[scene.bone_index(bone)]), world)
-                   for bone, _ in tutorial.frames}  # fmt: skip
+    coordinates = {
+        bone: transform_points(inverse(m[scene.bone_index(bone)]), world)
+        for bone, _ in tutorial.frames
+    }
     return world, coordinates

@@ -94,8 +94,12 @@ def check_depth(n, where: str) -> None:
 
 def check_poses(frames, bones, where: str) -> None:
     """Refuse more than :data:`MAX_POSES` frames times bones in one evaluation."""
-    _check(_as_float(frames, "frame count", where) * bones, MAX_POSES,
-           f"frames x bones ({bones} bones)", where)  # fmt: skip
+    _check(
+        _as_float(frames, "frame count", where) * bones,
+        MAX_POSES,
+        f"frames x bones ({bones} bones)",
+        where,
+    )
 
 
 def check_iterations(n, where: str) -> None:
@@ -123,9 +127,12 @@ def check_tail(name: str, tail, where: str) -> None:
     ``[0, 0, 0]`` says plainly that the bone has no length."""
     length = math.hypot(*tail)  # hypot: 1e-300 is 1e-300 long, not 0 (its square is 0)
     if 0 < length < MIN_BONE_LENGTH:
-        raise SceneError(f"bone {name!r} would have no length: its tail is {length:.3g} long, "
-                         f"shorter than the shortest bone, {MIN_BONE_LENGTH:g} (write "
-                         "[0, 0, 0] for a bone with no length)", where)  # fmt: skip
+        raise SceneError(
+            f"bone {name!r} would have no length: its tail is {length:.3g} long, "
+            f"shorter than the shortest bone, {MIN_BONE_LENGTH:g} (write "
+            "[0, 0, 0] for a bone with no length)",
+            where,
+        )
 
 
 #: Half of a UTF-16 surrogate pair alone (``"\\ud800"`` in JSON): no UTF-8 text can hold it.

@@ -120,9 +120,11 @@ class Context:
         if constraint.name not in self.at_start and self.evaluate_start is not None:
             self.evaluate_start()
         if constraint.name not in self.at_start:  # a context made without an evaluator
-            raise SceneError(f"constraint {constraint.name!r} needs frame_start "
-                             f"({self.scene.frame_start}) evaluated first",
-                             "frame_start")  # fmt: skip
+            raise SceneError(
+                f"constraint {constraint.name!r} needs frame_start "
+                f"({self.scene.frame_start}) evaluated first",
+                "frame_start",
+            )
         return self.at_start[constraint.name]
 
     def target_positions(self, target: Target) -> np.ndarray:
@@ -227,8 +229,9 @@ class Evaluator:
             raise SceneError("frames must be finite numbers", "frames")
         return frames
 
-    def context(self, frames=None, space: str | None = None, until: str | None = None,
-                out=None) -> Context:  # fmt: skip
+    def context(
+        self, frames=None, space: str | None = None, until: str | None = None, out=None
+    ) -> Context:
         """The evaluation's context after forward kinematics and the constraints before
         ``until`` (all of them when ``None``).
 
@@ -290,8 +293,12 @@ class Evaluator:
         ``frame_start`` and the space override are the same items and values."""
         key = (rig, tuple(self.scene.constraints), self.scene.frame_start, space)
         kept, values = self._at_start
-        if (kept is None or kept[0] is not key[0] or kept[2:] != key[2:]
-                or not same_items(kept[1], key[1])):  # fmt: skip
+        if (
+            kept is None
+            or kept[0] is not key[0]
+            or kept[2:] != key[2:]
+            or not same_items(kept[1], key[1])
+        ):
             values = {}
             self._at_start = (key, values)
         return values
@@ -302,8 +309,12 @@ class Evaluator:
         prepared rig and the space override stay the same."""
         constraints = tuple(self.scene.constraints)
         kept = self._planned
-        if (kept is None or kept[1] is not ctx.rig or kept[2] != ctx.space_override
-                or not same_items(kept[0], constraints)):  # fmt: skip
+        if (
+            kept is None
+            or kept[1] is not ctx.rig
+            or kept[2] != ctx.space_override
+            or not same_items(kept[0], constraints)
+        ):
             order = order_of(self.scene)
             steps = batches.plan([constraints[i] for i in order], ctx)
             steps = [[order[k] for k in run] for run in steps]
@@ -330,9 +341,14 @@ class Evaluator:
         # each chunk is evaluated in place there, nothing copied.
         component_major = _result_array((4, 4) + shape[::-1])
         bone_to_world = np.moveaxis(component_major, (0, 1, 2, 3), (2, 3, 1, 0))
-        out = BakeResult(bone_names=None, frames=frames, bone_to_world=bone_to_world,
-                         heads=_result_array(shape + (3,)), tails=_result_array(shape + (3,)),
-                         limit_violation_deg=_result_array(shape))  # fmt: skip
+        out = BakeResult(
+            bone_names=None,
+            frames=frames,
+            bone_to_world=bone_to_world,
+            heads=_result_array(shape + (3,)),
+            tails=_result_array(shape + (3,)),
+            limit_violation_deg=_result_array(shape),
+        )
         pieces: dict = {}
         for lo, hi, piece in self.pieces_checked(frames, space, component_major):
             out.heads[lo:hi] = piece.heads
@@ -428,8 +444,10 @@ def _joined(entries: list):
     first = entries[0]
     if not isinstance(first, dict):
         return first
-    return {key: np.concatenate([e[key] for e in entries]) if isinstance(value, np.ndarray)
-            else value for key, value in first.items()}  # fmt: skip
+    return {
+        key: np.concatenate([e[key] for e in entries]) if isinstance(value, np.ndarray) else value
+        for key, value in first.items()
+    }
 
 
 def bake(scene: Scene, frames=None, space: str | None = None) -> BakeResult:
@@ -452,8 +470,9 @@ def bake(scene: Scene, frames=None, space: str | None = None) -> BakeResult:
     return Evaluator(scene).evaluate(frames, space)
 
 
-def bake_to_npz(scene: Scene, path, frames=None, space: str | None = None,
-                progress=None) -> tuple[int, int]:  # fmt: skip
+def bake_to_npz(
+    scene: Scene, path, frames=None, space: str | None = None, progress=None
+) -> tuple[int, int]:
     """:func:`bake` written to ``path`` as the ``.npz`` of ``main.py bake``, chunk by chunk.
 
     The result is never held whole: each chunk's arrays are appended to the file's members

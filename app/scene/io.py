@@ -27,8 +27,9 @@ GLTF_SUFFIXES = (".gltf", ".glb")
 FBX_SUFFIX = ".fbx"
 
 #: What Pivotal opens, named in the error for a file that is none of them.
-KINDS = ("a Pivotal scene (.json), a BVH clip (.bvh), a glTF file (.gltf, .glb) or an FBX "
-         "file (.fbx)")  # fmt: skip
+KINDS = (
+    "a Pivotal scene (.json), a BVH clip (.bvh), a glTF file (.gltf, .glb) or an FBX file (.fbx)"
+)
 
 
 def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> Scene:
@@ -66,8 +67,10 @@ def load_scene(path, animation: str | None = None, leaf_bones: str = "auto") -> 
         # without them, which keeps a 65-joint character's import fast.
         scene = remember_source(load_fbx(path, animation, leaf_bones), path)
         bare = scene.copy()
-        bare.bones = [replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
-                      for b in scene.bones]  # fmt: skip
+        bare.bones = [
+            replace(b, translation_keys=None, rotation_keys=None, scale_keys=None)
+            for b in scene.bones
+        ]
         keepable(bare, path)
         return scene
     scene_suffix = path.suffix.lower() == ".json"
@@ -141,11 +144,11 @@ def keepable(scene: Scene, path) -> Scene:
         found = re.match(r"bones\[(\d+)\]", where)
         if found and int(found.group(1)) < len(scene.bones):  # the file's own name for it
             where = f"bone {scene.bones[int(found.group(1))].name!r} ({where})"
-        raise SceneError(f"{e.reason} (a scene file could not keep it)", where,
-                         str(path)) from None  # fmt: skip
+        raise SceneError(f"{e.reason} (a scene file could not keep it)", where, str(path)) from None
     except ValueError as e:  # a non-finite number
-        raise SceneError(f"{e} (a scene file could not keep it)", "(top level)",
-                         str(path)) from None  # fmt: skip
+        raise SceneError(
+            f"{e} (a scene file could not keep it)", "(top level)", str(path)
+        ) from None
     return scene
 
 
@@ -170,14 +173,16 @@ def loads_scene(text: str, file: str = "") -> Scene:
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
-        raise SceneError(f"malformed JSON: {e.msg}", f"line {e.lineno} column {e.colno}",
-                         file) from None  # fmt: skip
+        raise SceneError(
+            f"malformed JSON: {e.msg}", f"line {e.lineno} column {e.colno}", file
+        ) from None
     except ValueError as e:  # NaN/Infinity, or an integer of thousands of digits
         raise SceneError(f"malformed JSON: {e}", _place_of_bad_number(text), file) from None
     except RecursionError:
         depth = re.match(r"[\s\[{]*", text).end()
-        raise SceneError("malformed JSON: arrays or objects nested too deeply",
-                         _line_column(text, depth), file) from None  # fmt: skip
+        raise SceneError(
+            "malformed JSON: arrays or objects nested too deeply", _line_column(text, depth), file
+        ) from None
     try:
         return scene_from_json(value)
     except SceneError as e:

@@ -25,12 +25,24 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
     ref = ref or document.active
     bones = document.selected_bones()
     parent = ref.name if ref is not None and ref.kind == BONE else None
-    _act(menu, f"Add Bone at {parent}'s tail" if parent else "Add Bone (a root at the origin)",
-         bone_operations.add_bone, document, parent)  # fmt: skip
+    _act(
+        menu,
+        f"Add Bone at {parent}'s tail" if parent else "Add Bone (a root at the origin)",
+        bone_operations.add_bone,
+        document,
+        parent,
+    )
     if parent is not None:
         _act(menu, f"Extrude from {parent}", bone_operations.extrude, document)
-        _act(menu, f"Clear Parent of {parent} (keep its place)", bone_operations.reparent_bone,
-             document, parent, None, enabled=scene.bone(parent).parent is not None)  # fmt: skip
+        _act(
+            menu,
+            f"Clear Parent of {parent} (keep its place)",
+            bone_operations.reparent_bone,
+            document,
+            parent,
+            None,
+            enabled=scene.bone(parent).parent is not None,
+        )
     menu.addSeparator()
     if ref is not None and ref.kind == BONE:
         views.add_on_bone(menu, document, ref.name, bones)
@@ -40,6 +52,11 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
         if view.on_constraint is not None:
             view.on_constraint(menu, document, c, ref)
         menu.addSeparator()
-        _act(menu, f"Remove Constraint {c.name}", constraint_operations.remove_constraint,
-             document, c.name)  # fmt: skip
+        _act(
+            menu,
+            f"Remove Constraint {c.name}",
+            constraint_operations.remove_constraint,
+            document,
+            c.name,
+        )
     return menu

@@ -26,7 +26,7 @@ COLORS = (QtGui.QColor(90, 170, 255), QtGui.QColor(110, 210, 130), QtGui.QColor(
 
 
 def _side(foot: str) -> str:
-    """"L" or "R" for a foot whose name says its side, else the name's first letter."""
+    """ "L" or "R" for a foot whose name says its side, else the name's first letter."""
     read = read_name(foot)
     return read[0][0].upper() if read else foot[:1]
 
@@ -45,8 +45,9 @@ class ContactBars(QtWidgets.QWidget):
         #: The last popup menu (for tests).
         self.menu: QtWidgets.QMenu | None = None
         self._drag = None  # [foot, point, index, end, frame] while an end is dragged
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding,
-                           QtWidgets.QSizePolicy.Policy.Fixed)  # fmt: skip
+        self.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed
+        )
         self._playhead_x = None
         document.scene_changed.connect(self._on_scene)
         document.frame_changed.connect(self._move_playhead)
@@ -71,8 +72,9 @@ class ContactBars(QtWidgets.QWidget):
     def _on_scene(self) -> None:
         feet = self.feet()
         rows = 3 * len(feet)
-        self.setFixedHeight(rows * (ROW + GAP) + max(len(feet) - 1, 0) * FOOT_GAP + 4 if feet
-                            else 0)  # fmt: skip
+        self.setFixedHeight(
+            rows * (ROW + GAP) + max(len(feet) - 1, 0) * FOOT_GAP + 4 if feet else 0
+        )
         self.setVisible(bool(feet))
         if self.selected is not None and not self._exists(self.selected):
             self.selected = None
@@ -162,9 +164,11 @@ class ContactBars(QtWidgets.QWidget):
         self.setCursor(shape.SizeHorCursor if found and found[3] is not None else shape.ArrowCursor)
         if found is not None:
             foot = self.feet()[found[0]].foot
-            self.setToolTip(f"{foot} {POINTS[found[1]]} contacts: drag an end to move it, "
-                            "double-click to add one, right-click or Delete to remove "
-                            "one")  # fmt: skip
+            self.setToolTip(
+                f"{foot} {POINTS[found[1]]} contacts: drag an end to move it, "
+                "double-click to add one, right-click or Delete to remove "
+                "one"
+            )
 
     def mouseReleaseEvent(self, ev):
         drag, self._drag = self._drag, None
@@ -180,8 +184,12 @@ class ContactBars(QtWidgets.QWidget):
         pos = ev.position()
         found = self.hit(pos.x(), pos.y())
         if found is not None and found[2] is None:
-            self._do(plant_operations.add_contact, self.feet()[found[0]].foot, found[1],
-                     self.frame_at(pos.x()))  # fmt: skip
+            self._do(
+                plant_operations.add_contact,
+                self.feet()[found[0]].foot,
+                found[1],
+                self.frame_at(pos.x()),
+            )
 
     def keyPressEvent(self, ev):
         if ev.key() in (QtCore.Qt.Key.Key_Delete, QtCore.Qt.Key.Key_Backspace) and self.selected:
@@ -200,12 +208,16 @@ class ContactBars(QtWidgets.QWidget):
         menu.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         if k is None:
             frame = self.frame_at(x)
-            menu.addAction(f"Add a {POINTS[p]} contact at {frame}",
-                           lambda: self._do(plant_operations.add_contact, foot, p, frame))
+            menu.addAction(
+                f"Add a {POINTS[p]} contact at {frame}",
+                lambda: self._do(plant_operations.add_contact, foot, p, frame),
+            )
         else:
             first, last = self.feet()[f].contacts[p][k]
-            menu.addAction(f"Remove the {POINTS[p]} contact {first}–{last}",
-                           lambda: self._do(plant_operations.remove_contact, foot, p, k))
+            menu.addAction(
+                f"Remove the {POINTS[p]} contact {first}–{last}",
+                lambda: self._do(plant_operations.remove_contact, foot, p, k),
+            )
         self.menu = menu
         menu.popup(global_pos)
 
@@ -222,8 +234,11 @@ class ContactBars(QtWidgets.QWidget):
         for f, foot in enumerate(self.feet()):
             # the foot's side (or initial) in the margin, its rows heel, ball, toe
             p.setPen(QtGui.QColor(170, 172, 180))
-            p.drawText(QtCore.QRectF(0, self.row_top(f, 0), MARGIN - 2, 3 * (ROW + GAP)),
-                       QtCore.Qt.AlignmentFlag.AlignCenter, _side(foot.foot))  # fmt: skip
+            p.drawText(
+                QtCore.QRectF(0, self.row_top(f, 0), MARGIN - 2, 3 * (ROW + GAP)),
+                QtCore.Qt.AlignmentFlag.AlignCenter,
+                _side(foot.foot),
+            )
             for point in range(3):
                 top = self.row_top(f, point)
                 p.fillRect(QtCore.QRectF(x0, top, x1 - x0, ROW), QtGui.QColor(44, 46, 52))
@@ -231,8 +246,11 @@ class ContactBars(QtWidgets.QWidget):
                     first, last = span
                     drag = self._drag
                     if drag and (drag[0], drag[1], drag[2]) == (foot.foot, point, k):
-                        first, last = (min(drag[4], last), last) if drag[3] == 0 else \
-                            (first, max(drag[4], first))
+                        first, last = (
+                            (min(drag[4], last), last)
+                            if drag[3] == 0
+                            else (first, max(drag[4], first))
+                        )
                     a, b = self.x_of(first - 0.5), self.x_of(last + 0.5)
                     rect = QtCore.QRectF(a, top, max(b - a, 2.0), ROW)
                     color = QtGui.QColor(COLORS[point])

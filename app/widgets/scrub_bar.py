@@ -149,8 +149,11 @@ class ScrubBar(QtWidgets.QWidget):
     # --- interpolation -------------------------------------------------------------------
 
     def event(self, ev):
-        if ev.type() == QtCore.QEvent.Type.ShortcutOverride and ev.key() == QtCore.Qt.Key.Key_T \
-                and not ev.modifiers():  # fmt: skip
+        if (
+            ev.type() == QtCore.QEvent.Type.ShortcutOverride
+            and ev.key() == QtCore.Qt.Key.Key_T
+            and not ev.modifiers()
+        ):
             ev.accept()  # T here is the interpolation menu, not the window's Motion Trails
             return True
         return super().event(ev)

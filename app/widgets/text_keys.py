@@ -23,11 +23,17 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 KEYS = {
-    QtCore.Qt.Key.Key_Up, QtCore.Qt.Key.Key_Down, QtCore.Qt.Key.Key_Left,
-    QtCore.Qt.Key.Key_Right, QtCore.Qt.Key.Key_Home, QtCore.Qt.Key.Key_End,
-    QtCore.Qt.Key.Key_Space, QtCore.Qt.Key.Key_Delete, QtCore.Qt.Key.Key_PageUp,
+    QtCore.Qt.Key.Key_Up,
+    QtCore.Qt.Key.Key_Down,
+    QtCore.Qt.Key.Key_Left,
+    QtCore.Qt.Key.Key_Right,
+    QtCore.Qt.Key.Key_Home,
+    QtCore.Qt.Key.Key_End,
+    QtCore.Qt.Key.Key_Space,
+    QtCore.Qt.Key.Key_Delete,
+    QtCore.Qt.Key.Key_PageUp,
     QtCore.Qt.Key.Key_PageDown,
-}  # fmt: skip
+}
 ENTER = {QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter}
 ESCAPE = QtCore.Qt.Key.Key_Escape
 #: The property a line edit keeps its shown text in while it has the focus.

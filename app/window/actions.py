@@ -86,11 +86,21 @@ class WindowActions:
             "Open a scene file, a BVH motion capture or a glTF character",
             icon=sp.SP_DialogOpenButton,
         )
-        a("importMotion", "&Import Motion onto Character…", self._import_motion, None,
-          "Put a clip (BVH, glTF, FBX) on this character through the humanoid maps")
-        a("humanoidMap", "&Humanoid Map…", lambda: edit_map(self, doc), None,
-          "Which of the character's bones is each humanoid bone (read by the retarget and "
-          "the foot-roll rig)")
+        a(
+            "importMotion",
+            "&Import Motion onto Character…",
+            self._import_motion,
+            None,
+            "Put a clip (BVH, glTF, FBX) on this character through the humanoid maps",
+        )
+        a(
+            "humanoidMap",
+            "&Humanoid Map…",
+            lambda: edit_map(self, doc),
+            None,
+            "Which of the character's bones is each humanoid bone (read by the retarget and "
+            "the foot-roll rig)",
+        )
         a("save", "&Save", self.files.save, "Ctrl+S", "Save the scene", icon=sp.SP_DialogSaveButton)
         a(
             "saveAs",
@@ -132,10 +142,20 @@ class WindowActions:
             ["Delete", "X"],
             "Delete the selected bones, pivots or constraints",
         )
-        a("grab", "&Move (G)", lambda: self.viewport.transform_mode.start("move"), "G",
-          "Move the selected bone, pivot or target with the mouse (X/Y/Z lock an axis)")
-        a("rotate", "&Rotate (R)", lambda: self.viewport.transform_mode.start("rotate"), "R",
-          "Rotate the selected bone or pivot with the mouse (X/Y/Z lock an axis)")
+        a(
+            "grab",
+            "&Move (G)",
+            lambda: self.viewport.transform_mode.start("move"),
+            "G",
+            "Move the selected bone, pivot or target with the mouse (X/Y/Z lock an axis)",
+        )
+        a(
+            "rotate",
+            "&Rotate (R)",
+            lambda: self.viewport.transform_mode.start("rotate"),
+            "R",
+            "Rotate the selected bone or pivot with the mouse (X/Y/Z lock an axis)",
+        )
         a(
             "selectNone",
             "Select &None",
@@ -166,9 +186,15 @@ class WindowActions:
             "Draw each bone's frame axes (x red, y green, z blue)",
             checkable=True,
         )
-        a("labels", "&Labels", self.viewport.set_show_labels, "Alt+L",
-          "Name the pivots, targets and poles beside them (the selection's first where they "
-          "crowd)", checkable=True)  # fmt: skip
+        a(
+            "labels",
+            "&Labels",
+            self.viewport.set_show_labels,
+            "Alt+L",
+            "Name the pivots, targets and poles beside them (the selection's first where they "
+            "crowd)",
+            checkable=True,
+        )
         self.actions_by_name["labels"].setChecked(True)
         build_mesh_actions(self)
         a(
@@ -229,9 +255,14 @@ class WindowActions:
             "Down",
             "Previous key of the selection",
         )
-        a("trails", "Motion &Trails", self._toggle_trails, "T",
-          "Draw the paths of what the constraints move around the current frame",
-          checkable=True)  # fmt: skip
+        a(
+            "trails",
+            "Motion &Trails",
+            self._toggle_trails,
+            "T",
+            "Draw the paths of what the constraints move around the current frame",
+            checkable=True,
+        )
         a(
             "ghosts",
             "Onion-Skin &Ghosts",
@@ -240,9 +271,14 @@ class WindowActions:
             "Draw the poses every few frames around the current one",
             checkable=True,
         )
-        a("stepThrough", "&Step Through", self._toggle_step_through, "Alt+S",
-          "Run the selected FABRIK or multi-parent constraint one pass or step at a time",
-          checkable=True)  # fmt: skip
+        a(
+            "stepThrough",
+            "&Step Through",
+            self._toggle_step_through,
+            "Alt+S",
+            "Run the selected FABRIK or multi-parent constraint one pass or step at a time",
+            checkable=True,
+        )
         a(
             "nextPass",
             "Next Pass",
@@ -270,8 +306,13 @@ class WindowActions:
             ("png-sequence", "PNG &Sequence…", "Every frame through the viewport's camera"),
         ):
             a(f"export_{name}", text, lambda _=False, n=name: self.exports.export(n), tip=tip)
-        a("resetLayout", "Reset &Layout", lambda: self.layout_keeper.reset_layout(), None,
-          "Put every panel back where it starts and fit the window to the screen")  # fmt: skip
+        a(
+            "resetLayout",
+            "Reset &Layout",
+            lambda: self.layout_keeper.reset_layout(),
+            None,
+            "Put every panel back where it starts and fit the window to the screen",
+        )
         a("controls", "&Controls", self._show_controls, "F1", "Mouse and keyboard controls")
         a("about", "&About Pivotal", self._show_about)
         doc.compare_changed.connect(self.actions_by_name["compare"].setChecked)
@@ -283,11 +324,15 @@ class WindowActions:
         menu.setObjectName("leafBonesMenu")
         group = QtGui.QActionGroup(self)
         for choice, text, tip in (
-            ("auto", "Ignore &Blender's", "Ignore the leaf bones Blender's exporter adds at the "
-             "ends of chains when the file says Blender wrote it"),
+            (
+                "auto",
+                "Ignore &Blender's",
+                "Ignore the leaf bones Blender's exporter adds at the "
+                "ends of chains when the file says Blender wrote it",
+            ),
             ("ignore", "&Ignore", "Ignore every bone that only marks where its parent ends"),
             ("keep", "&Keep", "Read every bone of the file, leaf bones too"),
-        ):  # fmt: skip
+        ):
             action = group.addAction(text)
             action.setObjectName(f"leafBones_{choice}")
             action.setCheckable(True)
@@ -322,8 +367,18 @@ class WindowActions:
             file.addAction(m[name])
         export = file.addMenu("&Export")
         export.setObjectName("exportMenu")
-        for name in ("bvh", "csv", "npz", "glb", "gltf", "usda", "usdc", None, "png",
-                     "png-sequence"):  # fmt: skip
+        for name in (
+            "bvh",
+            "csv",
+            "npz",
+            "glb",
+            "gltf",
+            "usda",
+            "usdc",
+            None,
+            "png",
+            "png-sequence",
+        ):
             export.addSeparator() if name is None else export.addAction(m[f"export_{name}"])
         file.addSeparator()
         file.addAction(m["quit"])
@@ -348,8 +403,7 @@ class WindowActions:
         edit.addAction(m["selectNone"])
         build_rig_menu(self, bar).addAction(m["humanoidMap"])
         view = bar.addMenu("&View")
-        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes",
-                     "labels"):  # fmt: skip
+        for name in ("frameSelected", "frameAll", "frameAnimation", "follow", "boneAxes", "labels"):
             view.addAction(m[name])
         view.addSeparator()
         for name in ("showBoth", "showMesh", "showBones", "xray"):
@@ -362,8 +416,11 @@ class WindowActions:
             view.addAction(m[name])
         view.addSeparator()
         self.convergence_dock = self._lazy_dock(
-            "Convergence", "convergenceDock", self._make_convergence_panel,
-            QtCore.Qt.DockWidgetArea.RightDockWidgetArea)  # fmt: skip
+            "Convergence",
+            "convergenceDock",
+            self._make_convergence_panel,
+            QtCore.Qt.DockWidgetArea.RightDockWidgetArea,
+        )
         self.convergence_dock.hide()
         for dock in (
             self.outliner_dock,

@@ -54,8 +54,9 @@ def run_editor(path: str, play: bool = False, animation: str | None = None) -> i
     if window.files.shipped():  # the demo: say that Save keeps it as it is
         document.notify(f"{os.path.basename(path)}: {window.files.opened_note()}")
     elif document.scene.messages:
-        document.notify(f"Opened {os.path.basename(path)} — "
-                        + "; ".join(map(str, document.scene.messages)))  # fmt: skip
+        document.notify(
+            f"Opened {os.path.basename(path)} — " + "; ".join(map(str, document.scene.messages))
+        )
     if not os.environ.get("PIVOTAL_EXIT_AFTER_FIRST_PAINT"):
         # After the window is up, offer what a crash left behind.
         def recover():

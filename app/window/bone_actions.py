@@ -43,25 +43,69 @@ class BoneActions:
     def _build_bone_actions(self) -> None:
         doc = self.document
         a = self._scoped_action
-        a("addMenu", "&Add…", self._popup_add_menu, "Shift+A",
-          "The add menu: a bone, constraints on the selected bones")  # fmt: skip
-        a("addBone", "Add &Bone", lambda: self._safely(bone_operations.add_bone, doc)(),
-          "Ctrl+Shift+A",
-          "A new bone at the selected bone's tail (its child), or a root at the origin")
-        a("extrude", "&Extrude Bone", self._safely(bone_operations.extrude, doc), "E",
-          "A child bone from each selected bone's tail, continuing it")  # fmt: skip
-        a("renameBone", "&Rename…", self._rename_active_bone, "F2",
-          "Rename the active bone or pivot (every constraint naming it follows)")  # fmt: skip
-        a("copyPose", "&Copy Pose", self._copy_pose, "Ctrl+C",
-          "Copy the selected bones' pose at this frame")  # fmt: skip
-        a("pastePose", "&Paste Pose", lambda: self._paste_pose(False), "Ctrl+V",
-          "Paste the copied pose at this frame (keys it)")  # fmt: skip
-        a("pastePoseFlipped", "Paste &Flipped Pose", lambda: self._paste_pose(True),
-          "Ctrl+Shift+V", "Paste the copied pose mirrored onto the other side's bones")
-        a("clearRotation", "Clear &Rotation", self._safely(pose_operations.clear, doc, True),
-          "Alt+R", "The selected bones back to their rest rotation at this frame")
-        a("clearLocation", "Clear &Location", self._safely(pose_operations.clear, doc, False),
-          "Alt+G", "The selected bones back to their rest location at this frame")
+        a(
+            "addMenu",
+            "&Add…",
+            self._popup_add_menu,
+            "Shift+A",
+            "The add menu: a bone, constraints on the selected bones",
+        )
+        a(
+            "addBone",
+            "Add &Bone",
+            lambda: self._safely(bone_operations.add_bone, doc)(),
+            "Ctrl+Shift+A",
+            "A new bone at the selected bone's tail (its child), or a root at the origin",
+        )
+        a(
+            "extrude",
+            "&Extrude Bone",
+            self._safely(bone_operations.extrude, doc),
+            "E",
+            "A child bone from each selected bone's tail, continuing it",
+        )
+        a(
+            "renameBone",
+            "&Rename…",
+            self._rename_active_bone,
+            "F2",
+            "Rename the active bone or pivot (every constraint naming it follows)",
+        )
+        a(
+            "copyPose",
+            "&Copy Pose",
+            self._copy_pose,
+            "Ctrl+C",
+            "Copy the selected bones' pose at this frame",
+        )
+        a(
+            "pastePose",
+            "&Paste Pose",
+            lambda: self._paste_pose(False),
+            "Ctrl+V",
+            "Paste the copied pose at this frame (keys it)",
+        )
+        a(
+            "pastePoseFlipped",
+            "Paste &Flipped Pose",
+            lambda: self._paste_pose(True),
+            "Ctrl+Shift+V",
+            "Paste the copied pose mirrored onto the other side's bones",
+        )
+        a(
+            "clearRotation",
+            "Clear &Rotation",
+            self._safely(pose_operations.clear, doc, True),
+            "Alt+R",
+            "The selected bones back to their rest rotation at this frame",
+        )
+        a(
+            "clearLocation",
+            "Clear &Location",
+            self._safely(pose_operations.clear, doc, False),
+            "Alt+G",
+            "The selected bones back to their rest location at this frame",
+        )
         self.outliner.reparent_requested.connect(self._reparent)
         self.outliner.rename_requested.connect(self._rename)
 

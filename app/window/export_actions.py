@@ -116,16 +116,14 @@ class ExportController(QtCore.QObject):
             elif name == "png-sequence":
                 notes = [plural(len(self._sequence(path, progress)), "image")]
             else:
-                request = ExportRequest(doc.scene.copy(), path, None, doc.space,
-                                        {}, progress)  # fmt: skip
+                request = ExportRequest(doc.scene.copy(), path, None, doc.space, {}, progress)
                 notes = run_export(FORMATS[name], request)
         except ExportCancelled:
             doc.notify(f"{TITLES[name]} cancelled; nothing was written")
             return False
         except SceneError as e:
             e = e if e.file else e.with_file(str(path))
-            QtWidgets.QMessageBox.critical(self.window, "Cannot export",
-                                           error_text(e, "exported"))  # fmt: skip
+            QtWidgets.QMessageBox.critical(self.window, "Cannot export", error_text(e, "exported"))
             return False
         except ValueError as e:
             QtWidgets.QMessageBox.critical(self.window, "Cannot export", str(e))
@@ -144,7 +142,8 @@ class ExportController(QtCore.QObject):
         viewport = self.window.viewport
         before = doc.frame
         try:
-            return write_sequence(lambda f: render_at(viewport, doc, f),
-                                  default_frames(doc.scene), folder, progress)  # fmt: skip
+            return write_sequence(
+                lambda f: render_at(viewport, doc, f), default_frames(doc.scene), folder, progress
+            )
         finally:
             doc.set_frame(before)

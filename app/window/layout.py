@@ -336,8 +336,11 @@ class LayoutKeeper(QtCore.QObject):
 def message_room(window) -> int:
     """The width, in pixels, the status bar gives a message beside the labels still shown."""
     status = window.statusBar()
-    beside = [w for w in (window.error_label, window.hint_label, window.space_label,
-                          window.frame_label) if w.isVisible()]  # fmt: skip
+    beside = [
+        w
+        for w in (window.error_label, window.hint_label, window.space_label, window.frame_label)
+        if w.isVisible()
+    ]
     spacing = status.layout().spacing() if status.layout() is not None else 6
     return status.width() - sum(w.width() + spacing for w in beside) - 24  # margins, grip
 

@@ -4,6 +4,8 @@ the toolbar, the menus and the status bar, all wired to one document.
 The window builds things and connects them; the widgets only talk to the document. Its
 actions, menus and toolbar are in :mod:`app.window.actions`; file handling in
 :mod:`app.editor.files`.
+
+One idea: the main window's layout of docks, menus and their wiring.
 """
 
 from __future__ import annotations
@@ -134,20 +136,24 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         self.compare_dock.hide()
         # Teaching and analysis, hidden until asked for (View menu, Help ▸ Tutorials); each
         # panel is built the first time its dock shows, so they cost nothing at startup.
-        self.curves_dock = self._lazy_dock("Curves", "curvesDock", self._make_curve_view,
-                                           area.BottomDockWidgetArea)  # fmt: skip
+        self.curves_dock = self._lazy_dock(
+            "Curves", "curvesDock", self._make_curve_view, area.BottomDockWidgetArea
+        )
         self.timeline_dock = self._dock(
             "Timeline", "timelineDock", self.timeline, area.BottomDockWidgetArea
         )
         # The curves above the timeline, sharing its width; the matrix chain beside them.
         self.splitDockWidget(self.curves_dock, self.timeline_dock, QtCore.Qt.Orientation.Vertical)
-        self.matrix_dock = self._lazy_dock("Matrix Chain", "matrixDock", self._make_matrix_panel,
-                                           area.BottomDockWidgetArea)  # fmt: skip
+        self.matrix_dock = self._lazy_dock(
+            "Matrix Chain", "matrixDock", self._make_matrix_panel, area.BottomDockWidgetArea
+        )
         self.splitDockWidget(self.curves_dock, self.matrix_dock, QtCore.Qt.Orientation.Horizontal)
-        self.step_dock = self._lazy_dock("Step Through", "stepDock", self._make_step_panel,
-                                         area.RightDockWidgetArea)  # fmt: skip
-        self.tutorial_dock = self._lazy_dock("Tutorial", "tutorialDock", self._make_tutorial_panel,
-                                             area.RightDockWidgetArea)  # fmt: skip
+        self.step_dock = self._lazy_dock(
+            "Step Through", "stepDock", self._make_step_panel, area.RightDockWidgetArea
+        )
+        self.tutorial_dock = self._lazy_dock(
+            "Tutorial", "tutorialDock", self._make_tutorial_panel, area.RightDockWidgetArea
+        )
         self.tabifyDockWidget(self.inspector_dock, self.step_dock)
         # Below the outliner (split before History joins its tabs), not over the inspector.
         self.splitDockWidget(self.outliner_dock, self.tutorial_dock, QtCore.Qt.Orientation.Vertical)
@@ -295,8 +301,12 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         says it after this. A stack cleared (a scene opened, the window closing) says nothing."""
         stack, last, self._undo_index = self.document.undo_stack, self._undo_index, index
         if index != last and shiboken6.isValid(stack) and stack.count():
-            layout.show_message(self, f"Undone: {stack.text(index)} (Ctrl+Shift+Z redoes)"
-                                if index < last else f"{stack.text(index - 1)} (Ctrl+Z undoes)")
+            layout.show_message(
+                self,
+                f"Undone: {stack.text(index)} (Ctrl+Shift+Z redoes)"
+                if index < last
+                else f"{stack.text(index - 1)} (Ctrl+Z undoes)",
+            )
 
     def _on_compare(self, on: bool) -> None:
         self.compare_dock.setVisible(on)
@@ -304,8 +314,9 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
             self.compare_dock.raise_()
             if not self.compare_dock.isFloating():  # room for a row per bone
                 rows = min(len(self.document.scene.bones), 12)
-                self.resizeDocks([self.compare_dock], [90 + 30 * rows],
-                                 QtCore.Qt.Orientation.Vertical)  # fmt: skip
+                self.resizeDocks(
+                    [self.compare_dock], [90 + 30 * rows], QtCore.Qt.Orientation.Vertical
+                )
         self._update_status()
 
     def _give_room(self, dock, shown: bool) -> None:

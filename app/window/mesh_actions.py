@@ -26,8 +26,14 @@ def build_mesh_actions(window) -> None:
         action.setChecked(viewport.mesh_display == display)
         action.triggered.connect(lambda _=False, d=display: viewport.set_mesh_display(d))
         group.addAction(action)
-    xray = window.make_action("xray", "&X-Ray Bones", viewport.set_xray, "Alt+Z",
-                          "Draw the bones over the meshes", checkable=True)  # fmt: skip
+    xray = window.make_action(
+        "xray",
+        "&X-Ray Bones",
+        viewport.set_xray,
+        "Alt+Z",
+        "Draw the bones over the meshes",
+        checkable=True,
+    )
     xray.setChecked(viewport.xray)
 
 
@@ -35,10 +41,20 @@ def build_camera_actions(window) -> None:
     """Add Frame Animation and Follow to ``window`` (Follow's check mirrors the viewport's, which
     a scene turns on when it is opened)."""
     viewport = window.viewport
-    window.make_action("frameAnimation", "Frame A&nimation", viewport.frame_animation, "Ctrl+F",
-                   "Point the camera at every joint over the whole animation")  # fmt: skip
-    follow = window.make_action("follow", "Fo&llow", viewport.set_follow, "Ctrl+Shift+F",
-                            "As it plays, the view's centre follows the selection (else the root)",
-                            checkable=True)  # fmt: skip
+    window.make_action(
+        "frameAnimation",
+        "Frame A&nimation",
+        viewport.frame_animation,
+        "Ctrl+F",
+        "Point the camera at every joint over the whole animation",
+    )
+    follow = window.make_action(
+        "follow",
+        "Fo&llow",
+        viewport.set_follow,
+        "Ctrl+Shift+F",
+        "As it plays, the view's centre follows the selection (else the root)",
+        checkable=True,
+    )
     follow.setChecked(viewport.follow.enabled)
     viewport.follow_changed.connect(follow.setChecked)

@@ -20,10 +20,13 @@ ROWS = ("Skating ratio (GMD)", "Longest slide in a contact", "Mean joint displac
 
 def add_plant_feet(window, menu: QtWidgets.QMenu) -> None:
     """Add Rig ▸ Plant Feet… to ``menu`` of ``window``."""
-    tip = ("Find when heel, ball and toe touch the floor, hold them still there, and key the "
-           "foot-roll rig with the result")  # fmt: skip
-    menu.addAction(window.make_action("plantFeet", "&Plant Feet…",
-                                      lambda: open_plant_feet(window), tip=tip))  # fmt: skip
+    tip = (
+        "Find when heel, ball and toe touch the floor, hold them still there, and key the "
+        "foot-roll rig with the result"
+    )
+    menu.addAction(
+        window.make_action("plantFeet", "&Plant Feet…", lambda: open_plant_feet(window), tip=tip)
+    )
 
 
 def open_plant_feet(window) -> None:
@@ -43,8 +46,10 @@ class PlantFeetDialog(QtWidgets.QDialog):
         form = QtWidgets.QFormLayout()
         self.first = QtWidgets.QSpinBox(objectName="firstFrame")
         self.last = QtWidgets.QSpinBox(objectName="lastFrame")
-        for spin, value in ((self.first, record.frames[0] if record else scene.frame_start),
-                            (self.last, record.frames[1] if record else scene.frame_end)):
+        for spin, value in (
+            (self.first, record.frames[0] if record else scene.frame_start),
+            (self.last, record.frames[1] if record else scene.frame_end),
+        ):
             spin.setRange(scene.frame_start, scene.frame_end)
             spin.setValue(value)
         frames = QtWidgets.QHBoxLayout()
@@ -66,17 +71,21 @@ class PlantFeetDialog(QtWidgets.QDialog):
         form.addRow("Floor height", floor)
         self.auto_speed = QtWidgets.QCheckBox("From the clip", objectName="autoSpeed")
         self.auto_speed.setChecked(True)
-        self.auto_speed.setToolTip("Twice the speed at which this clip's standing foot slides, "
-                                   "from 0.3 m/s (motion capture) up to 1 m/s (motion made by "
-                                   "networks slides while it stands)")  # fmt: skip
+        self.auto_speed.setToolTip(
+            "Twice the speed at which this clip's standing foot slides, "
+            "from 0.3 m/s (motion capture) up to 1 m/s (motion made by "
+            "networks slides while it stands)"
+        )
         self.speed = QtWidgets.QDoubleSpinBox(objectName="speed")
         self.speed.setRange(0.01, 20.0)
         self.speed.setSingleStep(0.05)
         self.speed.setSuffix(" m/s")
         self.speed.setValue(record.speed if record else 0.3)
         self.speed.setEnabled(False)
-        self.speed.setToolTip("A point near the floor slower than this is in contact (for a "
-                              "person 1.7 m tall), and stays so while under 1.5 times this")
+        self.speed.setToolTip(
+            "A point near the floor slower than this is in contact (for a "
+            "person 1.7 m tall), and stays so while under 1.5 times this"
+        )
         self.auto_speed.toggled.connect(lambda on: self.speed.setEnabled(not on))
         speed = QtWidgets.QHBoxLayout()
         speed.addWidget(self.auto_speed)
@@ -113,16 +122,17 @@ class PlantFeetDialog(QtWidgets.QDialog):
         legs = recognised_legs(scene)
         if not legs:
             self.legs.setText("")
-            self.problem.setText("No legs found by their bone names (thigh, calf, foot, "
-                                 "toes)")  # fmt: skip
+            self.problem.setText("No legs found by their bone names (thigh, calf, foot, toes)")
             self.plant_button.setEnabled(False)
             return
         self.legs.setText("; ".join(" → ".join(legs[s].bones()) for s in SIDES if s in legs))
 
     def options(self) -> PlantOptions:
-        return PlantOptions(frames=(self.first.value(), self.last.value()),
-                            floor=None if self.detect.isChecked() else self.floor.value(),
-                            speed=None if self.auto_speed.isChecked() else self.speed.value())
+        return PlantOptions(
+            frames=(self.first.value(), self.last.value()),
+            floor=None if self.detect.isChecked() else self.floor.value(),
+            speed=None if self.auto_speed.isChecked() else self.speed.value(),
+        )
 
     def plant(self) -> None:
         """Plant with the dialog's options (one undo step) and show the figures."""

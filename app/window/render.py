@@ -136,8 +136,10 @@ class _Offscreen:
         from app.window.qt_app import application, has_display
 
         if not has_display():
-            raise ValueError("--format png needs a display to render on; run under xvfb-run "
-                             "('xvfb-run -a python main.py export ...')")  # fmt: skip
+            raise ValueError(
+                "--format png needs a display to render on; run under xvfb-run "
+                "('xvfb-run -a python main.py export ...')"
+            )
         self.app = application()
         size = _size(request)
         self.document = Document(request.scene)
@@ -154,8 +156,9 @@ class _Offscreen:
         self.viewport.frame_all()
         if whole_motion:  # every frame of the sequence in the picture, not only the first
             motion = self.document.evaluations.evaluate(self.frames, request.space)
-            self.viewport.frame_points(np.concatenate([motion.heads.reshape(-1, 3),
-                                                       motion.tails.reshape(-1, 3)]))  # fmt: skip
+            self.viewport.frame_points(
+                np.concatenate([motion.heads.reshape(-1, 3), motion.tails.reshape(-1, 3)])
+            )
         for _ in range(5):
             self.app.processEvents()
 
@@ -183,8 +186,12 @@ def write_png_sequence_request(request: ExportRequest) -> list[str]:
     """The viewport at every frame of ``request.frames`` into folder ``request.out``."""
     view = _Offscreen(request, whole_motion=True)
     try:
-        files = write_sequence(lambda f: render_at(view.viewport, view.document, f),
-                               view.frames, request.out, request.progress)  # fmt: skip
+        files = write_sequence(
+            lambda f: render_at(view.viewport, view.document, f),
+            view.frames,
+            request.out,
+            request.progress,
+        )
     finally:
         view.close()
     return [f"{plural(len(files), 'image')} in {request.out}"]
@@ -193,10 +200,19 @@ def write_png_sequence_request(request: ExportRequest) -> list[str]:
 def register_formats() -> None:
     """Add ``png`` and ``png-sequence`` to :data:`app.editor.export.FORMATS` (the window
     does at start-up, ``main.py export`` before it reads ``--format``); again is harmless."""
-    register(ExportFormat("png", ".png", "the viewport as an image (needs a display or Xvfb)",
-                          write_png_request))  # fmt: skip
-    register(ExportFormat("png-sequence", "", "the animation as numbered PNG images in a folder",
-                          write_png_sequence_request))  # fmt: skip
+    register(
+        ExportFormat(
+            "png", ".png", "the viewport as an image (needs a display or Xvfb)", write_png_request
+        )
+    )
+    register(
+        ExportFormat(
+            "png-sequence",
+            "",
+            "the animation as numbered PNG images in a folder",
+            write_png_sequence_request,
+        )
+    )
 
 
 def window_image(window):

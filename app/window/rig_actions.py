@@ -20,10 +20,13 @@ PARTS = ("thigh", "calf", "foot", "toes")
 
 def build_rig_menu(window, bar) -> QtWidgets.QMenu:
     """Add the Rig menu to the menu ``bar`` of ``window`` (a main window)."""
-    tip = ("Build a reverse foot on a leg: a control that rolls on heel, ball and toe, a leg "
-           "IK that reaches it, a foot that turns with it")  # fmt: skip
-    action = window.make_action("footRollRig", "&Foot Roll Rig…", lambda: open_foot_roll(window),
-                            tip=tip)  # fmt: skip
+    tip = (
+        "Build a reverse foot on a leg: a control that rolls on heel, ball and toe, a leg "
+        "IK that reaches it, a foot that turns with it"
+    )
+    action = window.make_action(
+        "footRollRig", "&Foot Roll Rig…", lambda: open_foot_roll(window), tip=tip
+    )
     menu = bar.addMenu("R&ig")  # Alt+R is Clear Rotation (Blender's)
     menu.setObjectName("rigMenu")
     menu.addAction(action)
@@ -75,7 +78,8 @@ class FootRollDialog(QtWidgets.QDialog):
         self.motion.setToolTip(
             "Key the control and the knee pole on every frame from the leg's motion, so the "
             "rigged leg moves as it did (FK to IK, baked). Off: build at rest, one key at the "
-            "first frame, for keying by hand.")  # fmt: skip
+            "first frame, for keying by hand."
+        )
         self.motion.toggled.connect(self._describe)
         self._moves: bool | None = None
         form.addRow("Motion", self.motion)
@@ -161,12 +165,17 @@ class FootRollDialog(QtWidgets.QDialog):
             self.motion.setChecked(moves)
             self._moves = moves
         self.motion.setEnabled(moves)
-        self.motion.setText("Keep the leg's motion" if moves else "Keep the leg's motion "
-                            "(it has none: built at rest)")  # fmt: skip
+        self.motion.setText(
+            "Keep the leg's motion"
+            if moves
+            else "Keep the leg's motion (it has none: built at rest)"
+        )
         self.motion.blockSignals(False)
         if self.motion.isChecked():
-            keys = ("keyed on every frame from the leg's motion, so the leg moves as it did; "
-                    "re-key it, or key over it")  # fmt: skip
+            keys = (
+                "keyed on every frame from the leg's motion, so the leg moves as it did; "
+                "re-key it, or key over it"
+            )
         else:
             keys = "keyed once, at the first frame: move, turn and key it at any frame to step"
         self.summary.setText(
@@ -184,7 +193,8 @@ class FootRollDialog(QtWidgets.QDialog):
             self.fix_button.setText(f"Give {leg.foot} a length")
             self.fix_button.setToolTip(
                 f"Set the tail of {leg.foot} to the ball of its foot (from its skin when it "
-                "has one), as Blender's bones always have: one undo step")  # fmt: skip
+                "has one), as Blender's bones always have: one undo step"
+            )
         self.fix_button.setVisible(self._fix_for is not None)
         self.build_button.setEnabled(not problem)
 
@@ -214,14 +224,18 @@ class FootRollDialog(QtWidgets.QDialog):
         leg, scene = self.leg(), self.document.scene
         control = new_names(leg)["control"]
         if control in scene.bone_names():
-            return (f"This leg has a foot roll already ({control}): Ctrl+Z takes it away, or "
-                    "choose another leg"), None  # fmt: skip
+            return (
+                f"This leg has a foot roll already ({control}): Ctrl+Z takes it away, or "
+                "choose another leg"
+            ), None
         try:
             check_leg(scene, leg)
         except FootRollError as e:
             if not self.legs and len(set(leg.bones())) != len(leg.bones()):
-                return ("No leg found by its bone names (thigh, calf, foot, toes): choose "
-                        "the leg's bones in the boxes above"), None  # fmt: skip
+                return (
+                    "No leg found by its bone names (thigh, calf, foot, toes): choose "
+                    "the leg's bones in the boxes above"
+                ), None
             return str(e), e.fix
         except SceneError as e:  # the scene cannot be evaluated at its first frame
             return f"The scene cannot be evaluated: {e}", None
@@ -230,14 +244,16 @@ class FootRollDialog(QtWidgets.QDialog):
     def accept(self) -> None:
         try:
             side = self.remembered_side()
-            built = rig_operations.add_foot_roll_rig(self.document, self.leg(), self.keyed(),
-                                                     remember=side)  # fmt: skip
+            built = rig_operations.add_foot_roll_rig(
+                self.document, self.leg(), self.keyed(), remember=side
+            )
         except OperationError as e:
             self.problem.setText(str(e))
             return
         # what comes next, as the document's own message says it (this one replaces it)
-        self.done_text = (f"Foot-roll rig added on {built.leg.foot}: "
-                          f"{rig_operations.next_steps(built)} (Ctrl+Z undoes)"
-                          + (f"; the scene remembers these bones as its {side} leg"
-                             if side else ""))  # fmt: skip
+        self.done_text = (
+            f"Foot-roll rig added on {built.leg.foot}: "
+            f"{rig_operations.next_steps(built)} (Ctrl+Z undoes)"
+            + (f"; the scene remembers these bones as its {side} leg" if side else "")
+        )
         super().accept()

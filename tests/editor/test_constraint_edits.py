@@ -21,9 +21,11 @@ def test_limits_round_trip_through_the_file_format():
     c = ce.with_pole(c, None)
     scene.constraints = [c]
     back = scene_from_json(scene_to_json(scene)).constraint("arm reaches")
-    assert back.limits == {"upper_arm": HingeLimit(axis=(0.0, 0.0, 2.0), min=-5.0, max=5.0),
-                           "forearm": c.limits["forearm"],
-                           "hand": ConeLimit(degrees=30.0, twist=(-10.0, 20.0))}  # fmt: skip
+    assert back.limits == {
+        "upper_arm": HingeLimit(axis=(0.0, 0.0, 2.0), min=-5.0, max=5.0),
+        "forearm": c.limits["forearm"],
+        "hand": ConeLimit(degrees=30.0, twist=(-10.0, 20.0)),
+    }
     assert list(back.limits) == ["upper_arm", "forearm", "hand"]  # chain order
     assert back.pole is None
     assert ce.with_limit(c, None, "hand").limits.keys() == {"upper_arm", "forearm"}
@@ -31,10 +33,16 @@ def test_limits_round_trip_through_the_file_format():
         ce.with_limit(c, None, "chest")
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: ce.cone(181), lambda: ce.cone(-1), lambda: ce.cone(10, (5, -5)),
-    lambda: ce.hinge((0, 0, 0), 0, 1), lambda: ce.hinge((1, 0, 0), 2, 1),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: ce.cone(181),
+        lambda: ce.cone(-1),
+        lambda: ce.cone(10, (5, -5)),
+        lambda: ce.hinge((0, 0, 0), 0, 1),
+        lambda: ce.hinge((1, 0, 0), 2, 1),
+    ],
+)
 def test_bad_limits_are_refused_like_the_format_refuses_them(bad):
     with pytest.raises(ValueError):
         bad()
@@ -95,8 +103,9 @@ def test_moving_a_pivot_is_one_undo_step_and_the_motion_stays(qapp):
     assert doc.undo_stack.count() == 1
     assert doc.undo_stack.text(0) == "Move pivot ball of foot_roll up"
     frames = np.arange(0, 97.0)
-    np.testing.assert_array_equal(bake(doc.scene, frames).bone_to_world,
-                                  bake(before, frames).bone_to_world)  # fmt: skip
+    np.testing.assert_array_equal(
+        bake(doc.scene, frames).bone_to_world, bake(before, frames).bone_to_world
+    )
     doc.undo_stack.undo()
     assert doc.scene == before
     with pytest.raises(OperationError, match="already the first one"):

@@ -54,8 +54,9 @@ def _keyed(scene: Scene, roll: str) -> None:
     for pivot in constraint.pivots:
         frames, degrees = zip(*dict(keys)[pivot.name])
         values = np.array([about_x(d) for d in degrees])
-        pivots.append(dataclasses.replace(pivot, rotation_keys=Keys(np.array(frames, float),
-                                                                      values)))  # fmt: skip
+        pivots.append(
+            dataclasses.replace(pivot, rotation_keys=Keys(np.array(frames, float), values))
+        )
     scene.constraints[index] = dataclasses.replace(constraint, pivots=tuple(pivots))
 
 
@@ -138,9 +139,22 @@ def test_the_foot_turns_as_the_control_times_its_frame_start_offset(humanoid):
         offset = control[0].T @ foot[0]
         np.testing.assert_allclose(foot, control @ offset, atol=1e-9)
     left = scene.bone_index(built["left"].body)
-    turned = np.degrees(np.arccos(np.clip(
-        (np.trace(result.bone_to_world[12, left, :3, :3].T @ result.bone_to_world[0, left, :3, :3])
-         - 1) / 2, -1, 1)))  # fmt: skip
+    turned = np.degrees(
+        np.arccos(
+            np.clip(
+                (
+                    np.trace(
+                        result.bone_to_world[12, left, :3, :3].T
+                        @ result.bone_to_world[0, left, :3, :3]
+                    )
+                    - 1
+                )
+                / 2,
+                -1,
+                1,
+            )
+        )
+    )
     assert 20 < turned < 35  # the ball's 28°
 
 
@@ -159,8 +173,7 @@ def test_the_control_is_world_aligned_and_the_spaces_roll_about_different_axes(h
     np.testing.assert_allclose(start.bone_to_world[0, i, :3, :3], np.eye(3), atol=1e-12)
     foot = scene.bone_index("foot.L")
     # the body is the foot (to the file's float32, its scale)
-    np.testing.assert_allclose(start.bone_to_world[0, b], start.bone_to_world[0, foot],
-                               atol=1e-7)  # fmt: skip
+    np.testing.assert_allclose(start.bone_to_world[0, b], start.bone_to_world[0, foot], atol=1e-7)
     rest = Rotation.from_matrix(start.bone_to_world[0, b, :3, :3])
     assert (Rotation.from_quat(body.rotation, scalar_first=True) * rest.inv()).magnitude() < 1e-9
     ball = next(p for p in scene.constraint(roll.roll).pivots if p.name == "ball")
@@ -277,18 +290,36 @@ def mixamo_character(root: str | None = None) -> Scene:
     bones.append(Bone(name="mixamorig:Hips", parent=root, translation=(0.0, 1.0, 0.0)))
     for side, x in (("Left", 0.1), ("Right", -0.1)):
         bones += [
-            Bone(name=f"mixamorig:{side}UpLeg", parent="mixamorig:Hips",
-                 translation=(x, -0.05, 0.0)),
-            Bone(name=f"mixamorig:{side}Leg", parent=f"mixamorig:{side}UpLeg",
-                 translation=(0.0, -0.43, 0.02)),
-            Bone(name=f"mixamorig:{side}Foot", parent=f"mixamorig:{side}Leg",
-                 translation=(0.0, -0.42, -0.02)),
-            Bone(name=f"mixamorig:{side}ToeBase", parent=f"mixamorig:{side}Foot",
-                 translation=(0.0, -0.08, 0.12), tail=(0.0, 0.0, 0.06)),
-        ]  # fmt: skip
+            Bone(
+                name=f"mixamorig:{side}UpLeg", parent="mixamorig:Hips", translation=(x, -0.05, 0.0)
+            ),
+            Bone(
+                name=f"mixamorig:{side}Leg",
+                parent=f"mixamorig:{side}UpLeg",
+                translation=(0.0, -0.43, 0.02),
+            ),
+            Bone(
+                name=f"mixamorig:{side}Foot",
+                parent=f"mixamorig:{side}Leg",
+                translation=(0.0, -0.42, -0.02),
+            ),
+            Bone(
+                name=f"mixamorig:{side}ToeBase",
+                parent=f"mixamorig:{side}Foot",
+                translation=(0.0, -0.08, 0.12),
+                tail=(0.0, 0.0, 0.06),
+            ),
+        ]
     scene = Scene(bones=bones, frame_end=24)
-    scene.meshes = (box_on(scene, {f"mixamorig:{side}Foot": (x, 0.0, 0.0)
-                                   for side, x in (("Left", 0.1), ("Right", -0.1))}),)  # fmt: skip
+    scene.meshes = (
+        box_on(
+            scene,
+            {
+                f"mixamorig:{side}Foot": (x, 0.0, 0.0)
+                for side, x in (("Left", 0.1), ("Right", -0.1))
+            },
+        ),
+    )
     return scene
 
 
@@ -298,8 +329,9 @@ def box_on(scene: Scene, feet: dict) -> SkinnedMesh:
     20 cm in front."""
     pose = bake(scene, np.array([0.0]))
     joints = tuple(b.name for b in scene.bones)
-    corners = np.array([[x, y, z] for x in (-0.04, 0.04) for y in (0.0, 0.06)
-                        for z in (-0.05, 0.2)])  # fmt: skip
+    corners = np.array(
+        [[x, y, z] for x in (-0.04, 0.04) for y in (0.0, 0.06) for z in (-0.05, 0.2)]
+    )
     positions, joint_indices = [], []
     for foot, at in feet.items():
         positions.append(corners + np.asarray(at, dtype=float))
@@ -320,18 +352,24 @@ def test_a_mixamo_character_is_recognised_and_rigged():
     scene = mixamo_character()
     legs = recognised_legs(scene)
     assert legs == {
-        side: Leg(f"mixamorig:{s}UpLeg", f"mixamorig:{s}Leg", f"mixamorig:{s}Foot",
-                  f"mixamorig:{s}ToeBase")
+        side: Leg(
+            f"mixamorig:{s}UpLeg",
+            f"mixamorig:{s}Leg",
+            f"mixamorig:{s}Foot",
+            f"mixamorig:{s}ToeBase",
+        )
         for side, s in (("left", "Left"), ("right", "Right"))
-    }  # fmt: skip
+    }
     assert root_bone(scene, legs["left"]) is None  # the hips are the top: no root bone
     built = _rigged(scene)
     assert built["left"].pivots_from == "mesh"
     assert scene.bone(built["left"].control).parent is None
     # the pivots on the box's sole (y = 0), at its back and front ends
     body = bake(scene, np.array([0.0])).bone_to_world[0, scene.bone_index(built["left"].body)]
-    at = {p.name: body[:3, :3] @ p.position + body[:3, 3]
-          for p in scene.constraint(built["left"].roll).pivots}  # fmt: skip
+    at = {
+        p.name: body[:3, :3] @ p.position + body[:3, 3]
+        for p in scene.constraint(built["left"].roll).pivots
+    }
     np.testing.assert_allclose([at[n][1] for n in at], 0.0, atol=1e-9)
     assert at["heel"][2] == pytest.approx(-0.05) and at["toe"][2] == pytest.approx(0.2)
     # the ball turns 30°: the ankle follows the control, the foot turns with it
@@ -368,16 +406,22 @@ def test_under_a_root_bone_the_control_and_pole_follow_it():
     moved = result.heads[:, i[built.control]] - result.heads[0, i[built.control]]
     np.testing.assert_allclose(moved, [[0, 0, 0], [0, 0, 0.25], [0, 0, 0.5]], atol=1e-9)
     foot = i["mixamorig:LeftFoot"]
-    np.testing.assert_allclose(result.bone_to_world[:, foot], plain.bone_to_world[:, foot],
-                               atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        result.bone_to_world[:, foot], plain.bone_to_world[:, foot], atol=1e-9
+    )
 
 
 def test_the_selection_chooses_the_leg():
     scene = mixamo_character()
     assert leg_for_selection(scene, ["mixamorig:RightLeg"]).foot == "mixamorig:RightFoot"
     assert leg_for_selection(scene, []).foot == "mixamorig:LeftFoot"
-    plain = Scene(bones=[Bone(name="a"), Bone(name="b", parent="a", translation=(0, -1, 0)),
-                         Bone(name="c", parent="b", translation=(0, -1, 0))])  # fmt: skip
+    plain = Scene(
+        bones=[
+            Bone(name="a"),
+            Bone(name="b", parent="a", translation=(0, -1, 0)),
+            Bone(name="c", parent="b", translation=(0, -1, 0)),
+        ]
+    )
     assert leg_for_selection(plain, ["c", "a", "b"]) == Leg("a", "b", "c")
     assert leg_for_selection(plain, ["a"]) is None
 
@@ -402,8 +446,9 @@ def test_refusals_name_the_bone_and_the_reason():
         build_foot_roll(scene, left)
     renamed = scene.copy()
     renamed.bones[:] = scene.bones[:-3]
-    renamed.constraints[:] = [dataclasses.replace(c, name=f"old {c.name}")
-                              for c in scene.constraints]  # fmt: skip
+    renamed.constraints[:] = [
+        dataclasses.replace(c, name=f"old {c.name}") for c in scene.constraints
+    ]
     with pytest.raises(FootRollError, match="already follows the constraint old foot_leg_ik.L"):
         build_foot_roll(renamed, left)
 

@@ -18,7 +18,7 @@ from app.scene.rig.skinning import bind
 from tests.helpers.gltf_files import Builder
 from tests.helpers.gltf_validator import problems, validate
 from tests.helpers.paths import CMU_DIR, ROOT, SCENES
-from tests.scene.test_gltf_import import _channel, _skinned
+from tests.scene.formats.test_gltf_import import _channel, _skinned
 
 
 def _export(scene, out, frames=None, space=None):
@@ -33,8 +33,11 @@ def _extent(heads):
 def exported(tmp_path_factory):
     """foot_roll, fabrik_arm and CMU 01_01 exported as .glb and .gltf, validated in one run."""
     folder = tmp_path_factory.mktemp("gltf")
-    sources = {"foot_roll": SCENES / "foot_roll.json", "fabrik_arm": SCENES / "fabrik_arm.json",
-               "cmu": CMU_DIR / "01_01.bvh"}  # fmt: skip
+    sources = {
+        "foot_roll": SCENES / "foot_roll.json",
+        "fabrik_arm": SCENES / "fabrik_arm.json",
+        "cmu": CMU_DIR / "01_01.bvh",
+    }
     files = {}
     for name, src in sources.items():
         scene = load_scene(src)
@@ -43,16 +46,18 @@ def exported(tmp_path_factory):
             _export(scene, out)
             files[(name, suffix)] = (scene, out)
     reports = validate(*[out for _, out in files.values()])
-    return {key: (scene, out, report) for (key, (scene, out)), report
-            in zip(files.items(), reports)}  # fmt: skip
+    return {
+        key: (scene, out, report) for (key, (scene, out)), report in zip(files.items(), reports)
+    }
 
 
 @pytest.mark.parametrize("name", ["foot_roll", "fabrik_arm", "cmu"])
 @pytest.mark.parametrize("suffix", [".glb", ".gltf"])
 def test_export_validates_and_imports_back_to_the_same_heads(exported, name, suffix):
     scene, out, report = exported[(name, suffix)]
-    assert report["issues"]["numErrors"] == 0 and report["issues"]["numWarnings"] == 0, \
-        problems(report)
+    assert report["issues"]["numErrors"] == 0 and report["issues"]["numWarnings"] == 0, problems(
+        report
+    )
     assert report["info"]["animationCount"] == 1 and report["info"]["hasSkins"]
     back = load_scene(out)
     assert back.bone_names() == scene.bone_names()
@@ -106,8 +111,13 @@ def test_nodes_are_the_bones_with_rest_from_frame_start_and_skin_from_first_fram
 def test_imported_meshes_are_written_back_with_their_skins(tmp_path):
     b = Builder()
     _skinned(b)
-    _channel(b, 1, "rotation", [0.0, 0.5, 1.0], [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795],
-                                                 [0, 0, 0.7071068, 0.7071068]])  # fmt: skip
+    _channel(
+        b,
+        1,
+        "rotation",
+        [0.0, 0.5, 1.0],
+        [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795], [0, 0, 0.7071068, 0.7071068]],
+    )
     _channel(b, 0, "scale", [0.0, 1.0], [[1, 1, 1], [1.5, 1.5, 1.5]])
     (tmp_path / "in.glb").write_bytes(b.glb_bytes())
     scene = load_scene(tmp_path / "in.glb")
@@ -133,19 +143,35 @@ def test_imported_meshes_are_written_back_with_their_skins(tmp_path):
 
 def test_command_line_export_and_refusals_write_nothing(tmp_path):
     out = tmp_path / "arm.glb"
-    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "export",
-                           str(SCENES / "fabrik_arm.json"), "--out", str(out),
-                           "--frames", "0:40:4", "--space", "object"],
-                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "export",
+            str(SCENES / "fabrik_arm.json"),
+            "--out",
+            str(out),
+            "--frames",
+            "0:40:4",
+            "--space",
+            "object",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     gltf = pygltflib.GLTF2().load(str(out))
     assert gltf.accessors[gltf.animations[0].samplers[0].input].count == 11
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "pivotal-scene", "version": 1, "bones": []}))
     out2 = tmp_path / "none.glb"
-    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "export", str(bad),
-                           "--out", str(out2)],
-                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "export", str(bad), "--out", str(out2)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 2 and "bones" in done.stderr
     assert not out2.exists()
     with pytest.raises(SceneError, match="cannot write"):
@@ -174,10 +200,12 @@ def test_influences_and_normals_the_validator_warns_about_are_written_clean(tmp_
     (report,) = validate(out)
     assert problems(report) == []
     (mesh,) = load_scene(out).meshes
-    np.testing.assert_array_equal(mesh.joint_indices,
-                                  [[0, 1, 0, 0], [1, 0, 0, 0], [1, 2, 0, 0], [2, 0, 0, 0]])
-    np.testing.assert_allclose(mesh.weights, [[0.6, 0.4, 0, 0], [1, 0, 0, 0],
-                                              [0.75, 0.25, 0, 0], [1, 0, 0, 0]], atol=1e-7)
+    np.testing.assert_array_equal(
+        mesh.joint_indices, [[0, 1, 0, 0], [1, 0, 0, 0], [1, 2, 0, 0], [2, 0, 0, 0]]
+    )
+    np.testing.assert_allclose(
+        mesh.weights, [[0.6, 0.4, 0, 0], [1, 0, 0, 0], [0.75, 0.25, 0, 0], [1, 0, 0, 0]], atol=1e-7
+    )
     np.testing.assert_allclose(np.linalg.norm(mesh.normals, axis=1), 1.0, atol=1e-6)
     np.testing.assert_allclose(mesh.normals[0], [0, 0, 1], atol=1e-7)
     # It deforms as the input did: the same blend of the same joints.

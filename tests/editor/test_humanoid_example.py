@@ -86,7 +86,9 @@ def test_the_foot_turns_about_the_ball_and_leaves_the_rest_alone(rolled):
         to_world = result.bone_to_world[:, bone]
         ball_in_bone = np.linalg.inv(result.bone_to_world[0, bone]) @ np.append(
             result.bone_to_world[0, control, :3, :3] @ ball.position
-            + result.bone_to_world[0, control, :3, 3], 1.0)
+            + result.bone_to_world[0, control, :3, 3],
+            1.0,
+        )
         ball_world = (to_world @ ball_in_bone)[:, :3]
         np.testing.assert_allclose(ball_world - ball_world[0], 0.0, atol=atol)
     lift = result.heads[-1, foot, 1] - result.heads[0, foot, 1]
@@ -122,6 +124,7 @@ def test_exported_back_it_validates_and_reimports_with_its_mesh(rolled, tmp_path
     np.testing.assert_allclose(mesh.positions, original.positions, atol=1e-6)
     # the skinned body follows the rolled foot in the exported file too
     skin_back = bind(mesh, got.bone_names).deform(got.bone_to_world[20], normals=False)
-    skin_here = bind(original, expected.bone_names).deform(expected.bone_to_world[20],
-                                                           normals=False)  # fmt: skip
+    skin_here = bind(original, expected.bone_names).deform(
+        expected.bone_to_world[20], normals=False
+    )
     np.testing.assert_allclose(skin_back, skin_here, atol=1e-5)

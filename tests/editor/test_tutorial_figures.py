@@ -77,8 +77,11 @@ def test_foot_roll_figures():
     # 2. between frames 19 and 20 only heel and swing turn; their arrows are the only ones
     assert "a quarter of a frame" in text and c.substeps == 4
     st = steps(c, scene, 20.0, c.space)
-    moving = [n for n, size in zip(st.pivot_names, np.linalg.norm(st.contributions, axis=-1).max(0))
-              if size > 0]  # fmt: skip
+    moving = [
+        n
+        for n, size in zip(st.pivot_names, np.linalg.norm(st.contributions, axis=-1).max(0))
+        if size > 0
+    ]
     assert moving == ["heel", "swing"]
     says(text, "Between frames 19 and 20 only `heel` and `swing` turn")
     # 3. swing moved up three times comes first; nothing changes, to the last bit
@@ -94,8 +97,10 @@ def test_foot_roll_figures():
     ball = c.pivots[names.index("ball")]
     assert ball.position_keys is None and ball.position[2] == 0.13
     says(text, "from 0.13 to 0.15, two centimetres toward the toe")
-    pivots = [dataclasses.replace(p, position=(*p.position[:2], 0.15)) if p is ball else p
-              for p in c.pivots]  # fmt: skip
+    pivots = [
+        dataclasses.replace(p, position=(*p.position[:2], 0.15)) if p is ball else p
+        for p in c.pivots
+    ]
     apart = np.linalg.norm(bake(with_pivots(scene, pivots), frames).heads[:, foot] - heads, axis=1)
     rolls = turning(ball, frames)
     first = int(np.argmax(rolls))  # the first frame the ball turns from
@@ -121,11 +126,16 @@ def test_foot_roll_figures():
     twist = bake(with_settings(scene, integrator="twist"), frames).heads[-1, foot]
     assert np.linalg.norm(twist - exact) < 1e-14
     says(text, "`twist` agrees with it to 1e-14 m")
-    off = [np.linalg.norm(bake(with_settings(scene, substeps=n), frames).heads[-1, foot] - exact)
-           for n in (1, 4, 16)]  # fmt: skip
+    off = [
+        np.linalg.norm(bake(with_settings(scene, substeps=n), frames).heads[-1, foot] - exact)
+        for n in (1, 4, 16)
+    ]
     assert off[0] > off[1] > off[2]
-    says(text, f"{cm(off[0])} from the exact limit with 1 substep, {cm(off[1])} with 4 and "
-               f"{cm(off[2])} with 16")  # fmt: skip
+    says(
+        text,
+        f"{cm(off[0])} from the exact limit with 1 substep, {cm(off[1])} with 4 and "
+        f"{cm(off[2])} with 16",
+    )
     # 6. object space walks along +X; world space sideways and under the floor
     world = bake(scene, frames, "world").heads[:, foot]
     walk = heads[-1] - heads[0]
@@ -133,8 +143,11 @@ def test_foot_roll_figures():
     says(text, f"walks {walk[0]:.2f} m forward")
     side = world[-1] - world[0]
     assert abs(side[0]) < 1e-9
-    says(text, f"it walks {side[2]:.2f} m off to the side, its ankle {-world[-1, 1]:.2f} m "
-               "below the floor")  # fmt: skip
+    says(
+        text,
+        f"it walks {side[2]:.2f} m off to the side, its ankle {-world[-1, 1]:.2f} m "
+        "below the floor",
+    )
     yaw = np.degrees(np.arctan2(*base.bone_to_world[0, foot, [0, 2], 2]))
     assert round(yaw) == 90 and "The foot is turned 90° to walk along +X" in text
 
@@ -145,8 +158,9 @@ def test_foot_roll_scrubbing_backwards_gives_the_same_pose():
     scene = load_scene(FOOT_SCENE)
     forwards = bake(scene, np.arange(0, 97.0)).bone_to_world
     evaluator = Evaluator(scene)
-    backwards = np.array([evaluator.evaluate([float(f)]).bone_to_world[0]
-                          for f in range(96, -1, -13)])  # fmt: skip
+    backwards = np.array(
+        [evaluator.evaluate([float(f)]).bone_to_world[0] for f in range(96, -1, -13)]
+    )
     np.testing.assert_array_equal(backwards, forwards[96::-13])
     assert "Scrubbing backwards gives the same pose as playing forwards" in text_of("foot_roll")
 
@@ -276,10 +290,15 @@ def test_humanoid_figures(qapp):
     says(text, f"The foot is turned out {out:.0f}°")
     # the tool does what steps 2 and 3 say, with the same numbers
     keys = dict(tool.KEYS)
-    says(text, f"at frame {keys['ball'][0][0]} key it at rest (K), at frame "
-               f"{keys['ball'][1][0]} turn it {keys['ball'][1][1]}° about X")  # fmt: skip
-    says(text, f"key it again at {keys['ball'][2][0]} (K) and back to rest (0) at "
-               f"{keys['ball'][3][0]}")  # fmt: skip
+    says(
+        text,
+        f"at frame {keys['ball'][0][0]} key it at rest (K), at frame "
+        f"{keys['ball'][1][0]} turn it {keys['ball'][1][1]}° about X",
+    )
+    says(
+        text,
+        f"key it again at {keys['ball'][2][0]} (K) and back to rest (0) at {keys['ball'][3][0]}",
+    )
     (t0, _), (t1, toe), (t2, _), (t3, _) = keys["toe"]
     says(text, f"the toe ({toe}° from frame {t1} to {t2}, rest at {t0} and {t3})")
     (h0, _), (h1, heel), (h2, _) = keys["heel"]
@@ -297,8 +316,10 @@ def test_humanoid_figures(qapp):
     up = {n: h - h[2] for n, h in height.items()}  # from where it stands at frame 2
     says(text, f"the heel rises about the ball ({cm1(up['heel'][12])} cm by frame 12)")
     # 4. the spaces: about the foot's X the sole stays level, about the world's it tips
-    across = {space: bake(scene, [12.0], space).bone_to_world[0, scene.bone_index(c.body), :3, 0]
-              for space in ("world", "object")}  # fmt: skip
+    across = {
+        space: bake(scene, [12.0], space).bone_to_world[0, scene.bone_index(c.body), :3, 0]
+        for space in ("world", "object")
+    }
     tilt = {space: np.degrees(np.arcsin(x[1] / np.linalg.norm(x))) for space, x in across.items()}
     assert abs(tilt["object"]) < 1e-6
     says(text, f"the foot tips sideways (its sole {abs(tilt['world']):.1f}° off level at frame 12)")
@@ -310,8 +331,10 @@ def test_humanoid_figures(qapp):
     (mesh,) = scene.meshes
     world = bind(mesh, scene.bone_names()).deform(result.bone_to_world, normals=False)
     calf_foot = [mesh.joints.index(n) for n in ("calf.L", "foot.L")]
-    both = np.all([np.where(mesh.joint_indices == j, mesh.weights, 0).sum(1) > 0.05
-                   for j in calf_foot], axis=0)  # fmt: skip
+    both = np.all(
+        [np.where(mesh.joint_indices == j, mesh.weights, 0).sum(1) > 0.05 for j in calf_foot],
+        axis=0,
+    )
     tri = mesh.indices
     edges = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
     edges = edges[both[edges[:, 0]] & both[edges[:, 1]]]

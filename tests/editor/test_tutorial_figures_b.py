@@ -71,17 +71,23 @@ def test_basis_change_figures():
     rows = re.findall(r"^\s+\[\s*(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s*\]$", text, re.M)
     matrix = np.array(rows, float)
     world = bake(scene, [0.0]).bone_to_world[0]
-    office, door, shop = (scene.bone_index(n) for n in ("Rice208", "RiceDoor",
-                                                         "EinsteinBrosBagels"))  # fmt: skip
+    office, door, shop = (
+        scene.bone_index(n) for n in ("Rice208", "RiceDoor", "EinsteinBrosBagels")
+    )
     np.testing.assert_allclose(a_to_b(world[office], world[door]), matrix, atol=1e-12)
     in_office, in_door = quoted("basis_change", r"\*\*\((.*?)\)\*\*.*?\*\*\((.*?)\)\*\*")
     bagels = world[shop, :3, 3]
-    np.testing.assert_allclose(transform_points(inverse(world[office]), bagels),
-                               vector(in_office), atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(transform_points(inverse(world[door]), bagels),
-                               vector(in_door), atol=1e-12)  # fmt: skip
-    right, up, behind = quoted("basis_change", r"(\d+) m to the right .*?, (\d+) m up .*? "
-                                               r"and (\d+) m behind")  # fmt: skip
+    np.testing.assert_allclose(
+        transform_points(inverse(world[office]), bagels), vector(in_office), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        transform_points(inverse(world[door]), bagels), vector(in_door), atol=1e-12
+    )
+    right, up, behind = quoted(
+        "basis_change",
+        r"(\d+) m to the right .*?, (\d+) m up .*? "
+        r"and (\d+) m behind",
+    )
     assert matrix[:3, 3].tolist() == [float(right), float(up), float(behind)]
     by_hand = quoted("basis_change", r"`M \((.*?)\) = \(.*?\) = \((.*?)\)`")
     np.testing.assert_allclose(matrix @ vector(by_hand[0]), vector(by_hand[1]))
@@ -90,8 +96,11 @@ def test_basis_change_figures():
     # Step 6: a scale of 2 on RiceDoor halves the shop's RiceDoor coordinates.
     scaled = with_bone(scene, "RiceDoor", scale=(2.0, 2.0, 2.0))
     world2 = bake(scaled, [0.0]).bone_to_world[0]
-    np.testing.assert_allclose(transform_points(inverse(world2[door]), world2[shop, :3, 3]),
-                               vector(in_door) / 2, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        transform_points(inverse(world2[door]), world2[shop, :3, 3]),
+        vector(in_door) / 2,
+        atol=1e-12,
+    )
 
 
 # --- points-at ---------------------------------------------------------------------------
@@ -120,8 +129,11 @@ def test_points_at_figures():
     assert number(world.limit_violation_deg[f, calf], violation) == violation
     assert number(angle[f, calf], apart) == apart
     # Step 5: a non-uniform scale on the thigh parts the spaces (the limit off).
-    scale, most = quoted("calf_points_at_ankle", r"type a Scale of ([\d., ]+?)\. .*? poses are "
-                                                 r"up to ([\d.]+)° apart")  # fmt: skip
+    scale, most = quoted(
+        "calf_points_at_ankle",
+        r"type a Scale of ([\d., ]+?)\. .*? poses are "
+        r"up to ([\d.]+)° apart",
+    )
     scaled = with_bone(free, "thigh.l", scale=tuple(vector(scale)))
     _, angle, _ = spaces_apart(scaled, CALF_FRAMES)
     assert number(angle[:, calf].max(), most) == most
@@ -153,11 +165,20 @@ def test_fabrik_figures():
     scene = load_scene(SCENES / "fabrik_arm.json")
     arm = scene.constraints[0]
     hinge = arm.limits["forearm"]
-    rest_bend, lo, hi = quoted("fabrik_arm", r"elbow stays bent by (\d+)°: its hinge runs from "
-                                             r"(\d+) to (\d+)°")  # fmt: skip
+    rest_bend, lo, hi = quoted(
+        "fabrik_arm",
+        r"elbow stays bent by (\d+)°: its hinge runs from "
+        r"(\d+) to (\d+)°",
+    )
     assert (hinge.min, hinge.max) == (float(lo), float(hi))
-    assert quoted("fabrik_arm", r"from 0 to 150° away from its rest pose, and the rest pose is "
-                                r"already bent (\d+)°")[0] == rest_bend  # fmt: skip
+    assert (
+        quoted(
+            "fabrik_arm",
+            r"from 0 to 150° away from its rest pose, and the rest pose is "
+            r"already bent (\d+)°",
+        )[0]
+        == rest_bend
+    )
     rest = 2 * np.degrees(np.arccos(scene.bone("forearm").rotation[0]))
     assert number(rest, rest_bend) == rest_bend
     # Step 2: out of reach, straight in world space; in object space the elbow keeps the bend.
@@ -244,8 +265,11 @@ def test_fabrik_straightened_arm_still_bends():
     arm = scene.constraints[0]
     (shoulder,) = quoted("fabrik_arm", r"straight along x from the shoulder at \((.*?)\)")
     (position,) = quoted("fabrik_arm", r"type its Position ([\d., ]+?): on that line")
-    straight = with_bone(with_bone(scene, "upper_arm", rotation=(1.0, 0.0, 0.0, 0.0)),
-                         "forearm", rotation=(1.0, 0.0, 0.0, 0.0))  # fmt: skip
+    straight = with_bone(
+        with_bone(scene, "upper_arm", rotation=(1.0, 0.0, 0.0, 0.0)),
+        "forearm",
+        rotation=(1.0, 0.0, 0.0, 0.0),
+    )
     fk = bake(dataclasses.replace(straight, constraints=[]), [0.0])
     idx = [straight.bone_index(n) for n in arm.chain]
     joints = np.vstack([fk.heads[0, idx], fk.tails[0, idx[-1]]])

@@ -20,15 +20,18 @@ SEED_MATRIX = np.array([[0, 0, 1, 9], [0, 1, 0, 4], [-1, 0, 0, 28], [0, 0, 0, 1]
 def test_the_basis_change_scene_reproduces_the_seed():
     scene = load_scene(SCENES / "basis_change.json")
     world = bake(scene, [0.0, 48.0]).bone_to_world
-    office, door, shop = (scene.bone_index(n) for n in ("Rice208", "RiceDoor",
-                                                         "EinsteinBrosBagels"))  # fmt: skip
+    office, door, shop = (
+        scene.bone_index(n) for n in ("Rice208", "RiceDoor", "EinsteinBrosBagels")
+    )
     rice208_to_ricedoor = a_to_b(world[:, office], world[:, door])
     np.testing.assert_allclose(rice208_to_ricedoor, [SEED_MATRIX] * 2, atol=1e-12)
     bagels = world[:, shop, :3, 3]
-    np.testing.assert_allclose(transform_points(inverse(world[:, office]), bagels),
-                               [[-2, -4, -10]] * 2, atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(transform_points(inverse(world[:, door]), bagels),
-                               [[-1, 0, 30]] * 2, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        transform_points(inverse(world[:, office]), bagels), [[-2, -4, -10]] * 2, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        transform_points(inverse(world[:, door]), bagels), [[-1, 0, 30]] * 2, atol=1e-12
+    )
     chain = a_to_b_chain(scene, "Rice208", "RiceDoor", 0.0)
     assert chain.text() == "R_RiceDoor^-1 T_RiceDoor^-1 T_Rice208 R_Rice208"
     np.testing.assert_allclose(chain.product(), SEED_MATRIX, atol=1e-12)
@@ -51,10 +54,18 @@ def test_the_tutorial_key_agrees_with_the_scene_and_survives_a_save():
 
 def test_the_index_lists_every_tutorial_with_its_text():
     tutorials = load_tutorials()
-    assert [t.id for t in tutorials] == ["basis_change", "calf_points_at_ankle", "fabrik_arm",
-                                         "foot_roll", "build_foot_roll", "tumbling_box",
-                                         "humanoid_gltf", "convergence", "cmu_01_01",
-                                         "clean_mocap_walk"]  # fmt: skip
+    assert [t.id for t in tutorials] == [
+        "basis_change",
+        "calf_points_at_ankle",
+        "fabrik_arm",
+        "foot_roll",
+        "build_foot_roll",
+        "tumbling_box",
+        "humanoid_gltf",
+        "convergence",
+        "cmu_01_01",
+        "clean_mocap_walk",
+    ]
     for t in tutorials:
         text = t.markdown()
         assert text.splitlines()[0] == f"# {t.title}"

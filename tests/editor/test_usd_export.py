@@ -12,7 +12,7 @@ from app.scene.io import load_scene
 from app.scene.rig.model import Bone, Scene
 from tests.helpers.gltf_files import Builder
 from tests.helpers.paths import CMU_DIR, SCENES
-from tests.scene.test_gltf_import import _channel, _skinned
+from tests.scene.formats.test_gltf_import import _channel, _skinned
 
 
 def _export(scene, out, frames=None, space=None):
@@ -31,8 +31,11 @@ def _validation_errors(stage):
     validators = UsdValidation.ValidationRegistry().GetOrLoadAllValidators()
     assert len(validators) > 10
     found = UsdValidation.ValidationContext(validators).Validate(stage)
-    return [(str(e.GetType()), e.GetMessage()) for e in found
-            if e.GetType() == UsdValidation.ValidationErrorType.Error]  # fmt: skip
+    return [
+        (str(e.GetType()), e.GetMessage())
+        for e in found
+        if e.GetType() == UsdValidation.ValidationErrorType.Error
+    ]
 
 
 def _world_transforms(stage, query, frames):
@@ -43,14 +46,18 @@ def _world_transforms(stage, query, frames):
     return np.array(out)
 
 
-@pytest.mark.parametrize("source, suffix, frames, space", [
-    (SCENES / "foot_roll.json", ".usda", None, "world"),
-    (SCENES / "foot_roll.json", ".usdc", None, "object"),
-    (SCENES / "fabrik_arm.json", ".usda", np.arange(10.0, 61.0, 5.0), None),
-    (CMU_DIR / "01_01.bvh", ".usdc", None, None),
-])  # fmt: skip
-def test_joint_world_transforms_equal_the_bake_at_every_time_code(tmp_path, source, suffix,
-                                                                   frames, space):  # fmt: skip
+@pytest.mark.parametrize(
+    "source, suffix, frames, space",
+    [
+        (SCENES / "foot_roll.json", ".usda", None, "world"),
+        (SCENES / "foot_roll.json", ".usdc", None, "object"),
+        (SCENES / "fabrik_arm.json", ".usda", np.arange(10.0, 61.0, 5.0), None),
+        (CMU_DIR / "01_01.bvh", ".usdc", None, None),
+    ],
+)
+def test_joint_world_transforms_equal_the_bake_at_every_time_code(
+    tmp_path, source, suffix, frames, space
+):
     scene = load_scene(source)
     out = tmp_path / f"clip{suffix}"
     _export(scene, out, frames, space)
@@ -76,15 +83,23 @@ def test_joint_world_transforms_equal_the_bake_at_every_time_code(tmp_path, sour
 
 
 def test_names_become_identifiers_kept_in_custom_data(tmp_path):
-    bones = [Bone(name="left hand"), Bone(name="1st", parent="left hand", translation=(0, 1, 0)),
-             Bone(name="a-b", parent="left hand"), Bone(name="a_b", parent="a-b")]  # fmt: skip
+    bones = [
+        Bone(name="left hand"),
+        Bone(name="1st", parent="left hand", translation=(0, 1, 0)),
+        Bone(name="a-b", parent="left hand"),
+        Bone(name="a_b", parent="a-b"),
+    ]
     scene = Scene(bones=bones, frame_end=2)
     out = tmp_path / "names.usda"
     _export(scene, out)
     stage = Usd.Stage.Open(str(out))
     skel = UsdSkel.Skeleton(stage.GetPrimAtPath("/Pivotal/Skeleton"))
-    assert list(skel.GetJointsAttr().Get()) == ["left_hand", "left_hand/_1st", "left_hand/a_b",
-                                                "left_hand/a_b/a_b_1"]  # fmt: skip
+    assert list(skel.GetJointsAttr().Get()) == [
+        "left_hand",
+        "left_hand/_1st",
+        "left_hand/a_b",
+        "left_hand/a_b/a_b_1",
+    ]
     names = skel.GetPrim().GetCustomDataByKey("pivotal:boneNames")
     assert list(names) == ["left hand", "1st", "a-b", "a_b"]
     assert _validation_errors(stage) == []
@@ -93,8 +108,13 @@ def test_names_become_identifiers_kept_in_custom_data(tmp_path):
 def test_skinned_meshes_deform_in_usd_as_linear_blend_skinning(tmp_path):
     b = Builder()
     _skinned(b)
-    _channel(b, 1, "rotation", [0.0, 0.5, 1.0], [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795],
-                                                 [0, 0, 0.7071068, 0.7071068]])  # fmt: skip
+    _channel(
+        b,
+        1,
+        "rotation",
+        [0.0, 0.5, 1.0],
+        [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795], [0, 0, 0.7071068, 0.7071068]],
+    )
     (tmp_path / "c.glb").write_bytes(b.glb_bytes())
     scene = load_scene(tmp_path / "c.glb")
     out = tmp_path / "c.usda"

@@ -88,7 +88,7 @@ def _read_node(data, at, wide):
             at += 4 + length
         else:
             raise ValueError(f"unknown FBX property type {code!r} at byte {at - 1}")
-    null = (25 if wide else 13)
+    null = 25 if wide else 13
     while at < end:
         if end - at == null and not any(data[at:end]):
             node.null_record = True
@@ -175,21 +175,27 @@ def _binary_places(nodes):
             for p70 in (c for c in obj.children if c.name == "Properties70"):
                 for p in p70.children:
                     kind = p.props[0][1] if p.props and p.props[0][0] == b"S" else b""
-                    for word, what in ((b"Lcl Translation", "translation"),
-                                       (b"Lcl Rotation", "rotation"),
-                                       (b"Lcl Scaling", "scaling"),
-                                       (b"GeometricTranslation", "geometric"),
-                                       (b"GeometricRotation", "geometric"),
-                                       (b"GeometricScaling", "geometric")):  # fmt: skip
+                    for word, what in (
+                        (b"Lcl Translation", "translation"),
+                        (b"Lcl Rotation", "rotation"),
+                        (b"Lcl Scaling", "scaling"),
+                        (b"GeometricTranslation", "geometric"),
+                        (b"GeometricRotation", "geometric"),
+                        (b"GeometricScaling", "geometric"),
+                    ):
                         if kind == word and len(p.props) >= 7:
                             out.append((what, p, 4, 3, _model_name(obj)))
     return out
 
 
-_ASCII_ARRAY = re.compile(r"^(\s*)(Vertices|Transform|TransformLink): \*(\d+) \{\s*\n\s*a: ",
-                          re.MULTILINE)  # fmt: skip
-_ASCII_LCL = re.compile(r'^\s*P: "(Lcl |Geometric)(Translation|Rotation|Scaling)", "[^"]*", '
-                        r'"[^"]*", "[^"]*", ?', re.MULTILINE)  # fmt: skip
+_ASCII_ARRAY = re.compile(
+    r"^(\s*)(Vertices|Transform|TransformLink): \*(\d+) \{\s*\n\s*a: ", re.MULTILINE
+)
+_ASCII_LCL = re.compile(
+    r'^\s*P: "(Lcl |Geometric)(Translation|Rotation|Scaling)", "[^"]*", '
+    r'"[^"]*", "[^"]*", ?',
+    re.MULTILINE,
+)
 _NUMBER = re.compile(r"-?[\d.]+(?:[eE][-+]?\d+)?|nan|-?inf", re.IGNORECASE)
 
 
@@ -219,15 +225,23 @@ def places(data: bytes, what: str | None = None) -> int:
     return sum(1 for p in found if what is None or p[0] == what)
 
 
-def edit(data: bytes, what: str, place: int, element: int, value: float,
-         whole: bool = False, model: str | None = None) -> bytes:
+def edit(
+    data: bytes,
+    what: str,
+    place: int,
+    element: int,
+    value: float,
+    whole: bool = False,
+    model: str | None = None,
+) -> bytes:
     """``data`` with element ``element`` (modulo the count) of the ``place``-th (modulo) place of
     kind ``what`` set to ``value`` (every element of it with ``whole``); with ``model``, only
     the places of the node of that name count. Unchanged when the file has no such place."""
     if is_binary(data):
         version, nodes, footer = read_binary(data)
-        found = [p for p in _binary_places(nodes) if p[0] == what
-                 and (model is None or p[4] == model)]  # fmt: skip
+        found = [
+            p for p in _binary_places(nodes) if p[0] == what and (model is None or p[4] == model)
+        ]
         if not found:
             return data
         _, node, index, count, _ = found[place % len(found)]
@@ -245,8 +259,7 @@ def edit(data: bytes, what: str, place: int, element: int, value: float,
             node.stored.pop(index, None)
         return write_binary(version, nodes, footer)
     text = data.decode("latin-1")
-    found = [p for p in _ascii_places(text) if p[0] == what
-             and (model is None or p[3] == model)]  # fmt: skip
+    found = [p for p in _ascii_places(text) if p[0] == what and (model is None or p[3] == model)]
     if not found:
         return data
     _, start, count, _ = found[place % len(found)]

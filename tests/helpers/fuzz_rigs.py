@@ -25,14 +25,44 @@ FBX_FILES = sorted((ROOT / "tests" / "data" / "fbx").glob("*.fbx"))
 FOLLOW_TYPES = ("child_of", "copy_rotation", "copy_location")
 SCENE_KINDS = ("follows", "relative_to", "cycle", "stack", "degenerate_follow")
 #: glTF JSON takes the generic JSON mutations and its own: broken influences.
-GLTF_KINDS = ("delete_key", "duplicate_item", "delete_item", "swap_type", "huge_number",
-              "truncate", "flip_bytes", "influences", "influences", "influences")  # fmt: skip
+GLTF_KINDS = (
+    "delete_key",
+    "duplicate_item",
+    "delete_item",
+    "swap_type",
+    "huge_number",
+    "truncate",
+    "flip_bytes",
+    "influences",
+    "influences",
+    "influences",
+)
 #: Scales of almost nothing, for a target (or the driven bone's parent) of a copy kind.
-DEGENERATE_SCALES = ([0, 0, 0], [1e-300] * 3, [5e-324, 1, 1], [1e-310] * 3, [1, 0, 1],
-                     [1e-300, 1, 1], [5e-324] * 3, [2.2250738585072014e-308] * 3)  # fmt: skip
-BROKEN_FOLLOWS = ("unknown_bone", "unknown_target", "itself", "offset", "no_target_bone",
-                  "position_target", "both_targets", "at", "space", "no_bone", "extra_key",
-                  "bone_type", "no_target")  # fmt: skip
+DEGENERATE_SCALES = (
+    [0, 0, 0],
+    [1e-300] * 3,
+    [5e-324, 1, 1],
+    [1e-310] * 3,
+    [1, 0, 1],
+    [1e-300, 1, 1],
+    [5e-324] * 3,
+    [2.2250738585072014e-308] * 3,
+)
+BROKEN_FOLLOWS = (
+    "unknown_bone",
+    "unknown_target",
+    "itself",
+    "offset",
+    "no_target_bone",
+    "position_target",
+    "both_targets",
+    "at",
+    "space",
+    "no_bone",
+    "extra_key",
+    "bone_type",
+    "no_target",
+)
 BAD_OFFSETS = ("start", "None", "", 0, None, ["none"], "FRAME_START", 1.5, {"none": 1})
 RELATIVE_TO = ("world", "parent", "parent", "world", "object", "Parent", "", None, 1, ["parent"])
 
@@ -50,27 +80,36 @@ def _with(name: str, constraints: list, **extra) -> bytes:
 
 def _follow(kind, bone, to, at=None, **fields) -> dict:
     target = {"bone": to} if at is None else {"bone": to, "at": at}
-    return {"type": kind, "name": f"{bone} follows {to}", "bone": bone, "target": target,
-            **fields}  # fmt: skip
+    return {"type": kind, "name": f"{bone} follows {to}", "bone": bone, "target": target, **fields}
 
 
 def scene_bases() -> dict[str, bytes]:
     """Shipped scenes with the new kinds added, each accepted as it is."""
     return {
-        "legs_follows.json": _with("legs.json", [
-            _follow("child_of", "foot.l", "foot.r", space="world"),
-            _follow("copy_rotation", "calf.r", "hip", space="object", offset="none"),
-            _follow("copy_location", "thigh.r", "calf.l", at="tail"),
-        ]),
-        "arm_follows.json": _with("fabrik_arm.json", [
-            _follow("copy_rotation", "fingers", "chest", space="world"),
-            _follow("child_of", "hand", "chest", offset="none"),
-        ]),
-        "foot_roll_relative.json": _with("foot_roll.json", [
-            _follow("copy_rotation", "thigh", "heel", space="object"),
-            _follow("copy_location", "toes", "calf", offset="none", space="object"),
-        ], changes={0: {"relative_to": "parent"}}),
-    }  # fmt: skip
+        "legs_follows.json": _with(
+            "legs.json",
+            [
+                _follow("child_of", "foot.l", "foot.r", space="world"),
+                _follow("copy_rotation", "calf.r", "hip", space="object", offset="none"),
+                _follow("copy_location", "thigh.r", "calf.l", at="tail"),
+            ],
+        ),
+        "arm_follows.json": _with(
+            "fabrik_arm.json",
+            [
+                _follow("copy_rotation", "fingers", "chest", space="world"),
+                _follow("child_of", "hand", "chest", offset="none"),
+            ],
+        ),
+        "foot_roll_relative.json": _with(
+            "foot_roll.json",
+            [
+                _follow("copy_rotation", "thigh", "heel", space="object"),
+                _follow("copy_location", "toes", "calf", offset="none", space="object"),
+            ],
+            changes={0: {"relative_to": "parent"}},
+        ),
+    }
 
 
 def _influence_gltf(k: int) -> bytes:
@@ -83,18 +122,21 @@ def _influence_gltf(k: int) -> bytes:
         b.doc["nodes"][i]["children"] = [i + 1]
     v = 16
     rng = np.random.default_rng(k)
-    positions = np.column_stack([rng.uniform(-0.1, 0.1, v), np.linspace(0, 1.75, v),
-                                 rng.uniform(-0.1, 0.1, v)])  # fmt: skip
+    positions = np.column_stack(
+        [rng.uniform(-0.1, 0.1, v), np.linspace(0, 1.75, v), rng.uniform(-0.1, 0.1, v)]
+    )
     joints = np.array([rng.permutation(8) for _ in range(v)])
     weights = rng.uniform(0.05, 1.0, (v, 8))
     weights[:, k:] = 0
     weights /= weights.sum(axis=1, keepdims=True)
     ibm = np.stack([np.linalg.inv(_translation([0, 0.25 * i, 0])) for i in range(8)])
-    attrs = {"POSITION": b.accessor(positions, minmax=True),
-             "JOINTS_0": b.accessor(joints[:, :4], USHORT),
-             "WEIGHTS_0": b.accessor(weights[:, :4]),
-             "JOINTS_1": b.accessor(joints[:, 4:], USHORT if k % 2 else UBYTE),
-             "WEIGHTS_1": b.accessor(weights[:, 4:])}  # fmt: skip
+    attrs = {
+        "POSITION": b.accessor(positions, minmax=True),
+        "JOINTS_0": b.accessor(joints[:, :4], USHORT),
+        "WEIGHTS_0": b.accessor(weights[:, :4]),
+        "JOINTS_1": b.accessor(joints[:, 4:], USHORT if k % 2 else UBYTE),
+        "WEIGHTS_1": b.accessor(weights[:, 4:]),
+    }
     triangles = np.arange(v - 2).repeat(3).reshape(-1, 3) + [0, 1, 2]
     b.doc["meshes"] = [
         {
@@ -104,8 +146,12 @@ def _influence_gltf(k: int) -> bytes:
             ],
         }
     ]
-    b.doc["skins"] = [{"joints": list(range(8)), "inverseBindMatrices":
-                       b.accessor(ibm.transpose(0, 2, 1).reshape(8, 16), FLOAT)}]  # fmt: skip
+    b.doc["skins"] = [
+        {
+            "joints": list(range(8)),
+            "inverseBindMatrices": b.accessor(ibm.transpose(0, 2, 1).reshape(8, 16), FLOAT),
+        }
+    ]
     b.doc["nodes"].append({"name": "body", "mesh": 0, "skin": 0})
     b.doc["scenes"] = [{"nodes": [0, 8]}]
     b.doc["scene"] = 0
@@ -142,8 +188,9 @@ def _parts(value):
     ``None`` when the value is not a scene with named bones."""
     if not isinstance(value, dict) or not isinstance(value.get("bones"), list):
         return None
-    names = [b["name"] for b in value["bones"] if isinstance(b, dict)
-             and isinstance(b.get("name"), str)]  # fmt: skip
+    names = [
+        b["name"] for b in value["bones"] if isinstance(b, dict) and isinstance(b.get("name"), str)
+    ]
     if not names:
         return None
     if not isinstance(value.get("constraints"), list):
@@ -153,8 +200,12 @@ def _parts(value):
 
 def _a_follow(rng: random.Random, bone: str, target: str, kind: str | None = None) -> dict:
     kind = kind or rng.choice(FOLLOW_TYPES)
-    c = {"type": kind, "name": f"{kind} {rng.randrange(10**6)}", "bone": bone,
-         "target": {"bone": target}}  # fmt: skip
+    c = {
+        "type": kind,
+        "name": f"{kind} {rng.randrange(10**6)}",
+        "bone": bone,
+        "target": {"bone": target},
+    }
     if rng.random() < 0.5:
         c["target"]["at"] = rng.choice(("head", "tail"))
     if rng.random() < 0.7:
@@ -201,9 +252,15 @@ def _insert(constraints: list, c: dict, rng: random.Random) -> None:
 
 
 def _chains(constraints) -> list[list[str]]:
-    return [c["chain"] for c in constraints if isinstance(c, dict) and c.get("type") == "fabrik"
-            and isinstance(c.get("chain"), list) and c["chain"]
-            and all(isinstance(b, str) for b in c["chain"])]  # fmt: skip
+    return [
+        c["chain"]
+        for c in constraints
+        if isinstance(c, dict)
+        and c.get("type") == "fabrik"
+        and isinstance(c.get("chain"), list)
+        and c["chain"]
+        and all(isinstance(b, str) for b in c["chain"])
+    ]
 
 
 def mutate_scene(value, kind: str, rng: random.Random) -> None:
@@ -221,13 +278,17 @@ def mutate_scene(value, kind: str, rng: random.Random) -> None:
         _insert(constraints, c, rng)
     elif kind == "relative_to":
         mps = [c for c in constraints if isinstance(c, dict) and c.get("type") == "multi_parent"]
-        targets = mps if mps and rng.random() < 0.9 else [c for c in constraints
-                                                          if isinstance(c, dict)]  # fmt: skip
+        targets = (
+            mps if mps and rng.random() < 0.9 else [c for c in constraints if isinstance(c, dict)]
+        )
         if targets:
             rng.choice(targets)["relative_to"] = rng.choice(RELATIVE_TO)
     elif kind == "cycle":
-        parents = {b["name"]: b.get("parent") for b in value["bones"]
-                   if isinstance(b, dict) and isinstance(b.get("name"), str)}  # fmt: skip
+        parents = {
+            b["name"]: b.get("parent")
+            for b in value["bones"]
+            if isinstance(b, dict) and isinstance(b.get("name"), str)
+        }
         _cycle(names, parents, constraints, rng)
     elif kind == "stack":
         _stack(names, constraints, rng)
@@ -258,8 +319,12 @@ def _cycle(names, parents: dict, constraints, rng: random.Random) -> None:
 def _aim_or_follow(rng: random.Random, bone: str, target: str, aim: float) -> dict:
     """A points-at on ``bone`` at ``target`` (with probability ``aim``), else a follow kind."""
     if rng.random() < aim:
-        return {"type": "points_at", "name": f"aim {rng.randrange(10**6)}", "bone": bone,
-                "target": {"bone": target}}  # fmt: skip
+        return {
+            "type": "points_at",
+            "name": f"aim {rng.randrange(10**6)}",
+            "bone": bone,
+            "target": {"bone": target},
+        }
     return _a_follow(rng, bone, target)
 
 
@@ -291,12 +356,18 @@ def _degenerate(value, names, constraints, rng: random.Random) -> None:
         return
     target = rng.choice(others)
     _insert(constraints, _a_follow(rng, bone, target), rng)
-    bones = {b["name"]: b for b in value["bones"] if isinstance(b, dict)
-             and isinstance(b.get("name"), str)}  # fmt: skip
+    bones = {
+        b["name"]: b
+        for b in value["bones"]
+        if isinstance(b, dict) and isinstance(b.get("name"), str)
+    }
     parent = bones[bone].get("parent") if isinstance(bones[bone], dict) else None
     choice = rng.random()
-    squashed = bones.get(parent) if choice < 0.25 and parent in bones else (
-        bones[bone] if choice < 0.35 else bones[target])  # fmt: skip
+    squashed = (
+        bones.get(parent)
+        if choice < 0.25 and parent in bones
+        else (bones[bone] if choice < 0.35 else bones[target])
+    )
     scale = list(rng.choice(DEGENERATE_SCALES))
     if rng.random() < 0.7:
         squashed["scale"] = scale
@@ -333,8 +404,7 @@ def break_influences(doc, rng: random.Random) -> None:
         acc["componentType"] = rng.choice((5120, 5121, 5122, 5123, 5125, 5126, 1, None))
     elif how == 4 and isinstance(attrs.get(key), int) and 0 <= attrs[key] < len(accessors):
         acc = accessors[attrs[key]]
-        acc["count"] = rng.choice((0, 1, acc.get("count", 1) - 1, acc.get("count", 1) + 1,
-                                   10**9))  # fmt: skip
+        acc["count"] = rng.choice((0, 1, acc.get("count", 1) - 1, acc.get("count", 1) + 1, 10**9))
     elif how == 5:
         attrs["JOINTS_1"], attrs["WEIGHTS_1"] = attrs.get("WEIGHTS_1"), attrs.get("JOINTS_1")
     elif how == 6:

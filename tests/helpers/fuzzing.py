@@ -15,7 +15,8 @@ names exactly the scene's); anything else — a scene that loads but does not sa
 different, another exception, NaN/Inf, a wrong shape, an export that fails, an input that
 takes longer than :data:`HANG_SECONDS` — is a defect. :func:`check_cli` runs a refused input
 through ``main.py bake``: one line on stderr and status 2. The input classes for what issues
-19 and 20 added (the follow kinds, cycles, FBX, eight influences) are in ``tests/helpers/fuzz_rigs.py``,
+19 and 20 added (the follow kinds, cycles, FBX, eight influences) are in
+``tests/helpers/fuzz_rigs.py``,
 those of issue 27 (squashed parents under follows and FABRIK, FBX with edited numbers) in
 ``tests/helpers/fuzz_squash.py``.
 
@@ -53,7 +54,7 @@ from tests.helpers import fuzz_rigs, fuzz_squash
 ROOT = Path(__file__).resolve().parents[2]
 SCENE_FILES = sorted((ROOT / "resources" / "scenes").glob("*.json"))
 #: Binary glTF files shipped with the scenes: byte-level mutations only (the glTF helper's
-#: tests/scene/test_gltf_fuzz.py mutates glTF's JSON structure).
+#: tests/scene/formats/test_gltf_fuzz.py mutates glTF's JSON structure).
 GLB_FILES = sorted((ROOT / "resources" / "scenes").glob("*.glb"))
 CMU_FILES = sorted(Path("/usr/share/assimp/models/BVH").glob("*.bvh"))
 #: Motion lines kept of each CMU clip as a base: mutations reach the header and the motion
@@ -71,23 +72,62 @@ assimp._GUARD_SECONDS = min(assimp._GUARD_SECONDS, HANG_SECONDS - 3)
 #: (50-150 ms), so FBX stays a small class of ``make fuzz``.
 FBX_WEIGHT = 0.15
 
-JSON_KINDS = ("delete_key", "duplicate_key", "duplicate_item", "delete_item", "swap_type",
-              "huge_number", "truncate", "flip_bytes",
-              # issue 20: what loads but could not be saved or baked
-              "lone_surrogate", "control_name", "unknown_key", "tutorial_data", "tiny_tail",
-              "tiny_scale")  # fmt: skip
+JSON_KINDS = (
+    "delete_key",
+    "duplicate_key",
+    "duplicate_item",
+    "delete_item",
+    "swap_type",
+    "huge_number",
+    "truncate",
+    "flip_bytes",
+    # issue 20: what loads but could not be saved or baked
+    "lone_surrogate",
+    "control_name",
+    "unknown_key",
+    "tutorial_data",
+    "tiny_tail",
+    "tiny_scale",
+)
 JSON_KINDS += fuzz_rigs.SCENE_KINDS  # issues 19 and 20: the follow kinds, cycles, stacks
 JSON_KINDS += fuzz_squash.SCENE_KINDS  # issue 27: squashed parents under follows and FABRIK
 GLB_KINDS = ("truncate", "flip_bytes")
 #: FBX takes byte flips and truncations, and edited numbers (issue 27) as often as those.
 FBX_KINDS = GLB_KINDS + fuzz_squash.FBX_KINDS * 2
-BVH_KINDS = ("delete_line", "duplicate_line", "swap_type", "huge_number", "truncate",
-             "flip_bytes", "channel_count", "frames_header", "frame_time_header",
-             "control_name", "tiny_end_site")  # fmt: skip
+BVH_KINDS = (
+    "delete_line",
+    "duplicate_line",
+    "swap_type",
+    "huge_number",
+    "truncate",
+    "flip_bytes",
+    "channel_count",
+    "frames_header",
+    "frame_time_header",
+    "control_name",
+    "tiny_end_site",
+)
 
-HUGE = ("1e308", "-1e308", "1e300", "1e400", "-1e400", "9223372036854775807",
-        "18446744073709551617", "1" + "0" * 400, "1e16", "-1e16", "10000001", "5e-324",
-        "NaN", "Infinity", "-Infinity", "1e-320", "0", "-1")  # fmt: skip
+HUGE = (
+    "1e308",
+    "-1e308",
+    "1e300",
+    "1e400",
+    "-1e400",
+    "9223372036854775807",
+    "18446744073709551617",
+    "1" + "0" * 400,
+    "1e16",
+    "-1e16",
+    "10000001",
+    "5e-324",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e-320",
+    "0",
+    "-1",
+)
 OTHER_TYPES = ('"text"', "[]", "{}", "null", "true", "[1, 2, 3]", '{"a": 1}', "0.5", '""')
 #: Halves of surrogate pairs, and what goes into names: control characters (NUL, tab,
 #: newline, unit separator, DEL, a C1 control) and harmless neighbours.
@@ -96,12 +136,27 @@ NAME_CHARACTERS = ("\x00", "\t", "\n", "\x1f", "\x7f", "\x85", " ", "\u00e9", "\
 #: Raw JSON for an unknown key's value (or inside tutorial data): numbers past the floats,
 #: nesting about the bound (64) and far past it, surrogates in strings and keys, and values
 #: that must come back as they were.
-EXTRA_VALUES = ("1e400", "-1e400", "[1, 1e999]", '{"a": [0.5, {"b": -1e309}]}', '"\\ud800"',
-                '{"\\udfff": 1}', '["x\\ud834"]', '"a\\u0000b"', "123456789012345678901234567890",
-                "5e-324", "-0.0", "1e-400", '{"nested": {"list": [true, null, "x"]}}',
-                "[" * 63 + "]" * 63, "[" * 64 + "]" * 64, "[" * 65 + "]" * 65,
-                '{"a":' * 70 + "0" + "}" * 70, "[" * 900 + "]" * 900,
-                "[" * 2000 + "]" * 2000)  # fmt: skip
+EXTRA_VALUES = (
+    "1e400",
+    "-1e400",
+    "[1, 1e999]",
+    '{"a": [0.5, {"b": -1e309}]}',
+    '"\\ud800"',
+    '{"\\udfff": 1}',
+    '["x\\ud834"]',
+    '"a\\u0000b"',
+    "123456789012345678901234567890",
+    "5e-324",
+    "-0.0",
+    "1e-400",
+    '{"nested": {"list": [true, null, "x"]}}',
+    "[" * 63 + "]" * 63,
+    "[" * 64 + "]" * 64,
+    "[" * 65 + "]" * 65,
+    '{"a":' * 70 + "0" + "}" * 70,
+    "[" * 900 + "]" * 900,
+    "[" * 2000 + "]" * 2000,
+)
 TINY = ("1e-300", "5e-324", "1e-320", "1e-7", "9.99e-7", "1e-6", "0")
 
 
@@ -134,9 +189,14 @@ def _check_result(result, scene, space, frames=None) -> None:
     bones = len(scene.bones)
     if list(result.bone_names) != scene.bone_names():  # a NUL at a name's end is lost there
         raise Defect(f"bake({space}): the bone names differ from the scene's")
-    shapes = {"bone_names": (bones,), "frames": (frames,), "bone_to_world": (frames, bones, 4, 4),
-              "heads": (frames, bones, 3), "tails": (frames, bones, 3),
-              "limit_violation_deg": (frames, bones)}  # fmt: skip
+    shapes = {
+        "bone_names": (bones,),
+        "frames": (frames,),
+        "bone_to_world": (frames, bones, 4, 4),
+        "heads": (frames, bones, 3),
+        "tails": (frames, bones, 3),
+        "limit_violation_deg": (frames, bones),
+    }
     for name, shape in shapes.items():
         array = getattr(result, name)
         if array.shape != shape:
@@ -192,25 +252,34 @@ def _check_frame_lists(scene, space, whole) -> None:
     for frames in frame_lists(scene):
         result = bake(scene, frames=frames, space=space)
         _check_result(result, scene, space, frames=len(frames))
-    size = max(1.0, float(np.abs(whole.heads).max(initial=0.0)),
-               float(np.abs(whole.tails).max(initial=0.0)))  # fmt: skip
+    size = max(
+        1.0,
+        float(np.abs(whole.heads).max(initial=0.0)),
+        float(np.abs(whole.tails).max(initial=0.0)),
+    )
     for frame in single_frames(scene):
         alone = bake(scene, frames=[frame], space=space)
         _check_result(alone, scene, space, frames=1)
         row = int(frame - scene.frame_start)
-        error = max(float(np.abs(alone.heads[0] - whole.heads[row]).max(initial=0.0)),
-                    float(np.abs(alone.tails[0] - whole.tails[row]).max(initial=0.0)))  # fmt: skip
+        error = max(
+            float(np.abs(alone.heads[0] - whole.heads[row]).max(initial=0.0)),
+            float(np.abs(alone.tails[0] - whole.tails[row]).max(initial=0.0)),
+        )
         if error > ONE_FRAME * size + 10 * slack:
-            raise Defect(f"bake({space}) of frame {frame} alone differs from that frame of the "
-                         f"timeline's by {error:.3g} (the scene's size: {size:.3g})")  # fmt: skip
+            raise Defect(
+                f"bake({space}) of frame {frame} alone differs from that frame of the "
+                f"timeline's by {error:.3g} (the scene's size: {size:.3g})"
+            )
         if error <= ONE_FRAME * size:
             off = np.abs(alone.limit_violation_deg[0] - whole.limit_violation_deg[row])
             if off.max(initial=0.0) > ONE_FRAME_DEGREES:
                 bone = scene.bones[int(np.argmax(off))].name
-                raise Defect(f"bake({space}) of frame {frame} alone reports a limit violation "
-                             f"of {alone.limit_violation_deg[0].max():.4g} degrees on "
-                             f"{bone!r}, the timeline's "
-                             f"{whole.limit_violation_deg[row].max():.4g}")  # fmt: skip
+                raise Defect(
+                    f"bake({space}) of frame {frame} alone reports a limit violation "
+                    f"of {alone.limit_violation_deg[0].max():.4g} degrees on "
+                    f"{bone!r}, the timeline's "
+                    f"{whole.limit_violation_deg[row].max():.4g}"
+                )
 
 
 def _check_meshes(scene, whole) -> None:
@@ -254,13 +323,27 @@ def check_cli(data, suffix: str) -> str:
         path = Path(tmp) / f"input{suffix}"
         path.write_bytes(bytes(data))
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-        done = subprocess.run([sys.executable, str(ROOT / "main.py"), "bake", str(path),
-                               "--out", str(Path(tmp) / "out.npz")], capture_output=True,
-                              text=True, env=env, timeout=60, cwd=ROOT)  # fmt: skip
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "main.py"),
+                "bake",
+                str(path),
+                "--out",
+                str(Path(tmp) / "out.npz"),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            cwd=ROOT,
+        )
     lines = done.stderr.strip().splitlines()
     if done.returncode != 2 or len(lines) != 1:
-        raise Defect(f"main.py bake: status {done.returncode}, {len(lines)} lines on stderr: "
-                     f"{done.stderr[-300:]!r}")  # fmt: skip
+        raise Defect(
+            f"main.py bake: status {done.returncode}, {len(lines)} lines on stderr: "
+            f"{done.stderr[-300:]!r}"
+        )
     return lines[0]
 
 
@@ -380,8 +463,7 @@ def _containers(value):
 
 def _slots(containers):
     """(container, key) of every value inside the ``containers``."""
-    return [(c, k) for c in containers for k in (c if isinstance(c, dict) else
-                                                 range(len(c)))]  # fmt: skip
+    return [(c, k) for c in containers for k in (c if isinstance(c, dict) else range(len(c)))]
 
 
 _MARK = "\u0000fuzz\u0000"
@@ -417,8 +499,11 @@ def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
         c, k = rng.choice(slots)
         c[k] = _MARK + rng.choice(OTHER_TYPES)
     elif kind == "huge_number":
-        numbers = [(c, k) for c, k in slots
-                   if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)]  # fmt: skip
+        numbers = [
+            (c, k)
+            for c, k in slots
+            if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)
+        ]
         if numbers:
             c, k = rng.choice(numbers)
             c[k] = _MARK + rng.choice(HUGE)
@@ -431,8 +516,15 @@ def _json_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
             EXTRA_VALUES
         )
     elif kind == "tutorial_data" and isinstance(value, dict):
-        value["tutorial"] = {"steps": [{"text": "Lift the heel", "bones": ["foot"],
-                                        "weight": _MARK + rng.choice(EXTRA_VALUES)}]}  # fmt: skip
+        value["tutorial"] = {
+            "steps": [
+                {
+                    "text": "Lift the heel",
+                    "bones": ["foot"],
+                    "weight": _MARK + rng.choice(EXTRA_VALUES),
+                }
+            ]
+        }
     elif kind in ("tiny_tail", "tiny_scale"):
         _tiny(value, kind, rng)
     elif kind in fuzz_rigs.SCENE_KINDS:
@@ -538,8 +630,9 @@ def _bvh_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
             lines[j] = lines[j][: m.start()] + new + lines[j][m.end() :]
     elif kind == "channel_count":
         channels = [j for j, s in enumerate(lines) if s.strip().startswith("CHANNELS")]
-        motion = [j for j, s in enumerate(lines) if _NUMBER.fullmatch(s.split()[0] if s.split()
-                                                                         else "x")]  # fmt: skip
+        motion = [
+            j for j, s in enumerate(lines) if _NUMBER.fullmatch(s.split()[0] if s.split() else "x")
+        ]
         choice = rng.randrange(4)
         if channels and choice == 0:  # the count disagrees with the names
             j = rng.choice(channels)
@@ -579,14 +672,42 @@ def _bvh_mutation(data: bytes, kind: str, rng: random.Random) -> bytes:
         for j, s in enumerate(lines):
             if s.startswith("Frames:"):
                 lines[j] = "Frames: " + rng.choice(
-                    ("0", "-1", "1", "39", "41", "1000000", "10000001", "1e308", "2.5", "x",
-                     "99999999999999999999999", "", "40 40"))  # fmt: skip
+                    (
+                        "0",
+                        "-1",
+                        "1",
+                        "39",
+                        "41",
+                        "1000000",
+                        "10000001",
+                        "1e308",
+                        "2.5",
+                        "x",
+                        "99999999999999999999999",
+                        "",
+                        "40 40",
+                    )
+                )
     elif kind == "frame_time_header":
         for j, s in enumerate(lines):
             if s.startswith("Frame Time:"):
                 lines[j] = "Frame Time: " + rng.choice(
-                    ("0", "-0.01", "1e-320", "5e-324", "1e300", "nan", "inf", "-inf", "x",
-                     "1e-7", "1e7", "0.5 0.5", ""))  # fmt: skip
+                    (
+                        "0",
+                        "-0.01",
+                        "1e-320",
+                        "5e-324",
+                        "1e300",
+                        "nan",
+                        "inf",
+                        "-inf",
+                        "x",
+                        "1e-7",
+                        "1e7",
+                        "0.5 0.5",
+                        "",
+                    )
+                )
     return "\n".join(lines).encode()
 
 

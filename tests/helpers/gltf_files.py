@@ -19,8 +19,7 @@ class Builder:
 
     def __init__(self):
         self.bin = bytearray()
-        self.doc = {"asset": {"version": "2.0"}, "buffers": [], "bufferViews": [],
-                    "accessors": []}  # fmt: skip
+        self.doc = {"asset": {"version": "2.0"}, "buffers": [], "bufferViews": [], "accessors": []}
 
     def _align(self, n=4):
         while len(self.bin) % n:
@@ -40,8 +39,9 @@ class Builder:
         if values.ndim == 1:
             values = values[:, None]
         kind = kind or {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}[values.shape[1]]
-        dtype = {FLOAT: "<f4", UBYTE: "<u1", USHORT: "<u2", UINT: "<u4", BYTE: "<i1",
-                 SHORT: "<i2"}[ctype]  # fmt: skip
+        dtype = {FLOAT: "<f4", UBYTE: "<u1", USHORT: "<u2", UINT: "<u4", BYTE: "<i1", SHORT: "<i2"}[
+            ctype
+        ]
         v = self.view(values.astype(dtype).tobytes())
         acc = {"bufferView": v, "componentType": ctype, "count": len(values), "type": kind}
         if normalized:
@@ -68,9 +68,13 @@ class Builder:
         text = json.dumps(doc).encode()
         text += b" " * (-len(text) % 4)
         total = 12 + 8 + len(text) + 8 + len(self.bin)
-        return (struct.pack("<4sII", b"glTF", 2, total)
-                + struct.pack("<II", len(text), 0x4E4F534A) + text
-                + struct.pack("<II", len(self.bin), 0x004E4942) + bytes(self.bin))  # fmt: skip
+        return (
+            struct.pack("<4sII", b"glTF", 2, total)
+            + struct.pack("<II", len(text), 0x4E4F534A)
+            + text
+            + struct.pack("<II", len(self.bin), 0x004E4942)
+            + bytes(self.bin)
+        )
 
 
 def hide_and_show(builder: Builder, node: int) -> None:
@@ -79,5 +83,6 @@ def hide_and_show(builder: Builder, node: int) -> None:
     t = builder.accessor(np.array([0.0, 1.0, 2.0]), minmax=True)
     scale = builder.accessor(np.array([[1, 1, 1], [0, 0, 0], [1, 1, 1.0]]))
     channel = {"sampler": 0, "target": {"node": node, "path": "scale"}}
-    builder.doc["animations"] = [{"samplers": [{"input": t, "output": scale}],
-                                  "channels": [channel]}]  # fmt: skip
+    builder.doc["animations"] = [
+        {"samplers": [{"input": t, "output": scale}], "channels": [channel]}
+    ]

@@ -21,13 +21,21 @@ def validate(*paths) -> list[dict]:
     if not (MODULES / "gltf-validator").is_dir():
         subprocess.run([str(ROOT / "tools" / "install-gltf-validator.sh")], check=True)
     env = dict(os.environ, NODE_PATH=str(MODULES))
-    done = subprocess.run(["node", str(SCRIPT), *map(str, paths)], env=env,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        ["node", str(SCRIPT), *map(str, paths)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def problems(report: dict) -> list[tuple]:
     """Errors and warnings (severity 0 and 1) as ``(code, pointer, message)``."""
-    return [(m["code"], m.get("pointer"), m["message"])
-            for m in report["issues"]["messages"] if m["severity"] <= 1]  # fmt: skip
+    return [
+        (m["code"], m.get("pointer"), m["message"])
+        for m in report["issues"]["messages"]
+        if m["severity"] <= 1
+    ]

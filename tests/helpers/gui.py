@@ -90,14 +90,19 @@ def settle_layout(window, qtbot, timeout: int = 2000) -> None:
 
     def still():
         sizes.append(window.viewport.size().toTuple())
-        return (not keeper._timer.isActive() and keeper.keeps_rule()
-                and len(sizes) > 2 and sizes[-1] == sizes[-2] == sizes[-3])  # fmt: skip
+        return (
+            not keeper._timer.isActive()
+            and keeper.keeps_rule()
+            and len(sizes) > 2
+            and sizes[-1] == sizes[-2] == sizes[-3]
+        )
 
     qtbot.waitUntil(still, timeout=timeout)
 
 
 def rename_with_f2(viewport, name: str) -> None:
     """F2 on the viewport, then type ``name`` into the rename dialog and press Enter."""
+
     def type_name(dialog):
         line = dialog.findChild(QtWidgets.QLineEdit)
         line.selectAll()

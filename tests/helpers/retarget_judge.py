@@ -20,12 +20,16 @@ from app.scene.rig.model import Bone, Scene
 
 #: The limbs judged, as (from, to) canonical joints.
 LIMBS = (
-    ("left_upper_arm", "left_forearm"), ("left_forearm", "left_hand"),
-    ("right_upper_arm", "right_forearm"), ("right_forearm", "right_hand"),
-    ("left_thigh", "left_shin"), ("left_shin", "left_foot"),
-    ("right_thigh", "right_shin"), ("right_shin", "right_foot"),
+    ("left_upper_arm", "left_forearm"),
+    ("left_forearm", "left_hand"),
+    ("right_upper_arm", "right_forearm"),
+    ("right_forearm", "right_hand"),
+    ("left_thigh", "left_shin"),
+    ("left_shin", "left_foot"),
+    ("right_thigh", "right_shin"),
+    ("right_shin", "right_foot"),
     ("hips", "head"),
-)  # fmt: skip
+)
 
 
 def _sample_vectors(keys: Keys | None, static, frames) -> np.ndarray:
@@ -47,7 +51,7 @@ def _sample_rotations(keys: Keys | None, static, frames) -> Rotation:
         return Rotation.from_quat(np.repeat(values, len(frames), axis=0), scalar_first=True)
     lo, hi = max(int(at.min()) - 1, 0), min(int(at.max()) + 1, len(kf) - 1)  # the keys used
     lo, hi = (lo, hi) if hi > lo else (0, len(kf) - 1)
-    slerp = Slerp(kf[lo:hi + 1], Rotation.from_quat(values[lo:hi + 1], scalar_first=True))
+    slerp = Slerp(kf[lo : hi + 1], Rotation.from_quat(values[lo : hi + 1], scalar_first=True))
     return slerp(np.clip(frames, kf[lo], kf[hi]))
 
 
@@ -121,16 +125,20 @@ def limb_angles(source_positions, source_map, result_positions, result_map):
 
 # --- a character to put motion on ---------------------------------------------------------
 
+
 def _joints_in_metres(arms_deg: float) -> dict[str, tuple]:
     """Where each joint of the character is, facing +Z, its left at +X, its arms
     ``arms_deg`` below the horizontal."""
     c, s = np.cos(np.radians(arms_deg)), np.sin(np.radians(arms_deg))
     out = {
-        "Hips": (None, (0.0, 0.98, 0.0)), "Spine": ("Hips", (0.0, 1.08, 0.01)),
-        "Spine1": ("Spine", (0.0, 1.2, 0.015)), "Spine2": ("Spine1", (0.0, 1.33, 0.0)),
-        "Neck": ("Spine2", (0.0, 1.5, -0.01)), "Head": ("Neck", (0.0, 1.6, 0.01)),
+        "Hips": (None, (0.0, 0.98, 0.0)),
+        "Spine": ("Hips", (0.0, 1.08, 0.01)),
+        "Spine1": ("Spine", (0.0, 1.2, 0.015)),
+        "Spine2": ("Spine1", (0.0, 1.33, 0.0)),
+        "Neck": ("Spine2", (0.0, 1.5, -0.01)),
+        "Head": ("Neck", (0.0, 1.6, 0.01)),
         "HeadTop_End": ("Head", (0.0, 1.8, 0.01)),
-    }  # fmt: skip
+    }
     for side, x in (("Left", 1.0), ("Right", -1.0)):
         shoulder = np.array([0.06 * x, 1.45, 0.0])
         arm = np.array([0.17 * x, 1.44, 0.0])
@@ -147,7 +155,7 @@ def _joints_in_metres(arms_deg: float) -> dict[str, tuple]:
             f"{side}Foot": (f"{side}Leg", (0.1 * x, 0.08, -0.02)),
             f"{side}ToeBase": (f"{side}Foot", (0.1 * x, 0.02, 0.1)),
             f"{side}Toe_End": (f"{side}ToeBase", (0.1 * x, 0.02, 0.18)),
-        }  # fmt: skip
+        }
     out["Sword"] = ("RightHand", tuple(np.array(out["RightHand"][1]) + [0.0, -0.05, 0.1]))
     return out
 
@@ -156,24 +164,46 @@ def _joints_in_metres(arms_deg: float) -> dict[str, tuple]:
 #: Godot's humanoid profile; ``{s}`` is the side (``L``/``R``, ``Left``/``Right``).
 CONVENTIONS = {
     "rigify": {
-        "Hips": "DEF-spine", "Spine": "DEF-spine.001", "Spine1": "DEF-spine.002",
-        "Spine2": "DEF-spine.003", "Neck": "DEF-spine.004", "Head": "DEF-spine.006",
-        "HeadTop_End": "DEF-spine.006_end", "{S}Shoulder": "DEF-shoulder.{s}",
-        "{S}Arm": "DEF-upper_arm.{s}", "{S}ForeArm": "DEF-forearm.{s}", "{S}Hand": "DEF-hand.{s}",
-        "{S}HandMiddle1": "DEF-f_middle.01.{s}", "{S}HandMiddle2": "DEF-f_middle.02.{s}",
-        "{S}UpLeg": "DEF-thigh.{s}", "{S}Leg": "DEF-shin.{s}", "{S}Foot": "DEF-foot.{s}",
-        "{S}ToeBase": "DEF-toe.{s}", "{S}Toe_End": "DEF-toe_end.{s}",
+        "Hips": "DEF-spine",
+        "Spine": "DEF-spine.001",
+        "Spine1": "DEF-spine.002",
+        "Spine2": "DEF-spine.003",
+        "Neck": "DEF-spine.004",
+        "Head": "DEF-spine.006",
+        "HeadTop_End": "DEF-spine.006_end",
+        "{S}Shoulder": "DEF-shoulder.{s}",
+        "{S}Arm": "DEF-upper_arm.{s}",
+        "{S}ForeArm": "DEF-forearm.{s}",
+        "{S}Hand": "DEF-hand.{s}",
+        "{S}HandMiddle1": "DEF-f_middle.01.{s}",
+        "{S}HandMiddle2": "DEF-f_middle.02.{s}",
+        "{S}UpLeg": "DEF-thigh.{s}",
+        "{S}Leg": "DEF-shin.{s}",
+        "{S}Foot": "DEF-foot.{s}",
+        "{S}ToeBase": "DEF-toe.{s}",
+        "{S}Toe_End": "DEF-toe_end.{s}",
     },
     "godot": {
-        "Hips": "Hips", "Spine": "Spine", "Spine1": "Chest", "Spine2": "UpperChest",
-        "Neck": "Neck", "Head": "Head", "HeadTop_End": "HeadTop",
-        "{S}Shoulder": "{S}Shoulder", "{S}Arm": "{S}UpperArm", "{S}ForeArm": "{S}LowerArm",
-        "{S}Hand": "{S}Hand", "{S}HandMiddle1": "{S}MiddleProximal",
-        "{S}HandMiddle2": "{S}MiddleIntermediate", "{S}UpLeg": "{S}UpperLeg",
-        "{S}Leg": "{S}LowerLeg", "{S}Foot": "{S}Foot", "{S}ToeBase": "{S}Toes",
+        "Hips": "Hips",
+        "Spine": "Spine",
+        "Spine1": "Chest",
+        "Spine2": "UpperChest",
+        "Neck": "Neck",
+        "Head": "Head",
+        "HeadTop_End": "HeadTop",
+        "{S}Shoulder": "{S}Shoulder",
+        "{S}Arm": "{S}UpperArm",
+        "{S}ForeArm": "{S}LowerArm",
+        "{S}Hand": "{S}Hand",
+        "{S}HandMiddle1": "{S}MiddleProximal",
+        "{S}HandMiddle2": "{S}MiddleIntermediate",
+        "{S}UpLeg": "{S}UpperLeg",
+        "{S}Leg": "{S}LowerLeg",
+        "{S}Foot": "{S}Foot",
+        "{S}ToeBase": "{S}Toes",
         "{S}Toe_End": "{S}ToesEnd",
     },
-}  # fmt: skip
+}
 
 
 def _named(name: str, convention: str | None, prefix: str) -> str:
@@ -183,13 +213,14 @@ def _named(name: str, convention: str | None, prefix: str) -> str:
         return prefix + name
     for side, short in (("Left", "L"), ("Right", "R")):
         if name.startswith(side):
-            pattern = CONVENTIONS[convention]["{S}" + name[len(side):]]
+            pattern = CONVENTIONS[convention]["{S}" + name[len(side) :]]
             return pattern.replace("{S}", side).replace("{s}", short)
     return CONVENTIONS[convention][name]
 
 
-def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float = 40.0,
-                     convention: str | None = None) -> Scene:  # fmt: skip
+def mixamo_character(
+    seed: int = 7, prefix: str = "mixamorig:", arms_deg: float = 40.0, convention: str | None = None
+) -> Scene:
     """The character, in an A-pose (arms 40 degrees down; 0 is a T-pose): an ``Armature``
     root turned a quarter about X and scaled 0.01 (Mixamo's), bones in centimetres below it,
     each with a random roll; ``Sword`` is a prop bone no humanoid map names. Its bones are
@@ -199,8 +230,14 @@ def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float 
     scale = 0.01
     positions = _joints_in_metres(arms_deg)
     world_rot = {"Armature": armature}
-    bones = [Bone(name="Armature", rotation=tuple(armature.as_quat(scalar_first=True)),
-                  scale=(scale, scale, scale), tail=(0.0, 0.0, 0.0))]  # fmt: skip
+    bones = [
+        Bone(
+            name="Armature",
+            rotation=tuple(armature.as_quat(scalar_first=True)),
+            scale=(scale, scale, scale),
+            tail=(0.0, 0.0, 0.0),
+        )
+    ]
     world_pos = {"Armature": np.zeros(3)}
     for name, (parent, at) in positions.items():
         parent = parent or "Armature"
@@ -209,18 +246,36 @@ def mixamo_character(seed: int = 7, prefix: str = "mixamorig:", arms_deg: float 
         world_pos[name] = np.asarray(at, float)
         to_parent = world_rot[parent].inv()
         offset = to_parent.apply(world_pos[name] - world_pos[parent]) / scale  # centimetres
-        bones.append(Bone(name=_named(name, convention, prefix),
-                          parent=_named(parent, convention, prefix),
-                          translation=tuple(offset),
-                          rotation=tuple((to_parent * roll).as_quat(scalar_first=True))))
+        bones.append(
+            Bone(
+                name=_named(name, convention, prefix),
+                parent=_named(parent, convention, prefix),
+                translation=tuple(offset),
+                rotation=tuple((to_parent * roll).as_quat(scalar_first=True)),
+            )
+        )
     return Scene(bones=bones, fps=30.0, frame_end=0)
 
 
 #: Tube radii (metres) of the character's body, by the end of a bone's name.
-_RADII = {"Hips": 0.11, "Spine": 0.11, "Spine1": 0.12, "Spine2": 0.12, "Neck": 0.045,
-          "Head": 0.085, "Shoulder": 0.045, "Arm": 0.048, "ForeArm": 0.04, "Hand": 0.035,
-          "HandMiddle1": 0.015, "HandMiddle2": 0.012, "UpLeg": 0.075, "Leg": 0.055,
-          "Foot": 0.042, "ToeBase": 0.032}  # fmt: skip
+_RADII = {
+    "Hips": 0.11,
+    "Spine": 0.11,
+    "Spine1": 0.12,
+    "Spine2": 0.12,
+    "Neck": 0.045,
+    "Head": 0.085,
+    "Shoulder": 0.045,
+    "Arm": 0.048,
+    "ForeArm": 0.04,
+    "Hand": 0.035,
+    "HandMiddle1": 0.015,
+    "HandMiddle2": 0.012,
+    "UpLeg": 0.075,
+    "Leg": 0.055,
+    "Foot": 0.042,
+    "ToeBase": 0.032,
+}
 
 
 def mixamo_body(character: Scene, vertices: int = 9000):
@@ -240,5 +295,13 @@ def mixamo_body(character: Scene, vertices: int = 9000):
     tubes = sum(r > 0 for r in radius)
     sides = 24
     rings = max(2, int(np.ceil((vertices / tubes - 2) / sides)))
-    return tube_mesh(pose.bone_to_world[0], pose.heads[0], pose.tails[0], names,
-                     radius=radius, sides=sides, rings=rings, influences=4)  # fmt: skip
+    return tube_mesh(
+        pose.bone_to_world[0],
+        pose.heads[0],
+        pose.tails[0],
+        names,
+        radius=radius,
+        sides=sides,
+        rings=rings,
+        influences=4,
+    )

@@ -24,8 +24,12 @@ def outside(viewport, points) -> np.ndarray:
     points = np.asarray(points, dtype=float)
     xy = viewport.project(points.reshape(-1, 3))
     with np.errstate(invalid="ignore"):
-        inside = ((xy[:, 0] >= 0) & (xy[:, 0] <= viewport.width())
-                  & (xy[:, 1] >= 0) & (xy[:, 1] <= viewport.height()))  # fmt: skip
+        inside = (
+            (xy[:, 0] >= 0)
+            & (xy[:, 0] <= viewport.width())
+            & (xy[:, 1] >= 0)
+            & (xy[:, 1] <= viewport.height())
+        )
     return ~inside.reshape(points.shape[:-1])
 
 
@@ -91,7 +95,13 @@ def mouse_drag(widget, start, end, modifiers, steps: int = 8) -> None:
     QTest.mousePress(widget, left, modifiers, QtCore.QPoint(*np.round(start).astype(int)))
     for t in np.linspace(0, 1, steps + 1)[1:]:
         at = QtCore.QPointF(*(start + t * (end - start)))
-        move = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, at, widget.mapToGlobal(at),
-                                 QtCore.Qt.MouseButton.NoButton, left, modifiers)  # fmt: skip
+        move = QtGui.QMouseEvent(
+            QtCore.QEvent.Type.MouseMove,
+            at,
+            widget.mapToGlobal(at),
+            QtCore.Qt.MouseButton.NoButton,
+            left,
+            modifiers,
+        )
         QtWidgets.QApplication.sendEvent(widget, move)
     QTest.mouseRelease(widget, left, modifiers, QtCore.QPoint(*np.round(end).astype(int)))

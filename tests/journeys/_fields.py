@@ -103,4 +103,3 @@ def fresh(window, path: Path) -> None:
     window.activateWindow()
     window.viewport.setFocus()
     QtWidgets.QApplication.processEvents()
-

@@ -56,8 +56,7 @@ def outliner_click(win, qtbot, ref, button=LEFT) -> None:
     outliner = win.outliner
     item = outliner.item_for(ref)
     outliner.scrollToItem(item)
-    QTest.mouseClick(outliner.viewport(), button, NO_MODS,
-                     outliner.visualItemRect(item).center())  # fmt: skip
+    QTest.mouseClick(outliner.viewport(), button, NO_MODS, outliner.visualItemRect(item).center())
     if button == LEFT:
         qtbot.waitUntil(lambda: win.document.active == ref)
 
@@ -96,8 +95,6 @@ def pick_from_menu(qtbot, text: str) -> None:
         QTest.keyClick(menu, QtCore.Qt.Key.Key_Down)
     assert menu.activeAction().text() == text
     QTest.keyClick(menu, QtCore.Qt.Key.Key_Return)
-
-
 
 
 def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:

@@ -65,8 +65,12 @@ def click_tab(window, qtbot, title: str) -> None:
     """Bring a tabbed dock to the front by clicking its tab; a dock in view already (the
     tutorial beside the inspector, not over it) needs no click."""
     for dock in window.findChildren(QtWidgets.QDockWidget):
-        if dock.windowTitle() == title and dock.isVisible() and dock.widget().isVisible() \
-                and not dock.widget().visibleRegion().isEmpty():  # fmt: skip
+        if (
+            dock.windowTitle() == title
+            and dock.isVisible()
+            and dock.widget().isVisible()
+            and not dock.widget().visibleRegion().isEmpty()
+        ):
             return
     for bar in window.findChildren(QtWidgets.QTabBar):
         for i in range(bar.count()):

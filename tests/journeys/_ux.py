@@ -18,8 +18,12 @@ def outliner_pick(win, qtbot, *bones: str) -> None:
     for k, bone in enumerate(bones):
         item = outliner.item_for(Ref.bone(bone))
         outliner.scrollToItem(item)
-        QTest.mouseClick(outliner.viewport(), LEFT, CTRL if k else NO_MODS,
-                         outliner.visualItemRect(item).center())  # fmt: skip
+        QTest.mouseClick(
+            outliner.viewport(),
+            LEFT,
+            CTRL if k else NO_MODS,
+            outliner.visualItemRect(item).center(),
+        )
     qtbot.waitUntil(lambda: win.document.active == Ref.bone(bones[-1]))
 
 

@@ -66,8 +66,9 @@ def test_playing_keeps_every_joint_in_view(window, qtbot, path):
         assert len(timeline.frames) == 2752
     # Space plays: every frame painted shows all of its joints
     shown = []
-    vp.painted.connect(lambda _: shown.append((doc.frame, vp.world_to_clip(),
-                                               (vp.width(), vp.height()))))  # fmt: skip
+    vp.painted.connect(
+        lambda _: shown.append((doc.frame, vp.world_to_clip(), (vp.width(), vp.height())))
+    )
     key(window, "Space")
     qtbot.waitUntil(lambda: doc.frame > timeline.frames[0] + 3, timeout=3000)
     qtbot.wait(300)

@@ -112,8 +112,10 @@ def test_the_foot_roll_dialog_says_why_a_leg_cannot_take_it_before_build(win, qt
     qtbot.waitUntil(lambda: "foot_ctrl.L" in win.document.scene.bone_names())
     # the outliner's target and pole rows show their bones whole, not "target ….L head"
     outliner = win.outliner
-    for name, text in [("foot_leg_ik.L", "target → foot_rolled.L head"),
-                       ("foot_follows_ctrl.L", "target → foot_rolled.L")]:  # fmt: skip
+    for name, text in [
+        ("foot_leg_ik.L", "target → foot_rolled.L head"),
+        ("foot_follows_ctrl.L", "target → foot_rolled.L"),
+    ]:
         row = outliner.item_for(Ref.constraint(name)).child(0)
         assert row.text(0) == text
         outliner.scrollToItem(row)

@@ -20,8 +20,15 @@ def cut_clip(tmp_path_factory):
     head, motion = CLIP.read_text().split("MOTION", 1)
     lines = motion.strip().splitlines()
     path = tmp_path_factory.mktemp("plant") / "walk.bvh"
-    path.write_text(head + "MOTION\n" + f"Frames: {FRAMES}\n" + lines[1] + "\n"
-                    + "\n".join(lines[2:2 + FRAMES]) + "\n")
+    path.write_text(
+        head
+        + "MOTION\n"
+        + f"Frames: {FRAMES}\n"
+        + lines[1]
+        + "\n"
+        + "\n".join(lines[2 : 2 + FRAMES])
+        + "\n"
+    )
     return path
 
 

@@ -41,8 +41,9 @@ def files(tmp_path_factory):
     lines = (CMU_DIR / "01_01.bvh").read_text().splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("Frames:"))
     clip = folder / "walk.bvh"
-    clip.write_text("\n".join(lines[:at] + [f"Frames: {FRAMES}"] + lines[at + 1:at + 2 + FRAMES])
-                    + "\n")  # fmt: skip
+    clip.write_text(
+        "\n".join(lines[:at] + [f"Frames: {FRAMES}"] + lines[at + 1 : at + 2 + FRAMES]) + "\n"
+    )
     return path, clip
 
 
@@ -64,13 +65,15 @@ def test_a_captured_walk_onto_a_mixamo_character(window, files, qtbot, monkeypat
     viewport = win.viewport
     before_range = (doc.scene.frame_start, doc.scene.frame_end)
     assert green(gui.framebuffer(viewport, qtbot)) == 0
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *a, **k: (str(clip), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(clip), ""))
+    )
     seen = {}
 
     def check(dialog):
-        qtbot.waitUntil(lambda: "mapped on both" in dialog.findChild(QtWidgets.QLabel,
-                                                                     "summary").text())  # fmt: skip
+        qtbot.waitUntil(
+            lambda: "mapped on both" in dialog.findChild(QtWidgets.QLabel, "summary").text()
+        )
         seen["summary"] = dialog.findChild(QtWidgets.QLabel, "summary").text()
         # the clip plays beside the character: its ghost shows, and the picture moves
         qtbot.waitUntil(lambda: green(gui.framebuffer(viewport, qtbot)) > 200, timeout=5000)
@@ -80,18 +83,23 @@ def test_a_captured_walk_onto_a_mixamo_character(window, files, qtbot, monkeypat
         # the animator unmaps the character's left forearm: one bone fewer moves
         box = dialog.findChild(QtWidgets.QComboBox, "character.left_forearm")
         table = dialog.findChild(QtWidgets.QTreeWidget, "humanoidTable")
-        rows = [table.topLevelItem(g).child(r) for g in range(table.topLevelItemCount())
-                for r in range(table.topLevelItem(g).childCount())]  # fmt: skip
+        rows = [
+            table.topLevelItem(g).child(r)
+            for g in range(table.topLevelItemCount())
+            for r in range(table.topLevelItem(g).childCount())
+        ]
         table.scrollToItem(next(r for r in rows if table.itemWidget(r, 1) is box))
         gui.click(box, box.rect().center())  # its list opens; Home and Return pick "—"
         qtbot.waitUntil(lambda: box.view().isVisible())
         QTest.keyClick(box.view(), QtCore.Qt.Key.Key_Home)
         QTest.keyClick(box.view(), QtCore.Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: dialog.findChild(QtWidgets.QLabel, "summary").text()
-                        != seen["summary"])  # fmt: skip
+        qtbot.waitUntil(
+            lambda: dialog.findChild(QtWidgets.QLabel, "summary").text() != seen["summary"]
+        )
         seen["after"] = dialog.findChild(QtWidgets.QLabel, "summary").text()
         button = dialog.findChild(QtWidgets.QDialogButtonBox).button(
-            QtWidgets.QDialogButtonBox.StandardButton.Ok)  # fmt: skip
+            QtWidgets.QDialogButtonBox.StandardButton.Ok
+        )
         assert button.text() == "Import"
         QTest.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
         seen["done"] = True
@@ -122,8 +130,9 @@ def test_a_captured_walk_onto_a_mixamo_character(window, files, qtbot, monkeypat
     assert changed_pixels(start, gui.framebuffer(viewport, qtbot)) > 300
     # one undo takes it all away
     gui.key(viewport, "Z", gui.CTRL)
-    qtbot.waitUntil(lambda: (timeline.start_spin.value(), timeline.end_spin.value())
-                    == before_range)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: (timeline.start_spin.value(), timeline.end_spin.value()) == before_range
+    )
     assert all(b.rotation_keys is None for b in doc.scene.bones)
     assert "humanoid" not in doc.scene.extra
 
@@ -158,7 +167,8 @@ def _pick(box: QtWidgets.QComboBox, text: str) -> None:
 
 def _ok(dialog) -> None:
     button = dialog.findChild(QtWidgets.QDialogButtonBox).button(
-        QtWidgets.QDialogButtonBox.StandardButton.Ok)  # fmt: skip
+        QtWidgets.QDialogButtonBox.StandardButton.Ok
+    )
     QTest.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
 
 
@@ -197,8 +207,10 @@ def test_the_map_is_corrected_bone_by_bone_and_kept_as_one_undo_step(window, qtb
     kept = saved_map(doc.scene)
     assert kept is not None and kept.get("hips") == "Hips" and kept.get("spine") is None
     assert doc.undo_stack.text(doc.undo_stack.index() - 1) == "Set humanoid map"
-    assert "Humanoid map kept in the scene" in win.statusBar().currentMessage() or \
-        "Humanoid map kept" in win.statusBar().toolTip()  # fmt: skip
+    assert (
+        "Humanoid map kept in the scene" in win.statusBar().currentMessage()
+        or "Humanoid map kept" in win.statusBar().toolTip()
+    )
     _back_in_window(win)
     gui.key(win.viewport, "Z", gui.CTRL)
     qtbot.waitUntil(lambda: saved_map(doc.scene) is None)
@@ -209,8 +221,9 @@ def test_open_asks_which_animation_of_the_file(window, qtbot, monkeypatch):
     """Fox.glb holds Survey, Walk and Run: Open lists them and opens the one chosen."""
     win = _fresh(window, ROOT / "resources" / "scenes" / "legs.json")
     fox = CORPUS / "Fox.glb"
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *a, **k: (str(fox), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(fox), ""))
+    )
     seen = {}
 
     def choose(dialog):
@@ -237,12 +250,13 @@ def test_open_asks_which_animation_of_the_file(window, qtbot, monkeypatch):
 
 def _one_leg(tmp_path):
     """A single leg no name or shape reads (one leg is no pair of legs), saved as a scene."""
-    bones = [Bone(name="pelvis_x", translation=(0.0, 1.0, 0.0)),
-             Bone(name="a", parent="pelvis_x", translation=(0.12, -0.05, 0.0)),
-             Bone(name="b", parent="a", translation=(0.0, -0.45, 0.03)),
-             Bone(name="c", parent="b", translation=(0.0, -0.42, -0.03)),
-             Bone(name="d", parent="c", translation=(0.0, -0.06, 0.12),
-                  tail=(0.0, 0.0, 0.06))]  # fmt: skip
+    bones = [
+        Bone(name="pelvis_x", translation=(0.0, 1.0, 0.0)),
+        Bone(name="a", parent="pelvis_x", translation=(0.12, -0.05, 0.0)),
+        Bone(name="b", parent="a", translation=(0.0, -0.45, 0.03)),
+        Bone(name="c", parent="b", translation=(0.0, -0.42, -0.03)),
+        Bone(name="d", parent="c", translation=(0.0, -0.06, 0.12), tail=(0.0, 0.0, 0.06)),
+    ]
     path = tmp_path / "one_leg.json"
     save_scene(Scene(bones=bones), path)
     return path

@@ -155,7 +155,8 @@ def test_a_step_and_a_roll_keyed_on_one_foot_play_as_keyed(win, qtbot):
     # the pivots are on the roll body, turned as the foot on the world-aligned control
     body = doc.scene.bone("foot_rolled.L")
     foot_turn = Rotation.from_quat(control.rotation, scalar_first=True) * Rotation.from_quat(
-        body.rotation, scalar_first=True)  # fmt: skip
+        body.rotation, scalar_first=True
+    )
     assert Rotation.from_quat(control.rotation, scalar_first=True).magnitude() < 1e-9
     for frame in (0, 6, 12, 18, 24):
         go_to_frame(win, frame)
@@ -188,8 +189,9 @@ def test_a_clips_leg_keeps_its_motion_or_is_built_at_rest(win, qtbot):
         side = dialog.findChild(QtWidgets.QComboBox, "side")
         side.setCurrentIndex(side.findData("right"))
         motion = dialog.findChild(QtWidgets.QCheckBox, "keepMotion")
-        QTest.mouseClick(motion, QtCore.Qt.MouseButton.LeftButton,
-                         pos=QtCore.QPoint(8, motion.height() // 2))  # fmt: skip
+        QTest.mouseClick(
+            motion, QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(8, motion.height() // 2)
+        )
         build(dialog, seen)
 
     seen = foot_roll_dialog(win, qtbot, at_rest)
@@ -238,8 +240,7 @@ def bunny(tmp_path) -> Path:
     return path
 
 
-def test_a_foot_without_length_is_said_when_chosen_and_mended_in_the_dialog(win, qtbot,
-                                                                            tmp_path):  # fmt: skip
+def test_a_foot_without_length_is_said_when_chosen_and_mended_in_the_dialog(win, qtbot, tmp_path):
     """The dialog says "foot.l has no length" as it opens (Build greyed), with a button that
     gives the foot a length to the ball of its foot (one undo step); then Build works."""
     doc = win.document

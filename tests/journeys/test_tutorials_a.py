@@ -81,8 +81,11 @@ def test_the_foot_roll_tutorial_step_by_step(qtbot):
         values = np.stack([markers[c][1] for c in "wxyz"], axis=1)
         moves = np.abs(np.diff(values, axis=0)).max(axis=1) > 1e-12
         mids = frames[:-1] + 0.5
-        turning.append(np.any([(a < mids) & (mids < b) for a, b, m in
-                               zip(at[:-1], at[1:], moves) if m], axis=0))  # fmt: skip
+        turning.append(
+            np.any(
+                [(a < mids) & (mids < b) for a, b, m in zip(at[:-1], at[1:], moves) if m], axis=0
+            )
+        )
     assert np.sum(turning, axis=0).max() == 2  # "never more than two of them turn at a time"
     assert "never more than two of them turn at a time" in text
     plot = win.curve_view.plot
@@ -120,8 +123,9 @@ def test_the_foot_roll_tutorial_step_by_step(qtbot):
     assert outliner_rows(win, roll) == ["swing", "heel", "ball", "toe"]
     assert pivots.currentItem().text() == "swing"
     assert not field(win, QtWidgets.QPushButton, "pivotUpButton").isEnabled()
-    assert np.array_equal(bake(doc.scene, frames.astype(float)).bone_to_world,
-                          shipped.bone_to_world)  # fmt: skip
+    assert np.array_equal(
+        bake(doc.scene, frames.astype(float)).bone_to_world, shipped.bone_to_world
+    )
     assert "Nothing changes, at any frame, to the last bit" in text
     assert doc.undo_stack.text(doc.undo_stack.index() - 1) == "Move pivot swing of foot_roll up"
     vp.setFocus()
@@ -245,8 +249,11 @@ def test_building_a_foot_roll_from_nothing_step_by_step(qtbot, dialogs):
     outliner_click(win, qtbot, Ref.pivot_of(c.name, "ball"))
     vp.setFocus()
     key(vp, "K")
-    assert win.statusBar().currentMessage().startswith(
-        "Keyed pivot ball at frame 20, and its rest at frame 0: a pivot turns")
+    assert (
+        win.statusBar()
+        .currentMessage()
+        .startswith("Keyed pivot ball at frame 20, and its rest at frame 0: a pivot turns")
+    )
     image = framebuffer(vp, qtbot)
     go_to_frame(win, 32)
     type_into(field(win, SPIN, "rotationEuler0"), "30")
@@ -392,8 +399,10 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     actions = win.actions_by_name
     foot = doc.scene.bone_index("foot.L")
     # 1. mesh only, bones only, both; X-ray (Alt+Z); scrubbing moves the body
-    words = {name: actions[name].text().replace("&", "") for name in
-             ("showBoth", "showMesh", "showBones", "xray")}  # fmt: skip
+    words = {
+        name: actions[name].text().replace("&", "")
+        for name in ("showBoth", "showMesh", "showBones", "xray")
+    }
     assert "View ▸ {}, {}, {} choose".format(*list(words.values())[:3]) in text
     assert f"View ▸ {words['xray']} (Alt+Z)" in text
     rig_menu = win.findChild(QtWidgets.QMenu, "rigMenu")
@@ -429,11 +438,17 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
             combo = dialog.findChild(QtWidgets.QComboBox, "side")
             if side is not None:
                 combo.setCurrentIndex(combo.findData(side))
-            offered.append([dialog.findChild(QtWidgets.QComboBox, p).currentText()
-                            for p in ("thigh", "calf", "foot", "toes")])  # fmt: skip
+            offered.append(
+                [
+                    dialog.findChild(QtWidgets.QComboBox, p).currentText()
+                    for p in ("thigh", "calf", "foot", "toes")
+                ]
+            )
             box = dialog.findChild(QtWidgets.QDialogButtonBox)
-            QTest.mouseClick(box.button(QtWidgets.QDialogButtonBox.StandardButton.Ok),
-                             QtCore.Qt.MouseButton.LeftButton)  # fmt: skip
+            QTest.mouseClick(
+                box.button(QtWidgets.QDialogButtonBox.StandardButton.Ok),
+                QtCore.Qt.MouseButton.LeftButton,
+            )
 
         gui.answer_modal(answer)
         actions["footRollRig"].trigger()
@@ -453,9 +468,11 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     assert offered[1] == ["thigh.R", "calf.R", "foot.R", "toes.R"] and "right leg now" in text
     assert len(doc.scene.constraints) == 6
     # 3. the keys, as the text lists them
-    for pivot, keys in (("ball", ((2, "K"), (12, "28"), (30, "K"), (34, "0"))),
-                        ("toe", ((12, "K"), (18, "12"), (26, "K"), (30, "0"))),
-                        ("heel", ((34, "K"), (40, "-14"), (46, "0")))):  # fmt: skip
+    for pivot, keys in (
+        ("ball", ((2, "K"), (12, "28"), (30, "K"), (34, "0"))),
+        ("toe", ((12, "K"), (18, "12"), (26, "K"), (30, "0"))),
+        ("heel", ((34, "K"), (40, "-14"), (46, "0"))),
+    ):
         outliner_click(win, qtbot, Ref.pivot_of(c.name, pivot))
         for frame, what in keys:
             go_to_frame(win, frame)
@@ -476,8 +493,9 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     scripted = Document.from_file(SCENES / "humanoid.glb")
     tool("add_foot_roll").add_foot_roll(scripted)
     by_hand = bake(doc.scene, frames).bone_to_world[:, foot]
-    np.testing.assert_allclose(bake(scripted.scene, frames).bone_to_world[:, foot], by_hand,
-                               atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        bake(scripted.scene, frames).bone_to_world[:, foot], by_hand, atol=1e-9
+    )
     # play: the foot rolls on screen
     go_to_frame(win, 0)
     image = framebuffer(vp, qtbot)
@@ -517,8 +535,11 @@ def test_the_humanoid_tutorial_step_by_step(qtbot, tmp_path, monkeypatch):
     key(vp, "C")
     # 5. save the scene (untitled: Save asks where), then the command line's export
     scene_path = tmp_path / "rolled.json"
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(scene_path), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog,
+        "getSaveFileName",
+        staticmethod(lambda *a, **k: (str(scene_path), "")),
+    )
     key(vp, "S", CTRL)
     assert load_scene(scene_path) == doc.scene
     out_glb = tmp_path / "rolled.glb"

@@ -89,8 +89,10 @@ def shown_text(window) -> str:
 def rows(window) -> dict:
     """The basis-change table as shown: basis -> (the point in it, what the text says)."""
     table = window.tutorial_panel.coordinates
-    return {table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
-            for r in range(table.rowCount())}  # fmt: skip
+    return {
+        table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
+        for r in range(table.rowCount())
+    }
 
 
 def flush(window) -> None:
@@ -102,8 +104,10 @@ def compare_rows(window) -> dict:
     """The Compare table as shown: bone -> (Δ head, Δ angle, world limit) texts."""
     flush(window)
     table = window.compare_table.table
-    return {table.item(r, 0).text(): tuple(table.item(r, c).text() for c in (1, 2, 3))
-            for r in range(table.rowCount())}  # fmt: skip
+    return {
+        table.item(r, 0).text(): tuple(table.item(r, c).text() for c in (1, 2, 3))
+        for r in range(table.rowCount())
+    }
 
 
 def all_zero(shown: dict) -> bool:
@@ -449,15 +453,17 @@ def test_fabrik_step_by_step(window, open_tutorial, qtbot):
     for bone in ("upper_arm", "forearm"):
         click_at(viewport, qtbot, bone_middle(win, bone))
         assert doc.selection == (Ref.bone(bone),)
-        type_vector(win.inspector.findChild(QtWidgets.QWidget, "rest_rotation"), qtbot,
-                    (1, 0, 0, 0))  # fmt: skip
+        type_vector(
+            win.inspector.findChild(QtWidgets.QWidget, "rest_rotation"), qtbot, (1, 0, 0, 0)
+        )
         assert doc.scene.bone(bone).rotation == (1.0, 0.0, 0.0, 0.0)
     click_at(viewport, qtbot, screen_of(viewport, viewport.handle_position(Ref("target", name))))
     assert doc.selection == (Ref("target", name),)
     type_vector(win.inspector.findChild(QtWidgets.QWidget, "position"), qtbot, (0.7, 1.42, 0))
     np.testing.assert_allclose(viewport.handle_position(Ref("target", name)), [0.7, 1.42, 0])
-    np.testing.assert_allclose(doc.pose().heads[0, doc.scene.bone_index("upper_arm")],
-                               [0.2, 1.42, 0], atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        doc.pose().heads[0, doc.scene.bone_index("upper_arm")], [0.2, 1.42, 0], atol=1e-9
+    )
     assert arm_bends(win)[0] > 10  # it still bends
     # Step 6: the matrix chain on the hand: one constraint factor per arm bone.
     choose_menu(win, qtbot, "View", "Matrix Chain")
@@ -487,8 +493,12 @@ def slider_handle(slider) -> QtCore.QPoint:
     option = QtWidgets.QStyleOptionSlider()
     slider.initStyleOption(option)
     style = slider.style()
-    rect = style.subControlRect(QtWidgets.QStyle.ComplexControl.CC_Slider, option,
-                                QtWidgets.QStyle.SubControl.SC_SliderHandle, slider)  # fmt: skip
+    rect = style.subControlRect(
+        QtWidgets.QStyle.ComplexControl.CC_Slider,
+        option,
+        QtWidgets.QStyle.SubControl.SC_SliderHandle,
+        slider,
+    )
     return rect.center()
 
 
@@ -548,8 +558,9 @@ def test_convergence_step_by_step(window, open_tutorial, qtbot):
     assert doc.scene.constraint("two_axes").substeps == 1
     np.testing.assert_allclose(doc.pose().heads[0, block], head, atol=1e-12)  # no matter
     # Step 5: the foot roll: the view stays open and follows; twist on the white curve.
-    choose_menu(win, qtbot, "Help", "Tutorials",
-                "Multi-parent: a foot rolling over heel, ball and toe")  # fmt: skip
+    choose_menu(
+        win, qtbot, "Help", "Tutorials", "Multi-parent: a foot rolling over heel, ball and toe"
+    )
     assert win.convergence_dock.isVisible()
     panel._throttled.flush()
     assert panel.constraint.currentText() == "foot_roll"
@@ -563,8 +574,9 @@ def test_convergence_step_by_step(window, open_tutorial, qtbot):
 
 def answer_file_dialog(monkeypatch, path) -> None:
     """The save dialog (the system's: not driven here) answers ``path``."""
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(path), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(path), ""))
+    )
 
 
 def test_cmu_step_by_step(window, open_tutorial, qtbot, cmu_01_01, tmp_path, monkeypatch):

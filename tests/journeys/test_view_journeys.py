@@ -85,11 +85,19 @@ def test_a_space_switch_that_stays_in_view_keeps_the_camera(win, qtbot):
     key(win, "Home")
     toggle = win.space_toggle.buttons
     _click_button(toggle["object"])  # the demo is authored in object space: the same pose
-    before = (vp.opts["distance"], vp.opts["azimuth"], vp.opts["elevation"],
-              tuple(vp.opts["center"].toTuple()))  # fmt: skip
+    before = (
+        vp.opts["distance"],
+        vp.opts["azimuth"],
+        vp.opts["elevation"],
+        tuple(vp.opts["center"].toTuple()),
+    )
     _click_button(toggle[None])
-    after = (vp.opts["distance"], vp.opts["azimuth"], vp.opts["elevation"],
-             tuple(vp.opts["center"].toTuple()))  # fmt: skip
+    after = (
+        vp.opts["distance"],
+        vp.opts["azimuth"],
+        vp.opts["elevation"],
+        tuple(vp.opts["center"].toTuple()),
+    )
     assert np.allclose(before[:3], after[:3]) and np.allclose(before[3], after[3])
 
 
@@ -214,12 +222,15 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
     drawn = check()
     assert drawn, "no labels"
     # the left foot's heel, selected in the outliner: its label shows, beside it
-    heel = Ref.pivot_of(next(c.name for c in doc.scene.constraints if c.name.endswith(".L")
-                             and "roll" in c.name), "heel")  # fmt: skip
+    heel = Ref.pivot_of(
+        next(c.name for c in doc.scene.constraints if c.name.endswith(".L") and "roll" in c.name),
+        "heel",
+    )
     item = window.outliner.item_for(heel)
     window.outliner.scrollToItem(item)
-    QTest.mouseClick(window.outliner.viewport(), LEFT, NO_MODS,
-                     window.outliner.visualItemRect(item).center())  # fmt: skip
+    QTest.mouseClick(
+        window.outliner.viewport(), LEFT, NO_MODS, window.outliner.visualItemRect(item).center()
+    )
     assert doc.selection == (heel,)
     qtbot.wait(20)
     texts = [t for t, _ in check()]
@@ -233,8 +244,10 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
 
     def orange_in_box(pixels) -> int:
         r = vp.devicePixelRatioF()
-        inside = pixels[int(box.top() * r) : int(box.bottom() * r) + 1,
-                        int(box.left() * r) : int(box.right() * r) + 1]  # fmt: skip
+        inside = pixels[
+            int(box.top() * r) : int(box.bottom() * r) + 1,
+            int(box.left() * r) : int(box.right() * r) + 1,
+        ]
         return int((np.abs(inside - orange).max(axis=-1) <= 12).sum())
 
     assert orange_in_box(image) >= 10  # the word "heel" in the picture

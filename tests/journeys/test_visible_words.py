@@ -87,8 +87,9 @@ def _session(window, qtbot, path, strings: list) -> None:
     # Drag the last bone over the first in the outliner: the status bar says what a drop
     # does (a long message, beside the selection's hint), then the drop reparents it.
     outliner = window.outliner
-    last, first = (outliner.item_for(Ref.bone(b.name)) for b in (doc.scene.bones[-1],
-                                                                  doc.scene.bones[0]))  # fmt: skip
+    last, first = (
+        outliner.item_for(Ref.bone(b.name)) for b in (doc.scene.bones[-1], doc.scene.bones[0])
+    )
     start = outliner.visualItemRect(last).center()
     end = outliner.visualItemRect(first).center()
     QTest.mousePress(outliner.viewport(), LEFT, NO_MODS, start)
@@ -118,8 +119,10 @@ def test_every_visible_string_is_words_for_people(qtbot):
         names = scene_names(window.document.scene, path)
         found += [(path.name, *o) for o in offences(set(strings), names)]
         found += [(path.name, where, text, "cut") for where, text in strings if "cut" in where]
-    report = "\n".join(f"{scene}: {where}: {text[:120]!r} ({why})"
-                       for scene, where, text, why in sorted(set(found)))  # fmt: skip
+    report = "\n".join(
+        f"{scene}: {where}: {text[:120]!r} ({why})"
+        for scene, where, text, why in sorted(set(found))
+    )
     assert not found, f"{len(found)} strings show identifiers, reprs or bad plurals:\n{report}"
 
 

@@ -36,16 +36,22 @@ def _status(win) -> str:
 
 def _inspector_words(win) -> list[str]:
     """The words the inspector shows: its labels, as a person reads them."""
-    return [plain(w.text()) for w in win.inspector.findChildren(QtWidgets.QLabel)
-            if w.isVisible() and w.text()]  # fmt: skip
+    return [
+        plain(w.text())
+        for w in win.inspector.findChildren(QtWidgets.QLabel)
+        if w.isVisible() and w.text()
+    ]
 
 
 def _row_shows_whole(outliner, item) -> bool:
     """Whether an outliner row's name is drawn whole (not cut to "copy_ro….hand.R")."""
     rect = outliner.visualItemRect(item)
     width = QtGui.QFontMetrics(item.font(0)).horizontalAdvance(item.text(0))
-    room = (outliner.viewport().width() if item.isFirstColumnSpanned()
-            else outliner.columnWidth(0)) - rect.left() - 8  # fmt: skip
+    room = (
+        (outliner.viewport().width() if item.isFirstColumnSpanned() else outliner.columnWidth(0))
+        - rect.left()
+        - 8
+    )
     return width <= room
 
 
@@ -69,8 +75,11 @@ def test_a_child_of_offers_what_changes_something_and_is_added_once(win, qtbot):
     entries = add_menu_texts(win, qtbot)
     QTest.keyClick(QtWidgets.QApplication.activePopupWidget(), QtCore.Qt.Key.Key_Escape)
     child_of = [t for t in entries if t.startswith("Add Child Of Constraint on thigh")]
-    assert child_of == ["Add Child Of Constraint on thigh following foot (Child Of thigh does "
-                        "this already)"] and not entries[child_of[0]], entries  # fmt: skip
+    assert (
+        child_of
+        == ["Add Child Of Constraint on thigh following foot (Child Of thigh does this already)"]
+        and not entries[child_of[0]]
+    ), entries
     assert len(doc.scene.constraints) == count
 
 
@@ -80,8 +89,11 @@ def test_every_key_says_what_it_does_to_what_is_selected(win, qtbot):
     doc, vp = win.document, win.viewport
     ball = Ref.pivot_of("foot_roll", "ball")
     pivot = resolve(doc.scene, ball)
-    frame = next(f for f in range(doc.scene.frame_start, doc.scene.frame_end + 1)
-                 if abs(key_edits.rotation_at(pivot, f)[0]) < 0.999)  # fmt: skip
+    frame = next(
+        f
+        for f in range(doc.scene.frame_start, doc.scene.frame_end + 1)
+        if abs(key_edits.rotation_at(pivot, f)[0]) < 0.999
+    )
     doc.set_frame(frame)
     outliner_click(win, qtbot, ball)
     vp.setFocus()
@@ -92,16 +104,20 @@ def test_every_key_says_what_it_does_to_what_is_selected(win, qtbot):
     angle = win.inspector.findChild(QtWidgets.QWidget, "rotation").angle
     assert "0.00" in " ".join(e.text() for e in angle.findChildren(QtWidgets.QLineEdit))
     key(vp, "G", ALT)
-    assert _status(win) == ("Alt+G puts the selected bones back at their rest location; pivot "
-                            "ball has no rest location (drag it, or type where it sits in the "
-                            "inspector)")  # fmt: skip
+    assert _status(win) == (
+        "Alt+G puts the selected bones back at their rest location; pivot "
+        "ball has no rest location (drag it, or type where it sits in the "
+        "inspector)"
+    )
     key(vp, "C", CTRL)
-    assert _status(win) == ("Ctrl+C copies the pose of the selected bones; pivot ball is not a "
-                            "bone")  # fmt: skip
+    assert _status(win) == (
+        "Ctrl+C copies the pose of the selected bones; pivot ball is not a bone"
+    )
     doc.set_selection([])
     key(vp, "K")
-    assert _status(win) == ("K keys the selected bones, pivots and position targets at this "
-                            "frame: select some first")  # fmt: skip
+    assert _status(win) == (
+        "K keys the selected bones, pivots and position targets at this frame: select some first"
+    )
 
 
 def test_status_messages_give_way_to_the_newest_and_expire(win, qtbot, monkeypatch):
@@ -147,11 +163,13 @@ def test_a_refused_file_says_why_in_a_sentence(win, qtbot, tmp_path, dialogs):
     glb, fbx = plain(glb), plain(fbx)
     for text in (glb, fbx):
         assert "Where:" not in text and "Why:" not in text, text
-    assert glb.startswith("notes.glb could not be opened: it is a text file, not a glTF "
-                          "binary"), glb  # fmt: skip
+    assert glb.startswith("notes.glb could not be opened: it is a text file, not a glTF binary"), (
+        glb
+    )
     assert "JSON" not in glb.split("Details")[0], glb
-    assert fbx.startswith("huesitos-cut.fbx could not be opened: the file ends too early or is "
-                          "damaged"), fbx  # fmt: skip
+    assert fbx.startswith(
+        "huesitos-cut.fbx could not be opened: the file ends too early or is damaged"
+    ), fbx
     assert "(at byte 12,938)." in fbx, fbx
     assert "Details: assimp: FBX-Tokenize (offset 0x328a) block offset is out of range" in fbx
     assert win.document.scene is scene  # the open scene stays

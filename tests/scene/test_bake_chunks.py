@@ -30,9 +30,17 @@ def test_chunks_cover_the_frames_in_near_equal_spans_never_shorter_than_the_mini
     assert chunks(0, 5) == [(0, 0)]
 
 
-@pytest.mark.parametrize("name", ["fabrik_arm.json", "rig_200_bones.json", "tumbling_box.json",
-                                  "calf_points_at_ankle.json", "foot_roll.json",
-                                  "humanoid.glb"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fabrik_arm.json",
+        "rig_200_bones.json",
+        "tumbling_box.json",
+        "calf_points_at_ankle.json",
+        "foot_roll.json",
+        "humanoid.glb",
+    ],
+)
 def test_a_bake_in_chunks_gives_the_same_bits_and_diagnostics_as_one_pass(name, monkeypatch):
     scene = load_scene(SCENES / name)
     fractional = np.arange(scene.frame_start, scene.frame_end + 1, 0.37)[::-1]
@@ -45,8 +53,14 @@ def test_a_bake_in_chunks_gives_the_same_bits_and_diagnostics_as_one_pass(name, 
             assert len(chunks(len(whole.frames), len(scene.bones))) >= 3
             chunked = bake(scene, frames=frames, space=space)
             monkeypatch.undo()
-            for array in ("bone_names", "frames", "bone_to_world", "heads", "tails",
-                          "limit_violation_deg"):  # fmt: skip
+            for array in (
+                "bone_names",
+                "frames",
+                "bone_to_world",
+                "heads",
+                "tails",
+                "limit_violation_deg",
+            ):
                 np.testing.assert_array_equal(getattr(chunked, array), getattr(whole, array))
             assert whole.info.keys() == chunked.info.keys()
             for constraint, entry in whole.info.items():
@@ -60,8 +74,9 @@ def test_a_chunked_evaluation_checks_its_frames_once(monkeypatch, tmp_path):
     scene = load_scene(SCENES / "calf_points_at_ankle.json")
     checked = []
     check = evaluate.Evaluator.checked_frames
-    monkeypatch.setattr(evaluate.Evaluator, "checked_frames",
-                        lambda self, *a: checked.append(1) or check(self, *a))  # fmt: skip
+    monkeypatch.setattr(
+        evaluate.Evaluator, "checked_frames", lambda self, *a: checked.append(1) or check(self, *a)
+    )
     frames = evaluate.default_frames(scene)
     monkeypatch.setattr(evaluate, "CHUNK_POSES", len(frames) * len(scene.bones) // 4)
     assert len(chunks(len(frames), len(scene.bones))) >= 4
@@ -73,6 +88,7 @@ def test_a_chunked_evaluation_checks_its_frames_once(monkeypatch, tmp_path):
     checked.clear()
     list(evaluate.Evaluator(scene).pieces(frames, "world"))
     assert len(checked) == 1
+
 
 # In a child process: a bake of 1.2 x 10^6 poses (121 bones, 9,917 frames; its result is
 # 221 MB) under an address-space limit of what the process already maps plus the result's
@@ -99,14 +115,19 @@ CHILD = textwrap.dedent("""
 
 
 def test_a_long_bake_fits_in_its_result_plus_one_chunk():
-    proc = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT))],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD.format(root=str(ROOT))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "baked 1199957 poses" in proc.stdout
 
 
-@pytest.mark.parametrize("name", ["calf_points_at_ankle.json", "fabrik_arm.json",
-                                  "tumbling_box.json", "foot_roll.json"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["calf_points_at_ankle.json", "fabrik_arm.json", "tumbling_box.json", "foot_roll.json"]
+)
 def test_the_npz_written_chunk_by_chunk_equals_the_bake_in_memory(name, tmp_path, monkeypatch):
     scene = load_scene(SCENES / name)
     fractional = np.arange(scene.frame_start, scene.frame_end + 1, 0.37)[::-1]
@@ -173,8 +194,7 @@ CLI_CHILD = textwrap.dedent("""
 def test_the_command_line_bakes_a_result_larger_than_its_spare_memory(tmp_path):
     scene, out = tmp_path / "rig.json", tmp_path / "rig.npz"
     code = CLI_CHILD.format(root=str(ROOT), scene=str(scene), out=str(out))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "baked 9917 frames x 121 bones" in proc.stdout
     with np.load(out) as data:

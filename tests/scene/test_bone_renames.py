@@ -94,7 +94,9 @@ def test_a_rename_follows_the_tutorial_data():
     assert [f["bone"] for f in data["frames"]] == ["Office", "RiceDoor"]
     assert data["point_in_frames"] == {"Office": [-2, -4, -10], "RiceDoor": [-1, 0, 30]}
     assert (data["change_of_basis"]["from"], data["change_of_basis"]["to"]) == (
-        "Office", "RiceDoor")
+        "Office",
+        "RiceDoor",
+    )
     # the quoted coordinates still hold: the point in each renamed basis, by FK
     pose = bake(new, [0])
     point = pose.heads[0, new.bone_index("Bagels")]

@@ -32,8 +32,12 @@ def refused(text, where, *words):
 
 def multi_parent(**fields):
     keys = [[0, [1, 0, 0, 0]], [4, [0, 0, 1, 0]]]
-    c = {"type": "multi_parent", "name": "m", "body": "a",
-         "pivots": [{"name": "p", "rotation_keys": keys}]}  # fmt: skip
+    c = {
+        "type": "multi_parent",
+        "name": "m",
+        "body": "a",
+        "pivots": [{"name": "p", "rotation_keys": keys}],
+    }
     c.update(fields)
     return c
 
@@ -73,8 +77,9 @@ def test_pivot_keys_too_far_for_the_grid_are_refused_at_load():
 
 def test_keys_a_hair_apart_are_refused_when_baked_not_wrapped():
     # A half turn in 1e-12 frames: 1e12 substeps in one grid step.
-    fast = multi_parent(pivots=[{"name": "p", "rotation_keys": [
-        [0.5, [1, 0, 0, 0]], [0.5 + 1e-12, [0, 0, 1, 0]]]}])  # fmt: skip
+    fast = multi_parent(
+        pivots=[{"name": "p", "rotation_keys": [[0.5, [1, 0, 0, 0]], [0.5 + 1e-12, [0, 0, 1, 0]]]}]
+    )
     scene = loads_scene(scene_text(frame_end=2, constraints=[fast]))
     with pytest.raises(SceneError) as info:
         bake(scene)
@@ -83,10 +88,14 @@ def test_keys_a_hair_apart_are_refused_when_baked_not_wrapped():
 
 def test_fabrik_iterations_past_the_bound_are_refused():
     bones = [{"name": "a"}, {"name": "b", "parent": "a", "translation": [0, 1, 0]}]
-    fabrik = {"type": "fabrik", "name": "f", "chain": ["a", "b"], "max_iterations": 1e12,
-              "target": {"position": [5, 5, 5]}}  # fmt: skip
-    refused(scene_text(bones=bones, constraints=[fabrik]), "constraints[0].max_iterations",
-            "bound")  # fmt: skip
+    fabrik = {
+        "type": "fabrik",
+        "name": "f",
+        "chain": ["a", "b"],
+        "max_iterations": 1e12,
+        "target": {"position": [5, 5, 5]},
+    }
+    refused(scene_text(bones=bones, constraints=[fabrik]), "constraints[0].max_iterations", "bound")
 
 
 def test_too_many_bones_are_refused_before_they_are_read():
@@ -100,8 +109,7 @@ def test_a_chain_deeper_than_the_bound_is_refused_without_recursion():
     assert "10,000" in str(error)
     bones.pop()  # exactly the bound: accepted, and its deepest bone has depth 10^4
     scene = loads_scene(scene_text(frame_end=0, bones=bones))
-    depths, cyclic = bounds.hierarchy_depths(
-        [-1] + list(range(len(scene.bones) - 1)))  # fmt: skip
+    depths, cyclic = bounds.hierarchy_depths([-1] + list(range(len(scene.bones) - 1)))
     assert cyclic is None and max(depths) == bounds.MAX_DEPTH
 
 
@@ -123,8 +131,11 @@ def test_hierarchy_depths_against_a_direct_walk(rng):
 
 
 def test_a_cycle_is_still_named_where_it_starts():
-    bones = [{"name": "a", "parent": "c"}, {"name": "b", "parent": "a"},
-             {"name": "c", "parent": "b"}]  # fmt: skip
+    bones = [
+        {"name": "a", "parent": "c"},
+        {"name": "b", "parent": "a"},
+        {"name": "c", "parent": "b"},
+    ]
     refused(scene_text(bones=bones), "bones[0].parent", "cycle")
 
 
@@ -141,8 +152,13 @@ def test_bake_refuses_too_many_frames_itself():
 
 
 def deep_bvh(depth: int) -> str:
-    lines = ["HIERARCHY", "ROOT j0", "{", "OFFSET 0 0 0",
-             "CHANNELS 3 Zrotation Xrotation Yrotation"]  # fmt: skip
+    lines = [
+        "HIERARCHY",
+        "ROOT j0",
+        "{",
+        "OFFSET 0 0 0",
+        "CHANNELS 3 Zrotation Xrotation Yrotation",
+    ]
     for i in range(1, depth):
         lines += [f"JOINT j{i}", "{", "OFFSET 0 1 0", "CHANNELS 1 Zrotation"]
     lines += ["End Site", "{", "OFFSET 0 1 0", "}"] + ["}"] * depth
@@ -197,11 +213,16 @@ def test_deeply_nested_json_is_refused_not_a_recursion_error():
 def test_the_cli_answers_a_hostile_file_with_exit_2_and_one_line(tmp_path):
     bad = tmp_path / "hostile.json"
     bad.write_text(scene_text(frame_end=1e308))
-    for args in (["bake", bad, "--out", tmp_path / "x.npz"],
-                 ["bake", SCENES / "legs.json", "--out", tmp_path / "x.npz",
-                  "--frames", "0:1e300"]):  # fmt: skip
-        proc = subprocess.run([sys.executable, str(ROOT / "main.py"), *map(str, args)],
-                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    for args in (
+        ["bake", bad, "--out", tmp_path / "x.npz"],
+        ["bake", SCENES / "legs.json", "--out", tmp_path / "x.npz", "--frames", "0:1e300"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "main.py"), *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 2
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "bound" in lines[0]
@@ -216,8 +237,10 @@ def test_the_largest_scene_within_the_bounds_loads_and_bakes():
     bones = []
     for c in range(chains):
         bones.append({"name": f"c{c}_0", "translation": [c, 0, 0]})
-        bones += [{"name": f"c{c}_{k}", "parent": f"c{c}_{k - 1}", "translation": [0, 1, 0]}
-                  for k in range(1, depth)]  # fmt: skip
+        bones += [
+            {"name": f"c{c}_{k}", "parent": f"c{c}_{k - 1}", "translation": [0, 1, 0]}
+            for k in range(1, depth)
+        ]
     assert len(bones) == bounds.MAX_BONES
     scene = loads_scene(scene_text(frame_end=0, bones=bones))
     result = bake(scene)
@@ -225,8 +248,9 @@ def test_the_largest_scene_within_the_bounds_loads_and_bakes():
     c = np.repeat(np.arange(chains), depth)
     np.testing.assert_array_equal(result.heads[0], np.stack([c, k, 0 * k], axis=1))
     # Every bone's tail defaults to its child's head; the tip's is its own head.
-    np.testing.assert_array_equal(result.tails[0], result.heads[0] + (k < depth - 1)[:, None] *
-                                  np.array([0, 1, 0]))  # fmt: skip
+    np.testing.assert_array_equal(
+        result.tails[0], result.heads[0] + (k < depth - 1)[:, None] * np.array([0, 1, 0])
+    )
 
 
 def test_tails_and_levels_agree_with_the_per_bone_definitions(rng):
@@ -237,15 +261,20 @@ def test_tails_and_levels_agree_with_the_per_bone_definitions(rng):
     for i in range(1, 60):
         parent = f"b{int(rng.integers(0, i))}"
         tail = tuple(rng.normal(size=3)) if rng.random() < 0.3 else None
-        bones.append(Bone(name=f"b{i}", parent=parent, translation=tuple(rng.normal(size=3)),
-                          tail=tail))  # fmt: skip
+        bones.append(
+            Bone(name=f"b{i}", parent=parent, translation=tuple(rng.normal(size=3)), tail=tail)
+        )
     rng.shuffle(bones)  # children may come before their parents in the list
     scene = Scene(bones=bones, frame_end=0)
     result = bake(scene)
     from app.scene.math.transforms import transform_points
 
-    expected = np.array([transform_points(result.bone_to_world[0, i], np.array(scene.tail_of(i)))
-                         for i in range(len(bones))])  # fmt: skip
+    expected = np.array(
+        [
+            transform_points(result.bone_to_world[0, i], np.array(scene.tail_of(i)))
+            for i in range(len(bones))
+        ]
+    )
     np.testing.assert_allclose(result.tails[0], expected, atol=1e-12)
     skeleton = Skeleton.from_scene(scene)
     for level, members in enumerate(skeleton.levels):

@@ -14,8 +14,13 @@ from tests.helpers.paths import ROOT, SCENES
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def test_help_lists_the_commands():
@@ -68,8 +73,10 @@ def test_bad_input_exits_2_with_one_line(args, why):
 
 def test_bad_scene_names_file_path_and_reason(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a", '
-                   '"rotation": [2, 0, 0, 0]}]}')  # fmt: skip
+    bad.write_text(
+        '{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a", '
+        '"rotation": [2, 0, 0, 0]}]}'
+    )
     proc = run("bake", bad, "--out", tmp_path / "x.npz")
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
@@ -119,15 +126,23 @@ def test_every_refusal_of_a_scene_that_loaded_before_issue_20_is_one_line_and_st
         (_edited(tmp_path, "legs.json", bone(6, "name", "foot.r\u0000")), "bones[6].name"),
         (_edited(tmp_path, "legs.json", bone(6, "name", "\ud800")), "bones[6].name"),
         (_edited(tmp_path, "legs.json", bone(1, "notes", "RAW"), "1e400"), "bones[1].notes"),
-        (_edited(tmp_path, "legs.json", bone(1, "notes", "RAW"), "[" * 100 + "]" * 100),
-         "bones[1].notes"),
-        (_edited(tmp_path, "calf_points_at_ankle.json", bone(2, "tail", [1e-300, 0, 0])),
-         "bones[2].tail"),
-        (_edited(tmp_path, "calf_points_at_ankle.json", bone(3, "translation", [1e-300, 0, 0])),
-         "constraints[0].bone"),
-        (_edited(tmp_path, "fabrik_arm.json", bone(1, "scale", [5e-324, 5e-324, 5e-324])),
-         "constraints[0].chain"),
-    ]  # fmt: skip
+        (
+            _edited(tmp_path, "legs.json", bone(1, "notes", "RAW"), "[" * 100 + "]" * 100),
+            "bones[1].notes",
+        ),
+        (
+            _edited(tmp_path, "calf_points_at_ankle.json", bone(2, "tail", [1e-300, 0, 0])),
+            "bones[2].tail",
+        ),
+        (
+            _edited(tmp_path, "calf_points_at_ankle.json", bone(3, "translation", [1e-300, 0, 0])),
+            "constraints[0].bone",
+        ),
+        (
+            _edited(tmp_path, "fabrik_arm.json", bone(1, "scale", [5e-324, 5e-324, 5e-324])),
+            "constraints[0].chain",
+        ),
+    ]
     for path, where in cases:
         proc = run("bake", path, "--out", tmp_path / "x.npz")
         assert proc.returncode == 2, (path.read_text()[:80], proc.stderr)

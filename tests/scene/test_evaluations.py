@@ -39,8 +39,10 @@ def test_none_and_the_current_space_share_one_evaluator_and_one_integration(
     assert integrations[0] == 1
     frames = [3.0, 40.5]
     some = evaluations.evaluate(frames)
-    assert evaluations.evaluate(frames, evaluations.space).bone_to_world.tobytes() == \
-        some.bone_to_world.tobytes()  # fmt: skip
+    assert (
+        evaluations.evaluate(frames, evaluations.space).bone_to_world.tobytes()
+        == some.bone_to_world.tobytes()
+    )
     evaluations.pose()
     assert integrations[0] == 1  # every question read the one integral
     assert evaluations.evaluator(None) is evaluations.evaluator(evaluations.space)
@@ -49,11 +51,14 @@ def test_none_and_the_current_space_share_one_evaluator_and_one_integration(
     assert evaluations.set_space("world")
     world = evaluations.evaluate(frames)
     assert integrations[0] == 2
-    assert evaluations.evaluate(frames, "world").bone_to_world.tobytes() == \
-        world.bone_to_world.tobytes()  # fmt: skip
+    assert (
+        evaluations.evaluate(frames, "world").bone_to_world.tobytes()
+        == world.bone_to_world.tobytes()
+    )
     assert integrations[0] == 2
-    np.testing.assert_array_equal(world.bone_to_world, bake(evaluations.scene, frames,
-                                                            "world").bone_to_world)  # fmt: skip
+    np.testing.assert_array_equal(
+        world.bone_to_world, bake(evaluations.scene, frames, "world").bone_to_world
+    )
 
 
 def test_as_authored_in_one_space_is_that_space(evaluations):

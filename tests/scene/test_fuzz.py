@@ -33,10 +33,16 @@ def light_kinds(name):
 
 def examples():
     """A base's name and one to three mutations ``(kind, seed)`` of the kinds it takes."""
-    return st.sampled_from(LIGHT).flatmap(lambda name: st.tuples(
-        st.just(name),
-        st.lists(st.tuples(st.sampled_from(light_kinds(name)),
-                           st.integers(0, 2**32 - 1)), min_size=1, max_size=3)))  # fmt: skip
+    return st.sampled_from(LIGHT).flatmap(
+        lambda name: st.tuples(
+            st.just(name),
+            st.lists(
+                st.tuples(st.sampled_from(light_kinds(name)), st.integers(0, 2**32 - 1)),
+                min_size=1,
+                max_size=3,
+            ),
+        )
+    )
 
 
 def test_the_bases_are_every_shipped_scene_and_clip_and_all_are_accepted():
@@ -47,7 +53,8 @@ def test_the_bases_are_every_shipped_scene_and_clip_and_all_are_accepted():
     assert {"01_01.bvh", "01_03.bvh"} <= set(NAMES)
     for name in NAMES:
         assert fuzzing.check_input(fuzzing.bases()[name], fuzzing.suffix_of(name)).kind == (
-            "accepted"), name  # fmt: skip
+            "accepted"
+        ), name
 
 
 def every_kind_and_base():
@@ -71,8 +78,13 @@ def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
     tally = collections.Counter()
     seen = set()
 
-    @settings(max_examples=120, derandomize=True, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+    @settings(
+        max_examples=120,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(examples())
     def one(example):
         name, steps = example
@@ -94,8 +106,11 @@ def test_mutated_scenes_and_clips_are_refused_with_a_place_or_bake_finite():
 
 def test_the_harness_calls_a_placeless_error_or_a_nan_a_defect(monkeypatch):
     with pytest.raises(fuzzing.Defect, match="without a place"):
-        monkeypatch.setattr(fuzzing, "load_scene", lambda path: (_ for _ in ()).throw(
-            SceneError("no reason to be found")))  # fmt: skip
+        monkeypatch.setattr(
+            fuzzing,
+            "load_scene",
+            lambda path: (_ for _ in ()).throw(SceneError("no reason to be found")),
+        )
         fuzzing.check_input(b"{}", ".json")
     monkeypatch.undo()
     real = fuzzing.bake
@@ -141,20 +156,31 @@ def set_in(path, new):
         # OverflowError: a 401-digit integer to float.
         ("fabrik_arm.json", ["bones", 0, "tail", 0], 10**400, "bones[0].tail[0]"),
         # RuntimeWarning overflow in the FABRIK solver (a target 1e300 away).
-        ("fabrik_arm.json", ["constraints", 0, "target", "position_keys", 5, 1, 2], 1e300,
-         "constraints[0].target.position_keys[5][1][2]"),
+        (
+            "fabrik_arm.json",
+            ["constraints", 0, "target", "position_keys", 5, 1, 2],
+            1e300,
+            "constraints[0].target.position_keys[5][1][2]",
+        ),
         # RuntimeWarning overflow in the multi-parent increments (a pivot 1e308 away).
-        ("tumbling_box.json", ["constraints", 0, "pivots", 1, "position", 1], -1e308,
-         "constraints[0].pivots[1].position[1]"),
+        (
+            "tumbling_box.json",
+            ["constraints", 0, "pivots", 1, "position", 1],
+            -1e308,
+            "constraints[0].pivots[1].position[1]",
+        ),
         # RuntimeWarning overflow in a norm, then ValueError from shortest_arc (points-at).
-        ("calf_points_at_ankle.json", ["bones", 3, "translation", 1], 1e308,
-         "bones[3].translation[1]"),
+        (
+            "calf_points_at_ankle.json",
+            ["bones", 3, "translation", 1],
+            1e308,
+            "bones[3].translation[1]",
+        ),
         # RuntimeWarning overflow in the FABRIK chain's lengths.
         ("fabrik_arm.json", ["bones", 3, "translation", 1], -1e308, "bones[3].translation[1]"),
     ],
-)  # fmt: skip
-def test_a_number_the_evaluation_would_overflow_on_is_refused_at_its_key(name, path, new,
-                                                                          where):  # fmt: skip
+)
+def test_a_number_the_evaluation_would_overflow_on_is_refused_at_its_key(name, path, new, where):
     with pytest.raises(SceneError) as info:
         loads_scene(scene_with(name, set_in(path, new)), name)
     assert info.value.path == where and "bound" in info.value.reason
@@ -198,8 +224,9 @@ def test_a_signaling_nan_in_a_glb_accessor_is_refused_at_the_accessor(tmp_path):
     a = gltf["accessors"][accessor]
     view = gltf["bufferViews"][a["bufferView"]]
     assert a["componentType"] == 5126  # FLOAT
-    struct.pack_into("<I", data, bin_start + view.get("byteOffset", 0) + a.get("byteOffset", 0),
-                     0x7F800001)  # fmt: skip
+    struct.pack_into(
+        "<I", data, bin_start + view.get("byteOffset", 0) + a.get("byteOffset", 0), 0x7F800001
+    )
     (tmp_path / "snan.glb").write_bytes(bytes(data))
     with pytest.raises(SceneError) as info:
         load_scene(tmp_path / "snan.glb")
@@ -270,8 +297,14 @@ def test_a_number_past_the_floats_in_tutorial_data_is_refused_at_its_place():
 
 
 def test_unknown_keys_within_the_bounds_save_and_load_back_as_they_came(tmp_path):
-    kept = {"deep": json.loads("[" * 63 + "]" * 63), "nul": "a\u0000b", "big": 10**30,
-            "tiny": 5e-324, "minus_zero": -0.0, "astral": "\U0001f9b4"}  # fmt: skip
+    kept = {
+        "deep": json.loads("[" * 63 + "]" * 63),
+        "nul": "a\u0000b",
+        "big": 10**30,
+        "tiny": 5e-324,
+        "minus_zero": -0.0,
+        "astral": "\U0001f9b4",
+    }
     scene = loads_scene(scene_with("legs.json", set_in(["bones", 2, "notes"], kept)))
     save_scene(scene, tmp_path / "x.json")
     back = load_scene(tmp_path / "x.json")
@@ -280,13 +313,15 @@ def test_unknown_keys_within_the_bounds_save_and_load_back_as_they_came(tmp_path
 
 def test_a_tail_shorter_than_the_shortest_bone_is_refused_naming_the_bone():
     # Was: loaded, then quat.shortest_arc raised ValueError at bake (points-at).
-    error = refused_at(scene_with("calf_points_at_ankle.json",
-                                  set_in(["bones", 2, "tail"], [1e-300, 0, 0])))  # fmt: skip
+    error = refused_at(
+        scene_with("calf_points_at_ankle.json", set_in(["bones", 2, "tail"], [1e-300, 0, 0]))
+    )
     assert error.path == "bones[2].tail" and "'calf.l' would have no length" in error.reason
     assert "1e-06" in error.reason
     # [0, 0, 0] says so plainly and is still a scene; points-at then names the bone at bake.
-    scene = loads_scene(scene_with("calf_points_at_ankle.json",
-                                   set_in(["bones", 2, "tail"], [0, 0, 0])))  # fmt: skip
+    scene = loads_scene(
+        scene_with("calf_points_at_ankle.json", set_in(["bones", 2, "tail"], [0, 0, 0]))
+    )
     with pytest.raises(SceneError, match="zero length") as info:
         bake(scene)
     assert info.value.path == "constraints[0].bone"
@@ -323,8 +358,16 @@ def test_a_bone_scaled_almost_to_nothing_bakes_finite_or_is_refused_with_a_place
         assert np.all(np.isfinite(result.bone_to_world))
 
 
-@pytest.mark.parametrize("name", ["fabrik_arm.json", "rig_200_bones.json", "tumbling_box.json",
-                                  "calf_points_at_ankle.json", "foot_roll.json"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fabrik_arm.json",
+        "rig_200_bones.json",
+        "tumbling_box.json",
+        "calf_points_at_ankle.json",
+        "foot_roll.json",
+    ],
+)
 def test_a_bake_of_no_frames_gives_empty_arrays_for_every_constraint_kind(name):
     """Was: "zero-size array to reduction operation maximum" (fabrik/solver.py)."""
     scene = load_scene(SCENES / name)
@@ -448,8 +491,11 @@ def loads_scene_from(data, suffix, tmp=None):
 
 def test_the_command_line_refuses_fuzzed_inputs_in_one_line_with_status_2():
     """A few refused inputs of the new classes through ``main.py bake``."""
-    for name, kind in [("legs_follows.json", "cycle"), ("influences_8.gltf", "influences"),
-                       ("huesitos.fbx", "truncate")]:  # fmt: skip
+    for name, kind in [
+        ("legs_follows.json", "cycle"),
+        ("influences_8.gltf", "influences"),
+        ("huesitos.fbx", "truncate"),
+    ]:
         data = next(
             d
             for d in (fuzzing.mutate(name, [(kind, seed)]) for seed in range(20))
@@ -465,8 +511,15 @@ def test_an_object_space_copy_rotation_bakes_no_frames():
     (``constraints/follows/common.py``, ``linear_in_parents``)."""
 
     def edit(value):
-        value["constraints"] = [{"type": "copy_rotation", "name": "c", "bone": "calf.r",
-                                 "space": "object", "target": {"bone": "hip"}}]  # fmt: skip
+        value["constraints"] = [
+            {
+                "type": "copy_rotation",
+                "name": "c",
+                "bone": "calf.r",
+                "space": "object",
+                "target": {"bone": "hip"},
+            }
+        ]
 
     scene = loads_scene(scene_with("legs.json", edit))
     for space in (None, "world", "object"):
@@ -492,8 +545,9 @@ def test_a_bone_under_a_parent_scaled_to_almost_nothing_exports_to_gltf(tmp_path
     from app.scene.formats.gltf.export import write_gltf
     from app.scene.formats.gltf.importer import load_gltf
 
-    scene = loads_scene(scene_with("fabrik_arm.json", set_in(["bones", 0, "scale"],
-                                                             [1e-300, 1, 1])))  # fmt: skip
+    scene = loads_scene(
+        scene_with("fabrik_arm.json", set_in(["bones", 0, "scale"], [1e-300, 1, 1]))
+    )
     result = bake(scene, space="world")
     write_gltf(tmp_path / "arm.glb", scene, result)
     back = load_gltf(tmp_path / "arm.glb")
@@ -511,8 +565,15 @@ def test_a_copy_location_under_a_bone_squashed_flat_plays_as_it_bakes():
 
     def edit(value):
         value["bones"][2]["scale"] = [1, 0, 1]
-        value["constraints"].append({"type": "copy_location", "name": "c", "bone": "hand",
-                                     "space": "object", "target": {"bone": "chest"}})  # fmt: skip
+        value["constraints"].append(
+            {
+                "type": "copy_location",
+                "name": "c",
+                "bone": "hand",
+                "space": "object",
+                "target": {"bone": "chest"},
+            }
+        )
 
     scene = loads_scene(scene_with("fabrik_arm.json", edit))
     whole = bake(scene, space="object")
@@ -540,7 +601,8 @@ def test_a_fabrik_chain_squashed_flat_plays_as_it_bakes(scale):
 
 
 def test_the_harness_calls_a_frame_alone_off_the_bake_or_a_mesh_skinned_to_nan_a_defect(
-        monkeypatch):  # fmt: skip
+    monkeypatch,
+):
     """The two checks issue 27 added to every accepted input can fail: a frame evaluated
     alone that is not where the timeline's bake puts it, and a mesh that skins to NaN."""
     real = fuzzing.bake
@@ -583,5 +645,4 @@ def test_the_issue_27_classes_are_refused_with_their_place_or_play_as_they_bake(
         tally[("fbx_number", outcome.kind)] += 1
         if outcome.kind == "refused":
             assert "input.fbx" in outcome.detail
-    assert tally[("fbx_number", "refused")] >= 1 and tally[("fbx_number", "accepted")] >= 1, (
-        tally)  # fmt: skip
+    assert tally[("fbx_number", "refused")] >= 1 and tally[("fbx_number", "accepted")] >= 1, tally

@@ -66,8 +66,9 @@ def skins_finite(scene) -> None:
 
 
 @pytest.mark.parametrize("value", [float("nan"), 1e308])
-def test_a_non_finite_vertex_of_a_skinned_mesh_is_refused_naming_the_mesh_and_vertex(tmp_path,
-                                                                                      value):
+def test_a_non_finite_vertex_of_a_skinned_mesh_is_refused_naming_the_mesh_and_vertex(
+    tmp_path, value
+):
     """Was: loaded (NaN), or numpy's overflow warning in the import (1e308, an infinity in
     float32); the round trip then compared unequal and skinning gave NaN."""
     error = refusal(edited(tmp_path, FBX / "huesitos.fbx", "vertices", value, element=4))
@@ -78,15 +79,15 @@ def test_a_non_finite_vertex_of_a_skinned_mesh_is_refused_naming_the_mesh_and_ve
 def test_a_non_finite_vertex_of_a_rigid_mesh_is_refused(tmp_path):
     """A mesh on a node without skin (assimp's spider: 19 of them) took its vertices as they
     were."""
-    error = refusal(edited(tmp_path, ASSIMP_FBX / "spider.fbx", "vertices", float("inf"),
-                           place=3, element=7))  # fmt: skip
+    error = refusal(
+        edited(tmp_path, ASSIMP_FBX / "spider.fbx", "vertices", float("inf"), place=3, element=7)
+    )
     assert error.path.startswith("mesh ")
     assert error.reason.startswith("its vertex positions hold a number that is not finite")
 
 
 @pytest.mark.parametrize("value", [1e308, float("nan")])
-def test_a_skin_cluster_transform_past_the_floats_is_refused_naming_mesh_and_bone(tmp_path,
-                                                                                  value):
+def test_a_skin_cluster_transform_past_the_floats_is_refused_naming_mesh_and_bone(tmp_path, value):
     """Was: NaN in the inverse binds (numpy's "invalid value" warning, or silently)."""
     error = refusal(edited(tmp_path, FBX / "huesitos.fbx", "cluster", value, element=5))
     assert error.path == "mesh 'Cylinder'"
@@ -96,8 +97,7 @@ def test_a_skin_cluster_transform_past_the_floats_is_refused_naming_mesh_and_bon
 def test_a_mesh_node_with_a_non_finite_transform_is_refused_naming_the_node(tmp_path):
     """The skinned mesh's node is no bone, and its transform was not checked: the vertices
     came out infinite."""
-    error = refusal(edited(tmp_path, FBX / "huesitos.fbx", "translation", 1e308,
-                           model="Cylinder"))  # fmt: skip
+    error = refusal(edited(tmp_path, FBX / "huesitos.fbx", "translation", 1e308, model="Cylinder"))
     assert error.path == "node 'Cylinder'" and "not finite" in error.reason
 
 
@@ -105,8 +105,13 @@ def test_a_non_finite_normal_is_replaced_by_normals_of_the_triangles_with_a_mess
     data = bytearray((FBX / "huesitos.fbx").read_bytes())
     version, nodes, footer = fbx_numbers.read_binary(bytes(data))
     objects = next(n for n in nodes if n.name == "Objects")
-    normals = next(c for g in objects.children if g.name == "Geometry" for c in g.children
-                   if c.name == "LayerElementNormal")  # fmt: skip
+    normals = next(
+        c
+        for g in objects.children
+        if g.name == "Geometry"
+        for c in g.children
+        if c.name == "LayerElementNormal"
+    )
     array = next(c for c in normals.children if c.name == "Normals")
     array.props[0] = (b"d", np.full_like(array.props[0][1], np.nan))
     array.stored.pop(0, None)
@@ -125,8 +130,7 @@ def test_a_skinned_mesh_whose_node_is_scaled_to_zero_on_an_axis_loads_flat(tmp_p
     """Was: ``LinAlgError: Singular matrix`` (the mesh node's inverse), and ``main.py bake``
     printed only that. An object hidden by scaling it to 0 is a thing exporters write: it
     loads, collapsed as the file's rest pose shows it, and skins finite at every frame."""
-    path = edited(tmp_path, FBX / "huesitos.fbx", "scaling", 0.0, element=axis,
-                  model="Cylinder")  # fmt: skip
+    path = edited(tmp_path, FBX / "huesitos.fbx", "scaling", 0.0, element=axis, model="Cylinder")
     scene = load_fbx(path)
     skins_finite(scene)
     positions = scene.meshes[0].positions
@@ -164,9 +168,13 @@ def test_the_bake_command_names_the_file_and_the_mesh_in_one_line(tmp_path):
 
 
 def run_bake(path, out):
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), "bake", str(path), "--out",
-                           str(out)], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "bake", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
 
 
 # --- groups 3 and 4: one frame alone is that frame of the bake -------------------------------
@@ -200,8 +208,9 @@ def assert_plays_as_it_bakes(scene, spaces=("world", "object"), step=5, degrees=
                 error = np.abs(getattr(alone, name)[0] - getattr(whole, name)[row]).max()
                 assert error <= 1e-9 * size, (space, whole.frames[row], name, error, size)
             if degrees:
-                np.testing.assert_allclose(alone.limit_violation_deg[0],
-                                           whole.limit_violation_deg[row], atol=1e-6)  # fmt: skip
+                np.testing.assert_allclose(
+                    alone.limit_violation_deg[0], whole.limit_violation_deg[row], atol=1e-6
+                )
     return whole
 
 
@@ -212,13 +221,22 @@ def squashed_then_turned(kind, space, scale=(1, 0, 1), target="chest"):
     def edit(value):
         value["bones"][2]["scale"] = list(scale)
         value["constraints"] = [
-            {"type": "points_at", "name": "aim", "bone": "forearm", "space": "world",
-             "target": {"position": [0.5, 2.0, 0.3],
-                        "position_keys": [[0, [0.5, 2.0, 0.3]], [60, [0.9, 1.0, -0.4]],
-                                          [120, [0.2, 1.5, 0.8]]]}},
-            {"type": kind, "name": "c", "bone": "hand", "space": space,
-             "target": {"bone": target}},
-        ]  # fmt: skip
+            {
+                "type": "points_at",
+                "name": "aim",
+                "bone": "forearm",
+                "space": "world",
+                "target": {
+                    "position": [0.5, 2.0, 0.3],
+                    "position_keys": [
+                        [0, [0.5, 2.0, 0.3]],
+                        [60, [0.9, 1.0, -0.4]],
+                        [120, [0.2, 1.5, 0.8]],
+                    ],
+                },
+            },
+            {"type": kind, "name": "c", "bone": "hand", "space": space, "target": {"bone": target}},
+        ]
 
     return scene_with("fabrik_arm.json", edit)
 
@@ -242,13 +260,29 @@ def test_a_copy_rotation_under_an_arm_squashed_to_a_line_and_then_turned_plays_a
     names = [b["name"] for b in value["bones"]]
     value["bones"][names.index("w0_RightArm")]["scale"] = [0, 1, 0]
     value["constraints"] = [
-        {"type": "points_at", "name": "turn", "bone": "w0_RightArm", "space": "world",
-         "target": {"position": [-0.362, 1.631, -0.965],
-                    "position_keys": [[0, [-0.362, 1.631, -0.965]], [8, [0.54, -0.959, -0.792]],
-                                      [15, [-0.66, -0.432, 0.974]]]}},
-        {"type": "copy_rotation", "name": "f", "bone": "w0_RightHand", "space": "world",
-         "target": {"bone": "w0_RFingers"}, "offset": "none"},
-    ]  # fmt: skip
+        {
+            "type": "points_at",
+            "name": "turn",
+            "bone": "w0_RightArm",
+            "space": "world",
+            "target": {
+                "position": [-0.362, 1.631, -0.965],
+                "position_keys": [
+                    [0, [-0.362, 1.631, -0.965]],
+                    [8, [0.54, -0.959, -0.792]],
+                    [15, [-0.66, -0.432, 0.974]],
+                ],
+            },
+        },
+        {
+            "type": "copy_rotation",
+            "name": "f",
+            "bone": "w0_RightHand",
+            "space": "world",
+            "target": {"bone": "w0_RFingers"},
+            "offset": "none",
+        },
+    ]
     assert_plays_as_it_bakes(loads_scene(json.dumps(value)), step=3)
 
 
@@ -258,8 +292,15 @@ def test_a_copy_rotation_in_object_space_under_a_cmu_leg_scaled_1e300_on_one_axi
     value = one_walker()
     names = [b["name"] for b in value["bones"]]
     value["bones"][names.index("w0_LeftUpLeg")]["scale"] = [1, 1e-300, 1]
-    value["constraints"] = [{"type": "copy_rotation", "name": "c", "bone": "w0_LeftToeBase",
-                             "space": "object", "target": {"bone": "w0_Hips"}}]  # fmt: skip
+    value["constraints"] = [
+        {
+            "type": "copy_rotation",
+            "name": "c",
+            "bone": "w0_LeftToeBase",
+            "space": "object",
+            "target": {"bone": "w0_Hips"},
+        }
+    ]
     assert_plays_as_it_bakes(loads_scene(json.dumps(value)), step=3)
 
 
@@ -277,8 +318,9 @@ def arm_chain(chain, squash=None, scale=None, limits=None, space="object"):
     return scene_with("fabrik_arm.json", edit)
 
 
-@pytest.mark.parametrize("squash, scale", [("chest", [1, 1, 0]), ("upper_arm", [1, 0, 1]),
-                                           ("forearm", [1, 1, 0])])  # fmt: skip
+@pytest.mark.parametrize(
+    "squash, scale", [("chest", [1, 1, 0]), ("upper_arm", [1, 0, 1]), ("forearm", [1, 1, 0])]
+)
 def test_a_one_bone_chain_under_a_squashed_ancestor_plays_as_it_bakes(squash, scale):
     """Was: the fingers 3.4 units (of a scene 4.8 across) from where the bake put them on a
     frame alone, and 30 to 50 for other squashes: the chain's frames in their parents came
@@ -296,12 +338,26 @@ def test_a_chain_under_a_parent_a_child_of_squashes_plays_as_it_bakes_and_aims()
 
     def edit(scale):
         def apply(value):
-            value["bones"].append({"name": "flat", "translation": [0.5, 1.2, 0.1],
-                                   "rotation": [0.9238795, 0.3826834, 0, 0], "scale": scale})
+            value["bones"].append(
+                {
+                    "name": "flat",
+                    "translation": [0.5, 1.2, 0.1],
+                    "rotation": [0.9238795, 0.3826834, 0, 0],
+                    "scale": scale,
+                }
+            )
             value["constraints"][0]["chain"] = ["fingers"]
             value["constraints"][0].pop("limits", None)
-            value["constraints"].insert(0, {"type": "child_of", "name": "squash", "bone": "hand",
-                                            "target": {"bone": "flat"}, "offset": "none"})
+            value["constraints"].insert(
+                0,
+                {
+                    "type": "child_of",
+                    "name": "squash",
+                    "bone": "hand",
+                    "target": {"bone": "flat"},
+                    "offset": "none",
+                },
+            )
 
         return apply
 
@@ -316,8 +372,9 @@ def test_a_chain_under_a_parent_a_child_of_squashes_plays_as_it_bakes_and_aims()
         result = bake(scene, space=space)
         tip = result.tails[:, fingers] - result.heads[:, fingers]
         aim = wanted - result.heads[:, fingers]
-        cosine = np.sum(tip * aim, axis=1) / np.linalg.norm(tip, axis=1) / np.linalg.norm(aim,
-                                                                                         axis=1)
+        cosine = (
+            np.sum(tip * aim, axis=1) / np.linalg.norm(tip, axis=1) / np.linalg.norm(aim, axis=1)
+        )
         assert np.degrees(np.arccos(np.clip(cosine, -1, 1))).max() < 1e-3, space
 
 

@@ -75,16 +75,17 @@ def test_scale_edits_key_an_animated_scale_and_set_a_static_one():
     translation = t[1] + smoothstep(u) * (t[2] - t[1])  # the key at 6 eases
     q = arm.rotation_keys.values
     rotation = Slerp([0, 1], Rotation.from_quat(q[1:3], scalar_first=True))([u])
-    expected = (trs(scene.bone("root").translation, scene.bone("root").rotation,
-                    scene.bone("root").scale)
-                @ trs(scene.bone("wide").translation, scene.bone("wide").rotation,
-                      scene.bone("wide").scale)
-                @ trs(translation, rotation.as_quat(scalar_first=True)[0], (1.25, 0.5, 2.0)))
+    expected = (
+        trs(scene.bone("root").translation, scene.bone("root").rotation, scene.bone("root").scale)
+        @ trs(scene.bone("wide").translation, scene.bone("wide").rotation, scene.bone("wide").scale)
+        @ trs(translation, rotation.as_quat(scalar_first=True)[0], (1.25, 0.5, 2.0))
+    )
     assert np.allclose(world, expected, atol=1e-12)
     # not animated: the static scale changes for the whole timeline
     hand = scene.bone("hand")
     assert key_edits.with_bone_scale(hand, 10.0, (2, 2, 2)) == dataclasses.replace(
-        hand, scale=(2.0, 2.0, 2.0))
+        hand, scale=(2.0, 2.0, 2.0)
+    )
     for bad in ((1, -2, 1), (1, np.nan, 1)):
         with pytest.raises(ValueError, match=">= 0"):
             key_edits.with_bone_scale(arm, 10.0, bad)

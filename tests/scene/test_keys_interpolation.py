@@ -124,22 +124,39 @@ def test_bad_interpolations_are_refused(kinds, message):
 
 def _scene(bone_extra: dict) -> dict:
     return {
-        "format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0, "frame_end": 20,
-        "bones": [{"name": "root", "translation": [0.0, 0.0, 0.0], "rotation": [1.0, 0, 0, 0],
-                   **bone_extra},
-                  {"name": "tip", "parent": "root", "translation": [0.0, 1.0, 0.0],
-                   "rotation": [1.0, 0, 0, 0]}],
+        "format": "pivotal-scene",
+        "version": 1,
+        "fps": 24,
+        "frame_start": 0,
+        "frame_end": 20,
+        "bones": [
+            {
+                "name": "root",
+                "translation": [0.0, 0.0, 0.0],
+                "rotation": [1.0, 0, 0, 0],
+                **bone_extra,
+            },
+            {
+                "name": "tip",
+                "parent": "root",
+                "translation": [0.0, 1.0, 0.0],
+                "rotation": [1.0, 0, 0, 0],
+            },
+        ],
         "constraints": [],
-    }  # fmt: skip
+    }
 
 
 def test_three_element_keys_load_and_save_only_when_not_linear():
     bone = {
-        "translation_keys": [[0, [0.0, 0.0, 0.0], "constant"], [10, [1.0, 0.0, 0.0]],
-                             [20, [2.0, 0.0, 0.0], "ease"]],
+        "translation_keys": [
+            [0, [0.0, 0.0, 0.0], "constant"],
+            [10, [1.0, 0.0, 0.0]],
+            [20, [2.0, 0.0, 0.0], "ease"],
+        ],
         "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "ease"], [20, [0.0, 1.0, 0.0, 0.0]]],
         "scale_keys": [[0, [1.0, 1.0, 1.0], "linear"], [20, [2.0, 1.0, 1.0]]],
-    }  # fmt: skip
+    }
     scene = loads_scene(json.dumps(_scene(bone)))
     root = scene.bones[0]
     assert root.translation_keys.interpolation == ("constant", "linear", "ease")
@@ -182,6 +199,7 @@ def test_saving_existing_files_is_byte_stable(path):
     text = path.read_text()
     once = dumps_scene(loads_scene(text))
     assert dumps_scene(loads_scene(once)) == once
+
     # No key grew a third element: every key list in the saved file is [frame, value].
     def keys_lists(value):
         if isinstance(value, dict):
@@ -207,10 +225,12 @@ def test_canonical_files_save_to_the_same_bytes(name):
 def test_fk_honours_scale_keys_and_every_interpolation():
     bone = {
         "translation_keys": [[0, [0.0, 0.0, 0.0], "constant"], [10, [1.0, 0.0, 0.0]]],
-        "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "ease"],
-                          [20, [0.7071067811865476, 0.0, 0.0, 0.7071067811865476]]],
+        "rotation_keys": [
+            [0, [1.0, 0.0, 0.0, 0.0], "ease"],
+            [20, [0.7071067811865476, 0.0, 0.0, 0.7071067811865476]],
+        ],
         "scale_keys": [[0, [1.0, 1.0, 1.0], "ease"], [20, [1.0, 3.0, 1.0]]],
-    }  # fmt: skip
+    }
     scene = loads_scene(json.dumps(_scene(bone)))
     frames = np.arange(0.0, 20.25, 0.5)
     result = bake(scene, frames)
@@ -222,4 +242,3 @@ def test_fk_honours_scale_keys_and_every_interpolation():
         expected = head + length * np.array([-np.sin(angle), np.cos(angle), 0.0])
         np.testing.assert_allclose(tip, expected, atol=1e-12)
     np.testing.assert_allclose(result.heads[:, 0, 0], np.where(frames < 10, 0.0, 1.0))
-

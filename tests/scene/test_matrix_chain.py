@@ -108,8 +108,9 @@ def arc(u, v):
 def calf_points_at_ankle(space):
     """The seed's example done by hand: the left calf points at the right ankle."""
     scene = load_scene(SCENES / "legs.json")
-    scene.constraints.append(PointsAt(name="aim", bone="calf.l", space=space,
-                                      target=Target(bone="foot.r")))  # fmt: skip
+    scene.constraints.append(
+        PointsAt(name="aim", bone="calf.l", space=space, target=Target(bone="foot.r"))
+    )
     frames = np.arange(0.0, 48.0, 6.0)
     skeleton = Skeleton.from_scene(scene)
     local = local_transforms(scene, frames)
@@ -148,8 +149,9 @@ def test_world_space_points_at_is_a_rotation_about_the_knee():
     # inverses: nothing cancels (the seed's case against option 1), the product still holds.
     right_to_left = a_to_b_chain(scene, "calf.r", "calf.l", frames, bone_to_world=world)
     assert not any(f.cancelled for f in right_to_left.factors)
-    np.testing.assert_allclose(right_to_left.product(), a_to_b(world[:, 5], world[:, 2]),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        right_to_left.product(), a_to_b(world[:, 5], world[:, 2]), atol=1e-12
+    )
 
 
 def test_object_space_points_at_applies_on_the_right():
@@ -164,8 +166,9 @@ def test_object_space_points_at_applies_on_the_right():
         "R_c(calf.l)^-1 [R_calf.l^-1 T_calf.l^-1 R_thigh.l^-1 T_thigh.l^-1] "
         "T_thigh.r R_thigh.r T_calf.r R_calf.r"
     )
-    np.testing.assert_allclose(right_to_left.product(skip_cancelled=True),
-                               a_to_b(world[:, 5], world[:, 2]), atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        right_to_left.product(skip_cancelled=True), a_to_b(world[:, 5], world[:, 2]), atol=1e-12
+    )
     # Without limits or scale, both options give the same pose (the format's promise).
     _, _, world_pose, _ = calf_points_at_ankle("world")
     np.testing.assert_allclose(world_pose, world, atol=1e-12)
@@ -183,8 +186,9 @@ class _Baked:
 def test_a_body_moved_by_a_constraint(space, rng):
     """A multi-parent body's world transform replaced outright: the correction moves the head."""
     scene = load_scene(SCENES / "legs.json")
-    scene.constraints.append(MultiParent(name="roll", body="hip", space=space,
-                                         pivots=(Pivot(name="heel"),)))  # fmt: skip
+    scene.constraints.append(
+        MultiParent(name="roll", body="hip", space=space, pivots=(Pivot(name="heel"),))
+    )
     frames = np.arange(5.0)
     skeleton = Skeleton.from_scene(scene)
     local = local_transforms(scene, frames)
@@ -193,8 +197,10 @@ def test_a_body_moved_by_a_constraint(space, rng):
     world[:, 0, :3, 3] = rng.normal(size=(5, 3))
     world = forward_kinematics(skeleton, np.concatenate([world[:, :1], local[:, 1:]], axis=1))
     chain = bone_chain(scene, "foot.l", frames, bone_to_world=world)
-    expected = {"world": "T(hip head') R_c(hip) T(-hip head) [T_hip R_hip] T_thigh.l",
-                "object": "[T_hip R_hip] T_c(hip) R_c(hip) T_thigh.l"}[space]  # fmt: skip
+    expected = {
+        "world": "T(hip head') R_c(hip) T(-hip head) [T_hip R_hip] T_thigh.l",
+        "object": "[T_hip R_hip] T_c(hip) R_c(hip) T_thigh.l",
+    }[space]
     assert chain.text().startswith(expected)
     np.testing.assert_allclose(chain.product(), world[:, 3], atol=1e-12)
 
@@ -213,6 +219,7 @@ def test_object_space_turn_of_a_non_uniformly_scaled_bone_is_one_rotation_on_the
         "[T_hip R_hip T_thigh.l R_thigh.l T_calf.l R_calf.l S_calf.l] R_c(calf.l) T_foot.l R_foot.l"
     )
     rc = chain.factors[7].matrix[:, :3, :3]
-    np.testing.assert_allclose(rc @ np.swapaxes(rc, 1, 2), np.tile(np.eye(3), (4, 1, 1)),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        rc @ np.swapaxes(rc, 1, 2), np.tile(np.eye(3), (4, 1, 1)), atol=1e-12
+    )
     np.testing.assert_allclose(chain.product(), world[:, calf + 1], atol=1e-12)

@@ -11,12 +11,23 @@ from app.scene.rig import poses
 from tests.helpers.paths import SCENES
 
 
-@pytest.mark.parametrize("name, other", [
-    ("calf.l", "calf.r"), ("calf.R", "calf.L"), ("hand_L", "hand_R"), ("arm-r", "arm-l"),
-    ("L_eye", "R_eye"), ("r.thumb", "l.thumb"), ("LeftArm", "RightArm"),
-    ("RightUpLeg", "LeftUpLeg"), ("foot.l.001", "foot.r.001"), ("spine", None),
-    ("roll", None), ("L", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, other",
+    [
+        ("calf.l", "calf.r"),
+        ("calf.R", "calf.L"),
+        ("hand_L", "hand_R"),
+        ("arm-r", "arm-l"),
+        ("L_eye", "R_eye"),
+        ("r.thumb", "l.thumb"),
+        ("LeftArm", "RightArm"),
+        ("RightUpLeg", "LeftUpLeg"),
+        ("foot.l.001", "foot.r.001"),
+        ("spine", None),
+        ("roll", None),
+        ("L", None),
+    ],
+)
 def test_mirror_names(name, other):
     assert poses.mirror_name(name) == other
     if other is not None:
@@ -30,8 +41,9 @@ def test_the_reflection_is_the_rotation_conjugated_by_the_mirror(rng):
         t = rng.normal(size=3)
         t2, q2 = poses.mirrored(t, r.as_quat(scalar_first=True))
         expected = Rotation.from_matrix(mirror @ r.as_matrix() @ mirror)
-        assert np.allclose(Rotation.from_quat(q2, scalar_first=True).as_matrix(),
-                           expected.as_matrix())  # fmt: skip
+        assert np.allclose(
+            Rotation.from_quat(q2, scalar_first=True).as_matrix(), expected.as_matrix()
+        )
         assert np.allclose(t2, mirror @ t)
 
 
@@ -55,7 +67,8 @@ def test_clearing_rotation_keys_the_rest_where_animated():
     scene = load_scene(SCENES / "legs.json")
     calf = scene.bone("calf.r")
     cleared = poses.cleared(calf, 40, rotation=True)
-    assert np.allclose(cleared.rotation_keys.values[cleared.rotation_keys.frames == 40],
-                       calf.rotation)  # fmt: skip
+    assert np.allclose(
+        cleared.rotation_keys.values[cleared.rotation_keys.frames == 40], calf.rotation
+    )
     assert poses.cleared(scene.bone("calf.l"), 40) is scene.bone("calf.l")  # not animated
     assert poses.cleared(calf, 40, rotation=False) is calf  # translation not animated

@@ -19,8 +19,11 @@ SCENES = ROOT / "resources" / "scenes"
 
 
 def test_local_transforms_match_the_unprepared_reading_bit_for_bit():
-    for scene in (load_scene(CMU), load_scene(SCENES / "fabrik_arm.json"),
-                  load_scene(SCENES / "foot_roll.json")):  # fmt: skip
+    for scene in (
+        load_scene(CMU),
+        load_scene(SCENES / "fabrik_arm.json"),
+        load_scene(SCENES / "foot_roll.json"),
+    ):
         frames = np.array([scene.frame_start, scene.frame_start + 2.5, scene.frame_end + 3.0])
         expected = local_transforms(scene, frames)
         got = prepare(scene).local_transforms(frames)
@@ -40,8 +43,7 @@ def test_descendant_levels_match_a_walk_up_the_parents():
                 node = skeleton.parents[node]
         assert set(skeleton.descendants(bone).tolist()) == below
         for level in skeleton.descendant_levels(bone):  # parents come in an earlier level
-            assert all(skeleton.parents[b] == bone or skeleton.parents[b] in below
-                       for b in level)  # fmt: skip
+            assert all(skeleton.parents[b] == bone or skeleton.parents[b] in below for b in level)
 
 
 def test_replacing_a_bone_or_a_constraint_is_seen_at_once():
@@ -105,8 +107,9 @@ def test_a_chain_reaching_for_a_bone_another_chain_moves_is_not_batched():
 
     scene = rig_scene(tentacles=3, bodies=0, frames=24)
     # Chain 1 now reaches for the tail of chain 0's last bone: it must see chain 0 solved.
-    target = dataclasses.replace(scene.constraints[1].target,
-                                 bone=scene.constraints[0].chain[-1], at="tail")  # fmt: skip
+    target = dataclasses.replace(
+        scene.constraints[1].target, bone=scene.constraints[0].chain[-1], at="tail"
+    )
     scene.constraints[1] = dataclasses.replace(scene.constraints[1], target=target)
     frames = np.array([0.0, 11.0])
     evaluator = Evaluator(scene)

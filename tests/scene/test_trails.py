@@ -16,8 +16,7 @@ def test_the_window_stays_in_the_timeline():
 
 
 def test_ghosts_every_n_frames_leave_the_current_frame_out():
-    np.testing.assert_array_equal(trails.ghost_frames(20, 12, 8, 4, 0, 100),
-                                  [8, 12, 16, 24, 28])  # fmt: skip
+    np.testing.assert_array_equal(trails.ghost_frames(20, 12, 8, 4, 0, 100), [8, 12, 16, 24, 28])
     np.testing.assert_array_equal(trails.ghost_frames(2, 12, 4, 3, 0, 100), [5])
     assert len(trails.ghost_frames(20, 12, 8, 0, 0, 100)) == 0
 

@@ -31,8 +31,7 @@ def rename_in_outliner(qtbot, win, old, new):
     qtbot.waitUntil(lambda: new in win.document.scene.bone_names())
 
 
-def test_renaming_a_skinned_bone_keeps_the_mesh_bound_through_undo_redo_and_save(
-        qtbot, tmp_path):  # fmt: skip
+def test_renaming_a_skinned_bone_keeps_the_mesh_bound_through_undo_redo_and_save(qtbot, tmp_path):
     win = gui.open_window(qtbot, SCENES / "humanoid.glb", frame=20)
     doc, vp = win.document, win.viewport
     frames = np.array([20.0])
@@ -70,7 +69,8 @@ def test_renaming_a_skinned_bone_keeps_the_mesh_bound_through_undo_redo_and_save
 
 
 def test_deleting_a_skinned_bone_hands_its_vertices_to_the_parent_through_undo_redo_and_save(
-        qtbot, tmp_path):  # fmt: skip
+    qtbot, tmp_path
+):
     win = gui.open_window(qtbot, SCENES / "humanoid.glb", frame=20)
     doc, vp = win.document, win.viewport
     frames = np.array([20.0])

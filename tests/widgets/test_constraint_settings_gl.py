@@ -73,8 +73,10 @@ def test_points_at_limit_cone_twist_hinge_and_up(qtbot):
     assert doc.scene.constraint(AIM).limit == ConeLimit(degrees=20.0, twist=(-15.0, 25.0))
     # spin edits of one cone merge into one undo entry; kind changes are their own
     texts = [doc.undo_stack.text(i) for i in range(doc.undo_stack.count())]
-    assert texts == [f"Set limit of {AIM} to cone 45°",
-                     f"Set limit of {AIM} to cone 20°, twist -15..25°"]  # fmt: skip
+    assert texts == [
+        f"Set limit of {AIM} to cone 45°",
+        f"Set limit of {AIM} to cone 20°, twist -15..25°",
+    ]
     # back to a hinge, then its range; a range with min > max is refused, nothing changes
     pick(find(win, QtWidgets.QComboBox, "limitKind"), "h")
     type_into(find(win, QtWidgets.QDoubleSpinBox, "limitHingeRange1"), "60")
@@ -154,7 +156,11 @@ def test_renaming_a_pivot_in_the_inspector_and_the_outliner(qtbot):
     # a name another pivot has is refused, with the reason in the status bar
     type_into(find(win, QtWidgets.QLineEdit, "pivotName"), "ball")
     assert [p.name for p in doc.scene.constraint("foot_roll").pivots] == [
-        "heel_pivot", "ball", "tip", "swing"]  # fmt: skip
+        "heel_pivot",
+        "ball",
+        "tip",
+        "swing",
+    ]
     assert "already has a pivot named" in win.statusBar().currentMessage()
 
 
@@ -185,4 +191,6 @@ def test_multi_parent_and_fabrik_solver_settings(qtbot):
     assert (c.tolerance, c.max_iterations) == (0.01, 3)
     assert doc2.pose().info["arm reaches"]["iterations"] <= 3
     assert [doc2.undo_stack.text(i) for i in range(2)] == [
-        "Set tolerance of arm reaches to 0.01", "Set max_iterations of arm reaches to 3"]
+        "Set tolerance of arm reaches to 0.01",
+        "Set max_iterations of arm reaches to 3",
+    ]

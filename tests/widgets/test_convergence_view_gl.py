@@ -35,6 +35,7 @@ def open_from_view_menu(qtbot, win, title):
 
 def body_distance(scene, integrator, substeps, space=None):
     """Largest distance of the foot's head to the exact one, from bakes of the scene."""
+
     def heads(integ, sub):
         s = scene.copy()
         c = s.constraint("foot_roll")

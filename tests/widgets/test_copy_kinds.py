@@ -42,25 +42,43 @@ def rig(ctrl_scale=(1.0, 2.0, 0.5), ctrl_scale_keys=None) -> Scene:
     descendant) and ``base > ctrl`` (the target, non-uniformly scaled, under a turning
     parent); everything moves."""
     bones = [
-        Bone(name="hip", translation_keys=Keys([0, 16], [[0, 0, 0], [1.0, 0.5, -0.3]]),
-             rotation_keys=Keys([0, 16], [q([0, 0, 0]), q([0.3, 1.1, -0.2])])),
-        Bone(name="arm", parent="hip", translation=(0.0, 1.0, 0.2), scale=(1.0, 1.5, 0.8),
-             rotation_keys=Keys([0, 8, 16], [q([0.1, 0, 0]), q([0, 0.9, 0.4]), q([-0.5, 0, 1])])),
+        Bone(
+            name="hip",
+            translation_keys=Keys([0, 16], [[0, 0, 0], [1.0, 0.5, -0.3]]),
+            rotation_keys=Keys([0, 16], [q([0, 0, 0]), q([0.3, 1.1, -0.2])]),
+        ),
+        Bone(
+            name="arm",
+            parent="hip",
+            translation=(0.0, 1.0, 0.2),
+            scale=(1.0, 1.5, 0.8),
+            rotation_keys=Keys([0, 8, 16], [q([0.1, 0, 0]), q([0, 0.9, 0.4]), q([-0.5, 0, 1])]),
+        ),
         Bone(name="hand", parent="arm", translation=(0.0, 0.7, 0.1), rotation=q([0.2, 0.3, 0])),
-        Bone(name="base", translation=(2.0, 0.0, 0.0),
-             rotation_keys=Keys([0, 16], [q([0, 0, 0.2]), q([0.8, -0.3, 0.1])])),
-        Bone(name="ctrl", parent="base",
-             translation_keys=Keys([1, 16], [[0, 0.5, 0], [0.4, 1, -1]]),
-             rotation_keys=Keys([2, 9, 16], [q([0, 0.3, 0]), q([1.2, 0, 0.3]), q([0, -0.7, 0.9])]),
-             scale=ctrl_scale, scale_keys=ctrl_scale_keys, tail=(0.1, 0.4, 0.2)),
-    ]  # fmt: skip
+        Bone(
+            name="base",
+            translation=(2.0, 0.0, 0.0),
+            rotation_keys=Keys([0, 16], [q([0, 0, 0.2]), q([0.8, -0.3, 0.1])]),
+        ),
+        Bone(
+            name="ctrl",
+            parent="base",
+            translation_keys=Keys([1, 16], [[0, 0.5, 0], [0.4, 1, -1]]),
+            rotation_keys=Keys([2, 9, 16], [q([0, 0.3, 0]), q([1.2, 0, 0.3]), q([0, -0.7, 0.9])]),
+            scale=ctrl_scale,
+            scale_keys=ctrl_scale_keys,
+            tail=(0.1, 0.4, 0.2),
+        ),
+    ]
     return Scene(bones=bones, frame_start=FS, frame_end=16)
 
 
-def follow(kind, *, offset="frame_start", space="object", at="head", bone="arm", target="ctrl",
-           name=None):  # fmt: skip
-    return KINDS[kind](name=name or kind, bone=bone, target=Target(bone=target, at=at),
-                       offset=offset, space=space)  # fmt: skip
+def follow(
+    kind, *, offset="frame_start", space="object", at="head", bone="arm", target="ctrl", name=None
+):
+    return KINDS[kind](
+        name=name or kind, bone=bone, target=Target(bone=target, at=at), offset=offset, space=space
+    )
 
 
 def with_constraints(scene, *constraints):
@@ -142,8 +160,12 @@ def expected(scene, c, frames, space=None):
             to_parent0 = np.linalg.inv(parent0)
             head0 = to_parent0 @ np.append(pre0[0, b, :3, 3], 1.0)
             offset = head0 - to_parent0 @ np.append(point(pre0, scene, t, c.target.at)[0], 1.0)
-            in_p = np.einsum("fij,fj->fi", np.linalg.inv(parent),
-                             np.c_[target_point, np.ones(len(frames))]) + offset  # fmt: skip
+            in_p = (
+                np.einsum(
+                    "fij,fj->fi", np.linalg.inv(parent), np.c_[target_point, np.ones(len(frames))]
+                )
+                + offset
+            )
             new[:, :3, 3] = np.einsum("fij,fj->fi", parent, in_p)[:, :3]
     out = pre.copy()
     out[:, b] = new
@@ -156,8 +178,12 @@ def expected(scene, c, frames, space=None):
     return out
 
 
-CASES = [(kind, offset, space) for kind in KINDS for offset in ("frame_start", "none")
-         for space in ("world", "object")]  # fmt: skip
+CASES = [
+    (kind, offset, space)
+    for kind in KINDS
+    for offset in ("frame_start", "none")
+    for space in ("world", "object")
+]
 
 
 @pytest.mark.parametrize("kind,offset,space", CASES)
@@ -193,9 +219,12 @@ def test_the_offset_is_taken_where_the_constraints_before_leave_the_pose():
     frames = np.array([9.0, 4.5, 12.0])  # without frame_start
     for k in range(2, 5):
         part = with_constraints(scene, *scene.constraints[:k])
-        np.testing.assert_allclose(bake(part, frames).bone_to_world,
-                                   expected(part, part.constraints[-1], frames),
-                                   atol=1e-10, rtol=0)  # fmt: skip
+        np.testing.assert_allclose(
+            bake(part, frames).bone_to_world,
+            expected(part, part.constraints[-1], frames),
+            atol=1e-10,
+            rtol=0,
+        )
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -203,8 +232,9 @@ def test_the_space_toggle_overrides_the_constraint_space(kind):
     scene = with_constraints(rig(), follow(kind, space="object"))
     for space in ("world", "object"):
         got = bake(scene, space=space).bone_to_world
-        np.testing.assert_allclose(got, expected(scene, scene.constraints[0], FRAMES, space),
-                                   atol=1e-10, rtol=0)  # fmt: skip
+        np.testing.assert_allclose(
+            got, expected(scene, scene.constraints[0], FRAMES, space), atol=1e-10, rtol=0
+        )
     world, obj = (bake(scene, space=s).bone_to_world for s in ("world", "object"))
     if kind == "child_of":  # space changes nothing
         np.testing.assert_array_equal(world, obj)
@@ -233,8 +263,9 @@ def test_one_frame_equals_that_frame_of_the_whole_timeline():
         if frame < FS:
             row = bake(scene, [frame]).bone_to_world
         np.testing.assert_allclose(one.bone_to_world, row, atol=1e-12, rtol=0)
-        np.testing.assert_allclose(Evaluator(scene).evaluate([frame]).bone_to_world, row,
-                                   atol=1e-12, rtol=0)  # fmt: skip
+        np.testing.assert_allclose(
+            Evaluator(scene).evaluate([frame]).bone_to_world, row, atol=1e-12, rtol=0
+        )
 
 
 def test_frame_start_is_evaluated_once_per_edit_not_per_frame(monkeypatch):
@@ -285,8 +316,9 @@ def test_a_chunked_bake_without_frame_start_in_its_first_chunk(monkeypatch):
     monkeypatch.setattr(evaluate, "CHUNK_POSES", 16)
     monkeypatch.setattr(evaluate, "MIN_CHUNK_FRAMES", 4)
     assert len(evaluate.chunks(len(frames), len(scene.bones))) > 1
-    np.testing.assert_allclose(bake(scene, frames).bone_to_world, whole.bone_to_world,
-                               atol=1e-12, rtol=0)  # fmt: skip
+    np.testing.assert_allclose(
+        bake(scene, frames).bone_to_world, whole.bone_to_world, atol=1e-12, rtol=0
+    )
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -300,8 +332,9 @@ def test_a_target_scaled_to_zero_gives_finite_poses(kind):
             assert np.all(np.isfinite(got))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     kind=st.sampled_from(sorted(KINDS)),
     offset=st.sampled_from(["frame_start", "none"]),
@@ -319,34 +352,55 @@ def test_random_poses_hold_the_closed_form(kind, offset, space, at, rotvecs, sca
         scene.bones[bone] = replace(scene.bones[bone], rotation_keys=keys)
     scene = with_constraints(scene, follow(kind, offset=offset, space=space, at=at))
     got = Evaluator(scene).evaluate([frame]).bone_to_world
-    np.testing.assert_allclose(got, expected(scene, scene.constraints[0], [frame]),
-                               atol=1e-9, rtol=0)  # fmt: skip
+    np.testing.assert_allclose(
+        got, expected(scene, scene.constraints[0], [frame]), atol=1e-9, rtol=0
+    )
 
 
 # --- the scene file ---------------------------------------------------------------------------
 
 
 def scene_json(*constraints):
-    return json.dumps({
-        "format": "pivotal-scene", "version": 1, "frame_start": 0, "frame_end": 4,
-        "bones": [{"name": "a"}, {"name": "b", "parent": "a", "translation": [0, 1, 0]},
-                  {"name": "c", "translation": [1, 0, 0]}],
-        "constraints": list(constraints),
-    })  # fmt: skip
+    return json.dumps(
+        {
+            "format": "pivotal-scene",
+            "version": 1,
+            "frame_start": 0,
+            "frame_end": 4,
+            "bones": [
+                {"name": "a"},
+                {"name": "b", "parent": "a", "translation": [0, 1, 0]},
+                {"name": "c", "translation": [1, 0, 0]},
+            ],
+            "constraints": list(constraints),
+        }
+    )
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_kinds_round_trip(kind):
     text = scene_json(
-        {"type": kind, "name": "x", "bone": "b", "target": {"bone": "c", "at": "tail"},
-         "offset": "none", "space": "world", "note": [1, 2]},
+        {
+            "type": kind,
+            "name": "x",
+            "bone": "b",
+            "target": {"bone": "c", "at": "tail"},
+            "offset": "none",
+            "space": "world",
+            "note": [1, 2],
+        },
         {"type": kind, "name": "y", "bone": "c", "target": {"bone": "a"}},
-    )  # fmt: skip
+    )
     scene = loads_scene(text)
     x, y = scene.constraints
     assert isinstance(x, KINDS[kind]) and x.type == kind
-    assert (x.bone, x.target.bone, x.target.at, x.offset, x.space) == ("b", "c", "tail", "none",
-                                                                        "world")  # fmt: skip
+    assert (x.bone, x.target.bone, x.target.at, x.offset, x.space) == (
+        "b",
+        "c",
+        "tail",
+        "none",
+        "world",
+    )
     assert x.extra == {"note": [1, 2]}
     assert (y.offset, y.space, y.target.at) == ("frame_start", "object", "head")  # defaults
     again = loads_scene(dumps_scene(scene))
@@ -355,16 +409,19 @@ def test_the_kinds_round_trip(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("change,path,words", [
-    ({"offset": "start"}, "constraints[0].offset", 'offset must be "frame_start" or "none"'),
-    ({"target": {"position": [0, 1, 0]}}, "constraints[0].target", "is a bone"),
-    ({"target": {"bone": "nope"}}, "constraints[0].target.bone", "'nope' is not a bone"),
-    ({"bone": "nope"}, "constraints[0].bone", "'nope' is not a bone"),
-    ({"bone": None}, "constraints[0]", 'missing "bone"'),
-    ({"target": None}, "constraints[0]", 'missing "target"'),
-    ({"target": {"bone": "b"}}, "constraints[0].target.bone", "cannot follow itself"),
-    ({"space": "local"}, "constraints[0].space", 'space must be "world" or "object"'),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "change,path,words",
+    [
+        ({"offset": "start"}, "constraints[0].offset", 'offset must be "frame_start" or "none"'),
+        ({"target": {"position": [0, 1, 0]}}, "constraints[0].target", "is a bone"),
+        ({"target": {"bone": "nope"}}, "constraints[0].target.bone", "'nope' is not a bone"),
+        ({"bone": "nope"}, "constraints[0].bone", "'nope' is not a bone"),
+        ({"bone": None}, "constraints[0]", 'missing "bone"'),
+        ({"target": None}, "constraints[0]", 'missing "target"'),
+        ({"target": {"bone": "b"}}, "constraints[0].target.bone", "cannot follow itself"),
+        ({"space": "local"}, "constraints[0].space", 'space must be "world" or "object"'),
+    ],
+)
 def test_bad_kinds_are_refused_naming_where_and_why(kind, change, path, words):
     item = {"type": kind, "name": "x", "bone": "b", "target": {"bone": "c"}}
     item.update(change)
@@ -403,8 +460,11 @@ def test_renaming_and_deleting_bones_carry_to_the_kinds(kind):
 
     scene = with_constraints(rig(), follow(kind, at="tail"))
     renamed = rename_bone(scene, "ctrl", "boss").constraints
-    assert (renamed[0].bone, renamed[0].target.bone, renamed[0].target.at) == ("arm", "boss",
-                                                                                "tail")  # fmt: skip
+    assert (renamed[0].bone, renamed[0].target.bone, renamed[0].target.at) == (
+        "arm",
+        "boss",
+        "tail",
+    )
     assert rename_bone(scene, "arm", "upper").constraints[0].bone == "upper"
     assert rename_bone(scene, "hand", "paw").constraints == tuple(scene.constraints)
     for going in ("arm", "ctrl"):  # the driven bone or the target: the constraint goes too
@@ -425,8 +485,12 @@ def test_the_operations_add_aim_and_set_the_offset_with_one_undo_step_each(qtbot
     doc.set_selection([Ref.bone("ctrl"), Ref.bone("arm")])
     ref = add_follow(doc, CopyLocation)
     c = doc.scene.constraint(ref.name)
-    assert (c.name, c.bone, c.target.bone, c.offset) == ("Copy Location arm", "arm", "ctrl",
-                                                          "frame_start")  # fmt: skip
+    assert (c.name, c.bone, c.target.bone, c.offset) == (
+        "Copy Location arm",
+        "arm",
+        "ctrl",
+        "frame_start",
+    )
     set_follow_target(doc, c.name, at="tail")
     set_follow_target(doc, c.name, bone="hip")
     set_offset(doc, c.name, "none")

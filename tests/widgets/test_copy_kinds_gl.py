@@ -16,15 +16,22 @@ from tests.helpers.gui import CTRL, SHIFT, click, framebuffer, key
 
 QUARTER = Rotation.from_rotvec([0, 0, np.pi / 2]).as_quat(scalar_first=True).tolist()
 SCENE = {
-    "format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0, "frame_end": 20,
+    "format": "pivotal-scene",
+    "version": 1,
+    "fps": 24,
+    "frame_start": 0,
+    "frame_end": 20,
     "bones": [
-        {"name": "ctrl", "tail": [0, 1, 0],
-         "translation_keys": [[0, [-1, 0, 0]], [20, [1, 0.5, 0]]],
-         "rotation_keys": [[0, [1, 0, 0, 0]], [20, QUARTER]]},
+        {
+            "name": "ctrl",
+            "tail": [0, 1, 0],
+            "translation_keys": [[0, [-1, 0, 0]], [20, [1, 0.5, 0]]],
+            "rotation_keys": [[0, [1, 0, 0, 0]], [20, QUARTER]],
+        },
         {"name": "arm", "translation": [1, 0, 0], "tail": [0, 0.8, 0]},
         {"name": "hand", "parent": "arm", "translation": [0, 0.8, 0], "tail": [0, 0.4, 0]},
     ],
-}  # fmt: skip
+}
 ENTRY = "Add Child Of Constraint on arm following ctrl"
 
 
@@ -44,8 +51,9 @@ ARM_20 = {"frame_start": CTRL_20 @ np.linalg.inv(CTRL_0) @ ARM_0, "none": CTRL_2
 
 def arm_points(arm_to_world):
     """The arm's middle and the hand's middle (world), drawn where the arm is."""
-    return np.array([arm_to_world[:3, :3] @ p + arm_to_world[:3, 3]
-                     for p in ([0, 0.4, 0], [0, 1.0, 0])])  # fmt: skip
+    return np.array(
+        [arm_to_world[:3, :3] @ p + arm_to_world[:3, 3] for p in ([0, 0.4, 0], [0, 1.0, 0])]
+    )
 
 
 def bone_middle(win, name):

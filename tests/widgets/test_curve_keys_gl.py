@@ -23,28 +23,55 @@ TARGET = Ref.target_of("aim")
 
 
 def _quat(axis, degrees):
-    return list(Rotation.from_rotvec(np.radians(degrees) * np.asarray(axis, float))
-                .as_quat(scalar_first=True))  # fmt: skip
+    return list(
+        Rotation.from_rotvec(np.radians(degrees) * np.asarray(axis, float)).as_quat(
+            scalar_first=True
+        )
+    )
 
 
 SCENE = {
-    "format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0, "frame_end": 40,
+    "format": "pivotal-scene",
+    "version": 1,
+    "fps": 24,
+    "frame_start": 0,
+    "frame_end": 40,
     "bones": [
-        {"name": "arm", "translation": [0.0, 0.0, 0.0], "rotation": [1.0, 0.0, 0.0, 0.0],
-         "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "constant"], [10, _quat([0, 0, 1], 60)],
-                           [20, _quat([0, 0, 1], 120), "ease"], [30, _quat([1, 0, 0], 90)]],
-         "translation_keys": [[0, [0.0, 0.0, 0.0]], [10, [0.0, 1.0, 0.0]],
-                              [20, [0.0, 2.0, 0.0]]],
-         "scale_keys": [[0, [1.0, 1.0, 1.0], "ease"], [20, [1.5, 1.0, 1.0]]]},
+        {
+            "name": "arm",
+            "translation": [0.0, 0.0, 0.0],
+            "rotation": [1.0, 0.0, 0.0, 0.0],
+            "rotation_keys": [
+                [0, [1.0, 0.0, 0.0, 0.0], "constant"],
+                [10, _quat([0, 0, 1], 60)],
+                [20, _quat([0, 0, 1], 120), "ease"],
+                [30, _quat([1, 0, 0], 90)],
+            ],
+            "translation_keys": [
+                [0, [0.0, 0.0, 0.0]],
+                [10, [0.0, 1.0, 0.0]],
+                [20, [0.0, 2.0, 0.0]],
+            ],
+            "scale_keys": [[0, [1.0, 1.0, 1.0], "ease"], [20, [1.5, 1.0, 1.0]]],
+        },
         {"name": "hand", "parent": "arm", "translation": [0.0, 1.0, 0.0], "tail": [0, 0.5, 0]},
     ],
     "constraints": [
-        {"type": "points_at", "name": "aim", "bone": "hand",
-         "target": {"position": [0.0, 0.0, 0.0],
-                    "position_keys": [[0, [1.0, 0.0, 0.0]], [20, [1.0, 2.0, 0.0]],
-                                      [30, [0.0, 2.0, 1.0]]]}},
+        {
+            "type": "points_at",
+            "name": "aim",
+            "bone": "hand",
+            "target": {
+                "position": [0.0, 0.0, 0.0],
+                "position_keys": [
+                    [0, [1.0, 0.0, 0.0]],
+                    [20, [1.0, 2.0, 0.0]],
+                    [30, [0.0, 2.0, 1.0]],
+                ],
+            },
+        },
     ],
-}  # fmt: skip
+}
 
 
 @pytest.fixture
@@ -107,8 +134,12 @@ def test_click_shift_click_and_box_select_keys(window, qtbot):
     # A box from frame 15 to 35 around every curve selects the keys at 20 and 30.
     top_left = plot.pixel_of(15.0, 1.2)
     bottom_right = plot.pixel_of(35.0, -1.2)
-    drag(plot.viewport(), (top_left.x(), top_left.y()), (bottom_right.x(), bottom_right.y()),
-         qtbot=qtbot)  # fmt: skip
+    drag(
+        plot.viewport(),
+        (top_left.x(), top_left.y()),
+        (bottom_right.x(), bottom_right.y()),
+        qtbot=qtbot,
+    )
     assert view.selected_keys() == {channel: [20.0, 30.0]}
 
 
@@ -235,8 +266,12 @@ def test_t_sets_the_interpolation_of_the_selected_keys(window, qtbot):
     qtbot.waitUntil(lambda: editor.menu is not None and editor.menu.isVisible())
     menu = editor.menu
     act = next(a for a in menu.actions() if a.objectName() == "interpolation_ease")
-    QTest.mouseClick(menu, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier(0),
-                     menu.actionGeometry(act).center())  # fmt: skip
+    QTest.mouseClick(
+        menu,
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier(0),
+        menu.actionGeometry(act).center(),
+    )
     assert _rotation_keys(window).interpolation == ("ease", "ease", "ease", "linear")
     assert doc.undo_stack.count() == depth + 1
     assert window.actions_by_name["trails"].isChecked() == trails  # T went to the keys
@@ -252,15 +287,23 @@ def test_esc_cancels_a_drag_and_value_and_insert_edits_are_one_step_each(window,
     plot, at20 = _diamond(view, "px", 20)
     depth = doc.undo_stack.count()
     to = plot.pixel_of(26.0, 0.0)
-    QTest.mousePress(plot.viewport(), QtCore.Qt.MouseButton.LeftButton,
-                     QtCore.Qt.KeyboardModifier(0), gui_point(at20))  # fmt: skip
+    QTest.mousePress(
+        plot.viewport(),
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier(0),
+        gui_point(at20),
+    )
     for x in np.linspace(at20[0], to.x(), 6)[1:]:
         QTest.mouseMove(plot.viewport(), gui_point((x, at20[1])))
         qtbot.wait(5)
     assert not np.array_equal(_target_keys(window).frames, before.frames)  # previewed
     key(plot, "Escape")
-    QTest.mouseRelease(plot.viewport(), QtCore.Qt.MouseButton.LeftButton,
-                       QtCore.Qt.KeyboardModifier(0), gui_point((to.x(), at20[1])))  # fmt: skip
+    QTest.mouseRelease(
+        plot.viewport(),
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier(0),
+        gui_point((to.x(), at20[1])),
+    )
     assert _target_keys(window) == before
     assert doc.undo_stack.count() == depth
     # A Shift+drag in value: one step, undone whole.
@@ -306,14 +349,22 @@ def test_a_right_click_on_a_key_offers_its_interpolation(window, qtbot):
     view, doc = window.curve_view, window.document
     plot, at20 = _diamond(view, "pz", 20)
     depth = doc.undo_stack.count()
-    QTest.mouseClick(plot.viewport(), QtCore.Qt.MouseButton.RightButton,
-                     QtCore.Qt.KeyboardModifier(0), gui_point(at20))  # fmt: skip
+    QTest.mouseClick(
+        plot.viewport(),
+        QtCore.Qt.MouseButton.RightButton,
+        QtCore.Qt.KeyboardModifier(0),
+        gui_point(at20),
+    )
     editor = view.keys_editor
     qtbot.waitUntil(lambda: editor.menu is not None and editor.menu.isVisible())
     assert view.selected_keys() == {(TARGET, "position_keys"): [20.0]}
     menu = editor.menu
     act = next(a for a in menu.actions() if a.objectName() == "interpolation_constant")
-    QTest.mouseClick(menu, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier(0),
-                     menu.actionGeometry(act).center())  # fmt: skip
+    QTest.mouseClick(
+        menu,
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier(0),
+        menu.actionGeometry(act).center(),
+    )
     assert _target_keys(window).interpolation == ("linear", "constant", "linear")
     assert doc.undo_stack.count() == depth + 1

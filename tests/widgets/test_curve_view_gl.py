@@ -52,14 +52,17 @@ def test_the_curve_view_plots_the_keyed_quaternion(window, qtbot):
     np.testing.assert_allclose(np.abs(np.einsum("fi,fi->f", plotted, expected)), 1.0, atol=1e-9)
     # ... drawn without sign flips, so the curves are continuous.
     assert np.all(np.einsum("fi,fi->f", plotted[1:], plotted[:-1]) > 0)
-    np.testing.assert_allclose(series["angle"][1],
-                               np.degrees(Rotation.from_quat(expected, scalar_first=True)
-                                          .magnitude()), atol=1e-7)  # fmt: skip
+    np.testing.assert_allclose(
+        series["angle"][1],
+        np.degrees(Rotation.from_quat(expected, scalar_first=True).magnitude()),
+        atol=1e-7,
+    )
     markers = window.curve_view.key_markers()
     np.testing.assert_array_equal(markers["w"][0], pivot.rotation_keys.frames)
     keyed = np.stack([markers[c][1] for c in "wxyz"], axis=1)
-    np.testing.assert_allclose(np.abs(np.einsum("ki,ki->k", keyed, pivot.rotation_keys.values)),
-                               1.0, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        np.abs(np.einsum("ki,ki->k", keyed, pivot.rotation_keys.values)), 1.0, atol=1e-12
+    )
 
 
 def test_dragging_the_frame_line_scrubs(window, qtbot):
@@ -110,15 +113,19 @@ def test_a_driven_body_shows_its_path_and_world_against_object(window, qtbot):
         np.testing.assert_array_equal(series[f"p{axis}"][0], result.frames)
         np.testing.assert_allclose(series[f"p{axis}"][1], result.heads[:, foot, i], atol=1e-12)
     world, obj = bake(doc.scene, space="world"), bake(doc.scene, space="object")
-    np.testing.assert_allclose(series["distance"][1],
-                               np.linalg.norm(world.heads[:, foot] - obj.heads[:, foot], axis=1),
-                               atol=1e-12)  # fmt: skip
-    relative = (Rotation.from_quat(rotation_from_matrix(world.bone_to_world[:, foot]),
-                                   scalar_first=True).inv()
-                * Rotation.from_quat(rotation_from_matrix(obj.bone_to_world[:, foot]),
-                                     scalar_first=True))  # fmt: skip
-    np.testing.assert_allclose(series["angle difference"][1], np.degrees(relative.magnitude()),
-                               atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(
+        series["distance"][1],
+        np.linalg.norm(world.heads[:, foot] - obj.heads[:, foot], axis=1),
+        atol=1e-12,
+    )
+    relative = Rotation.from_quat(
+        rotation_from_matrix(world.bone_to_world[:, foot]), scalar_first=True
+    ).inv() * Rotation.from_quat(
+        rotation_from_matrix(obj.bone_to_world[:, foot]), scalar_first=True
+    )
+    np.testing.assert_allclose(
+        series["angle difference"][1], np.degrees(relative.magnitude()), atol=1e-6
+    )
     assert series["distance"][1].max() > 0.1  # the foot rolls another way about world axes
     # The diamonds are the pivots' keys; clicking one selects that pivot at its frame.
     frames, values = view.key_markers()["px"]
@@ -162,12 +169,12 @@ def test_a_tumbling_box_turns_a_quarter_turn_per_tip(qtbot):
     frames, turn = win.curve_view.series()["turn"]
     box = win.document.scene.bone_index("box")
     result = bake(win.document.scene)
-    rotations = Rotation.from_quat(rotation_from_matrix(result.bone_to_world[:, box]),
-                                   scalar_first=True)  # fmt: skip
+    rotations = Rotation.from_quat(
+        rotation_from_matrix(result.bone_to_world[:, box]), scalar_first=True
+    )
     # Every frame's turn from the last one is scipy's; they add up, 90 degrees per edge.
     steps = (rotations[1:] * rotations[:-1].inv()).magnitude()
-    np.testing.assert_allclose(turn, np.degrees(np.concatenate([[0], np.cumsum(steps)])),
-                               atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(turn, np.degrees(np.concatenate([[0], np.cumsum(steps)])), atol=1e-6)
     at_rest = frames[np.flatnonzero(np.isin(frames, [16, 32, 48, 64]))]
     np.testing.assert_allclose(turn[at_rest.astype(int)], [90, 180, 270, 360], atol=1e-6)
 
@@ -182,13 +189,13 @@ def test_a_motion_capture_root_shows_its_keyed_translation(qtbot, cmu_01_01):
     keys = hips.translation_keys
     rows = np.searchsorted(frames, keys.frames)  # every key frame is a plotted frame
     for i, axis in enumerate("xyz"):
-        np.testing.assert_allclose(view.series()[f"t{axis}"][1][rows], keys.values[:, i],
-                                   atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            view.series()[f"t{axis}"][1][rows], keys.values[:, i], atol=1e-12
+        )
     assert "ty" not in view.key_markers()  # a key on every frame: no diamonds
 
 
-def test_a_driven_body_on_a_timeline_too_long_to_cache_is_plotted_from_spread_frames(window,
-                                                                                       qtbot):
+def test_a_driven_body_on_a_timeline_too_long_to_cache_is_plotted_from_spread_frames(window, qtbot):
     from app.editor.operations import timeline_operations
     from app.scene.evaluations import PLOT_FRAMES, TIMELINE_CACHE_BONE_FRAMES
 
@@ -207,7 +214,9 @@ def test_a_driven_body_on_a_timeline_too_long_to_cache_is_plotted_from_spread_fr
     result = bake(doc.scene, frames=frames)
     np.testing.assert_allclose(series["py"][1], result.heads[:, foot, 1], atol=1e-12)
     world, obj = bake(doc.scene, frames, space="world"), bake(doc.scene, frames, space="object")
-    np.testing.assert_allclose(series["distance"][1],
-                               np.linalg.norm(world.heads[:, foot] - obj.heads[:, foot], axis=1),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        series["distance"][1],
+        np.linalg.norm(world.heads[:, foot] - obj.heads[:, foot], axis=1),
+        atol=1e-12,
+    )
     assert f"{len(frames)} frames" in window.curve_view.lower_note.text()

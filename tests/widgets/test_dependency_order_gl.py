@@ -12,15 +12,26 @@ from tests.helpers.gui import click
 
 
 def _scene_file(tmp_path):
-    bones = [{"name": "a", "translation": [0, 0, 0], "tail": [0, 1, 0]},
-             {"name": "b", "translation": [1, 0, 0], "tail": [0, 1, 0]}]  # fmt: skip
+    bones = [
+        {"name": "a", "translation": [0, 0, 0], "tail": [0, 1, 0]},
+        {"name": "b", "translation": [1, 0, 0], "tail": [0, 1, 0]},
+    ]
     constraints = [
         {"type": "points_at", "name": "p1", "bone": "a", "target": {"position": [0, 2, 1]}},
         {"type": "points_at", "name": "p2", "bone": "b", "target": {"bone": "a", "at": "tail"}},
     ]
     path = tmp_path / "two_aims.json"
-    path.write_text(json.dumps({"format": "pivotal-scene", "version": 1, "frame_end": 10,
-                                "bones": bones, "constraints": constraints}))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "format": "pivotal-scene",
+                "version": 1,
+                "frame_end": 10,
+                "bones": bones,
+                "constraints": constraints,
+            }
+        )
+    )
     return path
 
 
@@ -34,8 +45,12 @@ def _choose(qtbot, combo, text):
     qtbot.wait(QtWidgets.QApplication.doubleClickInterval() + 50)  # a popup's own guard
     view.scrollTo(view.model().index(row, 0))
     rect = view.visualRect(view.model().index(row, 0))
-    QTest.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton,
-                     QtCore.Qt.KeyboardModifier.NoModifier, rect.center())  # fmt: skip
+    QTest.mouseClick(
+        view.viewport(),
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier.NoModifier,
+        rect.center(),
+    )
     qtbot.waitUntil(lambda: not view.isVisible())
 
 
@@ -43,8 +58,10 @@ def test_choosing_a_target_that_makes_a_cycle_is_refused(qtbot, tmp_path):
     win = gui.open_window(qtbot, _scene_file(tmp_path), frame=3)
     doc = win.document
     outliner = win.outliner
-    click(outliner.viewport(), outliner.visualItemRect(outliner.item_for(
-        Ref.target_of("p1"))).center())  # fmt: skip
+    click(
+        outliner.viewport(),
+        outliner.visualItemRect(outliner.item_for(Ref.target_of("p1"))).center(),
+    )
     assert doc.active == Ref.target_of("p1")
     combo = win.inspector.findChild(QtWidgets.QComboBox, "targetKind")
     assert combo.currentText() == "a position"

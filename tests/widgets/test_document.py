@@ -114,10 +114,13 @@ def test_live_edit_cancel_restores(doc):
 
 def with_constraints(doc):
     doc.scene.constraints[:] = [
-        MultiParent(name="roll", body="foot.l",
-                    pivots=(Pivot(name="heel"), Pivot(name="toe", position=(0, -0.06, 0.16)))),
+        MultiParent(
+            name="roll",
+            body="foot.l",
+            pivots=(Pivot(name="heel"), Pivot(name="toe", position=(0, -0.06, 0.16))),
+        ),
         PointsAt(name="aim", bone="calf.r", target=Target(position=(0, 0, 1))),
-    ]  # fmt: skip
+    ]
     doc.scene_edited()
 
 

@@ -185,8 +185,11 @@ def test_rest_values_in_the_inspector(qtbot):
     doc, vp = win.document, win.viewport
     click(vp, bone_pixel(win, "root"))
     image = framebuffer(vp, qtbot)
-    for field, index, text in (("translation", 0, "0.4"), ("scale", 1, "1.5"),
-                               ("rotation", 3, "1")):  # fmt: skip
+    for field, index, text in (
+        ("translation", 0, "0.4"),
+        ("scale", 1, "1.5"),
+        ("rotation", 3, "1"),
+    ):
         spin = win.inspector.findChild(QtWidgets.QDoubleSpinBox, f"rest_{field}{index}")
         spin.setFocus()
         QTest.keyClick(spin, QtCore.Qt.Key.Key_A, gui.CTRL)
@@ -230,8 +233,9 @@ def test_clear_parent_from_the_outliner_menu_keeps_the_place(qtbot):
     # the context-menu event a right click makes (QTest's click goes around the window's
     # translation of a right press into one)
     QTest.mouseClick(outliner.viewport(), LEFT, NO_MODS, pos)
-    event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, pos,
-                                    outliner.viewport().mapToGlobal(pos))  # fmt: skip
+    event = QtGui.QContextMenuEvent(
+        QtGui.QContextMenuEvent.Reason.Mouse, pos, outliner.viewport().mapToGlobal(pos)
+    )
     QtWidgets.QApplication.sendEvent(outliner.viewport(), event)
     qtbot.waitUntil(lambda: doc.scene.bone("forearm").parent is None)
     after = bake(doc.scene, [0]).bone_to_world[0, doc.scene.bone_index("forearm")]

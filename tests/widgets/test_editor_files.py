@@ -28,8 +28,7 @@ def window(qtbot):
 
 def choose_file(monkeypatch, path, save=False):
     name = "getSaveFileName" if save else "getOpenFileName"
-    monkeypatch.setattr(QtWidgets.QFileDialog, name,
-                        staticmethod(lambda *a, **k: (str(path), "")))  # fmt: skip
+    monkeypatch.setattr(QtWidgets.QFileDialog, name, staticmethod(lambda *a, **k: (str(path), "")))
 
 
 def edit_something(doc):
@@ -40,17 +39,32 @@ def edit_something(doc):
 @pytest.mark.parametrize(
     "text, where, why",
     [
-        ('{"format": "pivotal-scene", "version": 1, "bones": [}', "line 1 column 53",
-         "malformed JSON"),
-        ('{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a", '
-         '"rotation": [1, 1, 0, 0]}]}', "bones[0].rotation", "length"),
-        ('{"format": "pivotal-scene", "version": 1, "frame_end": 1e308, "bones": '
-         '[{"name": "a"}]}', "frame_end", "bound"),
-        ('{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a"}], "constraints": '
-         '[{"type": "multi_parent", "name": "m", "body": "a", "substeps": 1e300, "pivots": '
-         '[{"name": "p"}]}]}', "constraints[0].substeps", "10,000,000"),
+        (
+            '{"format": "pivotal-scene", "version": 1, "bones": [}',
+            "line 1 column 53",
+            "malformed JSON",
+        ),
+        (
+            '{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a", '
+            '"rotation": [1, 1, 0, 0]}]}',
+            "bones[0].rotation",
+            "length",
+        ),
+        (
+            '{"format": "pivotal-scene", "version": 1, "frame_end": 1e308, "bones": '
+            '[{"name": "a"}]}',
+            "frame_end",
+            "bound",
+        ),
+        (
+            '{"format": "pivotal-scene", "version": 1, "bones": [{"name": "a"}], "constraints": '
+            '[{"type": "multi_parent", "name": "m", "body": "a", "substeps": 1e300, "pivots": '
+            '[{"name": "p"}]}]}',
+            "constraints[0].substeps",
+            "10,000,000",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_file_shows_why_and_where_and_keeps_the_document(
     window, qtbot, tmp_path, monkeypatch, dialogs, text, where, why
 ):
@@ -150,8 +164,9 @@ def test_recovery_after_a_crash(qtbot, tmp_path, monkeypatch, dialogs):
         "os._exit(1)\n"
     )
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 1, proc.stderr
     found = orphans(tmp_path)
     assert len(found) == 1 and found[0].original_path.endswith("legs.json")

@@ -132,8 +132,7 @@ def test_an_edit_makes_the_cache_stale_and_the_timeline_says_so(qtbot):
     doc = win.document
     doc.prepare_timeline()
     notes = []
-    doc.recompute_started.connect(lambda names: notes.append(
-        win.timeline.recompute_label.text()))  # fmt: skip
+    doc.recompute_started.connect(lambda names: notes.append(win.timeline.recompute_label.text()))
     from app.editor.operations import key_operations
 
     key_operations.set_position(doc, Ref.pivot_of(ROLL, "toe"), (0.0, -0.08, 0.2))

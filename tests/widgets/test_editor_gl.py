@@ -119,7 +119,7 @@ def test_playback_follows_the_clock_and_loops(window, qtbot):
     doc.player.play()
     # 20 frames of a 6-frame range at 50 fps take 0.4 s; a loaded machine may draw fewer of
     # them, but the clock still reaches the end and loops back to the start.
-    qtbot.waitUntil(lambda: 5 in seen and 0 in seen[seen.index(5):], timeout=5000)
+    qtbot.waitUntil(lambda: 5 in seen and 0 in seen[seen.index(5) :], timeout=5000)
     doc.player.pause()
     assert set(seen) <= set(range(0, 6))
 
@@ -207,11 +207,14 @@ def test_ctrl_drag_on_a_keyed_bone_keys_it_in_one_undo_step(window, qtbot):
     # the key holds what the viewport shows at frame 10 (the parent's frame, scipy)
     i = doc.scene.bone_index("calf.r")
     pose = doc.pose()
-    local = np.linalg.inv(pose.bone_to_world[0, doc.scene.bone_index("thigh.r")]) @ \
-        pose.bone_to_world[0, i]
+    local = (
+        np.linalg.inv(pose.bone_to_world[0, doc.scene.bone_index("thigh.r")])
+        @ pose.bone_to_world[0, i]
+    )
     q = calf.rotation_keys.values[calf.rotation_keys.index(10.0)]
-    assert np.allclose(local[:3, :3], Rotation.from_quat(q, scalar_first=True).as_matrix(),
-                       atol=1e-9)  # fmt: skip
+    assert np.allclose(
+        local[:3, :3], Rotation.from_quat(q, scalar_first=True).as_matrix(), atol=1e-9
+    )
     _undo_redo(doc, vp, before, doc.scene.copy())
 
 

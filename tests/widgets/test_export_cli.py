@@ -28,8 +28,10 @@ def test_help_lists_export():
 def test_bvh_and_csv_match_the_python_api(tmp_path):
     scene = load_scene(LEGS)
     result = bake(scene, np.arange(10.0, 41.0, 2.0), space="world")
-    for suffix, expected in ((".bvh", bvh_from_bake(scene, result).text),
-                             (".csv", csv_from_bake(result))):  # fmt: skip
+    for suffix, expected in (
+        (".bvh", bvh_from_bake(scene, result).text),
+        (".csv", csv_from_bake(result)),
+    ):
         out = tmp_path / f"legs{suffix}"
         proc = run("export", LEGS, "--out", out, "--frames", "10:40:2", "--space", "world")
         assert proc.returncode == 0, proc.stderr
@@ -40,8 +42,18 @@ def test_bvh_and_csv_match_the_python_api(tmp_path):
 
 def test_explicit_format_and_rotation_order(tmp_path, cmu_01_01):
     out = tmp_path / "mocap.txt"
-    proc = run("export", cmu_01_01, "--out", out, "--format", "bvh", "--frames", "0:100:10",
-               "--rotation-order", "yxz")  # fmt: skip
+    proc = run(
+        "export",
+        cmu_01_01,
+        "--out",
+        out,
+        "--format",
+        "bvh",
+        "--frames",
+        "0:100:10",
+        "--rotation-order",
+        "yxz",
+    )
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "CHANNELS 3 Yrotation Xrotation Zrotation" in text
@@ -60,8 +72,10 @@ def test_notes_go_to_stderr(tmp_path):
         (["missing.json", "--out", "x.bvh"], "no such file"),
         ([LEGS, "--out", "x.png", "--size", "8x8"], "--size must be between 16x16"),
         ([LEGS, "--out", "x.png", "--size", "big"], "--size must be WxH in pixels, got 'big'"),
-        ([LEGS, "--out", "README.md", "--format", "png-sequence"],
-         "is a file; a PNG sequence needs a folder"),
+        (
+            [LEGS, "--out", "README.md", "--format", "png-sequence"],
+            "is a file; a PNG sequence needs a folder",
+        ),
         ([LEGS, "--out", "x.txt"], "cannot tell the format from 'x.txt'; give --format"),
         ([LEGS, "--out", "x.bvh", "--format", "gif"], "invalid choice: 'gif'"),
         ([LEGS, "--out", "x.bvh", "--frames", "4:1"], "before START"),
@@ -69,7 +83,7 @@ def test_notes_go_to_stderr(tmp_path):
         ([LEGS, "--out", "no/such/dir/x.bvh"], "cannot write: No such file or directory"),
         ([LEGS], "--out"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_exits_2_with_one_line(args, why, tmp_path):
     proc = run("export", *args)
     assert proc.returncode == 2
@@ -105,11 +119,19 @@ def test_every_format_has_a_writer_and_the_module_stays_free_of_qt():
     from app.window.render import register_formats
 
     register_formats()
-    assert set(FORMATS) == {"bvh", "csv", "npz", "glb", "gltf", "usda", "usdc", "png",
-                            "png-sequence"}
+    assert set(FORMATS) == {
+        "bvh",
+        "csv",
+        "npz",
+        "glb",
+        "gltf",
+        "usda",
+        "usdc",
+        "png",
+        "png-sequence",
+    }
     assert all(callable(f.writer) for f in FORMATS.values())
-    code = ("import sys, app.editor.export as e; print('PySide6' in sys.modules, "
-            "sorted(e.FORMATS))")  # fmt: skip
+    code = "import sys, app.editor.export as e; print('PySide6' in sys.modules, sorted(e.FORMATS))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     core = ["bvh", "csv", "glb", "gltf", "npz", "usda", "usdc"]  # the window adds the PNGs
     assert proc.stdout.strip() == f"False {core}"
@@ -136,8 +158,9 @@ def test_png_renders_the_skeleton(tmp_path):
     assert bright > 1500
     empty = tmp_path / "far.png"  # the same scene with its bones shrunk to nothing
     scene = load_scene(LEGS)
-    scene.bones = [replace(b, scale=(1e-6, 1e-6, 1e-6)) if b.parent is None else b
-                   for b in scene.bones]  # fmt: skip
+    scene.bones = [
+        replace(b, scale=(1e-6, 1e-6, 1e-6)) if b.parent is None else b for b in scene.bones
+    ]
     tiny = tmp_path / "tiny.json"
     tiny.write_text(dumps_scene(scene))
     assert run("export", tiny, "--out", empty, "--size", "640x400").returncode == 0
@@ -146,8 +169,18 @@ def test_png_renders_the_skeleton(tmp_path):
 
 def test_png_sequence_writes_a_numbered_image_per_frame(tmp_path):
     out = tmp_path / "shot"
-    proc = run("export", LEGS, "--out", out, "--format", "png-sequence", "--frames", "0:40:10",
-               "--size", "320x200")  # fmt: skip
+    proc = run(
+        "export",
+        LEGS,
+        "--out",
+        out,
+        "--format",
+        "png-sequence",
+        "--frames",
+        "0:40:10",
+        "--size",
+        "320x200",
+    )
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in out.iterdir()) == [f"frame_{f:04d}.png" for f in range(0, 41, 10)]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shot"]  # no temporary folder left
@@ -157,11 +190,26 @@ def test_png_sequence_writes_a_numbered_image_per_frame(tmp_path):
 
 
 def test_png_without_a_display_says_how_to_get_one(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY",
-                                                            "QT_QPA_PLATFORM")}  # fmt: skip
-    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "export", str(LEGS), "--out",
-                           str(tmp_path / "x.png")], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=60)  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "export",
+            str(LEGS),
+            "--out",
+            str(tmp_path / "x.png"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "needs a display to render on; run under xvfb-run" in proc.stderr
     assert list(tmp_path.iterdir()) == []
@@ -171,8 +219,9 @@ def test_chunked_bake_equals_one_bake_and_can_be_cancelled(cmu_01_01):
     scene = load_scene(cmu_01_01)
     frames = np.arange(0.0, 1000.0)
     seen = []
-    chunked = bake_in_chunks(scene, frames, progress=lambda d, t: seen.append((d, t)) or True,
-                             chunk=300)  # fmt: skip
+    chunked = bake_in_chunks(
+        scene, frames, progress=lambda d, t: seen.append((d, t)) or True, chunk=300
+    )
     assert seen == [(300, 1000), (600, 1000), (900, 1000), (1000, 1000)]
     np.testing.assert_array_equal(chunked.bone_to_world, bake(scene, frames).bone_to_world)
     with pytest.raises(ExportCancelled):

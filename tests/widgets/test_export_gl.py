@@ -22,13 +22,15 @@ def open_window(qtbot, path, size=(1100, 760)):
 
 
 def save_to(monkeypatch, path):
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(path), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(path), ""))
+    )
 
 
 def folder(monkeypatch, path):
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory",
-                        staticmethod(lambda *a, **k: str(path)))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(path))
+    )
 
 
 def image_pixels(path) -> np.ndarray:
@@ -79,8 +81,20 @@ def test_csv_export_rows_match_the_bake(qtbot, tmp_path, monkeypatch):
     result = bake(win.document.scene, space="world")
     with out.open(newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["frame", "bone", "head_x", "head_y", "head_z", "tail_x", "tail_y",
-                       "tail_z", "qw", "qx", "qy", "qz"]  # fmt: skip
+    assert rows[0] == [
+        "frame",
+        "bone",
+        "head_x",
+        "head_y",
+        "head_z",
+        "tail_x",
+        "tail_y",
+        "tail_z",
+        "qw",
+        "qx",
+        "qy",
+        "qz",
+    ]
     body = rows[1:]
     F, B = result.heads.shape[:2]
     assert len(body) == F * B
@@ -121,8 +135,9 @@ def test_png_sequence_writes_every_frame(qtbot, tmp_path, monkeypatch):
     win.actions_by_name["export_png-sequence"].trigger()
     out = tmp_path / "foot_roll_frames"
     names = sorted(p.name for p in out.iterdir())
-    assert names == [f"frame_{f:04d}.png" for f in range(doc.scene.frame_start,
-                                                          doc.scene.frame_end + 1)]  # fmt: skip
+    assert names == [
+        f"frame_{f:04d}.png" for f in range(doc.scene.frame_start, doc.scene.frame_end + 1)
+    ]
     assert doc.frame == 50.0  # the frame the user was on comes back
     first, later = image_pixels(out / "frame_0000.png"), image_pixels(out / "frame_0060.png")
     assert (np.abs(first - later).max(axis=2) > 40).sum() > 100  # the foot rolled

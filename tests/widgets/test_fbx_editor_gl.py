@@ -25,8 +25,9 @@ def test_open_an_fbx_with_ctrl_o_and_its_mesh_deforms_in_the_viewport(qtbot, mon
     record = json.loads((DATA / "wave_zup_cm.fbx.blender.json").read_text())
     theirs = [np.array(record["meshes"]["Body"][str(f + 1)]) for f in FRAMES]
     win = gui.open_window(qtbot, SCENES / "legs.json", size=(1000, 700))
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *a, **k: (str(CHARACTER), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(CHARACTER), ""))
+    )
     key(win, "O", CTRL)
     qtbot.waitUntil(lambda: "chain0_0" in win.document.scene.bone_names())
     assert win.windowTitle().startswith("wave_zup_cm")

@@ -52,8 +52,10 @@ def test_the_menu_builds_the_rig_in_one_undo_step(qtbot):
     count = doc.undo_stack.count()
 
     def accept(dialog, seen):
-        seen["leg"] = [dialog.findChild(QtWidgets.QComboBox, p).currentText()
-                       for p in ("side", "thigh", "calf", "foot", "toes")]  # fmt: skip
+        seen["leg"] = [
+            dialog.findChild(QtWidgets.QComboBox, p).currentText()
+            for p in ("side", "thigh", "calf", "foot", "toes")
+        ]
         seen["summary"] = dialog.findChild(QtWidgets.QLabel, "summary").text()
         _build(dialog)
         seen["done"] = True

@@ -112,8 +112,11 @@ def _per_frame(heads, tails):
     verts, faces, bone_of_vertex = octahedra(heads, tails)
     corners = verts[faces]
     normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    return (corners.reshape(-1, 3).astype(np.float32),
-            np.repeat(normals, 3, axis=0).astype(np.float32), bone_of_vertex[::6])  # fmt: skip
+    return (
+        corners.reshape(-1, 3).astype(np.float32),
+        np.repeat(normals, 3, axis=0).astype(np.float32),
+        bone_of_vertex[::6],
+    )
 
 
 def test_timeline_shapes_are_the_per_frame_meshes_and_built_once():
@@ -141,8 +144,10 @@ def test_timeline_shapes_are_the_per_frame_meshes_and_built_once():
     # Too long a timeline is not kept: each frame is meshed when it is drawn.
     assert TimelineShapes(max_bone_frames=11).frame(timeline, 0) is None
     # face_corners is the per-frame path itself.
-    assert all(np.array_equal(np.asarray(a, np.float32), b)
-               for a, b in zip(face_corners(heads[0], tails[0]), _per_frame(heads[0], tails[0])))
+    assert all(
+        np.array_equal(np.asarray(a, np.float32), b)
+        for a, b in zip(face_corners(heads[0], tails[0]), _per_frame(heads[0], tails[0]))
+    )
 
 
 def test_playback_draws_from_the_timeline_shapes_once_per_edit(qtbot):
@@ -175,8 +180,7 @@ def _tail_target(doc):
 
     scene = doc.scene
     c = scene.constraints[0]
-    scene.constraints[0] = dataclasses.replace(c, target=dataclasses.replace(c.target,
-                                                                             at="tail"))
+    scene.constraints[0] = dataclasses.replace(c, target=dataclasses.replace(c.target, at="tail"))
     doc.scene_edited()
 
 
@@ -184,14 +188,20 @@ def test_timeline_handles_are_handles_of_at_every_frame():
     from app.scene.rig.model import Fabrik, MultiParent, PointsAt
 
     kinds = set()
-    for name, change in (("foot_roll.json", None), ("rig_200_bones.json", None),
-                         ("fabrik_arm.json", None), ("calf_points_at_ankle.json", None),
-                         ("calf_points_at_ankle.json", _tail_target)):  # fmt: skip
+    for name, change in (
+        ("foot_roll.json", None),
+        ("rig_200_bones.json", None),
+        ("fabrik_arm.json", None),
+        ("calf_points_at_ankle.json", None),
+        ("calf_points_at_ankle.json", _tail_target),
+    ):
         doc = Document.from_file(SCENES / name)
         if change is not None:
             change(doc)
-        kinds |= {(type(c), getattr(getattr(c, "target", None), "at", None))
-                  for c in doc.scene.constraints}  # fmt: skip
+        kinds |= {
+            (type(c), getattr(getattr(c, "target", None), "at", None))
+            for c in doc.scene.constraints
+        }
         timeline = doc.timeline()
         cached = TimelineHandles()
         step = max(len(timeline.frames) // 13, 1)
@@ -199,8 +209,9 @@ def test_timeline_handles_are_handles_of_at_every_frame():
             want = _per_frame_handles(doc, doc.scene.frame_start + k)
             got = cached.of_document(doc)
             assert [r for r, _ in got] == [r for r, _ in want], name
-            np.testing.assert_allclose([p for _, p in got], [p for _, p in want],
-                                       rtol=0, atol=1e-12, err_msg=name)  # fmt: skip
+            np.testing.assert_allclose(
+                [p for _, p in got], [p for _, p in want], rtol=0, atol=1e-12, err_msg=name
+            )
         assert cached.builds == 1
         # Off the cached timeline (a fractional frame) it gives way to handles_of.
         doc.set_frame(doc.scene.frame_start + 0.5)

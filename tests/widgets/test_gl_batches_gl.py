@@ -58,8 +58,7 @@ def test_a_point_sprite_is_a_disk_of_its_fill_ringed_by_its_outline(qtbot):
 def test_segment_lines_draw_each_pair_in_its_colour(qtbot):
     lines = SegmentLines(width=1.0)
     red, blue = (1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0)
-    lines.setData(pos=[[-3, 0, 0], [3, 0, 0], [0, -3, 0], [0, 3, 0]],
-                  color=[red, red, blue, blue])  # fmt: skip
+    lines.setData(pos=[[-3, 0, 0], [3, 0, 0], [0, -3, 0], [0, 3, 0]], color=[red, red, blue, blue])
     view = bare_view(qtbot, lines)
     pixels = framebuffer(view, qtbot)
     h, w, _ = pixels.shape
@@ -139,10 +138,14 @@ def test_playback_rewrites_the_same_buffers(qtbot):
 
     def state():
         mesh = skeleton._mesh
-        return ([{n: id(a) for n, a in b.host.items()} for b in batches],
-                [b.buffer_ids() for b in batches], [b.allocations for b in batches],
-                [id(b._vao._vao) for b in batches],  # one vertex array object, kept
-                id(mesh._positions), int(mesh._vbo["position"].bufferId()))  # fmt: skip
+        return (
+            [{n: id(a) for n, a in b.host.items()} for b in batches],
+            [b.buffer_ids() for b in batches],
+            [b.allocations for b in batches],
+            [id(b._vao._vao) for b in batches],  # one vertex array object, kept
+            id(mesh._positions),
+            int(mesh._vbo["position"].bufferId()),
+        )
 
     before = state()
     images = []
@@ -167,8 +170,9 @@ def run_python(code: str, env_value=None):
     env.pop("PIVOTAL_GL_CHECKS", None)
     if env_value is not None:
         env["PIVOTAL_GL_CHECKS"] = env_value
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
 
 
 def test_pyopengl_error_checks_are_off_unless_asked_for():

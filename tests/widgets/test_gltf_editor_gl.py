@@ -17,14 +17,19 @@ from tests.helpers.gltf_files import Builder
 from tests.helpers.gltf_validator import problems, validate
 from tests.helpers.gui import CTRL, key
 from tests.helpers.paths import ROOT, SCENES
-from tests.scene.test_gltf_import import _channel, _skinned
+from tests.scene.formats.test_gltf_import import _channel, _skinned
 
 
 def _character(tmp_path):
     b = Builder()
     _skinned(b)
-    _channel(b, 1, "rotation", [0.0, 0.5, 1.0], [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795],
-                                                 [0, 0, 0.7071068, 0.7071068]])  # fmt: skip
+    _channel(
+        b,
+        1,
+        "rotation",
+        [0.0, 0.5, 1.0],
+        [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795], [0, 0, 0.7071068, 0.7071068]],
+    )
     path = tmp_path / "character.glb"
     path.write_bytes(b.glb_bytes())
     return path
@@ -34,15 +39,17 @@ def test_open_with_ctrl_o_then_export_gltf_from_the_menu(qtbot, tmp_path, monkey
     assert "*.gltf *.glb" in OPEN_FILTER
     character = _character(tmp_path)
     win = gui.open_window(qtbot, SCENES / "legs.json", size=(1000, 700))
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *a, **k: (str(character), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(character), ""))
+    )
     key(win, "O", CTRL)
     qtbot.waitUntil(lambda: win.document.scene.bone_names() == ["hip", "knee", "node_2"])
     doc = win.document
     assert len(doc.scene.meshes) == 1 and doc.scene.fps == 30.0  # keys 0.5 s apart: 30 fps
     out = tmp_path / "back.gltf"
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(out), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), ""))
+    )
     menu = win.findChild(QtWidgets.QMenu, "exportMenu")
     for name in ("glb", "gltf", "usda", "usdc"):
         assert win.actions_by_name[f"export_{name}"] in menu.actions()
@@ -54,8 +61,9 @@ def test_open_with_ctrl_o_then_export_gltf_from_the_menu(qtbot, tmp_path, monkey
     assert back.meshes[0].joints == doc.scene.meshes[0].joints
     np.testing.assert_allclose(bake(back).heads, bake(doc.scene).heads, atol=1e-6)
     usd = tmp_path / "back.usda"
-    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        staticmethod(lambda *a, **k: (str(usd), "")))  # fmt: skip
+    monkeypatch.setattr(
+        QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(usd), ""))
+    )
     win.actions_by_name["export_usda"].trigger()
     assert "Exported back.usda" in win.statusBar().currentMessage()
     stage = Usd.Stage.Open(str(usd))
@@ -86,16 +94,30 @@ def test_dropping_a_glb_opens_it_and_a_broken_one_keeps_the_document(qtbot, tmp_
 def test_command_line_bakes_and_screenshots_gltf(tmp_path):
     character = _character(tmp_path)
     npz = tmp_path / "baked.npz"
-    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "bake", str(character),
-                           "--out", str(npz)],
-                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "bake", str(character), "--out", str(npz)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     arrays = np.load(npz)
     np.testing.assert_allclose(arrays["heads"], bake(load_scene(character)).heads)
     png = tmp_path / "shot.png"
-    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "screenshot", str(character),
-                           "--out", str(png), "--viewport-only"],
-                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "screenshot",
+            str(character),
+            "--out",
+            str(png),
+            "--viewport-only",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     image = QtGui.QImage(str(png)).convertToFormat(QtGui.QImage.Format.Format_RGB32)
     assert not image.isNull() and image.width() > 100
@@ -110,16 +132,24 @@ def test_command_line_picks_a_named_animation(tmp_path):
     b.doc["animations"][0]["name"] = "slide"
     b.doc["animations"].append({"name": "lift", "samplers": [], "channels": []})
     lift = b.doc["animations"][1]
-    lift["samplers"].append({"input": b.accessor(np.array([0.0, 0.25, 0.5]), minmax=True),
-                             "output": b.accessor(np.array([[0, 1, 0], [0, 2, 0], [0, 3, 0.0]]))})
+    lift["samplers"].append(
+        {
+            "input": b.accessor(np.array([0.0, 0.25, 0.5]), minmax=True),
+            "output": b.accessor(np.array([[0, 1, 0], [0, 2, 0], [0, 3, 0.0]])),
+        }
+    )
     lift["channels"].append({"sampler": 0, "target": {"node": 0, "path": "translation"}})
     path = tmp_path / "two.glb"
     path.write_bytes(b.glb_bytes())
     npz = tmp_path / "lift.npz"
 
     def run(*args):
-        return subprocess.run([sys.executable, str(ROOT / "main.py"), *map(str, args)],
-                              capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, str(ROOT / "main.py"), *map(str, args)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
 
     done = run("bake", path, "--out", npz, "--animation", "lift")
     assert done.returncode == 0, done.stderr

@@ -56,12 +56,28 @@ def test_rigid_and_top_level_meshes_are_drawn_and_the_rigid_one_moves(qtbot):
 def _cube_file() -> bytes:
     """root -> prop (a cube, scale keys 1, 0, 1 at 0, 1, 2 s) -> tip (a cube)."""
     corners = np.array([[x, y, z] for x in (-0.2, 0.2) for y in (-0.2, 0.2) for z in (-0.2, 0.2)])
-    faces = np.ravel([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1], [2, 3, 7],
-                      [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])  # fmt: skip
+    faces = np.ravel(
+        [
+            [0, 1, 3],
+            [0, 3, 2],
+            [4, 6, 7],
+            [4, 7, 5],
+            [0, 4, 5],
+            [0, 5, 1],
+            [2, 3, 7],
+            [2, 7, 6],
+            [0, 2, 6],
+            [0, 6, 4],
+            [1, 5, 7],
+            [1, 7, 3],
+        ]
+    )
     b = Builder()
-    b.doc["nodes"] = [{"name": "root", "children": [1]},
-                      {"name": "prop", "children": [2], "translation": [0, 1, 0], "mesh": 0},
-                      {"name": "tip", "translation": [0.8, 0.5, 0], "mesh": 0}]  # fmt: skip
+    b.doc["nodes"] = [
+        {"name": "root", "children": [1]},
+        {"name": "prop", "children": [2], "translation": [0, 1, 0], "mesh": 0},
+        {"name": "tip", "translation": [0.8, 0.5, 0], "mesh": 0},
+    ]
     b.doc["scenes"] = [{"nodes": [0]}]
     cube = {"attributes": {"POSITION": b.accessor(corners)}, "indices": b.accessor(faces, UINT)}
     b.doc["meshes"] = [{"primitives": [cube]}]

@@ -77,9 +77,16 @@ def test_eight_influences_of_two_thousand_joints_skin_as_numpy_does(context):
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
     bind_pose = np.tile(np.eye(4), (joints, 1, 1))
     bind_pose[:, :3, 3] = rng.uniform(-0.5, 0.5, size=(joints, 3))
-    mesh = SkinnedMesh(name="many", positions=positions, indices=np.zeros((1, 3), int),
-                       joints=names, joint_indices=slots, weights=weights,
-                       inverse_bind=np.linalg.inv(bind_pose), normals=normals)  # fmt: skip
+    mesh = SkinnedMesh(
+        name="many",
+        positions=positions,
+        indices=np.zeros((1, 3), int),
+        joints=names,
+        joint_indices=slots,
+        weights=weights,
+        inverse_bind=np.linalg.inv(bind_pose),
+        normals=normals,
+    )
     reference, on_card = bind(mesh, names), bind(mesh, names, dtype=np.float32)
     assert reference.slots.shape[1] == 8
     common = Rotation.from_rotvec(rng.normal(size=3))

@@ -45,11 +45,16 @@ def test_each_keyed_property_shows_and_edits_its_key_interpolation(qtbot, tmp_pa
     win = open_arm(qtbot, tmp_path)
     doc = win.document
     original = doc.scene.bone("arm")
-    combos = {w: child(win, QtWidgets.QComboBox, f"interpolation_{w}")
-              for w in ("rotation", "translation", "scale")}  # fmt: skip
+    combos = {
+        w: child(win, QtWidgets.QComboBox, f"interpolation_{w}")
+        for w in ("rotation", "translation", "scale")
+    }
     # frame 10 lies in the segments from the keys at frame 6
     assert {w: c.currentData() for w, c in combos.items()} == {
-        "rotation": "linear", "translation": "ease", "scale": "constant"}
+        "rotation": "linear",
+        "translation": "ease",
+        "scale": "constant",
+    }
     label = child(win, QtWidgets.QLabel, "interpolationLabel_scale")
     assert "frame 6" in label.text()
     # scrubbing onto the next key shows that key's entries
@@ -96,8 +101,10 @@ def test_each_keyed_property_shows_and_edits_its_key_interpolation(qtbot, tmp_pa
     assert doc.undo_stack.count() == 2
     q = doc.scene.bone("arm").rotation_keys.values[1]
     i = doc.scene.bone_index("arm")
-    local = np.linalg.inv(doc.pose().bone_to_world[0, doc.scene.bone_index("wide")]) @ \
-        doc.pose().bone_to_world[0, i]
+    local = (
+        np.linalg.inv(doc.pose().bone_to_world[0, doc.scene.bone_index("wide")])
+        @ doc.pose().bone_to_world[0, i]
+    )
     from scipy.spatial.transform import Rotation
 
     turn = local[:3, :3] / np.linalg.norm(local[:3, :3], axis=0)
@@ -123,8 +130,9 @@ def test_the_scale_fields_key_an_animated_scale_and_merge_into_one_step(qtbot, t
     assert changed_pixels(image, framebuffer(vp, qtbot)) > 30
     key(win, "Z", gui.CTRL)
     assert doc.scene.bone("arm") == original and doc.undo_stack.count() == 1
-    qtbot.waitUntil(lambda: np.isclose(
-        child(win, QtWidgets.QDoubleSpinBox, "scale0").value(), sampled[0]))  # fmt: skip
+    qtbot.waitUntil(
+        lambda: np.isclose(child(win, QtWidgets.QDoubleSpinBox, "scale0").value(), sampled[0])
+    )
     key(win, "Z", gui.CTRL | gui.SHIFT)
     assert np.allclose(doc.scene.bone("arm").scale_keys.values[2], [1.25, 1.5, sampled[2]])
     # a bad factor is refused, nothing changes
@@ -185,8 +193,11 @@ def test_playing_solves_world_space_for_the_inspector_only_for_a_bone_with_a_lim
         for frame in frames:
             doc.set_frame(frame)  # a frame change, as playing makes
             qtbot.wait(150)  # the inspector refreshes ten times a second
-            note = next(w for w in win.inspector.findChildren(QtWidgets.QLabel)
-                        if w.text().startswith("head ("))  # fmt: skip
+            note = next(
+                w
+                for w in win.inspector.findChildren(QtWidgets.QLabel)
+                if w.text().startswith("head (")
+            )
             texts.add(note.text())
         assert len(texts) == 2, bone  # the note follows the frame
         assert bool(asked) == expect_world, bone

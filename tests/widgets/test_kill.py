@@ -24,9 +24,14 @@ KILLS = 20
 
 
 def start(mode, scene, out, env):
-    return subprocess.Popen([sys.executable, "-m", "tests.helpers.kill_child", mode, str(scene), str(out)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.helpers.kill_child", mode, str(scene), str(out)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_ready(proc):
@@ -52,8 +57,12 @@ def test_killed_while_saving_and_autosaving_every_file_parses_and_recovery_is_of
     recovery.mkdir()
     monkeypatch.setenv("PIVOTAL_RECOVERY_DIR", str(recovery))  # where the next start looks
     out = saves / "scene.json"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PIVOTAL_RECOVERY_DIR=str(recovery),
-               XDG_CONFIG_HOME=str(tmp_path / "config"))  # fmt: skip
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        PIVOTAL_RECOVERY_DIR=str(recovery),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
     base = SCENES / "foot_roll.json"
     base_keys = len(load_scene(base).bone(load_scene(base).bones[0].name).rotation_keys or ())
     dialogs.answer = QtWidgets.QMessageBox.StandardButton.Yes
@@ -64,8 +73,10 @@ def test_killed_while_saving_and_autosaving_every_file_parses_and_recovery_is_of
         autosaver = start("autosave", base, out, env)
         wait_ready(saver)
         wait_ready(autosaver)
-        moments = sorted([(rng.uniform(0.0, 0.15), saver), (rng.uniform(0.0, 0.15), autosaver)],
-                         key=lambda m: m[0])  # fmt: skip
+        moments = sorted(
+            [(rng.uniform(0.0, 0.15), saver), (rng.uniform(0.0, 0.15), autosaver)],
+            key=lambda m: m[0],
+        )
         began = time.monotonic()
         for moment, proc in moments:
             time.sleep(max(0.0, moment - (time.monotonic() - began)))

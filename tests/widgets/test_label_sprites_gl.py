@@ -31,14 +31,18 @@ def test_a_pivot_label_is_in_the_framebuffer_in_its_colour(qtbot):
     assert vp.findChild(QtWidgets.QWidget, "viewportLabels") is None  # no raster overlay
     box = next(b for b, _, text, _ in labels.layout() if text == "swing")
     r = vp.devicePixelRatioF()
-    inside = pixels[int(box.top() * r) : int(box.bottom() * r) + 1,
-                    int(box.left() * r) : int(box.right() * r) + 1]  # fmt: skip
+    inside = pixels[
+        int(box.top() * r) : int(box.bottom() * r) + 1,
+        int(box.left() * r) : int(box.right() * r) + 1,
+    ]
     orange = np.round(PIVOT_COLOR[:3][::-1] * 255)
     close = np.abs(inside - orange).max(axis=-1) <= 12
     assert close.sum() >= 15  # the glyphs' cores
     # ... and not right of the box: the text is where the layout says.
-    right = pixels[int(box.top() * r) : int(box.bottom() * r) + 1,
-                   int(box.right() * r) + 3 : int(box.right() * r) + 40]  # fmt: skip
+    right = pixels[
+        int(box.top() * r) : int(box.bottom() * r) + 1,
+        int(box.right() * r) + 3 : int(box.right() * r) + 40,
+    ]
     assert not (np.abs(right - orange).max(axis=-1) <= 12).any()
 
 

@@ -37,12 +37,14 @@ def test_dragging_a_hinge_end_sets_its_max(qtbot):
     max_end = shape.head + turn.apply(shape.rest_tail)
     assert np.allclose(limit_shapes.hinge_ends(shape)[1], max_end)
     goal = shape.head + Rotation.from_rotvec(np.radians(95) * shape.hinge_axis).apply(
-        shape.rest_tail)
+        shape.rest_tail
+    )
     start, end = vp.project([max_end, goal])
     QTest.mouseMove(vp, gui.point(start))  # hovering an end says it can be grabbed
     # The move may reach the viewport through the window system (asynchronously under load).
-    qtbot.waitUntil(lambda: vp.cursor().shape() == QtCore.Qt.CursorShape.OpenHandCursor,
-                    timeout=2000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: vp.cursor().shape() == QtCore.Qt.CursorShape.OpenHandCursor, timeout=2000
+    )
     drag(vp, start, end, qtbot=qtbot)
     limit = doc.scene.constraint(AIM).limit
     assert limit.min == 0.0 and abs(limit.max - 95.0) < 1.0  # a pixel's worth
@@ -61,8 +63,11 @@ def test_dragging_a_cone_rim_widens_the_cone(qtbot):
     constraint_operations.set_limit(doc, name, constraint_edits.cone(20), "hand")
     doc.set_selection([Ref.bone("hand")])  # a selected bone shows its limits too
     qtbot.wait(30)
-    shape = [s for s in limit_shapes.shapes(doc.scene, doc.pose().bone_to_world[0], 30)
-             if s.bone == "hand"][0]  # fmt: skip
+    shape = [
+        s
+        for s in limit_shapes.shapes(doc.scene, doc.pose().bone_to_world[0], 30)
+        if s.bone == "hand"
+    ][0]
     rim = limit_shapes.cone_rim(shape)
     # every rim point lies 20° off the rest direction, a bone's length from the head
     d = rim - shape.head
@@ -88,8 +93,11 @@ def test_dragging_a_cone_rim_widens_the_cone(qtbot):
         origin, direction = vp.ray(start + 25 * out + nudge)
         t = ((rim[k] - origin) @ normal) / (direction @ normal)
         p = origin + t * direction - shape.head
-        angles.append(np.degrees(np.arccos(p @ shape.rest_tail / np.linalg.norm(p)
-                                           / np.linalg.norm(shape.rest_tail))))  # fmt: skip
+        angles.append(
+            np.degrees(
+                np.arccos(p @ shape.rest_tail / np.linalg.norm(p) / np.linalg.norm(shape.rest_tail))
+            )
+        )
     assert min(angles) - 0.1 < limit.degrees < max(angles) + 0.1
     qtbot.wait(30)
     assert changed_pixels(image, framebuffer(vp, qtbot)) > 50

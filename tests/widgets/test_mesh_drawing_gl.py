@@ -48,9 +48,11 @@ class _FormerDrawing(gl.GLGraphicsItem.GLGraphicsItem):
         self.setupGLState()
         if self._buffers is None:
             self._buffers = GL.glGenBuffers(3)
-            for buffer, array, target in zip(self._buffers, [*self._arrays, self._indices],
-                                              [GL.GL_ARRAY_BUFFER] * 2
-                                              + [GL.GL_ELEMENT_ARRAY_BUFFER]):  # fmt: skip
+            for buffer, array, target in zip(
+                self._buffers,
+                [*self._arrays, self._indices],
+                [GL.GL_ARRAY_BUFFER] * 2 + [GL.GL_ELEMENT_ARRAY_BUFFER],
+            ):
                 GL.glBindBuffer(target, buffer)
                 GL.glBufferData(target, array.nbytes, array, GL.GL_STATIC_DRAW)
                 GL.glBindBuffer(target, 0)
@@ -89,8 +91,9 @@ def test_the_mesh_shader_draws_the_pixels_of_the_former_lit_drawing(window, qtbo
     item = _mesh_item(window)
     now = framebuffer(viewport, qtbot)
     mesh = doc.scene.meshes[0]
-    former = _FormerDrawing(item.positions, item.normals, mesh.indices, item._color,
-                            parentItem=item.parentItem())  # fmt: skip
+    former = _FormerDrawing(
+        item.positions, item.normals, mesh.indices, item._color, parentItem=item.parentItem()
+    )
     former.setDepthValue(item.depthValue())
     item.setVisible(False)
     viewport.update()

@@ -25,9 +25,15 @@ def scene_with_body(name="foot_roll.json"):
     scene = load_scene(SCENES / name)
     pose = bake(scene, np.array([float(scene.frame_start)]))
     lengths = np.linalg.norm(pose.tails[0] - pose.heads[0], axis=1)
-    mesh = tube_mesh(pose.bone_to_world[0], pose.heads[0], pose.tails[0],
-                     [str(n) for n in pose.bone_names], radius=np.clip(0.2 * lengths, 0.02, 0.08),
-                     sides=16, rings=8)  # fmt: skip
+    mesh = tube_mesh(
+        pose.bone_to_world[0],
+        pose.heads[0],
+        pose.tails[0],
+        [str(n) for n in pose.bone_names],
+        radius=np.clip(0.2 * lengths, 0.02, 0.08),
+        sides=16,
+        rings=8,
+    )
     scene.meshes = (mesh,)
     return scene
 
@@ -71,8 +77,12 @@ def mesh_pixels(window) -> np.ndarray:
         points = points[gap > 1.5 * HANDLE_RADIUS_PX]
     # ... and those under a label (drawn over everything too, into the same image).
     for box, *_ in viewport._drawing.labels.layout():
-        inside = ((points[:, 0] > box.left() - 2) & (points[:, 0] < box.right() + 2)
-                  & (points[:, 1] > box.top() - 2) & (points[:, 1] < box.bottom() + 2))  # fmt: skip
+        inside = (
+            (points[:, 0] > box.left() - 2)
+            & (points[:, 0] < box.right() + 2)
+            & (points[:, 1] > box.top() - 2)
+            & (points[:, 1] < box.bottom() + 2)
+        )
         points = points[~inside]
     return points
 
@@ -201,12 +211,18 @@ def test_back_faces_are_culled_unless_the_mesh_is_double_sided(window, qtbot):
 
     def show(indices, extra):
         scene = doc.scene.copy()
-        scene.meshes = (SkinnedMesh(name="tri", positions=corners, indices=indices,
-                                    joints=(scene.bones[0].name,),
-                                    joint_indices=np.zeros((3, 4)),
-                                    weights=np.tile([1.0, 0, 0, 0], (3, 1)),
-                                    inverse_bind=np.linalg.inv(pose.bone_to_world[0, :1]),
-                                    extra=extra),)  # fmt: skip
+        scene.meshes = (
+            SkinnedMesh(
+                name="tri",
+                positions=corners,
+                indices=indices,
+                joints=(scene.bones[0].name,),
+                joint_indices=np.zeros((3, 4)),
+                weights=np.tile([1.0, 0, 0, 0], (3, 1)),
+                inverse_bind=np.linalg.inv(pose.bone_to_world[0, :1]),
+                extra=extra,
+            ),
+        )
         doc.replace_scene(scene, None)
         viewport.set_mesh_display("mesh")
         viewport.setCameraPosition(azimuth=azimuth, elevation=elevation, distance=distance)
@@ -264,8 +280,14 @@ def test_the_screenshot_command_shows_the_glb_humanoid_as_asked(qtbot, tmp_path)
 
     shots = {}
     for show in ("both", "bones"):
-        out = render_screenshot(SCENES / "humanoid.glb", tmp_path / f"{show}.png", frame=20,
-                                size=(900, 700), viewport_only=True, show=show)  # fmt: skip
+        out = render_screenshot(
+            SCENES / "humanoid.glb",
+            tmp_path / f"{show}.png",
+            frame=20,
+            size=(900, 700),
+            viewport_only=True,
+            show=show,
+        )
         shots[show] = clay(_png_pixels(out)).sum()
     assert shots["both"] > 3000
     assert shots["bones"] < 0.02 * shots["both"]

@@ -73,8 +73,12 @@ class Monkey:
         if self.rng.random() < 0.5:
             click(bar, (x0, bar.height() / 2))
         else:
-            drag(bar, (x0, bar.height() / 2), (self.rng.uniform(0, bar.width()), bar.height() / 2),
-                 steps=4)  # fmt: skip
+            drag(
+                bar,
+                (x0, bar.height() / 2),
+                (self.rng.uniform(0, bar.width()), bar.height() / 2),
+                steps=4,
+            )
 
     def step_frames(self):
         key(self.vp, self.rng.choice(["Left", "Right", "Home", "End", "Up", "Down"]))
@@ -115,8 +119,12 @@ class Monkey:
         """Right-click in the viewport (real press and release) and pick from its menu."""
         chosen = []
         monkeypatch.setattr(self.vp, "exec_menu", self._pick_from_menu(chosen))
-        QTest.mouseClick(self.vp, QtCore.Qt.MouseButton.RightButton, NO_MODS,
-                         gui.point(self._something_on_screen()))  # fmt: skip
+        QTest.mouseClick(
+            self.vp,
+            QtCore.Qt.MouseButton.RightButton,
+            NO_MODS,
+            gui.point(self._something_on_screen()),
+        )
         self.log[-1] += f" {chosen}"
 
     def outliner_menu(self, monkeypatch):
@@ -132,8 +140,9 @@ class Monkey:
         chosen = []
         monkeypatch.setattr(outliner, "exec_menu", self._pick_from_menu(chosen))
         pos = rect.center()
-        event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, pos,
-                                        outliner.viewport().mapToGlobal(pos))  # fmt: skip
+        event = QtGui.QContextMenuEvent(
+            QtGui.QContextMenuEvent.Reason.Mouse, pos, outliner.viewport().mapToGlobal(pos)
+        )
         QtWidgets.QApplication.sendEvent(outliner.viewport(), event)
         self.log[-1] += f" {chosen}"
 
@@ -148,11 +157,21 @@ class Monkey:
 
 
 WEIGHTS = {
-    "click_in_viewport": 10, "drag_in_viewport": 14, "scrub": 6, "step_frames": 5,
-    "key_selection": 8, "delete_key": 5, "toggle_space": 4, "toggle_compare": 3,
-    "select_in_outliner": 8, "outliner_menu": 6, "viewport_menu": 4, "delete_selected": 3,
-    "undo": 8, "redo": 5,
-}  # fmt: skip
+    "click_in_viewport": 10,
+    "drag_in_viewport": 14,
+    "scrub": 6,
+    "step_frames": 5,
+    "key_selection": 8,
+    "delete_key": 5,
+    "toggle_space": 4,
+    "toggle_compare": 3,
+    "select_in_outliner": 8,
+    "outliner_menu": 6,
+    "viewport_menu": 4,
+    "delete_selected": 3,
+    "undo": 8,
+    "redo": 5,
+}
 
 
 @pytest.mark.parametrize("name, seed", [("foot_roll.json", 101), ("fabrik_arm.json", 202)])
@@ -164,8 +183,7 @@ def test_the_monkey_then_undo_all_and_redo_all(qtbot, monkeypatch, name, seed):
     doc = win.document
     rng = random.Random(seed + SEED)
     # Deleting bones asks what happens to their children (a modal box): answer at random.
-    monkeypatch.setattr(win, "ask_children",
-                        lambda names: rng.choice(["reparent", "delete", None]))  # fmt: skip
+    monkeypatch.setattr(win, "ask_children", lambda names: rng.choice(["reparent", "delete", None]))
     # Any other modal dialog would block the monkey: close it and fail the test.
     modals = []
 

@@ -66,8 +66,11 @@ def trs(translation, rotation: Rotation, scale):
 
 def local(bone, t):
     """The bone's animated ``bone_to_parent`` at times ``t``."""
-    return trs(lerped(bone.translation_keys, bone.translation, t),
-               slerped(bone.rotation_keys, bone.rotation, t), bone.scale)  # fmt: skip
+    return trs(
+        lerped(bone.translation_keys, bone.translation, t),
+        slerped(bone.rotation_keys, bone.rotation, t),
+        bone.scale,
+    )
 
 
 def anticommutator(increments) -> Rotation:
@@ -100,8 +103,11 @@ def step(q, p, before, after, offsets, space, integrator):
     if angle < 1e-8:
         J = np.eye(3) + K / 2 + K @ K / 6
     else:
-        J = (np.eye(3) + (1 - np.cos(angle)) / angle**2 * K
-             + (angle - np.sin(angle)) / angle**3 * K @ K)  # fmt: skip
+        J = (
+            np.eye(3)
+            + (1 - np.cos(angle)) / angle**2 * K
+            + (angle - np.sin(angle)) / angle**3 * K @ K
+        )
     return Rotation.from_rotvec(phi) * q, p + J @ c
 
 
@@ -112,16 +118,25 @@ def literal(pivots, q_start, p_start, scale, substeps, frames, space, integrator
     scale = np.asarray(scale, float)
 
     def keyed(t):  # every pivot's q_i and S pos_i at times t
-        return ([slerped(pv.rotation_keys, pv.rotation, t) for pv in pivots],
-                [lerped(pv.position_keys, pv.position, t) * scale for pv in pivots])  # fmt: skip
+        return (
+            [slerped(pv.rotation_keys, pv.rotation, t) for pv in pivots],
+            [lerped(pv.position_keys, pv.position, t) * scale for pv in pivots],
+        )
 
     q, p = q_start, np.asarray(p_start, float)
     last = max(int(np.ceil((max(frames) - F0) * substeps)), 0)
     turns, offsets = keyed(F0 + np.arange(last + 1) / substeps)  # the grid's, read once
     grid = [(q, p)]
     for n in range(last):
-        q, p = step(q, p, [r[n] for r in turns], [r[n + 1] for r in turns],
-                    [u[n] for u in offsets], space, integrator)  # fmt: skip
+        q, p = step(
+            q,
+            p,
+            [r[n] for r in turns],
+            [r[n + 1] for r in turns],
+            [u[n] for u in offsets],
+            space,
+            integrator,
+        )
         grid.append((q, p))
     out_q, out_p = [], []
     for f in frames:
@@ -129,8 +144,15 @@ def literal(pivots, q_start, p_start, scale, substeps, frames, space, integrator
         q, p = grid[min(n, len(grid) - 1)]
         if f > F0 + n / substeps:
             turns_ab, offsets_a = keyed(np.array([F0 + n / substeps, f]))
-            q, p = step(q, p, [r[0] for r in turns_ab], [r[1] for r in turns_ab],
-                        [u[0] for u in offsets_a], space, integrator)  # fmt: skip
+            q, p = step(
+                q,
+                p,
+                [r[0] for r in turns_ab],
+                [r[1] for r in turns_ab],
+                [u[0] for u in offsets_a],
+                space,
+                integrator,
+            )
         out_q.append(q.as_quat(scalar_first=True))
         out_p.append(p)
     return Rotation.from_quat(out_q, scalar_first=True), np.array(out_p)
@@ -171,8 +193,10 @@ def expected(scene, frames, q, p):
 def start_state(scene):
     """The body's head and rotation in its parent's frame at ``F0``: its own keys there."""
     body = scene.bone("body")
-    return (slerped(body.rotation_keys, body.rotation, F0)[0],
-            lerped(body.translation_keys, body.translation, F0)[0])  # fmt: skip
+    return (
+        slerped(body.rotation_keys, body.rotation, F0)[0],
+        lerped(body.translation_keys, body.translation, F0)[0],
+    )
 
 
 # --- the rigs -----------------------------------------------------------------------------
@@ -182,23 +206,43 @@ def turns(rng, frames, spread=30.0):
     out = [Rotation.random(rng=rng)]
     for _ in frames[1:]:
         axis = rng.normal(size=3)
-        out.append(Rotation.from_rotvec(np.radians(rng.uniform(-spread, spread)) * axis
-                                        / np.linalg.norm(axis)) * out[-1])  # fmt: skip
+        out.append(
+            Rotation.from_rotvec(
+                np.radians(rng.uniform(-spread, spread)) * axis / np.linalg.norm(axis)
+            )
+            * out[-1]
+        )
     return Keys(np.asarray(frames, float), Rotation.concatenate(out).as_quat(scalar_first=True))
 
 
-def rig(rng, *, space="world", integrator="seed", substeps=4, aimed=False, root=False,
-        relative_to="parent", pivots=None):  # fmt: skip
+def rig(
+    rng,
+    *,
+    space="world",
+    integrator="seed",
+    substeps=4,
+    aimed=False,
+    root=False,
+    relative_to="parent",
+    pivots=None,
+):
     """``hip`` (static) → ``arm`` (keyed, optionally aimed by a points-at before the
     multi-parent) → ``body`` (its own keys, non-uniform scale) → ``tip``; three pivots with
     keys on and off the grid, one sliding along the body."""
-    hip = Bone(name="hip", translation=(0.3, 1.2, -0.4),
-               rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
-    arm = Bone(name="arm", parent="hip", translation=(0.1, 0.5, 0.2), tail=(0.0, 0.6, 0.0),
-               scale=(1.0, 1.0, 1.0) if aimed else (1.2, 0.9, 1.1),
-               translation_keys=Keys([0.0, 5.0, 9.0], [[0.1, 0.5, 0.2], [0.4, 0.3, 0.0],
-                                                         [0.0, 0.7, 0.3]]),
-               rotation_keys=turns(rng, [0, 4, 10], 50.0))  # fmt: skip
+    hip = Bone(
+        name="hip",
+        translation=(0.3, 1.2, -0.4),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
+    arm = Bone(
+        name="arm",
+        parent="hip",
+        translation=(0.1, 0.5, 0.2),
+        tail=(0.0, 0.6, 0.0),
+        scale=(1.0, 1.0, 1.0) if aimed else (1.2, 0.9, 1.1),
+        translation_keys=Keys([0.0, 5.0, 9.0], [[0.1, 0.5, 0.2], [0.4, 0.3, 0.0], [0.0, 0.7, 0.3]]),
+        rotation_keys=turns(rng, [0, 4, 10], 50.0),
+    )
     body = Bone(
         name="body",
         parent=None if root else "arm",
@@ -207,25 +251,39 @@ def rig(rng, *, space="world", integrator="seed", substeps=4, aimed=False, root=
         rotation_keys=turns(rng, [0, 3, 8]),
         translation_keys=Keys([1.0, 4.0], [[0.2, 0.6, -0.1], [0.3, 0.4, 0.0]]),
     )
-    # fmt: skip
+
     tip = Bone(name="tip", parent="body", translation=(0.0, 0.4, 0.0))
     pivots = pivots or [
         Pivot(name="heel", position=(0.1, -0.2, -0.3), rotation_keys=turns(rng, [2, 5, 9])),
         Pivot(name="ball", position=(-0.1, -0.2, 0.4), rotation_keys=turns(rng, [3, 5.3, 10])),
-        Pivot(name="slide", position=(0.0, 0.3, 0.0), rotation_keys=turns(rng, [1, 6, 8]),
-              position_keys=Keys([3.0, 7.5], [[0.0, 0.3, 0.0], [0.2, -0.1, 0.5]])),
-    ]  # fmt: skip
+        Pivot(
+            name="slide",
+            position=(0.0, 0.3, 0.0),
+            rotation_keys=turns(rng, [1, 6, 8]),
+            position_keys=Keys([3.0, 7.5], [[0.0, 0.3, 0.0], [0.2, -0.1, 0.5]]),
+        ),
+    ]
     constraints = []
     if aimed:  # runs before the multi-parent (file order: the parent is moved first)
-        target = Target(position=(0.0, 0.0, 0.0),
-                        position_keys=Keys([0.0, 6.0, 10.0], [[1.5, 2.0, 0.5], [-0.5, 2.5, 1.0],
-                                                              [0.5, 1.0, -1.5]]))  # fmt: skip
+        target = Target(
+            position=(0.0, 0.0, 0.0),
+            position_keys=Keys(
+                [0.0, 6.0, 10.0], [[1.5, 2.0, 0.5], [-0.5, 2.5, 1.0], [0.5, 1.0, -1.5]]
+            ),
+        )
         constraints.append(PointsAt(name="aim", bone="arm", target=target, space="world"))
-    constraints.append(MultiParent(name="mp", body="body", pivots=tuple(pivots), space=space,
-                                   integrator=integrator, substeps=substeps,
-                                   relative_to=relative_to))  # fmt: skip
-    return Scene(bones=[hip, arm, body, tip], constraints=constraints, frame_start=F0,
-                 frame_end=10)  # fmt: skip
+    constraints.append(
+        MultiParent(
+            name="mp",
+            body="body",
+            pivots=tuple(pivots),
+            space=space,
+            integrator=integrator,
+            substeps=substeps,
+            relative_to=relative_to,
+        )
+    )
+    return Scene(bones=[hip, arm, body, tip], constraints=constraints, frame_start=F0, frame_end=10)
 
 
 def body_world(scene, frames):
@@ -242,16 +300,31 @@ def body_world(scene, frames):
 def test_the_integration_runs_in_the_parents_frame(rng, integrator, space, aimed):
     scene = rig(rng, space=space, integrator=integrator, aimed=aimed)
     q_start, p_start = start_state(scene)
-    q, p = literal(scene.constraints[-1].pivots, q_start, p_start, scene.bone("body").scale, 4,
-                   FRAMES, space, integrator)  # fmt: skip
+    q, p = literal(
+        scene.constraints[-1].pivots,
+        q_start,
+        p_start,
+        scene.bone("body").scale,
+        4,
+        FRAMES,
+        space,
+        integrator,
+    )
     world, result = body_world(scene, FRAMES)
     np.testing.assert_allclose(world, expected(scene, FRAMES, q, p), atol=1e-9, rtol=0)
     # the tip follows the body as its child; the world value would not be carried
     tip = result.bone_to_world[:, scene.bone_index("tip")]
     np.testing.assert_allclose(tip, world @ local(scene.bone("tip"), FRAMES), atol=1e-9, rtol=0)
-    absolute, _ = body_world(dataclasses.replace(scene, constraints=[
-        *scene.constraints[:-1], dataclasses.replace(scene.constraints[-1], relative_to="world")]),
-        FRAMES)  # fmt: skip
+    absolute, _ = body_world(
+        dataclasses.replace(
+            scene,
+            constraints=[
+                *scene.constraints[:-1],
+                dataclasses.replace(scene.constraints[-1], relative_to="world"),
+            ],
+        ),
+        FRAMES,
+    )
     assert np.abs(absolute - world).max() > 0.05
 
 
@@ -271,7 +344,7 @@ def test_exact_with_one_pivot_is_the_seeds_closed_form_in_the_parents_frame(rng,
                 scalar_first=True
             ),
         )
-        # fmt: skip
+
     pivot = Pivot(name="p", position=(0.3, -0.4, 0.2), rotation_keys=keys)
     scene = rig(rng, space=space, integrator="exact", aimed=aimed, pivots=[pivot])
     q_start, p_start = start_state(scene)
@@ -291,7 +364,7 @@ def test_exact_is_the_limit_of_the_loop_in_the_parents_frame(rng, space):
     pivots = [
         Pivot(name="heel", position=(0.1, -0.2, -0.3), rotation_keys=turns(rng, [2, 3.5, 5])),
         Pivot(name="ball", position=(-0.1, -0.2, 0.4), rotation_keys=turns(rng, [2.25, 4.5])),
-    ]  # fmt: skip
+    ]
     scene = rig(rng, space=space, integrator="exact", pivots=pivots)
     frames = np.array([3.0, 4.0])
     q_start, p_start = start_state(scene)
@@ -300,11 +373,13 @@ def test_exact_is_the_limit_of_the_loop_in_the_parents_frame(rng, space):
     q2, p2 = literal(pivots, q_start, p_start, scale, 256, frames, space)
     quats = [q.as_quat(canonical=True, scalar_first=True) for q in (q1, q2)]
     rich = 2 * quats[1] - quats[0]
-    q_rich = Rotation.from_quat(rich / np.linalg.norm(rich, axis=1, keepdims=True),
-                                scalar_first=True)  # fmt: skip
+    q_rich = Rotation.from_quat(
+        rich / np.linalg.norm(rich, axis=1, keepdims=True), scalar_first=True
+    )
     world, _ = body_world(scene, frames)
-    np.testing.assert_allclose(world, expected(scene, frames, q_rich, 2 * p2 - p1), atol=1e-7,
-                               rtol=0)  # fmt: skip
+    np.testing.assert_allclose(
+        world, expected(scene, frames, q_rich, 2 * p2 - p1), atol=1e-7, rtol=0
+    )
     assert np.abs(world - expected(scene, frames, q1, p1)).max() > 1e-6  # the loop alone is not
 
 
@@ -315,8 +390,9 @@ def test_exact_is_the_limit_of_the_loop_in_the_parents_frame(rng, space):
 @pytest.mark.parametrize("integrator", ["seed", "twist", "exact"])
 def test_a_root_body_moves_the_same_bits_either_way(rng, integrator, space):
     world = rig(rng, space=space, integrator=integrator, root=True, relative_to="world")
-    parent = dataclasses.replace(world, constraints=[
-        dataclasses.replace(world.constraints[-1], relative_to="parent")])  # fmt: skip
+    parent = dataclasses.replace(
+        world, constraints=[dataclasses.replace(world.constraints[-1], relative_to="parent")]
+    )
     a, b = (bake(s, FRAMES).bone_to_world for s in (world, parent))
     assert np.array_equal(a, b)
 
@@ -328,8 +404,9 @@ def test_one_frame_at_a_time_is_the_timeline_bake(rng, integrator):
     bit, as every bone's does: a batched product there, entry by entry here.) Before
     ``frame_start`` the body holds its state in its parent's frame: it rides on the parent."""
     scene = rig(rng, integrator=integrator, aimed=True)
-    frames = np.concatenate([np.arange(scene.frame_start - 2.0, scene.frame_end + 1.0),
-                             [2.3, 5.3, 7.625]])  # fmt: skip
+    frames = np.concatenate(
+        [np.arange(scene.frame_start - 2.0, scene.frame_end + 1.0), [2.3, 5.3, 7.625]]
+    )
     whole = bake(scene, frames).bone_to_world
     evaluator = Evaluator(scene)
     arm, body = scene.bone_index("arm"), scene.bone_index("body")
@@ -337,9 +414,12 @@ def test_one_frame_at_a_time_is_the_timeline_bake(rng, integrator):
         one = evaluator.evaluate([frames[i]]).bone_to_world[0]
         np.testing.assert_allclose(one, whole[i], atol=1e-13, rtol=0)
         # inv(parent) @ body, with the parent each evaluation had: the integral's own bits
-        np.testing.assert_allclose(np.linalg.solve(one[arm], one[body]),
-                                   np.linalg.solve(whole[i, arm], whole[i, body]), atol=1e-14,
-                                   rtol=0)  # fmt: skip
+        np.testing.assert_allclose(
+            np.linalg.solve(one[arm], one[body]),
+            np.linalg.solve(whole[i, arm], whole[i, body]),
+            atol=1e-14,
+            rtol=0,
+        )
     held = np.linalg.solve(whole[:3, arm], whole[:3, body])  # frames 0, 1, 2 (frame_start)
     assert np.abs(whole[0, arm] - whole[2, arm]).max() > 0.05  # the parent moves there
     np.testing.assert_allclose(held, held[[2, 2, 2]], atol=1e-13, rtol=0)
@@ -354,18 +434,26 @@ def test_the_parents_keys_do_not_integrate_again(rng):
     evaluator.evaluate()
     arm = scene.bone_index("arm")
     keys = scene.bones[arm].rotation_keys
-    scene.bones[arm] = dataclasses.replace(scene.bones[arm], rotation_keys=Keys(
-        keys.frames, Rotation.from_rotvec([0.0, 0.4, 0.0]).as_quat(scalar_first=True)
-        * np.ones((len(keys), 1))))  # fmt: skip
+    scene.bones[arm] = dataclasses.replace(
+        scene.bones[arm],
+        rotation_keys=Keys(
+            keys.frames,
+            Rotation.from_rotvec([0.0, 0.4, 0.0]).as_quat(scalar_first=True)
+            * np.ones((len(keys), 1)),
+        ),
+    )
     assert evaluator.stale_constraints() == []
     after = evaluator.evaluate()
     assert after.info["mp"]["recomputed_from_frame"] is None
     assert np.array_equal(after.bone_to_world, bake(scene).bone_to_world)
     q_start, p_start = start_state(scene)  # at frame_start: the start state on the new parent
     body = scene.bone_index("body")
-    np.testing.assert_allclose(after.bone_to_world[0, body],
-                               expected(scene, [F0], q_start, p_start[None])[0], atol=1e-12,
-                               rtol=0)  # fmt: skip
+    np.testing.assert_allclose(
+        after.bone_to_world[0, body],
+        expected(scene, [F0], q_start, p_start[None])[0],
+        atol=1e-12,
+        rtol=0,
+    )
     scene.bones[body] = dataclasses.replace(scene.bones[body], translation_keys=None)
     assert evaluator.stale_constraints() == ["mp"]
 
@@ -374,10 +462,17 @@ def test_the_parents_keys_do_not_integrate_again(rng):
 
 
 def test_the_format_reads_and_writes_relative_to():
-    doc = {"format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0,
-           "frame_end": 4, "bones": [{"name": "arm"}, {"name": "b", "parent": "arm"}],
-           "constraints": [{"type": "multi_parent", "name": "mp", "body": "b",
-                            "pivots": [{"name": "p"}]}]}  # fmt: skip
+    doc = {
+        "format": "pivotal-scene",
+        "version": 1,
+        "fps": 24,
+        "frame_start": 0,
+        "frame_end": 4,
+        "bones": [{"name": "arm"}, {"name": "b", "parent": "arm"}],
+        "constraints": [
+            {"type": "multi_parent", "name": "mp", "body": "b", "pivots": [{"name": "p"}]}
+        ],
+    }
     scene = scene_from_json(doc)
     assert scene.constraints[0].relative_to == "world"
     assert "relative_to" not in scene_to_json(scene)["constraints"][0]  # saved as it was
@@ -412,8 +507,7 @@ def test_the_step_through_is_in_the_parents_frame_placed_where_it_is(rng, integr
         body = world[scene.bone_index("body")]
         assert np.array_equal(st.position[-1], body[:3, 3])
         rotation = Rotation.from_quat(st.rotation[-1], scalar_first=True).as_matrix()
-        np.testing.assert_allclose(rotation * scene.bone("body").scale, body[:3, :3],
-                                   atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(rotation * scene.bone("body").scale, body[:3, :3], atol=1e-12)
 
 
 # --- the inspector ---------------------------------------------------------------------------
@@ -426,8 +520,10 @@ def test_the_inspector_sets_relative_to_with_undo_and_redo(qtbot, tmp_path, rng)
     win = gui.open_window(qtbot, path, frame=6)
     doc = win.document
     outliner = win.outliner
-    gui.click(outliner.viewport(), outliner.visualItemRect(
-        outliner.item_for(Ref.constraint("mp"))).center())  # fmt: skip
+    gui.click(
+        outliner.viewport(),
+        outliner.visualItemRect(outliner.item_for(Ref.constraint("mp"))).center(),
+    )
     assert doc.active == Ref.constraint("mp")
     combo = win.inspector.findChild(QtWidgets.QComboBox, "relativeTo")
     assert combo is not None and combo.isVisible()
@@ -449,8 +545,11 @@ def test_the_inspector_sets_relative_to_with_undo_and_redo(qtbot, tmp_path, rng)
     assert doc.scene.constraint("mp") is before
     assert combo.currentText() == "World"
     assert np.array_equal(doc.pose().bone_to_world, pose_before)
-    QTest.keyClick(win, QtCore.Qt.Key.Key_Z, QtCore.Qt.KeyboardModifier.ControlModifier
-                   | QtCore.Qt.KeyboardModifier.ShiftModifier)  # fmt: skip
+    QTest.keyClick(
+        win,
+        QtCore.Qt.Key.Key_Z,
+        QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.ShiftModifier,
+    )
     assert doc.scene.constraint("mp").relative_to == "parent"
     assert win.inspector.findChild(QtWidgets.QComboBox, "relativeTo").currentText() == "Parent"
     assert np.array_equal(doc.pose().bone_to_world[0], expected_pose)

@@ -47,7 +47,7 @@ def test_crowd_is_ten_copies_of_the_cmu_clip_side_by_side():
     size = np.ptp(original.heads.reshape(-1, 3), axis=0).max()
     offsets = []
     for k in range(10):
-        heads = result.heads[:, k * B:(k + 1) * B]
+        heads = result.heads[:, k * B : (k + 1) * B]
         shift = heads - original.heads
         offsets.append(shift[0, 0])
         # The same motion (rounded to 6 decimals in the file), shifted by one constant.
@@ -96,8 +96,9 @@ def test_long_clip_loops_the_cmu_motion(tmp_path):
 def test_scale_scenes_open_from_file_open_and_draw(qtbot, monkeypatch, tmp_path):
     win = gui.open_window(qtbot, SCENES / "legs.json", size=(900, 600))
     for path in (CROWD, RIG):
-        monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName",
-                            lambda *a, p=path, **k: (str(p), ""))  # fmt: skip
+        monkeypatch.setattr(
+            "PySide6.QtWidgets.QFileDialog.getOpenFileName", lambda *a, p=path, **k: (str(p), "")
+        )
         key(win.viewport, "O", CTRL)  # File ▸ Open…
         assert win.document.path.endswith(path.name)
         assert len(win.document.scene.bones) == len(load_scene(path).bones)
@@ -112,9 +113,13 @@ def test_scale_scenes_open_from_file_open_and_draw(qtbot, monkeypatch, tmp_path)
 
 def test_scale_scenes_bake_from_the_command_line(tmp_path):
     out = tmp_path / "rig.npz"
-    proc = subprocess.run([sys.executable, "main.py", "bake", str(RIG), "--out", str(out),
-                           "--frames", "0:24"], capture_output=True, text=True, timeout=120,
-                          cwd=SCENES.parent.parent)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "main.py", "bake", str(RIG), "--out", str(out), "--frames", "0:24"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=SCENES.parent.parent,
+    )
     assert proc.returncode == 0, proc.stderr
     baked = np.load(out)
     assert baked["bone_to_world"].shape == (25, 200, 4, 4)

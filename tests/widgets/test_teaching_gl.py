@@ -85,8 +85,9 @@ def test_a_selected_bone_gets_a_trail_too(qtbot):
     key(win.viewport, "T")
     frames, path = win.viewport.teaching.trail_paths["foot.r tip"]
     result = bake(win.document.scene, frames)
-    np.testing.assert_allclose(path, result.tails[:, win.document.scene.bone_index("foot.r")],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        path, result.tails[:, win.document.scene.bone_index("foot.r")], atol=1e-12
+    )
 
 
 # --- the matrix chain ------------------------------------------------------------------------
@@ -101,11 +102,14 @@ def show_matrix(win, qtbot):
 @pytest.mark.parametrize(
     "space, formula",
     [
-        ("1", "T(calf.l head) R_c(calf.l) T(-calf.l head) "
-              "[T_hip R_hip T_thigh.l R_thigh.l T_calf.l R_calf.l]"),
+        (
+            "1",
+            "T(calf.l head) R_c(calf.l) T(-calf.l head) "
+            "[T_hip R_hip T_thigh.l R_thigh.l T_calf.l R_calf.l]",
+        ),
         ("2", "[T_hip R_hip T_thigh.l R_thigh.l T_calf.l R_calf.l] R_c(calf.l)"),
     ],
-)  # fmt: skip
+)
 def test_the_matrix_panel_writes_the_seeds_chain_and_its_product_is_bone_to_world(
     qtbot, space, formula
 ):
@@ -138,19 +142,20 @@ def test_the_right_to_left_transform_strikes_the_hip_terms(qtbot):
         qtbot.waitUntil(view.isVisible)
         qtbot.wait(QtWidgets.QApplication.doubleClickInterval() + 50)  # not the opening click
         row = view.visualRect(view.model().index(combo.findText(name), 0))
-        QTest.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton,
-                         pos=row.center())  # ... and pick the bone  # fmt: skip
+        QTest.mouseClick(
+            view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=row.center()
+        )  # ... and pick the bone
         qtbot.waitUntil(lambda c=combo, n=name: c.currentText() == n)
     chain = panel.chain
-    assert chain.text() == ("R_calf.l^-1 T_calf.l^-1 R_thigh.l^-1 T_thigh.l^-1 ~~R_hip^-1~~ "
-                            "~~T_hip^-1~~ ~~T_hip~~ ~~R_hip~~ T_thigh.r R_thigh.r T_calf.r "
-                            "R_calf.r")  # fmt: skip
+    assert chain.text() == (
+        "R_calf.l^-1 T_calf.l^-1 R_thigh.l^-1 T_thigh.l^-1 ~~R_hip^-1~~ "
+        "~~T_hip^-1~~ ~~T_hip~~ ~~R_hip~~ T_thigh.r R_thigh.r T_calf.r "
+        "R_calf.r"
+    )
     pose = bake(doc.scene, [12.0]).bone_to_world[0]
     l, r = doc.scene.bone_index("calf.l"), doc.scene.bone_index("calf.r")
-    np.testing.assert_allclose(panel.cards()[-1][1], np.linalg.inv(pose[l]) @ pose[r],
-                               atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(chain.product(skip_cancelled=True), panel.cards()[-1][1],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(panel.cards()[-1][1], np.linalg.inv(pose[l]) @ pose[r], atol=1e-12)
+    np.testing.assert_allclose(chain.product(skip_cancelled=True), panel.cards()[-1][1], atol=1e-12)
     assert panel.formula.text().count("<s ") == 4  # the struck hip terms, in the formula
     struck = [label for label, _ in panel.cards_view.texts()][5:9]
     assert struck == ["Rhip-1", "Thip-1", "Thip", "Rhip"]  # subscripts, superscripts as text
@@ -183,8 +188,15 @@ def test_fabrik_step_through_runs_pass_by_pass_to_the_solvers_result(qtbot):
     c = doc.scene.constraint("arm reaches")
     ctx = Evaluator(doc.scene).context([17.0], None, until=c.name)
     s = fabrik.setup(c, ctx)
-    solution = solve(s.joints, s.target, tolerance=c.tolerance, max_iterations=c.max_iterations,
-                     pole=s.pole, bend=s.bend, pose=s.pose)  # fmt: skip
+    solution = solve(
+        s.joints,
+        s.target,
+        tolerance=c.tolerance,
+        max_iterations=c.max_iterations,
+        pole=s.pole,
+        bend=s.bend,
+        pose=s.pose,
+    )
     np.testing.assert_array_equal(shown[-1], solution.joints[0])
     result = bake(doc.scene, [17.0])
     idx = [doc.scene.bone_index(n) for n in c.chain]

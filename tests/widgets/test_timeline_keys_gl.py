@@ -70,8 +70,12 @@ def test_alt_drag_duplicates_and_a_drop_onto_a_key_replaces_it(window, qtbot):
 
 def _click_action(menu, name):
     action = next(a for a in menu.actions() if a.objectName() == name)
-    QTest.mouseClick(menu, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier(0),
-                     menu.actionGeometry(action).center())  # fmt: skip
+    QTest.mouseClick(
+        menu,
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier(0),
+        menu.actionGeometry(action).center(),
+    )
 
 
 def test_t_on_the_timeline_sets_the_current_frames_keys_interpolation(window, qtbot):
@@ -93,12 +97,17 @@ def test_t_on_the_timeline_sets_the_current_frames_keys_interpolation(window, qt
 def test_the_context_menu_sets_the_interpolation_of_the_diamond_under_the_mouse(window, qtbot):
     bar = window.timeline.scrub_bar
     x, y = _at(bar, 20)
-    QTest.mouseClick(bar, QtCore.Qt.MouseButton.RightButton, QtCore.Qt.KeyboardModifier(0),
-                     gui.point((x, y)))  # fmt: skip
+    QTest.mouseClick(
+        bar, QtCore.Qt.MouseButton.RightButton, QtCore.Qt.KeyboardModifier(0), gui.point((x, y))
+    )
     qtbot.waitUntil(lambda: bar.menu is not None and bar.menu.isVisible())
     sub = bar.menu.actions()[0].menu()
-    QTest.mouseClick(bar.menu, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier(0),
-                     bar.menu.actionGeometry(bar.menu.actions()[0]).center())  # fmt: skip
+    QTest.mouseClick(
+        bar.menu,
+        QtCore.Qt.MouseButton.LeftButton,
+        QtCore.Qt.KeyboardModifier(0),
+        bar.menu.actionGeometry(bar.menu.actions()[0]).center(),
+    )
     qtbot.waitUntil(lambda: sub.isVisible())
     _click_action(sub, "interpolation_linear")
     arm = _arm(window)

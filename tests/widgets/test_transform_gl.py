@@ -55,8 +55,9 @@ def ctrl_drag(vp, start, end, qtbot, steps=8):
     QTest.mousePress(vp, LEFT, CTRL, point(start))
     for t in np.linspace(0, 1, steps + 1)[1:]:
         at = QtCore.QPointF(point(np.asarray(start) + t * (np.asarray(end) - start)))
-        ev = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, at, vp.mapToGlobal(at), LEFT,
-                               LEFT, CTRL)  # fmt: skip
+        ev = QtGui.QMouseEvent(
+            QtCore.QEvent.Type.MouseMove, at, vp.mapToGlobal(at), LEFT, LEFT, CTRL
+        )
         QtWidgets.QApplication.sendEvent(vp, ev)
         qtbot.wait(5)
     QTest.mouseRelease(vp, LEFT, CTRL, point(end))
@@ -94,8 +95,12 @@ def test_rotate_rings_are_drawn_and_a_ring_drag_turns_a_bone_about_its_axis(qtbo
     dpr = vp.devicePixelRatioF()
     parts = {p.name: p for p in vp.gizmo.parts()}
     assert set(parts) == {"x", "y", "z", "view"}
-    for name, rgb in (("x", (255, 77, 92)), ("y", (133, 230, 51)), ("z", (66, 143, 255)),
-                      ("view", (237, 237, 237))):  # fmt: skip
+    for name, rgb in (
+        ("x", (255, 77, 92)),
+        ("y", (133, 230, 51)),
+        ("z", (66, 143, 255)),
+        ("view", (237, 237, 237)),
+    ):
         p = parts[name]
         shown = vp.project(p.points[p.mask])
         assert color_near(image, shown, dpr, rgb) > 0.8, name  # drawn where it is picked
@@ -138,8 +143,9 @@ def test_ctrl_snaps_a_local_ring_drag_to_5_degrees_and_keys_an_animated_bone(qtb
     degrees = np.degrees(local_turn.magnitude())
     assert degrees > 4 and abs(degrees / 5 - round(degrees / 5)) < 1e-6  # snapped to 5°
     # a turn about the bone's own z is r0 * Rz(angle)
-    expected = R(r0) * Rotation.from_euler("z", np.sign(local_turn.as_rotvec()[2]) * degrees,
-                                           degrees=True)  # fmt: skip
+    expected = R(r0) * Rotation.from_euler(
+        "z", np.sign(local_turn.as_rotvec()[2]) * degrees, degrees=True
+    )
     assert (expected.inv() * R(key_edits.rotation_at(thigh, FRAME))).magnitude() < 1e-9
     assert doc.undo_stack.count() == 1
     assert doc.undo_stack.undoText() == f"Rotate bone thigh.r at frame {FRAME}"
@@ -286,8 +292,9 @@ def test_esc_and_right_click_cancel_leaving_no_trace(qtbot, monkeypatch):
         if end:
             key(vp, end)
         else:
-            QTest.mouseClick(vp, QtCore.Qt.MouseButton.RightButton, NO_MODS,
-                             point(center + (10, 40)))  # fmt: skip
+            QTest.mouseClick(
+                vp, QtCore.Qt.MouseButton.RightButton, NO_MODS, point(center + (10, 40))
+            )
         assert doc.scene == before and doc.undo_stack.count() == 0
         assert not vp.transform_mode.active
     assert menus == []  # the right click cancelled; it opened no menu
@@ -461,8 +468,9 @@ def test_hovering_a_ring_lights_it_and_g_moves_a_keyed_target_in_the_view_plane(
     forward = np.linalg.inv(vp.world_to_eye())[:3, 2]
     assert np.linalg.norm(offset) > 0.01 and abs(offset @ forward) < 1e-6 * np.linalg.norm(forward)
     # the target now projects where the cursor was dragged to
-    assert np.allclose(vp.project([key_edits.position_at(target, FRAME)])[0], at + (40, -25),
-                       atol=1.0)  # fmt: skip
+    assert np.allclose(
+        vp.project([key_edits.position_at(target, FRAME)])[0], at + (40, -25), atol=1.0
+    )
     assert doc.undo_stack.undoText() == f"Move target of arm reaches at frame {FRAME}"
 
 

@@ -24,8 +24,6 @@ from tests.helpers.paths import SCENES
 BODY = "Multi-Parent foot"
 
 
-
-
 def inspector_field(win, kind, name):
     widget = win.inspector.findChild(kind, name)
     assert widget is not None, name
@@ -120,8 +118,11 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     assert list(ball.rotation_keys.frames) == [0, 20, 32]  # its first key keyed its rest at 0
     # the history reads as the steps did, one entry each
     texts = [doc.undo_stack.text(i) for i in range(doc.undo_stack.count())]
-    assert texts[:3] == ["Rename bone root to foot", "Set rest tail of bone foot",
-                         "Extrude foot.001 from foot"]  # fmt: skip
+    assert texts[:3] == [
+        "Rename bone root to foot",
+        "Set rest tail of bone foot",
+        "Extrude foot.001 from foot",
+    ]
     assert f"Add {BODY}" in texts
     assert f"Add pivot pivot 2 to {BODY}" in texts
     # closed form: frames 0..10 turn the foot about the heel (0, 0, 0) by -20° about X;

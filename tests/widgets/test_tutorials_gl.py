@@ -77,8 +77,9 @@ def test_the_basis_change_shows_the_point_in_both_frames_live(window, qtbot):
     rows = dict(panel.rows())
     for frame in ("Rice208", "RiceDoor"):
         i = doc.scene.bone_index(frame)
-        np.testing.assert_allclose(rows[frame], transform_points(inverse(pose[i]), moved),
-                                   atol=1e-9)  # fmt: skip
+        np.testing.assert_allclose(
+            rows[frame], transform_points(inverse(pose[i]), moved), atol=1e-9
+        )
     assert table.item(1, 2).text().endswith("(moved)")
     assert doc.undo_stack.undoText() == "Move bone EinsteinBrosBagels"
     doc.undo_stack.undo()

@@ -23,8 +23,13 @@ class SetRig(QtGui.QUndoCommand):
         super().__init__(text)
         scene = document.scene
         self.document = document
-        self.old = Rig(tuple(scene.bones), tuple(scene.constraints), tuple(scene.meshes),
-                       dict(scene.extra), (scene.plant,))  # fmt: skip
+        self.old = Rig(
+            tuple(scene.bones),
+            tuple(scene.constraints),
+            tuple(scene.meshes),
+            dict(scene.extra),
+            (scene.plant,),
+        )
         self.old_selection = document.selection
         self.new = rig
         self.new_selection = None if selection is None else tuple(selection)
@@ -34,8 +39,13 @@ class SetRig(QtGui.QUndoCommand):
         meshes = rig.meshes is not None and not _same_items(scene.meshes, rig.meshes)
         extra = rig.extra is not None and scene.extra != rig.extra
         plant = rig.plant is not None and scene.plant is not rig.plant[0]
-        if (tuple(scene.bones) == rig.bones and tuple(scene.constraints) == rig.constraints
-                and not meshes and not extra and not plant):  # fmt: skip
+        if (
+            tuple(scene.bones) == rig.bones
+            and tuple(scene.constraints) == rig.constraints
+            and not meshes
+            and not extra
+            and not plant
+        ):
             return
         scene.bones[:] = rig.bones
         scene.constraints[:] = rig.constraints

@@ -38,8 +38,11 @@ def extrude(document) -> list[str]:
     if not bones:
         active = document.active
         what = "E extrudes a new bone from the tail of each selected bone"
-        raise OperationError(f"{what}; {active.label()} is not a bone" if active is not None
-                             else f"{what}: select a bone first")  # fmt: skip
+        raise OperationError(
+            f"{what}; {active.label()} is not a bone"
+            if active is not None
+            else f"{what}: select a bone first"
+        )
     scene = document.scene.copy()
     names = []
     for b in bones:
@@ -47,8 +50,12 @@ def extrude(document) -> list[str]:
         scene.bones, scene.constraints = list(rig.bones), list(rig.constraints)
         names.append(name)
     rig = bone_edits.Rig(tuple(scene.bones), tuple(scene.constraints))
-    _push(document, rig, f"Extrude {', '.join(names)} from {', '.join(bones)}",
-          [Ref.bone(n) for n in names])  # fmt: skip
+    _push(
+        document,
+        rig,
+        f"Extrude {', '.join(names)} from {', '.join(bones)}",
+        [Ref.bone(n) for n in names],
+    )
     return names
 
 
@@ -115,8 +122,12 @@ def tail_edit(document, name: str):
 def set_tail(document, name: str, tail) -> None:
     """The rest tail of ``name`` (its own frame)."""
     bone = document.scene.bone(name)
-    replace(document, Ref.bone(name), bone_edits.with_bone_rest(bone, tail=tail),
-            f"Set rest tail of bone {name}")  # fmt: skip
+    replace(
+        document,
+        Ref.bone(name),
+        bone_edits.with_bone_rest(bone, tail=tail),
+        f"Set rest tail of bone {name}",
+    )
 
 
 def set_bone_rest(document, name: str, field: str, value) -> None:

@@ -52,17 +52,26 @@ def set_limit(document, name: str, limit, bone: str | None = None, merge: bool =
     new = _edit(document, name, constraint_edits.with_limit, limit, bone)
     on = f" on {bone}" if bone else ""
     kind = type(limit).__name__ if limit is not None else None
-    replace(document, Ref.constraint(name), new,
-            f"Set limit of {name}{on} to {_limit_words(limit)}",
-            merge_key=(Ref.constraint(name), "limit", bone, kind) if merge else None)  # fmt: skip
+    replace(
+        document,
+        Ref.constraint(name),
+        new,
+        f"Set limit of {name}{on} to {_limit_words(limit)}",
+        merge_key=(Ref.constraint(name), "limit", bone, kind) if merge else None,
+    )
 
 
 def set_up(document, name: str, axis=None, toward=None) -> None:
     """A points-at's up vector (``None``, ``None`` removes it)."""
     new = _edit(document, name, constraint_edits.with_up, axis, toward)
     words = "none" if new.up is None else "an axis toward a direction"
-    replace(document, Ref.constraint(name), new, f"Set up of {name} to {words}",
-            merge_key=(Ref.constraint(name), "up", new.up is None))  # fmt: skip
+    replace(
+        document,
+        Ref.constraint(name),
+        new,
+        f"Set up of {name} to {words}",
+        merge_key=(Ref.constraint(name), "up", new.up is None),
+    )
 
 
 def set_pole(document, name: str, pole) -> None:
@@ -83,8 +92,9 @@ def rename_pivot(document, name: str, old: str, new: str) -> None:
     if new == old:
         return
     constraint = _edit(document, name, constraint_edits.with_pivot_renamed, old, new)
-    selection = [Ref.pivot_of(name, new) if r == Ref.pivot_of(name, old) else r
-                 for r in document.selection]  # fmt: skip
+    selection = [
+        Ref.pivot_of(name, new) if r == Ref.pivot_of(name, old) else r for r in document.selection
+    ]
     replace(document, Ref.constraint(name), constraint, f"Rename pivot {old} of {name} to {new}")
     document.set_selection(selection)
 
@@ -104,14 +114,18 @@ def set_relative_to(document, name: str, relative_to: str) -> None:
     if not hasattr(constraint, "relative_to"):
         raise OperationError(f"{name} is not a multi-parent constraint")
     if relative_to not in RELATIVE_TO:
-        raise OperationError(f"A multi-parent is relative to the world or to its parent, "
-                             f"not {relative_to!r}")  # fmt: skip
+        raise OperationError(
+            f"A multi-parent is relative to the world or to its parent, not {relative_to!r}"
+        )
     if constraint.relative_to == relative_to:
         return
     words = "its parent" if relative_to == "parent" else "the world"
-    replace(document, Ref.constraint(name),
-            dataclasses.replace(constraint, relative_to=relative_to),
-            f"Make {name} relative to {words}")  # fmt: skip
+    replace(
+        document,
+        Ref.constraint(name),
+        dataclasses.replace(constraint, relative_to=relative_to),
+        f"Make {name} relative to {words}",
+    )
 
 
 def set_constraint_field(document, name: str, field: str, value) -> None:
@@ -291,9 +305,11 @@ def delete_selected(document) -> None:
     if not refs:
         active = document.active
         what = "X deletes the selected bones, pivots and constraints"
-        raise OperationError(f"{what}; {active.label()} is part of its constraint (select "
-                             "the constraint)" if active is not None else
-                             f"{what}: select some first")  # fmt: skip
+        raise OperationError(
+            f"{what}; {active.label()} is part of its constraint (select the constraint)"
+            if active is not None
+            else f"{what}: select some first"
+        )
     removed = {r.name for r in refs if r.kind == CONSTRAINT}
     for ref in refs:
         if ref.kind == PIVOT and ref.name not in removed:

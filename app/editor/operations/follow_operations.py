@@ -46,8 +46,15 @@ def add_follow(document, cls, bones=None) -> Ref:
     scene.bone(bone)
     new = follows_edits.new_follow(scene, cls, bone, others[-1])
     refuse_identical(document, new)
-    document.push(InsertItem(document, "constraints", len(scene.constraints), new,
-                             f"Add {new.name} following {others[-1]}"))  # fmt: skip
+    document.push(
+        InsertItem(
+            document,
+            "constraints",
+            len(scene.constraints),
+            new,
+            f"Add {new.name} following {others[-1]}",
+        )
+    )
     ref = Ref.constraint(new.name)
     document.set_selection([ref])
     return ref
@@ -76,5 +83,9 @@ def set_offset(document, name: str, offset: str) -> None:
     constraint = _follow(document, name)
     if offset not in OFFSETS:
         raise OperationError(f"An offset is one of: {', '.join(OFFSET_WORDS.values())}")
-    replace(document, Ref.constraint(name), replaced(constraint, offset=offset),
-            f"Set {name} to {OFFSET_WORDS[offset]}")  # fmt: skip
+    replace(
+        document,
+        Ref.constraint(name),
+        replaced(constraint, offset=offset),
+        f"Set {name} to {OFFSET_WORDS[offset]}",
+    )

@@ -53,8 +53,11 @@ def _keyable_selection(document, what: str) -> list[Ref]:
     active = document.active
     if active is None:
         raise OperationError(f"{what}: select some first")
-    but = ("follows a bone (key that bone)" if active.kind in TARGET_KINDS
-           else "has no keys of its own (select its pivots or bones)")  # fmt: skip
+    but = (
+        "follows a bone (key that bone)"
+        if active.kind in TARGET_KINDS
+        else "has no keys of its own (select its pivots or bones)"
+    )
     raise OperationError(f"{what}; {active.label()} {but}")
 
 
@@ -62,19 +65,31 @@ def rest_keyed_too(scene, refs, frame: float) -> str:
     """What the status bar adds when keying the rotation of ``refs`` at ``frame`` keys a
     pivot's rest at ``frame_start`` too (its first key, :func:`key_edits.keys_rest_too`):
     ``""`` when it does not."""
-    pivots = [r for r in refs if r.kind == PIVOT and exists(scene, r)
-              and key_edits.keys_rest_too(resolve(scene, r), frame, scene.frame_start)]
+    pivots = [
+        r
+        for r in refs
+        if r.kind == PIVOT
+        and exists(scene, r)
+        and key_edits.keys_rest_too(resolve(scene, r), frame, scene.frame_start)
+    ]
     if not pivots:
         return ""
     its = "its" if len(pivots) == 1 else "their"
-    return (f", and {its} rest at frame {_f(scene.frame_start)}: a pivot turns from one key "
-            "to the next, so one key alone would turn nothing")
+    return (
+        f", and {its} rest at frame {_f(scene.frame_start)}: a pivot turns from one key "
+        "to the next, so one key alone would turn nothing"
+    )
 
 
 def set_key(document, refs=None) -> None:
     """K: key the selection at the current frame with the values it has there."""
-    refs = list(refs) if refs is not None else _keyable_selection(
-        document, "K keys the selected bones, pivots and position targets at this frame")
+    refs = (
+        list(refs)
+        if refs is not None
+        else _keyable_selection(
+            document, "K keys the selected bones, pivots and position targets at this frame"
+        )
+    )
     frame = document.frame
     stack = document.undo_stack
     names = ", ".join(r.label() for r in refs)
@@ -90,9 +105,15 @@ def set_key(document, refs=None) -> None:
 
 def delete_key(document, refs=None) -> None:
     """Shift+K: delete the selection's keys at the current frame."""
-    refs = list(refs) if refs is not None else _keyable_selection(
-        document, "Shift+K deletes the keys at this frame of the selected bones, pivots and "
-        "position targets")  # fmt: skip
+    refs = (
+        list(refs)
+        if refs is not None
+        else _keyable_selection(
+            document,
+            "Shift+K deletes the keys at this frame of the selected bones, pivots and "
+            "position targets",
+        )
+    )
     frame = document.frame
     changes = []
     for ref in refs:
@@ -183,6 +204,7 @@ def set_key_interpolation(document, ref: Ref, field: str, kind: str) -> None:
 
 # --- selections of keys -------------------------------------------------------------------
 
+
 class _Clipboard:
     """Copied keys, application-wide like Blender's keyframe copy buffer."""
 
@@ -262,8 +284,7 @@ def delete(document, selected: dict) -> None:
     """Delete: remove the selected keys (a property keeps its value when its last key goes)."""
     if not selected:
         raise OperationError("Select keys to delete them")
-    apply(document, _each(document, selected, key_edits.delete_keys),
-          f"Delete {_count(selected)}")  # fmt: skip
+    apply(document, _each(document, selected, key_edits.delete_keys), f"Delete {_count(selected)}")
 
 
 def moved_selection(selected: dict, offset: float) -> dict:
@@ -320,8 +341,9 @@ class KeyGesture:
         stack.beginMacro(self.text)
         try:
             for (collection, index), (old, new) in owners.items():
-                self.document.push(ReplaceItem(self.document, collection, index, old, new,
-                                               self.text))  # fmt: skip
+                self.document.push(
+                    ReplaceItem(self.document, collection, index, old, new, self.text)
+                )
         finally:
             stack.endMacro()
         self._owners = {}

@@ -36,8 +36,9 @@ class State:
 
     @classmethod
     def of(cls, scene) -> State:
-        return cls(tuple(scene.bones), dict(scene.extra),
-                   (scene.fps, scene.frame_start, scene.frame_end))  # fmt: skip
+        return cls(
+            tuple(scene.bones), dict(scene.extra), (scene.fps, scene.frame_start, scene.frame_end)
+        )
 
 
 def _apply(document, state: State) -> None:
@@ -75,8 +76,7 @@ def set_humanoid_map(document, mapping: HumanoidMap) -> None:
         return
     rig = Rig(tuple(scene.bones), tuple(scene.constraints), None, extra)
     document.push(SetRig(document, rig, "Set humanoid map"))
-    document.notify(f"Humanoid map kept in the scene: {len(mapping)} bones mapped (Ctrl+Z "
-                    "undoes)")  # fmt: skip
+    document.notify(f"Humanoid map kept in the scene: {len(mapping)} bones mapped (Ctrl+Z undoes)")
 
 
 def beside(character, clip, done: Retargeted) -> np.ndarray:
@@ -99,8 +99,9 @@ class MotionPreview:
         self.after: State | None = None
         self.done: Retargeted | None = None
 
-    def show(self, clip, clip_map: HumanoidMap, character_map: HumanoidMap,
-             label: str = "") -> Retargeted:  # fmt: skip
+    def show(
+        self, clip, clip_map: HumanoidMap, character_map: HumanoidMap, label: str = ""
+    ) -> Retargeted:
         """Retarget ``clip`` onto the character as it was when the preview began, show it,
         and show the clip beside it; returns the retarget.
 

@@ -47,8 +47,13 @@ class SetPlanted(QtGui.QUndoCommand):
         self._apply(self.old)
 
 
-def plant(document, options: PlantOptions | None = None, legs=None,
-          contacts=None, text: str = "Plant feet") -> Planted:
+def plant(
+    document,
+    options: PlantOptions | None = None,
+    legs=None,
+    contacts=None,
+    text: str = "Plant feet",
+) -> Planted:
     """Plant the document's clip (one undo step); says the figures in the status bar.
 
     Raises
@@ -57,14 +62,17 @@ def plant(document, options: PlantOptions | None = None, legs=None,
         What :func:`~app.scene.motion.plant.plant_feet` refuses, in its words.
     """
     try:
-        planted = plant_feet(document.scene, options or PlantOptions(), legs=legs,
-                             contacts=contacts)  # fmt: skip
+        planted = plant_feet(
+            document.scene, options or PlantOptions(), legs=legs, contacts=contacts
+        )
     except (PlantError, ValueError) as e:
         raise OperationError(str(e)) from None
     document.push(SetPlanted(document, planted.scene, text))
     before, after = planted.before.row(), planted.after.row()
-    document.notify(f"{text}: skating ratio {before[0]} → {after[0]}, longest slide "
-                    f"{before[1]} → {after[1]} (Ctrl+Z undoes)")  # fmt: skip
+    document.notify(
+        f"{text}: skating ratio {before[0]} → {after[0]}, longest slide "
+        f"{before[1]} → {after[1]} (Ctrl+Z undoes)"
+    )
     return planted
 
 
@@ -88,8 +96,7 @@ def _spans(document, foot: str, point: int) -> list:
     return [tuple(s) for s in _record(document).foot(foot).contacts[point]]
 
 
-def move_contact_end(document, foot: str, point: int, index: int, end: int,
-                     frame: int) -> Planted:
+def move_contact_end(document, foot: str, point: int, index: int, end: int, frame: int) -> Planted:
     """Move the first (``end=0``) or last (``end=1``) frame of a contact to ``frame``; a
     contact it runs into is merged with it. One undo step."""
     spans = _spans(document, foot, point)
@@ -100,8 +107,13 @@ def move_contact_end(document, foot: str, point: int, index: int, end: int,
     rest = [s for k, s in enumerate(spans) if k != index]
     merged = _merge(rest + [(first, last)])
     word = "start" if end == 0 else "end"
-    return _edited(document, foot, point, merged,
-                   f"Move the {word} of a {POINTS[point]} contact of {foot} to {frame}")
+    return _edited(
+        document,
+        foot,
+        point,
+        merged,
+        f"Move the {word} of a {POINTS[point]} contact of {foot} to {frame}",
+    )
 
 
 def add_contact(document, foot: str, point: int, frame: int) -> Planted:
@@ -111,8 +123,13 @@ def add_contact(document, foot: str, point: int, frame: int) -> Planted:
     half = max(1, int(round(DURATION_S * document.scene.fps)))
     low, high = record.frames
     span = (max(low, frame - half), min(high, frame + half))
-    return _edited(document, foot, point, _merge(_spans(document, foot, point) + [span]),
-                   f"Add a {POINTS[point]} contact of {foot} at {frame}")
+    return _edited(
+        document,
+        foot,
+        point,
+        _merge(_spans(document, foot, point) + [span]),
+        f"Add a {POINTS[point]} contact of {foot} at {frame}",
+    )
 
 
 def remove_contact(document, foot: str, point: int, index: int) -> Planted:
@@ -122,8 +139,9 @@ def remove_contact(document, foot: str, point: int, index: int) -> Planted:
         raise OperationError("There is no such contact")
     kept = [s for k, s in enumerate(spans) if k != index]
     first, last = spans[index]
-    return _edited(document, foot, point, kept,
-                   f"Remove the {POINTS[point]} contact {first}–{last} of {foot}")
+    return _edited(
+        document, foot, point, kept, f"Remove the {POINTS[point]} contact {first}–{last} of {foot}"
+    )
 
 
 def _merge(spans) -> list:

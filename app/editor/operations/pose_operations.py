@@ -81,8 +81,9 @@ def paste_pose(document, text: str, flipped: bool = False) -> list[str]:
         pose = {k: v for k, v in pose.items() if k in selected}
     bones = poses.pasted(document.scene, pose, document.frame, flipped)
     what = "Paste flipped pose" if flipped else "Paste pose"
-    _push_bones(document, bones, f"{what} on {', '.join(bones) or 'nothing'} at frame "
-                                 f"{_f(document.frame)}")  # fmt: skip
+    _push_bones(
+        document, bones, f"{what} on {', '.join(bones) or 'nothing'} at frame {_f(document.frame)}"
+    )
     return list(bones)
 
 
@@ -97,8 +98,11 @@ def clear(document, rotation: bool = True) -> None:
     if pivots:
         names = document.selected_bones()
     elif rotation:
-        names = _bones(document, "Alt+R turns the selected bones and pivots back to their rest "
-                       "rotation", "is neither (select its pivots or bones)")  # fmt: skip
+        names = _bones(
+            document,
+            "Alt+R turns the selected bones and pivots back to their rest rotation",
+            "is neither (select its pivots or bones)",
+        )
     else:
         active = document.active
         but = "is not a bone"
@@ -106,8 +110,7 @@ def clear(document, rotation: bool = True) -> None:
             but = "has no rest location (drag it, or type where it sits in the inspector)"
         elif active is not None and active.kind in TARGET_KINDS:
             but = "has no rest location (drag it, or type its position in the inspector)"
-        names = _bones(document, "Alt+G puts the selected bones back at their rest location",
-                       but)  # fmt: skip
+        names = _bones(document, "Alt+G puts the selected bones back at their rest location", but)
     changed: dict = {}  # (collection, index) -> the new item, in order
     cleared = []
     for name in names:
@@ -131,10 +134,10 @@ def clear(document, rotation: bool = True) -> None:
         things = ", ".join(names + [f"pivot {r.pivot}" for r in pivots])
         field = "rotation_keys" if rotation else "translation_keys"
         if not pivots and all(getattr(scene.bone(n), field) is None for n in names):
-            raise OperationError(f"{things}: the {what} is not animated, so it is the rest "
-                                 "already")  # fmt: skip
-        raise OperationError(f"{things}: nothing to clear, the {what} is the rest already at "
-                             f"frame {_f(frame)}")  # fmt: skip
+            raise OperationError(f"{things}: the {what} is not animated, so it is the rest already")
+        raise OperationError(
+            f"{things}: nothing to clear, the {what} is the rest already at frame {_f(frame)}"
+        )
     text = f"Clear {what} of {', '.join(cleared)} at frame {_f(frame)}"
     changes = [(c, i, getattr(scene, c)[i], new) for (c, i), new in changed.items()]
     stack = document.undo_stack

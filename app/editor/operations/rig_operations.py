@@ -72,8 +72,9 @@ def leg_moves(scene, leg: Leg) -> bool:
     return False
 
 
-def add_foot_roll_rig(document, leg: Leg | None = None, keyed: str = MOTION,
-                      remember: str | None = None) -> FootRoll:  # fmt: skip
+def add_foot_roll_rig(
+    document, leg: Leg | None = None, keyed: str = MOTION, remember: str | None = None
+) -> FootRoll:
     """Build the foot-roll rig on ``leg`` (the suggested one when ``None``) as one command,
     keyed from the leg's motion (``"motion"``) or at rest (``"rest"``); selects the new
     control. ``remember`` (``"left"``/``"right"``) keeps the leg in the scene's humanoid map
@@ -97,10 +98,11 @@ def add_foot_roll_rig(document, leg: Leg | None = None, keyed: str = MOTION,
 def next_steps(built: FootRoll) -> str:
     """What comes after building, in the status bar's words."""
     if built.keyed == MOTION:
-        return (f"{built.control} and {built.pole} carry the leg's motion, keyed on every "
-                f"frame; key the pivots of {built.roll} to roll the foot")  # fmt: skip
-    return (f"move and key {built.control} to step, key the pivots of {built.roll} to roll "
-            "the foot")  # fmt: skip
+        return (
+            f"{built.control} and {built.pole} carry the leg's motion, keyed on every "
+            f"frame; key the pivots of {built.roll} to roll the foot"
+        )
+    return f"move and key {built.control} to step, key the pivots of {built.roll} to roll the foot"
 
 
 def give_foot_length(document, leg: Leg) -> None:

@@ -66,9 +66,15 @@ def octahedra(heads, tails, width: float = 0.1, ring_at: float = 0.1):
     ring_center = h + ring_at * a
     r = width * n
     verts = np.stack(
-        [h, ring_center + r * e1, ring_center + r * e2, ring_center - r * e1,
-         ring_center - r * e2, h + a],
+        [
+            h,
+            ring_center + r * e1,
+            ring_center + r * e2,
+            ring_center - r * e1,
+            ring_center - r * e2,
+            h + a,
+        ],
         axis=1,
-    )  # fmt: skip
+    )
     faces = (_FACES[None] + 6 * np.arange(len(keep))[:, None, None]).reshape(-1, 3)
     return verts.reshape(-1, 3), faces, np.repeat(keep, 6)

@@ -51,8 +51,9 @@ def half_fields_of_view(fov_degrees: float, aspect: float) -> tuple[float, float
     return float(half_h), float(half_v)
 
 
-def framing_distance(radius: float, fov_degrees: float, aspect: float = 1.0,
-                     margin: float = MARGIN) -> float:  # fmt: skip
+def framing_distance(
+    radius: float, fov_degrees: float, aspect: float = 1.0, margin: float = MARGIN
+) -> float:
     """Camera distance at which a sphere of ``margin × radius`` just fits both the horizontal
     and the vertical field of view.
 

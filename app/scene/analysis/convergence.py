@@ -57,8 +57,9 @@ def _has_integrators(constraint) -> bool:
     return "integrator" in constraint.field_names()
 
 
-def integrator_paths(scene: Scene, constraint: str, substeps: int, frames=None,
-                     space: str | None = None) -> Paths:  # fmt: skip
+def integrator_paths(
+    scene: Scene, constraint: str, substeps: int, frames=None, space: str | None = None
+) -> Paths:
     """The body's head of ``constraint`` under the three integrators at ``frames``.
 
     Parameters

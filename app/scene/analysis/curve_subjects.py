@@ -111,18 +111,33 @@ def subject_of(scene: Scene, ref: Ref | None) -> CurveSubject | None:
         return None
     item = resolve(scene, ref)
     if ref.kind == PIVOT:
-        return CurveSubject(ROTATION, f"pivot {ref.pivot} of {ref.name}: qᵢ(t)", ref,
-                            tuple(item.rotation), item.rotation_keys)  # fmt: skip
+        return CurveSubject(
+            ROTATION,
+            f"pivot {ref.pivot} of {ref.name}: qᵢ(t)",
+            ref,
+            tuple(item.rotation),
+            item.rotation_keys,
+        )
     if ref.kind == BONE:
         if _driving(scene, ref.name):
             return _driven(scene, ref.name)
-        return CurveSubject(ROTATION, f"bone {ref.name}: local rotation", ref,
-                            tuple(item.rotation), item.rotation_keys,
-                            bone_item=item)  # fmt: skip
+        return CurveSubject(
+            ROTATION,
+            f"bone {ref.name}: local rotation",
+            ref,
+            tuple(item.rotation),
+            item.rotation_keys,
+            bone_item=item,
+        )
     if ref.kind == CONSTRAINT:
         driven = item.driven_bones()
         return _driven(scene, driven[-1]) if driven else None
     if ref.kind in TARGET_KINDS and item.bone is None:
-        return CurveSubject(POSITION, f"{ref.label()}: position in world", ref,
-                            tuple(item.position), item.position_keys)  # fmt: skip
+        return CurveSubject(
+            POSITION,
+            f"{ref.label()}: position in world",
+            ref,
+            tuple(item.position),
+            item.position_keys,
+        )
     return None

@@ -71,8 +71,9 @@ def shapes(scene: Scene, bone_to_world, frame: float, which=None) -> list[LimitS
             continue
         i = scene.bone_index(bone_name)
         bone = scene.bones[i]
-        parent_to_world = (np.eye(4) if bone.parent is None
-                           else bone_to_world[scene.bone_index(bone.parent)])  # fmt: skip
+        parent_to_world = (
+            np.eye(4) if bone.parent is None else bone_to_world[scene.bone_index(bone.parent)]
+        )
         translation = key_edits.translation_at(bone, frame)
         rest_to_world = parent_to_world @ trs(translation, bone.rotation, bone.scale)
         head = rest_to_world[:3, 3]

@@ -155,8 +155,10 @@ def _own_factors(scene: Scene, index: int, frames: np.ndarray) -> list[Factor]:
     bone = scene.bones[index]
     t = sample(bone.translation, bone.translation_keys, frames)
     q = sample(bone.rotation, bone.rotation_keys, frames, rotation=True)
-    out = [Factor(f"T_{bone.name}", "T", bone.name, T(t)),
-           Factor(f"R_{bone.name}", "R", bone.name, R(q))]  # fmt: skip
+    out = [
+        Factor(f"T_{bone.name}", "T", bone.name, T(t)),
+        Factor(f"R_{bone.name}", "R", bone.name, R(q)),
+    ]
     if tuple(bone.scale) != (1.0, 1.0, 1.0) or bone.scale_keys is not None:
         s = sample(bone.scale, bone.scale_keys, frames)
         out.append(Factor(f"S_{bone.name}", "S", bone.name, S(s)))
@@ -205,8 +207,9 @@ def _correction(name, constraints, space, unconstrained, constrained, tol):
     return out + [Factor(f"{kind}_c({name})", kind, name, linear, constraint=label)]
 
 
-def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
-               space: str | None = None) -> MatrixChain:  # fmt: skip
+def bone_chain(
+    scene: Scene, bone: str, frames, *, bone_to_world=None, space: str | None = None
+) -> MatrixChain:
     """``bone``'s ``bone_to_world`` written as factors, root first.
 
     Parameters
@@ -236,8 +239,9 @@ def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
     if bone_to_world is not None:
         evaluated = np.asarray(bone_to_world, dtype=float).reshape(len(frames), -1, 4, 4)
         if evaluated.shape[1] != len(scene.bones):
-            raise ValueError(f"bone_to_world has {evaluated.shape[1]} bones, the scene "
-                             f"{len(scene.bones)}")  # fmt: skip
+            raise ValueError(
+                f"bone_to_world has {evaluated.shape[1]} bones, the scene {len(scene.bones)}"
+            )
         tol = 1e-10 * max(1.0, float(np.abs(evaluated[..., :3, 3]).max(initial=0.0)))
     drivers = _drivers(scene, space) if evaluated is not None else {}
 
@@ -253,8 +257,9 @@ def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
             for f in own[1:]:
                 local = local @ f.matrix
             constraints, bone_space = drivers[name]
-            extra = _correction(name, constraints, bone_space,
-                                parent_to_world @ local, evaluated[:, i], tol)  # fmt: skip
+            extra = _correction(
+                name, constraints, bone_space, parent_to_world @ local, evaluated[:, i], tol
+            )
             if bone_space == "world":  # C [chain so far]
                 brackets = [(s + len(extra), e + len(extra)) for s, e in brackets]
                 brackets.append((len(extra), len(extra) + len(factors)))
@@ -272,8 +277,7 @@ def bone_chain(scene: Scene, bone: str, frames, *, bone_to_world=None,
 def chain_from_bake(scene: Scene, bone: str, result, *, space: str | None = None) -> MatrixChain:
     """:func:`bone_chain` of a bake (``result`` from ``bake(scene, frames)``), constraints
     included."""
-    return bone_chain(scene, bone, result.frames, bone_to_world=result.bone_to_world,
-                      space=space)  # fmt: skip
+    return bone_chain(scene, bone, result.frames, bone_to_world=result.bone_to_world, space=space)
 
 
 def _reduce(factors: list[Factor]) -> list[Factor]:
@@ -291,8 +295,9 @@ def _reduce(factors: list[Factor]) -> list[Factor]:
     return out
 
 
-def a_to_b_chain(scene: Scene, a: str, b: str, frames, *, bone_to_world=None,
-                 space: str | None = None) -> MatrixChain:  # fmt: skip
+def a_to_b_chain(
+    scene: Scene, a: str, b: str, frames, *, bone_to_world=None, space: str | None = None
+) -> MatrixChain:
     """``a_to_b = (b_to_world)^-1 @ a_to_world`` as factors, with the cancelling ones marked.
 
     For the seed's right calf to left calf this is

@@ -229,8 +229,17 @@ def segment_closest(click, starts, ends) -> tuple[np.ndarray, np.ndarray]:
 SAME_DISTANCE_PX = 0.75
 
 
-def pick_order(click, handles_px, dot_radius, handle_radius: float, bone_d, bone_along,
-               bone_px_length, bone_depth, bone_radius: float) -> list[tuple[str, int]]:
+def pick_order(
+    click,
+    handles_px,
+    dot_radius,
+    handle_radius: float,
+    bone_d,
+    bone_along,
+    bone_px_length,
+    bone_depth,
+    bone_radius: float,
+) -> list[tuple[str, int]]:
     """Everything under a click, what a click picks first: ``[("handle", i) | ("bone", i)]``.
 
     A handle's own dot comes first; then the bones whose body is under the click (a handle

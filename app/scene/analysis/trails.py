@@ -43,8 +43,13 @@ def trail_points(scene: Scene, bones=()) -> list[TrailPoint]:
         out.append(TrailPoint(f"{bone} {words}", scene.bone_index(bone), at))
     for name in bones:  # a root's head is where the whole body goes (a mocap hip)
         root = scene.bone(name).parent is None
-        out.append(TrailPoint(f"{name} {'head' if root else 'tip'}", scene.bone_index(name),
-                              "head" if root else "tail"))  # fmt: skip
+        out.append(
+            TrailPoint(
+                f"{name} {'head' if root else 'tip'}",
+                scene.bone_index(name),
+                "head" if root else "tail",
+            )
+        )
     seen, unique = set(), []
     for p in out:
         if (p.bone, p.at) not in seen:
@@ -61,8 +66,9 @@ def window(frame: float, before: int, after: int, frame_start: int, frame_end: i
     return np.arange(lo, hi + 1, dtype=float) if hi >= lo else np.zeros(0)
 
 
-def ghost_frames(frame: float, before: int, after: int, every: int, frame_start: int,
-                 frame_end: int) -> np.ndarray:  # fmt: skip
+def ghost_frames(
+    frame: float, before: int, after: int, every: int, frame_start: int, frame_end: int
+) -> np.ndarray:
     """Onion-skin frames: every ``every`` frames out from ``frame`` within the window,
     the current frame itself left out (the solid pose is there), ``(G,)``."""
     if every <= 0:

@@ -88,9 +88,17 @@ def hemisphere_continuous(q: np.ndarray) -> np.ndarray:
     return q * sign[:, None]
 
 
-def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: int, foot: int,
-             parent: int | None, knee_forward: np.ndarray, size: float,
-             straight_side: float = 0.0) -> LegKeys:  # fmt: skip
+def leg_keys(
+    bone_to_world: np.ndarray,
+    frames: np.ndarray,
+    thigh: int,
+    calf: int,
+    foot: int,
+    parent: int | None,
+    knee_forward: np.ndarray,
+    size: float,
+    straight_side: float = 0.0,
+) -> LegKeys:
     """The control's and pole's keys from a leg's motion.
 
     Parameters
@@ -152,8 +160,9 @@ def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: in
     leg_length = thigh_length + float(np.linalg.norm(ankle[0] - knee[0]))
     side = np.full(len(hip), POLE_BLEND)
     if straight_side > 0:
-        x = (np.linalg.norm(ankle - hip, axis=1) / leg_length - STRAIGHT_FROM) \
-            / (STRAIGHT_AT - STRAIGHT_FROM)
+        x = (np.linalg.norm(ankle - hip, axis=1) / leg_length - STRAIGHT_FROM) / (
+            STRAIGHT_AT - STRAIGHT_FROM
+        )
         x = np.clip(x, 0.0, 1.0)
         side = side + straight_side * x * x * (3 - 2 * x)
     direction, length = _units(bend + (side * leg_length)[:, None] * carried)
@@ -162,9 +171,17 @@ def leg_keys(bone_to_world: np.ndarray, frames: np.ndarray, thigh: int, calf: in
     pole = np.einsum("fij,fj->fi", world_to_parent[:, :3, :3], pole) + world_to_parent[:, :3, 3]
 
     still = STILL * max(size, 1e-300)
-    moves = (np.abs(translation - translation[0]).max() > still
-             or np.abs(pole - pole[0]).max() > still
-             or float(quat.angle_between(rotation, rotation[:1]).max()) > STILL)  # fmt: skip
+    moves = (
+        np.abs(translation - translation[0]).max() > still
+        or np.abs(pole - pole[0]).max() > still
+        or float(quat.angle_between(rotation, rotation[:1]).max()) > STILL
+    )
     keep = slice(None) if moves else slice(0, 1)
-    return LegKeys(np.asarray(frames, dtype=float)[keep], translation[keep], rotation[keep],
-                   pole[keep], scale, foot_rotation[0])  # fmt: skip
+    return LegKeys(
+        np.asarray(frames, dtype=float)[keep],
+        translation[keep],
+        rotation[keep],
+        pole[keep],
+        scale,
+        foot_rotation[0],
+    )

@@ -99,8 +99,9 @@ class FootRoll:
 
     def parts(self) -> FootRollParts:
         """The new items' names, as :func:`~.foot_roll_parts.foot_rolls` reads them back."""
-        return FootRollParts(self.leg, self.control, self.body, self.pole, self.roll,
-                             self.leg_ik, self.follow)  # fmt: skip
+        return FootRollParts(
+            self.leg, self.control, self.body, self.pole, self.roll, self.leg_ik, self.follow
+        )
 
 
 def derived_name(name: str, word: str) -> str:
@@ -112,8 +113,14 @@ def derived_name(name: str, word: str) -> str:
 
 def new_names(leg: Leg) -> dict[str, str]:
     """The names the rig's new items get (control, roll body, pole, three constraints)."""
-    words = {"control": "ctrl", "body": "rolled", "pole": "pole", "roll": "roll",
-             "leg_ik": "leg_ik", "follow": "follows_ctrl"}  # fmt: skip
+    words = {
+        "control": "ctrl",
+        "body": "rolled",
+        "pole": "pole",
+        "roll": "roll",
+        "leg_ik": "leg_ik",
+        "follow": "follows_ctrl",
+    }
     names = {key: derived_name(leg.foot, word) for key, word in words.items()}
     names["pole"] = derived_name(leg.calf, "pole")  # the knee's
     return names
@@ -175,8 +182,12 @@ def check_leg(scene: Scene, leg: Leg, pose=None) -> None:
 
 def _check_structure(scene: Scene, leg: Leg) -> None:
     names = {b.name for b in scene.bones}
-    for part, bone in (("thigh", leg.thigh), ("calf", leg.calf), ("foot", leg.foot),
-                       ("toes", leg.toes)):  # fmt: skip
+    for part, bone in (
+        ("thigh", leg.thigh),
+        ("calf", leg.calf),
+        ("foot", leg.foot),
+        ("toes", leg.toes),
+    ):
         if bone is None and part != "toes":
             raise FootRollError(f"Choose the leg's {part}")
         if bone is not None and bone not in names:
@@ -210,18 +221,24 @@ def _check_lengths(scene: Scene, leg: Leg, pose=None) -> None:
     heads, tails = pose.heads[0], pose.tails[0]
     hip, knee, ankle = (heads[index[b]] for b in (leg.thigh, leg.calf, leg.foot))
     size = max(float(np.ptp(heads, axis=0).max()), 1e-300)
-    for bone, a, b in ((leg.thigh, hip, knee), (leg.calf, knee, ankle),
-                       (leg.foot, ankle, tails[index[leg.foot]])):  # fmt: skip
+    for bone, a, b in (
+        (leg.thigh, hip, knee),
+        (leg.calf, knee, ankle),
+        (leg.foot, ankle, tails[index[leg.foot]]),
+    ):
         if np.linalg.norm(b - a) <= 1e-9 * size:
             if bone == leg.foot and leg.toes is None:
                 raise FootRollError(
                     f"{bone} has no length (its head and tail coincide): the rig turns the "
-                    "foot from the ankle to its toe, so the foot needs a length", "foot_length")
+                    "foot from the ankle to its toe, so the foot needs a length",
+                    "foot_length",
+                )
             raise FootRollError(f"{bone} has no length (its head and tail coincide)")
 
 
-def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None,
-                    straight_side: float = 0.0) -> FootRoll:
+def build_foot_roll(
+    scene: Scene, leg: Leg, keyed: str = MOTION, pose=None, straight_side: float = 0.0
+) -> FootRoll:
     """The scene's bones and constraints with the reverse foot on ``leg`` (module docstring).
 
     Parameters
@@ -275,45 +292,86 @@ def build_foot_roll(scene: Scene, leg: Leg, keyed: str = MOTION, pose=None,
     # the control: at the ankle, with the world's axes at frame_start (so that world space
     # rolls about them), as long as the foot; keyed so that the body is the foot
     frames = pose.frames if keyed == MOTION else pose.frames[:1]
-    keys = leg_keys(pose.bone_to_world[: len(frames)], frames,
-                    *(index[b] for b in (leg.thigh, leg.calf, leg.foot)),
-                    None if parent is None else index[parent], forward, size,
-                    straight_side)  # fmt: skip
+    keys = leg_keys(
+        pose.bone_to_world[: len(frames)],
+        frames,
+        *(index[b] for b in (leg.thigh, leg.calf, leg.foot)),
+        None if parent is None else index[parent],
+        forward,
+        size,
+        straight_side,
+    )
     t0, r0, p0 = keys.control_translation[0], keys.control_rotation[0], keys.pole_translation[0]
-    control = Bone(name=names["control"], parent=parent, translation=_vec(t0),
-                   rotation=_vec(r0), scale=_vec(keys.control_scale),
-                   tail=_vec(tails[index[leg.foot]] - ankle),
-                   translation_keys=Keys(keys.frames, keys.control_translation),
-                   rotation_keys=Keys(keys.frames, keys.control_rotation))  # fmt: skip
-    body = Bone(name=names["body"], parent=control.name, rotation=_vec(keys.body_rotation),
-                tail=_vec(body_tail))  # fmt: skip
+    control = Bone(
+        name=names["control"],
+        parent=parent,
+        translation=_vec(t0),
+        rotation=_vec(r0),
+        scale=_vec(keys.control_scale),
+        tail=_vec(tails[index[leg.foot]] - ankle),
+        translation_keys=Keys(keys.frames, keys.control_translation),
+        rotation_keys=Keys(keys.frames, keys.control_rotation),
+    )
+    body = Bone(
+        name=names["body"],
+        parent=control.name,
+        rotation=_vec(keys.body_rotation),
+        tail=_vec(body_tail),
+    )
     # the pole: axes as the world's at frame_start (its tail points where the knee bends)
     world_to_parent = np.eye(4) if parent is None else inverse(to_world[index[parent]])
-    pole = Bone(name=names["pole"], parent=parent, translation=_vec(p0),
-                rotation=_vec(rotation_from_matrix(world_to_parent)),
-                scale=_vec(np.linalg.norm(world_to_parent[:3, :3], axis=0)),
-                tail=_vec(0.2 * thigh_length * forward),
-                translation_keys=Keys(keys.frames, keys.pole_translation))  # fmt: skip
+    pole = Bone(
+        name=names["pole"],
+        parent=parent,
+        translation=_vec(p0),
+        rotation=_vec(rotation_from_matrix(world_to_parent)),
+        scale=_vec(np.linalg.norm(world_to_parent[:3, :3], axis=0)),
+        tail=_vec(0.2 * thigh_length * forward),
+        translation_keys=Keys(keys.frames, keys.pole_translation),
+    )
 
     points, pivots_from = sole_points(scene, leg, pose)
     pivots = tuple(
         Pivot(name=n, position=_vec(world_to_body[:3, :3] @ p + world_to_body[:3, 3]))
         for n, p in zip(("heel", "ball", "toe"), points)
     )
-    roll = MultiParent(name=names["roll"], space="object", body=body.name, pivots=pivots,
-                       integrator="exact", relative_to="parent")  # fmt: skip
+    roll = MultiParent(
+        name=names["roll"],
+        space="object",
+        body=body.name,
+        pivots=pivots,
+        integrator="exact",
+        relative_to="parent",
+    )
     leg_ik = Fabrik(
         name=names["leg_ik"],
         chain=(leg.thigh, leg.calf),
         target=Target(bone=body.name, at="head"),
         pole=Target(bone=pole.name, at="head"),
     )
-    follow = CopyRotation(name=names["follow"], space="world", bone=leg.foot,
-                          target=Target(bone=body.name), offset="frame_start")  # fmt: skip
-    rig = Rig(tuple(scene.bones) + (control, body, pole),
-              tuple(scene.constraints) + (roll, leg_ik, follow))  # fmt: skip
-    return FootRoll(rig, control.name, pole.name, roll.name, leg_ik.name, follow.name,
-                    pivots_from, body.name, leg, MOTION if len(keys.frames) > 1 else REST)
+    follow = CopyRotation(
+        name=names["follow"],
+        space="world",
+        bone=leg.foot,
+        target=Target(bone=body.name),
+        offset="frame_start",
+    )
+    rig = Rig(
+        tuple(scene.bones) + (control, body, pole),
+        tuple(scene.constraints) + (roll, leg_ik, follow),
+    )
+    return FootRoll(
+        rig,
+        control.name,
+        pole.name,
+        roll.name,
+        leg_ik.name,
+        follow.name,
+        pivots_from,
+        body.name,
+        leg,
+        MOTION if len(keys.frames) > 1 else REST,
+    )
 
 
 def _vec(v) -> tuple:

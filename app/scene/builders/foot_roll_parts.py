@@ -72,11 +72,24 @@ def foot_rolls(scene: Scene) -> list[FootRollParts]:
         thigh = parents.get(calf) if calf is not None else None
         if thigh is None:
             continue
-        roll = next((c for c in scene.constraints if "pivots" in c.field_names()
-                     and c.driven_bones() == (body,)), None)  # fmt: skip
-        leg_ik = next((c for c in scene.constraints if "chain" in c.field_names()
-                       and tuple(c.driven_bones()) == (thigh, calf)
-                       and _target_bone(c) == body), None)  # fmt: skip
+        roll = next(
+            (
+                c
+                for c in scene.constraints
+                if "pivots" in c.field_names() and c.driven_bones() == (body,)
+            ),
+            None,
+        )
+        leg_ik = next(
+            (
+                c
+                for c in scene.constraints
+                if "chain" in c.field_names()
+                and tuple(c.driven_bones()) == (thigh, calf)
+                and _target_bone(c) == body
+            ),
+            None,
+        )
         if roll is None or leg_ik is None:
             continue
         above = set()
@@ -87,8 +100,17 @@ def foot_rolls(scene: Scene) -> list[FootRollParts]:
         parent = parents.get(body)
         control = parent if parent is not None and parent not in above else body
         leg = Leg(thigh, calf, foot, _toes(scene, foot))
-        found.append(FootRollParts(leg, control, body, _target_bone(leg_ik, "pole"), roll.name,
-                                   leg_ik.name, follow.name))  # fmt: skip
+        found.append(
+            FootRollParts(
+                leg,
+                control,
+                body,
+                _target_bone(leg_ik, "pole"),
+                roll.name,
+                leg_ik.name,
+                follow.name,
+            )
+        )
     return found
 
 

@@ -113,8 +113,9 @@ def sole_points(scene: Scene, leg: Leg, pose) -> tuple[np.ndarray, str]:
         slab = SLAB * (front - back)
         ball = float((ball_joint - ankle) @ forward)
         slabs = ((back, back + slab), (ball - slab, ball + slab), (front - slab, front))
-        lows = [float(height[(along >= lo) & (along <= hi)].min(initial=np.inf))
-                for lo, hi in slabs]  # fmt: skip
+        lows = [
+            float(height[(along >= lo) & (along <= hi)].min(initial=np.inf)) for lo, hi in slabs
+        ]
         lows = [low if np.isfinite(low) else float(height.min()) for low in lows]
         return np.array([at(back, lows[0]), at(ball, lows[1]), at(front, lows[2])]), "mesh"
     tip = tails[index[leg.toes]] if leg.toes else ball_joint + (ball_joint - ankle) / 3

@@ -123,7 +123,8 @@ def remembered(scene: Scene, leg: Leg, side: str) -> dict:
     from app.scene.retarget.map_file import with_map
 
     mapping = map_of(scene)
-    for part, bone in zip(("thigh", "shin", "foot", "toes"), (leg.thigh, leg.calf, leg.foot,
-                                                              leg.toes)):  # fmt: skip
+    for part, bone in zip(
+        ("thigh", "shin", "foot", "toes"), (leg.thigh, leg.calf, leg.foot, leg.toes)
+    ):
         mapping = mapping.with_bone(f"{side}_{part}", bone)
     return with_map(scene.extra, mapping)

@@ -135,8 +135,11 @@ def order_of(scene) -> tuple[int, ...]:
         The constraints form a cycle.
     """
     bones, constraints = scene.bones, scene.constraints
-    return scene.derived.get("constraint order", (bones, constraints),
-                             lambda: run_order(constraints, {b.name: b.parent for b in bones}))
+    return scene.derived.get(
+        "constraint order",
+        (bones, constraints),
+        lambda: run_order(constraints, {b.name: b.parent for b in bones}),
+    )
 
 
 def check(bones, constraints) -> None:

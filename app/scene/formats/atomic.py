@@ -44,8 +44,11 @@ def write_atomic(path, data: str | bytes) -> None:
     try:
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     except UnicodeEncodeError as e:  # a lone surrogate: refused at load, kept out here too
-        raise SceneError(f"cannot write: the text holds a character UTF-8 cannot hold at "
-                         f"character {e.start + 1}", file=str(path)) from None  # fmt: skip
+        raise SceneError(
+            f"cannot write: the text holds a character UTF-8 cannot hold at "
+            f"character {e.start + 1}",
+            file=str(path),
+        ) from None
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         f.write(payload)
         f.flush()
@@ -75,8 +78,9 @@ def atomic_path(path, suffix: str = ""):
     path = Path(path)
     remove_stale_temporaries(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + suffix,
-                                   dir=path.parent)  # fmt: skip
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + suffix, dir=path.parent
+        )
     except OSError as e:
         raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
     try:
@@ -112,8 +116,9 @@ def scratch_file(path, suffix: str = ""):
     """
     path = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + suffix,
-                                   dir=path.parent)  # fmt: skip
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp" + suffix, dir=path.parent
+        )
     except OSError as e:
         raise SceneError(f"cannot write: {e.strerror or e}", file=str(path)) from None
     f = None

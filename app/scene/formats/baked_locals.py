@@ -39,8 +39,9 @@ def checked_bake(scene: Scene, result, fmt: str):
     finite = np.isfinite(world).all(axis=(-1, -2))
     if not finite.all():
         f, b = np.argwhere(~finite)[0]
-        raise SceneError(f"bone {names[b]!r} has a non-finite transform at frame "
-                         f"{frames[f]:g}", f"bones[{b}]")  # fmt: skip
+        raise SceneError(
+            f"bone {names[b]!r} has a non-finite transform at frame {frames[f]:g}", f"bones[{b}]"
+        )
     index = {n: i for i, n in enumerate(names)}
     parents = np.array([-1 if b.parent is None else index[b.parent] for b in scene.bones])
     return names, frames, world, parents
@@ -82,8 +83,9 @@ def keyed_trs(scene: Scene, frames):
     bones = scene.bones
     frames = np.asarray(frames, dtype=float).reshape(-1)
     t = sample_many([b.translation for b in bones], [b.translation_keys for b in bones], frames)
-    q = sample_many([b.rotation for b in bones], [b.rotation_keys for b in bones], frames,
-                    rotation=True)  # fmt: skip
+    q = sample_many(
+        [b.rotation for b in bones], [b.rotation_keys for b in bones], frames, rotation=True
+    )
     s = sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames)
     return tuple(np.swapaxes(p, 0, 1) for p in (t, q, s))
 

@@ -68,9 +68,11 @@ class BvhExport:
 
 def _check_name(name: str, index: int) -> None:
     if " ".join(name.split()) != name:
-        raise SceneError(f"bone {name!r}: a BVH joint name cannot hold tabs, line breaks, or "
-                         "leading, trailing or repeated spaces; rename it to export BVH",
-                         f"bones[{index}].name")  # fmt: skip
+        raise SceneError(
+            f"bone {name!r}: a BVH joint name cannot hold tabs, line breaks, or "
+            "leading, trailing or repeated spaces; rename it to export BVH",
+            f"bones[{index}].name",
+        )
 
 
 def frame_time(frames, fps: float) -> float:
@@ -92,9 +94,12 @@ def frame_time(frames, fps: float) -> float:
     uneven = np.flatnonzero(np.abs(steps - steps[0]) > 1e-9 * max(1.0, abs(steps[0])))
     if len(uneven):
         k = int(uneven[0])
-        raise SceneError(f"BVH needs evenly spaced frames; the step from frame {frames[0]:g} to "
-                         f"{frames[1]:g} is {steps[0]:g} but from {frames[k]:g} to "
-                         f"{frames[k + 1]:g} it is {steps[k]:g}", "frames")  # fmt: skip
+        raise SceneError(
+            f"BVH needs evenly spaced frames; the step from frame {frames[0]:g} to "
+            f"{frames[1]:g} is {steps[0]:g} but from {frames[k]:g} to "
+            f"{frames[k + 1]:g} it is {steps[k]:g}",
+            "frames",
+        )
     return (frames[-1] - frames[0]) / (len(frames) - 1) / fps
 
 
@@ -164,8 +169,10 @@ def bvh_from_bake(scene: Scene, result, *, order: str = DEFAULT_ORDER) -> BvhExp
     finite = np.isfinite(bone_to_world).all(axis=(-1, -2))
     if not finite.all():
         f, b = np.argwhere(~finite)[0]
-        raise SceneError(f"bone {names[b]!r} has a non-finite transform at frame "
-                         f"{result.frames[f]:g}", f"bones[{b}]")  # fmt: skip
+        raise SceneError(
+            f"bone {names[b]!r} has a non-finite transform at frame {result.frames[f]:g}",
+            f"bones[{b}]",
+        )
 
     parents = np.array([-1 if b.parent is None else names.index(b.parent) for b in scene.bones])
     rotation, heads, local_rotation, local_translation, scaled = _local_frames(
@@ -185,12 +192,16 @@ def bvh_from_bake(scene: Scene, result, *, order: str = DEFAULT_ORDER) -> BvhExp
     notes = []
     for bone in scene.bones:
         if bone.scale_keys is not None:
-            notes.append(f"bone {bone.name!r} has scale keys: BVH has no scale, so it is "
-                         "baked into the offsets below it (joint positions are exact)")  # fmt: skip
+            notes.append(
+                f"bone {bone.name!r} has scale keys: BVH has no scale, so it is "
+                "baked into the offsets below it (joint positions are exact)"
+            )
         elif tuple(bone.scale) != (1.0, 1.0, 1.0):
-            notes.append(f"bone {bone.name!r} has scale {tuple(bone.scale)}: BVH has no "
-                         "scale, so it is baked into the offsets below it (joint positions "
-                         "are exact)")  # fmt: skip
+            notes.append(
+                f"bone {bone.name!r} has scale {tuple(bone.scale)}: BVH has no "
+                "scale, so it is baked into the offsets below it (joint positions "
+                "are exact)"
+            )
 
     joint_order, lines, columns = [], ["HIERARCHY"], []
     children = [[] for _ in names]
@@ -218,13 +229,17 @@ def bvh_from_bake(scene: Scene, result, *, order: str = DEFAULT_ORDER) -> BvhExp
             channels = ["Xposition", "Yposition", "Zposition"] + channels
             columns.append(local_translation[:, i])
         columns.append(angles[:, i])
-        lines += [f"{pad}\tOFFSET {_numbers(offset)}",
-                  f"{pad}\tCHANNELS {len(channels)} {' '.join(channels)}"]  # fmt: skip
+        lines += [
+            f"{pad}\tOFFSET {_numbers(offset)}",
+            f"{pad}\tCHANNELS {len(channels)} {' '.join(channels)}",
+        ]
         if not children[i]:
             lines += _end_site(scene, i, rotation, bone_to_world, tol, pad)
         elif bone.tail is not None and bone.tail != scene.bones[children[i][0]].translation:
-            notes.append(f"bone {bone.name!r}: its tail is not written (BVH has End Sites "
-                         "only at leaves); it reads back as its first child's offset")  # fmt: skip
+            notes.append(
+                f"bone {bone.name!r}: its tail is not written (BVH has End Sites "
+                "only at leaves); it reads back as its first child's offset"
+            )
         stack.append((i, depth, True))
         stack.extend((c, depth + 1, False) for c in reversed(children[i]))
 
@@ -246,9 +261,12 @@ def _end_site(scene, i, rotation, bone_to_world, tol, pad) -> list[str]:
     tail = np.einsum("fij,j->fi", bone_to_world[:, i, :3, :3], tail_in_bone)
     end = np.einsum("fji,fj->fi", rotation[:, i], tail)  # R^T (tail - head)
     if np.abs(end - end[:1]).max() > tol:
-        raise SceneError(f"bone {scene.bones[i].name!r}: its tail moves within the bone over "
-                         "time (non-uniform scale in its chain under animated rotation), "
-                         "which a BVH End Site cannot express", f"bones[{i}].tail")  # fmt: skip
+        raise SceneError(
+            f"bone {scene.bones[i].name!r}: its tail moves within the bone over "
+            "time (non-uniform scale in its chain under animated rotation), "
+            "which a BVH End Site cannot express",
+            f"bones[{i}].tail",
+        )
     site = end[0]
     if np.abs(site - tail_in_bone).max() <= tol:
         site = tail_in_bone
@@ -287,8 +305,9 @@ def bvh_in_layout(layout, result, fps: float) -> str:
     for j, (name, _, channels) in enumerate(layout.joints):
         axes = "".join(c[0].upper() for c in channels if c.endswith("rotation"))
         if len(axes) == 3 and len(set(axes)) == 3:
-            angles = np.unwrap(np.degrees(euler_from_matrix(axes, local_rotation[:, j])),
-                               period=360.0, axis=0)  # fmt: skip
+            angles = np.unwrap(
+                np.degrees(euler_from_matrix(axes, local_rotation[:, j])), period=360.0, axis=0
+            )
         elif axes:
             angles = _few_rotations(axes, local_rotation[:, j], name, tol)
         elif np.abs(local_rotation[:, j] - np.eye(3)).max() > 1e-9:
@@ -306,13 +325,19 @@ def bvh_in_layout(layout, result, fps: float) -> str:
         fixed = [a for a in range(3) if f"{'XYZ'[a]}position" not in channels]
         if any(moved[a] > tol for a in fixed):
             raise SceneError(f"the joint {name!r} moves where it has no position channel")
-    motion = np.round(np.stack(columns, axis=1), _DECIMALS) + 0.0 if columns else \
-        np.zeros((len(to_world), 0))
+    motion = (
+        np.round(np.stack(columns, axis=1), _DECIMALS) + 0.0
+        if columns
+        else np.zeros((len(to_world), 0))
+    )
     row = " ".join([_FORMAT] * motion.shape[1]) + "\n"
     dt = frame_time(result.frames, fps)
     head = layout.hierarchy if layout.hierarchy.endswith("\n") else layout.hierarchy + "\n"
-    return (head + f"MOTION\nFrames: {len(motion)}\nFrame Time: {_FORMAT % dt}\n"
-            + (row * len(motion)) % tuple(motion.ravel().tolist()))
+    return (
+        head
+        + f"MOTION\nFrames: {len(motion)}\nFrame Time: {_FORMAT % dt}\n"
+        + (row * len(motion)) % tuple(motion.ravel().tolist())
+    )
 
 
 def _few_rotations(axes: str, rotation, name: str, tol: float) -> np.ndarray:
@@ -322,7 +347,7 @@ def _few_rotations(axes: str, rotation, name: str, tol: float) -> np.ndarray:
     if len(set(full)) != 3:
         raise SceneError(f"the joint {name!r} repeats a rotation channel")
     angles = np.degrees(euler_from_matrix(full, rotation))
-    if np.abs(angles[:, len(axes):]).max() > 1e-6:
+    if np.abs(angles[:, len(axes) :]).max() > 1e-6:
         raise SceneError(f"the joint {name!r} turns about an axis it has no channel for")
     return angles[:, : len(axes)]
 

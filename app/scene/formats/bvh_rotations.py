@@ -23,8 +23,9 @@ _AXIS = {"X": 1, "Y": 2, "Z": 3}  # quaternion component of each axis
 FRAME_BLOCK = 256
 
 
-def quats_from_channels(data: np.ndarray, columns: dict[int, list[tuple[str, int]]]
-                        ) -> dict[int, np.ndarray]:  # fmt: skip
+def quats_from_channels(
+    data: np.ndarray, columns: dict[int, list[tuple[str, int]]]
+) -> dict[int, np.ndarray]:
     """Each joint's rotation keys from its rotation channels.
 
     Parameters

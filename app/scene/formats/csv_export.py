@@ -21,8 +21,20 @@ import numpy as np
 from app.scene.errors import SceneError
 from app.scene.math.transforms import rotation_from_matrix
 
-COLUMNS = ("frame", "bone", "head_x", "head_y", "head_z", "tail_x", "tail_y", "tail_z",
-           "qw", "qx", "qy", "qz")  # fmt: skip
+COLUMNS = (
+    "frame",
+    "bone",
+    "head_x",
+    "head_y",
+    "head_z",
+    "tail_x",
+    "tail_y",
+    "tail_z",
+    "qw",
+    "qx",
+    "qy",
+    "qz",
+)
 
 
 def _csv_field(text: str) -> str:
@@ -60,9 +72,14 @@ def _rows(result, start: int, stop: int) -> str:
     F, B = len(frames), len(names)
     values = np.empty((F, B, 11), dtype=object)
     values[:, :, 0] = np.array([_frame_text(f) for f in frames], dtype=object)[:, None]
-    numbers = np.concatenate([result.heads[start:stop], result.tails[start:stop],
-                              rotation_from_matrix(result.bone_to_world[start:stop])],
-                             axis=-1)  # fmt: skip
+    numbers = np.concatenate(
+        [
+            result.heads[start:stop],
+            result.tails[start:stop],
+            rotation_from_matrix(result.bone_to_world[start:stop]),
+        ],
+        axis=-1,
+    )
     # tolist() makes Python floats, whose %r is the shortest exact text (numpy scalars would
     # print as "np.float64(...)").
     values[:, :, 1:] = np.array(numbers.tolist(), dtype=object).reshape(F, B, 10)
@@ -94,9 +111,11 @@ def write_csv(path, result) -> None:
             try:
                 f.write(text.encode("utf-8"))
             except UnicodeEncodeError as e:  # a lone surrogate: refused at load, kept out here
-                raise SceneError(f"cannot write: the text holds a character UTF-8 cannot hold "
-                                 f"at character {written + e.start + 1}",
-                                 file=str(path)) from None  # fmt: skip
+                raise SceneError(
+                    f"cannot write: the text holds a character UTF-8 cannot hold "
+                    f"at character {written + e.start + 1}",
+                    file=str(path),
+                ) from None
             written += len(text)
         f.flush()
         os.fsync(f.fileno())

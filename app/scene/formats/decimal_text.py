@@ -70,8 +70,7 @@ class Scratch:
         return have[:n]
 
 
-def token_bounds(raw: np.ndarray, scratch: Scratch | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def token_bounds(raw: np.ndarray, scratch: Scratch | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive) of each token of ``raw``, ``(n,)`` int64 each.
 
     ``raw`` is ``(B,)`` uint8 text; tokens are the runs of bytes other than
@@ -91,9 +90,14 @@ def token_bounds(raw: np.ndarray, scratch: Scratch | None = None
     return edges[0::2].copy(), edges[1::2].copy()
 
 
-def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                       out: np.ndarray | None = None, scratch: Scratch | None = None
-                       ) -> np.ndarray:  # fmt: skip
+def floats_from_tokens(
+    data,
+    raw: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    out: np.ndarray | None = None,
+    scratch: Scratch | None = None,
+) -> np.ndarray:
     """The value of each token, bit for bit ``float(token)``.
 
     Parameters
@@ -125,8 +129,11 @@ def floats_from_tokens(data, raw: np.ndarray, starts: np.ndarray, ends: np.ndarr
     work = scratch or Scratch()
     first = int(starts[0])
     m = len(raw) - first
-    digit = np.less(np.subtract(raw, 48, out=work.get("bytes", len(raw), np.uint8)), 10,
-                    out=work.get("flag", len(raw), np.bool_))  # fmt: skip
+    digit = np.less(
+        np.subtract(raw, 48, out=work.get("bytes", len(raw), np.uint8)),
+        10,
+        out=work.get("flag", len(raw), np.bool_),
+    )
     digits_to = np.cumsum(digit, dtype=np.int32, out=work.get("int32", len(raw), np.int32))
     digits_at_end = digits_to[ends - 1]  # digits in raw[: i + 1], at each token's last byte
     n_digits = digits_at_end - digits_to[starts] + digit[starts]

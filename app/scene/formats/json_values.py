@@ -64,8 +64,9 @@ def read_number(value, path) -> float:
     try:
         number = float(value)  # an integer past 1.8e308 overflows: refused, not wrapped
     except OverflowError:
-        raise SceneError(f"the number is too large: beyond the bound of +-{MAX_MAGNITUDE:g} "
-                         "on numbers", path) from None  # fmt: skip
+        raise SceneError(
+            f"the number is too large: beyond the bound of +-{MAX_MAGNITUDE:g} on numbers", path
+        ) from None
     if not math.isfinite(number):
         raise SceneError(f"{value} is not a finite number", path)
     check_magnitude(number, path)
@@ -153,8 +154,11 @@ def read_keys(value, path, size, quaternion=False, scale=False) -> Keys:
                 f"{ipath}[0]",
             )
         frames.append(frame)
-        values.append(read_unit_quat(pair[1], f"{ipath}[1]") if quaternion else
-                      read_vector(pair[1], f"{ipath}[1]", size))  # fmt: skip
+        values.append(
+            read_unit_quat(pair[1], f"{ipath}[1]")
+            if quaternion
+            else read_vector(pair[1], f"{ipath}[1]", size)
+        )
         if scale and min(values[-1]) < 0:
             raise SceneError(SCALE_RULE, f"{ipath}[1]")
     return Keys(np.array(frames), np.array(values), tuple(kinds))
@@ -212,14 +216,20 @@ def check_saveable(key: str, value, path: str) -> None:
         item, where, depth = stack.pop()
         if isinstance(item, float):
             if not math.isfinite(item):
-                raise SceneError("a number too large to save: it reads as infinity (the "
-                                 "largest number is about 1.8e308)", where)  # fmt: skip
+                raise SceneError(
+                    "a number too large to save: it reads as infinity (the "
+                    "largest number is about 1.8e308)",
+                    where,
+                )
         elif isinstance(item, str):
             check_text(item, where)
         elif isinstance(item, (list, dict)):
             if depth > MAX_NESTING:
-                raise SceneError(f"arrays and objects are nested more than {MAX_NESTING} deep "
-                                 "in this unknown key", path)  # fmt: skip
+                raise SceneError(
+                    f"arrays and objects are nested more than {MAX_NESTING} deep "
+                    "in this unknown key",
+                    path,
+                )
             if isinstance(item, dict):
                 for k in item:
                     check_text(k, _child(where, k))

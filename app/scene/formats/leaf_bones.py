@@ -50,9 +50,14 @@ def leaves(scene: Scene) -> list[int]:
     for i, b in enumerate(scene.bones):
         children.setdefault(b.parent, []).append(i)
     weighted = weighted_bones(scene)
-    return [i for i, b in enumerate(scene.bones)
-            if b.parent is not None and b.name not in children and len(children[b.parent]) == 1
-            and b.name not in weighted]  # fmt: skip
+    return [
+        i
+        for i, b in enumerate(scene.bones)
+        if b.parent is not None
+        and b.name not in children
+        and len(children[b.parent]) == 1
+        and b.name not in weighted
+    ]
 
 
 def blender_wrote_leaves(generator: str | None, scene: Scene, found: list[int]) -> bool:
@@ -76,9 +81,11 @@ def apply(scene: Scene, generator: str | None, choice: str = "auto") -> Scene:
     out = without(scene, found)
     names = [scene.bones[i].name for i in found]
     shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-    out.messages.append(f"ignored {plural(len(names), 'leaf bone')} ({shown}): they only "
-                        "mark where the last bones end (File ▸ Leaf Bones ▸ Keep reads "
-                        "them)")  # fmt: skip
+    out.messages.append(
+        f"ignored {plural(len(names), 'leaf bone')} ({shown}): they only "
+        "mark where the last bones end (File ▸ Leaf Bones ▸ Keep reads "
+        "them)"
+    )
     return out
 
 
@@ -100,8 +107,11 @@ def without(scene: Scene, found: list[int]) -> Scene:
             offset = offset / length * own
         tails[parent.name] = tuple(float(v) for v in offset)
     out = scene.copy()
-    out.bones = [dataclasses.replace(b, tail=tails[b.name]) if b.name in tails else b
-                 for b in scene.bones if b.name not in gone]  # fmt: skip
+    out.bones = [
+        dataclasses.replace(b, tail=tails[b.name]) if b.name in tails else b
+        for b in scene.bones
+        if b.name not in gone
+    ]
     out.meshes = tuple(without_joints(m, gone) for m in scene.meshes)
     out.messages = list(scene.messages)
     return out
@@ -116,6 +126,10 @@ def without_joints(mesh: SkinnedMesh, gone: set) -> SkinnedMesh:
     new_index[keep] = np.arange(len(keep))
     weights = np.asarray(mesh.weights, dtype=float)
     indices = np.where(weights > 0, new_index[np.asarray(mesh.joint_indices)], 0)
-    return dataclasses.replace(mesh, joints=tuple(mesh.joints[j] for j in keep),
-                               joint_indices=indices, weights=weights,
-                               inverse_bind=np.asarray(mesh.inverse_bind)[keep])  # fmt: skip
+    return dataclasses.replace(
+        mesh,
+        joints=tuple(mesh.joints[j] for j in keep),
+        joint_indices=indices,
+        weights=weights,
+        inverse_bind=np.asarray(mesh.inverse_bind)[keep],
+    )

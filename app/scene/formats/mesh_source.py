@@ -88,8 +88,11 @@ def load_meshes(scene: Scene, path) -> None:
     for mesh in meshes:
         for joint in mesh.joints:
             if joint not in bones:
-                raise SceneError(f"mesh {mesh.name!r} is bound to {joint!r}, which is not a "
-                                 "bone of this scene", f"{KEY}.source", str(path))  # fmt: skip
+                raise SceneError(
+                    f"mesh {mesh.name!r} is bound to {joint!r}, which is not a bone of this scene",
+                    f"{KEY}.source",
+                    str(path),
+                )
     scene.meshes = tuple(meshes)
     scene.extra[KEY] = {"source": str(source)}
 

@@ -72,30 +72,39 @@ def _write_streamed(path, zf, members, streamed, blocks) -> None:
     for name in names[:first]:
         _write_whole(zf, name, members[name])
     with contextlib.ExitStack() as stack:
-        spill = {name: stack.enter_context(scratch_file(path, f".{name}.npy"))
-                 for name in streamed[1:]}  # fmt: skip
+        spill = {
+            name: stack.enter_context(scratch_file(path, f".{name}.npy")) for name in streamed[1:]
+        }
         with zf.open(f"{streamed[0]}.npy", "w", force_zip64=True) as direct:
             sinks = {streamed[0]: direct, **spill}
             for name, sink in sinks.items():
                 spec = members[name]
-                np.lib.format.write_array_header_1_0(sink, {
-                    "descr": np.lib.format.dtype_to_descr(np.dtype(spec.dtype)),
-                    "fortran_order": False, "shape": tuple(spec.shape)})  # fmt: skip
+                np.lib.format.write_array_header_1_0(
+                    sink,
+                    {
+                        "descr": np.lib.format.dtype_to_descr(np.dtype(spec.dtype)),
+                        "fortran_order": False,
+                        "shape": tuple(spec.shape),
+                    },
+                )
             rows = dict.fromkeys(streamed, 0)
             for block in blocks:
                 for name, sink in sinks.items():
                     spec = members[name]
                     part = np.ascontiguousarray(block[name], dtype=spec.dtype)
                     if part.shape[1:] != tuple(spec.shape[1:]):
-                        raise ValueError(f"{name}: a block of shape {part.shape} does not fit "
-                                         f"{tuple(spec.shape)}")  # fmt: skip
+                        raise ValueError(
+                            f"{name}: a block of shape {part.shape} does not fit "
+                            f"{tuple(spec.shape)}"
+                        )
                     if part.size:
                         sink.write(memoryview(part).cast("B"))
                     rows[name] += len(part)
             for name in streamed:
                 if rows[name] != members[name].shape[0]:
-                    raise ValueError(f"{name}: {rows[name]} rows came, "
-                                     f"{members[name].shape[0]} expected")  # fmt: skip
+                    raise ValueError(
+                        f"{name}: {rows[name]} rows came, {members[name].shape[0]} expected"
+                    )
         for name in names[first + 1 :]:
             if name in spill:
                 spill[name].seek(0)

@@ -41,9 +41,11 @@ def _intervals(value, path) -> tuple:
         if last < first:
             raise SceneError(f"the contact ends ({last}) before it starts ({first})", where)
         if out and first <= out[-1][1]:
-            raise SceneError(f"the contact starts at {first}, within the one before "
-                             f"({out[-1][0]}..{out[-1][1]}): contacts are sorted and apart",
-                             where)  # fmt: skip
+            raise SceneError(
+                f"the contact starts at {first}, within the one before "
+                f"({out[-1][0]}..{out[-1][1]}): contacts are sorted and apart",
+                where,
+            )
         out.append((first, last))
     return tuple(out)
 
@@ -53,8 +55,10 @@ def _foot(value, path) -> FootContacts:
     contacts = read_object(obj.get("contacts", {}), f"{path}.contacts")
     unknown = set(contacts) - set(POINTS)
     if unknown:
-        raise SceneError(f"unknown contact point {sorted(unknown)[0]!r} (known: heel, ball, toe)",
-                         f"{path}.contacts")  # fmt: skip
+        raise SceneError(
+            f"unknown contact point {sorted(unknown)[0]!r} (known: heel, ball, toe)",
+            f"{path}.contacts",
+        )
     toes = obj.get("toes")
     return FootContacts(
         foot=read_name(required(obj, "foot", path), f"{path}.foot"),
@@ -86,11 +90,14 @@ def plant_from_json(value, path: str, read_bone) -> Plant:
         speed=speed,
         frames=(first, last),
         hips=None if hips is None else read_name(hips, f"{path}.hips"),
-        feet=tuple(_foot(f, f"{path}.feet[{i}]")
-                   for i, f in enumerate(read_array(obj.get("feet", []), f"{path}.feet"))),
-        original=tuple(read_bone(b, f"{path}.original[{i}]")
-                       for i, b in enumerate(read_array(obj.get("original", []),
-                                                        f"{path}.original"))),  # fmt: skip
+        feet=tuple(
+            _foot(f, f"{path}.feet[{i}]")
+            for i, f in enumerate(read_array(obj.get("feet", []), f"{path}.feet"))
+        ),
+        original=tuple(
+            read_bone(b, f"{path}.original[{i}]")
+            for i, b in enumerate(read_array(obj.get("original", []), f"{path}.original"))
+        ),
         extra=read_extra(obj, _KEYS, path),
     )
 
@@ -105,8 +112,10 @@ def check_plant(scene: Scene, path: str = "plant") -> None:
         raise SceneError(f"{plant.hips!r} is not a bone of this scene", f"{path}.hips")
     first, last = plant.frames
     if first < scene.frame_start or last > scene.frame_end:
-        raise SceneError(f"the range {first}..{last} leaves the timeline "
-                         f"{scene.frame_start}..{scene.frame_end}", f"{path}.frames")  # fmt: skip
+        raise SceneError(
+            f"the range {first}..{last} leaves the timeline {scene.frame_start}..{scene.frame_end}",
+            f"{path}.frames",
+        )
     seen = set()
     for i, foot in enumerate(plant.feet):
         where = f"{path}.feet[{i}]"
@@ -119,18 +128,24 @@ def check_plant(scene: Scene, path: str = "plant") -> None:
         for p, spans in zip(POINTS, foot.contacts):
             for k, (a, b) in enumerate(spans):
                 if a < first or b > last:
-                    raise SceneError(f"the contact {a}..{b} leaves the range planted "
-                                     f"{first}..{last}", f"{where}.contacts.{p}[{k}]")  # fmt: skip
+                    raise SceneError(
+                        f"the contact {a}..{b} leaves the range planted {first}..{last}",
+                        f"{where}.contacts.{p}[{k}]",
+                    )
     for i, bone in enumerate(plant.original):
         if bone.name not in names:
-            raise SceneError(f"{bone.name!r} is not a bone of this scene",
-                             f"{path}.original[{i}].name")  # fmt: skip
+            raise SceneError(
+                f"{bone.name!r} is not a bone of this scene", f"{path}.original[{i}].name"
+            )
 
 
 def plant_to_json(plant: Plant, bone_json) -> dict:
     """The JSON value of a record (``bone_json(bone)`` writes the original bones)."""
-    out: dict[str, Any] = {"floor": num(plant.floor), "speed": num(plant.speed),
-                           "frames": [plant.frames[0], plant.frames[1]]}  # fmt: skip
+    out: dict[str, Any] = {
+        "floor": num(plant.floor),
+        "speed": num(plant.speed),
+        "frames": [plant.frames[0], plant.frames[1]],
+    }
     if plant.hips is not None:
         out["hips"] = plant.hips
     feet = []
@@ -139,8 +154,9 @@ def plant_to_json(plant: Plant, bone_json) -> dict:
         if foot.toes is not None:
             item["toes"] = foot.toes
         item.update({p: vec(v) for p, v in zip(POINTS, foot.points())})
-        item["contacts"] = {p: [[a, b] for a, b in spans]
-                            for p, spans in zip(POINTS, foot.contacts)}  # fmt: skip
+        item["contacts"] = {
+            p: [[a, b] for a, b in spans] for p, spans in zip(POINTS, foot.contacts)
+        }
         item.update(foot.extra)
         feet.append(item)
     out["feet"] = feet

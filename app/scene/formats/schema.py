@@ -34,12 +34,27 @@ from app.scene.retarget.map_file import KEY as HUMANOID
 from app.scene.retarget.map_file import read_map
 from app.scene.rig.model import SPACES, Bone, Scene
 
-_TOP_KEYS = {"format", "version", "fps", "frame_start", "frame_end", "bones", "constraints",
-             "plant"}  # fmt: skip
+_TOP_KEYS = {
+    "format",
+    "version",
+    "fps",
+    "frame_start",
+    "frame_end",
+    "bones",
+    "constraints",
+    "plant",
+}
 _BONE_KEYS = {
-    "name", "parent", "translation", "rotation", "scale", "tail",
-    "translation_keys", "rotation_keys", "scale_keys",
-}  # fmt: skip
+    "name",
+    "parent",
+    "translation",
+    "rotation",
+    "scale",
+    "tail",
+    "translation_keys",
+    "rotation_keys",
+    "scale_keys",
+}
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -159,14 +174,17 @@ def validate(scene: Scene) -> None:
     index = {n: i for i, n in enumerate(names)}
     for i, bone in enumerate(scene.bones):
         if bone.parent is not None and bone.parent not in index:
-            raise SceneError(f"parent {bone.parent!r} is not a bone of this scene",
-                             f"bones[{i}].parent")  # fmt: skip
+            raise SceneError(
+                f"parent {bone.parent!r} is not a bone of this scene", f"bones[{i}].parent"
+            )
     bounds.check_bone_count(len(scene.bones), "bones")
     parents = [-1 if b.parent is None else index[b.parent] for b in scene.bones]
     depths, cyclic = bounds.hierarchy_depths(parents)
     if cyclic is not None:
-        raise SceneError(f"the parent chain of {scene.bones[cyclic].name!r} has a cycle",
-                         f"bones[{cyclic}].parent")  # fmt: skip
+        raise SceneError(
+            f"the parent chain of {scene.bones[cyclic].name!r} has a cycle",
+            f"bones[{cyclic}].parent",
+        )
     if depths and max(depths) > bounds.MAX_DEPTH:
         deepest = depths.index(max(depths))
         bounds.check_depth(depths[deepest], f"bones[{deepest}].parent")

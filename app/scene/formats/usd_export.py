@@ -116,8 +116,7 @@ def build_stage(stage, scene: Scene, result) -> bool:
     # Exact under a parent that can be inverted; under one scaled to 0, the child's own keys.
     exact = np.linalg.det(parent_world[:, :3, :3]) != 0
     first_local[child[exact]] = inverse(parent_world[exact]) @ world[0, child[exact]]
-    first_local[child[~exact]] = trs(t[0, child[~exact]], q[0, child[~exact]],
-                                     s[0, child[~exact]])  # fmt: skip
+    first_local[child[~exact]] = trs(t[0, child[~exact]], q[0, child[~exact]], s[0, child[~exact]])
     bind = bind_pose(world[0])[0]
     for mesh in scene.meshes:
         for j, joint in enumerate(mesh.joints):
@@ -139,8 +138,7 @@ def build_stage(stage, scene: Scene, result) -> bool:
         translations.Set(Vt.Vec3fArray.FromNumpy(t32[f]), code)
         rotations.Set(Vt.QuatfArray.FromNumpy(np.roll(q32[f], -1, axis=-1)), code)
         scales.Set(Vt.Vec3hArray.FromNumpy(s16[f]), code)
-    UsdSkel.BindingAPI.Apply(skel.GetPrim()).CreateAnimationSourceRel().SetTargets(
-        [anim.GetPath()])
+    UsdSkel.BindingAPI.Apply(skel.GetPrim()).CreateAnimationSourceRel().SetTargets([anim.GetPath()])
     UsdSkel.BindingAPI.Apply(root.GetPrim()).CreateSkeletonRel().SetTargets([skel.GetPath()])
 
     mesh_names = identifiers([m.name for m in scene.meshes])
@@ -158,8 +156,11 @@ def _mesh(stage, path, mesh, joint_tokens, skel) -> None:
     geom.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(points))
     geom.CreateFaceVertexCountsAttr(Vt.IntArray([3] * len(mesh.indices)))
     geom.CreateFaceVertexIndicesAttr(Vt.IntArray(mesh.indices.reshape(-1).tolist()))
-    geom.CreateExtentAttr(Vt.Vec3fArray([Gf.Vec3f(*map(float, points.min(axis=0))),
-                                         Gf.Vec3f(*map(float, points.max(axis=0)))]))  # fmt: skip
+    geom.CreateExtentAttr(
+        Vt.Vec3fArray(
+            [Gf.Vec3f(*map(float, points.min(axis=0))), Gf.Vec3f(*map(float, points.max(axis=0)))]
+        )
+    )
     geom.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
     if mesh.normals is not None:
         geom.CreateNormalsAttr(Vt.Vec3fArray.FromNumpy(mesh.normals.astype(np.float32)))
@@ -169,9 +170,11 @@ def _mesh(stage, path, mesh, joint_tokens, skel) -> None:
     binding.CreateJointsAttr(Vt.TokenArray(joint_tokens))
     width = mesh.joint_indices.shape[1]  # influences per vertex (up to 8)
     binding.CreateJointIndicesPrimvar(False, width).Set(
-        Vt.IntArray(mesh.joint_indices.reshape(-1).tolist()))
+        Vt.IntArray(mesh.joint_indices.reshape(-1).tolist())
+    )
     binding.CreateJointWeightsPrimvar(False, width).Set(
-        Vt.FloatArray(mesh.weights.reshape(-1).astype(np.float32).tolist()))
+        Vt.FloatArray(mesh.weights.reshape(-1).astype(np.float32).tolist())
+    )
     binding.CreateGeomBindTransformAttr(Gf.Matrix4d(1.0))
 
 

@@ -127,8 +127,9 @@ def jacobian_matrices(phi):
     a, b, c, d = jacobian_coefficients(t)
     x, y, z = phi[..., 0], phi[..., 1], phi[..., 2]
     zero = np.zeros_like(x)
-    hat = np.stack([np.stack([zero, -z, y], -1), np.stack([z, zero, -x], -1),
-                    np.stack([-y, x, zero], -1)], -2)  # fmt: skip
+    hat = np.stack(
+        [np.stack([zero, -z, y], -1), np.stack([z, zero, -x], -1), np.stack([-y, x, zero], -1)], -2
+    )
     hat2 = hat @ hat
     eye = np.eye(3)
     J = eye + a[..., None, None] * hat + b[..., None, None] * hat2

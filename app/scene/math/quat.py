@@ -18,7 +18,7 @@ speed: *component-major* stacks ``(4, ...)`` and ``(3, ...)`` (``*_components``:
 multi-parent integrator, which runs elementwise over all pivots and steps and must not
 depend on how many steps are computed together, so these use no BLAS), and ONE rotation
 as a tuple of floats (``*_one``: the one-frame FABRIK path and its limits, where numpy's
-fixed cost per call would dominate). ``tests/test_quat.py`` checks that the three agree.
+fixed cost per call would dominate). ``tests/scene/math/test_quat.py`` checks that the three agree.
 
 One idea: the quaternion vocabulary of the whole core, in its three layouts.
 """
@@ -290,8 +290,12 @@ def quat_from_matrix(m) -> np.ndarray:
     m12, m20, m21 = m[..., 1, 2], m[..., 2, 0], m[..., 2, 1]
     s01, s02, s12 = m10 + m01, m20 + m02, m21 + m12
     d21, d02, d10 = m21 - m12, m02 - m20, m10 - m01
-    candidates = ((d21, x, s01, s02), (d02, s01, y, s12), (d10, s02, s12, z),
-                  (1 + trace, d21, d02, d10))  # fmt: skip
+    candidates = (
+        (d21, x, s01, s02),
+        (d02, s01, y, s12),
+        (d10, s02, s12, z),
+        (1 + trace, d21, d02, d10),
+    )
     q = np.empty(m.shape[:-2] + (4,))
     for c in range(4):
         q[..., c] = np.choose(choice, [candidate[c] for candidate in candidates])

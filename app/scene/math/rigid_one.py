@@ -28,12 +28,14 @@ def is_rotation(m, tolerance: float = ORTHONORMAL) -> bool:
     """Whether the 3x3 part of ``m`` is a rotation to ``tolerance`` (orthonormal columns,
     determinant positive; NaN: not)."""
     (a, b, c), (d, e, f), (g, h, i) = m[0][:3], m[1][:3], m[2][:3]
-    if not (abs(a * a + d * d + g * g - 1.0) <= tolerance
-            and abs(b * b + e * e + h * h - 1.0) <= tolerance
-            and abs(c * c + f * f + i * i - 1.0) <= tolerance
-            and abs(a * b + d * e + g * h) <= tolerance
-            and abs(a * c + d * f + g * i) <= tolerance
-            and abs(b * c + e * f + h * i) <= tolerance):  # fmt: skip
+    if not (
+        abs(a * a + d * d + g * g - 1.0) <= tolerance
+        and abs(b * b + e * e + h * h - 1.0) <= tolerance
+        and abs(c * c + f * f + i * i - 1.0) <= tolerance
+        and abs(a * b + d * e + g * h) <= tolerance
+        and abs(a * c + d * f + g * i) <= tolerance
+        and abs(b * c + e * f + h * i) <= tolerance
+    ):
         return False
     return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0.0
 
@@ -79,12 +81,14 @@ def compose(a, b) -> list:
     (b0, b1, b2) = b
     out = []
     for r0, r1, r2, r3 in a:
-        out.append([
-            r0 * b0[0] + r1 * b1[0] + r2 * b2[0],
-            r0 * b0[1] + r1 * b1[1] + r2 * b2[1],
-            r0 * b0[2] + r1 * b1[2] + r2 * b2[2],
-            r0 * b0[3] + r1 * b1[3] + r2 * b2[3] + r3,
-        ])  # fmt: skip
+        out.append(
+            [
+                r0 * b0[0] + r1 * b1[0] + r2 * b2[0],
+                r0 * b0[1] + r1 * b1[1] + r2 * b2[1],
+                r0 * b0[2] + r1 * b1[2] + r2 * b2[2],
+                r0 * b0[3] + r1 * b1[3] + r2 * b2[3] + r3,
+            ]
+        )
     return out
 
 
@@ -92,10 +96,14 @@ def turned(a, rotation) -> list:
     """``a @ R(rotation)``: the transform turned on the right by a unit quaternion."""
     (c0, c1, c2) = rotation_rows(rotation)
     return [
-        [r0 * c0[0] + r1 * c1[0] + r2 * c2[0], r0 * c0[1] + r1 * c1[1] + r2 * c2[1],
-         r0 * c0[2] + r1 * c1[2] + r2 * c2[2], r3]
+        [
+            r0 * c0[0] + r1 * c1[0] + r2 * c2[0],
+            r0 * c0[1] + r1 * c1[1] + r2 * c2[1],
+            r0 * c0[2] + r1 * c1[2] + r2 * c2[2],
+            r3,
+        ]
         for r0, r1, r2, r3 in a
-    ]  # fmt: skip
+    ]
 
 
 def relative(parent, child) -> list:
@@ -110,14 +118,19 @@ def relative(parent, child) -> list:
     c20, c21, c22 = d * h - e * g, b * g - a * h, a * e - b * d
     s = 1.0 / (a * c00 + b * c10 + c * c20)
     out = []
-    for p0, p1, p2 in ((c00 * s, c01 * s, c02 * s), (c10 * s, c11 * s, c12 * s),
-                       (c20 * s, c21 * s, c22 * s)):  # fmt: skip
-        out.append([
-            p0 * child[0][0] + p1 * child[1][0] + p2 * child[2][0],
-            p0 * child[0][1] + p1 * child[1][1] + p2 * child[2][1],
-            p0 * child[0][2] + p1 * child[1][2] + p2 * child[2][2],
-            p0 * (child[0][3] - tx) + p1 * (child[1][3] - ty) + p2 * (child[2][3] - tz),
-        ])  # fmt: skip
+    for p0, p1, p2 in (
+        (c00 * s, c01 * s, c02 * s),
+        (c10 * s, c11 * s, c12 * s),
+        (c20 * s, c21 * s, c22 * s),
+    ):
+        out.append(
+            [
+                p0 * child[0][0] + p1 * child[1][0] + p2 * child[2][0],
+                p0 * child[0][1] + p1 * child[1][1] + p2 * child[2][1],
+                p0 * child[0][2] + p1 * child[1][2] + p2 * child[2][2],
+                p0 * (child[0][3] - tx) + p1 * (child[1][3] - ty) + p2 * (child[2][3] - tz),
+            ]
+        )
     return out
 
 

@@ -140,15 +140,25 @@ _CLOSED_FORM_SPREAD = 1e8
 def _linear_inverse(linear: np.ndarray) -> np.ndarray:
     """The inverses of a stack ``(N, 3, 3)`` for :func:`inverse`."""
     (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = (
-        (linear[:, i, 0], linear[:, i, 1], linear[:, i, 2]) for i in range(3))  # fmt: skip
+        (linear[:, i, 0], linear[:, i, 1], linear[:, i, 2]) for i in range(3)
+    )
     with np.errstate(all="ignore"):
         rows = np.empty(linear.shape)  # row i: the cross product of the other two columns
         rows[:, 0, 0], rows[:, 0, 1], rows[:, 0, 2] = (
-            m11 * m22 - m21 * m12, m21 * m02 - m01 * m22, m01 * m12 - m11 * m02)  # fmt: skip
+            m11 * m22 - m21 * m12,
+            m21 * m02 - m01 * m22,
+            m01 * m12 - m11 * m02,
+        )
         rows[:, 1, 0], rows[:, 1, 1], rows[:, 1, 2] = (
-            m12 * m20 - m22 * m10, m22 * m00 - m02 * m20, m02 * m10 - m12 * m00)  # fmt: skip
+            m12 * m20 - m22 * m10,
+            m22 * m00 - m02 * m20,
+            m02 * m10 - m12 * m00,
+        )
         rows[:, 2, 0], rows[:, 2, 1], rows[:, 2, 2] = (
-            m10 * m21 - m20 * m11, m20 * m01 - m00 * m21, m00 * m11 - m10 * m01)  # fmt: skip
+            m10 * m21 - m20 * m11,
+            m20 * m01 - m00 * m21,
+            m00 * m11 - m10 * m01,
+        )
         det = m00 * rows[:, 0, 0] + m10 * rows[:, 0, 1] + m20 * rows[:, 0, 2]
         squares = np.einsum("nij,nij->nj", linear, linear)
         easy = np.all((squares >= 1e-100) & (squares <= 1e100), axis=-1)
@@ -278,9 +288,11 @@ def _polar_quaternions(m: np.ndarray) -> np.ndarray:
         squares = np.einsum("nij,nij->nj", m, m)
         columns = m / np.sqrt(squares)[:, None, :]
         a, b, c = columns[:, :, 0], columns[:, :, 1], columns[:, :, 2]
-        easy = (np.abs(np.einsum("ni,ni->n", a, b)) <= ORTHOGONAL_COLUMNS) & (
-            np.abs(np.einsum("ni,ni->n", a, c)) <= ORTHOGONAL_COLUMNS) & (
-            np.abs(np.einsum("ni,ni->n", b, c)) <= ORTHOGONAL_COLUMNS)  # fmt: skip
+        easy = (
+            (np.abs(np.einsum("ni,ni->n", a, b)) <= ORTHOGONAL_COLUMNS)
+            & (np.abs(np.einsum("ni,ni->n", a, c)) <= ORTHOGONAL_COLUMNS)
+            & (np.abs(np.einsum("ni,ni->n", b, c)) <= ORTHOGONAL_COLUMNS)
+        )
         easy &= np.all((squares >= 1e-290) & (squares <= 1e290), axis=-1)
         easy &= np.einsum("ni,ni->n", np.cross(a, b), c) > 0
     if np.all(easy):
@@ -311,8 +323,7 @@ def _svd_quaternions(m: np.ndarray) -> np.ndarray:
     rot = u @ vt
     # A reflection (negative determinant) has no rotation; flip the weakest axis. (``rot`` is
     # orthogonal: the triple product of its rows is its determinant, +-1, and cheaper.)
-    flip = np.einsum("...i,...i->...", np.cross(rot[..., 0, :], rot[..., 1, :]),
-                     rot[..., 2, :]) < 0  # fmt: skip
+    flip = np.einsum("...i,...i->...", np.cross(rot[..., 0, :], rot[..., 1, :]), rot[..., 2, :]) < 0
     if np.any(flip):
         u = u.copy()
         u[flip, :, -1] *= -1

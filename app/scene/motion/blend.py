@@ -33,8 +33,9 @@ def _rates(values: np.ndarray, known: np.ndarray, span: int) -> tuple[np.ndarray
     ``(F, D)`` each."""
     count = len(values)
     frames = np.arange(count)
-    runs_start = np.maximum.accumulate(np.where(known & ~np.concatenate([[False], known[:-1]]),
-                                                frames, 0))  # fmt: skip
+    runs_start = np.maximum.accumulate(
+        np.where(known & ~np.concatenate([[False], known[:-1]]), frames, 0)
+    )
     ends = np.where(known & ~np.concatenate([known[1:], [False]]), frames, count)
     runs_end = np.minimum.accumulate(ends[::-1])[::-1]
     back_span = np.minimum(frames - runs_start, span)
@@ -60,8 +61,14 @@ def _eased(x):
     return x - 0.5 * x * x
 
 
-def fill(values: np.ndarray, known: np.ndarray, window: float, span: int = 1,
-         weight: np.ndarray | None = None, ease: float = 0.0) -> np.ndarray:
+def fill(
+    values: np.ndarray,
+    known: np.ndarray,
+    window: float,
+    span: int = 1,
+    weight: np.ndarray | None = None,
+    ease: float = 0.0,
+) -> np.ndarray:
     """``values`` ``(F, D)`` with the frames where ``known`` ``(F,)`` is false filled in
     (module docstring).
 
@@ -120,8 +127,14 @@ def fill(values: np.ndarray, known: np.ndarray, window: float, span: int = 1,
         leave = pa * (1.0 - _step((c - ca) / w))[:, None]
         enter = pb * _step(1.0 - (cb - c) / w)[:, None]
     else:
-        across = _hermite(((c - ca) / np.maximum(cb - ca, 1e-12))[:, None], va, ma, vb, mb,
-                          (b - a)[:, None].astype(float))  # fmt: skip
+        across = _hermite(
+            ((c - ca) / np.maximum(cb - ca, 1e-12))[:, None],
+            va,
+            ma,
+            vb,
+            mb,
+            (b - a)[:, None].astype(float),
+        )
         leave = _hermite(np.clip((c - ca) / w, 0.0, 1.0)[:, None], va, ma, 0.0, 0.0, w)
         enter = _hermite(np.clip(1.0 - (cb - c) / w, 0.0, 1.0)[:, None], 0.0, 0.0, vb, mb, w)
     leave = np.where(has_a[:, None], leave, 0.0)
@@ -135,5 +148,9 @@ def _hermite(tau, v0, m0, v1, m1, length):
     """Cubic Hermite at ``tau`` in [0, 1] from ``(v0, m0)`` to ``(v1, m1)`` (rates per frame,
     over ``length`` frames); arrays broadcast as ``(N, 1)`` against ``(N, D)``."""
     t2, t3 = tau * tau, tau * tau * tau
-    return ((2 * t3 - 3 * t2 + 1) * v0 + (t3 - 2 * t2 + tau) * length * m0
-            + (-2 * t3 + 3 * t2) * v1 + (t3 - t2) * length * m1)  # fmt: skip
+    return (
+        (2 * t3 - 3 * t2 + 1) * v0
+        + (t3 - 2 * t2 + tau) * length * m0
+        + (-2 * t3 + 3 * t2) * v1
+        + (t3 - t2) * length * m1
+    )

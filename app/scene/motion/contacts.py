@@ -76,8 +76,9 @@ class Thresholds:
         per second for a 1.7 m person) replaces 0.3 m/s."""
         per_metre = units_per_metre(height)
         frames = max(1, int(np.ceil(DURATION_S * fps - 1e-9)))
-        return cls(NEAR_M * per_metre, (SPEED_M if speed is None else float(speed)) * per_metre,
-                   frames)  # fmt: skip
+        return cls(
+            NEAR_M * per_metre, (SPEED_M if speed is None else float(speed)) * per_metre, frames
+        )
 
 
 def standing_speed(paths: np.ndarray, fps: float) -> float:

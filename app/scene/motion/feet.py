@@ -100,12 +100,20 @@ class FootMotion:
 
     def point_paths(self) -> np.ndarray:
         """World paths of heel, ball and toe tip, ``(F, 3, 3)``."""
-        toe = self.toe_in_foot(self.toes_rotation) if self.has_toes else \
-            np.broadcast_to(self.points[TOE], self.head.shape)
-        in_foot = np.stack([np.broadcast_to(self.points[HEEL], self.head.shape),
-                            np.broadcast_to(self.points[BALL], self.head.shape), toe], axis=1)
+        toe = (
+            self.toe_in_foot(self.toes_rotation)
+            if self.has_toes
+            else np.broadcast_to(self.points[TOE], self.head.shape)
+        )
+        in_foot = np.stack(
+            [
+                np.broadcast_to(self.points[HEEL], self.head.shape),
+                np.broadcast_to(self.points[BALL], self.head.shape),
+                toe,
+            ],
+            axis=1,
+        )
         return self.head[:, None] + quat.rotate(self.rotation[:, None], in_foot)
-
 
 
 def units_per_metre(height: float) -> float:
@@ -145,8 +153,7 @@ def rigid(bone_to_world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rotation_from_matrix(bone_to_world), np.asarray(bone_to_world)[..., :3, 3]
 
 
-def foot_motion(foot_to_world, toes_to_world, toes_tail, height: float,
-                sole=None) -> FootMotion:
+def foot_motion(foot_to_world, toes_to_world, toes_tail, height: float, sole=None) -> FootMotion:
     """One foot's original motion and its contact points (module docstring).
 
     Parameters
@@ -163,8 +170,10 @@ def foot_motion(foot_to_world, toes_to_world, toes_tail, height: float,
         places them from the bones.
     """
     rotation, head = rigid(foot_to_world)
-    toes = toes_to_world is not None and np.linalg.norm(
-        toes_tail[0] - toes_to_world[0, :3, 3]) > 1e-4 * height
+    toes = (
+        toes_to_world is not None
+        and np.linalg.norm(toes_tail[0] - toes_to_world[0, :3, 3]) > 1e-4 * height
+    )
     ball = toes_to_world[:, :3, 3] if toes_to_world is not None else toes_tail
     if sole is None:
         f = flattest_frame(head, ball)
@@ -188,8 +197,10 @@ def foot_motion(foot_to_world, toes_to_world, toes_tail, height: float,
 
 def point_paths(foot_to_world: np.ndarray, points_in_foot: np.ndarray) -> np.ndarray:
     """World paths ``(F, P, 3)`` of points ``(P, 3)`` carried by a foot ``(F, 4, 4)``."""
-    return (np.einsum("fij,pj->fpi", foot_to_world[:, :3, :3], points_in_foot)
-            + foot_to_world[:, None, :3, 3])  # fmt: skip
+    return (
+        np.einsum("fij,pj->fpi", foot_to_world[:, :3, :3], points_in_foot)
+        + foot_to_world[:, None, :3, 3]
+    )
 
 
 def speeds(paths: np.ndarray, fps: float) -> np.ndarray:

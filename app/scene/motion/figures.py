@@ -35,8 +35,13 @@ SKATE_WINDOW = 5
 
 def _moving_average(values: np.ndarray, size: int) -> np.ndarray:
     """Centred moving average along axis 0, zeros beyond the ends (``(T, ...)``)."""
-    padded = np.concatenate([np.zeros((size // 2,) + values.shape[1:]), values,
-                             np.zeros((size - 1 - size // 2,) + values.shape[1:])])  # fmt: skip
+    padded = np.concatenate(
+        [
+            np.zeros((size // 2,) + values.shape[1:]),
+            values,
+            np.zeros((size - 1 - size // 2,) + values.shape[1:]),
+        ]
+    )
     sums = np.cumsum(np.concatenate([np.zeros((1,) + values.shape[1:]), padded]), axis=0)
     return (sums[size:] - sums[:-size]) / size
 
@@ -113,8 +118,11 @@ class Figures:
     def row(self) -> tuple[str, str, str]:
         """The three figures as words: ``("12.3 %", "27.0 mm", "0.40 cm")``."""
         metres = 1.0 / self.units_per_metre
-        return (f"{100 * self.skating_ratio:.1f} %", f"{self.longest_slide * metres * 1000:.1f} mm",
-                f"{self.mean_displacement * metres * 100:.2f} cm")  # fmt: skip
+        return (
+            f"{100 * self.skating_ratio:.1f} %",
+            f"{self.longest_slide * metres * 1000:.1f} mm",
+            f"{self.mean_displacement * metres * 100:.2f} cm",
+        )
 
 
 def figures_of(heads, toes, paths, mask, original_heads, floor, fps, height) -> Figures:
@@ -130,6 +138,9 @@ def figures_of(heads, toes, paths, mask, original_heads, floor, fps, height) -> 
         Its contact points, with their contact ``mask`` ``(F, N)``.
     """
     slides = contact_slides(paths, mask)
-    return Figures(skating_ratio(toes, floor, fps, height),
-                   float(slides.max()) if len(slides) else 0.0,
-                   mean_displacement(heads, original_heads), units_per_metre(height))  # fmt: skip
+    return Figures(
+        skating_ratio(toes, floor, fps, height),
+        float(slides.max()) if len(slides) else 0.0,
+        mean_displacement(heads, original_heads),
+        units_per_metre(height),
+    )

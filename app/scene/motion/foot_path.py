@@ -81,8 +81,10 @@ class Blend:
         up = offsets @ UP
         flat = offsets - up[:, None] * UP
         span = max(1, int(round(RATE_OF_WINDOW * self.window)))
-        return (_fill(flat, known, self.window, span, self.weight, self.ease)
-                + _fill(up[:, None], known, self.window, span, None, self.ease) * UP)
+        return (
+            _fill(flat, known, self.window, span, self.weight, self.ease)
+            + _fill(up[:, None], known, self.window, span, None, self.ease) * UP
+        )
 
     @property
     def timed(self):
@@ -111,8 +113,9 @@ def _smoothed(values: np.ndarray, frames: int) -> np.ndarray:
     half = frames // 2
     if len(values) < 2 or half < 1:
         return np.asarray(values, dtype=float)
-    padded = np.concatenate([np.repeat(values[:1], half, axis=0), values,
-                             np.repeat(values[-1:], half, axis=0)])  # fmt: skip
+    padded = np.concatenate(
+        [np.repeat(values[:1], half, axis=0), values, np.repeat(values[-1:], half, axis=0)]
+    )
     sums = np.cumsum(np.concatenate([np.zeros((1,) + values.shape[1:]), padded]), axis=0)
     return (sums[frames:] - sums[:-frames]) / frames
 
@@ -157,8 +160,7 @@ class FootPath:
         """The same plant with the free frames following ``base`` ``(F, 3)`` (the hips'
         correction: a foot in the air moves with the body) instead of the original."""
         if self.known is None or not np.any(self.known) or not np.any(base):
-            return self if not np.any(base) else dataclasses.replace(
-                self, head=self.head + base)  # fmt: skip
+            return self if not np.any(base) else dataclasses.replace(self, head=self.head + base)
         base = np.asarray(base, dtype=float)
         relative = np.where(self.known[:, None], self.offset - base, 0.0)
         head = self.original_head + base + self.blend.across(relative, self.known)
@@ -188,8 +190,9 @@ def run_index(mask: np.ndarray, runs: np.ndarray) -> np.ndarray:
     return np.where(mask, np.cumsum(starts) - 1, -1)
 
 
-def corrected(rotation: np.ndarray, target: np.ndarray, known: np.ndarray,
-              window: float) -> np.ndarray:
+def corrected(
+    rotation: np.ndarray, target: np.ndarray, known: np.ndarray, window: float
+) -> np.ndarray:
     """``rotation`` ``(F, 4)`` turned to ``target`` on the ``known`` frames and by a filled
     correction (a rotation vector on the right) elsewhere."""
     correction = np.zeros((len(rotation), 3))
@@ -205,8 +208,9 @@ def twist(q: np.ndarray, axis: np.ndarray) -> np.ndarray:
     return np.where(size > 1e-12, twisted / np.maximum(size, 1e-300), quat.identity(q.shape[:-1]))
 
 
-def _held_rotation(rotation: np.ndarray, held: np.ndarray, still: np.ndarray, axis,
-                   window: float) -> np.ndarray:
+def _held_rotation(
+    rotation: np.ndarray, held: np.ndarray, still: np.ndarray, axis, window: float
+) -> np.ndarray:
     """Held runs turn only about the line through heel and ball (``axis``, in the foot's
     frame), as the original does, from the run's mean rotation; the rest is filled."""
     runs = intervals_of(held)
@@ -215,8 +219,9 @@ def _held_rotation(rotation: np.ndarray, held: np.ndarray, still: np.ndarray, ax
     mean = quat.normalize(runs_mean(rotation, runs))
     target = np.array(rotation)
     base = mean[run_index(held, runs)[held]]
-    target[held] = quat.mul(base, twist(quat.mul(quat.conj(base), rotation[held]), axis)) \
-        if TWIST else base
+    target[held] = (
+        quat.mul(base, twist(quat.mul(quat.conj(base), rotation[held]), axis)) if TWIST else base
+    )
     return corrected(rotation, target, held | still, window)
 
 
@@ -232,13 +237,11 @@ def _pivots(down: np.ndarray, has_toes: bool) -> np.ndarray:
             start[runs[:, 0]] = runs[:, 0]
             began[:, i] = np.where(down[:, i], np.maximum.accumulate(start), began[:, i])
     if has_toes:  # the toe tip is the pivot only when no foot point is down
-        began[:, TOE] = np.where(down[:, :TOE].any(axis=1), np.iinfo(np.int64).max,
-                                 began[:, TOE])  # fmt: skip
+        began[:, TOE] = np.where(down[:, :TOE].any(axis=1), np.iinfo(np.int64).max, began[:, TOE])
     return np.where(down.any(axis=1), np.argmin(began, axis=1), -1)
 
 
-def plant_foot(motion: FootMotion, down, floor: float, window,
-               still=None, reach=None) -> FootPath:
+def plant_foot(motion: FootMotion, down, floor: float, window, still=None, reach=None) -> FootPath:
     """Plant one foot (module docstring).
 
     Parameters
@@ -262,8 +265,11 @@ def plant_foot(motion: FootMotion, down, floor: float, window,
     down = np.asarray(down, dtype=bool)
     still = np.zeros(len(down), dtype=bool) if still is None else np.asarray(still, dtype=bool)
     toes = continuous(quat.normalize(motion.toes_rotation)) if motion.has_toes else None
-    held = (down[:, HEEL] & (down[:, BALL] | down[:, TOE])) if motion.has_toes else \
-        down.sum(axis=1) >= 2
+    held = (
+        (down[:, HEEL] & (down[:, BALL] | down[:, TOE]))
+        if motion.has_toes
+        else down.sum(axis=1) >= 2
+    )
     line = motion.points[BALL] - motion.points[HEEL]
     line = line / max(float(np.linalg.norm(line)), 1e-300)
     blend = window if isinstance(window, Blend) else Blend(float(window))
@@ -284,16 +290,30 @@ def plant_foot(motion: FootMotion, down, floor: float, window,
     planted_toes = None
     if toes is not None:
         toe_down = down[:, TOE]
-        planted_toes = corrected(toes, stance.toes, toe_down | still, blend.timed) \
-            if np.any(toe_down) else toes
+        planted_toes = (
+            corrected(toes, stance.toes, toe_down | still, blend.timed)
+            if np.any(toe_down)
+            else toes
+        )
     pivot_in_foot = np.zeros((len(head), 3))
     for i in (HEEL, BALL):
         pivot_in_foot[pivot == i] = motion.points[i]
     on_toe = pivot == TOE
-    pivot_in_foot[on_toe] = motion.toe_in_foot(planted_toes[on_toe] if toes is not None
-                                               else np.zeros((np.count_nonzero(on_toe), 4)))
-    return FootPath(planted, planted_head, planted_toes, pivot, pivot_in_foot, held, offset,
-                    pinned | still, head, blend)
+    pivot_in_foot[on_toe] = motion.toe_in_foot(
+        planted_toes[on_toe] if toes is not None else np.zeros((np.count_nonzero(on_toe), 4))
+    )
+    return FootPath(
+        planted,
+        planted_head,
+        planted_toes,
+        pivot,
+        pivot_in_foot,
+        held,
+        offset,
+        pinned | still,
+        head,
+        blend,
+    )
 
 
 class _Stances:
@@ -320,7 +340,7 @@ class _Stances:
 
     def plant(self, first: int, last: int) -> None:
         """Plant the stance ``[first, last]``: phase by phase (runs of one pivot)."""
-        pivot = self.pivot[first:last + 1]
+        pivot = self.pivot[first : last + 1]
         cuts = np.flatnonzero(np.diff(pivot)) + 1
         starts = np.concatenate([[0], cuts]) + first
         ends = np.concatenate([cuts, [len(pivot)]]) + first - 1
@@ -329,8 +349,11 @@ class _Stances:
             p = int(self.pivot[a])
             frames = np.arange(a, b + 1)
             if p == TOE and self.motion.has_toes:  # the toes keep their bend over the phase
-                before = self.toes[a - 1] if a > first and self.down[a - 1, TOE] else \
-                    self.original_toes[a]
+                before = (
+                    self.toes[a - 1]
+                    if a > first and self.down[a - 1, TOE]
+                    else self.original_toes[a]
+                )
                 self.toes[frames] = before
             if a == first:
                 across = self._first_anchor(p, a)
@@ -342,8 +365,9 @@ class _Stances:
             previous = (p, across, up)
             height = self.heights[frames, p] + up
             at_pivot = across + height[:, None] * UP
-            self.head[frames] = at_pivot - quat.rotate(self.rotation[frames],
-                                                       self._point(p, frames))
+            self.head[frames] = at_pivot - quat.rotate(
+                self.rotation[frames], self._point(p, frames)
+            )
             if p == TOE:
                 toe_anchor = at_pivot[-1] - (at_pivot[-1] @ UP) * UP
             elif self.motion.has_toes:
@@ -358,7 +382,7 @@ class _Stances:
         if self.down[a, old]:
             at_old = across + (self.heights[a, old] + up) * UP
             # the toes keep the bend they had while the toe tip was the pivot
-            toes = self.toes[a - 1:a] if old == TOE and self.toes is not None else None
+            toes = self.toes[a - 1 : a] if old == TOE and self.toes is not None else None
             foot = at_old - quat.rotate(self.rotation[a], self._point(old, [a], toes)[0])
             return foot + quat.rotate(self.rotation[a], self._point(p, [a])[0])
         if self.down[a - 1, p]:
@@ -370,7 +394,7 @@ class _Stances:
         """Across: the mean of point ``p``'s original path over its contact at ``frame``."""
         runs = intervals_of(self.down[:, p])
         run = runs[np.searchsorted(runs[:, 0], frame, side="right") - 1]
-        mean = self.paths[run[0]:run[1] + 1, p].mean(axis=0)
+        mean = self.paths[run[0] : run[1] + 1, p].mean(axis=0)
         return mean - (mean @ UP) * UP
 
     def _aim_toes(self, frames: np.ndarray, anchor):
@@ -381,11 +405,12 @@ class _Stances:
             return None
         out = anchor
         for s, e in intervals_of(on):  # the toe tip's contacts within the phase
-            run = frames[s:e + 1]
+            run = frames[s : e + 1]
             if out is None or s > 0:  # it lands here: where the planted foot puts it
                 f = run[0]
-                tip = self.head[f] + quat.rotate(self.rotation[f],
-                                                 self.motion.toe_in_foot(self.original_toes[f]))
+                tip = self.head[f] + quat.rotate(
+                    self.rotation[f], self.motion.toe_in_foot(self.original_toes[f])
+                )
                 out = tip - (tip @ UP) * UP
             self.toes[run] = self._toes_at(run, out)
         return out if on[-1] else None

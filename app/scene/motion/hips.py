@@ -93,11 +93,11 @@ def _smooth(need: np.ndarray, window: float) -> np.ndarray:
     grown = lift(size, window)
     half = max(1, int(round(window / 2)))
     kernel = np.hanning(2 * half + 3)[1:-1]
-    direction = np.stack([np.convolve(np.pad(need[:, i], half), kernel, mode="valid")
-                          for i in range(3)], axis=1)  # fmt: skip
+    direction = np.stack(
+        [np.convolve(np.pad(need[:, i], half), kernel, mode="valid") for i in range(3)], axis=1
+    )
     length = np.linalg.norm(direction, axis=1)
-    direction = np.where(length[:, None] > 0, direction / np.maximum(length, 1e-300)[:, None],
-                         0.0)  # fmt: skip
+    direction = np.where(length[:, None] > 0, direction / np.maximum(length, 1e-300)[:, None], 0.0)
     return grown[:, None] * direction
 
 
@@ -127,8 +127,9 @@ def knee_offsets(hips, ankles, original_ankles, reach) -> np.ndarray:
     a = unit * weight[..., None]  # rows of the least-squares system, (F, L, 3)
     rhs = want * weight
     # least-norm through the normal equations of the (at most two) active rows
-    coef = np.linalg.solve(np.einsum("fli,fmi->flm", a, a) + 1e-12 * np.eye(a.shape[1]),
-                           rhs[..., None])[..., 0]  # fmt: skip
+    coef = np.linalg.solve(
+        np.einsum("fli,fmi->flm", a, a) + 1e-12 * np.eye(a.shape[1]), rhs[..., None]
+    )[..., 0]
     return np.einsum("fli,fl->fi", a, coef)
 
 
@@ -137,12 +138,18 @@ def _blurred(values: np.ndarray, window: float) -> np.ndarray:
     half = max(1, int(round(window / 2)))
     kernel = np.hanning(2 * half + 3)[1:-1]
     kernel /= kernel.sum()
-    return np.stack([np.convolve(np.pad(values[:, i], half, mode="edge"), kernel, mode="valid")
-                     for i in range(values.shape[1])], axis=1)  # fmt: skip
+    return np.stack(
+        [
+            np.convolve(np.pad(values[:, i], half, mode="edge"), kernel, mode="valid")
+            for i in range(values.shape[1])
+        ],
+        axis=1,
+    )
 
 
-def correct_hips(hips, ankles, reach, window: float, cap: float,
-                 original_ankles=None) -> HipsCorrection:
+def correct_hips(
+    hips, ankles, reach, window: float, cap: float, original_ankles=None
+) -> HipsCorrection:
     """The smooth hips correction (module docstring); arrays as :func:`least_offsets`,
     ``window`` in frames, ``cap`` the largest translation in scene units; with
     ``original_ankles`` the nearly straight legs keep their knees (:func:`knee_offsets`)."""
@@ -150,8 +157,9 @@ def correct_hips(hips, ankles, reach, window: float, cap: float,
     ankles = np.asarray(ankles, dtype=float)
     offset = np.zeros(hips.shape[::2])
     if original_ankles is not None:
-        offset = _blurred(knee_offsets(hips, ankles, np.asarray(original_ankles, dtype=float),
-                                       reach), window)  # fmt: skip
+        offset = _blurred(
+            knee_offsets(hips, ankles, np.asarray(original_ankles, dtype=float), reach), window
+        )
     for _ in range(2):
         need = least_offsets(hips + offset[:, None], ankles, reach)
         if not np.any(need):

@@ -11,6 +11,8 @@ edited contact and Compare can show the original.
 
 Planting a planted scene starts again from the original the record keeps: edit a contact,
 plant again, and nothing the plant did before is planted twice.
+
+One idea: planting a clip's feet, from contacts to the keyed rig and its figures.
 """
 
 from __future__ import annotations
@@ -119,12 +121,14 @@ def _legs(scene: Scene, legs) -> list[Leg]:
         return list(legs)
     if scene.plant is not None:
         parents = {b.name: b.parent for b in scene.bones}
-        return [Leg(parents[parents[f.foot]], parents[f.foot], f.foot, f.toes)
-                for f in scene.plant.feet]  # fmt: skip
+        return [
+            Leg(parents[parents[f.foot]], parents[f.foot], f.foot, f.toes) for f in scene.plant.feet
+        ]
     found = recognised_legs(scene)
     if not found:
-        raise PlantError("No legs found by their bone names (thigh, calf, foot, toes): "
-                         "choose the legs' bones")  # fmt: skip
+        raise PlantError(
+            "No legs found by their bone names (thigh, calf, foot, toes): choose the legs' bones"
+        )
     return [found[s] for s in SIDES if s in found]
 
 
@@ -169,8 +173,11 @@ def _read_clip(scene: Scene, legs) -> _Clip:
         toes_world = pose.bone_to_world[:, index[toes]] if toes else None
         tail = pose.tails[:, index[toes]] if toes else pose.tails[:, index[leg.foot]]
         points, where = sole_points(scene, leg, pose)
-        motions.append(foot_motion(foot_world, toes_world, tail, height,
-                                   sole=points if where == "mesh" else None))  # fmt: skip
+        motions.append(
+            foot_motion(
+                foot_world, toes_world, tail, height, sole=points if where == "mesh" else None
+            )
+        )
     return _Clip(pose, index, legs, motions, height, scene.fps)
 
 
@@ -184,8 +191,13 @@ def _range(scene: Scene, frames) -> tuple[int, int]:
     return a, b
 
 
-def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
-               contacts=None, evaluate: bool = True) -> Planted:
+def plant_feet(
+    scene: Scene,
+    options: PlantOptions = PlantOptions(),
+    legs=None,
+    contacts=None,
+    evaluate: bool = True,
+) -> Planted:
     """Plant the feet of ``scene`` (module docstring).
 
     Parameters
@@ -213,31 +225,47 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     source = original_scene(scene)
     for parts in foot_rolls(source):
         if parts.leg.foot in {leg.foot for leg in legs}:
-            raise PlantError(f"{parts.leg.foot} carries a foot-roll rig already "
-                             f"({parts.control}): remove it, or plant the other legs")  # fmt: skip
+            raise PlantError(
+                f"{parts.leg.foot} carries a foot-roll rig already "
+                f"({parts.control}): remove it, or plant the other legs"
+            )
     clip = _read_clip(source, legs)
-    first, last = _range(source, options.frames if options.frames is not None
-                         else (previous.frames if previous is not None else None))  # fmt: skip
+    first, last = _range(
+        source,
+        options.frames
+        if options.frames is not None
+        else (previous.frames if previous is not None else None),
+    )
     start = source.frame_start
     count = len(clip.pose.frames)
     inside = np.zeros(count, dtype=bool)
-    inside[first - start:last - start + 1] = True
+    inside[first - start : last - start + 1] = True
     per_metre = units_per_metre(clip.height)
-    speed = options.speed if options.speed is not None else (
-        previous.speed if previous is not None and options.floor is None else None)
+    speed = (
+        options.speed
+        if options.speed is not None
+        else (previous.speed if previous is not None and options.floor is None else None)
+    )
     paths = np.stack([m.point_paths() for m in clip.motions], axis=1)  # (F, L, 3, 3)
     if speed is None:  # the clip's own: 0.3 m/s for motion capture, more for sliding motion
         speed = contact_rules.contact_speed(paths[inside], clip.fps, clip.height)
     rules = contact_rules.Thresholds.scaled(clip.height, clip.fps, speed)
     floor = options.floor
     if floor is None:
-        floor = previous.floor if previous is not None else \
-            detect_floor(paths[inside], clip.fps, rules.speed)
+        floor = (
+            previous.floor
+            if previous is not None
+            else detect_floor(paths[inside], clip.fps, rules.speed)
+        )
     down = contact_rules.detect(paths, floor, clip.fps, rules) & inside[:, None, None]
     for j, leg in enumerate(legs):
         given = (contacts or {}).get(leg.foot)
-        if given is None and previous is not None and options.floor is None \
-                and options.speed is None:
+        if (
+            given is None
+            and previous is not None
+            and options.floor is None
+            and options.speed is None
+        ):
             kept = next((f for f in previous.feet if f.foot == leg.foot), None)
             given = None if kept is None else kept.contacts
         if given is not None:
@@ -247,8 +275,10 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     window = BLEND_S * clip.fps
     still = ~inside
     blends = [_blend(paths[:, j], floor, rules.near, window, clip.fps) for j in range(len(legs))]
-    planted = [plant_foot(m, down[:, j], floor, blends[j], still, _reach(clip, leg))
-               for j, (m, leg) in enumerate(zip(clip.motions, legs))]  # fmt: skip
+    planted = [
+        plant_foot(m, down[:, j], floor, blends[j], still, _reach(clip, leg))
+        for j, (m, leg) in enumerate(zip(clip.motions, legs))
+    ]
     hips = _hips(source, legs)
     offset = _hips_offset(clip, planted, hips, window, HIPS_CAP_M * per_metre)
     notes = []
@@ -258,14 +288,22 @@ def plant_feet(scene: Scene, options: PlantOptions = PlantOptions(), legs=None,
     planted = [path for path, _ in reached]
     raised = np.any([frames for _, frames in reached], axis=0) if reached else None
     if raised is not None and np.any(raised):
-        notes = [f"a planted foot is raised off the floor on {np.count_nonzero(raised)} frames, "
-                 f"where its leg could not reach it (the hips may come down only 2 cm)"]
+        notes = [
+            f"a planted foot is raised off the floor on {np.count_nonzero(raised)} frames, "
+            f"where its leg could not reach it (the hips may come down only 2 cm)"
+        ]
     scene = rigged(source, clip, planted, down, hips, offset)
-    record = Plant(floor=float(floor), speed=float(rules.speed / per_metre), frames=(first, last),
-                   hips=hips,
-                   feet=tuple(_foot_record(leg, m, down[:, j], start)
-                              for j, (leg, m) in enumerate(zip(legs, clip.motions))),
-                   original=tuple(b for b in source.bones if b.name in _changed(hips, legs)))
+    record = Plant(
+        floor=float(floor),
+        speed=float(rules.speed / per_metre),
+        frames=(first, last),
+        hips=hips,
+        feet=tuple(
+            _foot_record(leg, m, down[:, j], start)
+            for j, (leg, m) in enumerate(zip(legs, clip.motions))
+        ),
+        original=tuple(b for b in source.bones if b.name in _changed(hips, legs)),
+    )
     scene.plant = record
     baked = bake(scene, clip.pose.frames) if evaluate else None
     before, after = _figures(clip, baked, paths, down, inside)
@@ -309,20 +347,26 @@ def _within_reach(path, clip: _Clip, leg: Leg, offset: np.ndarray, window: float
     across = hip + offset - path.head
     up = across @ UP
     flat = np.linalg.norm(across - up[:, None] * UP, axis=1)
-    need = np.where(np.linalg.norm(across, axis=1) > reach,
-                    up - np.sqrt(np.maximum(reach**2 - flat**2, 0.0)), 0.0)  # fmt: skip
+    need = np.where(
+        np.linalg.norm(across, axis=1) > reach,
+        up - np.sqrt(np.maximum(reach**2 - flat**2, 0.0)),
+        0.0,
+    )
     if not np.any(need > 1e-9 * length):
         return path, np.zeros(len(need), dtype=bool)
     raise_by = lift(np.maximum(need, 0.0), window)
-    return (dataclasses.replace(path, head=path.head + raise_by[:, None] * UP),
-            raise_by > 1e-3 * length)
+    return (
+        dataclasses.replace(path, head=path.head + raise_by[:, None] * UP),
+        raise_by > 1e-3 * length,
+    )
 
 
 def _reach(clip: _Clip, leg: Leg):
     """The leg's hip joint path and its length (thigh plus calf)."""
     heads, i = clip.pose.heads, clip.index
-    length = (np.linalg.norm(heads[0, i[leg.calf]] - heads[0, i[leg.thigh]])
-              + np.linalg.norm(heads[0, i[leg.foot]] - heads[0, i[leg.calf]]))  # fmt: skip
+    length = np.linalg.norm(heads[0, i[leg.calf]] - heads[0, i[leg.thigh]]) + np.linalg.norm(
+        heads[0, i[leg.foot]] - heads[0, i[leg.calf]]
+    )
     return heads[:, i[leg.thigh]], float(length)
 
 
@@ -332,11 +376,18 @@ def _changed(hips, legs) -> set:
 
 def _foot_record(leg: Leg, motion: FootMotion, down, start: int) -> FootContacts:
     vec = lambda v: tuple(float(x) for x in v)  # noqa: E731
-    spans = tuple(tuple((int(a) + start, int(b) + start)
-                        for a, b in contact_rules.intervals_of(down[:, i])) for i in range(3))
-    return FootContacts(foot=leg.foot, toes=leg.toes if motion.has_toes else None,
-                        heel=vec(motion.points[0]), ball=vec(motion.points[1]),
-                        toe=vec(motion.points[2]), contacts=spans)  # fmt: skip
+    spans = tuple(
+        tuple((int(a) + start, int(b) + start) for a, b in contact_rules.intervals_of(down[:, i]))
+        for i in range(3)
+    )
+    return FootContacts(
+        foot=leg.foot,
+        toes=leg.toes if motion.has_toes else None,
+        heel=vec(motion.points[0]),
+        ball=vec(motion.points[1]),
+        toe=vec(motion.points[2]),
+        contacts=spans,
+    )
 
 
 def _hips_offset(clip: _Clip, planted, hips, window, cap):
@@ -345,10 +396,13 @@ def _hips_offset(clip: _Clip, planted, hips, window, cap):
     heads = clip.pose.heads
     hip_joints = np.stack([heads[:, clip.index[leg.thigh]] for leg in clip.legs], axis=1)
     ankles = np.stack([p.head for p in planted], axis=1)
-    reach = np.array([
-        np.linalg.norm(heads[0, clip.index[leg.calf]] - heads[0, clip.index[leg.thigh]])
-        + np.linalg.norm(heads[0, clip.index[leg.foot]] - heads[0, clip.index[leg.calf]])
-        for leg in clip.legs])  # fmt: skip
+    reach = np.array(
+        [
+            np.linalg.norm(heads[0, clip.index[leg.calf]] - heads[0, clip.index[leg.thigh]])
+            + np.linalg.norm(heads[0, clip.index[leg.foot]] - heads[0, clip.index[leg.calf]])
+            for leg in clip.legs
+        ]
+    )
     original = np.stack([heads[:, clip.index[leg.foot]] for leg in clip.legs], axis=1)
     return correct_hips(hip_joints, ankles, reach, window, cap, original).offset
 
@@ -364,20 +418,46 @@ def _figures(clip: _Clip, after_pose, paths, down, inside):
     heads_before = clip.pose.heads[inside]
 
     def toes(pose, index):
-        return np.stack([pose.heads[:, index[leg.toes]] if leg.toes else
-                         pose.tails[:, index[leg.foot]] for leg in clip.legs], axis=1)[inside]
+        return np.stack(
+            [
+                pose.heads[:, index[leg.toes]] if leg.toes else pose.tails[:, index[leg.foot]]
+                for leg in clip.legs
+            ],
+            axis=1,
+        )[inside]
 
-    before = figures_of(heads_before, _two(toes(clip.pose, clip.index)), flat(paths_before),
-                        mask, heads_before, metric_floor, clip.fps, clip.height)  # fmt: skip
+    before = figures_of(
+        heads_before,
+        _two(toes(clip.pose, clip.index)),
+        flat(paths_before),
+        mask,
+        heads_before,
+        metric_floor,
+        clip.fps,
+        clip.height,
+    )
     if after_pose is None:
         return before, None
     after_index = {str(n): i for i, n in enumerate(after_pose.bone_names)}
     columns = [after_index[n] for n in names]
     heads_after = after_pose.heads[:, columns][inside]
-    paths_after = np.stack([_planted_paths(m, after_pose, after_index, leg)
-                            for m, leg in zip(clip.motions, clip.legs)], axis=1)[inside]
-    after = figures_of(heads_after, _two(toes(after_pose, after_index)), flat(paths_after), mask,
-                       heads_before, metric_floor, clip.fps, clip.height)  # fmt: skip
+    paths_after = np.stack(
+        [
+            _planted_paths(m, after_pose, after_index, leg)
+            for m, leg in zip(clip.motions, clip.legs)
+        ],
+        axis=1,
+    )[inside]
+    after = figures_of(
+        heads_after,
+        _two(toes(after_pose, after_index)),
+        flat(paths_after),
+        mask,
+        heads_before,
+        metric_floor,
+        clip.fps,
+        clip.height,
+    )
     return before, after
 
 

@@ -59,15 +59,19 @@ def rigged(source: Scene, clip, planted, down, hips, offset) -> Scene:
         i = scene.bone_index(hips)
         bone = scene.bones[i]
         parent = bone.parent
-        local = offset if parent is None else quat.rotate(
-            quat.conj(_rotations(pose, clip.index[parent])), offset)  # fmt: skip
+        local = (
+            offset
+            if parent is None
+            else quat.rotate(quat.conj(_rotations(pose, clip.index[parent])), offset)
+        )
         base = _sampled(bone.translation, bone.translation_keys, frames)
         scene.bones[i] = dataclasses.replace(bone, translation_keys=Keys(frames, base + local))
     for leg, motion, path in zip(clip.legs, clip.motions, planted):
         if motion.has_toes:
             i = scene.bone_index(leg.toes)
             scene.bones[i] = dataclasses.replace(
-                scene.bones[i], rotation_keys=Keys(frames, path.toes_rotation))
+                scene.bones[i], rotation_keys=Keys(frames, path.toes_rotation)
+            )
     for j, (leg, motion, path) in enumerate(zip(clip.legs, clip.motions, planted)):
         built = build_foot_roll(scene, leg, MOTION, pose, STRAIGHT_SIDE)
         scene.bones, scene.constraints = list(built.rig.bones), list(built.rig.constraints)
@@ -91,8 +95,13 @@ def _window_sum(values: np.ndarray, half: int) -> np.ndarray:
     """``values`` ``(F, 3)`` summed over a raised cosine ``2 half + 1`` frames wide (the ends
     held)."""
     kernel = np.hanning(2 * half + 3)[1:-1]
-    return np.stack([np.convolve(np.pad(values[:, i], half, mode="edge"), kernel, mode="valid")
-                     for i in range(values.shape[1])], axis=1)  # fmt: skip
+    return np.stack(
+        [
+            np.convolve(np.pad(values[:, i], half, mode="edge"), kernel, mode="valid")
+            for i in range(values.shape[1])
+        ],
+        axis=1,
+    )
 
 
 def pole_positions(hip, knee, ankle, toe, fps: float) -> np.ndarray:
@@ -118,8 +127,10 @@ def pole_positions(hip, knee, ankle, toe, fps: float) -> np.ndarray:
     half = max(1, int(round(POLE_S * fps)))
     forward = across(toe - ankle)
     forward /= np.maximum(np.linalg.norm(forward, axis=1, keepdims=True), 1e-300)
-    side = across(_window_sum(across(knee - hip), half) / (half + 1)
-                  + POLE_FORWARD * length * _window_sum(forward, half) / (half + 1))
+    side = across(
+        _window_sum(across(knee - hip), half) / (half + 1)
+        + POLE_FORWARD * length * _window_sum(forward, half) / (half + 1)
+    )
     size = np.linalg.norm(side, axis=1, keepdims=True)
     side = np.where(size > 1e-12 * length, side / np.maximum(size, 1e-300), forward)
     return 0.5 * (hip + ankle) + length * side
@@ -139,20 +150,26 @@ def _key_pole(scene: Scene, pole: str, leg, index, pose: BakeResult, ankle, fps)
         to_parent = inverse(pose.bone_to_world[:, index[bone.parent]])
         world = np.einsum("fij,fj->fi", to_parent[:, :3, :3], world) + to_parent[:, :3, 3]
     built = sample(bone.translation, bone.translation_keys, pose.frames)
-    length = float(np.linalg.norm(at[leg.calf][0] - at[leg.thigh][0])
-                   + np.linalg.norm(at[leg.foot][0] - at[leg.calf][0]))  # fmt: skip
+    length = float(
+        np.linalg.norm(at[leg.calf][0] - at[leg.thigh][0])
+        + np.linalg.norm(at[leg.foot][0] - at[leg.calf][0])
+    )
     moved = np.linalg.norm(np.asarray(ankle) - at[leg.foot], axis=1) / (POLE_FROM * length)
     x = np.clip(moved, 0.0, 1.0)
     weight = (x * x * (3.0 - 2.0 * x))[:, None]
     keyed = built + weight * (world - built)
-    scene.bones[i] = dataclasses.replace(bone, translation=tuple(float(v) for v in keyed[0]),
-                                         translation_keys=Keys(pose.frames, keyed))  # fmt: skip
+    scene.bones[i] = dataclasses.replace(
+        bone,
+        translation=tuple(float(v) for v in keyed[0]),
+        translation_keys=Keys(pose.frames, keyed),
+    )
 
 
 def _rotations(pose: BakeResult, bone: int) -> np.ndarray:
-    return quat.quat_from_matrix(pose.bone_to_world[:, bone, :3, :3]
-                                 / np.linalg.norm(pose.bone_to_world[:, bone, :3, :3],
-                                                  axis=1, keepdims=True))  # fmt: skip
+    return quat.quat_from_matrix(
+        pose.bone_to_world[:, bone, :3, :3]
+        / np.linalg.norm(pose.bone_to_world[:, bone, :3, :3], axis=1, keepdims=True)
+    )
 
 
 def _sampled(static, keys, frames) -> np.ndarray:
@@ -162,8 +179,11 @@ def _sampled(static, keys, frames) -> np.ndarray:
 def _key_roll(scene: Scene, built, motion: FootMotion, path: FootPath, down, pose, frames):
     """Replace the built rig's control and pivot keys by the plant's; the foot takes the
     body's rotation as it is (``offset: "none"``: the body's frame is the planted foot's)."""
-    toe = motion.toe_in_foot(path.toes_rotation) if motion.has_toes else \
-        np.broadcast_to(motion.points[2], (len(frames), 3))
+    toe = (
+        motion.toe_in_foot(path.toes_rotation)
+        if motion.has_toes
+        else np.broadcast_to(motion.points[2], (len(frames), 3))
+    )
     keys = roll_keys(path, down, motion.points[:2], toe)
     control = scene.bone(built.control)
     to_world = np.zeros((len(frames), 4, 4))
@@ -177,15 +197,20 @@ def _key_roll(scene: Scene, built, motion: FootMotion, path: FootPath, down, pos
     rotation = quat.quat_from_matrix(to_world[:, :3, :3])
     rotation = quat.normalize(rotation)
     i = scene.bone_index(built.control)
-    scene.bones[i] = dataclasses.replace(control, translation_keys=Keys(frames, to_world[:, :3, 3]),
-                                         rotation_keys=Keys(frames, _continuous(rotation)))
+    scene.bones[i] = dataclasses.replace(
+        control,
+        translation_keys=Keys(frames, to_world[:, :3, 3]),
+        rotation_keys=Keys(frames, _continuous(rotation)),
+    )
     for c, constraint in enumerate(scene.constraints):
         if constraint.name == built.roll:
             pivots = []
             for p, pivot in enumerate(constraint.pivots):
                 position = motion.points[p] if p < 2 else keys.toe_position[0]
-                changes = dict(position=tuple(float(x) for x in position),
-                               rotation_keys=_thinned(frames, keys.pivots[p]))
+                changes = dict(
+                    position=tuple(float(x) for x in position),
+                    rotation_keys=_thinned(frames, keys.pivots[p]),
+                )
                 if p == 2:
                     changes["position_keys"] = _thinned(frames, keys.toe_position)
                 pivots.append(dataclasses.replace(pivot, **changes))

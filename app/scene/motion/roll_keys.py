@@ -119,9 +119,10 @@ def roll_keys(path: FootPath, down, ball_heel, toe_in_foot) -> RollKeys:
     rolling = np.where(keep, first, np.where(taken, then, -1))
     toe = np.array(toe_in_foot, dtype=float)
     for a, b in intervals_of(rolling == 2):  # a toe turn keeps one position throughout
-        toe[a + 1:b + 2] = toe[a]
-    points = np.stack([np.broadcast_to(ball_heel[0], (count, 3)),
-                       np.broadcast_to(ball_heel[1], (count, 3)), toe])  # fmt: skip
+        toe[a + 1 : b + 2] = toe[a]
+    points = np.stack(
+        [np.broadcast_to(ball_heel[0], (count, 3)), np.broadcast_to(ball_heel[1], (count, 3)), toe]
+    )
     turn = quat.canonical(quat.mul(quat.conj(q[:-1]), q[1:]))  # (F-1, 4), the foot's frame
     which = np.where(rolling >= 0, rolling, -1)  # the pivot turning on each step
     amount = np.where((rolling >= 0)[:, None], quat.to_rotvec(turn), 0.0)
@@ -157,7 +158,7 @@ def _undo(rolling, q, points, which, amount) -> None:
     gaps = np.append(runs[1:, 0], len(rolling)) - (runs[:, 1] + 1)  # free steps after each
     history = []
     for (a, b), free in zip(runs, gaps):
-        piv = rolling[a:b + 1]
+        piv = rolling[a : b + 1]
         cuts = np.flatnonzero(np.diff(piv)) + 1
         for c, d in zip(np.concatenate([[0], cuts]), np.append(cuts, len(piv)) - 1):
             net = quat.to_rotvec(quat.mul(quat.conj(q[a + c]), q[a + d + 1]))
@@ -169,8 +170,8 @@ def _undo(rolling, q, points, which, amount) -> None:
         shares = np.diff(np.linspace(0, usable, len(history) + 1).round().astype(int))
         at = b + 1
         for (i, u, net), n in zip(reversed(history), shares):
-            which[at:at + n] = i
-            amount[at:at + n] = -net / n
-            points[i, at:at + n + 1] = u
+            which[at : at + n] = i
+            amount[at : at + n] = -net / n
+            points[i, at : at + n + 1] = u
             at += n
         history = []

@@ -48,9 +48,8 @@ CHILDREN: dict[str, tuple[str, ...]] = {
 LIMBS = tuple(
     (f"{side}_{a}", f"{side}_{b}")
     for side in SIDES
-    for a, b in (("upper_arm", "forearm"), ("forearm", "hand"), ("thigh", "shin"),
-                 ("shin", "foot"))
-) + (("hips", "head"),)  # fmt: skip
+    for a, b in (("upper_arm", "forearm"), ("forearm", "hand"), ("thigh", "shin"), ("shin", "foot"))
+) + (("hips", "head"),)
 
 
 def side_of(name: str) -> str | None:

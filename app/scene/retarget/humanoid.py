@@ -76,14 +76,18 @@ class HumanoidMap:
 def _key(rest: Rest, bone: int, reading: names.Reading, joints: set):
     """How strongly ``bone`` is the reading's bone: a main segment, the word's usual sense,
     a skin joint, nearer the root, earlier in the file."""
-    return (reading.segment == 0, reading.strength, bone in joints,
-            -int(rest.depth[bone]), -bone)  # fmt: skip
+    return (reading.segment == 0, reading.strength, bone in joints, -int(rest.depth[bone]), -bone)
 
 
 def _candidates(scene: Scene, rest: Rest) -> dict[str, list[int]]:
     """Canonical bone (``spine`` for the chain) -> bones whose names read as it, best first."""
-    joints = {rest.index(j) for m in scene.meshes if len(m.joints) > 1 for j in m.joints
-              if j in rest.names}  # fmt: skip
+    joints = {
+        rest.index(j)
+        for m in scene.meshes
+        if len(m.joints) > 1
+        for j in m.joints
+        if j in rest.names
+    }
     found: dict[str, list] = {}
     for i, name in enumerate(rest.names):
         if i in rest.rigid_leaves:
@@ -104,15 +108,23 @@ class _Chooser:
     def taken(self) -> set:
         return set(self.chosen.values())
 
-    def pick(self, canonical: str, below: int | None = None, above: int | None = None,
-             anywhere: bool = True) -> int | None:  # fmt: skip
+    def pick(
+        self,
+        canonical: str,
+        below: int | None = None,
+        above: int | None = None,
+        anywhere: bool = True,
+    ) -> int | None:
         """Choose ``canonical``'s best candidate below ``below`` and above ``above`` (each
         excluded), else (with ``anywhere``) its best candidate."""
         free = [b for b in self.candidates.get(canonical, ()) if b not in self.taken()]
         rest = self.rest
-        fits = [b for b in free
-                if (below is None or (b != below and rest.is_ancestor(below, b)))
-                and (above is None or (b != above and rest.is_ancestor(b, above)))]  # fmt: skip
+        fits = [
+            b
+            for b in free
+            if (below is None or (b != below and rest.is_ancestor(below, b)))
+            and (above is None or (b != above and rest.is_ancestor(b, above)))
+        ]
         choice = fits[0] if fits else (free[0] if free and anywhere else None)
         if choice is not None:
             self.chosen[canonical] = choice
@@ -165,9 +177,15 @@ def _body(pick: _Chooser) -> None:
     head = pick.pick("head", below=hips, anywhere=False)
     neck = None
     if head is not None:
-        necks = [b for b in pick.candidates.get("neck", ())
-                 if b not in pick.taken() and b != hips and rest.is_ancestor(hips, b)
-                 and rest.is_ancestor(b, head) and b != head]  # fmt: skip
+        necks = [
+            b
+            for b in pick.candidates.get("neck", ())
+            if b not in pick.taken()
+            and b != hips
+            and rest.is_ancestor(hips, b)
+            and rest.is_ancestor(b, head)
+            and b != head
+        ]
         if necks:
             neck = min(necks, key=lambda b: rest.depth[b])
             chosen["neck"] = neck
@@ -197,7 +215,7 @@ def _spine(pick: _Chooser, hips: int, top: int | None) -> None:
         between = rest.path(hips, top)[1:-1]
         if branch is not None and branch in between:
             chain = between[: between.index(branch) + 1]
-            after = between[between.index(branch) + 1:]
+            after = between[between.index(branch) + 1 :]
             if "neck" not in chosen and after and chosen.get("head") == top:
                 chosen["neck"] = after[0]
         else:
@@ -253,8 +271,7 @@ def _by_shape(pick: _Chooser) -> None:
     helpers = {i for i, n in enumerate(rest.names) if names.is_helper(n)}
     central = shape.climb(rest, hips, skip=leg_bones | limbs | helpers)
     if not arms_named:
-        found = shape.find_arms(rest, central[1:], np.cross(UP, forward),
-                                skip=leg_bones | helpers)
+        found = shape.find_arms(rest, central[1:], np.cross(UP, forward), skip=leg_bones | helpers)
         if found is None:
             return
         _, arms = found
@@ -307,6 +324,8 @@ def notes(scene: Scene, mapping: HumanoidMap) -> list[str]:
             continue
         above = mapping.get(parent)
         if not rest.is_ancestor(index[above], index[bone]):
-            out.append(f"{label(canonical)} {bone} is not below the {label(parent).lower()} "
-                       f"{above}: the retarget places it from there.")  # fmt: skip
+            out.append(
+                f"{label(canonical)} {bone} is not below the {label(parent).lower()} "
+                f"{above}: the retarget places it from there."
+            )
     return out

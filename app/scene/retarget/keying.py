@@ -145,12 +145,18 @@ def keyed(target: Scene, tgt, pairs, world_rotation, hips_path, frames) -> Scene
     bones = []
     for b, bone in enumerate(target.bones):
         kw = keys.get(b, {})
-        bones.append(dataclasses.replace(bone, translation_keys=kw.get("translation_keys"),
-                                         rotation_keys=kw.get("rotation_keys"),
-                                         scale_keys=None))  # fmt: skip
+        bones.append(
+            dataclasses.replace(
+                bone,
+                translation_keys=kw.get("translation_keys"),
+                rotation_keys=kw.get("rotation_keys"),
+                scale_keys=None,
+            )
+        )
     if not all(np.all(np.isfinite(world[b])) for b in needed):
-        raise SceneError("the retarget gave non-finite transforms (a bone scaled to nothing?)",
-                         "bones")  # fmt: skip
+        raise SceneError(
+            "the retarget gave non-finite transforms (a bone scaled to nothing?)", "bones"
+        )
     scene = target.copy()
     scene.bones = bones
     return scene

@@ -40,10 +40,13 @@ def read_map(value, bone_names, path: str = KEY) -> HumanoidMap:
     for canonical, bone in bones.items():
         where = f"{path}.bones.{canonical}"
         if canonical not in BONES:
-            raise SceneError(f"{canonical!r} is not a canonical humanoid bone (hips, spine, "
-                             "chest, upper_chest, neck, head, left_/right_ + thigh, shin, "
-                             "foot, toes, shoulder, upper_arm, forearm, hand, thumb_1 .. "
-                             "little_3)", where)  # fmt: skip
+            raise SceneError(
+                f"{canonical!r} is not a canonical humanoid bone (hips, spine, "
+                "chest, upper_chest, neck, head, left_/right_ + thigh, shin, "
+                "foot, toes, shoulder, upper_arm, forearm, hand, thumb_1 .. "
+                "little_3)",
+                where,
+            )
         if not isinstance(bone, str):
             raise SceneError(f"must be a bone's name, got {bone!r}", where)
         if bone not in names:

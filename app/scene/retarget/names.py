@@ -29,51 +29,137 @@ from typing import NamedTuple
 #: Word(s) joined, lower case -> (part, strength); several readings strongest first. The
 #: ``spine`` part is any bone of the spine chain (placed along it by the hierarchy).
 CENTRE = {
-    "hips": (("hips", 2),), "hip": (("hips", 1),), "pelvis": (("hips", 2),),
-    "spine": (("spine", 2),), "chest": (("spine", 2),), "upperchest": (("spine", 2),),
-    "torso": (("spine", 1),), "abdomen": (("spine", 1),), "lowerback": (("spine", 1),),
-    "waist": (("spine", 1),), "back": (("spine", 1),), "ribs": (("spine", 1),),
-    "neck": (("neck", 2),), "head": (("head", 2),),
-}  # fmt: skip
+    "hips": (("hips", 2),),
+    "hip": (("hips", 1),),
+    "pelvis": (("hips", 2),),
+    "spine": (("spine", 2),),
+    "chest": (("spine", 2),),
+    "upperchest": (("spine", 2),),
+    "torso": (("spine", 1),),
+    "abdomen": (("spine", 1),),
+    "lowerback": (("spine", 1),),
+    "waist": (("spine", 1),),
+    "back": (("spine", 1),),
+    "ribs": (("spine", 1),),
+    "neck": (("neck", 2),),
+    "head": (("head", 2),),
+}
 SIDED = {
-    "shoulder": (("shoulder", 2), ("upper_arm", 1)), "clavicle": (("shoulder", 2),),
-    "collar": (("shoulder", 2),), "collarbone": (("shoulder", 2),), "clav": (("shoulder", 2),),
-    "upperarm": (("upper_arm", 2),), "uparm": (("upper_arm", 2),), "arm": (("upper_arm", 2),),
-    "armupper": (("upper_arm", 2),), "humerus": (("upper_arm", 2),),
-    "forearm": (("forearm", 2),), "lowerarm": (("forearm", 2),), "loarm": (("forearm", 2),),
-    "lowarm": (("forearm", 2),), "armlower": (("forearm", 2),), "elbow": (("forearm", 1),),
-    "hand": (("hand", 2),), "wrist": (("hand", 1),), "fist": (("hand", 1),),
-    "thigh": (("thigh", 2),), "upleg": (("thigh", 2),), "upperleg": (("thigh", 2),),
-    "legupper": (("thigh", 2),), "femur": (("thigh", 2),), "hip": (("thigh", 1),),
-    "calf": (("shin", 2),), "shin": (("shin", 2),), "lowerleg": (("shin", 2),),
-    "leglower": (("shin", 2),), "loleg": (("shin", 2),), "lowleg": (("shin", 2),),
-    "tibia": (("shin", 2),), "knee": (("shin", 1),), "leg": (("shin", 1),),
-    "foot": (("foot", 2),), "ankle": (("foot", 1),),
-    "toes": (("toes", 2),), "toe": (("toes", 2),), "toebase": (("toes", 2),),
+    "shoulder": (("shoulder", 2), ("upper_arm", 1)),
+    "clavicle": (("shoulder", 2),),
+    "collar": (("shoulder", 2),),
+    "collarbone": (("shoulder", 2),),
+    "clav": (("shoulder", 2),),
+    "upperarm": (("upper_arm", 2),),
+    "uparm": (("upper_arm", 2),),
+    "arm": (("upper_arm", 2),),
+    "armupper": (("upper_arm", 2),),
+    "humerus": (("upper_arm", 2),),
+    "forearm": (("forearm", 2),),
+    "lowerarm": (("forearm", 2),),
+    "loarm": (("forearm", 2),),
+    "lowarm": (("forearm", 2),),
+    "armlower": (("forearm", 2),),
+    "elbow": (("forearm", 1),),
+    "hand": (("hand", 2),),
+    "wrist": (("hand", 1),),
+    "fist": (("hand", 1),),
+    "thigh": (("thigh", 2),),
+    "upleg": (("thigh", 2),),
+    "upperleg": (("thigh", 2),),
+    "legupper": (("thigh", 2),),
+    "femur": (("thigh", 2),),
+    "hip": (("thigh", 1),),
+    "calf": (("shin", 2),),
+    "shin": (("shin", 2),),
+    "lowerleg": (("shin", 2),),
+    "leglower": (("shin", 2),),
+    "loleg": (("shin", 2),),
+    "lowleg": (("shin", 2),),
+    "tibia": (("shin", 2),),
+    "knee": (("shin", 1),),
+    "leg": (("shin", 1),),
+    "foot": (("foot", 2),),
+    "ankle": (("foot", 1),),
+    "toes": (("toes", 2),),
+    "toe": (("toes", 2),),
+    "toebase": (("toes", 2),),
     "ball": (("toes", 2),),
-}  # fmt: skip
+}
 #: Finger words -> canonical finger; ``finger0`` .. ``finger4`` are 3ds Max's (``Finger0``
 #: the thumb's first joint, ``Finger01`` its second).
 FINGER_WORDS = {
-    "thumb": "thumb", "index": "index", "indexfinger": "index", "middle": "middle",
-    "ring": "ring", "pinky": "little", "pinkie": "little", "little": "little",
-    "finger0": "thumb", "finger1": "index", "finger2": "middle", "finger3": "ring",
+    "thumb": "thumb",
+    "index": "index",
+    "indexfinger": "index",
+    "middle": "middle",
+    "ring": "ring",
+    "pinky": "little",
+    "pinkie": "little",
+    "little": "little",
+    "finger0": "thumb",
+    "finger1": "index",
+    "finger2": "middle",
+    "finger3": "ring",
     "finger4": "little",
-}  # fmt: skip
+}
 #: Godot's (and Unity's) words for a finger's joints: the thumb's three are its metacarpal,
 #: proximal and distal; another finger's metacarpal is no canonical joint.
 JOINT_WORDS = {"metacarpal": 0, "proximal": 1, "intermediate": 2, "distal": 3}
 THUMB_JOINT_WORDS = {"metacarpal": 1, "proximal": 2, "distal": 3}
 #: A name with one of these words is a helper, an end or a control, never a canonical bone.
 EXCLUDED = {
-    "end", "tip", "nub", "top", "twist", "roll", "ik", "fk", "ctrl", "control", "con",
-    "pole", "target", "tgt", "mch", "helper", "socket", "parent", "orient", "tweak", "prop",
-    "weapon", "attach", "corrective", "jiggle", "null", "pv", "aim", "offset", "mech",
-    "master", "heel", "eye", "jaw", "breast", "fingers", "fingerbase", "joint", "pivot",
-}  # fmt: skip
+    "end",
+    "tip",
+    "nub",
+    "top",
+    "twist",
+    "roll",
+    "ik",
+    "fk",
+    "ctrl",
+    "control",
+    "con",
+    "pole",
+    "target",
+    "tgt",
+    "mch",
+    "helper",
+    "socket",
+    "parent",
+    "orient",
+    "tweak",
+    "prop",
+    "weapon",
+    "attach",
+    "corrective",
+    "jiggle",
+    "null",
+    "pv",
+    "aim",
+    "offset",
+    "mech",
+    "master",
+    "heel",
+    "eye",
+    "jaw",
+    "breast",
+    "fingers",
+    "fingerbase",
+    "joint",
+    "pivot",
+}
 
-_SIDE_WORDS = {"left": "left", "l": "left", "right": "right", "r": "right", "lft": "left",
-               "rgt": "right", "rt": "right", "lt": "left"}  # fmt: skip
+_SIDE_WORDS = {
+    "left": "left",
+    "l": "left",
+    "right": "right",
+    "r": "right",
+    "lft": "left",
+    "rgt": "right",
+    "rt": "right",
+    "lt": "left",
+}
 _CENTRE_WORDS = {"c", "m", "mid", "center", "centre"}
 _PREFIX = re.compile(
     r"^(?:mixamorig\d*_?|def[-_]|org[-_]|j_bip_|bip0*1[ _]?|bip\d*[ _]|cc_base_|b_|"
@@ -81,8 +167,10 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _DUPLICATE = re.compile(r"\.(\d{3})$")
-_SPLIT = re.compile(r"[._\-\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"
-                    r"|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")  # fmt: skip
+_SPLIT = re.compile(
+    r"[._\-\s]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"
+    r"|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])"
+)
 
 
 class Reading(NamedTuple):
@@ -158,13 +246,15 @@ def read(name: str) -> tuple[Reading, ...]:
     number = int(digits[0]) if digits else 0
     segment = number - 1 if number >= 2 else 0  # "UpperArm2", "Neck2": a second segment
     if side is None:
-        return tuple(Reading(None, part, strength, segment)
-                     for part, strength in CENTRE.get(key, ()))  # fmt: skip
+        return tuple(
+            Reading(None, part, strength, segment) for part, strength in CENTRE.get(key, ())
+        )
     finger = _finger(text, digits)
     if finger is not None:
         return (Reading(side, finger, 2, 0),) if finger else ()
-    return tuple(Reading(side, part, strength, duplicate or segment)
-                 for part, strength in SIDED.get(key, ()))  # fmt: skip
+    return tuple(
+        Reading(side, part, strength, duplicate or segment) for part, strength in SIDED.get(key, ())
+    )
 
 
 def _finger(text: list[str], digits: list[str]) -> str | None:

@@ -64,10 +64,17 @@ class Rest:
         skinned = {j for m in scene.meshes if len(m.joints) > 1 for j in m.joints}
         rigid = {m.joints[0] for m in scene.meshes if len(m.joints) == 1}
         index = {n: i for i, n in enumerate(skeleton.names)}
-        leaves = frozenset(index[n] for n in rigid - skinned
-                           if n in index and not children[index[n]])  # fmt: skip
-        return cls(skeleton.names, skeleton.parents, world, depth,
-                   tuple(tuple(c) for c in children), leaves)  # fmt: skip
+        leaves = frozenset(
+            index[n] for n in rigid - skinned if n in index and not children[index[n]]
+        )
+        return cls(
+            skeleton.names,
+            skeleton.parents,
+            world,
+            depth,
+            tuple(tuple(c) for c in children),
+            leaves,
+        )
 
     @property
     def heads(self) -> np.ndarray:

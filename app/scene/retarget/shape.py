@@ -156,8 +156,14 @@ def _arm_chain(rest: Rest, first: int, usable: set) -> list[int]:
         kids = [c for c in rest.children[chain[-1]] if c in usable]
         if not kids or len(kids) > 1 and len(chain) >= 3:
             return chain
-        far = {c: max(np.linalg.norm(rest.heads[s] - rest.heads[first])
-                      for s in rest.subtree(c) if s in usable) for c in kids}  # fmt: skip
+        far = {
+            c: max(
+                np.linalg.norm(rest.heads[s] - rest.heads[first])
+                for s in rest.subtree(c)
+                if s in usable
+            )
+            for c in kids
+        }
         chain.append(max(kids, key=lambda c: (far[c], -c)))
 
 
@@ -173,7 +179,7 @@ def arm_parts(rest: Rest, chain: list[int]) -> dict[str, int]:
     start = 0
     if len(chain) >= 4 and length(0) < 0.7 * length(1):
         start = 1
-    parts = dict(zip(("upper_arm", "forearm", "hand"), chain[start:start + 3]))
+    parts = dict(zip(("upper_arm", "forearm", "hand"), chain[start : start + 3]))
     if start:
         parts["shoulder"] = chain[0]
     return parts

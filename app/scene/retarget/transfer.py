@@ -51,9 +51,11 @@ DEGENERATE = 1e-3
 END_CHILDREN = {
     "hips": ("spine",),
     "upper_chest": ("neck",),
-    **{f"{s}_hand": tuple(f"{s}_{f}_1" for f in ("middle", "index", "ring", "little"))
-       for s in SIDES},
-}  # fmt: skip
+    **{
+        f"{s}_hand": tuple(f"{s}_{f}_1" for f in ("middle", "index", "ring", "little"))
+        for s in SIDES
+    },
+}
 
 
 @dataclass
@@ -104,8 +106,10 @@ class _Side:
         self.rest_rotation = rotation_from_matrix(self.rest.bone_to_world)
 
     def facing(self, pairs) -> np.ndarray:
-        sides = [[self.bone[f"{s}_{p}"] for p in ("thigh", "upper_arm") if f"{s}_{p}" in pairs]
-                 for s in SIDES]  # fmt: skip
+        sides = [
+            [self.bone[f"{s}_{p}"] for p in ("thigh", "upper_arm") if f"{s}_{p}" in pairs]
+            for s in SIDES
+        ]
         forward = facing_from_sides(self.rest, *sides)
         if forward is None:
             legs = [[self.bone[f"{s}_{p}"] for p in LEG if f"{s}_{p}" in pairs] for s in SIDES]
@@ -131,8 +135,9 @@ class _Side:
         return float(np.mean(lengths)) if lengths else None
 
 
-def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
-             target_map: HumanoidMap) -> Retargeted:  # fmt: skip
+def retarget(
+    source: Scene, source_map: HumanoidMap, target: Scene, target_map: HumanoidMap
+) -> Retargeted:
     """Put ``source``'s motion on ``target`` (see the module docstring).
 
     Parameters
@@ -155,8 +160,10 @@ def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
     pairs = tuple(c for c in BONES if c in src.bone and c in tgt.bone)
     if "hips" not in pairs:
         missing = "the clip's" if "hips" not in src.bone else "the character's"
-        raise SceneError(f"{missing} humanoid map has no hips: nothing to carry the motion",
-                         "humanoid.bones.hips")  # fmt: skip
+        raise SceneError(
+            f"{missing} humanoid map has no hips: nothing to carry the motion",
+            "humanoid.bones.hips",
+        )
     frames = np.arange(source.frame_start, source.frame_end + 1, dtype=float)
     bounds.check_poses(len(frames), len(target.bones), "frame_end")
     clip = bake(source, frames).bone_to_world  # (F, Bs, 4, 4)
@@ -169,8 +176,10 @@ def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
     scene = keyed(target, tgt, pairs, world_rotation, hips, frames)
     messages = []
     scene.fps, scene.frame_start, scene.frame_end = source.fps, source.frame_start, source.frame_end
-    driven = sorted({b for c in target.constraints for b in c.driven_bones()}
-                    & {target.bones[tgt.bone[p]].name for p in pairs})  # fmt: skip
+    driven = sorted(
+        {b for c in target.constraints for b in c.driven_bones()}
+        & {target.bones[tgt.bone[p]].name for p in pairs}
+    )
     if driven:
         messages.append(f"constraints drive {', '.join(driven)}: they override the motion there")
     yaw_deg = float(np.degrees(2 * np.arctan2(np.linalg.norm(yaw[1:]), abs(yaw[0]))))
@@ -179,8 +188,9 @@ def retarget(source: Scene, source_map: HumanoidMap, target: Scene,
 
 def _yaw(source_forward, target_forward) -> np.ndarray:
     """The turn about the vertical taking the character's facing onto the source's."""
-    angle = np.arctan2(np.cross(target_forward, source_forward) @ UP,
-                       float(target_forward @ source_forward))  # fmt: skip
+    angle = np.arctan2(
+        np.cross(target_forward, source_forward) @ UP, float(target_forward @ source_forward)
+    )
     return quat.from_axis_angle(UP, angle)
 
 
@@ -224,8 +234,11 @@ def _directions(pairs, src: _Side, tgt: _Side, clip, yaw) -> dict:
     out = {}
     for c in pairs:
         end = _end(c, pair_set)
-        out[c] = (src.segment(c, end, src.rest.bone_to_world), src.segment(c, end, clip),
-                  tgt.segment(c, end, tgt.rest.bone_to_world))  # fmt: skip
+        out[c] = (
+            src.segment(c, end, src.rest.bone_to_world),
+            src.segment(c, end, clip),
+            tgt.segment(c, end, tgt.rest.bone_to_world),
+        )
     out.update(_body_chain(pair_set, src, tgt, clip, yaw))
     return out
 
@@ -248,7 +261,8 @@ def _body_chain(pairs: set, src: _Side, tgt: _Side, clip, yaw) -> dict:
     t_path = [tgt.bone[c] for c in body] + [tgt.bone["head"]]
     s_top, s_head = src.bone["hips"], src.bone["head"]
     if not src.rest.is_ancestor(s_top, s_head) or not all(
-            tgt.rest.is_ancestor(a, b) for a, b in zip(t_path[:-1], t_path[1:])):  # fmt: skip
+        tgt.rest.is_ancestor(a, b) for a, b in zip(t_path[:-1], t_path[1:])
+    ):
         return {}
     s_path = src.rest.path(s_top, s_head)
     s_rest = src.rest.heads[s_path]
@@ -279,8 +293,9 @@ def _body_chain(pairs: set, src: _Side, tgt: _Side, clip, yaw) -> dict:
         return quat.rotate(turn[..., None, :], bent)
 
     rest_dirs, clip_dirs = pointing(s_rest), pointing(s_clip)
-    return {c: (rest_dirs[k], clip_dirs[:, k], t_rest[k + 1] - t_rest[k])
-            for k, c in enumerate(body)}  # fmt: skip
+    return {
+        c: (rest_dirs[k], clip_dirs[:, k], t_rest[k + 1] - t_rest[k]) for k, c in enumerate(body)
+    }
 
 
 def _floor(side: _Side, pairs, bone_to_world) -> float:

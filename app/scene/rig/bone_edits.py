@@ -103,8 +103,9 @@ def _with_bone_replaced(bones, name: str, new: Bone) -> list[Bone]:
 # --- adding ------------------------------------------------------------------------------
 
 
-def add_bone(scene: Scene, parent: str | None = None, head_in_parent=None, tail=None,
-             name: str = "bone") -> tuple[Rig, str]:  # fmt: skip
+def add_bone(
+    scene: Scene, parent: str | None = None, head_in_parent=None, tail=None, name: str = "bone"
+) -> tuple[Rig, str]:
     """One more bone: a child of ``parent`` with its head at ``head_in_parent`` (default: the
     parent's tail; the origin for a root), its tail ``tail`` in its own frame (default: up
     its own +Y, as long as the parent, else :data:`DEFAULT_LENGTH`).
@@ -127,8 +128,9 @@ def add_bone(scene: Scene, parent: str | None = None, head_in_parent=None, tail=
     if tail is None:
         tail = (0.0, length, 0.0)
     name = unique_name(name, scene.bone_names())
-    bones.append(Bone(name=name, parent=parent, translation=floats(head_in_parent),
-                      tail=floats(tail)))  # fmt: skip
+    bones.append(
+        Bone(name=name, parent=parent, translation=floats(head_in_parent), tail=floats(tail))
+    )
     return Rig(tuple(bones), tuple(scene.constraints)), name
 
 
@@ -243,8 +245,9 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
         bones.append(b)
     constraints = tuple(c for c in scene.constraints if not _references(c, going))
     # a planted bone deleted: the clip is no longer planted (its keys stay; undo brings it back)
-    plant = ((None,) if scene.plant is not None and not going.isdisjoint(scene.plant.bones())
-             else None)  # fmt: skip
+    plant = (
+        (None,) if scene.plant is not None and not going.isdisjoint(scene.plant.bones()) else None
+    )
     bound = any(not going.isdisjoint(m.joints) for m in scene.meshes)
     extra = without_humanoid_bones(scene.extra, going) if HUMANOID in scene.extra else None
     if not bound:
@@ -256,8 +259,9 @@ def delete_bones(scene: Scene, names, children: str = REPARENT) -> Rig:
             parent = scene.bone(parent).parent
         return parent
 
-    meshes = transferred_meshes(scene.meshes, going, surviving_ancestor,
-                                lambda name: rest_to_world(scene, name))  # fmt: skip
+    meshes = transferred_meshes(
+        scene.meshes, going, surviving_ancestor, lambda name: rest_to_world(scene, name)
+    )
     extra = without_mesh_source(scene.extra if extra is None else extra)
     return Rig(tuple(bones), constraints, meshes, extra, plant)
 

@@ -130,7 +130,6 @@ def without_pivot(constraint: MultiParent, name: str) -> MultiParent:
     )
 
 
-
 def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiParent:
     """A multi-parent constraint whose pivot ``old`` is called ``new``.
 
@@ -179,16 +178,20 @@ def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiPa
 
 def alike_on_same_bones(scene: Scene, constraint: Constraint) -> bool:
     """Whether ``scene`` has a constraint of ``constraint``'s kind driving the same bones."""
-    return any(type(c) is type(constraint) and c.driven_bones() == constraint.driven_bones()
-               for c in scene.constraints)  # fmt: skip
+    return any(
+        type(c) is type(constraint) and c.driven_bones() == constraint.driven_bones()
+        for c in scene.constraints
+    )
 
 
 def identical_in(scene: Scene, constraint: Constraint) -> Constraint | None:
     """The constraint of ``scene`` that is ``constraint`` but for its name (the same kind,
     bones, targets and settings: a second one would do the same again), or ``None``."""
     for c in scene.constraints:
-        if type(c) is type(constraint) and dataclasses.replace(c, name=constraint.name) == \
-                constraint:  # fmt: skip
+        if (
+            type(c) is type(constraint)
+            and dataclasses.replace(c, name=constraint.name) == constraint
+        ):
             return c
     return None
 
@@ -202,6 +205,7 @@ def identical_words(scene: Scene, constraint: Constraint) -> str:
     bones = ", ".join(constraint.driven_bones())
     targets = ", ".join(constraint.target_bones())
     following = f" following {targets}" if targets else ""
-    return (f"{same.name} is already a {constraint.label} on {bones}{following}, the same "
-            "in every setting: a second one would change nothing")  # fmt: skip
-
+    return (
+        f"{same.name} is already a {constraint.label} on {bones}{following}, the same "
+        "in every setting: a second one would change nothing"
+    )

@@ -71,8 +71,17 @@ def envelope_weights(points, heads, tails, influences: int = 4, power: float = 4
     return joints, weights
 
 
-def tube_mesh(bone_to_world, heads, tails, bone_names, radius, sides: int = 12,
-              rings: int = 6, influences: int = 4, name: str = "body") -> SkinnedMesh:  # fmt: skip
+def tube_mesh(
+    bone_to_world,
+    heads,
+    tails,
+    bone_names,
+    radius,
+    sides: int = 12,
+    rings: int = 6,
+    influences: int = 4,
+    name: str = "body",
+) -> SkinnedMesh:
     """Closed tubes around bones posed as given, bound to all of them by envelopes.
 
     Parameters
@@ -116,7 +125,7 @@ def tube_mesh(bone_to_world, heads, tails, bone_names, radius, sides: int = 12,
         t = np.linspace(0.0, 1.0, rings)
         along = head + np.outer(t, axis)
         taper = 1.0 - 0.35 * (2 * t - 1) ** 4
-        ring = (np.cos(around)[:, None] * e1 + np.sin(around)[:, None] * e2)  # (S, 3)
+        ring = np.cos(around)[:, None] * e1 + np.sin(around)[:, None] * e2  # (S, 3)
         verts = along[:, None, :] + r * taper[:, None, None] * ring[None]  # (R, S, 3)
         base = sum(len(p) for p in positions)
         poles = np.array([head - 0.6 * r * u, tail + 0.6 * r * u])

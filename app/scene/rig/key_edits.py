@@ -33,11 +33,14 @@ from app.scene.rig.refs import Ref, exists, part_refs, resolve
 
 #: The key lists of each item type, and the static value each replaces.
 KEY_FIELDS = {
-    Bone: (("translation_keys", "translation"), ("rotation_keys", "rotation"),
-           ("scale_keys", "scale")),
+    Bone: (
+        ("translation_keys", "translation"),
+        ("rotation_keys", "rotation"),
+        ("scale_keys", "scale"),
+    ),
     Pivot: (("position_keys", "position"), ("rotation_keys", "rotation")),
     Target: (("position_keys", "position"),),
-}  # fmt: skip
+}
 
 
 def is_rotation(field: str) -> bool:
@@ -60,8 +63,11 @@ def _at(keys: Keys, frames) -> np.ndarray:
 
 def _build(frames, values, kinds) -> Keys:
     order = np.argsort(frames, kind="stable")
-    return Keys(np.asarray(frames, float)[order], np.asarray(values, float)[order],
-                tuple(kinds[i] for i in order))  # fmt: skip
+    return Keys(
+        np.asarray(frames, float)[order],
+        np.asarray(values, float)[order],
+        tuple(kinds[i] for i in order),
+    )
 
 
 def move_keys(keys: Keys, frames, offset: float) -> Keys:
@@ -101,8 +107,11 @@ def delete_keys(keys: Keys, frames) -> Keys | None:
     keep = ~_at(keys, frames)
     if not np.any(keep):
         return None
-    return Keys(keys.frames[keep], keys.values[keep],
-                tuple(k for k, kept in zip(keys.interpolation, keep) if kept))  # fmt: skip
+    return Keys(
+        keys.frames[keep],
+        keys.values[keep],
+        tuple(k for k, kept in zip(keys.interpolation, keep) if kept),
+    )
 
 
 def offset_component(keys: Keys, frames, component: int, delta: float) -> Keys:
@@ -224,8 +233,9 @@ def keys_rest_too(pivot: Pivot, frame: float, first_frame: float | None) -> bool
     return pivot.rotation_keys is None and first_frame is not None and frame != first_frame
 
 
-def with_pivot_rotation(pivot: Pivot, frame: float, rotation,
-                        first_frame: float | None = None) -> Pivot:  # fmt: skip
+def with_pivot_rotation(
+    pivot: Pivot, frame: float, rotation, first_frame: float | None = None
+) -> Pivot:
     """A pivot whose quaternion is keyed to ``rotation`` at ``frame`` (keys are created); its
     first key, at a frame other than ``first_frame`` (given), keys its rest (its static
     ``rotation``) at ``first_frame`` too (:func:`keys_rest_too`)."""
@@ -253,7 +263,6 @@ def with_bone_rotation(bone: Bone, frame: float, rotation) -> Bone:
     return dataclasses.replace(bone, rotation_keys=with_key(bone.rotation_keys, frame, q))
 
 
-
 def with_bone_translation(bone: Bone, frame: float, translation) -> Bone:
     """A bone moved to ``translation``: a key if its translation is animated, else static."""
     if bone.translation_keys is not None:
@@ -277,7 +286,6 @@ def with_bone_scale(bone: Bone, frame: float, scale) -> Bone:
     if not np.all(np.isfinite(v)) or np.any(v < 0):
         raise ValueError("every scale factor must be a finite number >= 0 (0 hides the bone)")
     return dataclasses.replace(bone, scale_keys=with_key(bone.scale_keys, frame, v))
-
 
 
 # --- keying and unkeying an item at a frame -----------------------------------------------
@@ -321,8 +329,11 @@ def keyed(scene: Scene, ref: Ref, frame: float):
             changes["scale_keys"] = with_key(item.scale_keys, frame, scale)
         return dataclasses.replace(item, **changes)
     if isinstance(item, Pivot):
-        changes = {"rotation_keys": with_pivot_rotation(
-            item, frame, rotation_at(item, frame), scene.frame_start).rotation_keys}
+        changes = {
+            "rotation_keys": with_pivot_rotation(
+                item, frame, rotation_at(item, frame), scene.frame_start
+            ).rotation_keys
+        }
         if item.position_keys is not None:
             changes["position_keys"] = with_key(item.position_keys, frame, position_at(item, frame))
         return dataclasses.replace(item, **changes)
@@ -430,8 +441,16 @@ def copy_keys(selected: dict) -> Clip:
     for channel, (keys, frames) in selected.items():
         mask = _at(keys, frames)
         if np.any(mask):
-            channels.append((channel, Keys(keys.frames[mask], keys.values[mask],
-                             tuple(k for k, m in zip(keys.interpolation, mask) if m))))  # fmt: skip
+            channels.append(
+                (
+                    channel,
+                    Keys(
+                        keys.frames[mask],
+                        keys.values[mask],
+                        tuple(k for k, m in zip(keys.interpolation, mask) if m),
+                    ),
+                )
+            )
     if not channels:
         raise ValueError("no keys to copy")
     return Clip(tuple(channels))

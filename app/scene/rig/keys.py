@@ -27,9 +27,7 @@ def _check_kinds(kinds, count: int) -> tuple:
         raise ValueError(f"expected {count} interpolation entries (one per key), got {len(kinds)}")
     for kind in kinds:
         if kind not in INTERPOLATIONS:
-            raise ValueError(
-                f"unknown interpolation {kind!r} (known: {', '.join(INTERPOLATIONS)})"
-            )
+            raise ValueError(f"unknown interpolation {kind!r} (known: {', '.join(INTERPOLATIONS)})")
     return kinds
 
 
@@ -63,8 +61,12 @@ class Keys:
 
     def __post_init__(self):
         frames = self.frames
-        if not (isinstance(frames, np.ndarray) and frames.dtype == float and frames.ndim == 1
-                and not frames.flags.writeable):  # fmt: skip
+        if not (
+            isinstance(frames, np.ndarray)
+            and frames.dtype == float
+            and frames.ndim == 1
+            and not frames.flags.writeable
+        ):
             # A read-only array is shared as it is (every joint of a clip keys the same
             # frames); anything else is copied, so no caller can change the keys later.
             frames = np.array(frames, dtype=float).reshape(-1)
@@ -232,7 +234,6 @@ def sample(static, keys: Keys | None, frames, rotation: bool = False) -> np.ndar
     return interpolate_slerp(keys, frames) if rotation else interpolate_linear(keys, frames)
 
 
-
 def bracket_at(key_frames: np.ndarray, codes, frame: float) -> tuple[int, float]:
     """:func:`_bracket` and :func:`shape_parameter` at one frame (two keys or more): the
     key at or before it and the segment parameter, as Python numbers."""
@@ -272,6 +273,7 @@ def sample_one(static, keys: Keys | None, frame: float) -> list:
         return values[0].tolist()
     i, t = bracket_at(keys.frames, keys.codes, frame)
     return [(1.0 - t) * a + t * b for a, b in zip(values[i].tolist(), values[i + 1].tolist())]
+
 
 def sample_many(statics, keys_list, frames, rotation: bool = False) -> np.ndarray:
     """:func:`sample` for many properties at once, shape ``(N, F, D)``.

@@ -7,10 +7,10 @@ is :mod:`app.scene.math.quat`'s in its one-rotation layout (``mul_one``, ``rotat
 rotation makes ~60 calls; on one row the same formulas in floats cost a few µs in all. The
 editor evaluates one frame at a time, so the FABRIK passes of one chain take this path
 (:mod:`app.scene.constraints.fabrik.one_limited`); the two agree to rounding
-(``tests/test_limits_one.py``). :func:`limit_turn` fixes a bone's limit and pose once per
-solve (the same arithmetic, bit for bit); :func:`violation_deg_one` is
+(``tests/scene/constraints/test_limits_one.py``). :func:`limit_turn` fixes a bone's limit and pose
+once per solve (the same arithmetic, bit for bit); :func:`violation_deg_one` is
 :func:`app.scene.rig.limits.violation_deg` of one rotation
-(``tests/test_fabrik_one_frame.py``).
+(``tests/scene/rig/test_fabrik_one_frame.py``).
 
 Conventions as in :mod:`app.scene.math.quat`: ``(w, x, y, z)`` Hamilton quaternions,
 active rotations.
@@ -129,8 +129,7 @@ def limited_rotation_one(limit, d0, u, desired):
         a, _ = unit(tuple(float(c) for c in limit.axis))
         ua, da = dot(u, a), dot(desired, a)
         u_p, u_zero = unit((u[0] - ua * a[0], u[1] - ua * a[1], u[2] - ua * a[2]))
-        v_p, v_zero = unit((desired[0] - da * a[0], desired[1] - da * a[1],
-                            desired[2] - da * a[2]))  # fmt: skip
+        v_p, v_zero = unit((desired[0] - da * a[0], desired[1] - da * a[1], desired[2] - da * a[2]))
         if u_zero or v_zero:
             theta = twist_angle(d0, a)
         else:
@@ -232,8 +231,9 @@ def violation_deg_one(limit, d, u):
         a, _ = unit(tuple(float(c) for c in limit.axis))
         allowed = clamp_circular(twist_angle(d, a), limit.min * _DEG, limit.max * _DEG)
         rest = mul(from_axis_angle(a, -allowed), d)
-        out = 2.0 * atan2(sqrt(rest[1] * rest[1] + rest[2] * rest[2] + rest[3] * rest[3]),
-                          abs(rest[0]))  # fmt: skip
+        out = 2.0 * atan2(
+            sqrt(rest[1] * rest[1] + rest[2] * rest[2] + rest[3] * rest[3]), abs(rest[0])
+        )
     else:
         tail = rotate(d, u)
         c = cross(u, tail)

@@ -71,8 +71,10 @@ class SkinnedMesh:
             if shape is None:  # influences: (V, K), K of 1..8 (a flat array: 4 per vertex)
                 array = array.reshape(-1, 4) if array.ndim == 1 else array
                 if array.ndim != 2 or not 1 <= array.shape[1] <= MAX_INFLUENCES:
-                    raise ValueError(f"{name} needs shape (V, K) with K of 1 to "
-                                     f"{MAX_INFLUENCES}, has {array.shape}")  # fmt: skip
+                    raise ValueError(
+                        f"{name} needs shape (V, K) with K of 1 to "
+                        f"{MAX_INFLUENCES}, has {array.shape}"
+                    )
             else:
                 array = array.reshape(shape)
             array.setflags(write=False)
@@ -91,12 +93,14 @@ class SkinnedMesh:
     def __eq__(self, other):
         if not isinstance(other, SkinnedMesh):
             return NotImplemented
-        if (self.name, self.joints, dict(self.extra)) != (other.name, other.joints,
-                                                          dict(other.extra)):  # fmt: skip
+        if (self.name, self.joints, dict(self.extra)) != (
+            other.name,
+            other.joints,
+            dict(other.extra),
+        ):
             return False
         return all(
-            (a is None and b is None)
-            or (a is not None and b is not None and np.array_equal(a, b))
+            (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
             for a, b in ((getattr(self, n), getattr(other, n)) for n in _ARRAYS)
         )
 

@@ -135,8 +135,11 @@ class Constraint:
 
     def targets(self) -> tuple[tuple[str, Target], ...]:
         """``(field, target)`` of the targets it has (unset ones left out)."""
-        return tuple((key, getattr(self, key)) for key in self.target_fields
-                     if getattr(self, key) is not None)  # fmt: skip
+        return tuple(
+            (key, getattr(self, key))
+            for key in self.target_fields
+            if getattr(self, key) is not None
+        )
 
     def parts(self) -> tuple[tuple[str, str | None], ...]:
         """Its selectable, keyable parts: ``(kind, pivot name or None)``, e.g.
@@ -428,13 +431,16 @@ class Plant:
 
     def with_bone_renamed(self, old: str, new: str) -> Plant:
         """The record with every mention of bone ``old`` naming ``new`` instead."""
+
         def name(n):
             return new if n == old else n
 
-        feet = tuple(dataclasses.replace(f, foot=name(f.foot), toes=name(f.toes))
-                     for f in self.feet)  # fmt: skip
-        original = tuple(dataclasses.replace(b, name=name(b.name), parent=name(b.parent))
-                         for b in self.original)  # fmt: skip
+        feet = tuple(
+            dataclasses.replace(f, foot=name(f.foot), toes=name(f.toes)) for f in self.feet
+        )
+        original = tuple(
+            dataclasses.replace(b, name=name(b.name), parent=name(b.parent)) for b in self.original
+        )
         return dataclasses.replace(self, hips=name(self.hips), feet=feet, original=original)
 
 

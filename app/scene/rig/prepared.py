@@ -35,15 +35,21 @@ class _Channel:
                 codes = b"" if keys.codes is None else keys.codes.tobytes()
                 groups.setdefault((len(keys), keys.frames.tobytes(), codes), []).append(i)
         self.groups = [
-            (np.array(members, dtype=np.intp), keys_list[members[0]].frames,
-             np.stack([keys_list[i].values for i in members]), keys_list[members[0]].codes)
+            (
+                np.array(members, dtype=np.intp),
+                keys_list[members[0]].frames,
+                np.stack([keys_list[i].values for i in members]),
+                keys_list[members[0]].codes,
+            )
             for members in groups.values()
-        ]  # fmt: skip
+        ]
         self.whole = len(self.groups) == 1 and len(self.groups[0][0]) == self.n
-        self.static_index = np.array([i for i, k in enumerate(keys_list) if k is None],
-                                     dtype=np.intp)  # fmt: skip
-        self.static_values = np.array([statics[i] for i in self.static_index],
-                                      dtype=float).reshape(-1, 1, self.dim)  # fmt: skip
+        self.static_index = np.array(
+            [i for i, k in enumerate(keys_list) if k is None], dtype=np.intp
+        )
+        self.static_values = np.array([statics[i] for i in self.static_index], dtype=float).reshape(
+            -1, 1, self.dim
+        )
 
     def sample(self, frames: np.ndarray) -> np.ndarray:
         """Every bone's value at ``frames`` (F,), shape ``(B, F, D)``."""
@@ -114,12 +120,15 @@ class PreparedRig:
         self.scale = np.array([b.scale for b in bones], dtype=float).reshape(-1, 3).T[:, :, None]
         self._scale = None  # a channel only when some bone has scale keys
         if any(b.scale_keys is not None for b in bones):
-            self._scale = _Channel([b.scale for b in bones], [b.scale_keys for b in bones],
-                                   rotation=False)  # fmt: skip
-        self._translation = _Channel([b.translation for b in bones],  # fmt: skip
-                                     [b.translation_keys for b in bones], rotation=False)
-        self._rotation = _Channel([b.rotation for b in bones], [b.rotation_keys for b in bones],
-                                  rotation=True)  # fmt: skip
+            self._scale = _Channel(
+                [b.scale for b in bones], [b.scale_keys for b in bones], rotation=False
+            )
+        self._translation = _Channel(
+            [b.translation for b in bones], [b.translation_keys for b in bones], rotation=False
+        )
+        self._rotation = _Channel(
+            [b.rotation for b in bones], [b.rotation_keys for b in bones], rotation=True
+        )
         self._statics: dict = {}
         self._worlds: dict = {}
         self._memo: dict = {}
@@ -128,8 +137,7 @@ class PreparedRig:
         """:func:`app.scene.rig.skeleton.local_transforms` of the scene, shape (F, B, 4, 4)."""
         frames = np.asarray(frames, dtype=float).reshape(-1)
         scale = self.scale if self._scale is None else np.moveaxis(self._scale.sample(frames), 2, 0)
-        return compose_local(self._translation.sample(frames), self._rotation.sample(frames),
-                             scale)  # fmt: skip
+        return compose_local(self._translation.sample(frames), self._rotation.sample(frames), scale)
 
     def world_at(self, frame: float) -> np.ndarray:
         """Forward kinematics at one frame, ``(B, 4, 4)``, kept (read-only) for reuse: the

@@ -88,8 +88,9 @@ def renamed_tutorial(data, old: str, new: str):
         out["point_in_frames"] = {(new if k == old else k): v for k, v in quoted.items()}
     change = out.get("change_of_basis")
     if isinstance(change, Mapping):
-        out["change_of_basis"] = {k: (new if k in ("from", "to") and v == old else v)
-                                  for k, v in change.items()}  # fmt: skip
+        out["change_of_basis"] = {
+            k: (new if k in ("from", "to") and v == old else v) for k, v in change.items()
+        }
     return out
 
 
@@ -191,15 +192,18 @@ def transferred_meshes(meshes, going: set, surviving_ancestor, rest_to_world) ->
                 target[j] = joints.index(heir)
             else:
                 joints[j] = heir
-                inverse_bind[j] = (inverse(rest_to_world(heir)) @ rest_to_world(name)
-                                   @ mesh.inverse_bind[j])  # fmt: skip
+                inverse_bind[j] = (
+                    inverse(rest_to_world(heir)) @ rest_to_world(name) @ mesh.inverse_bind[j]
+                )
         keep = np.unique(target[mesh.joint_indices])
         renumber = np.full(len(joints), -1)
         renumber[keep] = np.arange(len(keep))
-        out.append(dataclasses.replace(
-            mesh,
-            joints=tuple(joints[k] for k in keep),
-            inverse_bind=inverse_bind[keep],
-            joint_indices=renumber[target[mesh.joint_indices]],
-        ))  # fmt: skip
+        out.append(
+            dataclasses.replace(
+                mesh,
+                joints=tuple(joints[k] for k in keep),
+                inverse_bind=inverse_bind[keep],
+                joint_indices=renumber[target[mesh.joint_indices]],
+            )
+        )
     return tuple(out)

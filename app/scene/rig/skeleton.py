@@ -83,9 +83,14 @@ class Skeleton:
             below = set()
             for b in bones:
                 below.update(int(d) for d in self.descendants(b))
-            levels = tuple(lv for lv in (np.array([b for b in level if b in below],
-                                                  dtype=np.intp) for level in self.levels)
-                           if len(lv))  # fmt: skip
+            levels = tuple(
+                lv
+                for lv in (
+                    np.array([b for b in level if b in below], dtype=np.intp)
+                    for level in self.levels
+                )
+                if len(lv)
+            )
             self._below[key] = levels
         return levels
 
@@ -113,13 +118,16 @@ def local_transforms(scene: Scene, frames) -> np.ndarray:
     """
     frames = np.asarray(frames, dtype=float).reshape(-1)
     bones = scene.bones
-    translation = sample_many([b.translation for b in bones],
-                              [b.translation_keys for b in bones], frames)  # fmt: skip
-    rotation = sample_many([b.rotation for b in bones], [b.rotation_keys for b in bones],
-                           frames, rotation=True)  # fmt: skip
+    translation = sample_many(
+        [b.translation for b in bones], [b.translation_keys for b in bones], frames
+    )
+    rotation = sample_many(
+        [b.rotation for b in bones], [b.rotation_keys for b in bones], frames, rotation=True
+    )
     if any(b.scale_keys is not None for b in bones):
-        scale = np.moveaxis(sample_many([b.scale for b in bones],
-                                        [b.scale_keys for b in bones], frames), 2, 0)  # fmt: skip
+        scale = np.moveaxis(
+            sample_many([b.scale for b in bones], [b.scale_keys for b in bones], frames), 2, 0
+        )
     else:
         scale = np.array([b.scale for b in bones], dtype=float).reshape(-1, 3).T[:, :, None]
     return compose_local(translation, rotation, scale)
@@ -300,8 +308,13 @@ def tails_in_bones(scene: Scene) -> np.ndarray:
     for b in scene.bones:
         if b.parent is not None:
             first_child.setdefault(b.parent, b.translation)
-    return np.array([b.tail if b.tail is not None else first_child.get(b.name, (0.0,) * 3)
-                     for b in scene.bones], dtype=float).reshape(-1, 3)  # fmt: skip
+    return np.array(
+        [
+            b.tail if b.tail is not None else first_child.get(b.name, (0.0,) * 3)
+            for b in scene.bones
+        ],
+        dtype=float,
+    ).reshape(-1, 3)
 
 
 def heads_and_tails(scene: Scene, bone_to_world) -> tuple[np.ndarray, np.ndarray]:

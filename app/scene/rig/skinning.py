@@ -83,9 +83,7 @@ class Skinning:
         palette = np.empty((frames, joints + 1, 3, 4))
         palette[:] = np.eye(4)[:3]
         found = np.flatnonzero(self.bone_of_joint >= 0)
-        palette[:, found] = (b2w[:, self.bone_of_joint[found]] @ self.inverse_bind[found])[
-            :, :, :3
-        ]
+        palette[:, found] = (b2w[:, self.bone_of_joint[found]] @ self.inverse_bind[found])[:, :, :3]
         return palette
 
     def blended_matrices(self, bone_to_world) -> np.ndarray:
@@ -284,8 +282,9 @@ def bind(mesh: SkinnedMesh, bone_names, dtype=np.float64) -> Skinning:
     used = np.any(weights > 0, axis=0)
     used[0] = True
     slots, weights = slots[:, used], weights[:, used]
-    normals = mesh.normals if mesh.normals is not None else vertex_normals(mesh.positions,
-                                                                          mesh.indices)  # fmt: skip
+    normals = (
+        mesh.normals if mesh.normals is not None else vertex_normals(mesh.positions, mesh.indices)
+    )
     normals = np.asarray(normals, dtype=float)
     length = np.linalg.norm(normals, axis=1, keepdims=True)
     normals = normals / np.where(length > 0, length, 1.0)

@@ -158,5 +158,11 @@ def set_target_menu(menu, document, constraint) -> None:
     target_menu.addSeparator()
     for b in document.scene.bones:
         for at in ("head", "tail"):
-            act(target_menu, f"To {b.name} {at}", constraint_operations.set_target, document,
-                constraint.name, Target(bone=b.name, at=at))  # fmt: skip
+            act(
+                target_menu,
+                f"To {b.name} {at}",
+                constraint_operations.set_target,
+                document,
+                constraint.name,
+                Target(bone=b.name, at=at),
+            )

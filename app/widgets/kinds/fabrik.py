@@ -38,8 +38,14 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
         words, enabled = f"on {chain[0]} → {chain[-1]} ({plural(len(chain), 'bone')})", True
     else:
         words, enabled = f"on {chain[-1]} and its parent {chain[0]}", True
-    act(menu, f"Add FABRIK Constraint {words}", constraint_operations.add_fabrik, document, bones,
-        enabled=enabled)  # fmt: skip
+    act(
+        menu,
+        f"Add FABRIK Constraint {words}",
+        constraint_operations.add_fabrik,
+        document,
+        bones,
+        enabled=enabled,
+    )
 
 
 def on_constraint(menu, document, c: Fabrik, ref) -> None:
@@ -128,6 +134,12 @@ def show_trace(panel, m) -> None:
     )
 
 
-VIEW = ConstraintView(Fabrik, section=section, limits=limits,
-                      add_on_bone=add_on_bone, on_constraint=on_constraint,
-                      report=report, show_trace=show_trace)  # fmt: skip
+VIEW = ConstraintView(
+    Fabrik,
+    section=section,
+    limits=limits,
+    add_on_bone=add_on_bone,
+    on_constraint=on_constraint,
+    report=report,
+    show_trace=show_trace,
+)

@@ -34,26 +34,31 @@ def section(form, c) -> None:
 
     form.label_row("Bone", c.bone)
     form.choice_field(
-        "Target bone", "followTarget",
+        "Target bone",
+        "followTarget",
         lambda: [(b, b) for b in doc.scene.bone_names() if b != constraint().bone],
         lambda: constraint().target.bone,
         lambda bone: set_follow_target(doc, name, bone=bone),
         "The bone it follows",
-    )  # fmt: skip
+    )
     if isinstance(c, CopyLocation):
         form.choice_field(
-            "Target point", "followAt", lambda: [("head", "head"), ("tail", "tail")],
+            "Target point",
+            "followAt",
+            lambda: [("head", "head"), ("tail", "tail")],
             lambda: constraint().target.at,
             lambda at: set_follow_target(doc, name, at=at),
             "Which end of the target bone the head goes to",
-        )  # fmt: skip
+        )
     form.choice_field(
-        "Offset", "followOffset", lambda: [(w, v) for v, w in OFFSET_WORDS.items()],
+        "Offset",
+        "followOffset",
+        lambda: [(w, v) for v, w in OFFSET_WORDS.items()],
         lambda: constraint().offset,
         lambda offset: set_offset(doc, name, offset),
         "Keep how bone and target stand at the first frame (frame start), or take the "
         "target's value as it is",
-    )  # fmt: skip
+    )
     form.label_row("", _WHAT[type(c)])
 
 
@@ -61,14 +66,25 @@ def _add_on_bone(cls):
     def add_on_bone(menu, document, bone: str, bones) -> None:
         others = [b for b in bones if b != bone]
         # greyed, it says how to get there: the target first, then the bone (Blender's way)
-        words = (f" following {others[-1]}" if others
-                 else f" (select the target bone, then also {bone})")  # fmt: skip
-        same = (identical_in(document.scene, new_follow(document.scene, cls, bone, others[-1]))
-                if others else None)  # fmt: skip
+        words = (
+            f" following {others[-1]}" if others else f" (select the target bone, then also {bone})"
+        )
+        same = (
+            identical_in(document.scene, new_follow(document.scene, cls, bone, others[-1]))
+            if others
+            else None
+        )
         if same is not None:  # greyed, it says why: a second one would change nothing
             words += f" ({same.name} does this already)"
-        act(menu, f"Add {cls.label.title()} Constraint on {bone}{words}", add_follow, document,
-            cls, bones or [bone], enabled=bool(others) and same is None)  # fmt: skip
+        act(
+            menu,
+            f"Add {cls.label.title()} Constraint on {bone}{words}",
+            add_follow,
+            document,
+            cls,
+            bones or [bone],
+            enabled=bool(others) and same is None,
+        )
 
     return add_on_bone
 
@@ -81,19 +97,38 @@ def on_constraint(menu, document, c, ref) -> None:
         if b.name == c.bone:
             continue
         for at in ends:
-            act(target_menu, f"To {b.name}" + (f" {at}" if at else ""), set_follow_target,
-                document, c.name, b.name, at)  # fmt: skip
+            act(
+                target_menu,
+                f"To {b.name}" + (f" {at}" if at else ""),
+                set_follow_target,
+                document,
+                c.name,
+                b.name,
+                at,
+            )
 
 
 # child of and copy rotation follow the target bone as a whole: its head or tail means nothing
-CHILD_OF = ConstraintView(ChildOf, section=section, add_on_bone=_add_on_bone(ChildOf),
-                          on_constraint=on_constraint, target_ends=False,
-                          target_position=False)  # fmt: skip
-COPY_ROTATION = ConstraintView(CopyRotation, section=section,
-                               add_on_bone=_add_on_bone(CopyRotation),
-                               on_constraint=on_constraint, target_ends=False,
-                               target_position=False)  # fmt: skip
-COPY_LOCATION = ConstraintView(CopyLocation, section=section,
-                               add_on_bone=_add_on_bone(CopyLocation),
-                               on_constraint=on_constraint,
-                               target_position=False)  # fmt: skip
+CHILD_OF = ConstraintView(
+    ChildOf,
+    section=section,
+    add_on_bone=_add_on_bone(ChildOf),
+    on_constraint=on_constraint,
+    target_ends=False,
+    target_position=False,
+)
+COPY_ROTATION = ConstraintView(
+    CopyRotation,
+    section=section,
+    add_on_bone=_add_on_bone(CopyRotation),
+    on_constraint=on_constraint,
+    target_ends=False,
+    target_position=False,
+)
+COPY_LOCATION = ConstraintView(
+    CopyLocation,
+    section=section,
+    add_on_bone=_add_on_bone(CopyLocation),
+    on_constraint=on_constraint,
+    target_position=False,
+)

@@ -19,11 +19,14 @@ def section(form, c: MultiParent) -> None:
     form.label_row("Body", c.body)
     form.int_field("Substeps per frame", "substeps", "substeps", 1000)
     form.combo_field(
-        "Integrator", "integrator", "integrator", ["seed", "twist", "exact"],
+        "Integrator",
+        "integrator",
+        "integrator",
+        ["seed", "twist", "exact"],
         "seed: the seed's update equations at 'Substeps per frame'; twist: their limit "
         "stepped with the twist frozen per step; exact: the limit itself in closed "
         "form (substeps ignored)",
-    )  # fmt: skip
+    )
     form.relative_to_field()
     form.pivot_list(c)
 
@@ -32,15 +35,28 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
     scene = document.scene
     new = multi_parent_edits.new_multi_parent(scene, bone)
     driven = constraint_edits.alike_on_same_bones(scene, new)
-    act(menu, f"Add Multi-Parent Constraint on {bone}" + (" (it has one)" if driven else ""),
-        constraint_operations.add_multi_parent, document, bone, enabled=not driven)  # fmt: skip
+    act(
+        menu,
+        f"Add Multi-Parent Constraint on {bone}" + (" (it has one)" if driven else ""),
+        constraint_operations.add_multi_parent,
+        document,
+        bone,
+        enabled=not driven,
+    )
 
 
 def on_constraint(menu, document, c: MultiParent, ref) -> None:
     act(menu, f"Add Pivot to {c.name}", constraint_operations.add_pivot, document, c.name)
     if ref.kind == PIVOT:
-        act(menu, f"Remove Pivot {ref.pivot}", constraint_operations.remove_pivot, document, c.name,
-            ref.pivot, enabled=len(c.pivots) > 1)  # fmt: skip
+        act(
+            menu,
+            f"Remove Pivot {ref.pivot}",
+            constraint_operations.remove_pivot,
+            document,
+            c.name,
+            ref.pivot,
+            enabled=len(c.pivots) > 1,
+        )
 
 
 def report(info: dict) -> str:
@@ -126,6 +142,11 @@ def show_trace(panel, m) -> None:
     table.resizeRowsToContents()
 
 
-VIEW = ConstraintView(MultiParent, section=section, add_on_bone=add_on_bone,
-                      on_constraint=on_constraint, report=report,
-                      show_trace=show_trace)  # fmt: skip
+VIEW = ConstraintView(
+    MultiParent,
+    section=section,
+    add_on_bone=add_on_bone,
+    on_constraint=on_constraint,
+    report=report,
+    show_trace=show_trace,
+)

@@ -21,8 +21,13 @@ def section(form, c: PointsAt) -> None:
 def add_on_bone(menu, document, bone: str, bones) -> None:
     others = [b for b in bones if b != bone]
     aim = f" at {others[-1]}" if others else ""
-    act(menu, f"Add Points-At Constraint on {bone}{aim}", constraint_operations.add_points_at,
-        document, bones or [bone])  # fmt: skip
+    act(
+        menu,
+        f"Add Points-At Constraint on {bone}{aim}",
+        constraint_operations.add_points_at,
+        document,
+        bones or [bone],
+    )
 
 
 def on_constraint(menu, document, c: PointsAt, ref) -> None:
@@ -77,6 +82,11 @@ def report(info: dict) -> str:
     )
 
 
-VIEW = ConstraintView(PointsAt, section=section, limits=limits,
-                      add_on_bone=add_on_bone, on_constraint=on_constraint,
-                      report=report)  # fmt: skip
+VIEW = ConstraintView(
+    PointsAt,
+    section=section,
+    limits=limits,
+    add_on_bone=add_on_bone,
+    on_constraint=on_constraint,
+    report=report,
+)

@@ -26,7 +26,12 @@ class ConstraintSection:
         form = self._group("Evaluation")
         if c.space_matters:  # a setting that changes nothing is not offered
             self._combo_field(
-                form, "Space (authored)", "constraintSpace", ref, "space", ["object", "world"],
+                form,
+                "Space (authored)",
+                "constraintSpace",
+                ref,
+                "space",
+                ["object", "world"],
                 "The space saved in the file. The toolbar's World/Object toggle "
                 "overrides it for comparing, without editing the file.",
             )
@@ -63,8 +68,10 @@ class ConstraintSection:
         form.addRow("Pivots", pivots)
         row = QtWidgets.QHBoxLayout()
         buttons = {}
-        for offset, text, name in ((-1, "Move Up", "pivotUpButton"),
-                                   (1, "Move Down", "pivotDownButton")):  # fmt: skip
+        for offset, text, name in (
+            (-1, "Move Up", "pivotUpButton"),
+            (1, "Move Down", "pivotDownButton"),
+        ):
             button = QtWidgets.QPushButton(text)
             button.setObjectName(name)
             button.setToolTip(f"Move the chosen pivot one place {text.split()[1].lower()}")
@@ -118,8 +125,16 @@ class ConstraintSection:
 
         self._refreshers.append(refresh)
 
-    def _combo_field(self, form, label: str, object_name: str, ref: Ref, field: str,
-                     items: list[str], tooltip: str) -> None:
+    def _combo_field(
+        self,
+        form,
+        label: str,
+        object_name: str,
+        ref: Ref,
+        field: str,
+        items: list[str],
+        tooltip: str,
+    ) -> None:
         """A combo box editing the constraint's text ``field`` (one command per choice)."""
         doc = self._document
         combo = keep_keys(QtWidgets.QComboBox())
@@ -148,8 +163,20 @@ class KindForm:
     """The inspector's rows for one constraint, as a kind's view fills them
     (:mod:`app.widgets.kinds`): each field edits the constraint through a command."""
 
-    def __init__(self, document, form, ref: Ref, *, run, add_refresher, set_spin, int_field,
-                 combo_field, pivot_list, relative_to_field):  # fmt: skip
+    def __init__(
+        self,
+        document,
+        form,
+        ref: Ref,
+        *,
+        run,
+        add_refresher,
+        set_spin,
+        int_field,
+        combo_field,
+        pivot_list,
+        relative_to_field,
+    ):
         self._document, self._form, self._ref = document, form, ref
         self._run, self._add_refresher, self._set_spin = run, add_refresher, set_spin
         self._int, self._combo = int_field, combo_field
@@ -175,8 +202,16 @@ class KindForm:
         """A spin box for an integer ``field`` (from 1 to ``maximum``)."""
         self._int(self._form, label, object_name, self._ref, field, maximum)
 
-    def float_field(self, label: str, object_name: str, field: str, decimals: int,
-                    step: float, lo: float, hi: float) -> None:  # fmt: skip
+    def float_field(
+        self,
+        label: str,
+        object_name: str,
+        field: str,
+        decimals: int,
+        step: float,
+        lo: float,
+        hi: float,
+    ) -> None:
         """A spin box for a number ``field`` in ``[lo, hi]``."""
         run, set_spin, doc, name = self._run, self._set_spin, self._document, self._ref.name
         spin = spin_box(decimals, step, lo, hi)
@@ -187,13 +222,15 @@ class KindForm:
         )
         self._add_refresher(lambda: set_spin(spin, getattr(doc.scene.constraint(name), field)))
 
-    def combo_field(self, label: str, object_name: str, field: str, items: list[str],
-                    tooltip: str) -> None:  # fmt: skip
+    def combo_field(
+        self, label: str, object_name: str, field: str, items: list[str], tooltip: str
+    ) -> None:
         """A combo box for a text ``field`` (one command per choice)."""
         self._combo(self._form, label, object_name, self._ref, field, items, tooltip)
 
-    def choice_field(self, label: str, object_name: str, choices, current, choose,
-                     tooltip: str = "") -> QtWidgets.QComboBox:  # fmt: skip
+    def choice_field(
+        self, label: str, object_name: str, choices, current, choose, tooltip: str = ""
+    ) -> QtWidgets.QComboBox:
         """A combo box of words for values: ``choices()`` lists ``(words, value)``,
         ``current()`` is the value shown, and picking one runs ``choose(value)`` (an
         operation: one undo command). The list is read again at each refresh."""

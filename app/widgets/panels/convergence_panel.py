@@ -69,12 +69,16 @@ class ConvergencePanel(QtWidgets.QWidget):
             item.setMenuEnabled(False)
             item.hideButtons()
             item.addLegend(offset=(6, 2), labelTextSize="8pt", brush=(28, 29, 33, 215))
-        self.curves = {k: self.path_plot.plot(pen=pg.mkPen(COLORS[k], width=3 if k == "exact"
-                                                            else 1.5), name=k)
-                       for k in COLORS}  # fmt: skip
-        self.distance_curves = {k: self.distance_plot.plot(pen=pg.mkPen(COLORS[k], width=1.5),
-                                                           name=f"{k} − exact")
-                                for k in ("seed", "twist")}  # fmt: skip
+        self.curves = {
+            k: self.path_plot.plot(
+                pen=pg.mkPen(COLORS[k], width=3 if k == "exact" else 1.5), name=k
+            )
+            for k in COLORS
+        }
+        self.distance_curves = {
+            k: self.distance_plot.plot(pen=pg.mkPen(COLORS[k], width=1.5), name=f"{k} − exact")
+            for k in ("seed", "twist")
+        }
         self.frame_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((80, 150, 255)))
         self.distance_plot.addItem(self.frame_line)
 

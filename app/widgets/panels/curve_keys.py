@@ -205,9 +205,10 @@ class CurveKeyEditor(QtCore.QObject):
             return True
         hit = self._hit(plot, pos)
         if self._near_frame_line(plot, pos) and not (
-            hit is not None and hit[0].channel is not None
+            hit is not None
+            and hit[0].channel is not None
             and self.is_selected(hit[0].channel, float(hit[0].frames[hit[1]]))
-        ):  # fmt: skip
+        ):
             return False  # the frame line drags itself (over a key too, unless it is selected)
         shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
         self._press = _Press(pos, plot, plot.frame_at(pos.x()), hit, shift)
@@ -249,13 +250,16 @@ class CurveKeyEditor(QtCore.QObject):
         offset = float(round(press.plot.frame_at(pos.x()) - press.frame))
         if offset != self._gesture.offset or offset == 0:
             self._gesture.to(offset)
-        self.selected = {c: set(f) for c, f in
-                         key_operations.moved_selection(self._base, offset).items()}  # fmt: skip
+        self.selected = {
+            c: set(f) for c, f in key_operations.moved_selection(self._base, offset).items()
+        }
 
     def _drag_value(self, press, d, pos) -> None:
         if d.mode not in (EULER, VECTOR):
-            self.document.notify("Drag rotation keys in value in the Euler-angle display "
-                                 "(the curve view's Euler option)")  # fmt: skip
+            self.document.notify(
+                "Drag rotation keys in value in the Euler-angle display "
+                "(the curve view's Euler option)"
+            )
             return
         if not isinstance(self._gesture, key_operations.KeyGesture) or isinstance(
             self._gesture, key_operations.KeyMove
@@ -266,15 +270,17 @@ class CurveKeyEditor(QtCore.QObject):
             self._gesture = key_operations.KeyGesture(
                 self.document, {d.channel: frames}, f"Change {plural(len(frames), 'key')} in value"
             )
-        delta = self._value_at(press.plot, pos, d.right) - self._value_at(press.plot, press.pos,
-                                                                         d.right)  # fmt: skip
+        delta = self._value_at(press.plot, pos, d.right) - self._value_at(
+            press.plot, press.pos, d.right
+        )
         edit = key_edits.offset_euler if d.mode == EULER else key_edits.offset_component
         self._gesture.preview(lambda keys, frames: edit(keys, frames, d.component, delta))
 
     def _rubber_band(self, press, pos) -> None:
         if self._band is None:
-            self._band = QtWidgets.QRubberBand(QtWidgets.QRubberBand.Shape.Rectangle,
-                                               press.plot.viewport())  # fmt: skip
+            self._band = QtWidgets.QRubberBand(
+                QtWidgets.QRubberBand.Shape.Rectangle, press.plot.viewport()
+            )
             self._band.show()
         self._band.setGeometry(QtCore.QRect(press.pos.toPoint(), pos.toPoint()).normalized())
 
@@ -433,5 +439,4 @@ class CurveKeyEditor(QtCore.QObject):
         pasted = key_operations.paste(self.document, clip, target)
         self.set_selection(pasted)
         count = sum(len(f) for f in pasted.values())
-        self.document.notify(f"Pasted {plural(count, 'key')} at frame "
-                             f"{self.document.frame:g}")  # fmt: skip
+        self.document.notify(f"Pasted {plural(count, 'key')} at frame {self.document.frame:g}")

@@ -87,8 +87,10 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self.title.setWordWrap(True)
         self.euler = QtWidgets.QCheckBox("Euler XYZ")
         self.euler.setObjectName("curveEuler")
-        self.euler.setToolTip("Show rotations as Blender's XYZ Euler angles in degrees (their "
-                              "keys can then be dragged in value with Shift)")  # fmt: skip
+        self.euler.setToolTip(
+            "Show rotations as Blender's XYZ Euler angles in degrees (their "
+            "keys can then be dragged in value with Shift)"
+        )
         self.euler.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         self.euler.toggled.connect(lambda _on: self.refresh())
         self.plot = DualPlot("curveView")
@@ -238,12 +240,33 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         count = max(s.frame_end - s.frame_start + 1, MIN_SAMPLES)
         return plot_frames(s.frame_start, s.frame_end, keys_list, count)
 
-    def _curve(self, plot, frames, values, name, right=False, label=None, style=None,
-               channel=None, component=None, mode=QUAT, dashed=False):  # fmt: skip
+    def _curve(
+        self,
+        plot,
+        frames,
+        values,
+        name,
+        right=False,
+        label=None,
+        style=None,
+        channel=None,
+        component=None,
+        mode=QUAT,
+        dashed=False,
+    ):
         if channel is not None:
-            self.editable_curves.append(Diamonds(name, plot, right, np.asarray(frames, float),
-                                                 np.asarray(values, float), channel, component,
-                                                 mode))  # fmt: skip
+            self.editable_curves.append(
+                Diamonds(
+                    name,
+                    plot,
+                    right,
+                    np.asarray(frames, float),
+                    np.asarray(values, float),
+                    channel,
+                    component,
+                    mode,
+                )
+            )
         pen = _pen(style or name)
         if right or dashed:  # dashed: read on the right axis (or a bone's scale)
             pen.setStyle(QtCore.Qt.PenStyle.DashLine)
@@ -254,25 +277,43 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         item.setClipToView(True)
         return item
 
-    def _markers(self, plot, frames, values, name, owners=None, right=False, style=None,
-                 channel=None, component=None, mode="driven"):  # fmt: skip
+    def _markers(
+        self,
+        plot,
+        frames,
+        values,
+        name,
+        owners=None,
+        right=False,
+        style=None,
+        channel=None,
+        component=None,
+        mode="driven",
+    ):
         """Key diamonds on a curve of ``channel`` ``(ref, field)``; clicking one picks it."""
         if len(frames) == 0:
             return
         color = COLORS[style or name]
         markers = pg.ScatterPlotItem(
-            x=frames, y=values, symbol="d", size=11, brush=pg.mkBrush(*color),
-            pen=pg.mkPen((20, 20, 24), width=1), hoverable=True,
-            hoverBrush=pg.mkBrush(255, 255, 255), data=list(range(len(frames))),
+            x=frames,
+            y=values,
+            symbol="d",
+            size=11,
+            brush=pg.mkBrush(*color),
+            pen=pg.mkPen((20, 20, 24), width=1),
+            hoverable=True,
+            hoverBrush=pg.mkBrush(255, 255, 255),
+            data=list(range(len(frames))),
             tip=lambda x, y, data: f"key at frame {x:g}: {y:.4g} (click, drag)",
-        )  # fmt: skip
+        )
         markers.setZValue(20)
         markers.base_color = color
         (plot.add_right if right else plot.add_left)(markers)
         frames, values = np.asarray(frames, float), np.asarray(values, float)
         self._keys[name] = (frames, values)
-        self.diamonds.append(Diamonds(name, plot, right, frames, values, channel, component,
-                                      mode, markers, owners))  # fmt: skip
+        self.diamonds.append(
+            Diamonds(name, plot, right, frames, values, channel, component, mode, markers, owners)
+        )
         if owners is not None:
             self._owners = owners
 
@@ -280,10 +321,10 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         """Selected keys white and larger, the others in their curve's colour."""
         editor = self.keys_editor
         for d in self.diamonds:
-            on = [d.channel is not None and editor.is_selected(d.channel, float(f))
-                  for f in d.frames]  # fmt: skip
-            d.item.setBrush([pg.mkBrush(*(SELECTED_BRUSH if s else d.item.base_color))
-                             for s in on])  # fmt: skip
+            on = [
+                d.channel is not None and editor.is_selected(d.channel, float(f)) for f in d.frames
+            ]
+            d.item.setBrush([pg.mkBrush(*(SELECTED_BRUSH if s else d.item.base_color)) for s in on])
             d.item.setSize([14 if s else 11 for s in on])
 
     def selected_keys(self) -> dict:
@@ -292,16 +333,16 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
 
     def _plot_rotation(self, subject: CurveSubject) -> None:
         bone = subject.bone_item
-        frames = self._frames(subject.keys, *(() if bone is None else
-                                              (bone.translation_keys, bone.scale_keys)))
+        frames = self._frames(
+            subject.keys, *(() if bone is None else (bone.translation_keys, bone.scale_keys))
+        )
         curve = rotation_curve(subject.static, subject.keys, frames)
         channel = (subject.ref, "rotation_keys")
         if self.euler.isChecked():
             self._plot_euler(curve, channel)
         else:
             self._plot_quaternion(curve, channel)
-        if bone is not None and (bone.translation_keys is not None
-                                 or bone.scale_keys is not None):  # fmt: skip
+        if bone is not None and (bone.translation_keys is not None or bone.scale_keys is not None):
             self._plot_translation(bone, frames)
         self.style_diamonds()
 
@@ -313,8 +354,17 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self.plot.set_right_axis(" ")
         self.plot.getPlotItem().setLabel("left", "Euler XYZ (°)", color="#c8cad0")
         for i, axis in enumerate("xyz"):
-            self._curve(self.plot, frames, angles[:, i], f"e{axis}", label=f"{axis} (°)",
-                        style=axis, channel=channel, component=i, mode=EULER)  # fmt: skip
+            self._curve(
+                self.plot,
+                frames,
+                angles[:, i],
+                f"e{axis}",
+                label=f"{axis} (°)",
+                style=axis,
+                channel=channel,
+                component=i,
+                mode=EULER,
+            )
             self._series[f"e{axis}"] = (frames, angles[:, i])
         if len(curve.key_frames) and len(curve.key_frames) <= MAX_DIAMONDS:
             raw = euler_xyz_from_quat(curve.key_quats)
@@ -322,8 +372,16 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
             # The key's own angles, by whole turns brought onto the unwrapped curve.
             on_curve = raw + 360.0 * np.round((angles[near] - raw) / 360.0)
             for i, axis in enumerate("xyz"):
-                self._markers(self.plot, curve.key_frames, on_curve[:, i], f"e{axis}",
-                              style=axis, channel=channel, component=i, mode=EULER)  # fmt: skip
+                self._markers(
+                    self.plot,
+                    curve.key_frames,
+                    on_curve[:, i],
+                    f"e{axis}",
+                    style=axis,
+                    channel=channel,
+                    component=i,
+                    mode=EULER,
+                )
 
     def _plot_quaternion(self, curve, channel) -> None:
         frames = curve.frames
@@ -336,10 +394,23 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self._series["angle"] = (frames, curve.angle_deg)
         if len(curve.key_frames) <= MAX_DIAMONDS:  # one per mocap frame would be a smear
             for i, name in enumerate("wxyz"):
-                self._markers(self.plot, curve.key_frames, curve.key_quats[:, i], name,
-                              channel=channel, mode=QUAT)  # fmt: skip
-            self._markers(self.plot, curve.key_frames, curve.key_angle_deg, "angle", right=True,
-                          channel=channel, mode=QUAT)  # fmt: skip
+                self._markers(
+                    self.plot,
+                    curve.key_frames,
+                    curve.key_quats[:, i],
+                    name,
+                    channel=channel,
+                    mode=QUAT,
+                )
+            self._markers(
+                self.plot,
+                curve.key_frames,
+                curve.key_angle_deg,
+                "angle",
+                right=True,
+                channel=channel,
+                mode=QUAT,
+            )
 
     def _plot_translation(self, bone, frames) -> None:
         """A bone's keyed translation (a motion-capture root's path) and keyed scale, in the
@@ -347,8 +418,10 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self._lower.setVisible(True)
         self.lower.set_right_axis(" ")  # an empty axis: the frames line up with the plot above
         notes, labels = [], []
-        for field, prefix, what in (("translation_keys", "t", "translation"),
-                                    ("scale_keys", "s", "scale")):  # fmt: skip
+        for field, prefix, what in (
+            ("translation_keys", "t", "translation"),
+            ("scale_keys", "s", "scale"),
+        ):
             keys = getattr(bone, field)
             if keys is None:
                 continue
@@ -357,13 +430,30 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
             for i, axis in enumerate("xyz"):
                 name = f"{prefix}{axis}"
                 label = axis if prefix == "t" else f"scale {axis}"
-                self._curve(self.lower, frames, values[:, i], name, label=label, style=axis,
-                            channel=channel, component=i, mode=VECTOR,
-                            dashed=prefix == "s")  # fmt: skip
+                self._curve(
+                    self.lower,
+                    frames,
+                    values[:, i],
+                    name,
+                    label=label,
+                    style=axis,
+                    channel=channel,
+                    component=i,
+                    mode=VECTOR,
+                    dashed=prefix == "s",
+                )
                 self._series[name] = (frames, values[:, i])
                 if len(keys) <= MAX_DIAMONDS:
-                    self._markers(self.lower, keys.frames, keys.values[:, i], name, style=axis,
-                                  channel=channel, component=i, mode=VECTOR)  # fmt: skip
+                    self._markers(
+                        self.lower,
+                        keys.frames,
+                        keys.values[:, i],
+                        name,
+                        style=axis,
+                        channel=channel,
+                        component=i,
+                        mode=VECTOR,
+                    )
             labels.append(what + (" (units)" if prefix == "t" else ""))
             shape = " (its head in its parent's frame)" if prefix == "t" else " (dashed)"
             notes.append(f"{what}{shape}, {plural(len(keys), 'key')}")
@@ -377,14 +467,30 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         self.plot.getPlotItem().setLabel("left", "position (world, units)", color="#c8cad0")
         channel = (subject.ref, "position_keys")
         for i, axis in enumerate("xyz"):
-            self._curve(self.plot, frames, values[:, i], f"p{axis}", label=axis, style=axis,
-                        channel=channel, component=i, mode=VECTOR)  # fmt: skip
+            self._curve(
+                self.plot,
+                frames,
+                values[:, i],
+                f"p{axis}",
+                label=axis,
+                style=axis,
+                channel=channel,
+                component=i,
+                mode=VECTOR,
+            )
             self._series[f"p{axis}"] = (frames, values[:, i])
         if subject.keys is not None:
             for i, axis in enumerate("xyz"):
-                self._markers(self.plot, subject.keys.frames, subject.keys.values[:, i],
-                              f"p{axis}", style=axis, channel=channel, component=i,
-                              mode=VECTOR)  # fmt: skip
+                self._markers(
+                    self.plot,
+                    subject.keys.frames,
+                    subject.keys.values[:, i],
+                    f"p{axis}",
+                    style=axis,
+                    channel=channel,
+                    component=i,
+                    mode=VECTOR,
+                )
         self.style_diamonds()
 
     def _plot_driven(self, subject: CurveSubject) -> None:
@@ -415,8 +521,9 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
         fits = evaluations.timeline_fits_cache()
         every = "every frame" if fits else f"{len(frames)} frames, evenly"
         b = subject.bone
-        distance, angle = compare.pose_differences(world.bone_to_world[:, b],
-                                                   obj.bone_to_world[:, b])  # fmt: skip
+        distance, angle = compare.pose_differences(
+            world.bone_to_world[:, b], obj.bone_to_world[:, b]
+        )
         self._curve(self.lower, frames, distance, "distance", label="distance (units)")
         self._curve(self.lower, frames, angle, "angle", right=True, label="angle (°)")
         self._series["distance"] = (frames, distance)
@@ -428,7 +535,7 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
                 " (they agree: no limits or non-uniform scale in play)"
                 if distance.max() < 1e-9 and angle.max() < 1e-6
                 else ""
-            )  # fmt: skip
+            )
         )
 
     # --- keys ----------------------------------------------------------------------------
@@ -462,7 +569,8 @@ class CurveView(RefreshWhileVisible, QtWidgets.QWidget):
             ys += list(values[at])
         if not xs:
             return
-        self._ring = pg.ScatterPlotItem(x=xs, y=ys, symbol="o", size=19, brush=None,
-                                        pen=pg.mkPen((255, 255, 255), width=2))  # fmt: skip
+        self._ring = pg.ScatterPlotItem(
+            x=xs, y=ys, symbol="o", size=19, brush=None, pen=pg.mkPen((255, 255, 255), width=2)
+        )
         self._ring.setZValue(19)
         self.plot.getPlotItem().addItem(self._ring)

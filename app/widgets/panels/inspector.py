@@ -4,6 +4,8 @@ A pivot or a bone shows its rotation at the current frame in three notations; ed
 of them keys it at that frame (K keys the current values, Shift+K deletes the key). A
 pivot's position on its body and a position target are edited for the whole timeline, or
 as a key at the current frame when they are animated; the form says which.
+
+One idea: the inspector of the active selection.
 """
 
 from __future__ import annotations
@@ -191,9 +193,7 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             lambda q, source: self._run(key_operations.set_rotation, doc, ref, q, source)
         )
         self._refreshers.append(
-            lambda: editor.set_value(
-                key_edits.rotation_at(resolve(doc.scene, ref), doc.frame)
-            )
+            lambda: editor.set_value(key_edits.rotation_at(resolve(doc.scene, ref), doc.frame))
         )
         interpolation_row(self, form, ref, "rotation_keys")
         self._key_buttons(form, ref)
@@ -208,8 +208,11 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         parts = []
         if hasattr(item, "rotation_keys"):
             parts.append(_keys_text(item.rotation_keys, "rotation"))
-        for field, words in (("translation_keys", "translation"), ("scale_keys", "scale"),
-                             ("position_keys", "position")):  # fmt: skip
+        for field, words in (
+            ("translation_keys", "translation"),
+            ("scale_keys", "scale"),
+            ("position_keys", "position"),
+        ):
             if hasattr(item, field):
                 parts.append(_keys_text(getattr(item, field), words))
         status = f"◆ key at frame {doc.frame:g}" if here else f"no key at frame {doc.frame:g}"
@@ -315,17 +318,21 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         self._header(f"Pivot {ref.pivot}", f"of {c.name} · body {c.body} · {c.space} space")
         name = keep_keys(QtWidgets.QLineEdit(ref.pivot))
         name.setObjectName("pivotName")
-        name.editingFinished.connect(lambda: name.text() != ref.pivot and self._run(
-            constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()))
+        name.editingFinished.connect(
+            lambda: (
+                name.text() != ref.pivot
+                and self._run(
+                    constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()
+                )
+            )
+        )
         self._group("Name").addRow(name)
         form = self._group("Position on the body in units (body frame)")
         position = VectorEdit(3, "position")
         form.addRow(position)
         position.edited.connect(lambda v: self._run(key_operations.set_position, doc, ref, v))
         self._refreshers.append(
-            lambda: position.set_value(
-                key_edits.position_at(resolve(doc.scene, ref), doc.frame)
-            )
+            lambda: position.set_value(key_edits.position_at(resolve(doc.scene, ref), doc.frame))
         )
         self._note(
             form,

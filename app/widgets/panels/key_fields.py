@@ -55,8 +55,11 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
     layout.addWidget(label, 1)
     layout.addWidget(combo)
     form.addRow(row)
-    combo.currentIndexChanged.connect(lambda _: panel.run(
-        key_operations.set_key_interpolation, doc, ref, field, combo.currentData()))  # fmt: skip
+    combo.currentIndexChanged.connect(
+        lambda _: panel.run(
+            key_operations.set_key_interpolation, doc, ref, field, combo.currentData()
+        )
+    )
 
     def refresh():
         keys = getattr(resolve(doc.scene, ref), field)
@@ -82,9 +85,12 @@ def scale_group(panel, ref: Ref) -> None:
     panel.add_refresher(
         lambda: scale.set_value(key_edits.scale_at(doc.scene.bone(ref.name), doc.frame))
     )
-    panel.note(form, lambda: (
-        "keyed: edits set a key at the current frame"
-        if doc.scene.bone(ref.name).scale_keys is not None
-        else "not animated: edits apply to the whole timeline (the rest scale)"
-    ))  # fmt: skip
+    panel.note(
+        form,
+        lambda: (
+            "keyed: edits set a key at the current frame"
+            if doc.scene.bone(ref.name).scale_keys is not None
+            else "not animated: edits apply to the whole timeline (the rest scale)"
+        ),
+    )
     interpolation_row(panel, form, ref, "scale_keys")

@@ -61,9 +61,13 @@ class LimitEditor(QtWidgets.QWidget):
         self.set_value(None)
 
     def _show(self, kind: str, twist: bool) -> None:
-        rows = {self.cone: kind == "cone", self.twist: kind == "cone",
-                self.twist_range: kind == "cone" and twist, self.axis: kind == "hinge",
-                self.hinge_range: kind == "hinge"}  # fmt: skip
+        rows = {
+            self.cone: kind == "cone",
+            self.twist: kind == "cone",
+            self.twist_range: kind == "cone" and twist,
+            self.axis: kind == "hinge",
+            self.hinge_range: kind == "hinge",
+        }
         for widget, shown in rows.items():
             self._form.setRowVisible(widget, shown)
 

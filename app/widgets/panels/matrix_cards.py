@@ -47,8 +47,9 @@ class MatrixCards(QtWidgets.QWidget):
         self._sizes: tuple | None = None  # (cell, card) for the cards' labels and digits
         self.font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self.font.setPointSizeF(9.5)
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
-                           QtWidgets.QSizePolicy.Policy.Preferred)  # fmt: skip
+        self.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Preferred
+        )
 
     def set_cards(self, cards: list[Card]) -> None:
         same_shape = len(cards) == len(self._cards) and all(
@@ -90,8 +91,13 @@ class MatrixCards(QtWidgets.QWidget):
 
     def _measure_cell(self) -> QtCore.QSizeF:
         metrics = QtGui.QFontMetricsF(self.font)
-        width = max((max((metrics.horizontalAdvance(t) for row in c.rows() for t in row),
-                         default=0) for c in self._cards), default=40)  # fmt: skip
+        width = max(
+            (
+                max((metrics.horizontalAdvance(t) for row in c.rows() for t in row), default=0)
+                for c in self._cards
+            ),
+            default=40,
+        )
         return QtCore.QSizeF(width + 8, metrics.height() + 1)
 
     def _card_size(self) -> QtCore.QSizeF:
@@ -99,8 +105,9 @@ class MatrixCards(QtWidgets.QWidget):
         if self._sizes[1] is not None:
             return self._sizes[1]
         label = max((self._label(c).size().height() for c in self._cards), default=16)
-        width = max(4 * cell.width(), max((self._label(c).idealWidth() for c in self._cards),
-                                          default=0))  # fmt: skip
+        width = max(
+            4 * cell.width(), max((self._label(c).idealWidth() for c in self._cards), default=0)
+        )
         size = QtCore.QSizeF(width + 2 * self.PAD, label + 4 * cell.height() + 2.5 * self.PAD)
         self._sizes = (cell, size)
         return size
@@ -158,8 +165,15 @@ class MatrixCards(QtWidgets.QWidget):
             p.setPen(dim if card.struck else text)
             for i, row in enumerate(card.rows()):
                 for j, value in enumerate(row):
-                    rect = QtCore.QRectF(x + self.PAD + j * cell.width(), top + i * cell.height(),
-                                         cell.width(), cell.height())  # fmt: skip
-                    p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignRight
-                               | QtCore.Qt.AlignmentFlag.AlignVCenter, value)  # fmt: skip
+                    rect = QtCore.QRectF(
+                        x + self.PAD + j * cell.width(),
+                        top + i * cell.height(),
+                        cell.width(),
+                        cell.height(),
+                    )
+                    p.drawText(
+                        rect,
+                        QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter,
+                        value,
+                    )
         p.end()

@@ -145,14 +145,21 @@ class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
         pose = doc.pose()
         frame = doc.frame
         if relative == WORLD:
-            chain = bone_chain(doc.scene, bone, frame, bone_to_world=pose.bone_to_world[0],
-                               space=doc.space)  # fmt: skip
+            chain = bone_chain(
+                doc.scene, bone, frame, bone_to_world=pose.bone_to_world[0], space=doc.space
+            )
             result = f"{bone} → world"
             i = doc.scene.bone_index(bone)
             evaluated = pose.bone_to_world[0, i]
         else:
-            chain = a_to_b_chain(doc.scene, bone, relative, frame,
-                                 bone_to_world=pose.bone_to_world[0], space=doc.space)  # fmt: skip
+            chain = a_to_b_chain(
+                doc.scene,
+                bone,
+                relative,
+                frame,
+                bone_to_world=pose.bone_to_world[0],
+                space=doc.space,
+            )
             result = f"{bone} → {relative}"
             a, b = (doc.scene.bone_index(n) for n in (bone, relative))
             evaluated = np.linalg.inv(pose.bone_to_world[0, b]) @ pose.bone_to_world[0, a]
@@ -178,29 +185,39 @@ class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
         space = f"{doc.space} space" if doc.space else "their authored spaces"
         error = float(np.abs(product - evaluated).max())
         ok = error <= 1e-9 * max(1.0, float(np.abs(evaluated).max()))
-        formula = (f"<span style='font-size:12.5pt'>{html.escape(result)} = "
-                   f"{self._formula(chain)}</span>")  # fmt: skip
+        formula = (
+            f"<span style='font-size:12.5pt'>{html.escape(result)} = {self._formula(chain)}</span>"
+        )
         if formula != self.formula.text():  # rich text is laid out again only when it changes
             self.formula.setText(formula)
         if relative != WORLD:
-            note = ("Read right to left: up the first bone's chain to the world, then down the "
-                    "second's, inverted. Struck-through factors meet their inverses and cancel "
-                    "(the common ancestors).")  # fmt: skip
+            note = (
+                "Read right to left: up the first bone's chain to the world, then down the "
+                "second's, inverted. Struck-through factors meet their inverses and cancel "
+                "(the common ancestors)."
+            )
         elif any(f.constraint for f in chain.factors):
-            note = ("Green factors are constraint corrections: left of the bracketed chain in "
-                    "world space (about the head), right of it in object space.")  # fmt: skip
+            note = (
+                "Green factors are constraint corrections: left of the bracketed chain in "
+                "world space (about the head), right of it in object space."
+            )
         else:
             note = "Root first: each bone's translation, then its rotation."
         check = "✓" if ok else "✗"
-        self.notes.setText(f"Frame {doc.frame:g}, constraints in {space}. {note}  {check} "
-                           f"product − evaluated pose: max |Δ| = {error:.1e}")  # fmt: skip
+        self.notes.setText(
+            f"Frame {doc.frame:g}, constraints in {space}. {note}  {check} "
+            f"product − evaluated pose: max |Δ| = {error:.1e}"
+        )
         self.notes.setStyleSheet(f"color: {'#a8c8a0' if ok else '#ff6650'};")
         cards = [
-            Card(factor_html(f.label), f.matrix,
-                 CONSTRAINT_COLOR if f.constraint else KIND_COLORS.get(f.kind, "#dddddd"),
-                 struck=f.cancelled)
+            Card(
+                factor_html(f.label),
+                f.matrix,
+                CONSTRAINT_COLOR if f.constraint else KIND_COLORS.get(f.kind, "#dddddd"),
+                struck=f.cancelled,
+            )
             for f in chain.factors
-        ]  # fmt: skip
+        ]
         # The product first, as the formula reads: result = factors.
         product_card = Card(f"{html.escape(result)} =", product, "#ffffff", highlight=True)
         self.cards_view.set_cards([product_card] + cards)

@@ -75,8 +75,10 @@ class Outliner(QtWidgets.QTreeWidget):
         self.setIndentation(self.INDENT)
         self.customContextMenuRequested.connect(self._context_menu)
         self.itemSelectionChanged.connect(self._on_item_selection)
-        self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
-                             | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)  # fmt: skip
+        self.setEditTriggers(
+            QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
+            | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed
+        )
         self.itemChanged.connect(self._on_item_changed)
         self._bones_group = None
         self._rows: list | None = None  # the names' widths (fit_columns), per change
@@ -110,8 +112,11 @@ class Outliner(QtWidgets.QTreeWidget):
         """``(depth, whole, ends)`` per row: its depth, and the widths of its name whole and
         of its two ends around an ellipsis (margins included); measured once per change."""
         if self._rows is None:
-            margin = 2 * (self.style().pixelMetric(
-                QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 4  # fmt: skip
+            margin = (
+                2
+                * (self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin) + 1)
+                + 4
+            )
             rows = []
             stack = [(self.topLevelItem(i), 1) for i in range(self.topLevelItemCount())]
             while stack:
@@ -282,14 +287,19 @@ class Outliner(QtWidgets.QTreeWidget):
             far = (ev.position().toPoint() - self._drag_from).manhattanLength()
             if far >= QtWidgets.QApplication.startDragDistance():
                 parent = self._drop_parent(ev.position().toPoint())
-                shape = (QtCore.Qt.CursorShape.DragMoveCursor if parent is not False
-                         else QtCore.Qt.CursorShape.ForbiddenCursor)  # fmt: skip
+                shape = (
+                    QtCore.Qt.CursorShape.DragMoveCursor
+                    if parent is not False
+                    else QtCore.Qt.CursorShape.ForbiddenCursor
+                )
                 self.viewport().setCursor(shape)
                 if parent is not False and parent != self._dragged.name and parent != self._hint:
                     self._hint = parent
                     where = f"a child of {parent}" if parent else "a root"
-                    self._document.notify(f"Drop to make {self._dragged.name} {where}, keeping "
-                                          "its place (Shift: keeping its local values)")
+                    self._document.notify(
+                        f"Drop to make {self._dragged.name} {where}, keeping "
+                        "its place (Shift: keeping its local values)"
+                    )
             ev.accept()
             return
         super().mouseMoveEvent(ev)
@@ -304,8 +314,9 @@ class Outliner(QtWidgets.QTreeWidget):
                 parent = self._drop_parent(pos)
                 if parent is not False and parent != dragged.name:
                     shift = ev.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier
-                    self.reparent_requested.emit(dragged.name, parent,
-                                                 "local" if shift else "world")  # fmt: skip
+                    self.reparent_requested.emit(
+                        dragged.name, parent, "local" if shift else "world"
+                    )
                 ev.accept()
                 return
         super().mouseReleaseEvent(ev)

@@ -50,9 +50,12 @@ class DualPlot(pg.PlotWidget):
         # wide their value labels are (quaternion components, Euler degrees, positions).
         item.getAxis("left").setWidth(62)
         item.getAxis("right").setWidth(54)
-        self.frame_line = pg.InfiniteLine(angle=90, movable=True,
-                                          pen=pg.mkPen(FRAME_LINE_COLOR, width=2),
-                                          hoverPen=pg.mkPen((150, 200, 255), width=3))  # fmt: skip
+        self.frame_line = pg.InfiniteLine(
+            angle=90,
+            movable=True,
+            pen=pg.mkPen(FRAME_LINE_COLOR, width=2),
+            hoverPen=pg.mkPen((150, 200, 255), width=3),
+        )
         self.frame_line.setZValue(50)
         item.addItem(self.frame_line, ignoreBounds=True)
         self._setting = False
@@ -125,10 +128,14 @@ class DualPlot(pg.PlotWidget):
     def auto_y(self) -> None:
         """Fit both y axes to what they show (fixed ranges: a later resize keeps them)."""
         self._sync_right()
-        for vb, items in ((self.getPlotItem().vb, self._left_items),
-                          (self.right, self._right_items)):  # fmt: skip
-            values = [np.asarray(i.getData()[1] if hasattr(i, "getData") else i.data["y"], float)
-                      for i in items]  # fmt: skip
+        for vb, items in (
+            (self.getPlotItem().vb, self._left_items),
+            (self.right, self._right_items),
+        ):
+            values = [
+                np.asarray(i.getData()[1] if hasattr(i, "getData") else i.data["y"], float)
+                for i in items
+            ]
             values = np.concatenate([v[np.isfinite(v)] for v in values] or [np.zeros(0)])
             if len(values):
                 lo, hi = float(values.min()), float(values.max())

@@ -56,12 +56,16 @@ class StepPanel(QtWidgets.QWidget):
         sp = QtWidgets.QStyle.StandardPixmap
         for name, text, icon, tip, slot in (
             ("stepFirst", "", sp.SP_MediaSkipBackward, "First stage", model.first),
-            ("stepPrevious", "Previous", sp.SP_ArrowLeft, "Previous pass or step (Alt+Left)",
-             model.previous),
+            (
+                "stepPrevious",
+                "Previous",
+                sp.SP_ArrowLeft,
+                "Previous pass or step (Alt+Left)",
+                model.previous,
+            ),
             ("stepNext", "Next", sp.SP_ArrowRight, "Next pass or step (Alt+Right)", model.next),
-            ("stepLast", "", sp.SP_MediaSkipForward, "Last stage: the solver's result",
-             model.last),
-        ):  # fmt: skip
+            ("stepLast", "", sp.SP_MediaSkipForward, "Last stage: the solver's result", model.last),
+        ):
             b = QtWidgets.QToolButton()
             b.setObjectName(name)
             b.setText(text)
@@ -141,8 +145,9 @@ class StepPanel(QtWidgets.QWidget):
             b.setEnabled(m.active and m.count() > 0)
         if not m.active or m.trace is None:
             self.position.setText("")
-            self.description.setText(m.error or "Press <b>Step through</b> to trace the "
-                                     "constraint at the current frame.")  # fmt: skip
+            self.description.setText(
+                m.error or "Press <b>Step through</b> to trace the constraint at the current frame."
+            )
             self.stages.setRowCount(0)
             self.pivots.setRowCount(0)
             self.pivots.setVisible(False)
@@ -167,8 +172,10 @@ class StepPanel(QtWidgets.QWidget):
                 for c, value in enumerate(values):
                     item = QtWidgets.QTableWidgetItem(value)
                     if c != 1:
-                        item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight
-                                              | QtCore.Qt.AlignmentFlag.AlignVCenter)  # fmt: skip
+                        item.setTextAlignment(
+                            QtCore.Qt.AlignmentFlag.AlignRight
+                            | QtCore.Qt.AlignmentFlag.AlignVCenter
+                        )
                     table.setItem(r, c, item)
             table.selectRow(self._model.index)
         item = table.item(self._model.index, 0)

@@ -40,8 +40,9 @@ def import_motion(parent, document, path=None, frame=None) -> str:
     motion first shows (the window frames the camera on it)."""
     if path is None:
         start = str(Path(document.path).parent) if document.path else ""
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(parent, "Import Motion onto Character",
-                                                        start, MOTION_FILTER)  # fmt: skip
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            parent, "Import Motion onto Character", start, MOTION_FILTER
+        )
         if not path:
             return ""
     try:
@@ -86,8 +87,12 @@ class MotionImportDialog(QtWidgets.QDialog):
         self.animation.currentIndexChanged.connect(self._animation_chosen)
         if self.names:
             form.addRow("Animation", self.animation)
-        self.table = HumanoidTable([("character", "Character", character.bone_names()),
-                                    ("clip", "Clip", self.clip.bone_names())])  # fmt: skip
+        self.table = HumanoidTable(
+            [
+                ("character", "Character", character.bone_names()),
+                ("clip", "Clip", self.clip.bone_names()),
+            ]
+        )
         self.table.set_mapping("character", map_of(character))
         self.table.set_mapping("clip", map_of(self.clip))
         self.table.changed.connect(lambda _key: self._settle.start())
@@ -125,9 +130,12 @@ class MotionImportDialog(QtWidgets.QDialog):
         """Retarget with the maps the table shows, play it, and say what it did."""
         document = self.document
         try:
-            done = self.preview.show(self.clip, self.table.mapping("clip"),
-                                     self.table.mapping("character"),
-                                     label=self.path.name)  # fmt: skip
+            done = self.preview.show(
+                self.clip,
+                self.table.mapping("clip"),
+                self.table.mapping("character"),
+                label=self.path.name,
+            )
         except OperationError as e:
             self.summary.setText("")
             self.problem.setText(f"{e} Choose it in the table.")
@@ -140,7 +148,8 @@ class MotionImportDialog(QtWidgets.QDialog):
             f"{plural(frames, 'frame')} at {done.scene.fps:g} fps; "
             f"{plural(len(done.pairs), 'bone')} mapped on both move, the others keep the "
             f"character's rest; the hips travel × {done.scale:.3g}. The clip plays as a ghost "
-            "beside the character." + "".join(f" Note: {m}." for m in done.messages))  # fmt: skip
+            "beside the character." + "".join(f" Note: {m}." for m in done.messages)
+        )
         if not document.player.playing:
             document.player.play()
         if self._frame is not None:  # the camera on the motion and the ghost, once
@@ -154,11 +163,13 @@ class MotionImportDialog(QtWidgets.QDialog):
         if self.preview.after is None:
             return  # nothing to import (the problem line says why)
         self.document.player.pause()
-        animation = (f" ({self.animation.currentText()})" if len(self.names) > 1 else "")
+        animation = f" ({self.animation.currentText()})" if len(self.names) > 1 else ""
         text = f"Import motion {self.path.name}{animation}"
         self.preview.commit(text)
-        self.done_text = (f"{text}: {plural(len(self.preview.done.pairs), 'bone')} keyed at "
-                          "every frame; Ctrl+Z undoes")  # fmt: skip
+        self.done_text = (
+            f"{text}: {plural(len(self.preview.done.pairs), 'bone')} keyed at "
+            "every frame; Ctrl+Z undoes"
+        )
         super().accept()
 
     def reject(self) -> None:

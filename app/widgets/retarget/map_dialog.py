@@ -40,8 +40,9 @@ class HumanoidMapDialog(QtWidgets.QDialog):
         )
         self.keep = buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
         self.keep.setText("Keep in Scene")
-        automatic = buttons.addButton("Fill In Automatically",
-                                      QtWidgets.QDialogButtonBox.ButtonRole.ResetRole)  # fmt: skip
+        automatic = buttons.addButton(
+            "Fill In Automatically", QtWidgets.QDialogButtonBox.ButtonRole.ResetRole
+        )
         automatic.setObjectName("automatic")
         automatic.clicked.connect(self.fill_in)
         buttons.accepted.connect(self.accept)
@@ -65,8 +66,12 @@ class HumanoidMapDialog(QtWidgets.QDialog):
         kept = saved_map(self.document.scene) is not None
         self.summary.setText(
             f"{len(mapping)} humanoid bones mapped"
-            + (" (the scene keeps this map)" if kept else " (read from the names and the "
-               "shape; not yet kept in the scene)"))  # fmt: skip
+            + (
+                " (the scene keeps this map)"
+                if kept
+                else " (read from the names and the shape; not yet kept in the scene)"
+            )
+        )
         self.problem.setText("\n".join(notes(self.document.scene, mapping)))
 
     def accept(self) -> None:

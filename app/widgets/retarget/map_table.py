@@ -57,15 +57,19 @@ class HumanoidTable(QtWidgets.QTreeWidget):
                     box = QtWidgets.QComboBox(objectName=f"{key}.{canonical}")
                     box.addItems([UNMAPPED, *names])
                     box.setSizeAdjustPolicy(
-                        QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                        QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+                    )
                     box.setMinimumContentsLength(14)
                     box.currentIndexChanged.connect(
-                        lambda _i, key=key, canonical=canonical: self._chosen(key, canonical))
+                        lambda _i, key=key, canonical=canonical: self._chosen(key, canonical)
+                    )
                     self.setItemWidget(row, k + 1, box)
                     self.boxes[key][canonical] = box
                 row.setSizeHint(0, QtCore.QSize(0, box.sizeHint().height()))
-        words = max(self.fontMetrics().horizontalAdvance(t) for t in ("Humanoid bone",
-                                                                        "Upper chest", "Middle 3"))
+        words = max(
+            self.fontMetrics().horizontalAdvance(t)
+            for t in ("Humanoid bone", "Upper chest", "Middle 3")
+        )
         self.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(0, words + 2 * self.indentation() + 12)
         for k in range(len(columns)):
@@ -83,8 +87,13 @@ class HumanoidTable(QtWidgets.QTreeWidget):
 
     def mapping(self, key: str) -> HumanoidMap:
         """Column ``key``'s map."""
-        return HumanoidMap({c: box.currentText() for c, box in self.boxes[key].items()
-                            if box.currentText() != UNMAPPED})  # fmt: skip
+        return HumanoidMap(
+            {
+                c: box.currentText()
+                for c, box in self.boxes[key].items()
+                if box.currentText() != UNMAPPED
+            }
+        )
 
     def set_mapping(self, key: str, mapping: HumanoidMap) -> None:
         """Show ``mapping`` in column ``key`` (no :attr:`changed`); groups with a mapped
@@ -94,6 +103,7 @@ class HumanoidTable(QtWidgets.QTreeWidget):
                 found = box.findText(mapping.get(canonical) or UNMAPPED)
                 box.setCurrentIndex(max(found, 0))
         for title, bones in GROUPS:
-            shown = any(self.boxes[k][c].currentText() != UNMAPPED
-                        for k in self.boxes for c in bones)  # fmt: skip
+            shown = any(
+                self.boxes[k][c].currentText() != UNMAPPED for k in self.boxes for c in bones
+            )
             self._groups[title].setExpanded(shown)

@@ -28,14 +28,18 @@ from app.widgets.viewport.gl_batches import VertexArray, _Context, bind_attribut
 QtOpenGL = importlib.import_module(f"{QT_LIB}.QtOpenGL")
 
 #: The 12 edges of one octahedron (vertex 0 the head, 5 the tail, 1..4 the ring).
-_EDGES = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [5, 1], [5, 2], [5, 3], [5, 4],
-                   [1, 2], [2, 3], [3, 4], [4, 1]])  # fmt: skip
+_EDGES = np.array(
+    [[0, 1], [0, 2], [0, 3], [0, 4], [5, 1], [5, 2], [5, 3], [5, 4], [1, 2], [2, 3], [3, 4], [4, 1]]
+)
 #: Each edge as two corners of the face-vertex array (24 corners per bone, face by face).
-_EDGE_CORNERS = np.array([
-    [3 * f + list(face).index(a), 3 * f + list(face).index(b)]
-    for a, b in _EDGES
-    for f, face in enumerate(_FACES.tolist()) if a in face and b in face
-][::2])  # fmt: skip
+_EDGE_CORNERS = np.array(
+    [
+        [3 * f + list(face).index(a), 3 * f + list(face).index(b)]
+        for a, b in _EDGES
+        for f, face in enumerate(_FACES.tolist())
+        if a in face and b in face
+    ][::2]
+)
 _CORNERS = 24  # 8 faces x 3 corners per bone
 
 
@@ -87,8 +91,7 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         self._normals = np.zeros((corners, 3), np.float32)
         self._colors = np.zeros((corners, 4), np.float32)
         offsets = _CORNERS * np.arange(capacity, dtype=np.uint32)
-        self._edges = (_EDGE_CORNERS[None].astype(np.uint32)
-                       + offsets[:, None, None]).reshape(-1)  # fmt: skip
+        self._edges = (_EDGE_CORNERS[None].astype(np.uint32) + offsets[:, None, None]).reshape(-1)
         self._capacity = capacity
         self._dirty = {"allocate"}
 
@@ -116,8 +119,11 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
 
     def _upload(self) -> None:
         allocate = "allocate" in self._dirty
-        for name, array in (("position", self._positions), ("normal", self._normals),
-                            ("color", self._colors)):  # fmt: skip
+        for name, array in (
+            ("position", self._positions),
+            ("normal", self._normals),
+            ("color", self._colors),
+        ):
             if not (allocate or name in self._dirty):
                 continue
             vbo = self._vbo[name]
@@ -144,15 +150,18 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         faces = self._shader.program(es2_compat=es2)
         edges = shaders.getShaderProgram(None).program(es2_compat=es2)
         if self._locations is None or self._locations[0] != (faces, edges):
+
             def where(program, names):
                 return {n: GL.glGetAttribLocation(program, n) for n in names}
 
-            self._locations = ((faces, edges),
-                               where(faces, ("a_position", "a_normal", "a_color")),
-                               GL.glGetUniformLocation(faces, "u_mvp"),
-                               GL.glGetUniformLocation(faces, "u_normal"),
-                               where(edges, ("a_position", "a_color")),
-                               GL.glGetUniformLocation(edges, "u_mvp"))  # fmt: skip
+            self._locations = (
+                (faces, edges),
+                where(faces, ("a_position", "a_normal", "a_color")),
+                GL.glGetUniformLocation(faces, "u_mvp"),
+                GL.glGetUniformLocation(faces, "u_normal"),
+                where(edges, ("a_position", "a_color")),
+                GL.glGetUniformLocation(edges, "u_mvp"),
+            )
             self._face_vao.forget()
             self._edge_vao.forget()
         return self._locations
@@ -167,8 +176,11 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
         normal = np.array(self.modelViewMatrix().normalMatrix().data(), dtype=np.float32)
         sizes = {"a_position": 3, "a_normal": 3, "a_color": 4}
-        self._face_vao.bind(lambda: bind_attributes(
-            {n: (self._vbo[n[2:]], sizes[n], loc) for n, loc in face_locs.items()}))
+        self._face_vao.bind(
+            lambda: bind_attributes(
+                {n: (self._vbo[n[2:]], sizes[n], loc) for n, loc in face_locs.items()}
+            )
+        )
         GL.glUseProgram(faces)
         GL.glUniformMatrix4fv(u_mvp, 1, False, mvp)
         GL.glUniformMatrix3fv(u_normal, 1, False, normal)
@@ -179,8 +191,9 @@ class BoneMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
             return
 
         def edge_setup():
-            enabled = bind_attributes({"a_position": (self._vbo["position"], 3,
-                                                      edge_locs["a_position"])})  # fmt: skip
+            enabled = bind_attributes(
+                {"a_position": (self._vbo["position"], 3, edge_locs["a_position"])}
+            )
             self._ibo.bind()  # the element buffer is part of the vertex array's state
             return enabled
 

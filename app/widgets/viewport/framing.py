@@ -50,8 +50,11 @@ def _framed(doc) -> tuple[np.ndarray, np.ndarray]:
     :func:`~app.scene.analysis.camera_framing.framed_ends`), kept while the scene's bones
     and meshes stay."""
     scene = doc.scene
-    key = (id(scene), id(scene.meshes), tuple((b.name, b.parent, b.tail is None)
-                                              for b in scene.bones))  # fmt: skip
+    key = (
+        id(scene),
+        id(scene.meshes),
+        tuple((b.name, b.parent, b.tail is None) for b in scene.bones),
+    )
     if _FRAMED.get("key") != key:
         _FRAMED.update(key=key, ends=camera_framing.framed_ends(scene))
     return _FRAMED["ends"]
@@ -126,8 +129,9 @@ def _mesh_points(viewport, timeline):
     return picks, np.concatenate([np.asarray(d, dtype=float) for d in deformed], axis=1)
 
 
-def animation_plan(viewport, evaluate_ghost: bool = False
-                   ) -> tuple[camera_framing.FollowPlan, np.ndarray]:  # fmt: skip
+def animation_plan(
+    viewport, evaluate_ghost: bool = False
+) -> tuple[camera_framing.FollowPlan, np.ndarray]:
     """The follow plan of the timeline (what a following camera frames) and every point of
     every frame a still camera must hold, (N, 3). Compare's ghost is held when its timeline
     is cached, or always with ``evaluate_ghost`` (it is then evaluated at the same frames)."""
@@ -147,11 +151,17 @@ def animation_plan(viewport, evaluate_ghost: bool = False
     still = [joints.reshape(-1, 3)]
     relative = []
     ghost = doc.evaluations.cached_timeline(doc.ghost_space()) if doc.compare else None
-    if doc.compare and evaluate_ghost and (ghost is None
-                                           or not np.array_equal(ghost.frames, frames)):
+    if (
+        doc.compare
+        and evaluate_ghost
+        and (ghost is None or not np.array_equal(ghost.frames, frames))
+    ):
         evaluations = doc.evaluations
-        ghost = (evaluations.timeline(doc.ghost_space()) if evaluations.timeline_fits_cache()
-                 else evaluations.evaluate(frames, doc.ghost_space()))  # kept: Compare reads it too
+        ghost = (
+            evaluations.timeline(doc.ghost_space())
+            if evaluations.timeline_fits_cache()
+            else evaluations.evaluate(frames, doc.ghost_space())
+        )  # kept: Compare reads it too
     if ghost is not None and np.array_equal(ghost.frames, timeline.frames):  # Compare's
         ghost_joints = _joints(doc, ghost)
         still.append(ghost_joints.reshape(-1, 3))
@@ -204,9 +214,14 @@ def keep_action(viewport) -> bool:
     planned = animation_plan(viewport, evaluate_ghost=True)
     plan, still = planned
     if viewport.follow.enabled:  # every frame's box around the followed point, seen from now
-        corners = np.array([[x, y, z] for x in (plan.lo[0], plan.hi[0])
-                            for y in (plan.lo[1], plan.hi[1])
-                            for z in (plan.lo[2], plan.hi[2])])  # fmt: skip
+        corners = np.array(
+            [
+                [x, y, z]
+                for x in (plan.lo[0], plan.hi[0])
+                for y in (plan.lo[1], plan.hi[1])
+                for z in (plan.lo[2], plan.hi[2])
+            ]
+        )
         held = plan.at(doc.frame) + corners
     else:
         held = still
@@ -233,8 +248,7 @@ class Follow:
         self._plan: camera_framing.FollowPlan | None = None
         self._frame = document.frame
         document.frame_changed.connect(self._on_frame)
-        for signal in (document.scene_changed, document.selection_changed,
-                       document.space_changed):  # fmt: skip
+        for signal in (document.scene_changed, document.selection_changed, document.space_changed):
             signal.connect(self.invalidate)
 
     def invalidate(self, *_) -> None:
@@ -282,8 +296,12 @@ def in_view(viewport, points) -> np.ndarray:
     margin = 4.0
     w, h = viewport.width(), viewport.height()
     with np.errstate(invalid="ignore"):
-        return ((xy[:, 0] >= margin) & (xy[:, 0] <= w - margin)
-                & (xy[:, 1] >= margin) & (xy[:, 1] <= h - margin))  # fmt: skip
+        return (
+            (xy[:, 0] >= margin)
+            & (xy[:, 0] <= w - margin)
+            & (xy[:, 1] >= margin)
+            & (xy[:, 1] <= h - margin)
+        )
 
 
 def keep_in_view(viewport, points) -> None:

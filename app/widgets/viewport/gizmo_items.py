@@ -46,8 +46,7 @@ ARROW_LENGTH_PX = 85.0
 RING_MARGIN = 0.05
 #: How near (pixels) the cursor must be to a ring or an arrow to grab it.
 PICK_RADIUS_PX = 8.0
-AXIS_COLORS = np.array([[1.0, 0.30, 0.36, 1.0], [0.52, 0.90, 0.20, 1.0],
-                        [0.26, 0.56, 1.0, 1.0]])  # fmt: skip
+AXIS_COLORS = np.array([[1.0, 0.30, 0.36, 1.0], [0.52, 0.90, 0.20, 1.0], [0.26, 0.56, 1.0, 1.0]])
 VIEW_COLOR = np.array([0.93, 0.93, 0.93, 1.0])
 HOVER_COLOR = np.array([1.0, 0.90, 0.35, 1.0])
 OUTLINE_COLOR = np.array([0.04, 0.04, 0.06, 0.85])
@@ -93,10 +92,12 @@ class GizmoLayer:
         self._root.setDepthValue(20)  # after the scene: over the skeleton and handles
         view.addItem(self._root)
         # own-buffer line batches: a pose change rewrites their arrays in place
-        self._outline = SegmentLines(parentItem=self._root, width=5.5, antialias=True,
-                                     glOptions=OVERLAY)  # fmt: skip
-        self._lines = SegmentLines(parentItem=self._root, width=3, antialias=True,
-                                   glOptions=OVERLAY)  # fmt: skip
+        self._outline = SegmentLines(
+            parentItem=self._root, width=5.5, antialias=True, glOptions=OVERLAY
+        )
+        self._lines = SegmentLines(
+            parentItem=self._root, width=3, antialias=True, glOptions=OVERLAY
+        )
         self._lines.setDepthValue(1)
         self._outline.setVisible(False)
         self._lines.setVisible(False)
@@ -115,8 +116,9 @@ class GizmoLayer:
 
     def show_axis_line(self, center=None, axis=None, color=None) -> None:
         """Draw a locked axis through ``center`` (``None``: no line)."""
-        self._axis_line = None if center is None else (np.asarray(center, float),
-                                                       np.asarray(axis, float), color)  # fmt: skip
+        self._axis_line = (
+            None if center is None else (np.asarray(center, float), np.asarray(axis, float), color)
+        )
         self.sync(force=True)
 
     # --- geometry ------------------------------------------------------------------------
@@ -133,8 +135,15 @@ class GizmoLayer:
     def parts(self) -> list[Part]:
         """The parts of the gizmo for the active item, as drawn now ([] when none)."""
         view = self._view
-        key = (view.world_to_clip().tobytes(), view.width(), view.height(), self.mode,
-               self.local, self.suspended, self._document.frame)  # fmt: skip
+        key = (
+            view.world_to_clip().tobytes(),
+            view.width(),
+            view.height(),
+            self.mode,
+            self.local,
+            self.suspended,
+            self._document.frame,
+        )
         if key != self._parts_key:
             self._parts = self._build_parts()
             self._screen = [view.project(p.points) for p in self._parts]
@@ -160,8 +169,9 @@ class GizmoLayer:
             right, up, forward = projection.camera_axes(view.world_to_eye())
             view_radius = VIEW_RING_RADIUS_PX * per_px
             ring = ring_points(center, -forward, view_radius)
-            parts.append(Part("view", -forward, ring, np.ones(len(ring), bool), VIEW_COLOR,
-                              view_radius))  # fmt: skip
+            parts.append(
+                Part("view", -forward, ring, np.ones(len(ring), bool), VIEW_COLOR, view_radius)
+            )
         else:
             length = ARROW_LENGTH_PX * per_px
             for k, name in enumerate("xyz"):
@@ -173,8 +183,9 @@ class GizmoLayer:
     def pick(self, pixel) -> Part | None:
         """The part under a widget pixel, or ``None`` (picked on the CPU)."""
         parts = self.parts()
-        distances = [polyline_distance(pixel, screen, p.mask)
-                     for p, screen in zip(parts, self._screen)]  # fmt: skip
+        distances = [
+            polyline_distance(pixel, screen, p.mask) for p, screen in zip(parts, self._screen)
+        ]
         i = nearest_part(distances, PICK_RADIUS_PX)
         return parts[i] if i >= 0 else None
 
@@ -189,16 +200,35 @@ class GizmoLayer:
         view, doc = self._view, self._document
         key = None
         if not force:
-            key = (view.world_to_clip().tobytes(), view.width(), view.height(),
-                   doc.selection, doc.frame, self.mode, self.local, self.hovered)  # fmt: skip
+            key = (
+                view.world_to_clip().tobytes(),
+                view.width(),
+                view.height(),
+                doc.selection,
+                doc.frame,
+                self.mode,
+                self.local,
+                self.hovered,
+            )
             if key == self._key:
                 return
         self._syncing = True
         try:
             self._draw()
-            self._key = key if key is not None else (
-                view.world_to_clip().tobytes(), view.width(), view.height(),
-                doc.selection, doc.frame, self.mode, self.local, self.hovered)  # fmt: skip
+            self._key = (
+                key
+                if key is not None
+                else (
+                    view.world_to_clip().tobytes(),
+                    view.width(),
+                    view.height(),
+                    doc.selection,
+                    doc.frame,
+                    self.mode,
+                    self.local,
+                    self.hovered,
+                )
+            )
         finally:
             self._syncing = False
 
@@ -206,8 +236,9 @@ class GizmoLayer:
         pos, colors = [], []
         if self._axis_line is not None:
             center, axis, color = self._axis_line
-            reach = 1e3 * float(self._view.pixelSize(
-                QtGui.QVector3D(*(WORLD_TO_VIEW[:3, :3] @ center))))  # fmt: skip
+            reach = 1e3 * float(
+                self._view.pixelSize(QtGui.QVector3D(*(WORLD_TO_VIEW[:3, :3] @ center)))
+            )
             pos.append(np.array([center - reach * axis, center + reach * axis]))
             colors.append(np.tile(color, (2, 1)))
         else:
@@ -217,8 +248,9 @@ class GizmoLayer:
                     segments = arrow_lines(part.points[:1], part.points[1:], head=0.25)
                 else:
                     keep = part.mask[:-1] & part.mask[1:]
-                    segments = np.stack([part.points[:-1][keep], part.points[1:][keep]],
-                                        axis=1).reshape(-1, 3)  # fmt: skip
+                    segments = np.stack(
+                        [part.points[:-1][keep], part.points[1:][keep]], axis=1
+                    ).reshape(-1, 3)
                 pos.append(segments)
                 colors.append(np.tile(color, (len(segments), 1)))
         visible = bool(pos) and sum(len(p) for p in pos) > 0

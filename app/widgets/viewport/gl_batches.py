@@ -17,6 +17,8 @@ they were.
 
 The shader programs and their attribute and uniform locations are looked up once per
 program, not per frame; the GL state is set from a list made once.
+
+One idea: one kind of point or segment in one buffer set, one draw call.
 """
 
 from __future__ import annotations
@@ -198,9 +200,16 @@ class _Batch(gl.GLGraphicsItem.GLGraphicsItem):
         for upload if it changed (or ``always``)."""
         rows = self.host[name][:n]
         values = np.asarray(values, dtype=np.float32)
-        if not always and n <= self.count and np.array_equal(
-            rows, np.broadcast_to(values.reshape(-1, rows.shape[1]) if values.ndim else values,
-                                  rows.shape)):  # fmt: skip
+        if (
+            not always
+            and n <= self.count
+            and np.array_equal(
+                rows,
+                np.broadcast_to(
+                    values.reshape(-1, rows.shape[1]) if values.ndim else values, rows.shape
+                ),
+            )
+        ):
             return
         rows[:] = values.reshape(-1, rows.shape[1]) if values.ndim else values
         self._dirty.add(name)
@@ -228,8 +237,7 @@ class _Batch(gl.GLGraphicsItem.GLGraphicsItem):
         es2, _ = _Context.current()
         program = self.PROGRAM.program(es2_compat=es2)
         if self._locations is None or self._locations[0] != program:
-            attrs = {name: GL.glGetAttribLocation(program, f"a_{name}")
-                     for name in self.ATTRIBUTES}  # fmt: skip
+            attrs = {name: GL.glGetAttribLocation(program, f"a_{name}") for name in self.ATTRIBUTES}
             self._locations = (program, attrs, GL.glGetUniformLocation(program, "u_mvp"))
             self._vao.forget()
         return self._locations
@@ -240,8 +248,11 @@ class _Batch(gl.GLGraphicsItem.GLGraphicsItem):
         if self._dirty:
             self._upload()
         program, attrs, u_mvp = self._program()
-        self._vao.bind(lambda: bind_attributes(
-            {name: (self._vbo[name], self.ATTRIBUTES[name], loc) for name, loc in attrs.items()}))
+        self._vao.bind(
+            lambda: bind_attributes(
+                {name: (self._vbo[name], self.ATTRIBUTES[name], loc) for name, loc in attrs.items()}
+            )
+        )
         GL.glUseProgram(program)
         mvp = np.array(self.mvpMatrix().data(), dtype=np.float32)
         GL.glUniformMatrix4fv(u_mvp, 1, False, mvp)
@@ -321,8 +332,14 @@ class PointSprites(_Batch):
     ATTRIBUTES = {"position": 3, "color": 4, "edge": 4, "size": 2}
     PROGRAM = _POINTS
 
-    def __init__(self, parentItem=None, glOptions="opaque", size: float = 10.0,
-                 color=(1.0, 1.0, 1.0, 1.0), outline: float = 0.0):  # fmt: skip
+    def __init__(
+        self,
+        parentItem=None,
+        glOptions="opaque",
+        size: float = 10.0,
+        color=(1.0, 1.0, 1.0, 1.0),
+        outline: float = 0.0,
+    ):
         super().__init__(parentItem=parentItem, glOptions=glOptions)
         self._size = float(size)
         self._color = color
@@ -381,8 +398,14 @@ class SegmentLines(_Batch):
     ATTRIBUTES = {"position": 3, "color": 4}
     PROGRAM = _LINES
 
-    def __init__(self, parentItem=None, glOptions="opaque", width: float = 1.0,
-                 antialias: bool = False, mode: str = "lines"):  # fmt: skip
+    def __init__(
+        self,
+        parentItem=None,
+        glOptions="opaque",
+        width: float = 1.0,
+        antialias: bool = False,
+        mode: str = "lines",
+    ):
         super().__init__(parentItem=parentItem, glOptions=glOptions)
         self.width = float(width)
         self.antialias = bool(antialias)
@@ -405,8 +428,9 @@ class SegmentLines(_Batch):
         if self.antialias:
             GL.glEnable(GL.GL_LINE_SMOOTH)
             GL.glEnable(GL.GL_BLEND)
-            GL.glBlendFuncSeparate(GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA,
-                                   GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)  # fmt: skip
+            GL.glBlendFuncSeparate(
+                GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA, GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA
+            )
         if self.width != 1.0:
             GL.glLineWidth(self.width)
         self._draw(self._mode)

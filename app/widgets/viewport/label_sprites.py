@@ -13,6 +13,8 @@ under it, the overlay, and compose that region of the window's raster backing st
 the GL image again: measured per frame on llvmpipe, more than the skeleton's own drawing
 (docs/performance.md). Now the GL image is the whole viewport, labels included
 (``grabFramebuffer`` shows them).
+
+One idea: the viewport's text labels as one texture atlas and one draw call.
 """
 
 from __future__ import annotations
@@ -209,8 +211,9 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         found here, once per change of the labels, not per frame."""
         self._positions = np.asarray(positions, dtype=float).reshape(-1, 3)
         n = len(self._positions)
-        self._priority = (np.zeros(n) if priority is None
-                          else np.asarray(priority, dtype=float).reshape(n))  # fmt: skip
+        self._priority = (
+            np.zeros(n) if priority is None else np.asarray(priority, dtype=float).reshape(n)
+        )
         texts = list(texts)
         rgba = np.asarray(colors, dtype=float).reshape(-1, 4)
         if texts == self._texts and np.array_equal(rgba, self._rgba):
@@ -228,8 +231,14 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         self._extent = np.zeros((len(self._keys), 6))
         for i, (text, color) in enumerate(zip(self._texts, self._colors)):
             image, b = self._sprite(text, color)
-            self._extent[i] = (b.left(), b.top(), b.right(), b.bottom(),
-                               image.width() / ratio, image.height() / ratio)  # fmt: skip
+            self._extent[i] = (
+                b.left(),
+                b.top(),
+                b.right(),
+                b.bottom(),
+                image.width() / ratio,
+                image.height() / ratio,
+            )
         keys = tuple(dict.fromkeys(self._keys))
         if not set(keys) <= set(self._atlas_keys):
             self._pack(keys)
@@ -248,8 +257,9 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         if not len(self._positions) or not self.enabled:
             return np.zeros(0, np.intp), np.zeros((0, 4))
         at = self._project(self._positions)
-        return place_labels(at, self._extent, self._priority,
-                            (self._widget.width(), self._widget.height()))  # fmt: skip
+        return place_labels(
+            at, self._extent, self._priority, (self._widget.width(), self._widget.height())
+        )
 
     def layout(self) -> list[tuple[QtCore.QRectF, QtCore.QPointF, str, QtGui.QColor]]:
         """Where each label goes: its box (logical pixels), its baseline point, text and
@@ -272,14 +282,17 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
                 self._sprites.clear()
             bounds = QtCore.QRectF(QtGui.QFontMetrics(self.font).boundingRect(text))
             ratio = self._widget.devicePixelRatioF()
-            size = QtCore.QSize(int(np.ceil((bounds.width() + 2) * ratio)),
-                                int(np.ceil((bounds.height() + 2) * ratio)))  # fmt: skip
+            size = QtCore.QSize(
+                int(np.ceil((bounds.width() + 2) * ratio)),
+                int(np.ceil((bounds.height() + 2) * ratio)),
+            )
             image = QtGui.QImage(size, QtGui.QImage.Format.Format_RGBA8888_Premultiplied)
             image.setDevicePixelRatio(ratio)
             image.fill(QtCore.Qt.GlobalColor.transparent)
             painter = QtGui.QPainter(image)
-            painter.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing
-                                   | QtGui.QPainter.RenderHint.TextAntialiasing)  # fmt: skip
+            painter.setRenderHints(
+                QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing
+            )
             painter.setFont(self.font)
             spot = QtCore.QPointF(1 - bounds.left(), 1 - bounds.top())
             painter.setPen(QtGui.QColor(20, 20, 24, 200))  # a dark halo
@@ -316,8 +329,12 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
             plain = QtGui.QImage(im)
             plain.setDevicePixelRatio(1.0)  # device pixels into device pixels
             painter.drawImage(QtCore.QPoint(sx, sy), plain)
-            boxes[key] = (sx / width, sy / height, (sx + im.width()) / width,
-                          (sy + im.height()) / height)  # fmt: skip
+            boxes[key] = (
+                sx / width,
+                sy / height,
+                (sx + im.width()) / width,
+                (sy + im.height()) / height,
+            )
         painter.end()
         self._atlas_keys, self._atlas_boxes, self._atlas_image = keys, boxes, atlas
 
@@ -335,8 +352,9 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         pixels = np.frombuffer(image.constBits(), np.uint8, count=stride * h)
         pixels = np.ascontiguousarray(pixels.reshape(h, stride)[:, : 4 * w])
         GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
-        GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA, w, h, 0, GL.GL_RGBA,
-                        GL.GL_UNSIGNED_BYTE, pixels)  # fmt: skip
+        GL.glTexImage2D(
+            GL.GL_TEXTURE_2D, 0, GL.GL_RGBA, w, h, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, pixels
+        )
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         self.uploads += 1
 
@@ -384,9 +402,12 @@ class LabelSprites(gl.GLGraphicsItem.GLGraphicsItem):
         es2, _ = _Context.current()
         program = _TEXTURED.program(es2_compat=es2)
         if self._locations is None or self._locations[0] != program:
-            self._locations = (program, GL.glGetAttribLocation(program, "a_position"),
-                               GL.glGetAttribLocation(program, "a_uv"),
-                               GL.glGetUniformLocation(program, "u_atlas"))  # fmt: skip
+            self._locations = (
+                program,
+                GL.glGetAttribLocation(program, "a_position"),
+                GL.glGetAttribLocation(program, "a_uv"),
+                GL.glGetUniformLocation(program, "u_atlas"),
+            )
             self._vao.forget()
         _, a_position, a_uv, u_atlas = self._locations
         GL.glDisable(GL.GL_DEPTH_TEST)

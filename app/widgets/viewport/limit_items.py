@@ -41,14 +41,17 @@ class LimitItems:
     """The cones, arcs and end handles, under the viewport's root item."""
 
     def __init__(self, root):
-        self._mesh = gl.GLMeshItem(parentItem=root, smooth=False, drawEdges=False,
-                                   glOptions=OVERLAY)  # fmt: skip
+        self._mesh = gl.GLMeshItem(
+            parentItem=root, smooth=False, drawEdges=False, glOptions=OVERLAY
+        )
         self._mesh.setDepthValue(7)
-        self._lines = gl.GLLinePlotItem(parentItem=root, mode="lines", width=2,
-                                        antialias=True, glOptions=OVERLAY)  # fmt: skip
+        self._lines = gl.GLLinePlotItem(
+            parentItem=root, mode="lines", width=2, antialias=True, glOptions=OVERLAY
+        )
         self._lines.setDepthValue(8)
-        self._ends = gl.GLScatterPlotItem(parentItem=root, pxMode=True, size=11.0,
-                                          glOptions=OVERLAY)  # fmt: skip
+        self._ends = gl.GLScatterPlotItem(
+            parentItem=root, pxMode=True, size=11.0, glOptions=OVERLAY
+        )
         self._ends.setDepthValue(11)
         self.draw([])
 
@@ -76,8 +79,11 @@ class LimitItems:
         self._mesh.setVisible(bool(verts))
         if verts:
             v = np.concatenate(verts)
-            self._mesh.setMeshData(vertexes=v, faces=np.concatenate(faces),
-                                   vertexColors=np.tile(CONE_FILL, (len(v), 1)))  # fmt: skip
+            self._mesh.setMeshData(
+                vertexes=v,
+                faces=np.concatenate(faces),
+                vertexColors=np.tile(CONE_FILL, (len(v), 1)),
+            )
         self._lines.setVisible(bool(lines))
         if lines:
             self._lines.setData(pos=np.concatenate(lines), color=np.array(colors))

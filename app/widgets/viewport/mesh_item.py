@@ -132,9 +132,16 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         here when not given.
     """
 
-    def __init__(self, skinning, indices, color=MESH_COLOR, ghost: bool = False,
-                 double_sided: bool = False, gpu: GPUSkin | None = None,
-                 parentItem=None):  # fmt: skip
+    def __init__(
+        self,
+        skinning,
+        indices,
+        color=MESH_COLOR,
+        ghost: bool = False,
+        double_sided: bool = False,
+        gpu: GPUSkin | None = None,
+        parentItem=None,
+    ):
         super().__init__(parentItem=parentItem)
         if ghost:
             self.setGLOptions(GHOST_OPTIONS)
@@ -164,8 +171,9 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
 
     def _skinned_on_cpu(self) -> np.ndarray:
         if not self._on_cpu:
-            self.skinning.deform(self._bone_to_world, out=(self.vertices[:, :3],
-                                                           self.vertices[:, 3:]))  # fmt: skip
+            self.skinning.deform(
+                self._bone_to_world, out=(self.vertices[:, :3], self.vertices[:, 3:])
+            )
             self._on_cpu = True
         return self.vertices
 
@@ -253,12 +261,14 @@ class SkinnedMeshItem(gl.GLGraphicsItem.GLGraphicsItem):
         program, a_position, a_normal, u_mvp, u_normal, u_color = self._program()
 
         def setup():
-            attributes = [(loc, offset) for loc, offset in ((a_position, 0), (a_normal, 12))
-                          if loc != -1]  # fmt: skip
+            attributes = [
+                (loc, offset) for loc, offset in ((a_position, 0), (a_normal, 12)) if loc != -1
+            ]
             self._vbo.bind()
             for loc, offset in attributes:
-                GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, False, STRIDE,
-                                         ctypes.c_void_p(offset))  # fmt: skip
+                GL.glVertexAttribPointer(
+                    loc, 3, GL.GL_FLOAT, False, STRIDE, ctypes.c_void_p(offset)
+                )
                 GL.glEnableVertexAttribArray(loc)
             self._vbo.release()
             self._ibo.bind()  # the element buffer is part of the vertex array's state
@@ -332,11 +342,13 @@ class MeshLayer:
             skinning = bind(mesh, bone_names, dtype=np.float32)
             gpu = GPUSkin(skinning)  # one static buffer for the mesh and its ghost
             double = bool(mesh.extra.get("double_sided", False))
-            solid = SkinnedMeshItem(skinning, mesh.indices, double_sided=double, gpu=gpu,
-                                    parentItem=self._root)  # fmt: skip
+            solid = SkinnedMeshItem(
+                skinning, mesh.indices, double_sided=double, gpu=gpu, parentItem=self._root
+            )
             solid.setDepthValue(-3)  # before the grid (which it hides) and the bones
-            ghost = SkinnedMeshItem(skinning, mesh.indices, GHOST_MESH_COLOR, ghost=True,
-                                    gpu=gpu, parentItem=self._root)  # fmt: skip
+            ghost = SkinnedMeshItem(
+                skinning, mesh.indices, GHOST_MESH_COLOR, ghost=True, gpu=gpu, parentItem=self._root
+            )
             ghost.setDepthValue(-2)  # right after the solid mesh (see GHOST_OPTIONS)
             self.items.append(solid)
             self.ghost_items.append(ghost)

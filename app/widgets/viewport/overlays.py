@@ -49,8 +49,9 @@ class HandlesItem(PointSprites):
         selected = np.zeros(n, bool) if selected is None else np.asarray(selected, bool)
         size = np.where(selected, self._handle_size + 3, self._handle_size)
         outline = np.where(selected[:, None], [1.0, 1.0, 1.0, 1.0], [0.06, 0.06, 0.08, 0.95])
-        self.setData(pos=positions, color=np.asarray(colors, float).reshape(-1, 4), size=size,
-                     edge=outline)  # fmt: skip
+        self.setData(
+            pos=positions, color=np.asarray(colors, float).reshape(-1, 4), size=size, edge=outline
+        )
 
 
 def axes_lines(bone_to_world, lengths) -> tuple[np.ndarray, np.ndarray]:

@@ -182,8 +182,11 @@ def label_priority(document, refs, hover: Ref | None) -> np.ndarray:
     scene = document.scene
     out = np.full(len(refs), OTHER, dtype=float)
     for k, r in enumerate(refs):
-        if r in selected or Ref.constraint(r.name) in selected or (
-                r.kind == POINT and Ref.bone(r.name) in selected):  # fmt: skip
+        if (
+            r in selected
+            or Ref.constraint(r.name) in selected
+            or (r.kind == POINT and Ref.bone(r.name) in selected)
+        ):
             out[k] = SELECTED
         elif r == hover:
             out[k] = HOVERED
@@ -200,17 +203,20 @@ class _HandleStyle:
         scene = document.scene
         selected = set(document.selection)
         self.colors = np.array([_handle_color(scene, r) for r in refs]).reshape(-1, 4)
-        self.hot = np.array([r in selected or Ref.constraint(r.name) in selected or r == hover
-                             for r in refs], dtype=bool)  # fmt: skip
+        self.hot = np.array(
+            [r in selected or Ref.constraint(r.name) in selected or r == hover for r in refs],
+            dtype=bool,
+        )
         guides = [_guide_of(scene.constraint(r.name), r, index) for r in refs]
         self.bones = np.array([g[0] for g in guides], dtype=np.intp)
         self.at_tail = np.array([g[1] for g in guides], dtype=bool)
         self.guide_colors = np.repeat(np.array([g[2] for g in guides]).reshape(-1, 4), 2, axis=0)
         self.texts = [r.pivot if r.kind == PIVOT else f"{r.kind} · {r.name}" for r in refs]
         self.priority = label_priority(document, refs, hover)
-        self.label_colors = [PIVOT_COLOR if r.kind == PIVOT else
-                             POLE_COLOR if r.kind == POLE else TARGET_COLOR
-                             for r in refs]  # fmt: skip
+        self.label_colors = [
+            PIVOT_COLOR if r.kind == PIVOT else POLE_COLOR if r.kind == POLE else TARGET_COLOR
+            for r in refs
+        ]
 
 
 class SceneDrawing:
@@ -224,8 +230,9 @@ class SceneDrawing:
         # One aliased line batch: smooth lines across the whole view cost llvmpipe about
         # a millisecond a frame (docs/performance.md).
         self._grid = SegmentLines(parentItem=self._root, glOptions="translucent")
-        self._world_axes = SegmentLines(parentItem=self._root, width=2, antialias=True,
-                                        glOptions=BLENDED)  # fmt: skip
+        self._world_axes = SegmentLines(
+            parentItem=self._root, width=2, antialias=True, glOptions=BLENDED
+        )
         self._skeleton = SkeletonItem(parentItem=self._root)
         self._ghost = SkeletonItem(parentItem=self._root, ghost=True)
         self._ghost.setDepthValue(5)  # after the solid skeleton: blended over it
@@ -252,8 +259,9 @@ class SceneDrawing:
         self._kept_style = None  # (scene, prepared rig, constraints, key, _HandleStyle)
 
     def _lines(self, depth: int, width: float, mode: str = "lines") -> SegmentLines:
-        item = SegmentLines(parentItem=self._root, mode=mode, width=width, antialias=True,
-                            glOptions=OVERLAY)  # fmt: skip
+        item = SegmentLines(
+            parentItem=self._root, mode=mode, width=width, antialias=True, glOptions=OVERLAY
+        )
         item.setDepthValue(depth)
         return item
 
@@ -287,13 +295,13 @@ class SceneDrawing:
         heads, tails = pose.heads[0], pose.tails[0]
         joints = np.tile(JOINT_COLOR, (len(heads), 1))
         shapes = self.shapes.of_pose(document, document.space, pose)
-        self._skeleton.set_pose(heads, tails, bone_colors(document, pose, ghost is not None),
-                                joints, shapes)  # fmt: skip
+        self._skeleton.set_pose(
+            heads, tails, bone_colors(document, pose, ghost is not None), joints, shapes
+        )
         self._ghost.setVisible(ghost is not None)
         if ghost is not None:
             shapes = self._ghost_shapes.of_pose(document, document.ghost_space(), ghost)
-            self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost),
-                                 shapes=shapes)  # fmt: skip
+            self._ghost.set_pose(ghost.heads[0], ghost.tails[0], ghost_colors(ghost), shapes=shapes)
         reference = document.reference.at(document.frame)
         self._reference.setVisible(reference is not None)
         if reference is not None:
@@ -347,8 +355,13 @@ class SceneDrawing:
         constraints = tuple(scene.constraints)  # immutable items: identity says unchanged
         key = (refs, document.selection, hover)
         kept = self._kept_style
-        if (kept is not None and kept[0] is scene and kept[1] is prepared and kept[3] == key
-                and same_items(kept[2], constraints)):  # fmt: skip
+        if (
+            kept is not None
+            and kept[0] is scene
+            and kept[1] is prepared
+            and kept[3] == key
+            and same_items(kept[2], constraints)
+        ):
             return kept[4]
         style = _HandleStyle(document, refs, hover, prepared.index)
         self._kept_style = (scene, prepared, constraints, key, style)
@@ -365,8 +378,9 @@ class SceneDrawing:
         colors, flags = [], []
         for ref, _ in handles:
             layer_handle = self._layer_handles.get(ref)
-            colors.append(_handle_color(document.scene, ref) if layer_handle is None
-                          else layer_handle.color)  # fmt: skip
+            colors.append(
+                _handle_color(document.scene, ref) if layer_handle is None else layer_handle.color
+            )
             hot = ref in selected or Ref.constraint(ref.name) in selected
             hot = hot or (ref.kind == POINT and Ref.bone(ref.name) in selected)
             flags.append(hot or ref == hover)
@@ -381,8 +395,9 @@ class SceneDrawing:
             self._guides.setVisible(bool(len(style.bones)))
             if len(style.bones):
                 ends = np.array([p for _, p in handles]).reshape(-1, 3)
-                starts = np.where(style.at_tail[:, None], pose.tails[0, style.bones],
-                                  pose.heads[0, style.bones])  # fmt: skip
+                starts = np.where(
+                    style.at_tail[:, None], pose.tails[0, style.bones], pose.heads[0, style.bones]
+                )
                 pos = np.stack([starts, ends], axis=1).reshape(-1, 3)
                 self._guides.setData(pos=pos, color=style.guide_colors)
             return
@@ -440,8 +455,9 @@ class SceneDrawing:
             texts.append(text)
             colors.append(color)
             priority.append(TOLD)
-        self.labels.set_labels(np.array(positions).reshape(-1, 3), texts,
-                               np.array(colors).reshape(-1, 4), priority)  # fmt: skip
+        self.labels.set_labels(
+            np.array(positions).reshape(-1, 3), texts, np.array(colors).reshape(-1, 4), priority
+        )
 
     def show_ring(self, points) -> None:
         """Draw the arcball circle through world ``points`` (M, 3); ``None`` hides it."""

@@ -34,8 +34,9 @@ class SkeletonItem(gl.GLGraphicsItem.GLGraphicsItem):
             glOptions="translucent" if ghost else "opaque",
             edge_color=None if ghost else EDGE_COLOR,
         )
-        self._joints = PointSprites(parentItem=self, glOptions="opaque", size=7.0,
-                                    color=JOINT_COLOR)  # one draw call for every joint
+        self._joints = PointSprites(
+            parentItem=self, glOptions="opaque", size=7.0, color=JOINT_COLOR
+        )  # one draw call for every joint
         self._joints.setVisible(not ghost)
 
     def set_pose(self, heads, tails, colors=None, joint_colors=None, shapes=None) -> None:

@@ -28,10 +28,15 @@ PREVIOUS_STAGE_COLOR = (0.75, 0.75, 0.8, 0.45)
 ROOT_OFF_COLOR = (1.0, 0.35, 0.3, 1.0)
 SUM_COLOR = (1.0, 1.0, 1.0, 1.0)
 AXIS_COLOR = (1.0, 0.9, 0.3, 1.0)
-PIVOT_ARROW_COLORS = np.array([
-    [1.0, 0.58, 0.12, 1.0], [0.95, 0.35, 0.55, 1.0], [0.65, 0.5, 1.0, 1.0],
-    [0.3, 0.8, 1.0, 1.0], [0.5, 0.95, 0.4, 1.0],
-])  # fmt: skip
+PIVOT_ARROW_COLORS = np.array(
+    [
+        [1.0, 0.58, 0.12, 1.0],
+        [0.95, 0.35, 0.55, 1.0],
+        [0.65, 0.5, 1.0, 1.0],
+        [0.3, 0.8, 1.0, 1.0],
+        [0.5, 0.95, 0.4, 1.0],
+    ]
+)
 
 
 @dataclass
@@ -96,12 +101,27 @@ class TrailsLayer(Layer):
         self.ghost_frames = np.zeros(0)
         self.ghost_points = np.zeros((0, 3))
         show = settings.enabled
-        window = trails.window(frame, settings.before, settings.after, scene.frame_start,
-                               scene.frame_end) if show else np.zeros(0)  # fmt: skip
-        ghost = (np.rint(trails.ghost_frames(frame, settings.before, settings.after,
-                                             settings.every, scene.frame_start,
-                                             scene.frame_end))
-                 if show and settings.ghosts else np.zeros(0))  # fmt: skip
+        window = (
+            trails.window(
+                frame, settings.before, settings.after, scene.frame_start, scene.frame_end
+            )
+            if show
+            else np.zeros(0)
+        )
+        ghost = (
+            np.rint(
+                trails.ghost_frames(
+                    frame,
+                    settings.before,
+                    settings.after,
+                    settings.every,
+                    scene.frame_start,
+                    scene.frame_end,
+                )
+            )
+            if show and settings.ghosts
+            else np.zeros(0)
+        )
         points = trails.trail_points(scene, selected_bones) if show else []
         self.trail_lines.setVisible(bool(points) and len(window) > 1)
         self.trail_dots.setVisible(bool(points) and len(window) > 0)
@@ -126,8 +146,9 @@ class TrailsLayer(Layer):
                 labels.append((path[-1], f"{p.label} path", (0.8, 0.85, 0.9, 0.8)))
             if seg_pos:
                 self.trail_lines.setData(pos=np.concatenate(seg_pos), color=np.concatenate(seg_col))
-            self.trail_dots.setData(pos=np.concatenate(dots), color=np.concatenate(dot_col),
-                                    size=5.0)  # fmt: skip
+            self.trail_dots.setData(
+                pos=np.concatenate(dots), color=np.concatenate(dot_col), size=5.0
+            )
         if len(ghost):
             rows = np.searchsorted(source, ghost)
             self.ghost_frames = ghost
@@ -135,8 +156,9 @@ class TrailsLayer(Layer):
             colors = np.repeat(_fade(ghost, frame, settings.before, settings.after), B, axis=0)
             colors[:, 3] *= 0.35
             self.ghosts.set_pose(heads[rows].reshape(-1, 3), tails[rows].reshape(-1, 3), colors)
-            self.ghost_points = np.concatenate([heads[rows].reshape(-1, 3),
-                                                tails[rows].reshape(-1, 3)])  # fmt: skip
+            self.ghost_points = np.concatenate(
+                [heads[rows].reshape(-1, 3), tails[rows].reshape(-1, 3)]
+            )
         return labels
 
     @staticmethod
@@ -204,16 +226,17 @@ class StepThroughLayer(Layer):
         root = trace.stages[0].joints[0]
         dots = [joints, trace.target[None]]
         colors = [np.tile(STAGE_COLOR, (len(joints), 1)), [(0.25, 0.88, 1.0, 1.0)]]
-        labels = [(joints[-1], f"{stage.name()}: tail → target {stage.tail_distance:.3g}",
-                   STAGE_COLOR)]  # fmt: skip
+        labels = [
+            (joints[-1], f"{stage.name()}: tail → target {stage.tail_distance:.3g}", STAGE_COLOR)
+        ]
 
         if stage.root_offset > 0:
             dots.append(root[None])
             colors.append([ROOT_OFF_COLOR])
-            labels.append((joints[0], f"root off its place by {stage.root_offset:.3g}",
-                           ROOT_OFF_COLOR))  # fmt: skip
-        self.step_points.setData(pos=np.concatenate(dots), color=np.concatenate(colors),
-                                 size=9.0)  # fmt: skip
+            labels.append(
+                (joints[0], f"root off its place by {stage.root_offset:.3g}", ROOT_OFF_COLOR)
+            )
+        self.step_points.setData(pos=np.concatenate(dots), color=np.concatenate(colors), size=9.0)
         self.step_points.setVisible(True)
         return labels
 
@@ -242,15 +265,20 @@ class StepThroughLayer(Layer):
         pos += [p0 - 0.5 * reach * axis, p0 + 0.5 * reach * axis]
         col += [AXIS_COLOR] * 2
         frame_pos, frame_col = axes_lines(
-            np.concatenate([np.concatenate([matrix_from_quat(st.rotation[k]), p0[:, None]], 1),
-                            [[0, 0, 0, 1]]])[None], np.array([0.3 * reach]))  # fmt: skip
+            np.concatenate(
+                [np.concatenate([matrix_from_quat(st.rotation[k]), p0[:, None]], 1), [[0, 0, 0, 1]]]
+            )[None],
+            np.array([0.3 * reach]),
+        )
         pos += list(frame_pos)
         col += list(frame_col)
         self.step_lines.setData(pos=np.array(pos), color=np.array(col, dtype=float))
         self.step_lines.setVisible(True)
-        self.step_points.setData(pos=np.concatenate([p0[None], pivots]),
-                                 color=np.array([SUM_COLOR] + [(1.0, 0.6, 0.15, 1.0)]
-                                                * len(pivots)), size=8.0)  # fmt: skip
+        self.step_points.setData(
+            pos=np.concatenate([p0[None], pivots]),
+            color=np.array([SUM_COLOR] + [(1.0, 0.6, 0.15, 1.0)] * len(pivots)),
+            size=8.0,
+        )
         self.step_points.setVisible(True)
         size = np.linalg.norm(contributions, axis=1)
         labels = [
@@ -259,6 +287,5 @@ class StepThroughLayer(Layer):
             if size[i] > 1e-9 * max(biggest, 1e-300)
         ]  # a still pivot adds nothing
         labels.append((p0 + a * total, f"Σ = Δp0 (arrows ×{a:.3g})", SUM_COLOR))
-        labels.append((p0 + 0.5 * reach * axis, f"{{Rᵢ}}: {np.degrees(angle):.3f}°",
-                       AXIS_COLOR))  # fmt: skip
+        labels.append((p0 + 0.5 * reach * axis, f"{{Rᵢ}}: {np.degrees(angle):.3f}°", AXIS_COLOR))
         return labels

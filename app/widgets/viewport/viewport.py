@@ -305,21 +305,32 @@ class Viewport(GLView):
         handles = self.handles()
         screen = self.project(np.array([p for _, p in handles]).reshape(-1, 3))
         selected = set(self._document.selection)
-        dots = np.array([HANDLE_DOT_PX + (1.5 if r in selected or Ref.constraint(r.name)
-                                          in selected else 0.0)
-                         for r, _ in handles])  # fmt: skip
+        dots = np.array(
+            [
+                HANDLE_DOT_PX
+                + (1.5 if r in selected or Ref.constraint(r.name) in selected else 0.0)
+                for r, _ in handles
+            ]
+        )
         pose = self._document.pose()
         heads, tails = pose.heads[0], pose.tails[0]
         heads_px, tails_px = self.project(heads), self.project(tails)
         d, along = projection.segment_closest(pixel, heads_px, tails_px)
         eye = projection.eye_position(self.world_to_eye())
         depth = np.linalg.norm(heads + along[:, None] * (tails - heads) - eye, axis=1)
-        order = projection.pick_order(pixel, screen, dots, HANDLE_RADIUS_PX, d, along,
-                                      np.linalg.norm(tails_px - heads_px, axis=1), depth,
-                                      BONE_PICK_RADIUS_PX)  # fmt: skip
+        order = projection.pick_order(
+            pixel,
+            screen,
+            dots,
+            HANDLE_RADIUS_PX,
+            d,
+            along,
+            np.linalg.norm(tails_px - heads_px, axis=1),
+            depth,
+            BONE_PICK_RADIUS_PX,
+        )
         names = pose.bone_names
-        return [handles[i][0] if kind == "handle" else Ref.bone(str(names[i]))
-                for kind, i in order]  # fmt: skip
+        return [handles[i][0] if kind == "handle" else Ref.bone(str(names[i])) for kind, i in order]
 
     @staticmethod
     def _selectable(ref: Ref) -> Ref:
@@ -333,8 +344,11 @@ class Viewport(GLView):
         ``hit``."""
         under, before = self._press_under, self._press_selection
         picks = [self._selectable(r) for r in under]
-        again = self._last_click is not None and self._press is not None and (
-            (self._press - self._last_click).manhattanLength() <= CLICK_SLOP_PX)  # fmt: skip
+        again = (
+            self._last_click is not None
+            and self._press is not None
+            and ((self._press - self._last_click).manhattanLength() <= CLICK_SLOP_PX)
+        )
         if not again or len(before) != 1 or before[0] not in picks or len(under) < 2:
             return hit
         return under[(picks.index(before[0]) + 1) % len(under)]
@@ -368,8 +382,9 @@ class Viewport(GLView):
         self._press_under = under
         self._press_selection = doc.selection
         if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a limit, a tail
-            self._drag = (start_limit_drag(self, doc, pixel)
-                          or start_tail_drag(self, doc, pixel, shift))  # fmt: skip
+            self._drag = start_limit_drag(self, doc, pixel) or start_tail_drag(
+                self, doc, pixel, shift
+            )
             if self._drag is not None:
                 ev.accept()
                 return
@@ -397,8 +412,11 @@ class Viewport(GLView):
             if self._hover is None:  # a selected tail or a limit's rim or end: grabbable
                 doc = self._document
                 grab = limit_under(self, doc, pixel) or tail_under(self, doc, pixel)
-                self.setCursor(QtCore.Qt.CursorShape.OpenHandCursor if grab
-                               else QtCore.Qt.CursorShape.ArrowCursor)  # fmt: skip
+                self.setCursor(
+                    QtCore.Qt.CursorShape.OpenHandCursor
+                    if grab
+                    else QtCore.Qt.CursorShape.ArrowCursor
+                )
             return
         super().mouseMoveEvent(ev)
 

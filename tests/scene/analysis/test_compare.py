@@ -44,8 +44,9 @@ def test_rotation_parts_match_the_polar_decomposition(rng):
     from app.scene.analysis.compare import rotation_parts
     from app.scene.math.transforms import rotation_from_matrix
 
-    m = transforms(Rotation.random(20, random_state=4), rng.normal(size=(20, 3)),
-                   scale=(1.5, 0.5, 2.0))  # fmt: skip
+    m = transforms(
+        Rotation.random(20, random_state=4), rng.normal(size=(20, 3)), scale=(1.5, 0.5, 2.0)
+    )
     sheared = m.copy()
     sheared[:10, :3, :3] = sheared[:10, :3, :3] @ Rotation.random(10, random_state=5).as_matrix()
     for stack in (m, sheared):

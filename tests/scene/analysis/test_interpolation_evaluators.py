@@ -22,20 +22,40 @@ HALF = 0.7071067811865476
 
 
 def _scene(bones, constraints=(), end=20):
-    return loads_scene(json.dumps({
-        "format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0,
-        "frame_end": end, "bones": list(bones), "constraints": list(constraints),
-    }))  # fmt: skip
+    return loads_scene(
+        json.dumps(
+            {
+                "format": "pivotal-scene",
+                "version": 1,
+                "fps": 24,
+                "frame_start": 0,
+                "frame_end": end,
+                "bones": list(bones),
+                "constraints": list(constraints),
+            }
+        )
+    )
 
 
 def test_a_points_at_target_with_constant_keys_jumps_at_the_next_key():
     scene = _scene(
         [{"name": "arm", "translation": [0.0, 0.0, 0.0], "tail": [0.0, 1.0, 0.0]}],
-        [{"type": "points_at", "name": "aim", "bone": "arm",
-          "target": {"position": [0.0, 0.0, 0.0],
-                     "position_keys": [[0, [2.0, 0.0, 0.0], "constant"], [10, [0.0, 0.0, 3.0],
-                                        "ease"], [20, [0.0, 3.0, 3.0]]]}}],
-    )  # fmt: skip
+        [
+            {
+                "type": "points_at",
+                "name": "aim",
+                "bone": "arm",
+                "target": {
+                    "position": [0.0, 0.0, 0.0],
+                    "position_keys": [
+                        [0, [2.0, 0.0, 0.0], "constant"],
+                        [10, [0.0, 0.0, 3.0], "ease"],
+                        [20, [0.0, 3.0, 3.0]],
+                    ],
+                },
+            }
+        ],
+    )
     frames = np.arange(0.0, 20.5, 0.5)
     result = bake(scene, frames)
     tails = result.tails[:, 0]
@@ -50,16 +70,32 @@ def test_a_points_at_target_with_constant_keys_jumps_at_the_next_key():
 
 def _stepped_arm():
     turn = [HALF, 0.0, 0.0, HALF]  # 90 degrees about z
-    return _scene([
-        {"name": "root", "translation": [0.0, 1.0, 0.0],
-         "translation_keys": [[0, [0.0, 1.0, 0.0], "ease"], [12, [2.0, 1.0, 0.0]]],
-         "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "constant"], [6, turn, "ease"],
-                           [18, [1.0, 0.0, 0.0, 0.0]]]},
-        {"name": "upper", "parent": "root", "translation": [0.0, 1.0, 0.0],
-         "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "ease"], [20, [HALF, HALF, 0.0, 0.0]]]},
-        {"name": "lower", "parent": "upper", "translation": [0.0, 0.8, 0.0],
-         "tail": [0.0, 0.5, 0.0]},
-    ])  # fmt: skip
+    return _scene(
+        [
+            {
+                "name": "root",
+                "translation": [0.0, 1.0, 0.0],
+                "translation_keys": [[0, [0.0, 1.0, 0.0], "ease"], [12, [2.0, 1.0, 0.0]]],
+                "rotation_keys": [
+                    [0, [1.0, 0.0, 0.0, 0.0], "constant"],
+                    [6, turn, "ease"],
+                    [18, [1.0, 0.0, 0.0, 0.0]],
+                ],
+            },
+            {
+                "name": "upper",
+                "parent": "root",
+                "translation": [0.0, 1.0, 0.0],
+                "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "ease"], [20, [HALF, HALF, 0.0, 0.0]]],
+            },
+            {
+                "name": "lower",
+                "parent": "upper",
+                "translation": [0.0, 0.8, 0.0],
+                "tail": [0.0, 0.5, 0.0],
+            },
+        ]
+    )
 
 
 def test_bvh_export_samples_constant_and_eased_keys():
@@ -78,15 +114,23 @@ def test_bvh_export_samples_constant_and_eased_keys():
 
 
 def test_the_matrix_chain_reads_scale_keys():
-    scene = _scene([
-        {"name": "root", "scale_keys": [[0, [1.0, 1.0, 1.0], "ease"], [20, [1.0, 2.0, 0.5]]]},
-        {"name": "tip", "parent": "root", "translation": [0.0, 1.0, 0.0],
-         "rotation_keys": [[0, [1.0, 0.0, 0.0, 0.0], "constant"], [10, [HALF, HALF, 0.0, 0.0]]]},
-    ])  # fmt: skip
+    scene = _scene(
+        [
+            {"name": "root", "scale_keys": [[0, [1.0, 1.0, 1.0], "ease"], [20, [1.0, 2.0, 0.5]]]},
+            {
+                "name": "tip",
+                "parent": "root",
+                "translation": [0.0, 1.0, 0.0],
+                "rotation_keys": [
+                    [0, [1.0, 0.0, 0.0, 0.0], "constant"],
+                    [10, [HALF, HALF, 0.0, 0.0]],
+                ],
+            },
+        ]
+    )
     frames = np.arange(0.0, 21.0)
     chain = bone_chain(scene, "tip", frames)
-    np.testing.assert_allclose(chain.product(), bake(scene, frames).bone_to_world[:, 1],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(chain.product(), bake(scene, frames).bone_to_world[:, 1], atol=1e-12)
     assert any(f.kind == "S" for f in chain.factors)
     assert not is_rigid(scene, Skeleton.from_scene(scene), 1)
 

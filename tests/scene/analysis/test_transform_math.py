@@ -57,8 +57,9 @@ def test_polyline_distance_matches_dense_sampling(rng):
             if mask[i] and mask[i + 1]:
                 t = np.linspace(0, 1, 4001)[:, None]
                 samples.append(points[i] + t * (points[i + 1] - points[i]))
-        expected = (np.linalg.norm(np.concatenate(samples) - pixel, axis=1).min()
-                    if samples else np.inf)  # fmt: skip
+        expected = (
+            np.linalg.norm(np.concatenate(samples) - pixel, axis=1).min() if samples else np.inf
+        )
         got = polyline_distance(pixel, points, mask)
         assert (got == expected == np.inf) or abs(got - expected) < 0.06
 

@@ -22,7 +22,7 @@ from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone
 from tests.editor.test_foot_roll_rig import _keyed, mixamo_character
 from tests.helpers.paths import CMU_DIR, SCENES
-from tests.scene.test_bvh import independent_bvh_fk
+from tests.scene.formats.test_bvh import independent_bvh_fk
 
 CLIP = CMU_DIR / "01_01.bvh"
 #: How near the rigged leg must stay to the capture: this share of the character's height.
@@ -65,8 +65,13 @@ def test_every_frame_of_a_captured_walk_stays_where_it_was(walk):
     for leg in legs.values():
         for bone in leg.bones():
             j, i = names.index(bone), scene.bone_index(bone)
-            tip = ends[bone] if bone in ends else positions[:, names.index(
-                next(b.name for b in scene.bones if b.parent == bone))]  # fmt: skip
+            tip = (
+                ends[bone]
+                if bone in ends
+                else positions[
+                    :, names.index(next(b.name for b in scene.bones if b.parent == bone))
+                ]
+            )
             head_off = np.linalg.norm(result.heads[:, i] - positions[:, j], axis=1)
             tail_off = np.linalg.norm(result.tails[:, i] - tip, axis=1)
             assert head_off.max() <= NEAR * height, (bone, head_off.max() / height)
@@ -81,10 +86,12 @@ def test_every_frame_of_a_captured_walk_stays_where_it_was(walk):
         bent = np.linalg.norm(was, axis=1) > NEAR * height
         assert bent.sum() > 2000  # a walk bends its knees
         assert np.all(np.sum(was * now, axis=1)[bent] > 0)  # the same side, every frame
-    others = [names.index(b.name) for b in scene.bones[: len(names)]
-              if not any(b.name in leg.bones()[:4] for leg in legs.values())]  # fmt: skip
-    np.testing.assert_allclose(result.heads[:, others], positions[:, others],
-                               atol=1e-9 * height)  # fmt: skip
+    others = [
+        names.index(b.name)
+        for b in scene.bones[: len(names)]
+        if not any(b.name in leg.bones()[:4] for leg in legs.values())
+    ]
+    np.testing.assert_allclose(result.heads[:, others], positions[:, others], atol=1e-9 * height)
 
 
 def test_the_controls_carry_the_motion_on_every_frame(walk):
@@ -111,8 +118,9 @@ def test_the_controls_carry_the_motion_on_every_frame(walk):
         assert np.allclose(control.as_matrix()[0], np.eye(3), atol=1e-12)
         since = rotations[j] * rotations[j][0].inv()
         assert (control * since.inv()).magnitude().max() <= 1e-9
-        assert (Rotation.from_quat(body.rotation, scalar_first=True) * rotations[j][0].inv()
-                ).magnitude() <= 1e-9  # fmt: skip
+        assert (
+            Rotation.from_quat(body.rotation, scalar_first=True) * rotations[j][0].inv()
+        ).magnitude() <= 1e-9
         body_turn = _rotation_of(result.bone_to_world[:, b])
         assert (body_turn * rotations[j].inv()).magnitude().max() <= 1e-9
         np.testing.assert_allclose(result.heads[:, b], positions[:, j], atol=1e-9)
@@ -145,11 +153,13 @@ def test_a_leg_under_a_moving_root_keeps_its_motion():
     scene.bones[0] = dataclasses.replace(scene.bones[0], translation_keys=Keys(frames, walk))
     k = scene.bone_index("mixamorig:LeftUpLeg")
     swing = Rotation.from_euler("x", -35 * np.sin(frames / 8)[:, None], degrees=True).as_quat(
-        scalar_first=True)  # fmt: skip
+        scalar_first=True
+    )
     scene.bones[k] = dataclasses.replace(scene.bones[k], rotation_keys=Keys(frames, swing))
     k = scene.bone_index("mixamorig:LeftLeg")
     knee = Rotation.from_euler("x", 50 * np.sin(frames / 8)[:, None] ** 2, degrees=True).as_quat(
-        scalar_first=True)  # fmt: skip
+        scalar_first=True
+    )
     scene.bones[k] = dataclasses.replace(scene.bones[k], rotation_keys=Keys(frames, knee))
     before = bake(scene, frames)
     built = build_foot_roll(scene, recognised_legs(scene)["left"])
@@ -178,8 +188,9 @@ def centimetre_character() -> tuple:
     bones = [dataclasses.replace(metres.bones[0], scale=(0.01, 0.01, 0.01))]
     for b in metres.bones[1:]:
         tail = None if b.tail is None else tuple(100 * v for v in b.tail)
-        bones.append(dataclasses.replace(b, translation=tuple(100 * v for v in b.translation),
-                                         tail=tail))  # fmt: skip
+        bones.append(
+            dataclasses.replace(b, translation=tuple(100 * v for v in b.translation), tail=tail)
+        )
     scene = dataclasses.replace(metres, bones=bones, meshes=())
     return metres, scene
 
@@ -218,9 +229,11 @@ def old_style(built) -> tuple:
             b = dataclasses.replace(b, translation_keys=None, rotation_keys=None)
         if b.name == built.control:
             turned = Rotation.from_quat(b.rotation, scalar_first=True) * Rotation.from_quat(
-                body.rotation, scalar_first=True)  # fmt: skip
-            b = dataclasses.replace(b, rotation=tuple(turned.as_quat(scalar_first=True)),
-                                    tail=body.tail)  # fmt: skip
+                body.rotation, scalar_first=True
+            )
+            b = dataclasses.replace(
+                b, rotation=tuple(turned.as_quat(scalar_first=True)), tail=body.tail
+            )
         bones.append(b)
     control = next(b for b in bones if b.name == built.control)
     relative = "world" if control.parent is None else "parent"
@@ -246,8 +259,11 @@ def foot_turned_control(built) -> list:
             rest = Rotation.from_quat(b.rotation, scalar_first=True) * offset
             keyed = Rotation.from_quat(b.rotation_keys.values, scalar_first=True) * offset
             b = dataclasses.replace(
-                b, rotation=tuple(rest.as_quat(scalar_first=True)), tail=body.tail,
-                rotation_keys=Keys(b.rotation_keys.frames, keyed.as_quat(scalar_first=True)))
+                b,
+                rotation=tuple(rest.as_quat(scalar_first=True)),
+                tail=body.tail,
+                rotation_keys=Keys(b.rotation_keys.frames, keyed.as_quat(scalar_first=True)),
+            )
         elif b.name == built.body:
             b = dataclasses.replace(b, rotation=(1.0, 0.0, 0.0, 0.0))
         bones.append(b)
@@ -273,7 +289,11 @@ def test_a_rig_built_before_the_roll_body_opens_and_plays_as_it_did():
     parts = foot_roll_of(old, "foot.L")
     assert parts.rolls_the_control and parts.body == parts.control == "foot_ctrl.L"
     assert (parts.pole, parts.roll, parts.leg_ik, parts.follow) == (
-        "calf_pole.L", "foot_roll.L", "foot_leg_ik.L", "foot_follows_ctrl.L")
+        "calf_pole.L",
+        "foot_roll.L",
+        "foot_leg_ik.L",
+        "foot_follows_ctrl.L",
+    )
     assert parts.leg == legs["left"]
     fresh = foot_roll_of(new, "foot.L")
     assert fresh == built.parts() and not fresh.rolls_the_control
@@ -287,10 +307,8 @@ def test_a_rig_built_before_the_roll_body_opens_and_plays_as_it_did():
     was, now, then = bake(old, frames), bake(new, frames), bake(first, frames)
     for bone in scene.bone_names():
         i, j = old.bone_index(bone), new.bone_index(bone)
-        np.testing.assert_allclose(was.bone_to_world[:, i], now.bone_to_world[:, j],
-                                   atol=1e-12)  # fmt: skip
-        np.testing.assert_allclose(then.bone_to_world[:, j], now.bone_to_world[:, j],
-                                   atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(was.bone_to_world[:, i], now.bone_to_world[:, j], atol=1e-12)
+        np.testing.assert_allclose(then.bone_to_world[:, j], now.bone_to_world[:, j], atol=1e-12)
     left = old.bone_index("foot.L")
     assert was.heads[12, left, 1] - was.heads[0, left, 1] > 0.04  # it rolls
 
@@ -300,8 +318,9 @@ def test_every_rig_of_a_scene_is_read_back_after_renames(walk):
     *_, scene, legs, built, _ = walk
     assert foot_rolls(scene) == [b.parts() for b in built]
     renamed = scene.copy()
-    renamed.constraints[:] = [dataclasses.replace(c, name=f"my {c.name}")
-                              for c in scene.constraints]  # fmt: skip
+    renamed.constraints[:] = [
+        dataclasses.replace(c, name=f"my {c.name}") for c in scene.constraints
+    ]
     found = foot_rolls(renamed)
     assert [p.roll for p in found] == [f"my {b.roll}" for b in built]
     assert [p.leg for p in found] == [legs["left"], legs["right"]]

@@ -89,8 +89,13 @@ def test_batch_equals_a_loop_over_single_chains(rng):
     for kwargs in ({}, {"pole": pole}):
         batch = solve(joints, targets, tolerance=1e-6, max_iterations=50, **kwargs)
         for i in range(len(joints)):
-            single = solve(joints[i : i + 1], targets[i], tolerance=1e-6, max_iterations=50,
-                           **{k: v[i] for k, v in kwargs.items()})  # fmt: skip
+            single = solve(
+                joints[i : i + 1],
+                targets[i],
+                tolerance=1e-6,
+                max_iterations=50,
+                **{k: v[i] for k, v in kwargs.items()},
+            )
             np.testing.assert_allclose(single.joints[0], batch.joints[i], rtol=0, atol=1e-11)
             assert single.iterations[0] == batch.iterations[i]
 
@@ -115,12 +120,14 @@ def test_unreachable_targets_leave_the_chain_straight_and_pointing_at_them(rng):
     aim /= np.linalg.norm(aim, axis=-1, keepdims=True)
     segments = np.diff(result.joints, axis=1)
     directions = segments / np.linalg.norm(segments, axis=-1, keepdims=True)
-    np.testing.assert_allclose(directions, np.broadcast_to(aim[:, None], directions.shape),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        directions, np.broadcast_to(aim[:, None], directions.shape), atol=1e-12
+    )
     np.testing.assert_allclose(segment_lengths(result.joints), segment_lengths(joints), atol=1e-12)
     reach = segment_lengths(joints).sum(axis=1)
-    np.testing.assert_allclose(result.distance, np.linalg.norm(targets - joints[:, 0], axis=-1)
-                               - reach, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        result.distance, np.linalg.norm(targets - joints[:, 0], axis=-1) - reach, atol=1e-12
+    )
     assert np.all(result.iterations == 1)
 
 

@@ -70,8 +70,12 @@ def test_the_last_pass_is_the_solvers_result_bit_for_bit(rng, bones):
         for pole in (None, poles[k]):  # the pole takes the vectorized path
             kwargs = dict(tolerance=1e-5, max_iterations=20)
             ours = trace(joints[k], targets[k], pole=pole, **kwargs)
-            alone = solve(joints[k][None], targets[k][None],
-                          pole=None if pole is None else pole[None], **kwargs)  # fmt: skip
+            alone = solve(
+                joints[k][None],
+                targets[k][None],
+                pole=None if pole is None else pole[None],
+                **kwargs,
+            )
             np.testing.assert_array_equal(ours.stages[-1].joints, alone.joints[0])
             np.testing.assert_array_equal(ours.solution.joints, alone.joints)
             assert ours.solution.iterations[0] == alone.iterations[0]
@@ -92,21 +96,27 @@ def test_passes_from_the_tip_move_the_root_and_passes_from_the_root_put_it_back(
     # Every stage keeps the bones' lengths.
     lengths = np.linalg.norm(np.diff(joints, axis=0), axis=1)
     for stage in ours.stages:
-        np.testing.assert_allclose(np.linalg.norm(np.diff(stage.joints, axis=0), axis=1),
-                                   lengths, rtol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            np.linalg.norm(np.diff(stage.joints, axis=0), axis=1), lengths, rtol=1e-12
+        )
     assert ours.distances()[-1] < ours.distances()[0]
 
 
 def test_limits_and_an_out_of_reach_target_are_traced_too(rng):
     joints = np.array([[0, 0, 0], [0, 1, 0], [0, 2, 0], [0, 3, 0]], float)
     rest = np.tile([1.0, 0, 0, 0], (3, 1))
-    pose = ChainPose(np.array([[1.0, 0, 0, 0]]), rest, np.tile(rest, (1, 1, 1)),
-                     np.tile([0.0, 1.0, 0.0], (1, 3, 1)),
-                     (None, ConeLimit(degrees=30.0), ConeLimit(degrees=30.0)))  # fmt: skip
+    pose = ChainPose(
+        np.array([[1.0, 0, 0, 0]]),
+        rest,
+        np.tile(rest, (1, 1, 1)),
+        np.tile([0.0, 1.0, 0.0], (1, 3, 1)),
+        (None, ConeLimit(degrees=30.0), ConeLimit(degrees=30.0)),
+    )
     for target in ([2.0, 1.0, 0.0], [9.0, 9.0, 0.0]):
         ours = trace(joints, target, tolerance=1e-6, max_iterations=20, pose=pose)
-        alone = solve(joints[None], np.array([target]), tolerance=1e-6, max_iterations=20,
-                      pose=pose)  # fmt: skip
+        alone = solve(
+            joints[None], np.array([target]), tolerance=1e-6, max_iterations=20, pose=pose
+        )
         np.testing.assert_array_equal(ours.stages[-1].joints, alone.joints[0])
         assert ours.stages[1].kind == "limits"
 

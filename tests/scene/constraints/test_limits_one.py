@@ -48,16 +48,23 @@ def test_one_bone_matches_the_vectorized_limited_rotation(rng, limit):
         desired[6] = np.array(limit.axis) * 1.5
         u[7] = np.array(limit.axis) / np.linalg.norm(limit.axis)
     expected = limited_rotation(limit, d0, u, desired)
-    got = np.array([limited_rotation_one(limit, tuple(d0[i]), tuple(u[i]), tuple(desired[i]))
-                    for i in range(n)])  # fmt: skip
+    got = np.array(
+        [
+            limited_rotation_one(limit, tuple(d0[i]), tuple(u[i]), tuple(desired[i]))
+            for i in range(n)
+        ]
+    )
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
 
 def random_pose(rng, count, bones, limits):
-    return ChainPose(rotations(rng, count), rotations(rng, bones),
-                     rotations(rng, count * bones).reshape(count, bones, 4),
-                     unit_vectors(rng, count * bones).reshape(count, bones, 3),
-                     tuple(limits))  # fmt: skip
+    return ChainPose(
+        rotations(rng, count),
+        rotations(rng, bones),
+        rotations(rng, count * bones).reshape(count, bones, 4),
+        unit_vectors(rng, count * bones).reshape(count, bones, 3),
+        tuple(limits),
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -76,8 +83,13 @@ def test_the_scalar_limited_pass_matches_the_vectorized_pass(seed):
         reach_from_root_limited(expected, root, lengths, pose, target)  # vectorized (N > 1)
         for i in range(count):
             one, col = P[:, :, i : i + 1].copy(), slice(i, i + 1)
-            reach_from_root_limited_one(one, root[:, col], lengths[:, col], pose.take([i]),
-                                        None if target is None else target[:, col])  # fmt: skip
+            reach_from_root_limited_one(
+                one,
+                root[:, col],
+                lengths[:, col],
+                pose.take([i]),
+                None if target is None else target[:, col],
+            )
             np.testing.assert_allclose(one[:, :, 0], expected[:, :, i], rtol=0, atol=1e-12)
 
 
@@ -89,9 +101,13 @@ def test_a_limited_chain_with_a_pole_solves_alone_as_in_a_stack(seed):
     rng = np.random.default_rng(100 + seed)
     count, bones = 30, 4
     directions = unit_vectors(rng, count * bones).reshape(count, bones, 3)
-    joints = np.concatenate([np.zeros((count, 1, 3)),
-                             np.cumsum(directions * rng.uniform(0.3, 1.0, (count, bones, 1)),
-                                       axis=1)], axis=1)  # fmt: skip
+    joints = np.concatenate(
+        [
+            np.zeros((count, 1, 3)),
+            np.cumsum(directions * rng.uniform(0.3, 1.0, (count, bones, 1)), axis=1),
+        ],
+        axis=1,
+    )
     target = rng.normal(size=(count, 3)) * 1.5
     pole = rng.normal(size=(count, 3)) * 3
     limits = [LIMITS[1], LIMITS[4], LIMITS[6], None]
@@ -101,10 +117,10 @@ def test_a_limited_chain_with_a_pole_solves_alone_as_in_a_stack(seed):
         stacked = solve(joints, target, pole=pole, pose=limited, **kwargs)
         for i in range(count):
             one = None if limited is None else limited.take([i])
-            alone = solve(joints[i : i + 1], target[i : i + 1], pole=pole[i : i + 1], pose=one,
-                          **kwargs)  # fmt: skip
-            np.testing.assert_allclose(alone.joints, stacked.joints[i : i + 1], rtol=0,
-                                       atol=1e-12)  # fmt: skip
+            alone = solve(
+                joints[i : i + 1], target[i : i + 1], pole=pole[i : i + 1], pose=one, **kwargs
+            )
+            np.testing.assert_allclose(alone.joints, stacked.joints[i : i + 1], rtol=0, atol=1e-12)
             assert alone.iterations[0] == stacked.iterations[i]
 
 
@@ -119,11 +135,18 @@ def test_one_frames_rotation_in_the_bone_matches_object_rotation(rng, rigid):
     bone_to_world = trs(rng.normal(size=(n, 3)), rotations(rng, n), scale)
     segment, aim, d0 = rng.normal(size=(n, 3)), rng.normal(size=(n, 3)) * 2, rotations(rng, n)
     for limit in LIMITS:
-        expected = object_rotation(bone_to_world, segment, aim, rigid, limit=limit,
-                                   d0=None if limit is None else d0)  # fmt: skip
+        expected = object_rotation(
+            bone_to_world, segment, aim, rigid, limit=limit, d0=None if limit is None else d0
+        )
         for i in range(n):
-            got = object_rotation_one(bone_to_world[i : i + 1], segment[i : i + 1],
-                                      aim[i : i + 1], rigid, limit, d0[i : i + 1])  # fmt: skip
+            got = object_rotation_one(
+                bone_to_world[i : i + 1],
+                segment[i : i + 1],
+                aim[i : i + 1],
+                rigid,
+                limit,
+                d0[i : i + 1],
+            )
             np.testing.assert_allclose(got, expected[i : i + 1], rtol=0, atol=1e-12)
 
 

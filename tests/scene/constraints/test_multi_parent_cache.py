@@ -15,8 +15,9 @@ from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
 def long_scene(rng, frame_end=600, substeps=4, space="object"):
     """Three pivots keyed every 6 to 10 frames over a timeline several scan blocks long."""
     pivots = []
-    for i, (every, position) in enumerate([(6, (0.1, -0.2, 0.3)), (8, (-0.3, 0.1, 0.0)),
-                                           (10, (0.0, 0.4, -0.2))]):  # fmt: skip
+    for i, (every, position) in enumerate(
+        [(6, (0.1, -0.2, 0.3)), (8, (-0.3, 0.1, 0.0)), (10, (0.0, 0.4, -0.2))]
+    ):
         frames = np.arange(i, frame_end + 1, every, dtype=float)
         turns = [Rotation.identity()]
         for _ in frames[1:]:
@@ -25,8 +26,11 @@ def long_scene(rng, frame_end=600, substeps=4, space="object"):
         pivots.append(Pivot(name=f"p{i}", position=position, rotation_keys=keys))
     body = Bone(name="body", translation=(0.0, 1.0, 0.0))
     mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), substeps=substeps, space=space)
-    return Scene(bones=[body, Bone(name="child", parent="body", translation=(0, 0.5, 0))],
-                 constraints=[mp], frame_end=frame_end)  # fmt: skip
+    return Scene(
+        bones=[body, Bone(name="child", parent="body", translation=(0, 0.5, 0))],
+        constraints=[mp],
+        frame_end=frame_end,
+    )
 
 
 def edit_key(scene, pivot_index, key_index, turn):
@@ -34,8 +38,9 @@ def edit_key(scene, pivot_index, key_index, turn):
     mp = scene.constraints[0]
     pivot = mp.pivots[pivot_index]
     keys = pivot.rotation_keys
-    value = (Rotation.from_rotvec(turn) * Rotation.from_quat(keys.values[key_index],
-                                                             scalar_first=True))  # fmt: skip
+    value = Rotation.from_rotvec(turn) * Rotation.from_quat(
+        keys.values[key_index], scalar_first=True
+    )
     new_keys = keys.with_key(keys.frames[key_index], value.as_quat(scalar_first=True))
     pivots = list(mp.pivots)
     pivots[pivot_index] = dataclasses.replace(pivot, rotation_keys=new_keys)
@@ -49,8 +54,7 @@ def test_any_evaluation_order_gives_the_same_bits(rng):
     at_once = bake(scene, frames).bone_to_world
     one_by_one = Evaluator(scene)
     for i in np.argsort(-frames):  # backwards, one frame at a time, on one evaluator
-        np.testing.assert_array_equal(one_by_one.evaluate([frames[i]]).bone_to_world[0],
-                                      at_once[i])  # fmt: skip
+        np.testing.assert_array_equal(one_by_one.evaluate([frames[i]]).bone_to_world[0], at_once[i])
     for i in rng.permutation(len(frames))[:40]:  # random frames, each on a fresh evaluator
         np.testing.assert_array_equal(bake(scene, [frames[i]]).bone_to_world[0], at_once[i])
 
@@ -79,8 +83,9 @@ def test_an_edit_recomputes_from_its_block_and_keeps_the_frames_before(rng):
     np.testing.assert_array_equal(after.frame_position[:, :kept], before.frame_position[:, :kept])
     # ... and changed the motion only after the key before the edited one.
     unchanged = int(changed_after) + 1
-    np.testing.assert_array_equal(after.frame_rotation[:, :unchanged],
-                                  before.frame_rotation[:, :unchanged])  # fmt: skip
+    np.testing.assert_array_equal(
+        after.frame_rotation[:, :unchanged], before.frame_rotation[:, :unchanged]
+    )
     assert np.abs(after.frame_position[:, -1] - before.frame_position[:, -1]).max() > 1e-3
     # The result is the one a fresh evaluation gives, bit for bit.
     np.testing.assert_array_equal(result.bone_to_world, bake(scene).bone_to_world)

@@ -43,16 +43,28 @@ def test_the_world_terms_are_the_per_pivot_formulas(rng, fixed):
     Phi = phi.sum(axis=1)
     t = np.linalg.norm(Phi, axis=1)
     n = Phi / t[:, None]
-    u = np.broadcast_to(rng.normal(size=(1, P, 3)), (X, P, 3)) if fixed else \
-        rng.normal(size=(X, P, 3))  # fmt: skip
+    u = (
+        np.broadcast_to(rng.normal(size=(1, P, 3)), (X, P, 3))
+        if fixed
+        else rng.normal(size=(X, P, 3))
+    )
     a = (1 - np.cos(t)) / t**2
     b = (t - np.sin(t)) / t**3
     u_cm = np.transpose(u, (2, 1, 0))  # (3, P, X), a broadcast view when fixed
     assert (u_cm.strides[-1] == 0) == fixed
-    ours = exact_world_terms(Q.as_quat(scalar_first=True).T, Phi.T, n.T, a, b,
-                             np.transpose(phi, (2, 1, 0)), u_cm)  # fmt: skip
-    first = exact_world_terms(Q.as_quat(scalar_first=True).T, Phi.T, n.T, a, b,
-                              np.transpose(phi, (2, 1, 0)), u_cm, full=False)  # fmt: skip
+    ours = exact_world_terms(
+        Q.as_quat(scalar_first=True).T, Phi.T, n.T, a, b, np.transpose(phi, (2, 1, 0)), u_cm
+    )
+    first = exact_world_terms(
+        Q.as_quat(scalar_first=True).T,
+        Phi.T,
+        n.T,
+        a,
+        b,
+        np.transpose(phi, (2, 1, 0)),
+        u_cm,
+        full=False,
+    )
     assert len(first) == 1
     np.testing.assert_array_equal(first[0], ours[0])
     for x in range(X):
@@ -78,17 +90,20 @@ def test_the_grouped_orientation_scan_is_the_product_in_order(rng, world, per_bl
     turns = Rotation.from_rotvec(rng.normal(size=(n, 3)) * 0.05)
     start = Rotation.random(rng=rng)
     q_start = tuple(start.as_quat(scalar_first=True).tolist())
-    Q, block_rotation = _piece_orientations(turns.as_quat(scalar_first=True).T, block, rank,
-                                            count, world, q_start)  # fmt: skip
+    Q, block_rotation = _piece_orientations(
+        turns.as_quat(scalar_first=True).T, block, rank, count, world, q_start
+    )
     state = start
     for k in range(n):
         if rank[k] == 0:  # a block starts here
             assert Rotation.from_quat(block_rotation[:, block[k]], scalar_first=True).approx_equal(
-                state, atol=1e-12)  # fmt: skip
+                state, atol=1e-12
+            )
         assert Rotation.from_quat(Q[:, k], scalar_first=True).approx_equal(state, atol=1e-12)
         state = turns[k] * state if world else state * turns[k]
     assert Rotation.from_quat(block_rotation[:, -1], scalar_first=True).approx_equal(
-        state, atol=1e-12)  # fmt: skip
+        state, atol=1e-12
+    )
     assert np.abs(np.linalg.norm(Q, axis=0) - 1).max() < 1e-14
 
 
@@ -107,20 +122,38 @@ def every_frame_scene(rng, space="world", frames=3 * BLOCK_STEPS + 40, sliding=F
             values.append(turn * values[-1])
         values = Rotation.concatenate(values).as_quat(scalar_first=True)
         last = 601 if sliding else frames + 1
-        pivots.append(Pivot(name=f"p{i}", position=tuple(rng.normal(size=3) * 0.3),
-                            rotation_keys=Keys(keyed[:last], values[:last])))  # fmt: skip
+        pivots.append(
+            Pivot(
+                name=f"p{i}",
+                position=tuple(rng.normal(size=3) * 0.3),
+                rotation_keys=Keys(keyed[:last], values[:last]),
+            )
+        )
     if sliding:
-        pivots[1] = dataclasses.replace(pivots[1], position_keys=Keys(
-            [0.0, 300.0, float(frames)], [[0.1, 0.2, 0.0], [0.3, -0.1, 0.2], [0.0, 0.0, 0.4]]))
-        pivots[2] = dataclasses.replace(pivots[2], rotation_keys=Keys(
-            [0.0, 500.0, float(frames)], Rotation.from_rotvec([[0, 0, 0], [0, 3.0, 0],
-                                                               [1.0, 3.0, 0]]).as_quat(
-                scalar_first=True)))  # fmt: skip
-    mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), space=space,
-                     integrator="exact")  # fmt: skip
-    return Scene(bones=[Bone(name="body", translation=(0.0, 1.0, 0.0)),
-                        Bone(name="child", parent="body", translation=(0, 0.5, 0))],
-                 constraints=[mp], frame_end=frames)  # fmt: skip
+        pivots[1] = dataclasses.replace(
+            pivots[1],
+            position_keys=Keys(
+                [0.0, 300.0, float(frames)], [[0.1, 0.2, 0.0], [0.3, -0.1, 0.2], [0.0, 0.0, 0.4]]
+            ),
+        )
+        pivots[2] = dataclasses.replace(
+            pivots[2],
+            rotation_keys=Keys(
+                [0.0, 500.0, float(frames)],
+                Rotation.from_rotvec([[0, 0, 0], [0, 3.0, 0], [1.0, 3.0, 0]]).as_quat(
+                    scalar_first=True
+                ),
+            ),
+        )
+    mp = MultiParent(name="mp", body="body", pivots=tuple(pivots), space=space, integrator="exact")
+    return Scene(
+        bones=[
+            Bone(name="body", translation=(0.0, 1.0, 0.0)),
+            Bone(name="child", parent="body", translation=(0, 0.5, 0)),
+        ],
+        constraints=[mp],
+        frame_end=frames,
+    )
 
 
 @pytest.mark.parametrize("space", ["world", "object"])
@@ -128,8 +161,16 @@ def every_frame_scene(rng, space="world", frames=3 * BLOCK_STEPS + 40, sliding=F
 def test_restarting_the_exact_scan_at_any_block_gives_the_same_bits(rng, space, sliding):
     scene = every_frame_scene(rng, space, sliding=sliding)
     mp = scene.constraints[0]
-    inputs = Inputs(space, "exact", 1, 0, (1.0, 1.0, 1.0), (1.0, 0.0, 0.0, 0.0),
-                    (0.0, 1.0, 0.0), ordered_pivots(mp.pivots))  # fmt: skip
+    inputs = Inputs(
+        space,
+        "exact",
+        1,
+        0,
+        (1.0, 1.0, 1.0),
+        (1.0, 0.0, 0.0, 0.0),
+        (0.0, 1.0, 0.0),
+        ordered_pivots(mp.pivots),
+    )
     plan = plan_exact(inputs.pivots, 0, 1, scene.frame_end, inputs.scale, BLOCK_STEPS)
     assert plan.rotation is None and np.all(plan.length[:10] == 1)
     full = integrate(plan, "exact", space, inputs.rotation, inputs.position)
@@ -145,8 +186,7 @@ def test_every_frame_keys_give_the_same_bits_batched_or_one_by_one(rng, space):
     at_once = bake(scene, frames).bone_to_world
     evaluator = Evaluator(scene)
     for i in rng.permutation(len(frames))[:60]:
-        np.testing.assert_array_equal(evaluator.evaluate([frames[i]]).bone_to_world[0],
-                                      at_once[i])  # fmt: skip
+        np.testing.assert_array_equal(evaluator.evaluate([frames[i]]).bone_to_world[0], at_once[i])
     # and a frame is where the pieces' one-substep states put it: the body's own transform
     body = Rotation.from_matrix(at_once[:, 0, :3, :3])
     assert np.all(np.isfinite(at_once)) and np.allclose(np.linalg.det(body.as_matrix()), 1)
@@ -155,18 +195,22 @@ def test_every_frame_keys_give_the_same_bits_batched_or_one_by_one(rng, space):
 def test_a_track_is_each_key_intervals_relative_rotation(rng):
     frames = np.cumsum(rng.uniform(0.5, 3.0, 300))
     values = Rotation.random(300, rng=rng)
-    values = Rotation.concatenate([values[0]] + [Rotation.from_rotvec(
-        rng.normal(size=3) * 0.8) * v for v in values[:-1]])  # fmt: skip
+    values = Rotation.concatenate(
+        [values[0]] + [Rotation.from_rotvec(rng.normal(size=3) * 0.8) * v for v in values[:-1]]
+    )
     quats = values.as_quat(scalar_first=True) * rng.choice([-1.0, 1.0], size=(300, 1))
     track = _track(Pivot(name="p", rotation_keys=Keys(frames, quats)), np.ones(3))
     relative = values[1:] * values[:-1].inv()
     rotvec = relative.as_rotvec()  # the shorter arc, whatever the keys' signs
-    np.testing.assert_allclose(track.speed * np.diff(frames), np.linalg.norm(rotvec, axis=1),
-                               rtol=0, atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(track.axis * np.linalg.norm(rotvec, axis=1)[:, None], rotvec,
-                               rtol=0, atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(track.angular_velocity.T * np.diff(frames)[:, None], rotvec,
-                               rtol=0, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        track.speed * np.diff(frames), np.linalg.norm(rotvec, axis=1), rtol=0, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        track.axis * np.linalg.norm(rotvec, axis=1)[:, None], rotvec, rtol=0, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        track.angular_velocity.T * np.diff(frames)[:, None], rotvec, rtol=0, atol=1e-12
+    )
 
 
 def test_the_exact_plans_increments_are_the_slerped_keys(rng):

@@ -1,8 +1,8 @@
 """Constant and eased keys (format §B) in the three multi-parent integrators (§A).
 
-Oracles: the per-step loop of ``tests/scene/test_multi_parent_exact.py`` fed by key sampling
-written here (scipy ``Slerp`` at the shaped time, ``np.interp``), the seed's closed form, and
-scipy's matrix exponential of the summed twist for simultaneous jumps.
+Oracles: the per-step loop of ``tests/scene/constraints/test_multi_parent_exact.py`` fed by
+key sampling written here (scipy ``Slerp`` at the shaped time, ``np.interp``), the seed's
+closed form, and scipy's matrix exponential of the summed twist for simultaneous jumps.
 """
 
 import numpy as np
@@ -14,7 +14,7 @@ import app.scene.constraints.multi_parent.nonlinear as nonlinear
 from app.scene.constraints.multi_parent.cache import agrees_until
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Pivot
-from tests.scene.test_multi_parent_exact import (
+from tests.scene.constraints.test_multi_parent_exact import (
     make_scene,
     random_turns,
     rotation_distance,
@@ -31,8 +31,11 @@ def shaped_times(keys, times):
     j = np.clip(np.searchsorted(f, t, side="right") - 1, 0, len(f) - 2)
     u = (t - f[j]) / (f[j + 1] - f[j])
     kind = np.array(keys.interpolation)[j]
-    s = np.where(kind == "constant", np.where(u >= 1, 1.0, 0.0),
-                 np.where(kind == "ease", u * u * (3 - 2 * u), u))  # fmt: skip
+    s = np.where(
+        kind == "constant",
+        np.where(u >= 1, 1.0, 0.0),
+        np.where(kind == "ease", u * u * (3 - 2 * u), u),
+    )
     return f[j] + s * (f[j + 1] - f[j])
 
 
@@ -59,15 +62,21 @@ def with_kinds(keys, kinds):
 def rig(rng):
     """Two pivots turning on random axes through eased, constant and linear segments, one
     sliding along an eased path; keys on whole and half frames."""
-    body = Bone(name="body", translation=(0.1, 1.0, 0.2), scale=(1.0, 1.25, 0.8),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
-    a = with_kinds(random_turns(rng, [0, 2, 4, 6], spread=30),
-                   ["ease", "constant", "ease", "linear"])  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(0.1, 1.0, 0.2),
+        scale=(1.0, 1.25, 0.8),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
+    a = with_kinds(
+        random_turns(rng, [0, 2, 4, 6], spread=30), ["ease", "constant", "ease", "linear"]
+    )
     b = with_kinds(random_turns(rng, [0.5, 3, 5.5], spread=30), ["linear", "ease", "linear"])
     slide = Keys([1, 4.5], [[0, 0.3, 0], [0.2, -0.1, 0.5]], ("ease", "linear"))
-    return body, [Pivot(name="a", position=(0.1, -0.2, -0.3), rotation_keys=a),
-                  Pivot(name="b", position=(0.0, 0.3, 0.0), rotation_keys=b,
-                        position_keys=slide)]  # fmt: skip
+    return body, [
+        Pivot(name="a", position=(0.1, -0.2, -0.3), rotation_keys=a),
+        Pivot(name="b", position=(0.0, 0.3, 0.0), rotation_keys=b, position_keys=slide),
+    ]
 
 
 FRAMES = np.arange(0.0, 7.0)
@@ -90,8 +99,10 @@ def test_exact_is_the_limit_of_the_seed_on_eased_and_constant_keys(rng, space):
     error shrinks 4x per 4x the substeps."""
     body, pivots = rig(rng)
     q_exact, p_exact = state(make_scene(pivots, body, space=space, frame_end=7), FRAMES)
-    loops = {n: seed_loop(pivots, body, n, FRAMES, space, "seed", rotation_at, offset_at)
-             for n in (16, 64, 256, 512)}  # fmt: skip
+    loops = {
+        n: seed_loop(pivots, body, n, FRAMES, space, "seed", rotation_at, offset_at)
+        for n in (16, 64, 256, 512)
+    }
     e16, e64 = (np.abs(loops[n][1] - p_exact).max() for n in (16, 64))
     assert 3.6 < e16 / e64 < 4.4
     rich = 2 * loops[512][1] - loops[256][1]
@@ -108,11 +119,17 @@ def test_fractional_frames_in_eased_pieces_agree_with_shifted_keys(rng, space):
     body, pivots = rig(rng)
 
     def later(keys):
-        return None if keys is None else Keys(keys.frames + 0.3, keys.values,
-                                              keys.interpolation)  # fmt: skip
+        return None if keys is None else Keys(keys.frames + 0.3, keys.values, keys.interpolation)
 
-    shifted = [Pivot(name=pv.name, position=pv.position, rotation_keys=later(pv.rotation_keys),
-                     position_keys=later(pv.position_keys)) for pv in pivots]  # fmt: skip
+    shifted = [
+        Pivot(
+            name=pv.name,
+            position=pv.position,
+            rotation_keys=later(pv.rotation_keys),
+            position_keys=later(pv.position_keys),
+        )
+        for pv in pivots
+    ]
     t = np.array([1.7, 2.3, 3.7, 4.0, 4.2, 4.7, 5.9])
     q_a, p_a = state(make_scene(pivots, body, space=space, frame_end=7), t)
     q_b, p_b = state(make_scene(shifted, body, space=space, frame_end=7), t + 0.3)
@@ -138,8 +155,11 @@ def test_one_pivot_on_constant_keys_jumps_about_itself(rng):
     values: each jump is an instant turn about the pivot, at the key's frame."""
     keys = with_kinds(random_turns(rng, [0, 2, 3.5, 6], spread=120), ["constant"] * 4)
     pivot = Pivot(name="p", position=(0.3, -0.4, 0.2), rotation_keys=keys)
-    body = Bone(name="body", translation=(1.0, 2.0, 3.0),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(1.0, 2.0, 3.0),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
     frames = np.array([0, 1, 1.99, 2, 2.5, 3.49, 3.5, 4, 5.2, 6, 7])
     q, p = state(make_scene([pivot], body, frame_end=8), frames)
     q_start = Rotation.from_quat(body.rotation, scalar_first=True)
@@ -153,17 +173,27 @@ def test_one_pivot_on_constant_keys_jumps_about_itself(rng):
 def test_simultaneous_jumps_are_the_exponential_of_the_summed_twist(rng, space):
     """Two pivots whose constant keys change at the same frame move the body by
     ``expm([[Phi]x, sum_i p_i x phi_i], [0, 0])`` (scipy), not by one then the other."""
-    body = Bone(name="body", translation=(0.2, 1.0, -0.3),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
-    pivots = [Pivot(name=n, position=tuple(rng.normal(size=3) * 0.4),
-                    rotation_keys=with_kinds(random_turns(rng, [0, 3], spread=70),
-                                             ["constant", "linear"])) for n in "ab"]  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(0.2, 1.0, -0.3),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
+    pivots = [
+        Pivot(
+            name=n,
+            position=tuple(rng.normal(size=3) * 0.4),
+            rotation_keys=with_kinds(random_turns(rng, [0, 3], spread=70), ["constant", "linear"]),
+        )
+        for n in "ab"
+    ]
     q, p = state(make_scene(pivots, body, space=space, frame_end=5), [2.5, 3.0, 4.2])
     q0 = Rotation.from_quat(body.rotation, scalar_first=True)
     xi = np.zeros((4, 4))
     for pv in pivots:
-        jump = Rotation.from_quat(pv.rotation_keys.values[1], scalar_first=True) * \
-            Rotation.from_quat(pv.rotation_keys.values[0], scalar_first=True).inv()
+        jump = (
+            Rotation.from_quat(pv.rotation_keys.values[1], scalar_first=True)
+            * Rotation.from_quat(pv.rotation_keys.values[0], scalar_first=True).inv()
+        )
         phi = jump.as_rotvec() if space == "world" else q0.apply(jump.as_rotvec())
         where = np.asarray(body.translation) + q0.apply(pv.position)
         xi[:3, :3] += [[0, -phi[2], phi[1]], [phi[2], 0, -phi[0]], [-phi[1], phi[0], 0]]
@@ -175,7 +205,7 @@ def test_simultaneous_jumps_are_the_exponential_of_the_summed_twist(rng, space):
     for i in (1, 2):
         np.testing.assert_allclose(p[i], after[:3, 3], atol=1e-12, rtol=0)
         expected = Rotation.from_matrix(after[:3, :3]).as_quat(scalar_first=True)
-        assert rotation_distance(q[i:i + 1], expected[None]).max() < 1e-12
+        assert rotation_distance(q[i : i + 1], expected[None]).max() < 1e-12
 
 
 def test_an_interpolation_edit_keeps_the_cache_before_its_segment():
@@ -197,14 +227,15 @@ def test_the_step_through_splits_eased_pieces_and_jumps_among_the_pivots(rng, sp
     body, pivots = rig(rng)
     scene = make_scene(pivots, body, space=space, frame_end=7)
     # One integral for every frame, as the editor's cache passes it (the same bits as
-    # integrating anew: tests/scene/test_multi_parent_steps.py).
+    # integrating anew: tests/scene/constraints/test_multi_parent_steps.py).
     integral = update(None, inputs_of(scene.constraints[0], scene, space))
     by_frame = {}
     for frame in range(1, 7):
         st = by_frame[frame] = steps(scene.constraints[0], scene, frame, integral=integral)
         np.testing.assert_allclose(np.diff(st.position, axis=0), st.displacement(), atol=1e-13)
         turned = Rotation.from_quat(st.combined, scalar_first=True) * Rotation.from_quat(
-            st.rotation[:-1], scalar_first=True)  # fmt: skip
+            st.rotation[:-1], scalar_first=True
+        )
         assert rotation_distance(turned.as_quat(scalar_first=True), st.rotation[1:]).max() < 1e-12
     # Frames 2-4 hold pivot a (a constant segment): it moves the body only at the jump, frame 4.
     st = by_frame[3]
@@ -217,9 +248,14 @@ def test_a_very_fast_key_elsewhere_does_not_slow_an_eased_piece(rng):
     from app.scene.constraints.multi_parent.plan import _track
 
     body, pivots = rig(rng)
-    flash = Pivot(name="flash", position=(0.2, 0.0, 0.0),
-                  rotation_keys=Keys([6.5, 6.500001], Rotation.from_rotvec(
-                      [[0, 0, 0], [0, 0, 3.0]]).as_quat(scalar_first=True)))  # fmt: skip
+    flash = Pivot(
+        name="flash",
+        position=(0.2, 0.0, 0.0),
+        rotation_keys=Keys(
+            [6.5, 6.500001],
+            Rotation.from_rotvec([[0, 0, 0], [0, 0, 3.0]]).as_quat(scalar_first=True),
+        ),
+    )
     tracks = [_track(pv, np.ones(3)) for pv in [*pivots, flash]]
     alone = nonlinear.magnus_substeps(tracks[:2], np.array([3.0]), np.array([4.0]))
     assert nonlinear.magnus_substeps(tracks, np.array([3.0]), np.array([4.0])) == alone

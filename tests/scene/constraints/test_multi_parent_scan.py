@@ -55,8 +55,7 @@ def test_power_sums_are_faulhabers():
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 7])
 def test_the_symmetrized_product_is_the_definition_and_each_step_is_computed_alone(rng, n):
     qs = Rotation.random(5 * n, rng=rng).as_quat(scalar_first=True).reshape(5, n, 4)
-    stacked = anticommutator.symmetrized_product_components(np.moveaxis(qs, (0, 1, 2),
-                                                                        (2, 1, 0)))  # fmt: skip
+    stacked = anticommutator.symmetrized_product_components(np.moveaxis(qs, (0, 1, 2), (2, 1, 0)))
     # The product in every order, left to right, summed (all orders of each row at once).
     orders = np.array(list(itertools.permutations(range(n))))
     products = qs[:, orders[:, 0]]
@@ -77,8 +76,9 @@ def million_step_inputs(rng, space="world"):
         keys = Keys(frames, Rotation.random(len(frames), rng=rng).as_quat(scalar_first=True))
         pivots.append(Pivot(name=f"p{i}", position=tuple(rng.normal(size=3)), rotation_keys=keys))
     q = Rotation.random(rng=rng).as_quat(scalar_first=True)
-    return Inputs(space, "seed", 4, 0, (1.0, 1.0, 1.0), tuple(q), (0.0, 0.0, 0.0),
-                  ordered_pivots(pivots))  # fmt: skip
+    return Inputs(
+        space, "seed", 4, 0, (1.0, 1.0, 1.0), tuple(q), (0.0, 0.0, 0.0), ordered_pivots(pivots)
+    )
 
 
 @pytest.mark.parametrize("space", ["world", "object"])
@@ -103,21 +103,30 @@ def assert_restarts_match(plan, integrator, space, full, blocks):
     """The scan restarted at each of ``blocks`` from ``full``'s block states gives the same
     bits as ``full`` from there on."""
     for block in blocks:
-        part = integrate(plan.from_block(block), integrator, space,
-                         full.block_rotation[:, block], full.block_position[:, block])  # fmt: skip
+        part = integrate(
+            plan.from_block(block),
+            integrator,
+            space,
+            full.block_rotation[:, block],
+            full.block_position[:, block],
+        )
         first = np.searchsorted(plan.block, block)
         for name in ("rotation", "turned", "position", "terms"):
-            np.testing.assert_array_equal(getattr(part.pieces, name),
-                                          getattr(full.pieces, name)[..., first:])  # fmt: skip
+            np.testing.assert_array_equal(
+                getattr(part.pieces, name), getattr(full.pieces, name)[..., first:]
+            )
         np.testing.assert_array_equal(part.block_rotation, full.block_rotation[:, block:])
         np.testing.assert_array_equal(part.block_position, full.block_position[:, block:])
 
 
 def test_plan_subdivides_steps_beyond_the_bound_and_nothing_else():
-    fast = Keys([0.0, 1.0, 2.0], Rotation.from_rotvec([[0, 0, 0], [3.0, 0, 0], [3.0, 0.5, 0]])
-                .as_quat(scalar_first=True))  # fmt: skip
-    slow = Keys([0.0, 2.0], Rotation.from_rotvec([[0, 0, 0], [0, 0, 0.2]]).as_quat(
-        scalar_first=True))  # fmt: skip
+    fast = Keys(
+        [0.0, 1.0, 2.0],
+        Rotation.from_rotvec([[0, 0, 0], [3.0, 0, 0], [3.0, 0.5, 0]]).as_quat(scalar_first=True),
+    )
+    slow = Keys(
+        [0.0, 2.0], Rotation.from_rotvec([[0, 0, 0], [0, 0, 0.2]]).as_quat(scalar_first=True)
+    )
     pivots = [Pivot(name="fast", rotation_keys=fast), Pivot(name="slow", rotation_keys=slow)]
     plan = plan_steps(pivots, 0, 2, 4, (1, 1, 1), BLOCK_STEPS)
     increments = increment(plan.rotation, "seed")
@@ -141,8 +150,10 @@ def test_many_pivots_turning_together_are_held_by_the_total_bound():
 
 
 def test_a_key_off_the_grid_makes_its_step_a_general_one():
-    keys = Keys([0.0, 2.3, 4.0], Rotation.from_rotvec([[0, 0, 0], [0.4, 0, 0], [0.4, 0.4, 0]])
-                .as_quat(scalar_first=True))  # fmt: skip
+    keys = Keys(
+        [0.0, 2.3, 4.0],
+        Rotation.from_rotvec([[0, 0, 0], [0.4, 0, 0], [0.4, 0.4, 0]]).as_quat(scalar_first=True),
+    )
     plan = plan_steps([Pivot(name="p", rotation_keys=keys)], 0, 2, 8, (1, 1, 1), BLOCK_STEPS)
     # Grid 0, 0.5, ... 4: the key at 2.3 lies inside step 4 (2.0 -> 2.5).
     assert list(plan.grid_start) == [0, 4, 5]
@@ -160,5 +171,6 @@ def test_a_step_does_not_depend_on_the_order_of_the_pivots(rng, integrator):
     for order in ([4, 3, 2, 1, 0], [2, 0, 4, 1, 3]):
         other = increment(R[:, order], integrator)
         np.testing.assert_allclose(other.rotation, first.rotation, atol=1e-12, rtol=0)
-        np.testing.assert_allclose(other.pivot_sum(offsets[:, order]), first.pivot_sum(offsets),
-                                   atol=1e-12, rtol=0)  # fmt: skip
+        np.testing.assert_allclose(
+            other.pivot_sum(offsets[:, order]), first.pivot_sum(offsets), atol=1e-12, rtol=0
+        )

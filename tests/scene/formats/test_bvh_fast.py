@@ -11,7 +11,7 @@ from app.scene.errors import SceneError
 from app.scene.formats import bvh
 from app.scene.formats.bvh import load_bvh, parse_bvh
 from tests.helpers.paths import CMU_DIR
-from tests.scene.test_bvh import SMALL
+from tests.scene.formats.test_bvh import SMALL
 
 CLIPS = ["01_01.bvh", "01_03.bvh", "Boxing_Toes.bvh"]
 
@@ -76,16 +76,19 @@ def many_frames(frames: int, edit_frame=None, edit=None) -> str:
 FIRST_ROW_LINE = 19  # SMALL's first motion line
 
 
-@pytest.mark.parametrize("edit, why", [
-    (lambda s: s.replace("40", "4e16"), "beyond the bound of +-1e+15"),
-    (lambda s: s.replace("40", "-1e400"), "must be finite"),
-    (lambda s: s.replace("40", "nan"), "must be finite"),
-    (lambda s: s.replace("40", "4O"), "expected numbers"),
-    # \x1c separates lines for str.splitlines (the line-by-line path's view of the text).
-    (lambda s: s.replace("40", "4\x1c0"), "expected 10 numbers"),
-    (lambda s: s + " 7", "expected 10 numbers"),
-    (lambda s: s.replace(" 40", ""), "expected 10 numbers"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "edit, why",
+    [
+        (lambda s: s.replace("40", "4e16"), "beyond the bound of +-1e+15"),
+        (lambda s: s.replace("40", "-1e400"), "must be finite"),
+        (lambda s: s.replace("40", "nan"), "must be finite"),
+        (lambda s: s.replace("40", "4O"), "expected numbers"),
+        # \x1c separates lines for str.splitlines (the line-by-line path's view of the text).
+        (lambda s: s.replace("40", "4\x1c0"), "expected 10 numbers"),
+        (lambda s: s + " 7", "expected 10 numbers"),
+        (lambda s: s.replace(" 40", ""), "expected 10 numbers"),
+    ],
+)
 @pytest.mark.parametrize("chunk", [64, 1 << 20])
 def test_a_bad_motion_line_far_into_the_clip_is_named(edit, why, chunk, monkeypatch):
     # The fast path leaves anything irregular to the line-by-line path, which names the
@@ -155,8 +158,10 @@ def test_channel_quaternions_match_scipy_and_the_general_product(axes, monkeypat
     monkeypatch.setattr(bvh_rotations, "FRAME_BLOCK", 300)  # several blocks
     rng = np.random.default_rng(7)
     angles = rng.uniform(-400, 400, (1000, 2 * len(axes))).round(4)
-    columns = {0: [(a, 2 * r) for r, a in enumerate(axes)],
-               5: [(a, 2 * r + 1) for r, a in enumerate(axes)]}  # fmt: skip
+    columns = {
+        0: [(a, 2 * r) for r, a in enumerate(axes)],
+        5: [(a, 2 * r + 1) for r, a in enumerate(axes)],
+    }
     got = bvh_rotations.quats_from_channels(angles, columns)
     for joint, cols in columns.items():
         picked = angles[:, [c for _, c in cols]]
@@ -198,11 +203,22 @@ def test_fuzzed_clips_give_the_same_scene_or_refusal_on_both_paths(tmp_path, mon
             return str(e)
         return scene, bits(scene)
 
-    @settings(max_examples=300, derandomize=True, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-    @given(st.sampled_from(clips), st.lists(st.tuples(
-        st.sampled_from(fuzzing.BVH_KINDS), st.integers(0, 2**32 - 1)), min_size=1, max_size=3))
-    def one(name, steps):  # fmt: skip
+    @settings(
+        max_examples=300,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(
+        st.sampled_from(clips),
+        st.lists(
+            st.tuples(st.sampled_from(fuzzing.BVH_KINDS), st.integers(0, 2**32 - 1)),
+            min_size=1,
+            max_size=3,
+        ),
+    )
+    def one(name, steps):
         path = tmp_path / name
         path.write_bytes(fuzzing.mutate(name, steps))
         a, b = outcome(path, True), outcome(path, False)
@@ -218,11 +234,19 @@ def test_fuzzed_clips_give_the_same_scene_or_refusal_on_both_paths(tmp_path, mon
     # many do not (the mutations below aim at the numbers themselves).
     assert sum(taken) >= 5 and len(taken) - sum(taken) >= 30, (sum(taken), len(taken))
 
-    @settings(max_examples=300, derandomize=True, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-    @given(st.integers(0, 39), st.integers(0, 95),
-           st.text("0123456789+-.eE_ \t\rxn", min_size=0, max_size=12))
-    def number(row, column, token):  # fmt: skip
+    @settings(
+        max_examples=300,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(
+        st.integers(0, 39),
+        st.integers(0, 95),
+        st.text("0123456789+-.eE_ \t\rxn", min_size=0, max_size=12),
+    )
+    def number(row, column, token):
         text = fuzzing.bases()["01_01.bvh"].decode()
         head, _, motion = text.partition("MOTION\n")
         lines = motion.split("\n")

@@ -56,19 +56,60 @@ def test_any_token_of_number_bytes_reads_as_float_or_is_refused(token):
         assert bits(floats_from_text(token.encode())) == bits([expected])
 
 
-@pytest.mark.parametrize("token", [
-    "0", "-0", "+0", "-0.0", "0.", ".5", "-.5", "5.", "007.2500", "-17.3198",
-    "999999999999999", "9007199254740993", "0.1", "0.3", "123456789012345.",
-    ".000000000000001", "0.0000000000000001", "1e5", "-1.5E-3", "1234567890123456789012345",
-    "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "token",
+    [
+        "0",
+        "-0",
+        "+0",
+        "-0.0",
+        "0.",
+        ".5",
+        "-.5",
+        "5.",
+        "007.2500",
+        "-17.3198",
+        "999999999999999",
+        "9007199254740993",
+        "0.1",
+        "0.3",
+        "123456789012345.",
+        ".000000000000001",
+        "0.0000000000000001",
+        "1e5",
+        "-1.5E-3",
+        "1234567890123456789012345",
+        "2.2250738585072014e-308",
+        "4.9e-324",
+        "1.7976931348623157e308",
+    ],
+)
 def test_edges_of_the_fast_path_read_as_float(token):
     # -0 keeps its sign; 15 digits are the fast path's limit (16 and more go to float).
     assert_reads_as_float([token])
 
 
-@pytest.mark.parametrize("token", ["-", "+", ".", "-.", "1.2.3", "--1", "1-", "e5", "1e",
-                                   "nan", "inf", "1_0", "0x10", "١", "1,5", "\x1c"])  # fmt: skip
+@pytest.mark.parametrize(
+    "token",
+    [
+        "-",
+        "+",
+        ".",
+        "-.",
+        "1.2.3",
+        "--1",
+        "1-",
+        "e5",
+        "1e",
+        "nan",
+        "inf",
+        "1_0",
+        "0x10",
+        "١",
+        "1,5",
+        "\x1c",
+    ],
+)
 def test_non_numbers_are_refused(token):
     with pytest.raises(ValueError, match="not a number"):
         floats_from_text(f"1 {token} 2\n".encode())

@@ -33,8 +33,13 @@ ROOT = Path(__file__).resolve().parents[3]
 #: huesitos and animation_with_skeleton: assimp's test models (Blender 2.79 and 2.90 exports,
 #: Y up); wave_* and character65 (the benchmark's): made with Blender 5.0.1's exporter
 #: (tools/fbx_oracle.py).
-FILES = ("huesitos.fbx", "animation_with_skeleton.fbx", "wave_zup_cm.fbx", "wave_yup_m.fbx",
-         "character65.fbx")  # fmt: skip
+FILES = (
+    "huesitos.fbx",
+    "animation_with_skeleton.fbx",
+    "wave_zup_cm.fbx",
+    "wave_yup_m.fbx",
+    "character65.fbx",
+)
 
 
 def _record(name):
@@ -186,9 +191,19 @@ def test_load_scene_reads_fbx_and_a_saved_scene_keeps_its_meshes(tmp_path):
 
 def test_the_bake_command_reads_fbx(tmp_path):
     out = tmp_path / "wave.npz"
-    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "bake",
-                           str(DATA / "wave_yup_m.fbx"), "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "bake",
+            str(DATA / "wave_yup_m.fbx"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     with np.load(out) as npz:
         assert npz["heads"].shape == (41, 11, 3)  # Rig, root and nine bones
@@ -247,9 +262,15 @@ def test_no_file_and_a_file_of_another_kind(tmp_path):
 
 def test_a_mesh_keeps_up_to_eight_influences():
     with pytest.raises(ValueError, match="1 to 8"):
-        SkinnedMesh(name="m", positions=np.zeros((1, 3)), indices=np.zeros((0, 3)),
-                    joints=("a",), joint_indices=np.zeros((1, 9)), weights=np.ones((1, 9)),
-                    inverse_bind=np.eye(4)[None])  # fmt: skip
+        SkinnedMesh(
+            name="m",
+            positions=np.zeros((1, 3)),
+            indices=np.zeros((0, 3)),
+            joints=("a",),
+            joint_indices=np.zeros((1, 9)),
+            weights=np.ones((1, 9)),
+            inverse_bind=np.eye(4)[None],
+        )
 
 
 def test_a_vertex_with_more_than_eight_influences_keeps_its_eight_heaviest():
@@ -263,8 +284,10 @@ def test_a_vertex_with_more_than_eight_influences_keeps_its_eight_heaviest():
         shifted = eye.copy()
         shifted[0, 3] = 1.0
         nodes.append(assimp.Node(f"b{k}", shifted, 0 if k == 0 else k + 1, []))
-    bones = [(f"b{k}", np.array([0, 1]), np.array([0.1 * (k + 1), 1.0 if k == 3 else 0.0]), eye)
-             for k in range(10)]  # fmt: skip
+    bones = [
+        (f"b{k}", np.array([0, 1]), np.array([0.1 * (k + 1), 1.0 if k == 3 else 0.0]), eye)
+        for k in range(10)
+    ]
     mesh = assimp.Mesh("skin", np.eye(3), None, np.array([[0, 1, 2]]), bones)
     read = assimp.File(nodes, [mesh], [], 0.0, [], {"UnitScaleFactor": 100.0})
     scene = _scene(read)

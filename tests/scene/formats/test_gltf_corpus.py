@@ -25,8 +25,7 @@ from tests.helpers.gltf_files import Builder
 from tests.helpers.gltf_validator import problems, validate
 
 CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "gltf-corpus"
-FILES = ("BoxAnimated.gltf", "CesiumMan.gltf", "Fox.glb", "RobotExpressive.glb",
-         "SimpleSkin.gltf")  # fmt: skip
+FILES = ("BoxAnimated.gltf", "CesiumMan.gltf", "Fox.glb", "RobotExpressive.glb", "SimpleSkin.gltf")
 
 
 # --- the specification's sampler -----------------------------------------------------------
@@ -72,8 +71,11 @@ def slerp(a, b, s):
     angle = np.arccos(np.minimum(np.abs(d), 1.0))
     near = angle < 1e-9
     sin = np.where(near, 1.0, np.sin(angle))
-    out = np.where(near, (1 - s) * a + s * sign * b,
-                   (np.sin(angle * (1 - s)) * a + sign * np.sin(angle * s) * b) / sin)  # fmt: skip
+    out = np.where(
+        near,
+        (1 - s) * a + s * sign * b,
+        (np.sin(angle * (1 - s)) * a + sign * np.sin(angle * s) * b) / sin,
+    )
     return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
@@ -93,8 +95,12 @@ def sample(kind, path, times, values, t) -> np.ndarray:
             return slerp(_unit(path, v[k]), _unit(path, v[k + 1]), s)
         return (1 - s) * v[k] + s * v[k + 1]
     a, b = values[0::3], values[2::3]
-    p = ((2 * s**3 - 3 * s**2 + 1) * v[k] + td * (s**3 - 2 * s**2 + s) * b[k]
-         + (-2 * s**3 + 3 * s**2) * v[k + 1] + td * (s**3 - s**2) * a[k + 1])  # fmt: skip
+    p = (
+        (2 * s**3 - 3 * s**2 + 1) * v[k]
+        + td * (s**3 - 2 * s**2 + s) * b[k]
+        + (-2 * s**3 + 3 * s**2) * v[k + 1]
+        + td * (s**3 - s**2) * a[k + 1]
+    )
     return _unit(path, p)
 
 
@@ -105,10 +111,20 @@ def _unit(path, value):
 def _matrix(t, xyzw, s) -> np.ndarray:
     """``T R S`` of translations (N, 3), glTF quaternions (N, 4) and scales (N, 3)."""
     x, y, z, w = np.moveaxis(xyzw, -1, 0)
-    r = np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-                  2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-                  2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-                 axis=-1).reshape(x.shape + (3, 3))  # fmt: skip
+    r = np.stack(
+        [
+            1 - 2 * (y * y + z * z),
+            2 * (x * y - z * w),
+            2 * (x * z + y * w),
+            2 * (x * y + z * w),
+            1 - 2 * (x * x + z * z),
+            2 * (y * z - x * w),
+            2 * (x * z - y * w),
+            2 * (y * z + x * w),
+            1 - 2 * (x * x + y * y),
+        ],
+        axis=-1,
+    ).reshape(x.shape + (3, 3))
     m = np.zeros(t.shape[:-1] + (4, 4))
     m[..., :3, :3] = r * s[..., None, :]
     m[..., :3, 3] = t
@@ -134,21 +150,27 @@ def spec_worlds(doc, buffers, animation: int, frames, fps: float) -> dict:
         channels[(target["node"], target["path"])] = (
             sampler.get("interpolation", "LINEAR"),
             accessor(doc, buffers, sampler["input"])[:, 0],
-            accessor(doc, buffers, sampler["output"]))  # fmt: skip
+            accessor(doc, buffers, sampler["output"]),
+        )
     parent = {c: p for p, n in enumerate(nodes) for c in n.get("children", [])}
     local = {}
     for n, node in enumerate(nodes):
-        statics = {"translation": node.get("translation", [0, 0, 0]),
-                   "rotation": node.get("rotation", [0, 0, 0, 1]),
-                   "scale": node.get("scale", [1, 1, 1])}  # fmt: skip
+        statics = {
+            "translation": node.get("translation", [0, 0, 0]),
+            "rotation": node.get("rotation", [0, 0, 0, 1]),
+            "scale": node.get("scale", [1, 1, 1]),
+        }
         if "matrix" in node:  # column-major, never animated (the specification forbids it)
             local[n] = np.broadcast_to(np.reshape(node["matrix"], (4, 4)).T, (len(frames), 4, 4))
             continue
         trs = {}
         for path, static in statics.items():
             ch = channels.get((n, path))
-            trs[path] = np.tile(np.asarray(static, float), (len(frames), 1)) if ch is None \
-                else sample(ch[0], path, ch[1], ch[2], _times(frames, ch[1], fps))  # fmt: skip
+            trs[path] = (
+                np.tile(np.asarray(static, float), (len(frames), 1))
+                if ch is None
+                else sample(ch[0], path, ch[1], ch[2], _times(frames, ch[1], fps))
+            )
         local[n] = _matrix(trs["translation"], trs["rotation"], trs["scale"])
     world = {}
 
@@ -194,11 +216,21 @@ def assert_bones_follow_the_specification(scene, doc, buffers, animation, frames
         if names[n] not in index:
             continue
         got = np.asarray(result.bone_to_world)[:, index[names[n]]]
-        np.testing.assert_allclose(got[:, :3, 3], world[:, :3, 3], atol=1e-6 * size, rtol=0,
-                                   err_msg=f"head of node {n} ({names[n]})")  # fmt: skip
+        np.testing.assert_allclose(
+            got[:, :3, 3],
+            world[:, :3, 3],
+            atol=1e-6 * size,
+            rtol=0,
+            err_msg=f"head of node {n} ({names[n]})",
+        )
         scale = max(float(np.abs(world[:, :3, :3]).max()), 1e-9)  # the axes' own size
-        np.testing.assert_allclose(got[:, :3, :3], world[:, :3, :3], atol=1e-6 * scale, rtol=0,
-                                   err_msg=f"axes of node {n} ({names[n]})")  # fmt: skip
+        np.testing.assert_allclose(
+            got[:, :3, :3],
+            world[:, :3, :3],
+            atol=1e-6 * scale,
+            rtol=0,
+            err_msg=f"axes of node {n} ({names[n]})",
+        )
         compared += 1
     return compared
 
@@ -216,8 +248,11 @@ def test_every_clip_of_the_corpus_follows_the_specification(name):
         scene = parse_gltf(data, CORPUS, clip)
         frames = np.arange(scene.frame_start, scene.frame_end + 0.5, 0.5)  # whole and half
         compared = assert_bones_follow_the_specification(scene, doc, buffers, a, frames)
-        animated = {c["target"]["node"] for c in doc["animations"][a]["channels"]
-                    if c["target"].get("path") != "weights"}  # fmt: skip
+        animated = {
+            c["target"]["node"]
+            for c in doc["animations"][a]["channels"]
+            if c["target"].get("path") != "weights"
+        }
         assert compared >= len(animated) > 0
         assert {_bone_names(doc)[n] for n in animated} <= set(scene.bone_names())
 
@@ -252,9 +287,13 @@ def _glb(doc: dict, blob: bytes) -> bytes:
     text = json.dumps(doc).encode()
     text += b" " * (-len(text) % 4)
     blob += b"\0" * (-len(blob) % 4)
-    return (struct.pack("<4sII", b"glTF", 2, 28 + len(text) + len(blob))
-            + struct.pack("<II", len(text), 0x4E4F534A) + text
-            + struct.pack("<II", len(blob), 0x004E4942) + blob)  # fmt: skip
+    return (
+        struct.pack("<4sII", b"glTF", 2, 28 + len(text) + len(blob))
+        + struct.pack("<II", len(text), 0x4E4F534A)
+        + text
+        + struct.pack("<II", len(blob), 0x004E4942)
+        + blob
+    )
 
 
 def sparse_clip(data: bytes, kind: str, every: int) -> bytes:
@@ -272,8 +311,12 @@ def sparse_clip(data: bytes, kind: str, every: int) -> bytes:
         doc["bufferViews"].append({"buffer": 0, "byteOffset": len(blob), "byteLength": raw.nbytes})
         blob.extend(raw.tobytes())
         kind_ = {1: "SCALAR", 3: "VEC3", 4: "VEC4"}[raw.shape[1]]
-        acc = {"bufferView": len(doc["bufferViews"]) - 1, "componentType": 5126,
-               "count": len(raw), "type": kind_}  # fmt: skip
+        acc = {
+            "bufferView": len(doc["bufferViews"]) - 1,
+            "componentType": 5126,
+            "count": len(raw),
+            "type": kind_,
+        }
         if raw.shape[1] == 1:
             acc["min"], acc["max"] = [float(raw.min())], [float(raw.max())]
         doc["accessors"].append(acc)
@@ -320,9 +363,11 @@ def test_sparse_keys_of_the_corpus_keep_their_curve(name, kind):
 def _sparse_spline_file() -> bytes:
     """A hinge swinging 20° and sliding between CUBICSPLINE keys 5.2 s apart, with tangents."""
     b = Builder()
-    b.doc["nodes"] = [{"name": "base", "children": [1]},
-                      {"name": "arm", "translation": [0, 1, 0], "children": [2]},
-                      {"name": "hand", "translation": [0, 1, 0]}]  # fmt: skip
+    b.doc["nodes"] = [
+        {"name": "base", "children": [1]},
+        {"name": "arm", "translation": [0, 1, 0], "children": [2]},
+        {"name": "hand", "translation": [0, 1, 0]},
+    ]
     b.doc["scenes"] = [{"nodes": [0]}]
     times = np.array([0.0, 5.2, 10.4])
     half = np.radians([0.0, 20.0, 5.0]) / 2
@@ -333,13 +378,26 @@ def _sparse_spline_file() -> bytes:
     move[:, 1] = [[0, 0, 0], [1, 0, 0], [1, 0.5, 0]]
     move[:, 0] = move[:, 2] = [[0.4, 0, 0], [0, 0.3, 0], [0, 0, 0.2]]
     t = b.accessor(times, minmax=True)
-    b.doc["animations"] = [{
-        "samplers": [{"input": t, "output": b.accessor(rot.reshape(-1, 4)),
-                      "interpolation": "CUBICSPLINE"},
-                     {"input": t, "output": b.accessor(move.reshape(-1, 3)),
-                      "interpolation": "CUBICSPLINE"}],
-        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}},
-                     {"sampler": 1, "target": {"node": 0, "path": "translation"}}]}]  # fmt: skip
+    b.doc["animations"] = [
+        {
+            "samplers": [
+                {
+                    "input": t,
+                    "output": b.accessor(rot.reshape(-1, 4)),
+                    "interpolation": "CUBICSPLINE",
+                },
+                {
+                    "input": t,
+                    "output": b.accessor(move.reshape(-1, 3)),
+                    "interpolation": "CUBICSPLINE",
+                },
+            ],
+            "channels": [
+                {"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 0, "path": "translation"}},
+            ],
+        }
+    ]
     return b.gltf_bytes()
 
 

@@ -27,8 +27,7 @@ def brute_force(qs):
 def test_equals_the_definition(rng, n):
     for _ in range(8 if n < 7 else 2):
         qs = Rotation.random(n, rng=rng).as_quat(scalar_first=True)
-        np.testing.assert_allclose(nac(qs), brute_force(qs),
-                                   atol=1e-12, rtol=0)  # fmt: skip
+        np.testing.assert_allclose(nac(qs), brute_force(qs), atol=1e-12, rtol=0)
 
 
 @pytest.mark.parametrize("n", [3, 5, 7])
@@ -56,9 +55,7 @@ def test_order_of_the_inputs_does_not_matter(rng):
         qs = Rotation.random(n, rng=rng).as_quat(scalar_first=True)
         ref = nac(qs)
         for _ in range(3):
-            np.testing.assert_allclose(
-                nac(qs[rng.permutation(n)]), ref, atol=1e-12
-            )
+            np.testing.assert_allclose(nac(qs[rng.permutation(n)]), ref, atol=1e-12)
 
 
 def test_batched_equals_one_at_a_time(rng):
@@ -80,8 +77,9 @@ def test_commuting_rotations_give_their_product():
     a = quat.from_axis_angle([0, 0, 1], 0.4)
     b = quat.from_axis_angle([0, 0, 1], 1.1)
     c = quat.from_axis_angle([0, 0, 1], -0.2)
-    np.testing.assert_allclose(nac(np.stack([a, b, c])),
-                               quat.from_axis_angle([0, 0, 1], 1.3), atol=1e-15)  # fmt: skip
+    np.testing.assert_allclose(
+        nac(np.stack([a, b, c])), quat.from_axis_angle([0, 0, 1], 1.3), atol=1e-15
+    )
 
 
 def test_vanishing_sum_raises_a_clear_error_not_nan():

@@ -23,8 +23,9 @@ def test_slerp_keys_match_scipy(rng):
     frames = np.linspace(-3, 25, 200)
     ours = interpolate_slerp(keys, frames)
     ref = Slerp(key_frames, Rotation.from_quat(q, scalar_first=True))(np.clip(frames, 0, 20))
-    np.testing.assert_allclose(np.abs(np.sum(ours * ref.as_quat(scalar_first=True), axis=1)), 1,
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        np.abs(np.sum(ours * ref.as_quat(scalar_first=True), axis=1)), 1, atol=1e-12
+    )
 
 
 def test_slerp_keys_are_exact_at_key_frames_and_any_shape(rng):
@@ -73,8 +74,12 @@ def test_read_only_key_frames_are_shared_and_writable_ones_copied(cmu_01_01):
     assert keys.frames is not mine and keys.frames[0] == 0.0
     # every joint of a motion-capture clip keys the same frames: one array, not one per joint
     scene = load_scene(cmu_01_01)
-    arrays = {id(k.frames) for b in scene.bones for k in (b.rotation_keys, b.translation_keys)
-              if k is not None}  # fmt: skip
+    arrays = {
+        id(k.frames)
+        for b in scene.bones
+        for k in (b.rotation_keys, b.translation_keys)
+        if k is not None
+    }
     assert len(scene.bones) > 30 and len(arrays) == 1
 
 

@@ -215,9 +215,9 @@ def test_the_three_layouts_are_one_vocabulary(rng):
     for k in range(7):
         assert quat.mul_one(tuple(a[k]), tuple(b[k])) == tuple(product[k])
         assert quat.conj_one(tuple(a[k])) == tuple(quat.conj(a[k]))
-        np.testing.assert_allclose(quat.rotate_one(tuple(a[k]), tuple(v[k])), turned[k],
-                                   atol=1e-15)  # fmt: skip
-        np.testing.assert_allclose(quat.arc_of_units_one(tuple(u[k]), tuple(w[k])), arc[k],
-                                   atol=1e-15)  # fmt: skip
+        np.testing.assert_allclose(quat.rotate_one(tuple(a[k]), tuple(v[k])), turned[k], atol=1e-15)
+        np.testing.assert_allclose(
+            quat.arc_of_units_one(tuple(u[k]), tuple(w[k])), arc[k], atol=1e-15
+        )
         axis_angle = quat.from_axis_angle_one(tuple(v[k]), 0.7)
         np.testing.assert_allclose(axis_angle, quat.from_axis_angle(v[k], 0.7), atol=1e-15)

@@ -37,8 +37,9 @@ def test_rice208_to_ricedoor():
     # And back again with the rigid inverse.
     np.testing.assert_allclose(
         transform_points(rigid_inverse(rice208_to_ricedoor), [-1.0, 0.0, 30.0]),
-        bagels_in_rice208, atol=1e-14,
-    )  # fmt: skip
+        bagels_in_rice208,
+        atol=1e-14,
+    )
 
 
 def test_rigid_inverse_is_the_inverse(rng):
@@ -66,8 +67,9 @@ def test_rotation_from_matrix_strips_scale(rng):
     q = Rotation.random(30, rng=rng).as_quat(scalar_first=True)
     m = trs(rng.normal(size=(30, 3)), q, rng.uniform(0.3, 3, size=(30, 3))) * 1.0
     uniform = rng.uniform(0.5, 2, size=(30, 1, 1))
-    np.testing.assert_allclose(np.abs(np.sum(rotation_from_matrix(m[:, :3, :3] * uniform) *
-                                             q, axis=1)), 1, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        np.abs(np.sum(rotation_from_matrix(m[:, :3, :3] * uniform) * q, axis=1)), 1, atol=1e-12
+    )
 
 
 def test_hip_terms_cancel_in_right_leg_to_left_calf(rng):

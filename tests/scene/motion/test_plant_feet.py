@@ -24,8 +24,10 @@ from app.scene.motion import figures
 from app.scene.motion.contacts import Thresholds, cleaned, detect, intervals_of, mask_of
 
 CMU = Path("/usr/share/assimp/models/BVH")
-BOXING_LEGS = [Leg("LeftHip", "LeftKnee", "LeftAnkle", "LeftToes"),
-               Leg("RightHip", "RightKnee", "RightAnkle", "RightToes")]  # fmt: skip
+BOXING_LEGS = [
+    Leg("LeftHip", "LeftKnee", "LeftAnkle", "LeftToes"),
+    Leg("RightHip", "RightKnee", "RightAnkle", "RightToes"),
+]
 
 
 # --- this test's own BVH reader and forward kinematics ------------------------------------
@@ -49,11 +51,11 @@ def read_bvh(path: Path) -> dict:
             stack.pop()
             i += 1
         elif word == "OFFSET":
-            joints[-1]["offset"] = np.array([float(t) for t in tokens[i + 1:i + 4]])
+            joints[-1]["offset"] = np.array([float(t) for t in tokens[i + 1 : i + 4]])
             i += 4
         elif word == "CHANNELS":
             n = int(tokens[i + 1])
-            joints[-1]["channels"] = tokens[i + 2:i + 2 + n]
+            joints[-1]["channels"] = tokens[i + 2 : i + 2 + n]
             i += 2 + n
         else:
             i += 1
@@ -61,7 +63,7 @@ def read_bvh(path: Path) -> dict:
     at = tokens.index("Time:")
     frame_time = float(tokens[at + 1])
     columns = sum(len(j["channels"]) for j in joints)  # lines past "Frames:" are not read
-    values = np.array(tokens[at + 2:at + 2 + frames * columns], dtype=float)
+    values = np.array(tokens[at + 2 : at + 2 + frames * columns], dtype=float)
     values = values.reshape(frames, columns)
     return {"joints": joints, "fps": 1.0 / frame_time, "motion": values}
 
@@ -73,7 +75,7 @@ def forward(bvh: dict) -> tuple[np.ndarray, list]:
     positions, rotations = [], []
     for joint in bvh["joints"]:
         channels = joint["channels"]
-        values = motion[:, column:column + len(channels)]
+        values = motion[:, column : column + len(channels)]
         column += len(channels)
         local = np.tile(joint["offset"], (len(motion), 1))
         order = ""
@@ -84,8 +86,11 @@ def forward(bvh: dict) -> tuple[np.ndarray, list]:
             else:
                 order += name[0]
                 angles.append(values[:, k])
-        rot = Rotation.from_euler(order, np.stack(angles, axis=1), degrees=True) if order \
+        rot = (
+            Rotation.from_euler(order, np.stack(angles, axis=1), degrees=True)
+            if order
             else Rotation.identity(len(motion))
+        )
         parent = joint["parent"]
         if parent < 0:
             positions.append(local)
@@ -148,7 +153,7 @@ def _worst_slide(paths_of, record) -> float:
         paths = paths_of(foot)
         for point, spans in enumerate(foot.contacts):
             for first, last in spans:
-                path = paths[first:last + 1, point]
+                path = paths[first : last + 1, point]
                 worst = max(worst, np.linalg.norm((path - path[0])[:, [0, 2]], axis=1).max())
     return worst
 
@@ -177,10 +182,19 @@ def test_planting_holds_on_real_clips(name, tmp_path):
     p1, r1 = forward(after)
     fps = before["fps"]
     index = {n: i for i, n in enumerate(names)}
-    legs = BOXING_LEGS if name == "Boxing_Toes" else [
-        Leg(*(f"{s}{p}" for p in ("UpLeg", "Leg", "Foot", "ToeBase"))) for s in ("Left", "Right")]
-    reach = [np.linalg.norm(before["joints"][index[leg.calf]]["offset"])
-             + np.linalg.norm(before["joints"][index[leg.foot]]["offset"]) for leg in legs]
+    legs = (
+        BOXING_LEGS
+        if name == "Boxing_Toes"
+        else [
+            Leg(*(f"{s}{p}" for p in ("UpLeg", "Leg", "Foot", "ToeBase")))
+            for s in ("Left", "Right")
+        ]
+    )
+    reach = [
+        np.linalg.norm(before["joints"][index[leg.calf]]["offset"])
+        + np.linalg.norm(before["joints"][index[leg.foot]]["offset"])
+        for leg in legs
+    ]
     per_metre = float(np.mean(reach)) / 0.491 / 1.7
     mm = per_metre / 1000
 
@@ -192,7 +206,7 @@ def test_planting_holds_on_real_clips(name, tmp_path):
         paths = _contact_paths(p1, r1, index, foot)
         for point, spans in enumerate(foot.contacts):
             for first, last in spans:
-                assert paths[first:last + 1, point, 1].min() >= record.floor - 5 * mm
+                assert paths[first : last + 1, point, 1].min() >= record.floor - 5 * mm
 
     # nothing pops
     def p99(p):
@@ -214,7 +228,8 @@ def test_planting_holds_on_real_clips(name, tmp_path):
     skating_before = gmd_skating_ratio(p0[:, toes], floor, fps, per_metre)
     assert gmd_skating_ratio(p1[:, toes], floor, fps, per_metre) <= skating_before
     assert figures.skating_ratio(p0[:, toes], floor, fps, 1.7 * per_metre) == pytest.approx(
-        skating_before)
+        skating_before
+    )
 
     if name == "01_01":  # what "Clean a motion-capture walk" says the dialog shows
         assert result.before.row() == ("3.7 %", "63.6 mm", "0.00 cm")
@@ -230,7 +245,8 @@ def test_skating_ratio_is_gmds_on_random_paths(rng):
     toes[..., 1] = np.abs(toes[..., 1]) * 0.3
     for fps in (20.0, 120.0):
         assert figures.skating_ratio(toes, 0.0, fps, 1.7) == pytest.approx(
-            gmd_skating_ratio(toes, 0.0, fps, 1.0), abs=1e-12)
+            gmd_skating_ratio(toes, 0.0, fps, 1.0), abs=1e-12
+        )
 
 
 def test_contacts_keep_50_ms_and_close_short_gaps():
@@ -255,4 +271,3 @@ def test_a_resting_point_is_in_contact_and_a_moving_one_is_not():
     down = detect(paths, 0.0, fps, Thresholds.scaled(1.7, fps))
     assert down[:29, 0].all() and not down[29:, 0].any()  # 29: the jump up is fast
     assert not down[:, 1].any()
-

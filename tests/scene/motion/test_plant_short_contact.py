@@ -6,8 +6,8 @@ skeleton in metres whose left foot slides along the floor at 0.45 m/s (just unde
 well above the floor. The first version of the plant held the short contact and then let the
 foot catch up with the original while it was still on the floor, faster than 0.5 m/s: the
 ratio rose from 0 to 9 %. The figures here are the test's own (GMD's
-``calculate_skating_ratio``, from ``tests/scene/motion/test_plant_feet.py``), on the BVH the plant writes,
-read back and posed by the test's own forward kinematics.
+``calculate_skating_ratio``, from ``tests/scene/motion/test_plant_feet.py``), on the BVH the plant
+writes, read back and posed by the test's own forward kinematics.
 """
 
 from pathlib import Path
@@ -89,12 +89,16 @@ def _clip(path: Path) -> Path:
       }}
     }}
   }}"""
-    text = ("HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
-            "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  "
-            + leg.format(s="Left", x=0.1) + "\n  " + leg.format(s="Right", x=-0.1)
-            + f"\n}}\nMOTION\nFrames: {frames}\nFrame Time: {1 / FPS:.10f}\n"
-            + "\n".join(" ".join(f"{v:.6f}" for v in row) for row in np.stack(columns, 1))
-            + "\n")  # fmt: skip
+    text = (
+        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
+        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  "
+        + leg.format(s="Left", x=0.1)
+        + "\n  "
+        + leg.format(s="Right", x=-0.1)
+        + f"\n}}\nMOTION\nFrames: {frames}\nFrame Time: {1 / FPS:.10f}\n"
+        + "\n".join(" ".join(f"{v:.6f}" for v in row) for row in np.stack(columns, 1))
+        + "\n"
+    )
     path.write_text(text)
     return path
 
@@ -120,8 +124,9 @@ def test_a_short_contact_does_not_make_the_foot_skate(clip, tmp_path):
     before = gmd_skating_ratio(toes, floor, FPS, 1.0)
     assert before == 0.0  # it slides under 0.5 m/s: no skating to begin with
     out = tmp_path / "planted.bvh"
-    planted = plant_feet(load_scene(clip), contacts={"LeftFoot": ([], [(12, 17)], []),
-                                                       "RightFoot": ([], [], [])})
+    planted = plant_feet(
+        load_scene(clip), contacts={"LeftFoot": ([], [(12, 17)], []), "RightFoot": ([], [], [])}
+    )
     write_planted(planted, clip, out)
     after_toes = _toes(out)
     held = after_toes[12:18, 0]
@@ -144,8 +149,9 @@ def test_a_foot_sliding_while_it_stands_is_one_contact(clip):
     assert len(ball) == 2  # the two stances, not fragments
     first, last = ball[0]
     assert first == 0 and last >= 38  # the whole first stance, to the swing at 40
-    assert not any(f.contacts[i] for f in planted.scene.plant.feet if f.foot == "RightFoot"
-                   for i in range(3))  # fmt: skip
+    assert not any(
+        f.contacts[i] for f in planted.scene.plant.feet if f.foot == "RightFoot" for i in range(3)
+    )
 
 
 def test_the_contact_speed_is_the_clips_own_within_bounds():

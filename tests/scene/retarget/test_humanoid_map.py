@@ -26,43 +26,78 @@ CORPUS = ROOT / "tests" / "data" / "gltf-corpus"
     "name, canonical",
     [
         # CMU (BVH)
-        ("LeftUpLeg", "left_thigh"), ("RightForeArm", "right_forearm"), ("LThumb", "left_thumb_1"),
-        ("LowerBack", "spine"), ("LHipJoint", None), ("LFingers", None),
+        ("LeftUpLeg", "left_thigh"),
+        ("RightForeArm", "right_forearm"),
+        ("LThumb", "left_thumb_1"),
+        ("LowerBack", "spine"),
+        ("LHipJoint", None),
+        ("LFingers", None),
         # Mixamo, with its namespace, without, and glued on as three.js writes it
-        ("mixamorig:LeftArm", "left_upper_arm"), ("LeftForeArm", "left_forearm"),
-        ("mixamorigRightHandIndex2", "right_index_2"), ("mixamorig5:Hips", "hips"),
-        ("mixamorig:LeftToe_End", None), ("mixamorig:HeadTop_End", None),
+        ("mixamorig:LeftArm", "left_upper_arm"),
+        ("LeftForeArm", "left_forearm"),
+        ("mixamorigRightHandIndex2", "right_index_2"),
+        ("mixamorig5:Hips", "hips"),
+        ("mixamorig:LeftToe_End", None),
+        ("mixamorig:HeadTop_End", None),
         ("mixamorig:LeftHandPinky4", None),
         # Blender's metarig and Rigify
-        ("thigh.L", "left_thigh"), ("upper_arm.R", "right_upper_arm"), ("shin.L", "left_shin"),
-        ("DEF-forearm.L", "left_forearm"), ("ORG-hand.R", "right_hand"),
-        ("f_index.01.L", "left_index_1"), ("thumb.03.R", "right_thumb_3"), ("heel.02.L", None),
+        ("thigh.L", "left_thigh"),
+        ("upper_arm.R", "right_upper_arm"),
+        ("shin.L", "left_shin"),
+        ("DEF-forearm.L", "left_forearm"),
+        ("ORG-hand.R", "right_hand"),
+        ("f_index.01.L", "left_index_1"),
+        ("thumb.03.R", "right_thumb_3"),
+        ("heel.02.L", None),
         ("DEF-upper_arm.L.001", "left_upper_arm"),  # a twist segment: read, but weakly
-        ("upper_arm_fk.L", None), ("MCH-thigh_ik.L", None),
+        ("upper_arm_fk.L", None),
+        ("MCH-thigh_ik.L", None),
         # Unreal
-        ("upperarm_l", "left_upper_arm"), ("lowerarm_r", "right_forearm"), ("calf_l", "left_shin"),
-        ("ball_r", "right_toes"), ("clavicle_l", "left_shoulder"), ("thumb_01_l", "left_thumb_1"),
-        ("upperarm_twist_01_l", None), ("ik_foot_l", None), ("index_metacarpal_l", None),
+        ("upperarm_l", "left_upper_arm"),
+        ("lowerarm_r", "right_forearm"),
+        ("calf_l", "left_shin"),
+        ("ball_r", "right_toes"),
+        ("clavicle_l", "left_shoulder"),
+        ("thumb_01_l", "left_thumb_1"),
+        ("upperarm_twist_01_l", None),
+        ("ik_foot_l", None),
+        ("index_metacarpal_l", None),
         # Godot's humanoid profile, and Godot/Blender exports
-        ("LeftUpperLeg", "left_thigh"), ("RightLowerArm", "right_forearm"),
-        ("LeftIndexProximal", "left_index_1"), ("LeftThumbMetacarpal", "left_thumb_1"),
-        ("LeftThumbDistal", "left_thumb_3"), ("upperleg.l", "left_thigh"),
-        ("lowerleg.r", "right_shin"), ("l-forearm", "left_forearm"),
+        ("LeftUpperLeg", "left_thigh"),
+        ("RightLowerArm", "right_forearm"),
+        ("LeftIndexProximal", "left_index_1"),
+        ("LeftThumbMetacarpal", "left_thumb_1"),
+        ("LeftThumbDistal", "left_thumb_3"),
+        ("upperleg.l", "left_thigh"),
+        ("lowerleg.r", "right_shin"),
+        ("l-forearm", "left_forearm"),
         # three.js's RobotExpressive: the side glued on at the end
-        ("UpperLegL", "left_thigh"), ("LowerLegR", "right_shin"), ("UpperArmL", "left_upper_arm"),
+        ("UpperLegL", "left_thigh"),
+        ("LowerLegR", "right_shin"),
+        ("UpperArmL", "left_upper_arm"),
         ("LowerLegL_end", None),
         # VRM, 3ds Max's Biped, Character Creator, Fox's "b_"
-        ("J_Bip_L_UpperArm", "left_upper_arm"), ("J_Bip_C_Hips", "hips"),
-        ("Bip01 L Thigh", "left_thigh"), ("Bip01 R Finger01", "right_thumb_2"),
-        ("Bip01 Pelvis", "hips"), ("CC_Base_R_Calf", "right_shin"),
+        ("J_Bip_L_UpperArm", "left_upper_arm"),
+        ("J_Bip_C_Hips", "hips"),
+        ("Bip01 L Thigh", "left_thigh"),
+        ("Bip01 R Finger01", "right_thumb_2"),
+        ("Bip01 Pelvis", "hips"),
+        ("CC_Base_R_Calf", "right_shin"),
         ("b_LeftForeArm_010", "left_forearm"),
         # Biovision (Boxing_Toes.bvh) and plain words
-        ("LeftCollar", "left_shoulder"), ("LeftElbow", "left_forearm"),
-        ("LeftWrist", "left_hand"), ("LeftKnee", "left_shin"), ("LeftAnkle", "left_foot"),
-        ("Neck", "neck"), ("head", "head"), ("pelvis", "hips"),
-        ("Leg", None), ("spine_end", None), ("footprint.L", None),
+        ("LeftCollar", "left_shoulder"),
+        ("LeftElbow", "left_forearm"),
+        ("LeftWrist", "left_hand"),
+        ("LeftKnee", "left_shin"),
+        ("LeftAnkle", "left_foot"),
+        ("Neck", "neck"),
+        ("head", "head"),
+        ("pelvis", "hips"),
+        ("Leg", None),
+        ("spine_end", None),
+        ("footprint.L", None),
     ],
-)  # fmt: skip
+)
 def test_names_in_every_convention(name, canonical):
     readings = read(name)
     assert (readings[0].canonical() if readings else None) == canonical
@@ -87,12 +122,16 @@ def test_the_hierarchy_decides_what_shoulder_means():
     """Mixamo's LeftShoulder is the clavicle (LeftArm is below it); Biovision's, above
     LeftElbow, is the upper arm (LeftCollar is its clavicle)."""
     boxing = automatic_map(load_scene(CMU_DIR / "Boxing_Toes.bvh"))
-    assert (boxing.get("left_shoulder"), boxing.get("left_upper_arm")) == ("LeftCollar",
-                                                                           "LeftShoulder")
+    assert (boxing.get("left_shoulder"), boxing.get("left_upper_arm")) == (
+        "LeftCollar",
+        "LeftShoulder",
+    )
     assert (boxing.get("left_thigh"), boxing.get("left_shin")) == ("LeftHip", "LeftKnee")
     mixamo = automatic_map(mixamo_character())
     assert (mixamo.get("left_shoulder"), mixamo.get("left_upper_arm")) == (
-        "mixamorig:LeftShoulder", "mixamorig:LeftArm")  # fmt: skip
+        "mixamorig:LeftShoulder",
+        "mixamorig:LeftArm",
+    )
 
 
 def test_robot_expressive_by_its_names_and_its_hierarchy():
@@ -113,7 +152,10 @@ def test_cesium_man_by_the_shape_of_its_hierarchy():
     assert cesium.leg("left") == ("node_7", "node_8", "node_9", "node_10")
     assert cesium.leg("right") == ("node_3", "node_4", "node_5", "node_6")
     assert [cesium.get(f"left_{p}") for p in ("upper_arm", "forearm", "hand")] == [
-        "node_16", "node_17", "node_18"]  # fmt: skip
+        "node_16",
+        "node_17",
+        "node_18",
+    ]
     assert (cesium.get("neck"), cesium.get("head")) == ("node_19", "node_20")
 
 
@@ -126,9 +168,18 @@ def test_the_shape_alone_finds_what_the_names_find(arms_deg):
     named = mixamo_character(arms_deg=arms_deg)
     named.bones = [b for b in named.bones if b.name != "mixamorig:HeadTop_End"]
     renamed = {b.name: f"node_{i}" for i, b in enumerate(named.bones)}
-    nameless = Scene(bones=[Bone(name=renamed[b.name], parent=renamed.get(b.parent),
-                                 translation=b.translation, rotation=b.rotation, scale=b.scale)
-                            for b in named.bones])  # fmt: skip
+    nameless = Scene(
+        bones=[
+            Bone(
+                name=renamed[b.name],
+                parent=renamed.get(b.parent),
+                translation=b.translation,
+                rotation=b.rotation,
+                scale=b.scale,
+            )
+            for b in named.bones
+        ]
+    )
     by_names = automatic_map(named).bones
     by_shape = automatic_map(nameless).bones
     core = [c for c in BONES if not c[-1].isdigit()]
@@ -140,30 +191,53 @@ def test_a_prop_on_a_mesh_named_like_a_head_is_not_the_head():
     helmet's node, a leaf carrying only its mesh): the head is the skeleton's top bone."""
     from app.scene.rig.mesh import SkinnedMesh
 
-    scene = _scene({
-        "spine": (None, (0, 1.0, 0)), "spine.001": ("spine", (0, 1.15, 0)),
-        "spine.002": ("spine.001", (0, 1.3, 0)), "spine.003": ("spine.002", (0, 1.45, 0)),
-        "spine.004": ("spine.003", (0, 1.55, 0)), "spine.005": ("spine.004", (0, 1.62, 0)),
-        "Head.002": ("spine.005", (0, 1.62, 0)),
-        "shoulder.L": ("spine.003", (0.05, 1.45, 0)), "upper_arm.L": ("shoulder.L", (0.2, 1.45, 0)),
-        "forearm.L": ("upper_arm.L", (0.45, 1.45, 0)), "hand.L": ("forearm.L", (0.7, 1.45, 0)),
-        "shoulder.R": ("spine.003", (-0.05, 1.45, 0)),
-        "upper_arm.R": ("shoulder.R", (-0.2, 1.45, 0)),
-        "forearm.R": ("upper_arm.R", (-0.45, 1.45, 0)), "hand.R": ("forearm.R", (-0.7, 1.45, 0)),
-        "thigh.L": ("spine", (0.1, 0.95, 0)), "shin.L": ("thigh.L", (0.1, 0.5, 0)),
-        "foot.L": ("shin.L", (0.1, 0.08, 0)), "thigh.R": ("spine", (-0.1, 0.95, 0)),
-        "shin.R": ("thigh.R", (-0.1, 0.5, 0)), "foot.R": ("shin.R", (-0.1, 0.08, 0)),
-    })  # fmt: skip
-    scene.meshes = (SkinnedMesh(name="helmet", positions=np.zeros((3, 3)),
-                                indices=np.array([[0, 1, 2]]), joints=("Head.002",),
-                                joint_indices=np.zeros((3, 1), int),
-                                weights=np.ones((3, 1)),
-                                inverse_bind=np.eye(4)[None]),)  # fmt: skip
+    scene = _scene(
+        {
+            "spine": (None, (0, 1.0, 0)),
+            "spine.001": ("spine", (0, 1.15, 0)),
+            "spine.002": ("spine.001", (0, 1.3, 0)),
+            "spine.003": ("spine.002", (0, 1.45, 0)),
+            "spine.004": ("spine.003", (0, 1.55, 0)),
+            "spine.005": ("spine.004", (0, 1.62, 0)),
+            "Head.002": ("spine.005", (0, 1.62, 0)),
+            "shoulder.L": ("spine.003", (0.05, 1.45, 0)),
+            "upper_arm.L": ("shoulder.L", (0.2, 1.45, 0)),
+            "forearm.L": ("upper_arm.L", (0.45, 1.45, 0)),
+            "hand.L": ("forearm.L", (0.7, 1.45, 0)),
+            "shoulder.R": ("spine.003", (-0.05, 1.45, 0)),
+            "upper_arm.R": ("shoulder.R", (-0.2, 1.45, 0)),
+            "forearm.R": ("upper_arm.R", (-0.45, 1.45, 0)),
+            "hand.R": ("forearm.R", (-0.7, 1.45, 0)),
+            "thigh.L": ("spine", (0.1, 0.95, 0)),
+            "shin.L": ("thigh.L", (0.1, 0.5, 0)),
+            "foot.L": ("shin.L", (0.1, 0.08, 0)),
+            "thigh.R": ("spine", (-0.1, 0.95, 0)),
+            "shin.R": ("thigh.R", (-0.1, 0.5, 0)),
+            "foot.R": ("shin.R", (-0.1, 0.08, 0)),
+        }
+    )
+    scene.meshes = (
+        SkinnedMesh(
+            name="helmet",
+            positions=np.zeros((3, 3)),
+            indices=np.array([[0, 1, 2]]),
+            joints=("Head.002",),
+            joint_indices=np.zeros((3, 1), int),
+            weights=np.ones((3, 1)),
+            inverse_bind=np.eye(4)[None],
+        ),
+    )
     found = automatic_map(scene)
     assert (found.get("hips"), found.get("neck"), found.get("head")) == (
-        "spine", "spine.004", "spine.005")  # fmt: skip
+        "spine",
+        "spine.004",
+        "spine.005",
+    )
     assert [found.get(c) for c in ("spine", "chest", "upper_chest")] == [
-        "spine.001", "spine.002", "spine.003"]  # fmt: skip
+        "spine.001",
+        "spine.002",
+        "spine.003",
+    ]
 
 
 # --- kept in the scene file ---------------------------------------------------------------
@@ -186,9 +260,14 @@ def test_a_corrected_map_is_saved_and_loaded_back_equal(tmp_path):
 
 
 def _file(bones_value) -> str:
-    return json.dumps({"format": "pivotal-scene", "version": 1,
-                       "bones": [{"name": "Hips"}, {"name": "Spine", "parent": "Hips"}],
-                       "humanoid": bones_value})  # fmt: skip
+    return json.dumps(
+        {
+            "format": "pivotal-scene",
+            "version": 1,
+            "bones": [{"name": "Hips"}, {"name": "Spine", "parent": "Hips"}],
+            "humanoid": bones_value,
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -199,10 +278,13 @@ def _file(bones_value) -> str:
         ({"bones": {"pelvis": "Hips"}}, "humanoid.bones.pelvis", "not a canonical humanoid bone"),
         ({"bones": {"hips": 3}}, "humanoid.bones.hips", "must be a bone's name"),
         ({"bones": {"hips": "Pelvis"}}, "humanoid.bones.hips", "'Pelvis' is not a bone"),
-        ({"bones": {"hips": "Hips", "spine": "Hips"}}, "humanoid.bones.spine",
-         r"mapped already \(as hips\)"),
+        (
+            {"bones": {"hips": "Hips", "spine": "Hips"}},
+            "humanoid.bones.spine",
+            r"mapped already \(as hips\)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_map_is_refused_with_its_place(value, place, why):
     with pytest.raises(SceneError, match=why) as caught:
         loads_scene(_file(value), "x.json")

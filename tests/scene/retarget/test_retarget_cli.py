@@ -25,8 +25,9 @@ def files(tmp_path_factory):
     lines = (CMU_DIR / "01_01.bvh").read_text().splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("Frames:"))
     clip = folder / "walk.bvh"  # the clip's first second, as another tool would cut it
-    clip.write_text("\n".join(lines[:at] + [f"Frames: {FRAMES}"] + lines[at + 1:at + 2 + FRAMES])
-                    + "\n")  # fmt: skip
+    clip.write_text(
+        "\n".join(lines[:at] + [f"Frames: {FRAMES}"] + lines[at + 1 : at + 2 + FRAMES]) + "\n"
+    )
     character = folder / "character.json"
     save_scene(mixamo_character(), character)
     return clip, character
@@ -38,7 +39,9 @@ def test_retarget_to_glb_as_long_as_the_clip(files, tmp_path, capsys):
     assert main(["retarget", str(clip), "--onto", str(character), "--out", str(out)]) == 0
     said = capsys.readouterr()
     assert f"retargeted {FRAMES} frames" in said.out and "hips x" in said.out
-    back = load_scene(out)  # the glTF exporter the validator judges (tests/editor/test_gltf_export.py)
+    back = load_scene(
+        out
+    )  # the glTF exporter the validator judges (tests/editor/test_gltf_export.py)
     assert (back.frame_end - back.frame_start + 1, back.fps) == (FRAMES, pytest.approx(120, 1e-3))
     assert back.bone("mixamorig:LeftArm").rotation_keys is not None
 
@@ -65,7 +68,8 @@ def test_retarget_to_a_scene_file_that_keeps_the_map(files, tmp_path, capsys):
 def test_refusals_are_one_line_and_write_nothing(files, tmp_path, capsys, extra, why):
     clip, character = files
     args = ["retarget", str(clip), "--onto", str(character)] + [
-        str(tmp_path / a) if a.startswith("x.") else a for a in extra]  # fmt: skip
+        str(tmp_path / a) if a.startswith("x.") else a for a in extra
+    ]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert why in err and err.count("\n") == 1
@@ -76,8 +80,9 @@ def test_a_character_without_hips_is_refused(files, tmp_path, capsys):
     clip, _ = files
     stick = tmp_path / "stick.json"
     save_scene(Scene(bones=[Bone(name="pole", tail=(0.0, 1.0, 0.0))]), stick)
-    assert main(["retarget", str(clip), "--onto", str(stick), "--out",
-                 str(tmp_path / "out.glb")]) == 2  # fmt: skip
+    assert (
+        main(["retarget", str(clip), "--onto", str(stick), "--out", str(tmp_path / "out.glb")]) == 2
+    )
     err = capsys.readouterr().err
     assert "the character's humanoid map has no hips" in err
     assert not (tmp_path / "out.glb").exists()
@@ -88,8 +93,9 @@ def test_retarget_and_plant_the_feet(files, tmp_path, capsys):
     leg, with its contacts kept in the scene file, and the figures are printed."""
     clip, character = files
     out = tmp_path / "planted.json"
-    assert main(["retarget", str(clip), "--onto", str(character), "--out", str(out),
-                 "--plant"]) == 0  # fmt: skip
+    assert (
+        main(["retarget", str(clip), "--onto", str(character), "--out", str(out), "--plant"]) == 0
+    )
     said = capsys.readouterr().out
     assert "feet planted" in said and "skating ratio (GMD)" in said
     back = load_scene(out)

@@ -29,9 +29,12 @@ def held_at_rest(scene, names):
     """``scene`` with the bones ``names`` unkeyed: each stays at its rest place under its
     parent, as a deleted bone's vertices do under the ancestor that took them."""
     s = scene.copy()
-    s.bones = [dataclasses.replace(b, rotation_keys=None, translation_keys=None,
-                                   scale_keys=None) if b.name in names else b
-               for b in scene.bones]  # fmt: skip
+    s.bones = [
+        dataclasses.replace(b, rotation_keys=None, translation_keys=None, scale_keys=None)
+        if b.name in names
+        else b
+        for b in scene.bones
+    ]
     return s
 
 
@@ -41,8 +44,10 @@ def humanoid():
     scene = load_scene(SCENES / "humanoid.glb")
     toes = scene.bone("toes.L")
     curl = quat.mul(toes.rotation, quat.from_axis_angle([1.0, 0.0, 0.0], np.radians([0, 40, 0])))
-    scene.bones = [dataclasses.replace(b, rotation_keys=Keys([0.0, 20.0, 40.0], curl))
-                   if b is toes else b for b in scene.bones]  # fmt: skip
+    scene.bones = [
+        dataclasses.replace(b, rotation_keys=Keys([0.0, 20.0, 40.0], curl)) if b is toes else b
+        for b in scene.bones
+    ]
     return scene
 
 
@@ -98,8 +103,9 @@ def test_a_scene_with_a_deleted_joint_saves_and_loads_back(humanoid, tmp_path):
 
 def test_a_deleted_joint_with_no_ancestor_left_is_refused_and_nothing_changes(humanoid):
     two_roots = humanoid.copy()
-    two_roots.bones = [dataclasses.replace(b, parent=None) if b.name == "thigh.L" else b
-                       for b in humanoid.bones]  # fmt: skip
+    two_roots.bones = [
+        dataclasses.replace(b, parent=None) if b.name == "thigh.L" else b for b in humanoid.bones
+    ]
     with pytest.raises(ValueError, match="thigh.L.*no ancestor"):
         bone_edits.delete_bones(two_roots, ["thigh.L"], children="delete")
     assert "thigh.L" in two_roots.meshes[0].joints

@@ -31,21 +31,45 @@ def _static(scene):
 
 def _arm():
     q = Rotation.from_euler("z", 30, degrees=True).as_quat(scalar_first=True)
-    return Scene(bones=[
-        Bone(name="root", translation=(1.0, 0.5, 0.0), rotation=tuple(q), tail=(0, 1, 0)),
-        Bone(name="upper", parent="root", translation=(0, 1, 0), tail=(0, 2, 0),
-             rotation=tuple(Rotation.from_euler("x", 40, degrees=True).as_quat(scalar_first=True))),
-        Bone(name="lower", parent="upper", translation=(0, 2, 0), tail=(0, 1.5, 0),
-             rotation_keys=Keys([0, 10], [[1, 0, 0, 0], list(Rotation.from_euler(
-                 "y", 50, degrees=True).as_quat(scalar_first=True))]),
-             translation_keys=Keys([0, 10], [[0, 2, 0], [0, 2.5, 0]])),
-        Bone(name="hand", parent="lower", translation=(0, 1.5, 0), tail=(0, 0.3, 0)),
-    ], constraints=[
-        PointsAt(name="aim", bone="hand", target=Target(bone="upper", at="tail")),
-        Fabrik(name="ik", chain=("upper", "lower"), target=Target(position=(1, 1, 1)),
-               pole=Target(bone="root", at="head")),
-        MultiParent(name="mp", body="root", pivots=(Pivot(name="p"),)),
-    ])  # fmt: skip
+    return Scene(
+        bones=[
+            Bone(name="root", translation=(1.0, 0.5, 0.0), rotation=tuple(q), tail=(0, 1, 0)),
+            Bone(
+                name="upper",
+                parent="root",
+                translation=(0, 1, 0),
+                tail=(0, 2, 0),
+                rotation=tuple(
+                    Rotation.from_euler("x", 40, degrees=True).as_quat(scalar_first=True)
+                ),
+            ),
+            Bone(
+                name="lower",
+                parent="upper",
+                translation=(0, 2, 0),
+                tail=(0, 1.5, 0),
+                rotation_keys=Keys(
+                    [0, 10],
+                    [
+                        [1, 0, 0, 0],
+                        list(Rotation.from_euler("y", 50, degrees=True).as_quat(scalar_first=True)),
+                    ],
+                ),
+                translation_keys=Keys([0, 10], [[0, 2, 0], [0, 2.5, 0]]),
+            ),
+            Bone(name="hand", parent="lower", translation=(0, 1.5, 0), tail=(0, 0.3, 0)),
+        ],
+        constraints=[
+            PointsAt(name="aim", bone="hand", target=Target(bone="upper", at="tail")),
+            Fabrik(
+                name="ik",
+                chain=("upper", "lower"),
+                target=Target(position=(1, 1, 1)),
+                pole=Target(bone="root", at="head"),
+            ),
+            MultiParent(name="mp", body="root", pivots=(Pivot(name="p"),)),
+        ],
+    )
 
 
 def test_add_bone_is_a_child_at_the_parent_tail_and_keeps_the_parent_drawn_the_same():
@@ -151,6 +175,7 @@ def test_reparent_keeping_world_keeps_the_pose_and_keeping_local_keeps_the_value
     local = _scene(bone_edits.reparent(scene, "lower", None, bone_edits.KEEP_LOCAL), scene)
     assert local.bone("lower").translation == scene.bone("lower").translation
     assert local.bone("lower").parent is None
+
     # an independent check of the world-keeping values: root's rest matrix times the
     # new local one is upper's rest matrix times the old local one (scipy)
     def trs(b):

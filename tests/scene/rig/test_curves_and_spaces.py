@@ -30,8 +30,9 @@ def test_curves_have_no_sign_jumps_and_are_the_keyed_rotations(rng):
     )
     np.testing.assert_allclose(
         Rotation.from_quat(curve.quats, scalar_first=True).as_matrix(),
-        expected.as_matrix(), atol=1e-12,
-    )  # fmt: skip
+        expected.as_matrix(),
+        atol=1e-12,
+    )
     # Key markers sit on the curve.
     at_keys = curve.quats[np.searchsorted(frames, key_frames)]
     np.testing.assert_allclose(curve.key_quats, at_keys, atol=1e-12)

@@ -161,9 +161,7 @@ def test_pivots_added_and_removed():
 def test_new_constraints_are_valid_and_survive_a_file_round_trip():
     s = arm_scene()
     s.constraints.append(multi_parent_edits.new_multi_parent(s, "upper"))
-    s.constraints.append(
-        points_at_edits.new_points_at(s, "lower", Target(bone="root", at="tail"))
-    )
+    s.constraints.append(points_at_edits.new_points_at(s, "lower", Target(bone="root", at="tail")))
     # the FABRIK at the front: after "mp" on the stack of "lower" it would move the "upper"
     # that "mp" reads, a cycle (§F1)
     s.constraints.insert(

@@ -26,7 +26,7 @@ from app.scene.rig.limits_one import limit_turn, limited_rotation_one, violation
 from app.scene.rig.model import Bone, ConeLimit, Fabrik, HingeLimit, Target
 from tests.helpers.paths import SCENES
 from tests.scene.constraints.test_limits_one import LIMITS, random_pose, rotations, unit_vectors
-from tests.scene.test_points_at import FRAMES, random_chain_scene
+from tests.scene.constraints.test_points_at import FRAMES, random_chain_scene
 
 CHAIN = ("b0", "b1", "b2", "b3")
 
@@ -73,14 +73,16 @@ def test_products_and_inverses_match_numpy(rng):
     for i in range(n):
         A, B = affine_rows(a[i]), affine_rows(b[i])
         np.testing.assert_allclose(rigid_one.compose(A, B), (a[i] @ b[i])[:3], atol=1e-14)
-        np.testing.assert_allclose(rigid_one.relative(A, B), (inverse(a[i]) @ b[i])[:3],
-                                   atol=1e-14)  # fmt: skip
-        np.testing.assert_allclose(rigid_one.turned(B, tuple(q[i])), (b[i] @ rot4[i])[:3],
-                                   atol=1e-14)  # fmt: skip
-        np.testing.assert_allclose(rigid_one.point_in(A, p[i]),
-                                   (inverse(a[i]) @ np.append(p[i], 1))[:3], atol=1e-14)
-        np.testing.assert_allclose(rigid_one.point_out(B, p[i]), (b[i] @ np.append(p[i], 1))[:3],
-                                   atol=1e-14)  # fmt: skip
+        np.testing.assert_allclose(rigid_one.relative(A, B), (inverse(a[i]) @ b[i])[:3], atol=1e-14)
+        np.testing.assert_allclose(
+            rigid_one.turned(B, tuple(q[i])), (b[i] @ rot4[i])[:3], atol=1e-14
+        )
+        np.testing.assert_allclose(
+            rigid_one.point_in(A, p[i]), (inverse(a[i]) @ np.append(p[i], 1))[:3], atol=1e-14
+        )
+        np.testing.assert_allclose(
+            rigid_one.point_out(B, p[i]), (b[i] @ np.append(p[i], 1))[:3], atol=1e-14
+        )
 
 
 # --- limits: the violation and the prepared turn ------------------------------------------------
@@ -117,8 +119,9 @@ def test_the_prepared_turn_is_the_limited_rotation_bit_for_bit(rng, limit):
     for i in range(n):
         args = tuple(d0[i]), tuple(u[i])
         turn = limit_turn(limit, *args)
-        assert turn(tuple(desired[i])) == limited_rotation_one(limit, args[0], args[1],
-                                                               tuple(desired[i]))  # fmt: skip
+        assert turn(tuple(desired[i])) == limited_rotation_one(
+            limit, args[0], args[1], tuple(desired[i])
+        )
 
 
 def test_the_limited_stage_reads_one_pose_as_from_a_chain_pose(rng):
@@ -128,9 +131,19 @@ def test_the_limited_stage_reads_one_pose_as_from_a_chain_pose(rng):
     lengths = rng.uniform(0.3, 1.0, 5).tolist()
     a, b = [list(p) for p in joints], [list(p) for p in joints]
     limited_lists(a, joints[0], lengths, pose_lists(pose), None)
-    limited_lists(b, joints[0], lengths,
-                  one_pose(tuple(pose.parent_rotation[0]), pose.rest_rotation.tolist(),
-                           pose.d0[0].tolist(), pose.segment[0].tolist(), limits), None)
+    limited_lists(
+        b,
+        joints[0],
+        lengths,
+        one_pose(
+            tuple(pose.parent_rotation[0]),
+            pose.rest_rotation.tolist(),
+            pose.d0[0].tolist(),
+            pose.segment[0].tolist(),
+            limits,
+        ),
+        None,
+    )
     assert a == b and a != joints
 
 
@@ -144,9 +157,13 @@ def test_the_float_solve_matches_the_vectorized_solve_of_a_stack(seed):
     rng = np.random.default_rng(300 + seed)
     count, bones = 24, 4
     directions = unit_vectors(rng, count * bones).reshape(count, bones, 3)
-    joints = np.concatenate([np.zeros((count, 1, 3)),
-                             np.cumsum(directions * rng.uniform(0.3, 1.0, (count, bones, 1)),
-                                       axis=1)], axis=1)  # fmt: skip
+    joints = np.concatenate(
+        [
+            np.zeros((count, 1, 3)),
+            np.cumsum(directions * rng.uniform(0.3, 1.0, (count, bones, 1)), axis=1),
+        ],
+        axis=1,
+    )
     target = rng.normal(size=(count, 3)) * 1.5
     target[:4] *= 10  # out of reach
     pole = rng.normal(size=(count, 3)) * 3
@@ -158,9 +175,14 @@ def test_the_float_solve_matches_the_vectorized_solve_of_a_stack(seed):
     limited = pose is not None and any(lim is not None for lim in limits)
     for i in range(count):
         lists = pose_lists(pose.take([i])) if limited else None
-        got = one_frame.solve_lists(joints[i].tolist(), target[i].tolist(),
-                                    kwargs["tolerance"], kwargs["max_iterations"],
-                                    pole[i].tolist() if use_pole else None, lists)  # fmt: skip
+        got = one_frame.solve_lists(
+            joints[i].tolist(),
+            target[i].tolist(),
+            kwargs["tolerance"],
+            kwargs["max_iterations"],
+            pole[i].tolist() if use_pole else None,
+            lists,
+        )
         assert got is not None
         P, iterations, reachable = got
         np.testing.assert_allclose(P, stacked.joints[i], rtol=0, atol=1e-12)
@@ -170,8 +192,13 @@ def test_the_float_solve_matches_the_vectorized_solve_of_a_stack(seed):
 
 def test_the_float_solve_hands_a_straight_chain_to_the_vectorized_one():
     joints = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]
-    pose = one_pose((1.0, 0.0, 0.0, 0.0), [(1.0, 0.0, 0.0, 0.0)] * 3, [(1.0, 0.0, 0.0, 0.0)] * 3,
-                    [(1.0, 0.0, 0.0)] * 3, (None, HingeLimit(axis=(0, 0, 1), min=0, max=90), None))
+    pose = one_pose(
+        (1.0, 0.0, 0.0, 0.0),
+        [(1.0, 0.0, 0.0, 0.0)] * 3,
+        [(1.0, 0.0, 0.0, 0.0)] * 3,
+        [(1.0, 0.0, 0.0)] * 3,
+        (None, HingeLimit(axis=(0, 0, 1), min=0, max=90), None),
+    )
     assert one_frame.solve_lists(joints, [2.0, 0.0, 0.0], 1e-4, 10, None, pose) is None
     assert one_frame.solve_lists(joints, [2.0, 1.0, 0.0], 1e-4, 10, None, pose) is not None
 
@@ -182,17 +209,31 @@ def test_the_float_solve_hands_a_straight_chain_to_the_vectorized_one():
 def limited_scene(rng, *, scale="none", pole=True, limits=True, keyed_target=True, branch=False):
     scene = random_chain_scene(rng, 4, scale=scale)
     if keyed_target:
-        target = Target(position_keys=Keys(np.array([0.0, 5.0, 12.0]), rng.normal(size=(3, 3)),
-                                           ("ease", "constant", "linear")))  # fmt: skip
+        target = Target(
+            position_keys=Keys(
+                np.array([0.0, 5.0, 12.0]), rng.normal(size=(3, 3)), ("ease", "constant", "linear")
+            )
+        )
     else:
         target = Target(bone="mover", at="tail")
     chosen = {}
     if limits:
-        chosen = {"b1": HingeLimit(axis=tuple(rng.normal(size=3)), min=-20.0, max=110.0),
-                  "b2": ConeLimit(degrees=40.0, twist=(-30.0, 30.0)), "b0": ConeLimit(degrees=70.0)}
-    scene.constraints = [Fabrik(name="ik", chain=CHAIN, target=target, limits=chosen,
-                                pole=Target(position=tuple(rng.normal(size=3) * 3)) if pole
-                                else None, tolerance=1e-5, max_iterations=30)]  # fmt: skip
+        chosen = {
+            "b1": HingeLimit(axis=tuple(rng.normal(size=3)), min=-20.0, max=110.0),
+            "b2": ConeLimit(degrees=40.0, twist=(-30.0, 30.0)),
+            "b0": ConeLimit(degrees=70.0),
+        }
+    scene.constraints = [
+        Fabrik(
+            name="ik",
+            chain=CHAIN,
+            target=target,
+            limits=chosen,
+            pole=Target(position=tuple(rng.normal(size=3) * 3)) if pole else None,
+            tolerance=1e-5,
+            max_iterations=30,
+        )
+    ]
     if branch:  # a side bone on the chain: it follows the turned b1
         side = Bone(name="side", parent="b1", translation=(0.2, 0.1, 0.0))
         scene.bones = list(scene.bones) + [side]
@@ -204,10 +245,10 @@ def assert_one_frame_is_the_bake(scene, frames=FRAMES, space=None):
     evaluator = Evaluator(scene)
     for i, f in enumerate(frames):
         one = evaluator.evaluate([f], space=space)
-        np.testing.assert_allclose(one.bone_to_world[0], every.bone_to_world[i], rtol=0,
-                                   atol=1e-12)  # fmt: skip
-        np.testing.assert_allclose(one.limit_violation_deg[0], every.limit_violation_deg[i],
-                                   rtol=0, atol=1e-9)  # fmt: skip
+        np.testing.assert_allclose(one.bone_to_world[0], every.bone_to_world[i], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            one.limit_violation_deg[0], every.limit_violation_deg[i], rtol=0, atol=1e-9
+        )
         for key, values in every.info["ik"].items():
             np.testing.assert_allclose(one.info["ik"][key], values[i : i + 1], rtol=0, atol=1e-12)
             assert one.info["ik"][key].dtype == values.dtype
@@ -216,20 +257,24 @@ def assert_one_frame_is_the_bake(scene, frames=FRAMES, space=None):
 @pytest.mark.parametrize("seed", range(6))
 def test_one_frame_of_a_rigid_chain_is_the_bake_of_that_frame(seed, monkeypatch):
     rng = np.random.default_rng(400 + seed)
-    scene = limited_scene(rng, pole=seed % 2 == 0, limits=seed % 3 != 2,
-                          keyed_target=seed < 4, branch=seed in (1, 4))  # fmt: skip
+    scene = limited_scene(
+        rng, pole=seed % 2 == 0, limits=seed % 3 != 2, keyed_target=seed < 4, branch=seed in (1, 4)
+    )
     taken = []
     original = one_frame.apply_one
-    monkeypatch.setattr("app.scene.constraints.fabrik.solver.apply_one",
-                        lambda *a: taken.append(original(*a)) or taken[-1])  # fmt: skip
+    monkeypatch.setattr(
+        "app.scene.constraints.fabrik.solver.apply_one",
+        lambda *a: taken.append(original(*a)) or taken[-1],
+    )
     assert_one_frame_is_the_bake(scene)
     assert len(taken) >= len(FRAMES) and all(taken[-len(FRAMES) :])  # the float path ran
 
 
 def test_a_scaled_chain_and_world_space_take_the_general_path(rng, monkeypatch):
     taken = []
-    monkeypatch.setattr("app.scene.constraints.fabrik.solver.apply_one",
-                        lambda *a: taken.append(a) or True)  # fmt: skip
+    monkeypatch.setattr(
+        "app.scene.constraints.fabrik.solver.apply_one", lambda *a: taken.append(a) or True
+    )
     scene = limited_scene(rng, scale="uniform")
     assert_one_frame_is_the_bake(scene)
     assert_one_frame_is_the_bake(limited_scene(rng), space="world")
@@ -270,10 +315,10 @@ def test_the_shipped_arm_at_one_frame_is_its_bake():
     evaluator = Evaluator(scene)
     for i in range(0, len(frames), 3):
         one = evaluator.evaluate([frames[i]])
-        np.testing.assert_allclose(one.bone_to_world[0], every.bone_to_world[i], rtol=0,
-                                   atol=1e-12)  # fmt: skip
-        assert one.info["arm reaches"]["iterations"][0] == every.info["arm reaches"][
-            "iterations"][i]  # fmt: skip
+        np.testing.assert_allclose(one.bone_to_world[0], every.bone_to_world[i], rtol=0, atol=1e-12)
+        assert (
+            one.info["arm reaches"]["iterations"][0] == every.info["arm reaches"]["iterations"][i]
+        )
 
 
 # --- sampling at one frame ---------------------------------------------------------------------
@@ -289,8 +334,7 @@ def test_one_frame_sampling_is_the_many_frame_sampling_bit_for_bit(rng):
         for f, expected in zip(frames, many):
             assert sample_one((0.0, 0.0, 0.0), keys, float(f)) == expected.tolist()
         for rotation in (False, True):
-            values = rotations(rng, 15).reshape(3, 5, 4) if rotation else rng.normal(
-                size=(3, 5, 3))  # fmt: skip
+            values = rotations(rng, 15).reshape(3, 5, 4) if rotation else rng.normal(size=(3, 5, 3))
             stacked = sample_stacked(key_frames, values, keys.codes, frames, rotation)
             for j, f in enumerate(frames):
                 one = sample_stacked(key_frames, values, keys.codes, np.array([f]), rotation)
@@ -300,13 +344,15 @@ def test_one_frame_sampling_is_the_many_frame_sampling_bit_for_bit(rng):
     assert sample_one((0.0, 0.0, 0.0), single, 9.0) == [1.0, 2.0, 3.0]
 
 
-
 def test_one_frame_of_the_prepared_rig_is_its_many_frame_sampling_bit_for_bit(rng):
     """Bones keyed on different frames (several groups), with every interpolation, a single
     key and no keys: the one-frame sampling interpolates all groups in one pass."""
     kinds = ("linear", "ease", "constant", "linear")
-    key_sets = [np.array([0.0, 4.0, 9.0, 12.0]), np.array([1.0, 5.5, 8.0, 11.0]),
-                np.array([0.0, 2.0, 3.0, 12.0])]  # fmt: skip
+    key_sets = [
+        np.array([0.0, 4.0, 9.0, 12.0]),
+        np.array([1.0, 5.5, 8.0, 11.0]),
+        np.array([0.0, 2.0, 3.0, 12.0]),
+    ]
     bones = []
     for i in range(9):
         frames = key_sets[i % 3]
@@ -314,9 +360,15 @@ def test_one_frame_of_the_prepared_rig_is_its_many_frame_sampling_bit_for_bit(rn
         pos = Keys(frames, rng.normal(size=(4, 3)), kinds if i % 3 else None) if i % 4 else None
         if i == 7:
             rot = Keys(np.array([3.0]), rotations(rng, 1))
-        bones.append(Bone(name=f"b{i}", parent=f"b{i - 1}" if i else None,
-                          translation=tuple(rng.normal(size=3)), rotation_keys=rot,
-                          translation_keys=pos))  # fmt: skip
+        bones.append(
+            Bone(
+                name=f"b{i}",
+                parent=f"b{i - 1}" if i else None,
+                translation=tuple(rng.normal(size=3)),
+                rotation_keys=rot,
+                translation_keys=pos,
+            )
+        )
     from app.scene.rig.model import Scene
     from app.scene.rig.prepared import prepare
 
@@ -334,17 +386,26 @@ def test_a_chain_from_a_root_bone_and_out_of_reach_targets_at_one_frame(rng, far
     reach get the limited pass aiming every bone at them, as in the bake."""
     scene = random_chain_scene(rng, 3, scale="none")
     positions = rng.normal(size=(3, 3)) * (30.0 if far else 1.0)
-    scene.constraints = [Fabrik(
-        name="ik", chain=("base", "b0", "b1", "b2"),
-        target=Target(position_keys=Keys(np.array([0.0, 6.0, 12.0]), positions)),
-        limits={"b0": HingeLimit(axis=(0.0, 0.0, 1.0), min=-60.0, max=60.0),
-                "b1": ConeLimit(degrees=30.0)},
-        pole=Target(position=(0.5, 2.0, -1.0)), tolerance=1e-6, max_iterations=25,
-    )]  # fmt: skip
+    scene.constraints = [
+        Fabrik(
+            name="ik",
+            chain=("base", "b0", "b1", "b2"),
+            target=Target(position_keys=Keys(np.array([0.0, 6.0, 12.0]), positions)),
+            limits={
+                "b0": HingeLimit(axis=(0.0, 0.0, 1.0), min=-60.0, max=60.0),
+                "b1": ConeLimit(degrees=30.0),
+            },
+            pole=Target(position=(0.5, 2.0, -1.0)),
+            tolerance=1e-6,
+            max_iterations=25,
+        )
+    ]
     taken = []
     original = one_frame.apply_one
-    monkeypatch.setattr("app.scene.constraints.fabrik.solver.apply_one",
-                        lambda *a: taken.append(original(*a)) or taken[-1])  # fmt: skip
+    monkeypatch.setattr(
+        "app.scene.constraints.fabrik.solver.apply_one",
+        lambda *a: taken.append(original(*a)) or taken[-1],
+    )
     assert_one_frame_is_the_bake(scene)
     assert all(taken[-len(FRAMES) :])
     reachable = bake(scene, FRAMES).info["ik"]["reachable"]

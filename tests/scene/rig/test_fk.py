@@ -21,13 +21,16 @@ def random_scene(rng, n_bones=9, n_keys=4):
     for i in range(n_bones):
         parent = None if i == 0 else f"b{rng.integers(0, i)}"
         q = Rotation.random(n_keys, rng=rng).as_quat(scalar_first=True)
-        bones.append(Bone(
-            name=f"b{i}", parent=parent,
-            translation=tuple(rng.normal(size=3)),
-            scale=tuple(rng.uniform(0.5, 1.5, size=3)),
-            rotation_keys=Keys(np.sort(rng.choice(30, n_keys, replace=False)).astype(float), q),
-            translation_keys=Keys([0.0, 25.0], rng.normal(size=(2, 3))) if i % 3 == 0 else None,
-        ))  # fmt: skip
+        bones.append(
+            Bone(
+                name=f"b{i}",
+                parent=parent,
+                translation=tuple(rng.normal(size=3)),
+                scale=tuple(rng.uniform(0.5, 1.5, size=3)),
+                rotation_keys=Keys(np.sort(rng.choice(30, n_keys, replace=False)).astype(float), q),
+                translation_keys=Keys([0.0, 25.0], rng.normal(size=(2, 3))) if i % 3 == 0 else None,
+            )
+        )
     return Scene(bones=bones, frame_start=0, frame_end=30)
 
 
@@ -85,15 +88,22 @@ def test_point_between_bones(rng):
     world = bake(scene, [3.0]).bone_to_world[0]
     p_in_a = rng.normal(size=3)
     p_in_b = point_in_bone(p_in_a, world[1], world[3])
-    np.testing.assert_allclose(world[3, :3, :3] @ p_in_b + world[3, :3, 3],
-                               world[1, :3, :3] @ p_in_a + world[1, :3, 3], atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        world[3, :3, :3] @ p_in_b + world[3, :3, 3],
+        world[1, :3, :3] @ p_in_a + world[1, :3, 3],
+        atol=1e-12,
+    )
 
 
 def test_tail_default_is_first_child_translation():
-    scene = Scene(bones=[
-        Bone(name="a"), Bone(name="b", parent="a", translation=(0, 2, 0)),
-        Bone(name="c", parent="a", translation=(5, 0, 0)), Bone(name="d", parent="b"),
-    ])  # fmt: skip
+    scene = Scene(
+        bones=[
+            Bone(name="a"),
+            Bone(name="b", parent="a", translation=(0, 2, 0)),
+            Bone(name="c", parent="a", translation=(5, 0, 0)),
+            Bone(name="d", parent="b"),
+        ]
+    )
     r = bake(scene, [0.0])
     np.testing.assert_allclose(r.tails[0, 0], [0, 2, 0])  # a: first child b
     np.testing.assert_allclose(r.tails[0, 3], r.heads[0, 3])  # d: no child, no tail
@@ -128,6 +138,7 @@ def test_few_local_transforms_are_built_as_many_are_bit_for_bit(rng, monkeypatch
                 m.setattr(skeleton, "FEW_MATRICES", 0)
                 many = skeleton.compose_local(translation, rotation, scale)
             assert np.array_equal(few, many)
-            expected = trs(translation, rotation, np.broadcast_to(scale, (3, bones, frames)).T
-                           .swapaxes(0, 1)).swapaxes(0, 1)  # fmt: skip
+            expected = trs(
+                translation, rotation, np.broadcast_to(scale, (3, bones, frames)).T.swapaxes(0, 1)
+            ).swapaxes(0, 1)
             np.testing.assert_allclose(few, expected, rtol=0, atol=1e-15)

@@ -90,9 +90,11 @@ def test_copy_and_paste_keep_spacing_values_and_interpolation():
     # Pasting at frame 20: the earliest copied key lands on 20, the rest keep their spacing.
     channels = dict(clip.channels)
     pasted = key_edits.paste_keys(a, channels[ra], 20 - clip.first_frame)
-    assert pasted == Keys([4, 6, 9, 21, 24], [[1, 0, 0], [2, 0, 0], [3, 0, 0], [2, 0, 0],
-                                              [3, 0, 0]], ("constant", "ease", "linear",
-                                                           "ease", "linear"))  # fmt: skip
+    assert pasted == Keys(
+        [4, 6, 9, 21, 24],
+        [[1, 0, 0], [2, 0, 0], [3, 0, 0], [2, 0, 0], [3, 0, 0]],
+        ("constant", "ease", "linear", "ease", "linear"),
+    )
     # Onto existing keys: they are replaced; into a channel without keys: it gets them.
     over = key_edits.paste_keys(a, channels[ra], 0)
     assert over == a
@@ -103,8 +105,9 @@ def _scene():
     bone = Bone(name="arm", rotation_keys=Keys([0, 10], [[1, 0, 0, 0], [0, 1, 0, 0]]))
     pivot = Pivot(name="heel", rotation_keys=Keys([0, 5], [[1, 0, 0, 0], [0, 0, 1, 0]]))
     mp = MultiParent(name="roll", body="arm", pivots=(pivot, Pivot(name="toe")))
-    fab = Fabrik(name="ik", chain=("arm",),
-                 target=Target(position_keys=Keys([5, 9], np.zeros((2, 3)))))  # fmt: skip
+    fab = Fabrik(
+        name="ik", chain=("arm",), target=Target(position_keys=Keys([5, 9], np.zeros((2, 3))))
+    )
     return Scene(bones=[bone], constraints=[mp, fab])
 
 
@@ -112,9 +115,13 @@ def test_channels_at_a_frame_expand_constraints_into_their_keyed_parts():
     scene = _scene()
     refs = [Ref.bone("arm"), Ref.constraint("roll"), Ref.constraint("ik")]
     assert key_edits.channels_at(scene, refs, 0) == [
-        (Ref.bone("arm"), "rotation_keys"), (Ref.pivot_of("roll", "heel"), "rotation_keys")]
+        (Ref.bone("arm"), "rotation_keys"),
+        (Ref.pivot_of("roll", "heel"), "rotation_keys"),
+    ]
     assert key_edits.channels_at(scene, refs, 5) == [
-        (Ref.pivot_of("roll", "heel"), "rotation_keys"), (Ref.target_of("ik"), "position_keys")]
+        (Ref.pivot_of("roll", "heel"), "rotation_keys"),
+        (Ref.target_of("ik"), "position_keys"),
+    ]
     assert key_edits.channels_at(scene, refs, 3) == []
 
 

@@ -33,8 +33,11 @@ def test_twist_angle_recovers_the_twist_of_a_swing_twist_product(rng):
     axis = unit_vectors(rng, 200)
     twist = rng.uniform(-np.pi, np.pi, 200)
     swing_axis = np.cross(axis, unit_vectors(rng, 200))  # perpendicular to the axis
-    swing = Rotation.from_rotvec(swing_axis / np.linalg.norm(swing_axis, axis=-1)[:, None]
-                                 * rng.uniform(0, 3.0, 200)[:, None])  # fmt: skip
+    swing = Rotation.from_rotvec(
+        swing_axis
+        / np.linalg.norm(swing_axis, axis=-1)[:, None]
+        * rng.uniform(0, 3.0, 200)[:, None]
+    )
     q = (swing * Rotation.from_rotvec(axis * twist[:, None])).as_quat(scalar_first=True)
     np.testing.assert_allclose(twist_angle(q, axis), twist, atol=1e-12)
     np.testing.assert_allclose(twist_angle(-q, axis), twist, atol=1e-12)  # -q: same rotation
@@ -75,8 +78,9 @@ def test_cone_with_target_opposite_turns_towards_where_the_bone_leans():
     rest = np.array([[0.0, -1.0, 0.0]])
     current = np.array([[0.0, -1.0, 0.3]])
     out = cone_direction(rest, -rest, current, 30.0)
-    np.testing.assert_allclose(out, [[0, -np.cos(np.radians(30)), np.sin(np.radians(30))]],
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        out, [[0, -np.cos(np.radians(30)), np.sin(np.radians(30))]], atol=1e-12
+    )
 
 
 def test_limited_rotation_cone_is_the_shortest_arc_from_the_animation_within_the_cone(rng):

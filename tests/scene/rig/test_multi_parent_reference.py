@@ -79,8 +79,9 @@ def step(q0: Rotation, p0, pivots, t0, t1, scale, space, integrator):
     return Rotation.from_rotvec(phi) * q0, p0 + J @ c
 
 
-def literal(pivots, q0, p0, scale, frame_start, substeps, frames, space="object",
-            integrator="seed"):  # fmt: skip
+def literal(
+    pivots, q0, p0, scale, frame_start, substeps, frames, space="object", integrator="seed"
+):
     """The body's ``(q0 (F, 4), p0 (F, 3))`` at ``frames`` by the plain per-step loop.
 
     The grid is ``frame_start + k / substeps``; a frame between grid points is one partial step
@@ -124,8 +125,16 @@ def test_reference_single_pivot_is_the_seeds_closed_form(rng):
     q_start = Rotation.random(rng=rng)
     p_start = rng.normal(size=3)
     frames = np.arange(0, 7.0)
-    q, p = literal([pivot], q_start.as_quat(scalar_first=True), p_start, (1, 1, 1), 0, 64, frames,
-                   space="world")  # fmt: skip
+    q, p = literal(
+        [pivot],
+        q_start.as_quat(scalar_first=True),
+        p_start,
+        (1, 1, 1),
+        0,
+        64,
+        frames,
+        space="world",
+    )
     v1 = q_start.apply(pivot.position)
     p1 = p_start + v1
     for f, qf, pf in zip(frames, q, p):

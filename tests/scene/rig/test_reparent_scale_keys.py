@@ -27,24 +27,53 @@ def scaled_parents() -> Scene:
     every interpolation), ``hand`` below it is static."""
     turn = _q("xz", [25, -40])
     rotations = [[1, 0, 0, 0], _q("y", 70), _q("xyz", [10, 80, -30]), _q("z", 150)]
-    return Scene(bones=[
-        Bone(name="root", translation=(0.3, 1.0, -0.2), rotation=_q("y", 35), tail=(0, 1, 0)),
-        Bone(name="wide", parent="root", translation=(0.5, 0.2, 0.1), rotation=turn,
-             scale=(2.0, 4.0, 2.0), tail=(0, 1, 0)),
-        Bone(name="narrow", parent="root", translation=(-1.0, 0.4, 0.7), rotation=turn,
-             scale=(1.0, 2.0, 1.0), tail=(0, 1, 0)),
-        Bone(name="arm", parent="wide", translation=(0.1, 0.5, 0.0), rotation=_q("x", 20),
-             scale=(1.0, 1.5, 0.5), tail=(0, 0.6, 0),
-             translation_keys=Keys(KEY_FRAMES, [[0, 0.5, 0], [0.2, 0.7, 0.1], [0, 0.4, -0.3],
-                                                [0.1, 0.5, 0.2]], ("linear", "ease",
-                                                                   "constant", "linear")),
-             rotation_keys=Keys(KEY_FRAMES, rotations, ("ease", "linear", "linear", "linear")),
-             scale_keys=Keys(KEY_FRAMES, [[1, 1, 1], [1.5, 0.5, 1], [0.7, 2.0, 1.2],
-                                          [1, 3, 0.4]], ("linear", "constant", "ease",
-                                                         "linear"))),
-        Bone(name="hand", parent="arm", translation=(0, 0.6, 0), scale=(0.8, 1.0, 1.3),
-             tail=(0, 0.2, 0)),
-    ])  # fmt: skip
+    return Scene(
+        bones=[
+            Bone(name="root", translation=(0.3, 1.0, -0.2), rotation=_q("y", 35), tail=(0, 1, 0)),
+            Bone(
+                name="wide",
+                parent="root",
+                translation=(0.5, 0.2, 0.1),
+                rotation=turn,
+                scale=(2.0, 4.0, 2.0),
+                tail=(0, 1, 0),
+            ),
+            Bone(
+                name="narrow",
+                parent="root",
+                translation=(-1.0, 0.4, 0.7),
+                rotation=turn,
+                scale=(1.0, 2.0, 1.0),
+                tail=(0, 1, 0),
+            ),
+            Bone(
+                name="arm",
+                parent="wide",
+                translation=(0.1, 0.5, 0.0),
+                rotation=_q("x", 20),
+                scale=(1.0, 1.5, 0.5),
+                tail=(0, 0.6, 0),
+                translation_keys=Keys(
+                    KEY_FRAMES,
+                    [[0, 0.5, 0], [0.2, 0.7, 0.1], [0, 0.4, -0.3], [0.1, 0.5, 0.2]],
+                    ("linear", "ease", "constant", "linear"),
+                ),
+                rotation_keys=Keys(KEY_FRAMES, rotations, ("ease", "linear", "linear", "linear")),
+                scale_keys=Keys(
+                    KEY_FRAMES,
+                    [[1, 1, 1], [1.5, 0.5, 1], [0.7, 2.0, 1.2], [1, 3, 0.4]],
+                    ("linear", "constant", "ease", "linear"),
+                ),
+            ),
+            Bone(
+                name="hand",
+                parent="arm",
+                translation=(0, 0.6, 0),
+                scale=(0.8, 1.0, 1.3),
+                tail=(0, 0.2, 0),
+            ),
+        ]
+    )
 
 
 def trs(translation, rotation, scale):
@@ -87,8 +116,9 @@ def test_reparent_keeping_world_maps_scale_keys_under_unevenly_scaled_parents():
     assert np.array_equal(arm.scale_keys.frames, KEY_FRAMES)
     for k in range(len(KEY_FRAMES)):
         for name in ("arm", "hand"):
-            assert np.allclose(world_at_key(new, name, k), world_at_key(scene, name, k),
-                               atol=1e-12), (name, KEY_FRAMES[k])  # fmt: skip
+            assert np.allclose(
+                world_at_key(new, name, k), world_at_key(scene, name, k), atol=1e-12
+            ), (name, KEY_FRAMES[k])
     # between keys too (each map commutes with lerp, slerp, step and ease)
     frames = np.linspace(-2, 26, 57)
     before, after = bake(scene, frames), bake(new, frames)
@@ -113,9 +143,7 @@ def test_deleting_a_uniformly_scaled_parent_keeps_a_scale_keyed_child_in_place()
     scene.bones[1] = dataclasses.replace(scene.bones[1], scale=(1.7, 1.7, 1.7))
     new = with_rig(scene, bone_edits.delete_bones(scene, ["wide"], bone_edits.REPARENT))
     assert new.bone("arm").parent == "root"
-    assert np.allclose(new.bone("arm").scale_keys.values,
-                       1.7 * scene.bone("arm").scale_keys.values)  # fmt: skip
+    assert np.allclose(new.bone("arm").scale_keys.values, 1.7 * scene.bone("arm").scale_keys.values)
     for k in range(len(KEY_FRAMES)):
         for name in ("arm", "hand"):
-            assert np.allclose(world_at_key(new, name, k), world_at_key(scene, name, k),
-                               atol=1e-12)  # fmt: skip
+            assert np.allclose(world_at_key(new, name, k), world_at_key(scene, name, k), atol=1e-12)

@@ -23,8 +23,9 @@ def _random_transforms(rng, n, scale=True):
     out = np.tile(np.eye(4), (n, 1, 1))
     out[:, :3, :3] = Rotation.random(n, random_state=rng).as_matrix()
     if scale:  # non-uniform scale: the normals need the inverse transpose
-        out[:, :3, :3] = out[:, :3, :3] @ np.apply_along_axis(np.diag, 1,
-                                                              rng.uniform(0.5, 2.0, (n, 3)))
+        out[:, :3, :3] = out[:, :3, :3] @ np.apply_along_axis(
+            np.diag, 1, rng.uniform(0.5, 2.0, (n, 3))
+        )
     out[:, :3, 3] = rng.normal(size=(n, 3))
     return out
 
@@ -35,7 +36,7 @@ def _random_mesh(rng, vertices=200, joints=5, influences=4):
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
     joint_indices = np.stack([np.resize(rng.permutation(joints), 4) for _ in range(vertices)])
     weights = rng.uniform(0.1, 1.0, (vertices, 4))
-    weights[:, min(influences, joints):] = 0.0
+    weights[:, min(influences, joints) :] = 0.0
     weights /= weights.sum(axis=1, keepdims=True)
     return SkinnedMesh(
         name="random",
@@ -113,10 +114,16 @@ def test_one_bone_with_full_weight_moves_rigidly():
     expected = (mesh.positions @ motion[:3, :3].T) + motion[:3, 3]
     np.testing.assert_allclose(p, expected, atol=1e-12)
     # and with a bind pose that is the identity: exactly scipy's rotation plus translation
-    plain = SkinnedMesh(name="m", positions=mesh.positions, indices=mesh.indices, joints=("j0",),
-                        joint_indices=np.zeros((len(mesh.positions), 4)),
-                        weights=np.tile([1.0, 0, 0, 0], (len(mesh.positions), 1)),
-                        inverse_bind=np.eye(4)[None], normals=mesh.normals)  # fmt: skip
+    plain = SkinnedMesh(
+        name="m",
+        positions=mesh.positions,
+        indices=mesh.indices,
+        joints=("j0",),
+        joint_indices=np.zeros((len(mesh.positions), 4)),
+        weights=np.tile([1.0, 0, 0, 0], (len(mesh.positions), 1)),
+        inverse_bind=np.eye(4)[None],
+        normals=mesh.normals,
+    )
     p, n = bind(plain, ["j0"]).deform(bone_to_world[None])
     expected = rotation.apply(np.array(mesh.positions)) + [0.3, -1.0, 2.0]
     np.testing.assert_allclose(p, expected, atol=1e-12)
@@ -141,9 +148,16 @@ def test_missing_joints_and_weightless_vertices_stay_at_their_bind_position():
     weights = np.array(mesh.weights)
     weights[:5] = 0.0
     joint_indices = np.array(mesh.joint_indices)
-    mesh = SkinnedMesh(name="m", positions=mesh.positions, indices=mesh.indices,
-                       joints=mesh.joints, joint_indices=joint_indices, weights=weights,
-                       inverse_bind=mesh.inverse_bind, normals=mesh.normals)  # fmt: skip
+    mesh = SkinnedMesh(
+        name="m",
+        positions=mesh.positions,
+        indices=mesh.indices,
+        joints=mesh.joints,
+        joint_indices=joint_indices,
+        weights=weights,
+        inverse_bind=mesh.inverse_bind,
+        normals=mesh.normals,
+    )
     skin = bind(mesh, ["j0"])  # j1 is not a bone of this skeleton
     assert skin.missing_joints == ("j1",)
     pose = _random_transforms(rng, 1)

@@ -66,8 +66,13 @@ class ChainPose:
 
     def take(self, index) -> ChainPose:
         """The same for the chains ``index`` only."""
-        return ChainPose(self.parent_rotation[index], self.rest_rotation, self.d0[index],
-                         self.segment[index], self.limits)  # fmt: skip
+        return ChainPose(
+            self.parent_rotation[index],
+            self.rest_rotation,
+            self.d0[index],
+            self.segment[index],
+            self.limits,
+        )
 
     def last_limited(self) -> int:
         """Index of the last bone with a limit (-1 if none)."""
@@ -280,12 +285,16 @@ def _shape_start(joints, target, lengths, reachable, pole, bend, two_bone=None):
         if two_bone is not None:
             solve = has_pole & (np.linalg.norm(joints[:, -1] - target, axis=-1) > two_bone)
             if np.any(solve):  # only there: a target on the root would divide by 0
-                joints[solve, 1] = _two_bone_middle(root[solve], target[solve], lengths[solve],
-                                                    axis[solve], side[solve])  # fmt: skip
+                joints[solve, 1] = _two_bone_middle(
+                    root[solve], target[solve], lengths[solve], axis[solve], side[solve]
+                )
                 joints[solve, 2] = target[solve]
     rel = joints - root[:, None]
-    off_line = np.linalg.norm(_across(rel.reshape(-1, 3), np.repeat(axis, joints.shape[1], 0)),
-                              axis=-1).reshape(N, -1).max(axis=1)  # fmt: skip
+    off_line = (
+        np.linalg.norm(_across(rel.reshape(-1, 3), np.repeat(axis, joints.shape[1], 0)), axis=-1)
+        .reshape(N, -1)
+        .max(axis=1)
+    )
     reach = lengths.sum(axis=1)
     straight = reachable & ~at_root & (off_line <= STRAIGHT * reach)
     if np.any(straight):
@@ -374,12 +383,20 @@ def solve(
     zero = lengths <= 1e-12 * (1.0 + np.abs(joints).max(axis=(1, 2)))[:, None]
     if np.any(zero):
         chain, segment = np.argwhere(zero)[0]
-        raise ChainError("segment has zero length: a bone with no length cannot be turned "
-                         "towards anything", int(chain), int(segment))  # fmt: skip
+        raise ChainError(
+            "segment has zero length: a bone with no length cannot be turned towards anything",
+            int(chain),
+            int(segment),
+        )
     limited = pose is not None and pose.last_limited() >= 0
     if N == 1 and pole is None and not limited:
-        one = solve_one(joints[0].tolist(), target[0].tolist(), tolerance, max_iterations,
-                        None if record is None else _recorder(record))  # fmt: skip
+        one = solve_one(
+            joints[0].tolist(),
+            target[0].tolist(),
+            tolerance,
+            max_iterations,
+            None if record is None else _recorder(record),
+        )
         if one is not None:
             solved = np.array(one[0])[None]
             return Solution(
@@ -395,8 +412,15 @@ def solve(
     if pole is not None:
         pole = np.broadcast_to(np.asarray(pole, dtype=float), (N, 3))
         _check_finite(pole, "the pole")
-    joints, forced = _shape_start(joints, target, lengths, reachable, pole, bend,
-                                  two_bone=tolerance if J == 3 and not limited else None)
+    joints, forced = _shape_start(
+        joints,
+        target,
+        lengths,
+        reachable,
+        pole,
+        bend,
+        two_bone=tolerance if J == 3 and not limited else None,
+    )
     if record is not None and forced[0]:
         record("shaped", 0, joints[0].copy())
     axis, _ = unit(target - root)
@@ -432,8 +456,18 @@ def solve(
     # would depend on the frames evaluated with it. The chain keeps its start there.
     on_root = distance <= DEGENERATE
     moving = ((gap > tolerance) | forced) & ~on_root
-    _iterate(P, R, Tg, L, near[moving[near]], iterations, tolerance, max_iterations,
-             pose if limited else None, record)  # fmt: skip
+    _iterate(
+        P,
+        R,
+        Tg,
+        L,
+        near[moving[near]],
+        iterations,
+        tolerance,
+        max_iterations,
+        pose if limited else None,
+        record,
+    )
     solved = P.transpose(2, 0, 1).copy()
     return Solution(solved, iterations, np.linalg.norm(solved[:, -1] - target, axis=-1), reachable)
 
@@ -443,8 +477,7 @@ def _recorder(record):
     return lambda stage, iteration, joints: record(stage, iteration, np.array(joints, float))
 
 
-def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose,
-             record=None) -> None:  # fmt: skip
+def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose, record=None) -> None:
     """Iterate the chains ``ids`` of ``P`` (J, 3, N) in place until each one converges.
 
     The chains work on a compact copy. A chain that converges is written back at once and
@@ -455,9 +488,16 @@ def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose,
         return
     if len(ids) == 1:  # one chain (the editor's frame): plain floats, no per-call overhead
         work = P[:, :, ids]
-        iterations[ids[0]] = iterate_one(work, R[:, ids], Tg[:, ids], L[:, ids],
-                                         None if pose is None else pose.take(ids), tolerance,
-                                         max_iterations, record)  # fmt: skip
+        iterations[ids[0]] = iterate_one(
+            work,
+            R[:, ids],
+            Tg[:, ids],
+            L[:, ids],
+            None if pose is None else pose.take(ids),
+            tolerance,
+            max_iterations,
+            record,
+        )
         P[:, :, ids] = work
         return
     work, root, target, lengths = P[:, :, ids], R[:, ids], Tg[:, ids], L[:, ids]
@@ -483,8 +523,12 @@ def _iterate(P, R, Tg, L, ids, iterations, tolerance, max_iterations, pose,
             return
         if count <= 0.75 * len(alive):
             keep = np.flatnonzero(alive)
-            work, root, target, lengths = (work[:, :, keep], root[:, keep], target[:, keep],
-                                           lengths[:, keep])  # fmt: skip
+            work, root, target, lengths = (
+                work[:, :, keep],
+                root[:, keep],
+                target[:, keep],
+                lengths[:, keep],
+            )
             ids, alive = ids[keep], np.ones(len(keep), dtype=bool)
             sub_pose = None if sub_pose is None else sub_pose.take(keep)
     P[:, :, ids[alive]] = work[:, :, alive]

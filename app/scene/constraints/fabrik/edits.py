@@ -49,6 +49,4 @@ def chain_from(scene: Scene, names) -> tuple[str, ...]:
 def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     """A FABRIK constraint on ``chain`` (root to tip) reaching for ``target``."""
     chain = tuple(chain)
-    return Fabrik(
-        name=new_constraint_name(scene, Fabrik, chain[-1]), chain=chain, target=target
-    )
+    return Fabrik(name=new_constraint_name(scene, Fabrik, chain[-1]), chain=chain, target=target)

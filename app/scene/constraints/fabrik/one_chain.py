@@ -5,7 +5,7 @@ few calls per joint; for one chain (the editor's current frame) plain floats are
 times faster than the vectorized passes of :mod:`app.scene.constraints.fabrik.chains`, which calls
 this
 for one chain without pole or limits. The two agree to rounding
-(``tests/test_fabrik_chains.py``).
+(``tests/scene/constraints/test_fabrik_chains.py``).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ its parent comes from the inverse of the parent's 3x3 part (as the general path'
 of a rigid frame are read by Shepperd's method directly, and the violation of a turned bone
 is measured on its rotation ``d0 * R_c`` relative to the rest frame, which is what the
 general path recovers from the turned matrices. The two paths agree to 1e-12
-(``tests/test_fabrik_one_frame.py``).
+(``tests/scene/rig/test_fabrik_one_frame.py``).
 """
 
 from __future__ import annotations
@@ -90,16 +90,18 @@ def apply_one(constraint, ctx, static) -> bool:
     # chain whose bones have no scale of their own is still squashed or stretched by an
     # upstream write (a child_of of a scaled target on its parent): the general path inverts
     # such frames as far as they can be, where the cofactors here would divide by 0.
-    if not (is_rotation(root_parent, RIGID_FRAME)
-            and all(is_rotation(m, RIGID_FRAME) for m in worlds)):  # fmt: skip
+    if not (
+        is_rotation(root_parent, RIGID_FRAME) and all(is_rotation(m, RIGID_FRAME) for m in worlds)
+    ):
         return False
     locals_ = [relative(root_parent if k == 0 else worlds[k - 1], worlds[k]) for k in range(n)]
     limits = static.limits
     last = max((k for k, lim in enumerate(limits) if lim is not None), default=-1)
     # The frames whose rotations are read: the root's parent and each bone up to the last
     # limited one in its parent (the limited passes and turns read nothing beyond).
-    if last >= 0 and not (is_rotation(root_parent)
-                          and all(is_rotation(m) for m in locals_[: last + 1])):  # fmt: skip
+    if last >= 0 and not (
+        is_rotation(root_parent) and all(is_rotation(m) for m in locals_[: last + 1])
+    ):
         return False
     segments = [[m[0][3], m[1][3], m[2][3]] for m in locals_[1:]] + [static.tail_list]
     size = 1.0 + max(abs(m[i][3]) for m in worlds for i in range(3))
@@ -114,12 +116,14 @@ def apply_one(constraint, ctx, static) -> bool:
 
     d0 = units = pose = None
     if last >= 0:  # each bone's rotation relative to its rest frame, up to the last limit
-        d0 = [mul(conj(static.rest_list[k]), quat_from_rotation(locals_[k]))
-              for k in range(last + 1)]  # fmt: skip
+        d0 = [
+            mul(conj(static.rest_list[k]), quat_from_rotation(locals_[k])) for k in range(last + 1)
+        ]
         units = [_unit(segments[k]) for k in range(last + 1)]
         pose = one_pose(quat_from_rotation(root_parent), static.rest_list, d0, units, limits)
-    solved = solve_lists(joints, target, constraint.tolerance, constraint.max_iterations,
-                         pole, pose)  # fmt: skip
+    solved = solve_lists(
+        joints, target, constraint.tolerance, constraint.max_iterations, pole, pose
+    )
     if solved is None:
         return False
     P, iterations, reachable = solved

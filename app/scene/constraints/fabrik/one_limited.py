@@ -6,7 +6,7 @@ same formulas bone after bone, on tuples of floats (:mod:`app.scene.rig.limits_o
 instead of numpy arrays of one row, where numpy's fixed cost per call (not the arithmetic)
 is what a single-frame solve spends its time on. The vectorized pass takes this path when it
 is given one chain (the editor's current frame); many frames stay vectorized. The two agree
-to rounding (``tests/test_limits_one.py``). The pose is read once per solve
+to rounding (``tests/scene/constraints/test_limits_one.py``). The pose is read once per solve
 (:func:`one_pose`: each bone's limit prepared by
 :func:`~app.scene.rig.limits_one.limit_turn`), and the stage writes the quaternion products
 out instead of calling a function for each.
@@ -38,16 +38,26 @@ def reach_from_root_limited_one(P, root, lengths, pose, target=None) -> None:
     (3, 1) or None.
     """
     pts = P[:, :, 0].tolist()
-    limited_lists(pts, root[:, 0].tolist(), lengths[:, 0].tolist(), pose_lists(pose),
-                   None if target is None else target[:, 0].tolist())  # fmt: skip
+    limited_lists(
+        pts,
+        root[:, 0].tolist(),
+        lengths[:, 0].tolist(),
+        pose_lists(pose),
+        None if target is None else target[:, 0].tolist(),
+    )
     P[:, :, 0] = pts
 
 
 def pose_lists(pose):
     """What the limited stage reads from a one-chain ``ChainPose``, as Python floats
     (:func:`one_pose`)."""
-    return one_pose(tuple(pose.parent_rotation[0].tolist()), pose.rest_rotation.tolist(),
-                    pose.d0[0].tolist(), pose.segment[0].tolist(), pose.limits)  # fmt: skip
+    return one_pose(
+        tuple(pose.parent_rotation[0].tolist()),
+        pose.rest_rotation.tolist(),
+        pose.d0[0].tolist(),
+        pose.segment[0].tolist(),
+        pose.limits,
+    )
 
 
 def one_pose(parent_rotation, rest_rotation, d0, segment, limits):
@@ -65,9 +75,14 @@ def one_pose(parent_rotation, rest_rotation, d0, segment, limits):
         :func:`~app.scene.rig.limits_one.limit_turn`.
     """
     last = max((k for k, lim in enumerate(limits) if lim is not None), default=-1)
-    steps = [(tuple(rest_rotation[k]), tuple(segment[k]),
-              limit_turn(limits[k], tuple(d0[k]), tuple(segment[k])))
-             for k in range(last + 1)]  # fmt: skip
+    steps = [
+        (
+            tuple(rest_rotation[k]),
+            tuple(segment[k]),
+            limit_turn(limits[k], tuple(d0[k]), tuple(segment[k])),
+        )
+        for k in range(last + 1)
+    ]
     return tuple(parent_rotation), steps, last
 
 
@@ -102,8 +117,13 @@ def limited_lists(pts, root, L, pose, aim_fixed) -> None:
         vx, vy, vz = aim_at[0] - px, aim_at[1] - py, aim_at[2] - pz
         cx, cy, cz = -x, -y, -z
         tx, ty, tz = 2.0 * (cy * vz - cz * vy), 2.0 * (cz * vx - cx * vz), 2.0 * (cx * vy - cy * vx)
-        bw, bx, by, bz = turn((vx + w * tx + (cy * tz - cz * ty), vy + w * ty + (cz * tx - cx * tz),
-                               vz + w * tz + (cx * ty - cy * tx)))  # fmt: skip
+        bw, bx, by, bz = turn(
+            (
+                vx + w * tx + (cy * tz - cz * ty),
+                vy + w * ty + (cz * tx - cx * tz),
+                vz + w * tz + (cx * ty - cy * tx),
+            )
+        )
         fw = w * bw - x * bx - y * by - z * bz
         fx = w * bx + x * bw + y * bz - z * by
         fy = w * by - x * bz + y * bw + z * bx
@@ -143,9 +163,16 @@ def iterate_one(P, root, target, lengths, pose, tolerance, max_iterations, recor
     :func:`~app.scene.constraints.fabrik.chains.solve`.
     """
     pts = P[:, :, 0].tolist()
-    it = iterate_lists(pts, root[:, 0].tolist(), target[:, 0].tolist(), lengths[:, 0].tolist(),
-                       None if pose is None else pose_lists(pose), tolerance, max_iterations,
-                       record)  # fmt: skip
+    it = iterate_lists(
+        pts,
+        root[:, 0].tolist(),
+        target[:, 0].tolist(),
+        lengths[:, 0].tolist(),
+        None if pose is None else pose_lists(pose),
+        tolerance,
+        max_iterations,
+        record,
+    )
     P[:, :, 0] = pts
     return it
 

@@ -36,8 +36,7 @@ def read(obj: dict, path: str, common: dict) -> Fabrik:
     check_count(obj.get("max_iterations"), bounds.check_iterations, f"{path}.max_iterations")
     iterations = read_integer(obj.get("max_iterations", 20), f"{path}.max_iterations")
     if iterations < 1:
-        raise SceneError(f"max_iterations must be >= 1, got {iterations}",
-                         f"{path}.max_iterations")  # fmt: skip
+        raise SceneError(f"max_iterations must be >= 1, got {iterations}", f"{path}.max_iterations")
     limits_obj = read_object(obj.get("limits", {}), f"{path}.limits")
     limits = {}
     for bone_name, limit in limits_obj.items():
@@ -47,13 +46,24 @@ def read(obj: dict, path: str, common: dict) -> Fabrik:
         limits[bone_name] = limit_from_json(limit, lpath)
     pole = obj.get("pole")
     pole = None if pole is None else target_from_json(pole, f"{path}.pole")
-    return Fabrik(chain=names, target=target, tolerance=tolerance, max_iterations=iterations,
-                  limits=limits, pole=pole, **common)  # fmt: skip
+    return Fabrik(
+        chain=names,
+        target=target,
+        tolerance=tolerance,
+        max_iterations=iterations,
+        limits=limits,
+        pole=pole,
+        **common,
+    )
 
 
 def write(c: Fabrik) -> dict:
-    out = dict(chain=list(c.chain), target=target_to_json(c.target),
-               tolerance=c.tolerance, max_iterations=c.max_iterations)  # fmt: skip
+    out = dict(
+        chain=list(c.chain),
+        target=target_to_json(c.target),
+        tolerance=c.tolerance,
+        max_iterations=c.max_iterations,
+    )
     if c.limits:
         out["limits"] = {k: limit_to_json(v) for k, v in c.limits.items()}
     if c.pole is not None:

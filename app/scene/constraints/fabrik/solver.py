@@ -126,8 +126,9 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
     )
     size = 1.0 + np.abs(worlds[:, :, :3, 3]).max(initial=0.0)
     _check_segments(segments, constraint.chain, frames, path, 1e-12 * size)
-    joints = np.concatenate([worlds[:, :, :3, 3], transform_points(worlds[:, -1], tail)[:, None]],
-                            axis=1)  # fmt: skip
+    joints = np.concatenate(
+        [worlds[:, :, :3, 3], transform_points(worlds[:, -1], tail)[:, None]], axis=1
+    )
     target = ctx.target_positions(constraint.target)
     check_finite(target, frames, "target", f"{path}.target")
     pole = None
@@ -142,12 +143,27 @@ def setup(constraint: Fabrik, ctx) -> ChainSetup:
         d0 = rest_relative(rest, rotation_from_matrix(locals_))
     pose = None
     if has_limits and not world_space:
-        pose = ChainPose(rotation_from_matrix(root_parent), rest, d0,
-                         unit(segments)[0], limits)  # fmt: skip
-    bend = None if static.bend_in_root is None else transform_vectors(worlds[:, 0],
-                                                                      static.bend_in_root)
-    return ChainSetup(idx, root_parent, locals_, segments, joints, target, pole, bend, pose,
-                      limits, rest, d0, world_space)  # fmt: skip
+        pose = ChainPose(rotation_from_matrix(root_parent), rest, d0, unit(segments)[0], limits)
+    bend = (
+        None
+        if static.bend_in_root is None
+        else transform_vectors(worlds[:, 0], static.bend_in_root)
+    )
+    return ChainSetup(
+        idx,
+        root_parent,
+        locals_,
+        segments,
+        joints,
+        target,
+        pole,
+        bend,
+        pose,
+        limits,
+        rest,
+        d0,
+        world_space,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,8 +235,14 @@ def group_key(constraint: Fabrik, ctx):
     static = rig.static(constraint, lambda c: _static_of(c, ctx.scene, ctx.skeleton))
     if any(lim is not None for lim in static.limits):
         return None
-    return (len(constraint.chain), ctx.space_of(constraint), float(constraint.tolerance),
-            int(constraint.max_iterations), static.rigid, static.bend_in_root is None)  # fmt: skip
+    return (
+        len(constraint.chain),
+        ctx.space_of(constraint),
+        float(constraint.tolerance),
+        int(constraint.max_iterations),
+        static.rigid,
+        static.bend_in_root is None,
+    )
 
 
 def apply_group(constraints, ctx) -> None:
@@ -238,8 +260,7 @@ def _group_setup(constraints, ctx):
     ``i F .. (i + 1) F``) and each member's bone indices (as ``ChainSetup``-likes with
     ``idx`` only). The same arithmetic as :func:`setup`, on ``(m, F, ...)`` stacks."""
     skeleton, frames = ctx.skeleton, ctx.frames
-    statics = [ctx.rig.static(c, lambda c: _static_of(c, ctx.scene, skeleton))
-               for c in constraints]  # fmt: skip
+    statics = [ctx.rig.static(c, lambda c: _static_of(c, ctx.scene, skeleton)) for c in constraints]
     index = np.array([st.idx for st in statics])  # (m, n)
     m, F = len(constraints), len(frames)
     worlds = np.moveaxis(ctx.bone_to_world[:, index], 0, 1)  # (m, F, n, 4, 4)
@@ -252,9 +273,9 @@ def _group_setup(constraints, ctx):
     segments = np.concatenate(
         [locals_[:, :, 1:, :3, 3], np.broadcast_to(tails[:, None, None], (m, F, 1, 3))], axis=2
     )
-    joints = np.concatenate([worlds[..., :3, 3],
-                             transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]],
-                            axis=2)  # fmt: skip
+    joints = np.concatenate(
+        [worlds[..., :3, 3], transform_points(worlds[:, :, -1], tails[:, None])[:, :, None]], axis=2
+    )
     if F == 1:  # the editor's frame: keyed targets sampled as floats
         target = np.array([target_at(ctx, c.target) for c in constraints]).reshape(m, F, 3)
     else:
@@ -270,14 +291,26 @@ def _group_setup(constraints, ctx):
             check_finite(target[i], frames, "target", f"{path}.target")
     bend = None
     if statics[0].bend_in_root is not None:  # the group key makes it all or none
-        bend = transform_vectors(worlds[:, :, 0],
-                                 np.array([st.bend_in_root for st in statics])[:, None])
+        bend = transform_vectors(
+            worlds[:, :, 0], np.array([st.bend_in_root for st in statics])[:, None]
+        )
     flat = lambda a: a.reshape((m * F,) + a.shape[2:])  # noqa: E731
     world_space = ctx.space_of(constraints[0]) == "world"
-    stacked = ChainSetup(statics[0].idx, flat(root_parent), flat(locals_), flat(segments),
-                         flat(joints), flat(target), None,
-                         None if bend is None else flat(bend), None, statics[0].limits,
-                         statics[0].rest, None, world_space)  # fmt: skip
+    stacked = ChainSetup(
+        statics[0].idx,
+        flat(root_parent),
+        flat(locals_),
+        flat(segments),
+        flat(joints),
+        flat(target),
+        None,
+        None if bend is None else flat(bend),
+        None,
+        statics[0].limits,
+        statics[0].rest,
+        None,
+        world_space,
+    )
     return stacked, [_Member(st.idx) for st in statics]
 
 
@@ -291,17 +324,27 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
     s = setups[0] if stacked is None else stacked
     F = len(ctx.frames)
     try:
-        solution = solve(s.joints, s.target, tolerance=first.tolerance,
-                         max_iterations=first.max_iterations, pole=s.pole, bend=s.bend,
-                         pose=s.pose)  # fmt: skip
+        solution = solve(
+            s.joints,
+            s.target,
+            tolerance=first.tolerance,
+            max_iterations=first.max_iterations,
+            pole=s.pole,
+            bend=s.bend,
+            pose=s.pose,
+        )
     except ChainError as e:  # finite inputs and lengths were checked: this is a safety net
         where = constraint_path(ctx, constraints[e.chain // F])
-        raise SceneError(f"{e.reason} (frame {ctx.frames[e.chain % F]:g})",
-                         f"{where}.chain") from None  # fmt: skip
+        raise SceneError(
+            f"{e.reason} (frame {ctx.frames[e.chain % F]:g})", f"{where}.chain"
+        ) from None
 
     idx, n = s.idx, len(s.idx)
-    rigid = ctx.rig.static(first, None).rigid if ctx.rig is not None else \
-        is_rigid(ctx.scene, ctx.skeleton, idx[-1])  # fmt: skip
+    rigid = (
+        ctx.rig.static(first, None).rigid
+        if ctx.rig is not None
+        else is_rigid(ctx.scene, ctx.skeleton, idx[-1])
+    )
     parent = s.root_parent
     new = np.empty((len(s.joints), n, 4, 4))
     for k in range(n):
@@ -312,8 +355,14 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
             tip = transform_points(before, s.segments[:, k])
             new[:, k] = turn_about_head(before, aim_delta(tip - head, aim - head))
         elif len(before) == 1 and rigid:  # one frame: plain floats (numpy's per-call cost)
-            rotation = object_rotation_one(before, s.segments[:, k], aim, rigid, s.limits[k],
-                                           None if s.d0 is None else s.d0[:, k])  # fmt: skip
+            rotation = object_rotation_one(
+                before,
+                s.segments[:, k],
+                aim,
+                rigid,
+                s.limits[k],
+                None if s.d0 is None else s.d0[:, k],
+            )
             new[:, k] = turn_in_bone(before, rotation)
         elif s.limits[k] is None:
             rotation = _free_rotation(before, s.segments[:, k], aim, rigid)
@@ -338,8 +387,10 @@ def _apply_setups(constraints, setups, ctx, stacked=None) -> None:
         if m == 1:
             ctx.set_world(setups[0].idx[k], new[:, k])
         else:  # the members' bone k together (members neither read nor move each other)
-            ctx.set_world_many([member.idx[k] for member in setups],
-                               np.moveaxis(new[:, k].reshape(m, F, 4, 4), 0, 1))  # fmt: skip
+            ctx.set_world_many(
+                [member.idx[k] for member in setups],
+                np.moveaxis(new[:, k].reshape(m, F, 4, 4), 0, 1),
+            )
     for i, constraint in enumerate(constraints):
         rows = slice(i * F, (i + 1) * F)
         ctx.info[constraint.name] = {
@@ -434,8 +485,9 @@ def rest_bend_in_root(scene, constraint: Fabrik, idx, limits) -> np.ndarray | No
                 mid = 0.5 * (lim.min + lim.max) or (lim.max if lim.max != 0 else lim.min)
                 bent = rest_local.copy()
                 turn = quat.from_axis_angle(lim.axis, np.radians(np.clip(mid, -90, 90)))
-                bent[k] = trs(bones[k].translation, quat.mul(bones[k].rotation, turn),
-                              bones[k].scale)  # fmt: skip
+                bent[k] = trs(
+                    bones[k].translation, quat.mul(bones[k].rotation, turn), bones[k].scale
+                )
                 in_root = _bend_of(bent, tail)
                 if in_root is not None:
                     break

@@ -129,9 +129,15 @@ def trace(
     stages = []
 
     def record(kind, iteration, at):
-        stages.append(Stage(kind, int(iteration), at,
-                            float(np.linalg.norm(at[-1] - target)),
-                            float(np.linalg.norm(at[0] - root))))  # fmt: skip
+        stages.append(
+            Stage(
+                kind,
+                int(iteration),
+                at,
+                float(np.linalg.norm(at[-1] - target)),
+                float(np.linalg.norm(at[0] - root)),
+            )
+        )
 
     solution = solve(
         joints[None],

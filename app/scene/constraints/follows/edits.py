@@ -10,5 +10,6 @@ from app.scene.rig.refs import new_constraint_name
 
 def new_follow(scene, cls, bone: str, target: str):
     """A ``cls`` constraint (not added) on ``bone`` following the head of ``target``."""
-    return cls(name=new_constraint_name(scene, cls, bone), bone=bone,
-               target=Target(bone=target, at="head"))
+    return cls(
+        name=new_constraint_name(scene, cls, bone), bone=bone, target=Target(bone=target, at="head")
+    )

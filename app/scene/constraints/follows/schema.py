@@ -16,12 +16,15 @@ def _reader(cls):
     def read(obj: dict, path: str, common: dict):
         target = target_from_json(required(obj, "target", path), f"{path}.target")
         if target.bone is None:
-            raise SceneError(f'the target of a {cls.type} is a bone ({{"bone": NAME}}), not a '
-                             "position", f"{path}.target")  # fmt: skip
+            raise SceneError(
+                f'the target of a {cls.type} is a bone ({{"bone": NAME}}), not a position',
+                f"{path}.target",
+            )
         offset = obj.get("offset", "frame_start")
         if offset not in OFFSETS:
-            raise SceneError(f'offset must be "frame_start" or "none", got {offset!r}',
-                             f"{path}.offset")  # fmt: skip
+            raise SceneError(
+                f'offset must be "frame_start" or "none", got {offset!r}', f"{path}.offset"
+            )
         bone = read_name(required(obj, "bone", path), f"{path}.bone")
         if bone == target.bone:
             raise SceneError(f"bone {bone!r} cannot follow itself", f"{path}.target.bone")

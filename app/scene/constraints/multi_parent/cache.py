@@ -64,8 +64,9 @@ class Inputs:
         )
 
 
-def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | None,
-                      static_matters: bool) -> float:  # fmt: skip
+def _keys_agree_until(
+    static_a, keys_a: Keys | None, static_b, keys_b: Keys | None, static_matters: bool
+) -> float:
     """Last time up to which two keyed properties have the same value (``inf``: always).
 
     Interpolation between key ``j - 1`` and key ``j`` depends on both, so when the first
@@ -81,8 +82,9 @@ def _keys_agree_until(static_a, keys_a: Keys | None, static_b, keys_b: Keys | No
         keys_a.values[:k] != keys_b.values[:k], axis=-1
     )
     if keys_a.codes is not None or keys_b.codes is not None:  # an interpolation changed
-        codes_a, codes_b = (np.zeros(len(x), np.int8) if x.codes is None else x.codes
-                            for x in (keys_a, keys_b))  # fmt: skip
+        codes_a, codes_b = (
+            np.zeros(len(x), np.int8) if x.codes is None else x.codes for x in (keys_a, keys_b)
+        )
         differs |= codes_a[:k] != codes_b[:k]
     j = int(np.argmax(differs)) if np.any(differs) else k
     if j == k and len(keys_a) == len(keys_b):
@@ -145,8 +147,10 @@ class Integral:
         g = np.asarray(g, dtype=np.intp).reshape(-1)
         inner = g < self.n_steps
         if not np.any(inner):
-            return (np.repeat(self.block_rotation[:, -1:], len(g), axis=1),
-                    np.repeat(self.block_position[:, -1:], len(g), axis=1))  # fmt: skip
+            return (
+                np.repeat(self.block_rotation[:, -1:], len(g), axis=1),
+                np.repeat(self.block_position[:, -1:], len(g), axis=1),
+            )
         pieces = self.pieces
         starting = np.flatnonzero(pieces.grid_start >= 0)
         starts = pieces.grid_start[starting]  # increasing, from 0
@@ -230,8 +234,9 @@ def staleness(integral: Integral | None, inputs: Inputs) -> tuple[int, int]:
     return grid_steps(inputs), first_stale_step(integral, inputs)
 
 
-def update(integral: Integral | None, inputs: Inputs, known: tuple[int, int] | None = None
-           ) -> Integral:  # fmt: skip
+def update(
+    integral: Integral | None, inputs: Inputs, known: tuple[int, int] | None = None
+) -> Integral:
     """The integral for ``inputs``, reusing what ``integral`` computed before the first
     grid step whose inputs changed (from the start of that step's block).
 
@@ -245,10 +250,17 @@ def update(integral: Integral | None, inputs: Inputs, known: tuple[int, int] | N
             return integral
         # Only what does not move the body changed (a pivot's unused static rotation):
         # keep everything under the new inputs.
-        return Integral(inputs, n_steps, integral.pieces, integral.block_rotation,
-                        integral.block_position, integral.frame_rotation,
-                        integral.frame_position, integral.subdivided,
-                        n_steps + 1)  # fmt: skip
+        return Integral(
+            inputs,
+            n_steps,
+            integral.pieces,
+            integral.block_rotation,
+            integral.block_position,
+            integral.frame_rotation,
+            integral.frame_position,
+            integral.subdivided,
+            n_steps + 1,
+        )
     stale = min(stale, n_steps)
     block = stale // BLOCK_STEPS if integral is not None else 0
     if block == 0:
@@ -257,22 +269,34 @@ def update(integral: Integral | None, inputs: Inputs, known: tuple[int, int] | N
         q_start = integral.block_rotation[:, block]
         p_start = integral.block_position[:, block]
     planner = plan_exact if inputs.integrator == "exact" else plan_steps
-    plan = planner(inputs.pivots, inputs.frame_start, inputs.substeps, n_steps, inputs.scale,
-                   BLOCK_STEPS)  # fmt: skip
+    plan = planner(
+        inputs.pivots, inputs.frame_start, inputs.substeps, n_steps, inputs.scale, BLOCK_STEPS
+    )
     result = integrate(plan.from_block(block), inputs.integrator, inputs.space, q_start, p_start)
     start = block * BLOCK_STEPS
     if block:
         kept = int(np.searchsorted(integral.pieces.block, block))
         pieces = integral.pieces.head(kept).concatenate(result.pieces)
-        block_rotation = np.concatenate([integral.block_rotation[:, :block],
-                                         result.block_rotation], axis=1)  # fmt: skip
-        block_position = np.concatenate([integral.block_position[:, :block],
-                                         result.block_position], axis=1)  # fmt: skip
+        block_rotation = np.concatenate(
+            [integral.block_rotation[:, :block], result.block_rotation], axis=1
+        )
+        block_position = np.concatenate(
+            [integral.block_position[:, :block], result.block_position], axis=1
+        )
     else:
         pieces = result.pieces
         block_rotation, block_position = result.block_rotation, result.block_position
-    new = Integral(inputs, n_steps, pieces, block_rotation, block_position, np.empty((4, 0)),
-                   np.empty((3, 0)), plan.subdivided, start)  # fmt: skip
+    new = Integral(
+        inputs,
+        n_steps,
+        pieces,
+        block_rotation,
+        block_position,
+        np.empty((4, 0)),
+        np.empty((3, 0)),
+        plan.subdivided,
+        start,
+    )
     # The per-frame cache: frames before the recomputed block are kept as they were.
     keep = -(-start // inputs.substeps) if block else 0
     rotation, position = new.grid_states(_frame_grid(inputs, n_steps, keep))

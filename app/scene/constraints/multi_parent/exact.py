@@ -25,6 +25,8 @@ turn well below a half turn); each part is again exact.
 The step in world space is the twist integrator's (:mod:`.increments`) with the offsets turned
 by ``J`` before the cross product (the pivots ride on the body while it turns) and the
 sliding term ``K``; in object space the twist integrator already is exact for fixed pivots.
+
+One idea: the multi-parent's exact integrator, piece by piece.
 """
 
 from __future__ import annotations
@@ -84,8 +86,10 @@ def moment_terms(inc, velocity, Q, world: bool):
         w = rotate(Q[:, None], velocity)
         nb = n[:, None]
         Pb = np.broadcast_to(Phi[:, None], w.shape)
-        return [-sum_pivots(cross(phi, moment_apply(Pb, x)))
-                for x in (w, w - nb * dot(nb, w), cross(nb, w))]  # fmt: skip
+        return [
+            -sum_pivots(cross(phi, moment_apply(Pb, x)))
+            for x in (w, w - nb * dot(nb, w), cross(nb, w))
+        ]
     m = -moment_apply(Phi, sum_pivots(cross(phi, velocity)))
     return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
 
@@ -107,8 +111,11 @@ def exact_step(world: bool, q, p, phi, u, du):
     # J(Phi) and K(Phi)'s coefficients once per step (not once per pivot); where no pivot
     # slides (``du`` is None) the K term is left out: it would add zeros.
     t = np.sqrt(Phi[0] * Phi[0] + Phi[1] * Phi[1] + Phi[2] * Phi[2])
-    a, b, c, d = jacobian_coefficients(t) if du is not None else (
-        *jacobian_coefficients(t, moments=False), None, None)
+    a, b, c, d = (
+        jacobian_coefficients(t)
+        if du is not None
+        else (*jacobian_coefficients(t, moments=False), None, None)
+    )
 
     def apply(axis, x, dx):  # J(Phi) x + K(Phi) dx, as jacobians.jacobians_apply
         px = cross(axis, x)
@@ -119,11 +126,11 @@ def exact_step(world: bool, q, p, phi, u, du):
         return out
 
     if world:
-        swept = apply(Phi[:, None], rotate(q[:, None], u),
-                      None if du is None else rotate(q[:, None], du))  # fmt: skip
+        swept = apply(
+            Phi[:, None], rotate(q[:, None], u), None if du is None else rotate(q[:, None], du)
+        )
         return qmul(exp_half(Phi), q), p - sum_pivots(cross(phi, swept))
-    body = apply(Phi, sum_pivots(cross(u, phi)),
-                 None if du is None else sum_pivots(cross(du, phi)))  # fmt: skip
+    body = apply(Phi, sum_pivots(cross(u, phi)), None if du is None else sum_pivots(cross(du, phi)))
     return qmul(q, exp_half(Phi)), p + rotate(q, body)
 
 
@@ -170,8 +177,10 @@ def _in_eased_segment(tracks, times) -> np.ndarray:
     """Whether each time lies in an eased segment of some pivot (rotation or position)."""
     out = np.zeros(times.shape, bool)
     for track in tracks:
-        for frames, codes in ((track.rot_frames, track.rot_codes),
-                              (track.pos_frames, track.pos_codes)):  # fmt: skip
+        for frames, codes in (
+            (track.rot_frames, track.rot_codes),
+            (track.pos_frames, track.pos_codes),
+        ):
             if codes is None:
                 continue
             j, inside = _interval(frames, times)
@@ -208,8 +217,9 @@ def _offsets(tracks, scale, times, view: bool = False):
     return out
 
 
-def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
-               block_steps: int) -> StepPlan:  # fmt: skip
+def plan_exact(
+    pivots, frame_start: float, substeps: int, n_steps: int, scale, block_steps: int
+) -> StepPlan:
     """Cut the grid of whole frames ``0 .. n_steps`` into exact pieces (module docstring).
 
     The arguments are :func:`~app.scene.constraints.multi_parent.plan.plan_steps`'; the grid
@@ -231,8 +241,18 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     general = _sorted_unique(step_of[~on_grid])
     eased = [nonlinear_steps(t.pivot, frame_start, 1, N, jumps=False) for t in tracks]
     eased = np.concatenate(eased) if eased else np.empty(0, np.intp)
-    bounds = _merged([[0], np.arange(0, N, block_steps), step_of[on_grid], general,
-                      general + 1, np.sort(eased), np.sort(eased) + 1, [N]])
+    bounds = _merged(
+        [
+            [0],
+            np.arange(0, N, block_steps),
+            step_of[on_grid],
+            general,
+            general + 1,
+            np.sort(eased),
+            np.sort(eased) + 1,
+            [N],
+        ]
+    )
     starts, ends = bounds[:-1], bounds[1:]
     runs = ~np.isin(starts, general)
 
@@ -265,8 +285,9 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         t0, t1 = np.concatenate([t0, jump_t]), np.concatenate([t1, jump_t])
         count = np.concatenate([count, np.ones(J, np.intp)])
         grid_start = np.concatenate([grid_start, np.full(J, -1, np.intp)])
-        block = np.concatenate([block, (np.ceil(jump_t - frame_start).astype(np.intp) - 1)
-                                // block_steps])  # fmt: skip
+        block = np.concatenate(
+            [block, (np.ceil(jump_t - frame_start).astype(np.intp) - 1) // block_steps]
+        )
         h = np.concatenate([h, np.ones(J)])
         omega = np.concatenate([omega, np.zeros((3, len(tracks), J))], axis=-1)
         rate = np.concatenate([rate, np.zeros((len(tracks), J))], axis=-1)
@@ -278,7 +299,8 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     if J or len(cut):  # by time, a jump before a piece starting with it
         order = np.lexsort((~is_jump, t0))
         t0, t1, count, grid_start, block, h, ease, is_jump = (
-            x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump))
+            x[order] for x in (t0, t1, count, grid_start, block, h, ease, is_jump)
+        )
         omega, rate = omega[..., order], rate[..., order]
         slide = None if slide is None else slide[..., order]
         jump = None if jump is None else jump[..., order]
@@ -306,8 +328,17 @@ def plan_exact(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         subdivided=int(np.sum(grid_steps_subdivided[m > 1])),
         start_time=t0,
         rotvec=phi,
-        ease=EaseFlows(np.flatnonzero(flow), t0[flow], t1[flow], tuple(tracks), scale,
-                       jump[..., flow], is_jump[flow]) if np.any(flow) else None,
+        ease=EaseFlows(
+            np.flatnonzero(flow),
+            t0[flow],
+            t1[flow],
+            tuple(tracks),
+            scale,
+            jump[..., flow],
+            is_jump[flow],
+        )
+        if np.any(flow)
+        else None,
     )
 
 
@@ -325,8 +356,11 @@ def _window_keys(keys, lo: float, hi: float):
 
 def _window(pivot, lo: float, hi: float):
     """``pivot`` with its keys cut to ``[lo, hi]`` (a scrub reads one interval, not all)."""
-    return dataclasses.replace(pivot, rotation_keys=_window_keys(pivot.rotation_keys, lo, hi),
-                               position_keys=_window_keys(pivot.position_keys, lo, hi))
+    return dataclasses.replace(
+        pivot,
+        rotation_keys=_window_keys(pivot.rotation_keys, lo, hi),
+        position_keys=_window_keys(pivot.position_keys, lo, hi),
+    )
 
 
 #: The tracks of the last few inputs scrubbed (keyed by identity; a scrub asks again and
@@ -379,8 +413,9 @@ def partial_steps(inputs, t0, t1, q, p):
         mid = 0.5 * (a + b)
         omega, slide = _rates(tracks, mid)
         h = b - a
-        q_next, p_next = exact_step(world, q, p, omega * h, _offsets(tracks, scale, a),
-                                    slide * h if sliding else None)  # fmt: skip
+        q_next, p_next = exact_step(
+            world, q, p, omega * h, _offsets(tracks, scale, a), slide * h if sliding else None
+        )
         eased = active & _in_eased_segment(tracks, mid)
         if np.any(eased):
             A, disp = ease_flow(world, tracks, scale, a[eased], b[eased])
@@ -393,8 +428,9 @@ def partial_steps(inputs, t0, t1, q, p):
         k = np.minimum(np.searchsorted(jump_t, b), max(len(jump_t) - 1, 0))
         jumping = active & (len(jump_t) > 0) & (jump_t[k] == b if len(jump_t) else False)
         if np.any(jumping):
-            A, disp = jump_flow(world, jump_phi[..., k[jumping]],
-                                _offsets(tracks, scale, b[jumping]))
+            A, disp = jump_flow(
+                world, jump_phi[..., k[jumping]], _offsets(tracks, scale, b[jumping])
+            )
             qj = q[:, jumping]
             q[:, jumping] = qmul(A, qj) if world else qmul(qj, A)
             p[:, jumping] = p[:, jumping] + apply_flow(world, A, disp, qj)

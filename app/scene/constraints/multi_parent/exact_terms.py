@@ -35,9 +35,11 @@ def rotation_matrix(q) -> list[list[np.ndarray]]:
     xx, yy, zz = x * x2, y * y2, z * z2
     xy, xz, yz = x * y2, x * z2, y * z2
     wx, wy, wz = w * x2, w * y2, w * z2
-    return [[1.0 - (yy + zz), xy - wz, xz + wy],
-            [xy + wz, 1.0 - (xx + zz), yz - wx],
-            [xz - wy, yz + wx, 1.0 - (xx + yy)]]  # fmt: skip
+    return [
+        [1.0 - (yy + zz), xy - wz, xz + wy],
+        [xy + wz, 1.0 - (xx + zz), yz - wx],
+        [xz - wy, yz + wx, 1.0 - (xx + yy)],
+    ]
 
 
 def jacobian_matrix(Phi, a, b) -> list[list[np.ndarray]]:
@@ -51,15 +53,19 @@ def jacobian_matrix(Phi, a, b) -> list[list[np.ndarray]]:
     ax, ay, az = a * px, a * py, a * pz
     bxy, bxz, byz = bx * py, bx * pz, by * pz
     sx, sy, sz = px * px, py * py, pz * pz
-    return [[1.0 - b * (sy + sz), bxy - az, bxz + ay],
-            [bxy + az, 1.0 - b * (sx + sz), byz - ax],
-            [bxz - ay, byz + ax, 1.0 - b * (sx + sy)]]  # fmt: skip
+    return [
+        [1.0 - b * (sy + sz), bxy - az, bxz + ay],
+        [bxy + az, 1.0 - b * (sx + sz), byz - ax],
+        [bxz - ay, byz + ax, 1.0 - b * (sx + sy)],
+    ]
 
 
 def _matmul(A, B):
     """The product of two 3x3 matrices of arrays (rows of entries)."""
-    return [[A[j][0] * B[0][k] + A[j][1] * B[1][k] + A[j][2] * B[2][k] for k in range(3)]
-            for j in range(3)]  # fmt: skip
+    return [
+        [A[j][0] * B[0][k] + A[j][1] * B[1][k] + A[j][2] * B[2][k] for k in range(3)]
+        for j in range(3)
+    ]
 
 
 def _entries(u):

@@ -87,10 +87,8 @@ def left_jacobian_apply(phi, x):
     t = np.sqrt(t2)
     small = t < 1e-3
     safe = np.where(small, 1.0, t)
-    a = np.where(small, 0.5 - t2 / 24.0 + t2 * t2 / 720.0,
-                 2.0 * np.sin(0.5 * safe) ** 2 / safe**2)  # fmt: skip
-    b = np.where(small, 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0,
-                 (safe - np.sin(safe)) / safe**3)  # fmt: skip
+    a = np.where(small, 0.5 - t2 / 24.0 + t2 * t2 / 720.0, 2.0 * np.sin(0.5 * safe) ** 2 / safe**2)
+    b = np.where(small, 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0, (safe - np.sin(safe)) / safe**3)
     px = cross(phi, x)
     return x + a * px + b * cross(phi, px)
 
@@ -141,9 +139,16 @@ class Increment:
         def pick(x):
             return None if x is None else x[..., index]
 
-        out = Increment(self.integrator, pick(self.given_rotation), self.half_angle[index],
-                        pick(self.axis), pick(self.pivot_rotation), pick(self.pivot_rotvec),
-                        pick(self.total_rotvec), self.space)  # fmt: skip
+        out = Increment(
+            self.integrator,
+            pick(self.given_rotation),
+            self.half_angle[index],
+            pick(self.axis),
+            pick(self.pivot_rotation),
+            pick(self.pivot_rotvec),
+            pick(self.total_rotvec),
+            self.space,
+        )
         if "jacobian_ab" in self.__dict__:  # the same coefficients, not computed again
             out.__dict__["jacobian_ab"] = tuple(c[index] for c in self.jacobian_ab)
         return out
@@ -196,8 +201,9 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
         total = symmetrized_product(R)
         norm = np.sqrt(total[0] * total[0] + dot(total[1:], total[1:]))
         if not np.all(norm > 0):
-            raise SceneError("the normalized anticommutator of the pivots' steps vanishes",
-                             "pivots")  # fmt: skip
+            raise SceneError(
+                "the normalized anticommutator of the pivots' steps vanishes", "pivots"
+            )
         A = total / norm
         A = np.where(A[0] < 0, -A, A)
         half, axis = _half_angle_axis(A)
@@ -209,5 +215,6 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
         t = np.sqrt(dot(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
         return Increment(integrator, None, 0.5 * t, axis, R, phi, Phi, space)
-    raise SceneError(f"integrator must be one of {', '.join(INTEGRATORS)}, got {integrator!r}",
-                     "integrator")  # fmt: skip
+    raise SceneError(
+        f"integrator must be one of {', '.join(INTEGRATORS)}, got {integrator!r}", "integrator"
+    )

@@ -47,8 +47,9 @@ def _steps_over(lo, hi):
     return first + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
 
 
-def nonlinear_steps(pivot, frame_start: float, substeps: int, n_steps: int,
-                    jumps: bool = True) -> np.ndarray:  # fmt: skip
+def nonlinear_steps(
+    pivot, frame_start: float, substeps: int, n_steps: int, jumps: bool = True
+) -> np.ndarray:
     """Grid steps that must be taken literally from the keys: every step touching an eased
     segment (rotation or position) and, with ``jumps``, the step in which a constant rotation
     segment's change lands (``t_n < key <= t_(n+1)``)."""
@@ -108,8 +109,10 @@ def rates_at(tracks, times):
     omega = np.zeros((3, len(tracks)) + times.shape)
     slide = np.zeros((3, len(tracks)) + times.shape)
     for i, track in enumerate(tracks):
-        for frames, codes, rate, out in ((track.rot_frames, track.rot_codes, None, omega),
-                                         (track.pos_frames, track.pos_codes, 1, slide)):
+        for frames, codes, rate, out in (
+            (track.rot_frames, track.rot_codes, None, omega),
+            (track.pos_frames, track.pos_codes, 1, slide),
+        ):
             if len(frames) < 2:
                 continue
             j = np.clip(np.searchsorted(frames, times, side="right") - 1, 0, len(frames) - 2)
@@ -125,8 +128,9 @@ def rates_at(tracks, times):
 
 
 def _offsets(tracks, scale, times):
-    return np.stack([(sample(t.pivot.position, t.pivot.position_keys, times) * scale).T
-                     for t in tracks], axis=1)  # fmt: skip
+    return np.stack(
+        [(sample(t.pivot.position, t.pivot.position_keys, times) * scale).T for t in tracks], axis=1
+    )
 
 
 def _exp_half(v):
@@ -157,8 +161,9 @@ def magnus_substeps(tracks, t0, t1) -> np.ndarray:
     bound = np.zeros(t0.shape)
     for t in tracks:
         if len(t.rot_frames) >= 2:
-            j = np.clip(np.searchsorted(t.rot_frames, mid, side="right") - 1, 0,
-                        len(t.rot_frames) - 2)  # fmt: skip
+            j = np.clip(
+                np.searchsorted(t.rot_frames, mid, side="right") - 1, 0, len(t.rot_frames) - 2
+            )
             inside = (mid >= t.rot_frames[0]) & (mid < t.rot_frames[-1])
             bound += np.where(inside, 1.5 * t.angle[j] / np.diff(t.rot_frames)[j], 0.0)
     return np.maximum(4, np.ceil(bound * (t1 - t0) / MAGNUS_STEP_ANGLE)).astype(np.intp)
@@ -200,8 +205,7 @@ def ease_flow(world: bool, tracks, scale, t0, t1, per_pivot: bool = False):
                 for d in range(3):
                     turned = rotate(Ag, np.broadcast_to(_BASIS[:, d], Ag[1:].shape))
                     for c in range(3):
-                        disp[c, :, d] -= (weight * h) * (
-                            u[c][None] * cross(omega, turned[:, None]))
+                        disp[c, :, d] -= (weight * h) * (u[c][None] * cross(omega, turned[:, None]))
             else:  # R_rel sum_i u_i x w_i
                 disp += (weight * h) * rotate(Ag[:, None], cross(u, omega))
         step = _exp_half(_magnus(tracks, a, h, world))
@@ -251,8 +255,15 @@ class EaseFlows:
 
     def from_piece(self, i: int) -> EaseFlows:
         keep = self.index >= i
-        return EaseFlows(self.index[keep] - i, self.t0[keep], self.t1[keep], self.tracks,
-                         self.scale, self.jump[..., keep], self.is_jump[keep])  # fmt: skip
+        return EaseFlows(
+            self.index[keep] - i,
+            self.t0[keep],
+            self.t1[keep],
+            self.tracks,
+            self.scale,
+            self.jump[..., keep],
+            self.is_jump[keep],
+        )
 
     def flow(self, world: bool, per_pivot: bool = False):
         """Every flow's relative turn ``(4, E)`` and displacement (see :func:`ease_flow`)."""
@@ -262,12 +273,14 @@ class EaseFlows:
         disp = np.zeros(((3, 3, 3) if world else (3,)) + P + (E,))
         eased = ~self.is_jump
         if np.any(eased):
-            A[:, eased], disp[..., eased] = ease_flow(world, self.tracks, self.scale,
-                                                      self.t0[eased], self.t1[eased], per_pivot)
+            A[:, eased], disp[..., eased] = ease_flow(
+                world, self.tracks, self.scale, self.t0[eased], self.t1[eased], per_pivot
+            )
         if np.any(self.is_jump):
             u = _offsets(self.tracks, self.scale, self.t0[self.is_jump])
             A[:, self.is_jump], disp[..., self.is_jump] = jump_flow(
-                world, self.jump[..., self.is_jump], u, per_pivot)
+                world, self.jump[..., self.is_jump], u, per_pivot
+            )
         return A, disp
 
 
@@ -281,6 +294,9 @@ def apply_flow(world: bool, rotation, displacement, q):
     for c in range(3):
         e = np.eye(3)[:, c].reshape((3,) + (1,) * (q.ndim - 1))
         r = rotate(q, np.broadcast_to(e, (3,) + q.shape[1:]))  # R(q) e_c
-        out += displacement[c, :, 0] * r[0] + displacement[c, :, 1] * r[1] \
+        out += (
+            displacement[c, :, 0] * r[0]
+            + displacement[c, :, 1] * r[1]
             + displacement[c, :, 2] * r[2]
+        )
     return out

@@ -113,8 +113,9 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
         values = np.ascontiguousarray(np.asarray(keys.values, dtype=float).T)  # (4, K)
         a, b = values[:, :-1], values[:, 1:]
         delta = qmul_components(b, a * np.array([1.0, -1.0, -1.0, -1.0])[:, None])
-        length = np.sqrt(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]
-                         + delta[3] * delta[3])  # fmt: skip
+        length = np.sqrt(
+            delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2] + delta[3] * delta[3]
+        )
         delta /= length
         delta *= np.where(delta[0] < 0, -1.0, 1.0)
         s = np.sqrt(delta[1] * delta[1] + delta[2] * delta[2] + delta[3] * delta[3])
@@ -140,8 +141,7 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
         _check_rates(pivot, "position", keys.frames, velocity)
     else:
         pos_frames, velocity, pos_codes = np.empty(0), np.empty((0, 3)), None
-    return _Track(pivot, rot_frames, speed, axis, pos_frames, velocity, angle, rot_codes,
-                  pos_codes)  # fmt: skip
+    return _Track(pivot, rot_frames, speed, axis, pos_frames, velocity, angle, rot_codes, pos_codes)
 
 
 def _check_rates(pivot: Pivot, what: str, frames, rates) -> None:
@@ -150,9 +150,12 @@ def _check_rates(pivot: Pivot, what: str, frames, rates) -> None:
     bad = ~np.isfinite(rates).reshape(len(rates), -1).all(axis=1)
     if np.any(bad):
         k = int(np.flatnonzero(bad)[0])
-        raise SceneError(f"pivot {pivot.name!r}: its {what} keys at frames {frames[k]:g} and "
-                         f"{frames[k + 1]:g} are so close that the motion between them would "
-                         "be infinitely fast", "pivots")  # fmt: skip
+        raise SceneError(
+            f"pivot {pivot.name!r}: its {what} keys at frames {frames[k]:g} and "
+            f"{frames[k + 1]:g} are so close that the motion between them would "
+            "be infinitely fast",
+            "pivots",
+        )
 
 
 #: Tracks of the pivots planned lately, by pivot identity and body scale: a pivot is an
@@ -173,11 +176,20 @@ def track_of(pivot: Pivot, scale: np.ndarray) -> _Track:
     # identity instead of comparing the frames again at every evaluation.
     for _, seen in _TRACKS.values():
         if len(seen.rot_frames) == len(track.rot_frames) > 0 and np.array_equal(
-                seen.rot_frames, track.rot_frames):  # fmt: skip
+            seen.rot_frames, track.rot_frames
+        ):
             track = dataclasses.replace(track, rot_frames=seen.rot_frames)
             break
-    for array in (track.rot_frames, track.speed, track.axis, track.pos_frames, track.velocity,
-                  track.angle, track.rot_codes, track.pos_codes):  # fmt: skip
+    for array in (
+        track.rot_frames,
+        track.speed,
+        track.axis,
+        track.pos_frames,
+        track.velocity,
+        track.angle,
+        track.rot_codes,
+        track.pos_codes,
+    ):
         if array is not None and array.flags.owndata:
             array.setflags(write=False)  # shared between plans: nobody may write to it
     if len(_TRACKS) >= _MAX_TRACKS:
@@ -230,8 +242,10 @@ def subdivisions(angles) -> np.ndarray:
     angles = np.asarray(angles, dtype=float)
     if len(angles) == 0:
         return np.ones(angles.shape[1:], dtype=np.intp)
-    m = np.maximum(np.ceil(angles.max(axis=0) / MAX_PIVOT_STEP_ANGLE),
-                   np.ceil(angles.sum(axis=0) / MAX_STEP_ANGLE))  # fmt: skip
+    m = np.maximum(
+        np.ceil(angles.max(axis=0) / MAX_PIVOT_STEP_ANGLE),
+        np.ceil(angles.sum(axis=0) / MAX_STEP_ANGLE),
+    )
     # Keys a hair apart turn impossibly fast: refuse before the count is cast (or is inf).
     check_steps(np.max(m, initial=0.0), "pivots")
     return np.maximum(1, m).astype(np.intp)
@@ -300,8 +314,9 @@ class StepPlan:
         phi = self.rotvec[..., index]
         angle = np.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
         big = angle > 1e-8
-        ratio = np.where(big, np.sin(0.5 * angle) / np.where(big, angle, 1.0),
-                         0.5 - angle * angle / 48.0)  # fmt: skip
+        ratio = np.where(
+            big, np.sin(0.5 * angle) / np.where(big, angle, 1.0), 0.5 - angle * angle / 48.0
+        )
         return np.concatenate([np.cos(0.5 * angle)[None], ratio * phi])
 
     def from_block(self, block: int) -> StepPlan:
@@ -325,8 +340,9 @@ class StepPlan:
         )
 
 
-def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
-               block_steps: int) -> StepPlan:  # fmt: skip
+def plan_steps(
+    pivots, frame_start: float, substeps: int, n_steps: int, scale, block_steps: int
+) -> StepPlan:
     """Cut grid steps ``0 .. n_steps - 1`` into pieces (module docstring).
 
     Parameters
@@ -352,8 +368,19 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
     P, N = len(tracks), int(n_steps)
     none = np.empty(0, np.intp)
     if N == 0:
-        return StepPlan(np.empty((4, P, 0)), np.empty((3, P, 0)), None, none, none, none,
-                        none, 0, 0, block_steps, 0)  # fmt: skip
+        return StepPlan(
+            np.empty((4, P, 0)),
+            np.empty((3, P, 0)),
+            None,
+            none,
+            none,
+            none,
+            none,
+            0,
+            0,
+            block_steps,
+            0,
+        )
 
     # Where the grid must be cut: key frames on the grid, block boundaries; a key off the
     # grid makes its step a general one, cut on both sides.
@@ -453,8 +480,11 @@ def plan_steps(pivots, frame_start: float, substeps: int, n_steps: int, scale,
         j = np.arange(len(owner)) - np.repeat(np.cumsum(mg) - mg, mg)
         n0 = starts[gen][owner].astype(float)
         t0 = frame_start + (n0 + j / mg[owner]) / substeps
-        t1 = np.where(j + 1 == mg[owner], grid_time(frame_start, substeps, n0 + 1),
-                      frame_start + (n0 + (j + 1) / mg[owner]) / substeps)  # fmt: skip
+        t1 = np.where(
+            j + 1 == mg[owner],
+            grid_time(frame_start, substeps, n0 + 1),
+            frame_start + (n0 + (j + 1) / mg[owner]) / substeps,
+        )
         gp = np.repeat(first_piece[gen], mg) + j
         for i, track in enumerate(tracks):
             p = track.pivot

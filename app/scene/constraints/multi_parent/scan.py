@@ -103,8 +103,7 @@ class PieceStates:
         else:
             a, b = self.terms, other.terms
         fields = [f for f in self.__dataclass_fields__ if f != "terms"]
-        joined = {f: np.concatenate([getattr(self, f), getattr(other, f)], axis=-1)
-                  for f in fields}  # fmt: skip
+        joined = {f: np.concatenate([getattr(self, f), getattr(other, f)], axis=-1) for f in fields}
         return PieceStates(**joined, terms=np.concatenate([a, b], axis=-1))
 
     def at(self, index, k):
@@ -117,8 +116,17 @@ class PieceStates:
     def _packed(self) -> np.ndarray:
         """Everything :meth:`at` reads, one row per component: one gather per query chunk."""
         a = self.half_angle[None]
-        return np.concatenate([a, np.cos(a), np.sin(a), self.rotation, self.turned,
-                               self.position, self.terms.reshape(-1, len(self))])  # fmt: skip
+        return np.concatenate(
+            [
+                a,
+                np.cos(a),
+                np.sin(a),
+                self.rotation,
+                self.turned,
+                self.position,
+                self.terms.reshape(-1, len(self)),
+            ]
+        )
 
     def _at(self, index, k):
         data = self._packed[:, index]
@@ -318,9 +326,14 @@ def _displacement_terms(inc, position, velocity, Q, world: bool, longer, out) ->
         return
     out[0] = _terms(inc, position, velocity, Q, world, full=False)[0]
     if len(longer):
-        out[:, :, longer] = _terms(inc.take(longer), _take_last(position, longer),
-                                   None if velocity is None else velocity[..., longer],
-                                   Q[:, longer], world, full=True)  # fmt: skip
+        out[:, :, longer] = _terms(
+            inc.take(longer),
+            _take_last(position, longer),
+            None if velocity is None else velocity[..., longer],
+            Q[:, longer],
+            world,
+            full=True,
+        )
 
 
 def _terms(inc, position, velocity, Q, world: bool, full: bool):
@@ -335,8 +348,7 @@ def _terms(inc, position, velocity, Q, world: bool, full: bool):
             return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
         if inc.integrator == "exact":  # M_i x = -phi_i x J(Phi) x, through J(Phi) R(Q)
             a, b = inc.jacobian_ab
-            return exact_world_terms(Q, inc.total_rotvec, n, a, b, inc.pivot_rotvec, vectors,
-                                     full)  # fmt: skip
+            return exact_world_terms(Q, inc.total_rotvec, n, a, b, inc.pivot_rotvec, vectors, full)
         w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
         if inc.integrator == "twist":
             if not full:
@@ -395,17 +407,30 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     L = plan.length
     n_terms = 3 if plan.velocity is None else 6
     if len(L) == 0:
-        empty = PieceStates(plan.grid_start, plan.per_grid, plan.block, np.empty(0),
-                            np.empty((4, 0)), np.empty((4, 0)), np.empty((3, 0)),
-                            np.empty((n_terms, 3, 0)))  # fmt: skip
+        empty = PieceStates(
+            plan.grid_start,
+            plan.per_grid,
+            plan.block,
+            np.empty(0),
+            np.empty((4, 0)),
+            np.empty((4, 0)),
+            np.empty((3, 0)),
+            np.empty((n_terms, 3, 0)),
+        )
         return ScanResult(empty, np.array(q_start)[:, None], p_start[:, None].copy())
 
     n_pieces = len(L)
     size = PIECE_CHUNK
     bounds = [(s, min(s + size, n_pieces)) for s in range(0, n_pieces, size)]
-    incs = [increment(None if plan.rotation is None else plan.rotation[..., s:e], integrator,
-                      space, None if plan.rotvec is None else plan.rotvec[..., s:e])
-            for s, e in bounds]  # fmt: skip
+    incs = [
+        increment(
+            None if plan.rotation is None else plan.rotation[..., s:e],
+            integrator,
+            space,
+            None if plan.rotvec is None else plan.rotvec[..., s:e],
+        )
+        for s, e in bounds
+    ]
     half_angle = np.concatenate([inc.half_angle for inc in incs])
     axis = np.concatenate([inc.axis for inc in incs], axis=1)
     flows = None
@@ -435,9 +460,15 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
         many = longer[(longer >= s) & (longer < e)] - s
         pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
         Y[:, s + many] = qmul(pure_axis, q[:, many]) if world else qmul(q[:, many], pure_axis)
-        _displacement_terms(incs[s // size], plan.position[..., s:e],
-                            None if plan.velocity is None else plan.velocity[..., s:e], q,
-                            world, many, terms[..., s:e])  # fmt: skip
+        _displacement_terms(
+            incs[s // size],
+            plan.position[..., s:e],
+            None if plan.velocity is None else plan.velocity[..., s:e],
+            q,
+            world,
+            many,
+            terms[..., s:e],
+        )
         if flows is not None:  # one step each: the flow's displacement from Q is all of it
             sel = (flows[0] >= s) & (flows[0] < e)
             local = flows[0][sel] + 0
@@ -449,8 +480,7 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     d = terms[0].copy() if len(longer) else terms[0]  # only read below when not changed
     if len(longer):
         Ll, al = L[longer], half_angle[longer]
-        c, s_ = rotation_sums(Ll, al, cos_la[longer], sin_la[longer], cos_a[longer],
-                              sin_a[longer])  # fmt: skip
+        c, s_ = rotation_sums(Ll, al, cos_la[longer], sin_la[longer], cos_a[longer], sin_a[longer])
         tl = terms[..., longer]
         dl = Ll * tl[0] + c * tl[1] + s_ * tl[2]
         if n_terms == 6:
@@ -461,6 +491,5 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
     block_position = np.cumsum(np.concatenate([p_start[:, None], block_sum], axis=1), axis=1)
     P = np.take(block_position, block, axis=1) + sums_before
 
-    pieces = PieceStates(plan.grid_start, plan.per_grid, plan.block, half_angle, Q, Y, P,
-                         terms)  # fmt: skip
+    pieces = PieceStates(plan.grid_start, plan.per_grid, plan.block, half_angle, Q, Y, P, terms)
     return ScanResult(pieces, block_rotation, block_position)

@@ -19,27 +19,32 @@ from app.scene.rig.model import RELATIVE_TO, MultiParent, Scene
 def read(obj: dict, path: str, common: dict) -> MultiParent:
     pivots = read_array(required(obj, "pivots", path), f"{path}.pivots")
     if not pivots:
-        raise SceneError("a multi_parent constraint needs at least one pivot",
-                         f"{path}.pivots")  # fmt: skip
+        raise SceneError("a multi_parent constraint needs at least one pivot", f"{path}.pivots")
     check_count(obj.get("substeps"), bounds.check_steps, f"{path}.substeps")
     substeps = read_integer(obj.get("substeps", 4), f"{path}.substeps")
     if substeps < 1:
         raise SceneError(f"substeps must be >= 1, got {substeps}", f"{path}.substeps")
     integrator = obj.get("integrator", "seed")
     if integrator not in ("seed", "twist", "exact"):
-        raise SceneError(f'integrator must be "seed", "twist" or "exact", got {integrator!r}',
-                         f"{path}.integrator")  # fmt: skip
+        raise SceneError(
+            f'integrator must be "seed", "twist" or "exact", got {integrator!r}',
+            f"{path}.integrator",
+        )
     relative_to = obj.get("relative_to", "world")
     if relative_to not in RELATIVE_TO:
-        raise SceneError(f'relative_to must be "world" or "parent", got {relative_to!r}',
-                         f"{path}.relative_to")  # fmt: skip
+        raise SceneError(
+            f'relative_to must be "world" or "parent", got {relative_to!r}', f"{path}.relative_to"
+        )
     parsed = tuple(pivot_from_json(p, f"{path}.pivots[{i}]") for i, p in enumerate(pivots))
     unique([p.name for p in parsed], f"{path}.pivots", "pivot")
     return MultiParent(
         body=read_name(required(obj, "body", path), f"{path}.body"),
-        pivots=parsed, substeps=substeps, integrator=integrator, relative_to=relative_to,
+        pivots=parsed,
+        substeps=substeps,
+        integrator=integrator,
+        relative_to=relative_to,
         **common,
-    )  # fmt: skip
+    )
 
 
 def write(c: MultiParent) -> dict:

@@ -143,13 +143,22 @@ def _partial_steps(inputs: Inputs, t0, t1, q, p):
         active = j < m
         a = np.where(active, t0 + (t1 - t0) * (j / m), t1)
         b = np.where(j + 1 >= m, t1, t0 + (t1 - t0) * ((j + 1) / m))
-        R = np.stack([
-            canonical(normalize(mul(sample(st, ks, b, rotation=True),
-                                    conj(sample(st, ks, a, rotation=True))))).T
-            for st, ks in rotations
-        ], axis=1)  # fmt: skip
-        u = np.stack([(sample(pv.position, pv.position_keys, a) * scale).T for pv in pivots],
-                     axis=1)  # fmt: skip
+        R = np.stack(
+            [
+                canonical(
+                    normalize(
+                        mul(
+                            sample(st, ks, b, rotation=True), conj(sample(st, ks, a, rotation=True))
+                        )
+                    )
+                ).T
+                for st, ks in rotations
+            ],
+            axis=1,
+        )
+        u = np.stack(
+            [(sample(pv.position, pv.position_keys, a) * scale).T for pv in pivots], axis=1
+        )
         inc = increment(R, inputs.integrator)
         if inputs.space == "world":
             d = inc.pivot_sum(rotate(q[:, None], u))
@@ -217,8 +226,8 @@ def body_to_world(rotation, position, scale, out=None) -> np.ndarray:
     out[:, 3, :3] = 0.0
     out[:, 3, 3] = 1.0
     for lo in range(0, len(rotation), CHUNK):
-        R = rotation_matrix(rotation[lo:lo + CHUNK].T)
-        m = out[lo:lo + CHUNK]
+        R = rotation_matrix(rotation[lo : lo + CHUNK].T)
+        m = out[lo : lo + CHUNK]
         for j in range(3):
             for k in range(3):
                 np.multiply(R[j][k], scale[k], out=m[:, j, k])
@@ -236,8 +245,9 @@ def compose(parent_to_world, body_to_parent, out=None) -> np.ndarray:
     out = np.empty(np.shape(b)) if out is None else out
     for j in range(3):
         for k in range(4):
-            out[:, j, k] = (a[:, j, 0] * b[:, 0, k] + a[:, j, 1] * b[:, 1, k]
-                            + a[:, j, 2] * b[:, 2, k])  # fmt: skip
+            out[:, j, k] = (
+                a[:, j, 0] * b[:, 0, k] + a[:, j, 1] * b[:, 1, k] + a[:, j, 2] * b[:, 2, k]
+            )
         out[:, j, 3] += a[:, j, 3]
     out[:, 3, :3] = 0.0
     out[:, 3, 3] = 1.0
@@ -270,8 +280,9 @@ def cached_integral(cache: dict, name: str, space: str) -> Integral | None:
 
 
 def _with_path(constraint, scene, error: SceneError) -> SceneError:
-    return SceneError(error.reason, f"constraints[{scene.constraints.index(constraint)}]."
-                      f"{error.path}")  # fmt: skip
+    return SceneError(
+        error.reason, f"constraints[{scene.constraints.index(constraint)}].{error.path}"
+    )
 
 
 def apply(constraint: MultiParent, ctx) -> None:

@@ -102,8 +102,14 @@ def _conj(q):
     return q * np.array([1.0, -1.0, -1.0, -1.0]).reshape((4,) + (1,) * (q.ndim - 1))
 
 
-def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None = None,
-          integral: Integral | None = None, parent_to_world=None) -> Steps:  # fmt: skip
+def steps(
+    constraint: MultiParent,
+    scene: Scene,
+    frame: int,
+    space: str | None = None,
+    integral: Integral | None = None,
+    parent_to_world=None,
+) -> Steps:
     """The integration substeps from whole frame ``frame - 1`` to ``frame``.
 
     Frames at or before ``frame_start``, and after the pivots' last key, have no steps (the
@@ -144,8 +150,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     general = timing.general
     inside = general & (timing.grid >= g0) & (timing.grid < g1)
     lo = np.where(general, 0, np.clip((g0 - plan.grid_start) * plan.per_grid, 0, plan.length))
-    hi = np.where(general, inside.astype(int),
-                  np.clip((g1 - plan.grid_start) * plan.per_grid, 0, plan.length))  # fmt: skip
+    hi = np.where(
+        general, inside.astype(int), np.clip((g1 - plan.grid_start) * plan.per_grid, 0, plan.length)
+    )
     count = np.maximum(hi - lo, 0)
     piece = np.repeat(np.arange(len(count)), count)
     k = np.arange(len(piece)) - np.repeat(np.cumsum(count) - count, count) + lo[piece]
@@ -168,8 +175,9 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
     u = plan.position[:, :, piece]
     if plan.velocity is not None:
         u = u + k * plan.velocity[:, :, piece]
-    inc = increment(R, inputs.integrator, space,
-                    None if plan.rotvec is None else plan.rotvec[:, :, piece])  # fmt: skip
+    inc = increment(
+        R, inputs.integrator, space, None if plan.rotvec is None else plan.rotvec[:, :, piece]
+    )
     q_p = q[:, None]  # (4, 1, S): broadcast over pivots
     v = rotate(q_p, u)
     if space == "world":
@@ -181,15 +189,17 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         combined = qmul(qmul(q, inc.rotation), _conj(q))
     if inputs.integrator == "exact" and plan.velocity is not None:  # sliding pivots' moment
         contributions = contributions + moment_contributions(
-            inc, plan.velocity[:, :, piece], q, space == "world")
+            inc, plan.velocity[:, :, piece], q, space == "world"
+        )
     if plan.ease is not None and len(piece):  # exact's eased pieces and jumps are flows
         is_flow = np.isin(piece, plan.ease.index)
         if np.any(is_flow):
             turn, shares = plan.ease.flow(space == "world", per_pivot=True)
             where = np.searchsorted(plan.ease.index, piece[is_flow])
             qf = q[:, is_flow]
-            contributions[:, :, is_flow] = apply_flow(space == "world", None,
-                                                      shares[..., where], qf)
+            contributions[:, :, is_flow] = apply_flow(
+                space == "world", None, shares[..., where], qf
+            )
             turn = turn[:, where]
             combined[:, is_flow] = turn if space == "world" else qmul(qmul(qf, turn), _conj(qf))
 
@@ -201,8 +211,7 @@ def steps(constraint: MultiParent, scene: Scene, frame: int, space: str | None =
         to_world = np.asarray(parent_to_world, dtype=float)
         linear = to_world[:3, :3]
         # As the solver composes it (entry by entry), so the last state is the pose's head.
-        p = (linear[:, :1] * p[0] + linear[:, 1:2] * p[1] + linear[:, 2:] * p[2]
-             + to_world[:3, 3:])  # fmt: skip
+        p = linear[:, :1] * p[0] + linear[:, 1:2] * p[1] + linear[:, 2:] * p[2] + to_world[:3, 3:]
         v = np.einsum("ij,j...->i...", linear, v)
         contributions = np.einsum("ij,j...->i...", linear, contributions)
         turn = rotation_from_matrix(linear)[:, None]  # (4, 1)

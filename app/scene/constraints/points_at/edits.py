@@ -10,6 +10,4 @@ from app.scene.rig.refs import new_constraint_name
 def new_points_at(scene: Scene, bone: str, target: Target) -> PointsAt:
     """A points-at constraint turning ``bone`` towards ``target``."""
     scene.bone(bone)
-    return PointsAt(
-        name=new_constraint_name(scene, PointsAt, bone), bone=bone, target=target
-    )
+    return PointsAt(name=new_constraint_name(scene, PointsAt, bone), bone=bone, target=target)

@@ -52,8 +52,11 @@ def check_finite(points, frames, what: str, path: str) -> None:
     bad = ~np.all(np.isfinite(points), axis=-1)
     if np.any(bad):
         frame = frames[np.flatnonzero(bad)[0]]
-        raise SceneError(f"the {what} is not a finite position at frame {frame:g} "
-                         f"({int(bad.sum())} frame(s) in all)", path)  # fmt: skip
+        raise SceneError(
+            f"the {what} is not a finite position at frame {frame:g} "
+            f"({int(bad.sum())} frame(s) in all)",
+            path,
+        )
 
 
 def turn_world(bone_to_world, tail_in_bone, target, up: UpVector | None = None):
@@ -131,12 +134,12 @@ def object_rotation(
     return quat.mul(quat.conj(d0), d1)
 
 
-def measure_violation(limit, rest_rotation, parent_world, bone_to_world, direction_in_rot,
-                      world_to_parent=None):  # fmt: skip
+def measure_violation(
+    limit, rest_rotation, parent_world, bone_to_world, direction_in_rot, world_to_parent=None
+):
     """Degrees ``(F,)`` by which a bone's pose leaves ``limit`` (relative to its rest pose);
     ``world_to_parent`` is ``inverse(parent_world)`` when the caller has it."""
-    d = rest_relative(rest_rotation, local_rotation(parent_world, bone_to_world,
-                                                    world_to_parent))  # fmt: skip
+    d = rest_relative(rest_rotation, local_rotation(parent_world, bone_to_world, world_to_parent))
     u, _ = unit(np.broadcast_to(direction_in_rot, d.shape[:-1] + (3,)))
     return violation_deg(limit, d, u)
 
@@ -149,13 +152,18 @@ def apply(constraint: PointsAt, ctx) -> None:
     bone = scene.bones[b]
     tail = np.asarray(scene.tail_of(b), dtype=float)
     if not np.any(tail):
-        raise SceneError(f"bone {bone.name!r} has zero length (its tail is [0, 0, 0]): it has "
-                         "no direction to point", f"{path}.bone")  # fmt: skip
+        raise SceneError(
+            f"bone {bone.name!r} has zero length (its tail is [0, 0, 0]): it has "
+            "no direction to point",
+            f"{path}.bone",
+        )
     if math.hypot(*tail) < MIN_BONE_LENGTH:  # its first child's head, almost on its own
-        raise SceneError(f"bone {bone.name!r} has zero length (its tail is "
-                         f"{math.hypot(*tail):.3g} long, shorter than the shortest bone, "
-                         f"{MIN_BONE_LENGTH:g}): it has no direction to point",
-                         f"{path}.bone")  # fmt: skip
+        raise SceneError(
+            f"bone {bone.name!r} has zero length (its tail is "
+            f"{math.hypot(*tail):.3g} long, shorter than the shortest bone, "
+            f"{MIN_BONE_LENGTH:g}): it has no direction to point",
+            f"{path}.bone",
+        )
     target = ctx.target_positions(constraint.target)
     check_finite(target, ctx.frames, "target", f"{path}.target")
     bone_to_world = ctx.bone_to_world[:, b].copy()
@@ -170,11 +178,13 @@ def apply(constraint: PointsAt, ctx) -> None:
     else:
         d0 = None
         if limit is not None:
-            d0 = rest_relative(bone.rotation, local_rotation(parent_world, bone_to_world,
-                                                             to_parent))  # fmt: skip
+            d0 = rest_relative(
+                bone.rotation, local_rotation(parent_world, bone_to_world, to_parent)
+            )
         rigid = is_rigid(scene, skeleton, b)
-        rotation = object_rotation(bone_to_world, tail, target, rigid, limit=limit, d0=d0,
-                                   up=constraint.up)  # fmt: skip
+        rotation = object_rotation(
+            bone_to_world, tail, target, rigid, limit=limit, d0=d0, up=constraint.up
+        )
         new = turn_in_bone(bone_to_world, rotation)
     ctx.set_world(b, new)
     if limit is not None:

@@ -166,11 +166,15 @@ def _library():
         except OSError:
             continue
     if found is None:
-        raise ReadError(f"reading FBX needs {NEEDS}: the assimp library is not installed "
-                        "(apt-get install libassimp5)")  # fmt: skip
+        raise ReadError(
+            f"reading FBX needs {NEEDS}: the assimp library is not installed "
+            "(apt-get install libassimp5)"
+        )
     if found.aiGetVersionMajor() != 5:
-        raise ReadError(f"reading FBX needs assimp 5 (found {found.aiGetVersionMajor()}."
-                        f"{found.aiGetVersionMinor()})")  # fmt: skip
+        raise ReadError(
+            f"reading FBX needs assimp 5 (found {found.aiGetVersionMajor()}."
+            f"{found.aiGetVersionMinor()})"
+        )
     _ffi, _lib = ffi, found
     return ffi, found
 
@@ -286,10 +290,12 @@ def _matrix(ffi, m) -> np.ndarray:
     return np.frombuffer(ffi.buffer(m.m, 64), np.float32).astype(float).reshape(4, 4)
 
 
-_VECTOR_KEY = np.dtype({"names": ["t", "v"], "formats": ["<f8", ("<f4", 3)], "offsets": [0, 8],
-                        "itemsize": 24})  # fmt: skip
-_QUAT_KEY = np.dtype({"names": ["t", "v"], "formats": ["<f8", ("<f4", 4)], "offsets": [0, 8],
-                      "itemsize": 24})  # fmt: skip
+_VECTOR_KEY = np.dtype(
+    {"names": ["t", "v"], "formats": ["<f8", ("<f4", 3)], "offsets": [0, 8], "itemsize": 24}
+)
+_QUAT_KEY = np.dtype(
+    {"names": ["t", "v"], "formats": ["<f8", ("<f4", 4)], "offsets": [0, 8], "itemsize": 24}
+)
 _WEIGHT = np.dtype([("id", "<u4"), ("w", "<f4")])
 
 
@@ -325,8 +331,9 @@ def _copy(ffi, scene, take=0) -> File:
         node, parent = stack.pop()
         index = len(nodes)
         meshes = [int(node.mMeshes[k]) for k in range(node.mNumMeshes)]
-        nodes.append(Node(_text(ffi, node.mName), _matrix(ffi, node.mTransformation), parent,
-                          meshes))  # fmt: skip
+        nodes.append(
+            Node(_text(ffi, node.mName), _matrix(ffi, node.mTransformation), parent, meshes)
+        )
         stack.extend((node.mChildren[k], index) for k in reversed(range(node.mNumChildren)))
     meshes = []
     for m in range(scene.mNumMeshes):
@@ -339,18 +346,26 @@ def _copy(ffi, scene, take=0) -> File:
         triangles = None
         if mesh.mPrimitiveTypes & _TRIANGLES:
             faces, unpack = mesh.mFaces, ffi.unpack
-            triangles = [unpack(faces[f].mIndices, 3) for f in range(mesh.mNumFaces)
-                         if faces[f].mNumIndices == 3]  # fmt: skip
+            triangles = [
+                unpack(faces[f].mIndices, 3)
+                for f in range(mesh.mNumFaces)
+                if faces[f].mNumIndices == 3
+            ]
             triangles = np.array(triangles, np.int64).reshape(-1, 3)
         bones = []
         for b in range(mesh.mNumBones):
             bone = mesh.mBones[b]
             n = int(bone.mNumWeights)
             if n > v:
-                raise ReadError(f"bone {_text(ffi, bone.mName)!r} weighs {n} vertices of {v} "
-                                "(an assimp this module does not know)")  # fmt: skip
-            weights = np.frombuffer(ffi.buffer(bone.mWeights, 8 * n), _WEIGHT) if n else (
-                np.zeros(0, _WEIGHT))  # fmt: skip
+                raise ReadError(
+                    f"bone {_text(ffi, bone.mName)!r} weighs {n} vertices of {v} "
+                    "(an assimp this module does not know)"
+                )
+            weights = (
+                np.frombuffer(ffi.buffer(bone.mWeights, 8 * n), _WEIGHT)
+                if n
+                else (np.zeros(0, _WEIGHT))
+            )
             ids, amounts = weights["id"].astype(np.int64), weights["w"].astype(float)
             bones.append((_text(ffi, bone.mName), ids, amounts, _matrix(ffi, bone.mOffsetMatrix)))
         meshes.append(Mesh(_text(ffi, mesh.mName), positions, normals, triangles, bones))
@@ -365,15 +380,25 @@ def _copy(ffi, scene, take=0) -> File:
         ticks = float(chosen.mTicksPerSecond)
         for c in range(chosen.mNumChannels):
             ch = chosen.mChannels[c]
-            channels.append(Channel(
-                _text(ffi, ch.mNodeName),
-                _keys(ffi, ch.mPositionKeys, ch.mNumPositionKeys, _VECTOR_KEY),
-                _keys(ffi, ch.mRotationKeys, ch.mNumRotationKeys, _QUAT_KEY),
-                _keys(ffi, ch.mScalingKeys, ch.mNumScalingKeys, _VECTOR_KEY),
-            ))  # fmt: skip
+            channels.append(
+                Channel(
+                    _text(ffi, ch.mNodeName),
+                    _keys(ffi, ch.mPositionKeys, ch.mNumPositionKeys, _VECTOR_KEY),
+                    _keys(ffi, ch.mRotationKeys, ch.mNumRotationKeys, _QUAT_KEY),
+                    _keys(ffi, ch.mScalingKeys, ch.mNumScalingKeys, _VECTOR_KEY),
+                )
+            )
     others = set()  # the lights' and cameras' names: their aiString comes first
     for count, items in ((scene.mNumLights, scene.mLights), (scene.mNumCameras, scene.mCameras)):
         for k in range(count):
             others.add(_text(ffi, ffi.cast("struct aiString *", items[k])[0]))
-    return File(nodes, meshes, takes, ticks, channels, _metadata(ffi, scene.mMetaData), others,
-                max(take, -1) if takes else 0)  # fmt: skip
+    return File(
+        nodes,
+        meshes,
+        takes,
+        ticks,
+        channels,
+        _metadata(ffi, scene.mMetaData),
+        others,
+        max(take, -1) if takes else 0,
+    )

@@ -38,10 +38,25 @@ from app.scene.rig.model import Bone, Scene
 from app.scene.rig.refs import unique_name
 
 #: FBX ``TimeMode`` -> frames per second (14 is the file's ``CustomFrameRate``).
-_TIME_MODES = {1: 120.0, 2: 100.0, 3: 60.0, 4: 50.0, 5: 48.0, 6: 30.0, 7: 30.0,
-               8: 30000 / 1001, 9: 30000 / 1001, 10: 25.0, 11: 24.0, 12: 1000.0,
-               13: 24000 / 1001, 15: 96.0, 16: 72.0, 17: 60000 / 1001,
-               18: 120000 / 1001}  # fmt: skip
+_TIME_MODES = {
+    1: 120.0,
+    2: 100.0,
+    3: 60.0,
+    4: 50.0,
+    5: 48.0,
+    6: 30.0,
+    7: 30.0,
+    8: 30000 / 1001,
+    9: 30000 / 1001,
+    10: 25.0,
+    11: 24.0,
+    12: 1000.0,
+    13: 24000 / 1001,
+    15: 96.0,
+    16: 72.0,
+    17: 60000 / 1001,
+    18: 120000 / 1001,
+}
 _DEFAULT_FPS = 24.0
 
 
@@ -86,8 +101,9 @@ def _check_transforms_and_keys(read: assimp.File) -> None:
             raise SceneError(f"{what} is not finite", f"node {name!r}")
     where = f"take {read.takes[read.take]!r}" if read.takes else "the take"
     for c in read.channels:
-        for kind, (t, v) in zip(("translation", "rotation", "scale"),
-                                (c.position, c.rotation, c.scale)):  # fmt: skip
+        for kind, (t, v) in zip(
+            ("translation", "rotation", "scale"), (c.position, c.rotation, c.scale)
+        ):
             if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
                 name = c.node.partition(pivots.MARK)[0]
                 raise SceneError(f"a {kind} key is not finite", f"{where}, node {name!r}")
@@ -138,8 +154,9 @@ def _scene(read: assimp.File) -> Scene:
     turn, message = axis_conversion(settings)
     unit = settings.get("UnitScaleFactor", 1.0)
     if not isinstance(unit, float | int) or not np.isfinite(unit) or unit <= 0:
-        raise SceneError(f"UnitScaleFactor must be a positive number (is {unit!r})",
-                         "GlobalSettings")  # fmt: skip
+        raise SceneError(
+            f"UnitScaleFactor must be a positive number (is {unit!r})", "GlobalSettings"
+        )
     metres = float(unit) / 100.0
     children = [[] for _ in nodes]
     for i, n in enumerate(nodes):
@@ -174,12 +191,17 @@ def _scene(read: assimp.File) -> Scene:
         bounds.check_depth(depth[i], f"node {nodes[i].name!r}")
     turn_q = quat.quat_from_matrix(turn)
     fps = frame_rate(settings, read.ticks_per_second)
-    matrices = np.array([nodes[i].matrix if nodes[i].parent != 0 else
-                         nodes[0].matrix @ nodes[i].matrix for i in order])  # fmt: skip
+    matrices = np.array(
+        [
+            nodes[i].matrix if nodes[i].parent != 0 else nodes[0].matrix @ nodes[i].matrix
+            for i in order
+        ]
+    )
     rest = _decompose(matrices, [nodes[i].name for i in order])
     file_rest = {i: (rest[0][k], rest[1][k], rest[2][k]) for k, i in enumerate(order)}
-    keys, span, key_messages = _take(read, fps, by_file_name, order, turn, turn_q, metres,
-                                     nodes, file_rest)  # fmt: skip
+    keys, span, key_messages = _take(
+        read, fps, by_file_name, order, turn, turn_q, metres, nodes, file_rest
+    )
     bones = []
     for k, i in enumerate(order):
         node = nodes[i]
@@ -188,18 +210,28 @@ def _scene(read: assimp.File) -> Scene:
         if node.parent <= 0:  # a root: the axis conversion
             t, q = turn @ t, quat.mul(turn_q, q)
         kw = keys.get(i, {})
-        bones.append(Bone(name=names[i], parent=names[node.parent] if node.parent > 0 else None,
-                          translation=tuple(map(float, t)), rotation=tuple(map(float, q)),
-                          scale=tuple(map(float, s)), **kw))  # fmt: skip
+        bones.append(
+            Bone(
+                name=names[i],
+                parent=names[node.parent] if node.parent > 0 else None,
+                translation=tuple(map(float, t)),
+                rotation=tuple(map(float, q)),
+                scale=tuple(map(float, s)),
+                **kw,
+            )
+        )
     meshes, mesh_messages = _meshes(read, order, names, world, turn, metres)
-    scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
-                  meshes=tuple(meshes))  # fmt: skip
+    scene = Scene(
+        bones=bones, fps=fps, frame_start=span[0], frame_end=span[1], meshes=tuple(meshes)
+    )
     scene.messages.extend(([message] if message else []) + key_messages + mesh_messages)
     if len(read.takes) > 1:
         others = ", ".join(repr(t) for k, t in enumerate(read.takes) if k != read.take)
-        scene.messages.append(f"the file has {len(read.takes)} takes; {read.takes[read.take]!r} "
-                              f"is imported (the others: {others}; choose one with "
-                              "--animation NAME, or in File ▸ Open)")  # fmt: skip
+        scene.messages.append(
+            f"the file has {len(read.takes)} takes; {read.takes[read.take]!r} "
+            f"is imported (the others: {others}; choose one with "
+            "--animation NAME, or in File ▸ Open)"
+        )
     return scene
 
 
@@ -226,8 +258,9 @@ def _decompose(matrices, names):
         raise SceneError("its transform is not finite", f"node {names[k]!r}")
     linear = matrices[:, :3, :3]
     for k in np.flatnonzero(np.linalg.det(linear) < 0):
-        raise SceneError("its transform mirrors (a negative scale); bones cannot mirror",
-                         f"node {names[k]!r}")  # fmt: skip
+        raise SceneError(
+            "its transform mirrors (a negative scale); bones cannot mirror", f"node {names[k]!r}"
+        )
     s = np.linalg.norm(linear, axis=1)  # the columns' lengths
     hidden = s == 0
     q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s)[:, None, :])
@@ -256,23 +289,28 @@ def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
             continue
         found.append((i, c))
     kinds = ("translation", "rotation", "scale")
-    channels = [(i, c, kind, k) for i, c in found
-                for kind, k in zip(kinds, (c.position, c.rotation, c.scale))
-                if len(k[0])]  # fmt: skip
+    channels = [
+        (i, c, kind, k)
+        for i, c in found
+        for kind, k in zip(kinds, (c.position, c.rotation, c.scale))
+        if len(k[0])
+    ]
     if not channels:
         return {}, (0, 0), messages
     where = f"take {read.takes[read.take]!r}"
     times = np.concatenate([k[0] for *_, k in channels])
     values = np.concatenate([k[1].reshape(-1) for *_, k in channels])
     if not (np.all(np.isfinite(times)) and np.all(np.isfinite(values))) or (
-            np.abs(values).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE):  # fmt: skip
+        np.abs(values).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE
+    ):
         for _, c, kind, (t, v) in channels:  # name the first channel at fault
             if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
                 raise SceneError(f"a {kind} key is not finite", f"{where}, node {c.node!r}")
             if np.abs(v).max() * max(metres, 1.0) > bounds.MAX_MAGNITUDE:
-                raise SceneError(f"a {kind} key lies beyond the bound of "
-                                 f"+-{bounds.MAX_MAGNITUDE:g} on numbers",
-                                 f"{where}, node {c.node!r}")  # fmt: skip
+                raise SceneError(
+                    f"a {kind} key lies beyond the bound of +-{bounds.MAX_MAGNITUDE:g} on numbers",
+                    f"{where}, node {c.node!r}",
+                )
     first, last = float(times.min()) * fps / ticks, float(times.max()) * fps / ticks
     bounds.check_fps(fps, where)
     bounds.check_frame_number(first, where)
@@ -309,14 +347,16 @@ def _take(read, fps, by_file_name, order, turn, turn_q, metres, nodes, rest):
         elif kind == "rotation":
             norm = np.linalg.norm(v, axis=1, keepdims=True)
             if np.any(norm < 1e-6):
-                raise SceneError("a rotation key is not a unit quaternion",
-                                 f"{where}, node {c.node!r}")  # fmt: skip
+                raise SceneError(
+                    "a rotation key is not a unit quaternion", f"{where}, node {c.node!r}"
+                )
             v = v / norm
             if root:
                 v = quat.mul(turn_q, v)
         elif np.any(v < 0):
-            raise SceneError("a scale key is negative (bones cannot mirror)",
-                             f"{where}, node {c.node!r}")  # fmt: skip
+            raise SceneError(
+                "a scale key is negative (bones cannot mirror)", f"{where}, node {c.node!r}"
+            )
         out.setdefault(i, {})[f"{kind}_keys"] = Keys(frames, v)
     return out, (int(round(first)), int(round(last))), messages
 
@@ -331,8 +371,11 @@ def _check_finite(values, what: str, where: str) -> None:
     bad = ~np.isfinite(values)
     if np.any(bad):
         row = values[int(np.argwhere(bad)[0][0])]
-        raise SceneError(f"its {what} hold a number that is not finite (the first: "
-                         f"{', '.join(f'{x:g}' for x in row)})", where)  # fmt: skip
+        raise SceneError(
+            f"its {what} hold a number that is not finite (the first: "
+            f"{', '.join(f'{x:g}' for x in row)})",
+            where,
+        )
 
 
 def _check_bound(values, what: str, where: str) -> None:
@@ -340,8 +383,10 @@ def _check_bound(values, what: str, where: str) -> None:
     one that overflowed on the way."""
     far = ~(np.abs(values) <= bounds.MAX_MAGNITUDE)  # NaN (inf - inf) too
     if np.any(far):
-        raise SceneError(f"its {what} hold a number beyond the bound of "
-                         f"+-{bounds.MAX_MAGNITUDE:g} on numbers", where)  # fmt: skip
+        raise SceneError(
+            f"its {what} hold a number beyond the bound of +-{bounds.MAX_MAGNITUDE:g} on numbers",
+            where,
+        )
 
 
 def _finite_normals(normals, label: str, messages: list):
@@ -349,8 +394,9 @@ def _finite_normals(normals, label: str, messages: list):
     message when one of them is not finite: the mesh's shape does not depend on them."""
     if normals is None or np.all(np.isfinite(normals)):
         return normals
-    messages.append(f"mesh {label!r}: a normal is not finite; the normals are computed "
-                    "from the triangles")  # fmt: skip
+    messages.append(
+        f"mesh {label!r}: a normal is not finite; the normals are computed from the triangles"
+    )
     return None
 
 
@@ -378,16 +424,27 @@ def _meshes(read, order, names, world, turn, metres):
             _check_finite(mesh.positions, "vertex positions", where)
             normals = _finite_normals(mesh.normals, label, messages)
             if mesh.bones:
-                made = _skinned(mesh, first_of, names, world[i], convert, metres, normals,
-                                node.name, label, messages)  # fmt: skip
+                made = _skinned(
+                    mesh,
+                    first_of,
+                    names,
+                    world[i],
+                    convert,
+                    metres,
+                    normals,
+                    node.name,
+                    label,
+                    messages,
+                )
             elif i in bone_set:
                 v = len(mesh.positions)
                 positions = mesh.positions
                 if node.geometry is not None:  # FBX's geometric transform: the mesh alone
                     g = node.geometry
                     if not np.all(np.isfinite(g)):
-                        raise SceneError("its geometric transform is not finite",
-                                         f"node {node.name!r}")  # fmt: skip
+                        raise SceneError(
+                            "its geometric transform is not finite", f"node {node.name!r}"
+                        )
                     with np.errstate(all="ignore"):  # an overflow is refused below
                         positions = positions @ g[:3, :3].T + g[:3, 3]
                     if normals is not None:  # a geometry squashed to 0: as far as it goes
@@ -395,19 +452,25 @@ def _meshes(read, order, names, world, turn, metres):
                 with np.errstate(all="ignore"):
                     positions = positions * metres
                 _check_bound(positions, "vertex positions", where)
-                made = dict(positions=positions, normals=normals,
-                            joints=(names[i],), inverse_bind=np.eye(4)[None],
-                            joint_indices=np.zeros((v, 1), np.int64),
-                            weights=np.ones((v, 1)))  # fmt: skip
+                made = dict(
+                    positions=positions,
+                    normals=normals,
+                    joints=(names[i],),
+                    inverse_bind=np.eye(4)[None],
+                    joint_indices=np.zeros((v, 1), np.int64),
+                    weights=np.ones((v, 1)),
+                )
             else:  # pragma: no cover - every node with an unskinned mesh is a bone
                 continue
-            meshes.append(SkinnedMesh(name=label, indices=mesh.triangles,
-                                      extra={"fbx_node": node.name}, **made))  # fmt: skip
+            meshes.append(
+                SkinnedMesh(
+                    name=label, indices=mesh.triangles, extra={"fbx_node": node.name}, **made
+                )
+            )
     return meshes, messages
 
 
-def _skinned(mesh, first_of, names, mesh_world, convert, metres, normals, node, label,
-             messages):  # fmt: skip
+def _skinned(mesh, first_of, names, mesh_world, convert, metres, normals, node, label, messages):
     """A skinned mesh's arrays: vertices at their rest place in Pivotal's world, and inverse
     binds ``S · offset · G⁻¹ · C⁻¹`` (``S`` the unit scale, ``G`` the mesh node's rest
     transform, ``C`` the axis and unit conversion), so the skinning draws what assimp's
@@ -438,19 +501,27 @@ def _skinned(mesh, first_of, names, mesh_world, convert, metres, normals, node, 
         joints.append(names[first_of[name]])
         if not np.all(np.isfinite(offset)):  # assimp's offset: a cluster's Transform and
             # TransformLink (a TransformLink scaled to 0 has no inverse: assimp gives NaN)
-            raise SceneError(f"the skin cluster of bone {name!r} has a bind matrix that is "
-                             "not finite (its Transform or TransformLink is not finite or "
-                             "cannot be inverted)", where)  # fmt: skip
+            raise SceneError(
+                f"the skin cluster of bone {name!r} has a bind matrix that is "
+                "not finite (its Transform or TransformLink is not finite or "
+                "cannot be inverted)",
+                where,
+            )
         with np.errstate(all="ignore"):  # an overflow is refused below
             bind = scale @ offset @ back
         if not np.all(np.abs(bind) <= bounds.MAX_MAGNITUDE):
-            raise SceneError(f"the skin cluster of bone {name!r} has a bind matrix beyond the "
-                             f"bound of +-{bounds.MAX_MAGNITUDE:g} on numbers (a bone scaled "
-                             "to almost nothing when the mesh was bound)", where)  # fmt: skip
+            raise SceneError(
+                f"the skin cluster of bone {name!r} has a bind matrix beyond the "
+                f"bound of +-{bounds.MAX_MAGNITUDE:g} on numbers (a bone scaled "
+                "to almost nothing when the mesh was bound)",
+                where,
+            )
         binds.append(bind)
         if len(ids) and (ids.max() >= v):
-            raise SceneError(f"bone {name!r} weighs vertex {int(ids.max())}; the mesh has {v}",
-                             f"mesh {mesh.name!r}")  # fmt: skip
+            raise SceneError(
+                f"bone {name!r} weighs vertex {int(ids.max())}; the mesh has {v}",
+                f"mesh {mesh.name!r}",
+            )
         vertex.append(ids)
         joint.append(np.full(len(ids), k))
         weight.append(w)
@@ -467,8 +538,10 @@ def _skinned(mesh, first_of, names, mesh_world, convert, metres, normals, node, 
     over = int(np.count_nonzero(counts > MAX_INFLUENCES))
     if over:
         most = MAX_INFLUENCES
-        messages.append(f"mesh {mesh.name!r}: {over} vertices have more than {most} "
-                        f"influences; the {most} largest are kept")  # fmt: skip
+        messages.append(
+            f"mesh {mesh.name!r}: {over} vertices have more than {most} "
+            f"influences; the {most} largest are kept"
+        )
     width = int(min(max(counts.max(initial=1), 1), MAX_INFLUENCES))
     fit = rank < width
     joint_indices = np.zeros((v, width), np.int64)
@@ -477,6 +550,11 @@ def _skinned(mesh, first_of, names, mesh_world, convert, metres, normals, node, 
     weights[vertex[fit], rank[fit]] = weight[fit]
     total = weights.sum(axis=1, keepdims=True)
     weights = np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
-    return dict(positions=positions, normals=normals, joints=tuple(joints),
-                inverse_bind=np.array(binds), joint_indices=joint_indices,
-                weights=weights)  # fmt: skip
+    return dict(
+        positions=positions,
+        normals=normals,
+        joints=tuple(joints),
+        inverse_bind=np.array(binds),
+        joint_indices=joint_indices,
+        weights=weights,
+    )

@@ -53,18 +53,36 @@ def refusal(raw: str, head: bytes) -> SceneError:
         )
     offset = _OFFSET.search(raw)
     line = _LINE.search(raw)
-    place = (f"byte {int(offset.group(1), 16):,}" if offset
-             else f"line {line.group(1)} column {line.group(2)}" if line else "")  # fmt: skip
+    place = (
+        f"byte {int(offset.group(1), 16):,}"
+        if offset
+        else f"line {line.group(1)} column {line.group(2)}"
+        if line
+        else ""
+    )
     if "no FBXHeaderExtension" in raw:
-        return SceneError("it has no FBX header (FBXHeaderExtension): it is cut short or "
-                          "not an FBX file", place, details=details)  # fmt: skip
+        return SceneError(
+            "it has no FBX header (FBXHeaderExtension): it is cut short or not an FBX file",
+            place,
+            details=details,
+        )
     there = " there" if place else ""
     if binary and (any(words in raw for words in _DAMAGED) or len(head) < len(BINARY_MAGIC)):
-        return SceneError(f"the file ends too early or is damaged: its data stops making "
-                          f"sense{there} (an FBX file cut short by a download or a copy looks "
-                          "like this)", place, details=details)  # fmt: skip
+        return SceneError(
+            f"the file ends too early or is damaged: its data stops making "
+            f"sense{there} (an FBX file cut short by a download or a copy looks "
+            "like this)",
+            place,
+            details=details,
+        )
     if text and "unexpected" in raw:
-        return SceneError(f"the FBX text is broken{there} (it ends too early, or was edited by "
-                          "hand)", place, details=details)  # fmt: skip
-    return SceneError("assimp, the library that reads FBX, could not read it (its words are "
-                      "in the details)", place, details=details)  # fmt: skip
+        return SceneError(
+            f"the FBX text is broken{there} (it ends too early, or was edited by hand)",
+            place,
+            details=details,
+        )
+    return SceneError(
+        "assimp, the library that reads FBX, could not read it (its words are in the details)",
+        place,
+        details=details,
+    )

@@ -53,8 +53,9 @@ def collapse(read: File) -> File:
             for c in geometric:
                 geometry = geometry @ c.matrix
         new_index[i] = len(nodes)
-        nodes.append(Node(n.name, matrix, new_index.get(p, -1) if p >= 0 else -1, n.meshes,
-                          geometry))  # fmt: skip
+        nodes.append(
+            Node(n.name, matrix, new_index.get(p, -1) if p >= 0 else -1, n.meshes, geometry)
+        )
         if parts:
             chains[n.name] = [(c.name, c.matrix) for c in parts] + [(n.name, n.matrix)]
     by_node = {c.node: c for c in read.channels}
@@ -71,8 +72,11 @@ def collapse(read: File) -> File:
 
 def _composed(name, chain, by_node) -> Channel:
     keyed = [by_node.get(n) for n, _ in chain]
-    times = np.unique(np.concatenate([k[0] for c in keyed if c is not None
-                                      for k in (c.position, c.rotation, c.scale)]))  # fmt: skip
+    times = np.unique(
+        np.concatenate(
+            [k[0] for c in keyed if c is not None for k in (c.position, c.rotation, c.scale)]
+        )
+    )
     local = np.broadcast_to(np.eye(4), (len(times), 4, 4)).copy()
     for (_, matrix), channel in zip(chain, keyed):
         if channel is None:

@@ -108,5 +108,9 @@ def sample_cubic(times: np.ndarray, triples: np.ndarray, at: np.ndarray) -> np.n
     s = ((at - times[i]) / td)[:, None]
     td = td[:, None]
     s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * v[i] + td * (s3 - 2 * s2 + s) * b[i]
-            + (-2 * s3 + 3 * s2) * v[i + 1] + td * (s3 - s2) * a[i + 1])  # fmt: skip
+    return (
+        (2 * s3 - 3 * s2 + 1) * v[i]
+        + td * (s3 - 2 * s2 + s) * b[i]
+        + (-2 * s3 + 3 * s2) * v[i + 1]
+        + td * (s3 - s2) * a[i + 1]
+    )

@@ -9,6 +9,8 @@ substitution, all without a Python loop over elements.
 The JSON is read as plain values (not pygltflib's dataclasses) so that every refusal can name
 its JSON pointer (``/accessors/3/bufferView``) and the reason; pygltflib builds the files the
 exporter writes. Every problem is a :class:`~app.scene.errors.SceneError`.
+
+One idea: a glTF file's containers and accessors as JSON and typed arrays.
 """
 
 from __future__ import annotations
@@ -52,8 +54,14 @@ MAX_ZERO_COMPONENTS = 10**7
 #: Required extensions that change nothing Pivotal reads (materials, textures) or that it
 #: reads anyway (KHR_mesh_quantization: integer vertex attributes). Others (Draco, meshopt
 #: compression) are refused rather than misread.
-_HARMLESS_EXTENSIONS = ("KHR_materials_", "KHR_texture_", "EXT_texture_", "KHR_mesh_quantization",
-                        "KHR_lights_punctual", "KHR_xmp")
+_HARMLESS_EXTENSIONS = (
+    "KHR_materials_",
+    "KHR_texture_",
+    "EXT_texture_",
+    "KHR_mesh_quantization",
+    "KHR_lights_punctual",
+    "KHR_xmp",
+)
 _GLB_MAGIC = b"glTF"
 _CHUNK_JSON = 0x4E4F534A
 _CHUNK_BIN = 0x004E4942
@@ -80,11 +88,16 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
     try:
         value = json.loads(text.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError as e:
-        raise SceneError("it is not glTF: a glTF file's JSON is text, and this is not text "
-                         f"from byte {e.start:,} on", f"byte {e.start:,}") from None  # fmt: skip
+        raise SceneError(
+            "it is not glTF: a glTF file's JSON is text, and this is not text "
+            f"from byte {e.start:,} on",
+            f"byte {e.start:,}",
+        ) from None
     except json.JSONDecodeError as e:
-        raise SceneError(f"it is not glTF: its JSON text is broken ({e.msg.lower()})",
-                         f"line {e.lineno} column {e.colno}") from None  # fmt: skip
+        raise SceneError(
+            f"it is not glTF: its JSON text is broken ({e.msg.lower()})",
+            f"line {e.lineno} column {e.colno}",
+        ) from None
     except (ValueError, RecursionError) as e:
         raise SceneError(f"it is not glTF: its JSON text is broken ({e})", "/") from None
     if not isinstance(value, dict):
@@ -93,16 +106,19 @@ def read_document(data: bytes) -> tuple[dict, bytes | None]:
     if not isinstance(asset, dict) or not isinstance(asset.get("version"), str):
         raise SceneError("it is not glTF 2.0: it says no asset.version", "/asset/version")
     if asset["version"].split(".")[0] != "2":
-        raise SceneError(f"it is glTF {asset['version']}, and Pivotal reads glTF 2.0",
-                         "/asset/version")  # fmt: skip
+        raise SceneError(
+            f"it is glTF {asset['version']}, and Pivotal reads glTF 2.0", "/asset/version"
+        )
     required = value.get("extensionsRequired", [])
     if not isinstance(required, list):
         raise SceneError("must be an array", "/extensionsRequired")
     for k, name in enumerate(required):
         if not isinstance(name, str) or not name.startswith(_HARMLESS_EXTENSIONS):
-            raise SceneError(f"needs extension {name!r}, which Pivotal cannot read (it would "
-                             "misread geometry or animation)",
-                             f"/extensionsRequired/{k}")  # fmt: skip
+            raise SceneError(
+                f"needs extension {name!r}, which Pivotal cannot read (it would "
+                "misread geometry or animation)",
+                f"/extensionsRequired/{k}",
+            )
     return value, blob
 
 
@@ -116,11 +132,14 @@ def _not_binary(data: bytes) -> str:
     except UnicodeDecodeError as e:
         text = head[: e.start].decode("utf-8") if e.start > 64 else None
     if text is not None and all(c.isprintable() or c.isspace() for c in text):
-        return ("it is a text file, not a glTF binary: a .glb file begins with the bytes "
-                "“glTF” (was it renamed?)")  # fmt: skip
+        return (
+            "it is a text file, not a glTF binary: a .glb file begins with the bytes "
+            "“glTF” (was it renamed?)"
+        )
     shown = " ".join(f"{b:02x}" for b in data[:4])
-    return ("it is not a glTF binary: a .glb file begins with the bytes “glTF”, this one "
-            f"with {shown}")
+    return (
+        f"it is not a glTF binary: a .glb file begins with the bytes “glTF”, this one with {shown}"
+    )
 
 
 def explained(error: SceneError, path, data: bytes) -> SceneError:
@@ -128,10 +147,14 @@ def explained(error: SceneError, path, data: bytes) -> SceneError:
     with the bytes ``glTF``, nor is it glTF JSON), what it is instead, the parser's words as
     details."""
     path = Path(path)
-    if path.suffix.lower() == ".glb" and data.lstrip()[:1] != b"{" and not data.startswith(
-            _GLB_MAGIC):  # fmt: skip
-        return SceneError(_not_binary(data), details=f"{error.path}: {error.reason}",
-                          file=str(path))  # fmt: skip
+    if (
+        path.suffix.lower() == ".glb"
+        and data.lstrip()[:1] != b"{"
+        and not data.startswith(_GLB_MAGIC)
+    ):
+        return SceneError(
+            _not_binary(data), details=f"{error.path}: {error.reason}", file=str(path)
+        )
     return error.with_file(str(path))
 
 
@@ -141,27 +164,36 @@ def _no_constant(token):
 
 def _split_glb(data: bytes) -> tuple[bytes, bytes | None]:
     if len(data) < 20:
-        raise SceneError(f"the file ends too early: a .glb file's header alone is 20 bytes, "
-                         f"this file has {len(data)}", "/")  # fmt: skip
+        raise SceneError(
+            f"the file ends too early: a .glb file's header alone is 20 bytes, "
+            f"this file has {len(data)}",
+            "/",
+        )
     _, version, length = struct.unpack_from("<4sII", data, 0)
     if version != 2:
-        raise SceneError(f"it is a .glb file of version {version}, and Pivotal reads "
-                         "version 2 (glTF 2.0)", "/")  # fmt: skip
+        raise SceneError(
+            f"it is a .glb file of version {version}, and Pivotal reads version 2 (glTF 2.0)", "/"
+        )
     if length > len(data):
-        raise SceneError(f"the file ends too early: its header says {length:,} bytes, the "
-                         f"file has {len(data):,} (cut short by a download or a copy?)",
-                         "/")  # fmt: skip
+        raise SceneError(
+            f"the file ends too early: its header says {length:,} bytes, the "
+            f"file has {len(data):,} (cut short by a download or a copy?)",
+            "/",
+        )
     chunks, offset = [], 12
     while offset + 8 <= length:
         size, kind = struct.unpack_from("<II", data, offset)
         if offset + 8 + size > length:
-            raise SceneError("the file ends too early: the part that starts there runs past "
-                             "its end", f"byte {offset:,}")  # fmt: skip
+            raise SceneError(
+                "the file ends too early: the part that starts there runs past its end",
+                f"byte {offset:,}",
+            )
         chunks.append((kind, data[offset + 8 : offset + 8 + size]))
         offset += 8 + size
     if not chunks or chunks[0][0] != _CHUNK_JSON:
-        raise SceneError("it is not glTF 2.0: a .glb file's first part is its JSON, and "
-                         "this one's is not", "/")  # fmt: skip
+        raise SceneError(
+            "it is not glTF 2.0: a .glb file's first part is its JSON, and this one's is not", "/"
+        )
     blob = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _CHUNK_BIN else None
     return chunks[0][1], blob
 
@@ -188,8 +220,7 @@ def index(doc: dict, key: str, value, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise SceneError(f"must be an index into {key}", where)
     if not 0 <= value < len(items(doc, key)):
-        raise SceneError(f"index {value} out of range ({key} has {len(items(doc, key))})",
-                         where)  # fmt: skip
+        raise SceneError(f"index {value} out of range ({key} has {len(items(doc, key))})", where)
     return value
 
 
@@ -251,8 +282,10 @@ class Accessors:
         else:
             data = self._external(uri, where + "/uri")
         if len(data) < length:
-            raise SceneError(f"buffer holds {len(data)} bytes, less than its byteLength "
-                             f"{length}", where + "/byteLength")  # fmt: skip
+            raise SceneError(
+                f"buffer holds {len(data)} bytes, less than its byteLength {length}",
+                where + "/byteLength",
+            )
         self._buffers[i] = data
         return data
 
@@ -263,11 +296,11 @@ class Accessors:
         try:
             return path.read_bytes()
         except FileNotFoundError:
-            raise SceneError(f"missing external buffer {uri!r} ({path} not found)",
-                             where) from None  # fmt: skip
+            raise SceneError(f"missing external buffer {uri!r} ({path} not found)", where) from None
         except OSError as e:
-            raise SceneError(f"cannot read external buffer {uri!r}: {e.strerror or e}",
-                             where) from None  # fmt: skip
+            raise SceneError(
+                f"cannot read external buffer {uri!r}: {e.strerror or e}", where
+            ) from None
 
     def view(self, v: int) -> tuple[bytes, int, int, int | None]:
         """Buffer bytes, start, length and byteStride of buffer view ``v``."""
@@ -280,12 +313,16 @@ class Accessors:
         if stride is not None:
             stride = integer(stride, where + "/byteStride", 4)
             if stride > 252 or stride % 4:
-                raise SceneError("byteStride must be a multiple of 4 in [4, 252]",
-                                 where + "/byteStride")  # fmt: skip
+                raise SceneError(
+                    "byteStride must be a multiple of 4 in [4, 252]", where + "/byteStride"
+                )
         data = self.buffer(b)
         if start + length > len(data):
-            raise SceneError(f"buffer view bytes {start}..{start + length} lie outside buffer "
-                             f"{b} ({len(data)} bytes)", where + "/byteLength")  # fmt: skip
+            raise SceneError(
+                f"buffer view bytes {start}..{start + length} lie outside buffer "
+                f"{b} ({len(data)} bytes)",
+                where + "/byteLength",
+            )
         return data, start, length, stride
 
     def read(self, a: int, where: str | None = None) -> np.ndarray:
@@ -305,8 +342,9 @@ class Accessors:
         count = integer(acc.get("count"), where + "/count", 1)
         normalized = acc.get("normalized", False)
         if not isinstance(normalized, bool) or (normalized and ctype in (5125, 5126)):
-            raise SceneError("normalized must be a boolean, and only for byte/short types",
-                             where + "/normalized")  # fmt: skip
+            raise SceneError(
+                "normalized must be a boolean, and only for byte/short types", where + "/normalized"
+            )
         dtype = COMPONENT_DTYPES[ctype]
         columns, rows = TYPE_SHAPES[kind]
         if "bufferView" in acc:
@@ -314,9 +352,11 @@ class Accessors:
             raw = self._strided(acc, v, dtype, count, columns, rows, where)
         else:
             if count * columns * rows > MAX_ZERO_COMPONENTS:
-                raise SceneError(f"count {count} exceeds the bound of {MAX_ZERO_COMPONENTS} "
-                                 "components for an accessor without data",
-                                 where + "/count")  # fmt: skip
+                raise SceneError(
+                    f"count {count} exceeds the bound of {MAX_ZERO_COMPONENTS} "
+                    "components for an accessor without data",
+                    where + "/count",
+                )
             raw = np.zeros((count, columns * rows), dtype)
         if "sparse" in acc:
             raw = self._sparse(acc["sparse"], raw, dtype, columns * rows, count, where + "/sparse")
@@ -330,39 +370,54 @@ class Accessors:
         offset = integer(acc.get("byteOffset", 0), where + "/byteOffset")
         size = dtype.itemsize
         if offset % size or (start + offset) % size:
-            raise SceneError(f"byteOffset is not a multiple of the component size {size}",
-                             where + "/byteOffset")  # fmt: skip
+            raise SceneError(
+                f"byteOffset is not a multiple of the component size {size}", where + "/byteOffset"
+            )
         column_bytes = -(-rows * size // 4) * 4 if columns > 1 else rows * size
         element = columns * column_bytes
         stride = stride or element
         if stride < element:
-            raise SceneError(f"byteStride {stride} is smaller than an element ({element} bytes)",
-                             pointer("bufferViews", v, "byteStride"))  # fmt: skip
+            raise SceneError(
+                f"byteStride {stride} is smaller than an element ({element} bytes)",
+                pointer("bufferViews", v, "byteStride"),
+            )
         needed = offset + (count - 1) * stride + element
         if needed > length:
-            raise SceneError(f"accessor needs {needed} bytes of buffer view {v}, which has "
-                             f"{length}: it lies outside its buffer", where)  # fmt: skip
-        view = np.ndarray((count, columns, rows), dtype, buffer=data, offset=start + offset,
-                          strides=(stride, column_bytes, size))  # fmt: skip
+            raise SceneError(
+                f"accessor needs {needed} bytes of buffer view {v}, which has "
+                f"{length}: it lies outside its buffer",
+                where,
+            )
+        view = np.ndarray(
+            (count, columns, rows),
+            dtype,
+            buffer=data,
+            offset=start + offset,
+            strides=(stride, column_bytes, size),
+        )
         return view.reshape(count, columns * rows)  # a copy when strided
 
     def _sparse(self, sparse, raw, dtype, width, count, where) -> np.ndarray:
         sparse = obj(sparse, where)
         n = integer(sparse.get("count"), where + "/count", 1)
         if n > count:
-            raise SceneError(f"sparse count {n} exceeds the accessor's count {count}",
-                             where + "/count")  # fmt: skip
+            raise SceneError(
+                f"sparse count {n} exceeds the accessor's count {count}", where + "/count"
+            )
         idx = obj(sparse.get("indices"), where + "/indices")
         vals = obj(sparse.get("values"), where + "/values")
         itype = idx.get("componentType")
         if itype not in (5121, 5123, 5125) or isinstance(itype, bool):
-            raise SceneError("sparse indices must be unsigned byte, short or int",
-                             where + "/indices/componentType")  # fmt: skip
+            raise SceneError(
+                "sparse indices must be unsigned byte, short or int",
+                where + "/indices/componentType",
+            )
         at = self._packed(idx, COMPONENT_DTYPES[itype], n, 1, where + "/indices").reshape(-1)
         at = at.astype(np.int64)
         if np.any(np.diff(at) <= 0) or at[0] < 0 or at[-1] >= count:
-            raise SceneError("sparse indices must increase strictly and lie within count",
-                             where + "/indices")  # fmt: skip
+            raise SceneError(
+                "sparse indices must increase strictly and lie within count", where + "/indices"
+            )
         values = self._packed(vals, dtype, n, width, where + "/values")
         out = np.array(raw)  # never write into a file's bytes
         out[at] = values
@@ -374,8 +429,11 @@ class Accessors:
         offset = integer(ref.get("byteOffset", 0), where + "/byteOffset")
         needed = offset + n * width * dtype.itemsize
         if needed > length:
-            raise SceneError(f"needs {needed} bytes of buffer view {v}, which has {length}: it "
-                             "lies outside its buffer", where)  # fmt: skip
+            raise SceneError(
+                f"needs {needed} bytes of buffer view {v}, which has {length}: it "
+                "lies outside its buffer",
+                where,
+            )
         return np.frombuffer(data, dtype, n * width, start + offset).reshape(n, width)
 
 

@@ -22,12 +22,12 @@ def chosen_animation(doc: dict, name) -> int | None:
     animations = items(doc, "animations")
     if isinstance(name, int) and not isinstance(name, bool):
         if not 0 <= name < len(animations):
-            raise SceneError(f"no animation {name} (the file has {len(animations)})",
-                             "/animations")  # fmt: skip
+            raise SceneError(f"no animation {name} (the file has {len(animations)})", "/animations")
         return name
     if name is not None:
-        found = [i for i, a in enumerate(animations)
-                 if isinstance(a, dict) and a.get("name") == name]  # fmt: skip
+        found = [
+            i for i, a in enumerate(animations) if isinstance(a, dict) and a.get("name") == name
+        ]
         if not found:
             have = [a.get("name") for a in animations if isinstance(a, dict)]
             raise SceneError(f"no animation named {name!r} (the file has {have})", "/animations")

@@ -45,8 +45,7 @@ def _f32(values, where: str) -> np.ndarray:
     """``values`` as float32, refused (naming ``where``) past the largest float32."""
     values = np.asarray(values, dtype=float)
     if np.abs(values).max(initial=0.0) > _F32_MAX:
-        raise SceneError("a value is past the largest 32-bit float (3.4e38) glTF can hold",
-                         where)  # fmt: skip
+        raise SceneError("a value is past the largest 32-bit float (3.4e38) glTF can hold", where)
     return values.astype(_F32)
 
 
@@ -62,19 +61,25 @@ class _Blob:
         if pad:
             self.parts.append(b"\0" * pad)
             self.size += pad
-        self.gltf.bufferViews.append(gl.BufferView(buffer=0, byteOffset=self.size,
-                                                   byteLength=len(raw), target=target))  # fmt: skip
+        self.gltf.bufferViews.append(
+            gl.BufferView(buffer=0, byteOffset=self.size, byteLength=len(raw), target=target)
+        )
         self.parts.append(raw)
         self.size += len(raw)
         return len(self.gltf.bufferViews) - 1
 
-    def accessor(self, view: int, array: np.ndarray, kind: str, offset: int = 0,
-                 minmax: bool = False) -> int:  # fmt: skip
-        ctype = {np.dtype(_F32): gl.FLOAT, np.dtype(np.uint16): gl.UNSIGNED_SHORT,
-                 np.dtype(np.uint32): gl.UNSIGNED_INT}[array.dtype]  # fmt: skip
+    def accessor(
+        self, view: int, array: np.ndarray, kind: str, offset: int = 0, minmax: bool = False
+    ) -> int:
+        ctype = {
+            np.dtype(_F32): gl.FLOAT,
+            np.dtype(np.uint16): gl.UNSIGNED_SHORT,
+            np.dtype(np.uint32): gl.UNSIGNED_INT,
+        }[array.dtype]
         rows = array.reshape(len(array), -1)
-        acc = gl.Accessor(bufferView=view, byteOffset=offset, componentType=ctype,
-                          count=len(array), type=kind)  # fmt: skip
+        acc = gl.Accessor(
+            bufferView=view, byteOffset=offset, componentType=ctype, count=len(array), type=kind
+        )
         if minmax:
             acc.min = [float(v) for v in rows.min(axis=0)]
             acc.max = [float(v) for v in rows.max(axis=0)]
@@ -110,8 +115,7 @@ def gltf_from_bake(scene: Scene, result, rest_result=None, animate: bool = True)
     rest = (t[0], q[0], s[0])
     if rest_result is not None:
         rest_world = np.asarray(rest_result.bone_to_world, dtype=float)
-        rt, rq, rs = local_trs(parents, rest_world,
-                               lambda: keyed_trs(scene, rest_result.frames))  # fmt: skip
+        rt, rq, rs = local_trs(parents, rest_world, lambda: keyed_trs(scene, rest_result.frames))
         rest = (rt[0], rq[0], rs[0])
 
     gltf = gl.GLTF2(asset=gl.Asset(version="2.0", generator="Pivotal"))
@@ -151,24 +155,30 @@ def _animation(gltf, blob, frames, fps, t, q, s) -> None:
     time_view = blob.view(times)
     time_acc = blob.accessor(time_view, times, "SCALAR", minmax=True)
     samplers, channels = [], []
-    for path, values, kind in (("translation", t, "VEC3"),
-                               ("rotation", np.roll(q, -1, axis=-1), "VEC4"),
-                               ("scale", s, "VEC3")):  # fmt: skip
+    for path, values, kind in (
+        ("translation", t, "VEC3"),
+        ("rotation", np.roll(q, -1, axis=-1), "VEC4"),
+        ("scale", s, "VEC3"),
+    ):
         per_bone = np.ascontiguousarray(np.swapaxes(values, 0, 1).astype(_F32))  # (B, F, D)
         view = blob.view(per_bone)
         stride = per_bone[0].nbytes
         for b in range(n_bones):
             out = blob.accessor(view, per_bone[b], kind, offset=b * stride)
-            samplers.append(gl.AnimationSampler(input=time_acc, output=out,
-                                                interpolation="LINEAR"))  # fmt: skip
-            channels.append(gl.AnimationChannel(
-                sampler=len(samplers) - 1, target=gl.AnimationChannelTarget(node=b, path=path)))
+            samplers.append(gl.AnimationSampler(input=time_acc, output=out, interpolation="LINEAR"))
+            channels.append(
+                gl.AnimationChannel(
+                    sampler=len(samplers) - 1, target=gl.AnimationChannelTarget(node=b, path=path)
+                )
+            )
     gltf.animations = [gl.Animation(name="Pivotal", samplers=samplers, channels=channels)]
 
 
 def _skin(gltf, blob, joints: list[int], inverse_bind: np.ndarray) -> int:
-    ibm = _f32(np.ascontiguousarray(np.swapaxes(inverse_bind, -1, -2)),  # column-major
-               f"skin of {len(joints)} joints: inverse bind matrices")  # fmt: skip
+    ibm = _f32(
+        np.ascontiguousarray(np.swapaxes(inverse_bind, -1, -2)),  # column-major
+        f"skin of {len(joints)} joints: inverse bind matrices",
+    )
     ibm[:, :3, 3] = 0.0  # the bottom row [0 0 0 1] written exactly (transposed here)
     ibm[:, 3, 3] = 1.0
     view = blob.view(ibm)
@@ -180,8 +190,9 @@ def _skin(gltf, blob, joints: list[int], inverse_bind: np.ndarray) -> int:
 def _primitive(gltf, blob, positions, indices, joints, weights, normals=None) -> gl.Primitive:
     positions = _f32(positions, "mesh positions")
     attributes = gl.Attributes()
-    attributes.POSITION = blob.accessor(blob.view(positions, gl.ARRAY_BUFFER), positions,
-                                        "VEC3", minmax=True)  # fmt: skip
+    attributes.POSITION = blob.accessor(
+        blob.view(positions, gl.ARRAY_BUFFER), positions, "VEC3", minmax=True
+    )
     if normals is not None:
         normals = _unit_normals(normals, positions, indices).astype(_F32)
         attributes.NORMAL = blob.accessor(blob.view(normals, gl.ARRAY_BUFFER), normals, "VEC3")
@@ -236,18 +247,31 @@ def _influences(joints, weights):
 def _imported_mesh(gltf, blob, mesh, index) -> int:
     joints = [index[j] for j in mesh.joints]
     skin = _skin(gltf, blob, joints, mesh.inverse_bind)
-    prim = _primitive(gltf, blob, mesh.positions, mesh.indices, mesh.joint_indices,
-                      mesh.weights, mesh.normals)  # fmt: skip
+    prim = _primitive(
+        gltf, blob, mesh.positions, mesh.indices, mesh.joint_indices, mesh.weights, mesh.normals
+    )
     gltf.meshes.append(gl.Mesh(name=mesh.name, primitives=[prim]))
     gltf.nodes.append(gl.Node(name=f"{mesh.name} (mesh)", mesh=len(gltf.meshes) - 1, skin=skin))
     return len(gltf.nodes) - 1
 
 
 _CUBE = np.array([[x, y, z] for x in (0, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-_CUBE_TRIANGLES = np.array([
-    [0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
-    [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3],
-])  # fmt: skip
+_CUBE_TRIANGLES = np.array(
+    [
+        [0, 1, 3],
+        [0, 3, 2],
+        [4, 6, 7],
+        [4, 7, 5],
+        [0, 4, 5],
+        [0, 5, 1],
+        [2, 3, 7],
+        [2, 7, 6],
+        [0, 2, 6],
+        [0, 6, 4],
+        [1, 5, 7],
+        [1, 7, 3],
+    ]
+)
 
 
 def _tree(parents: np.ndarray, root: int) -> list[int]:
@@ -298,8 +322,9 @@ def gltf_bytes(gltf: gl.GLTF2, binary: bool) -> bytes:
     if binary:
         return b"".join(gltf.save_to_bytes())
     data = gltf.binary_blob()
-    gltf.buffers[0].uri = ("data:application/octet-stream;base64,"
-                           + base64.b64encode(data).decode("ascii"))  # fmt: skip
+    gltf.buffers[0].uri = "data:application/octet-stream;base64," + base64.b64encode(data).decode(
+        "ascii"
+    )
     gltf.destroy_binary_blob()
     return gltf.gltf_to_json(separators=(",", ":"), indent=None).encode("utf-8")
 
@@ -314,8 +339,7 @@ def write_gltf(path, scene: Scene, result, rest_result=None) -> list[str]:
     write_atomic(path, gltf_bytes(gltf, Path(path).suffix.lower() == ".glb"))
     notes = []
     if not scene.meshes:
-        notes.append("the scene has no mesh: each bone is written with a small box skinned "
-                     "to it")  # fmt: skip
+        notes.append("the scene has no mesh: each bone is written with a small box skinned to it")
     return notes
 
 

@@ -71,8 +71,9 @@ def load_gltf(path, animation: str | None = None, leaf_bones: str = "auto") -> S
         raise SceneError("nesting too deep", "/", str(path)) from None
 
 
-def parse_gltf(data: bytes, base: Path | None = None, animation: str | None = None,
-               leaf_bones: str = "keep") -> Scene:  # fmt: skip
+def parse_gltf(
+    data: bytes, base: Path | None = None, animation: str | None = None, leaf_bones: str = "keep"
+) -> Scene:
     """Parse glTF bytes (JSON or GLB); external buffers are looked up in ``base``;
     ``leaf_bones`` as :func:`app.scene.formats.leaf_bones.apply` takes it."""
     doc, blob = read_document(data)
@@ -87,8 +88,9 @@ def _parse(doc: dict, blob, base: Path | None, animation: str | None) -> Scene:
     order = _scene_order(doc, nodes, parents, children)
     joints = _skin_joints(doc)
     animated = _animated_nodes(doc, len(nodes))
-    is_bone = {n: bool(children[n]) or n in joints or n in animated or _bone_alone(nodes[n])
-               for n in order}  # fmt: skip
+    is_bone = {
+        n: bool(children[n]) or n in joints or n in animated or _bone_alone(nodes[n]) for n in order
+    }
     bone_nodes = [n for n in order if is_bone[n]]
     if not bone_nodes:
         raise SceneError("the scene has no node that can be a bone", "/nodes")
@@ -104,20 +106,30 @@ def _parse(doc: dict, blob, base: Path | None, animation: str | None) -> Scene:
         if scale_keys is not None and np.all(scale_keys.values == s.astype(np.float32)):
             del kw["scale_keys"]  # a constant channel at the node's own scale changes nothing
         parent = parents[n] if parents[n] >= 0 else None
-        bones.append(Bone(name=names[n], parent=None if parent is None else names[parent],
-                          translation=tuple(t), rotation=tuple(q),
-                          scale=tuple(s), **kw))  # fmt: skip
+        bones.append(
+            Bone(
+                name=names[n],
+                parent=None if parent is None else names[parent],
+                translation=tuple(t),
+                rotation=tuple(q),
+                scale=tuple(s),
+                **kw,
+            )
+        )
     meshes, messages = read_meshes(doc, acc, order, names)
-    scene = Scene(bones=bones, fps=fps, frame_start=span[0], frame_end=span[1],
-                  meshes=tuple(meshes))  # fmt: skip
+    scene = Scene(
+        bones=bones, fps=fps, frame_start=span[0], frame_end=span[1], meshes=tuple(meshes)
+    )
     scene.messages.extend(messages + keys.get("messages", []))
     titles = animation_titles(doc)
     if len(titles) > 1:
         chosen = chosen_animation(doc, animation)
         others = ", ".join(repr(t) for k, t in enumerate(titles) if k != chosen)
-        scene.messages.append(f"the file has {len(titles)} animations; {titles[chosen]!r} is "
-                              f"imported (the others: {others}; choose one with --animation "
-                              "NAME, or in File ▸ Open)")  # fmt: skip
+        scene.messages.append(
+            f"the file has {len(titles)} animations; {titles[chosen]!r} is "
+            f"imported (the others: {others}; choose one with --animation "
+            "NAME, or in File ▸ Open)"
+        )
     return scene
 
 
@@ -139,8 +151,9 @@ def _hierarchy(doc, nodes):
             if c == i:
                 raise SceneError(f"node cycle: node {i} is its own child", where)
             if parents[c] >= 0:
-                raise SceneError(f"node {c} already has parent {parents[c]} (glTF nodes form "
-                                 "trees)", where)  # fmt: skip
+                raise SceneError(
+                    f"node {c} already has parent {parents[c]} (glTF nodes form trees)", where
+                )
             parents[c] = i
             children[i].append(c)
     # Each node has one parent at most, so following parents either reaches a root or
@@ -151,8 +164,10 @@ def _hierarchy(doc, nodes):
         while n >= 0 and depth[n] < 0:
             if n in in_chain:
                 p = parents[n]
-                raise SceneError(f"node cycle through node {n}",
-                                 pointer("nodes", p, "children", children[p].index(n)))  # fmt: skip
+                raise SceneError(
+                    f"node cycle through node {n}",
+                    pointer("nodes", p, "children", children[p].index(n)),
+                )
             chain.append(n)
             in_chain.add(n)
             n = parents[n]
@@ -182,8 +197,10 @@ def _scene_order(doc, nodes, parents, children) -> list[int]:
         for k, r in enumerate(roots):
             index(doc, "nodes", r, f"{where}/nodes/{k}")
             if parents[r] >= 0:
-                raise SceneError(f"node {r} is not a root (its parent is node {parents[r]})",
-                                 f"{where}/nodes/{k}")  # fmt: skip
+                raise SceneError(
+                    f"node {r} is not a root (its parent is node {parents[r]})",
+                    f"{where}/nodes/{k}",
+                )
         if len(set(roots)) != len(roots):
             raise SceneError("a root node is listed twice", where + "/nodes")
     order, stack = [], list(reversed(roots))
@@ -223,8 +240,11 @@ def _animated_nodes(doc, count) -> set:
         channels = a.get("channels") if isinstance(a, dict) else None
         for c in channels if isinstance(channels, list) else ():
             target = c.get("target") if isinstance(c, dict) else None
-            if not isinstance(target, dict) or not isinstance(target.get("path"), str) or (
-                    target["path"] not in _WIDTH):  # fmt: skip
+            if (
+                not isinstance(target, dict)
+                or not isinstance(target.get("path"), str)
+                or (target["path"] not in _WIDTH)
+            ):
                 continue
             n = target.get("node")
             if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < count:
@@ -251,8 +271,9 @@ def _local(node, where):
         s = np.linalg.norm(linear, axis=0)
         hidden = s == 0  # a column of 0: scaled to nothing along that axis (allowed)
         if np.linalg.det(linear) < 0 or (np.linalg.det(linear) <= 0 and not hidden.any()):
-            raise SceneError("matrix must have positive scale (bones cannot mirror)",
-                             where + "/matrix")  # fmt: skip
+            raise SceneError(
+                "matrix must have positive scale (bones cannot mirror)", where + "/matrix"
+            )
         # The rotation of the columns that are left (the identity when none is).
         q = transforms.rotation_from_matrix(linear / np.where(hidden, 1.0, s))
         if hidden.all():
@@ -267,8 +288,9 @@ def _local(node, where):
         q = np.roll(xyzw / norm, 1)
         s = numbers(node.get("scale", [1, 1, 1]), where + "/scale", 3)
         if np.any(s < 0):  # 0 is allowed: glTF hides props that way
-            raise SceneError("every scale factor must be 0 or more (bones cannot mirror)",
-                             where + "/scale")  # fmt: skip
+            raise SceneError(
+                "every scale factor must be 0 or more (bones cannot mirror)", where + "/scale"
+            )
     return t, q, s
 
 
@@ -299,8 +321,10 @@ def _animation(doc, acc, name, names, n_bones):
             raise SceneError(f"unknown target path {path!r}", cw + "/target/path")
         s = channel.get("sampler")
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < len(samplers):
-            raise SceneError(f"index {s!r} out of range (the animation has {len(samplers)} "
-                             "samplers)", cw + "/sampler")  # fmt: skip
+            raise SceneError(
+                f"index {s!r} out of range (the animation has {len(samplers)} samplers)",
+                cw + "/sampler",
+            )
         if "node" not in target:
             continue
         node = index(doc, "nodes", target["node"], cw + "/target/node")
@@ -330,9 +354,12 @@ def _animation(doc, acc, name, names, n_bones):
         per_key = 3 if kind == "CUBICSPLINE" else 1
         if values.shape != (per_key * len(times), _WIDTH[path]):
             keys = plural(len(times), "key")
-            raise SceneError(f"output needs {per_key * len(times)} values of {_WIDTH[path]} "
-                             f"components for {keys}, has {values.shape[0]} of "
-                             f"{values.shape[1]}", pointer("accessors", o))  # fmt: skip
+            raise SceneError(
+                f"output needs {per_key * len(times)} values of {_WIDTH[path]} "
+                f"components for {keys}, has {values.shape[0]} of "
+                f"{values.shape[1]}",
+                pointer("accessors", o),
+            )
         read.append((node, path, kind, times, values, pointer("accessors", i)))
     if not read:
         return {"messages": messages}, anim.FALLBACK_FPS, (0, 0)
@@ -361,8 +388,9 @@ def _animation(doc, acc, name, names, n_bones):
             values = values / norm
         if path == "scale":
             if np.any(values < 0):  # a key of 0 hides the node (and its children): allowed
-                raise SceneError("scale keys must be 0 or more (bones cannot mirror)",
-                                 _where_out(read, node))  # fmt: skip
+                raise SceneError(
+                    "scale keys must be 0 or more (bones cannot mirror)", _where_out(read, node)
+                )
         interpolation = ("constant",) * len(frames) if kind == "STEP" else None
         out.setdefault(node, {})[f"{path}_keys"] = Keys(frames, values, interpolation)
     return out, fps, span

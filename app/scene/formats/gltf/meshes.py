@@ -33,8 +33,9 @@ def read_meshes(doc, acc, order, names):
         mesh = obj(doc["meshes"][m], pointer("meshes", m))
         prims = mesh.get("primitives")
         if not isinstance(prims, list) or not prims:
-            raise SceneError("primitives must be a non-empty array",
-                             pointer("meshes", m, "primitives"))  # fmt: skip
+            raise SceneError(
+                "primitives must be a non-empty array", pointer("meshes", m, "primitives")
+            )
         if "skin" in node:
             s = index(doc, "skins", node["skin"], nw + "/skin")
             joints, inverse_bind = _skin(doc, acc, s, names)
@@ -49,8 +50,15 @@ def read_meshes(doc, acc, order, names):
                 messages.append(f"{pw}: only triangles are drawn; this primitive is skipped")
                 continue
             name = base if len(prims) == 1 else f"{base}.{p}"
-            meshes.append(SkinnedMesh(name=name, joints=joints, inverse_bind=inverse_bind,
-                                      extra={"gltf_node": n}, **made))  # fmt: skip
+            meshes.append(
+                SkinnedMesh(
+                    name=name,
+                    joints=joints,
+                    inverse_bind=inverse_bind,
+                    extra={"gltf_node": n},
+                    **made,
+                )
+            )
     return meshes, messages
 
 
@@ -66,8 +74,9 @@ def _skin(doc, acc, s, names):
         a = index(doc, "accessors", skin["inverseBindMatrices"], where + "/inverseBindMatrices")
         raw = acc.read(a)
         if raw.shape[1] != 16 or len(raw) < len(joints):
-            raise SceneError("inverseBindMatrices must be MAT4, one per joint",
-                             pointer("accessors", a))  # fmt: skip
+            raise SceneError(
+                "inverseBindMatrices must be MAT4, one per joint", pointer("accessors", a)
+            )
         inverse_bind = raw[: len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)
     else:
         inverse_bind = np.broadcast_to(np.eye(4), (len(joints), 4, 4))
@@ -117,26 +126,38 @@ def _primitive(doc, acc, prim, pw, n_joints, rigid):
             more = _attribute(doc, acc, attributes, "JOINTS_1", pw, 4)
             more_weights = _attribute(doc, acc, attributes, "WEIGHTS_1", pw, 4)
             if len(more) != v or len(more_weights) != v:
-                raise SceneError("JOINTS_1 and WEIGHTS_1 need one row per vertex",
-                                 pw + "/attributes")  # fmt: skip
+                raise SceneError(
+                    "JOINTS_1 and WEIGHTS_1 need one row per vertex", pw + "/attributes"
+                )
             if more.dtype.kind == "f" or more.min() < 0 or more.max() >= n_joints:
-                raise SceneError(f"JOINTS_1 must index the skin's {n_joints} joints",
-                                 pw + "/attributes/JOINTS_1")  # fmt: skip
+                raise SceneError(
+                    f"JOINTS_1 must index the skin's {n_joints} joints", pw + "/attributes/JOINTS_1"
+                )
             joint_indices = np.concatenate([joint_indices, more], axis=1)
             weights = np.concatenate([weights, more_weights], axis=1)
-        if joint_indices.dtype.kind == "f" or joint_indices.min() < 0 or (
-                joint_indices.max() >= n_joints):  # fmt: skip
-            raise SceneError(f"JOINTS_0 must index the skin's {n_joints} joints",
-                             pw + "/attributes/JOINTS_0")  # fmt: skip
+        if (
+            joint_indices.dtype.kind == "f"
+            or joint_indices.min() < 0
+            or (joint_indices.max() >= n_joints)
+        ):
+            raise SceneError(
+                f"JOINTS_0 must index the skin's {n_joints} joints", pw + "/attributes/JOINTS_0"
+            )
         total = weights.sum(axis=1, keepdims=True)
         if np.any(weights < 0) or np.any(total <= 0):
             named = "WEIGHTS_0 and WEIGHTS_1" if "WEIGHTS_1" in attributes else "WEIGHTS_0"
-            raise SceneError(f"{named} must be >= 0 with a positive sum per vertex",
-                             pw + "/attributes/WEIGHTS_0")  # fmt: skip
+            raise SceneError(
+                f"{named} must be >= 0 with a positive sum per vertex", pw + "/attributes/WEIGHTS_0"
+            )
         weights = weights / total
     else:
         joint_indices = np.zeros((v, 4), np.int64)
         weights = np.zeros((v, 4))
         weights[:, 0] = 1.0
-    return {"positions": positions, "normals": normals, "indices": indices.reshape(-1, 3),
-            "joint_indices": joint_indices, "weights": weights}  # fmt: skip
+    return {
+        "positions": positions,
+        "normals": normals,
+        "indices": indices.reshape(-1, 3),
+        "joint_indices": joint_indices,
+        "weights": weights,
+    }

@@ -56,8 +56,11 @@ def target_from_json(value, path) -> Target:
         at = obj.get("at", "head")
         if at not in ("head", "tail"):
             raise SceneError(f'"at" must be "head" or "tail", got {at!r}', f"{path}.at")
-        return Target(bone=read_name(obj["bone"], f"{path}.bone"), at=at,
-                      extra=read_extra(obj, TARGET_KEYS, path))  # fmt: skip
+        return Target(
+            bone=read_name(obj["bone"], f"{path}.bone"),
+            at=at,
+            extra=read_extra(obj, TARGET_KEYS, path),
+        )
     if "position" not in obj and "position_keys" not in obj:
         raise SceneError('a target needs "bone" or "position"', path)
     kw: dict[str, Any] = {}
@@ -78,8 +81,9 @@ def limit_from_json(value, path) -> Limit:
     if kinds[0] == "cone":
         degrees = read_number(obj["cone"], f"{path}.cone")
         if not 0 <= degrees <= 180:
-            raise SceneError(f"a cone angle must lie in [0, 180] degrees, got {degrees:g}",
-                             f"{path}.cone")  # fmt: skip
+            raise SceneError(
+                f"a cone angle must lie in [0, 180] degrees, got {degrees:g}", f"{path}.cone"
+            )
         twist = None
         if obj.get("twist") is not None:
             twist, twist_extra = _range(obj["twist"], f"{path}.twist", "twist")
@@ -87,8 +91,9 @@ def limit_from_json(value, path) -> Limit:
                 extra["twist"] = twist_extra
         return ConeLimit(degrees=degrees, twist=twist, extra=extra)
     if "twist" in obj:
-        raise SceneError('a hinge fixes the twist itself; "twist" goes with a "cone"',
-                         f"{path}.twist")  # fmt: skip
+        raise SceneError(
+            'a hinge fixes the twist itself; "twist" goes with a "cone"', f"{path}.twist"
+        )
     hinge = read_object(obj["hinge"], f"{path}.hinge")
     hpath = f"{path}.hinge"
     if "axis" not in hinge:
@@ -173,12 +178,21 @@ def limit_to_json(limit: Limit) -> dict:
         out: dict[str, Any] = {"cone": float(limit.degrees)}
         if limit.twist is not None:
             twist_extra = dict(limit.extra.get("twist", {}))
-            out["twist"] = {"min": float(limit.twist[0]), "max": float(limit.twist[1]),
-                            **twist_extra}  # fmt: skip
+            out["twist"] = {
+                "min": float(limit.twist[0]),
+                "max": float(limit.twist[1]),
+                **twist_extra,
+            }
     else:
         hinge_extra = dict(limit.extra.get("hinge", {}))
-        out = {"hinge": {"axis": vec(limit.axis), "min": float(limit.min),
-                         "max": float(limit.max), **hinge_extra}}  # fmt: skip
+        out = {
+            "hinge": {
+                "axis": vec(limit.axis),
+                "min": float(limit.min),
+                "max": float(limit.max),
+                **hinge_extra,
+            }
+        }
     out.update({k: v for k, v in limit.extra.items() if k not in ("hinge", "twist")})
     return out
 

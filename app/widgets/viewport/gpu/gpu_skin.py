@@ -54,8 +54,11 @@ class GPUSkin:
         joints = np.full((self.vertex_count, self.influences), identity, dtype=np.float32)
         weights = np.zeros((self.vertex_count, self.influences), dtype=np.float32)
         joints[:, :used], weights[:, :used] = slots, skinning.weights
-        sets = [a for s in range(self.influences // 4)
-                for a in (joints[:, 4 * s: 4 * s + 4], weights[:, 4 * s: 4 * s + 4])]  # fmt: skip
+        sets = [
+            a
+            for s in range(self.influences // 4)
+            for a in (joints[:, 4 * s : 4 * s + 4], weights[:, 4 * s : 4 * s + 4])
+        ]
         columns = [skinning.positions, skinning.normals, *sets]
         self._static = np.ascontiguousarray(np.concatenate(columns, axis=1), dtype=np.float32)
         self.palette_rows = identity + 1
@@ -73,8 +76,7 @@ class GPUSkin:
         bone_to_world : ndarray, shape (B, 4, 4)
             The skeleton's bones in the order the mesh was bound to.
         """
-        return np.ascontiguousarray(self.skinning.skin_matrices(bone_to_world)[0],
-                                    dtype=np.float32)  # fmt: skip
+        return np.ascontiguousarray(self.skinning.skin_matrices(bone_to_world)[0], dtype=np.float32)
 
     def _make_buffers(self):
         buffer = QtOpenGL.QOpenGLBuffer
@@ -112,10 +114,14 @@ class GPUSkin:
             offsets = [("a_position", 3, 0), ("a_normal", 3, 12)]
             for s in range(self.influences // 4):
                 offsets += [(f"a_joints{s}", 4, 24 + 32 * s), (f"a_weights{s}", 4, 40 + 32 * s)]
-            attributes = [(GL.glGetAttribLocation(program, name), n, offset)
-                          for name, n, offset in offsets]  # fmt: skip
-            self._locations = (program, GL.glGetUniformLocation(program, "u_palette"),
-                               [a for a in attributes if a[0] >= 0])  # fmt: skip
+            attributes = [
+                (GL.glGetAttribLocation(program, name), n, offset) for name, n, offset in offsets
+            ]
+            self._locations = (
+                program,
+                GL.glGetUniformLocation(program, "u_palette"),
+                [a for a in attributes if a[0] >= 0],
+            )
             self._vao.forget()
         return self._locations
 
@@ -137,8 +143,9 @@ class GPUSkin:
         def setup():
             static.bind()
             for loc, components, offset in attributes:
-                GL.glVertexAttribPointer(loc, components, GL.GL_FLOAT, False, stride,
-                                         ctypes.c_void_p(offset))  # fmt: skip
+                GL.glVertexAttribPointer(
+                    loc, components, GL.GL_FLOAT, False, stride, ctypes.c_void_p(offset)
+                )
                 GL.glEnableVertexAttribArray(loc)
             static.release()
             return [a[0] for a in attributes]

@@ -117,9 +117,12 @@ def _link(source: str) -> int:
     program = GL.glCreateProgram()
     GL.glAttachShader(program, shader)
     names = (ctypes.c_char_p * len(OUTPUTS))(*(n.encode() for n in OUTPUTS))
-    GL.glTransformFeedbackVaryings(program, len(OUTPUTS),
-                                   ctypes.cast(names, ctypes.POINTER(ctypes.POINTER(GL.GLchar))),
-                                   GL.GL_INTERLEAVED_ATTRIBS)  # fmt: skip
+    GL.glTransformFeedbackVaryings(
+        program,
+        len(OUTPUTS),
+        ctypes.cast(names, ctypes.POINTER(ctypes.POINTER(GL.GLchar))),
+        GL.GL_INTERLEAVED_ATTRIBS,
+    )
     GL.glLinkProgram(program)
     GL.glDeleteShader(shader)  # kept by the program
     if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):

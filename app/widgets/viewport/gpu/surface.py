@@ -186,8 +186,9 @@ class GLSurface(GLViewMixin, QtGui.QWindow):
         bgra = np.empty_like(rgba)
         bgra[..., 0], bgra[..., 1], bgra[..., 2] = rgba[..., 2], rgba[..., 1], rgba[..., 0]
         bgra[..., 3] = 255  # the window has no alpha: what is shown is opaque
-        image = QtGui.QImage(bgra.data, width, height, 4 * width,
-                             QtGui.QImage.Format.Format_RGB32).copy()  # fmt: skip
+        image = QtGui.QImage(
+            bgra.data, width, height, 4 * width, QtGui.QImage.Format.Format_RGB32
+        ).copy()
         image.setDevicePixelRatio(self.devicePixelRatio())
         return image
 
@@ -204,7 +205,8 @@ class GLView(QtWidgets.QWidget):
         # The container below is a native widget; its siblings (the main window's docks)
         # need not become native too (each would be a window menus must be transient for).
         QtCore.QCoreApplication.setAttribute(
-            QtCore.Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
+            QtCore.Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings
+        )
         super().__init__(parent)
         # The native window covers every pixel: nothing to paint or fill under it.
         self.setAttribute(QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -302,9 +304,15 @@ class GLView(QtWidgets.QWidget):
 
     # --- events -----------------------------------------------------------------------------
 
-    _MOUSE = frozenset({QtCore.QEvent.Type.MouseButtonPress, QtCore.QEvent.Type.MouseMove,
-                        QtCore.QEvent.Type.MouseButtonRelease, QtCore.QEvent.Type.Wheel,
-                        QtCore.QEvent.Type.MouseButtonDblClick})  # fmt: skip
+    _MOUSE = frozenset(
+        {
+            QtCore.QEvent.Type.MouseButtonPress,
+            QtCore.QEvent.Type.MouseMove,
+            QtCore.QEvent.Type.MouseButtonRelease,
+            QtCore.QEvent.Type.Wheel,
+            QtCore.QEvent.Type.MouseButtonDblClick,
+        }
+    )
 
     def eventFilter(self, obj, ev) -> bool:
         if obj is self._container and ev.type() in self._MOUSE:

@@ -171,13 +171,26 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
         )
     if ref.kind == POINT:  # a bone's head: moves the bone (its translation, or a key)
         bone = scene.bone(ref.name)
-        parent_to_world = (np.eye(4) if bone.parent is None
-                           else pose.bone_to_world[0, scene.bone_index(bone.parent)])  # fmt: skip
-        live = LiveEdit(document, Ref.bone(ref.name), f"Move bone {ref.name}"
-                        + _frame_text(bone.translation_keys, frame))  # fmt: skip
-        return MoveDrag(viewport, document, live, viewport.handle_position(ref), pixel, shift,
-                        np.linalg.inv(parent_to_world),
-                        key_edits.with_bone_translation)  # fmt: skip
+        parent_to_world = (
+            np.eye(4)
+            if bone.parent is None
+            else pose.bone_to_world[0, scene.bone_index(bone.parent)]
+        )
+        live = LiveEdit(
+            document,
+            Ref.bone(ref.name),
+            f"Move bone {ref.name}" + _frame_text(bone.translation_keys, frame),
+        )
+        return MoveDrag(
+            viewport,
+            document,
+            live,
+            viewport.handle_position(ref),
+            pixel,
+            shift,
+            np.linalg.inv(parent_to_world),
+            key_edits.with_bone_translation,
+        )
     if ref.kind in TARGET_KINDS:
         target = resolve(scene, ref)
         if target.bone is not None:

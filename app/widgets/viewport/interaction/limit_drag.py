@@ -32,8 +32,10 @@ class LimitDrag(Drag):
         self.shape = shape
         self.end = end
         if end is None:
-            self.plane = (np.asarray(grabbed_point, float),
-                          projection.camera_axes(viewport.world_to_eye())[2])  # fmt: skip
+            self.plane = (
+                np.asarray(grabbed_point, float),
+                projection.camera_axes(viewport.world_to_eye())[2],
+            )
         else:
             self.plane = (shape.head, shape.hinge_axis)
 
@@ -61,9 +63,15 @@ class LimitDrag(Drag):
         constraint = self.live.old_owner
         bone = self.shape.bone if constraint.limits_per_bone else None
         self.live.preview(constraint_edits.with_limit(constraint, limit, bone))
-        self.live.text = f"Set limit of {name}" + (f" on {bone}" if bone else "") + (
-            f" to cone {limit.degrees:.1f}°" if isinstance(limit, ConeLimit)
-            else f" to hinge {limit.min:.1f}..{limit.max:.1f}°")  # fmt: skip
+        self.live.text = (
+            f"Set limit of {name}"
+            + (f" on {bone}" if bone else "")
+            + (
+                f" to cone {limit.degrees:.1f}°"
+                if isinstance(limit, ConeLimit)
+                else f" to hinge {limit.min:.1f}..{limit.max:.1f}°"
+            )
+        )
 
 
 def limit_under(viewport, document, pixel):

@@ -37,5 +37,13 @@ def start_tail_drag(viewport, document, pixel, shift: bool) -> MoveDrag | None:
     pose = document.pose()
     i = document.scene.bone_index(name)
     bone_to_world = pose.bone_to_world[0, i]
-    return MoveDrag(viewport, document, tail_edit(document, name), pose.tails[0, i], pixel,
-                    shift, np.linalg.inv(bone_to_world), _with_tail)  # fmt: skip
+    return MoveDrag(
+        viewport,
+        document,
+        tail_edit(document, name),
+        pose.tails[0, i],
+        pixel,
+        shift,
+        np.linalg.inv(bone_to_world),
+        _with_tail,
+    )

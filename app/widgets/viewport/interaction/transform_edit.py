@@ -88,8 +88,11 @@ class Item:
             self.world_to_item = np.linalg.inv(parent_to_world)
             keys = item.rotation_keys if mode == ROTATE else item.translation_keys
             self.keyed = keys is not None
-            self.start_value = (key_edits.rotation_at(item, frame) if mode == ROTATE
-                                else key_edits.translation_at(item, frame))  # fmt: skip
+            self.start_value = (
+                key_edits.rotation_at(item, frame)
+                if mode == ROTATE
+                else key_edits.translation_at(item, frame)
+            )
         else:
             c = scene.constraint(ref.name)
             self.center = next(p for r, p in handles_of(document) if r == ref).copy()
@@ -100,8 +103,11 @@ class Item:
                     self.frame_rotation = rotation_from_matrix(body_to_world)
                 self.world_to_item = np.linalg.inv(body_to_world)
                 self.keyed = mode == ROTATE or item.position_keys is not None
-                self.start_value = (key_edits.rotation_at(item, frame) if mode == ROTATE
-                                    else key_edits.position_at(item, frame))  # fmt: skip
+                self.start_value = (
+                    key_edits.rotation_at(item, frame)
+                    if mode == ROTATE
+                    else key_edits.position_at(item, frame)
+                )
             else:
                 self.keyed = item.position_keys is not None
                 self.start_value = key_edits.position_at(item, frame)
@@ -142,23 +148,26 @@ class Subject:
         self.ref = self.active.ref
         self.refs = [it.ref for it in items]
         scene = document.scene
-        self.old_owners = {(it.collection, it.index): getattr(scene, it.collection)[it.index]
-                           for it in items}  # fmt: skip
+        self.old_owners = {
+            (it.collection, it.index): getattr(scene, it.collection)[it.index] for it in items
+        }
         self.new_owners = dict(self.old_owners)
         verb = "Rotate" if mode == ROTATE else "Move"
         keyed = any(it.keyed for it in items)
-        self.text = (f"{verb} {', '.join(r.label() for r in self.refs)}"
-                     + (_at(document.frame) if keyed else ""))  # fmt: skip
+        self.text = f"{verb} {', '.join(r.label() for r in self.refs)}" + (
+            _at(document.frame) if keyed else ""
+        )
         self.note = ""  # said in the status bar when the gesture begins
         rest = rest_keyed_too(scene, self.refs, document.frame) if mode == ROTATE else ""
         #: said in the status bar when the gesture is done (a pivot's rest keyed too)
         self.done_text = f"{self.text}{rest}"
         bones = {r.name for r in self.refs if r.kind == BONE}
-        driven = sorted({c.name for c in scene.constraints
-                         for b in c.driven_bones() if b in bones})  # fmt: skip
+        driven = sorted({c.name for c in scene.constraints for b in c.driven_bones() if b in bones})
         if driven:
-            self.note = (f"Driven by {', '.join(driven)}: a driven bone's values show only "
-                         "where the constraint lets them")  # fmt: skip
+            self.note = (
+                f"Driven by {', '.join(driven)}: a driven bone's values show only "
+                "where the constraint lets them"
+            )
 
     @property
     def center(self) -> np.ndarray:
@@ -186,6 +195,7 @@ class Subject:
     def rotate_about(self, axis, angle: float, k: int | None = None, local: bool = False):
         """Preview a turn of ``angle`` radians about the world direction ``axis``; with
         ``local`` each item turns about its own axis ``k`` instead."""
+
         def delta(it):
             a = it.local_axes[:, k] if local and k is not None else np.asarray(axis, float)
             return quat.from_axis_angle(a, angle)
@@ -208,8 +218,11 @@ class Subject:
 
     def commit(self) -> bool:
         """Push one undo entry (if anything changed); returns whether it did."""
-        changed = [(key, self.old_owners[key], new) for key, new in self.new_owners.items()
-                   if new != self.old_owners[key]]  # fmt: skip
+        changed = [
+            (key, self.old_owners[key], new)
+            for key, new in self.new_owners.items()
+            if new != self.old_owners[key]
+        ]
         if not changed:
             self.cancel()
             return False
@@ -243,21 +256,25 @@ def subject_for(document, mode: str, refs=None) -> tuple[Subject | None, str]:
     not)``. A bone whose ancestor is selected too is left to follow it (as in Blender)."""
     refs = list(document.selection if refs is None else refs)
     if not refs:
-        what = ("R turns the selected bones and pivots" if mode == ROTATE
-                else "G moves the selected bones, pivots and targets")  # fmt: skip
+        what = (
+            "R turns the selected bones and pivots"
+            if mode == ROTATE
+            else "G moves the selected bones, pivots and targets"
+        )
         return None, f"{what}: select some first"
     kinds = ROTATABLE if mode == ROTATE else MOVABLE
     scene = document.scene
     usable = [r for r in refs if r.kind in kinds]
-    usable = [r for r in usable if r.kind not in TARGET_KINDS
-              or resolve(scene, r).bone is None]  # fmt: skip
+    usable = [r for r in usable if r.kind not in TARGET_KINDS or resolve(scene, r).bone is None]
     bones = {r.name for r in usable if r.kind == BONE}
     usable = [r for r in usable if r.kind != BONE or not (_ancestors(scene, r.name) & bones)]
     if not usable:
         ref = refs[-1]
         if ref.kind in TARGET_KINDS and ref.kind in kinds:
-            return None, (f"The {ref.kind} of {ref.name} follows a bone; set it to a position "
-                          "(inspector or outliner menu) to move it")  # fmt: skip
+            return None, (
+                f"The {ref.kind} of {ref.name} follows a bone; set it to a position "
+                "(inspector or outliner menu) to move it"
+            )
         what = "a bone or a pivot" if mode == ROTATE else "a bone, a pivot or a target"
         return None, f"{ref.label().capitalize()} cannot be {mode}d; select {what}"
     return Subject(document, [Item(document, r, mode) for r in usable], mode), ""
@@ -299,8 +316,9 @@ class Dial:
     def angle(self, pixel) -> float:
         """Radians, positive about :attr:`axis`."""
         if self.tangent_px is not None:
-            return tangent_angle(np.asarray(pixel, float) - self.start, self.tangent_px,
-                                 self.radius)  # fmt: skip
+            return tangent_angle(
+                np.asarray(pixel, float) - self.start, self.tangent_px, self.radius
+            )
         if np.linalg.norm(np.asarray(pixel, float) - self.center_px) < 2.0:
             return self.sign * self._last  # at the centre the angle is undefined
         self._last = unwrap(self._last, screen_angle(self.center_px, self.start, pixel))

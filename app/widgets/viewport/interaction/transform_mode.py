@@ -57,8 +57,10 @@ class TransformMode(QtCore.QObject):
         self._ctrl = False
         self.header = QtWidgets.QLabel(viewport)
         self.header.setObjectName("transformHeader")
-        self.header.setStyleSheet("QLabel { background: rgba(18, 18, 22, 215); color: #f0f0f0;"
-                                  " padding: 4px 8px; border-radius: 3px; }")  # fmt: skip
+        self.header.setStyleSheet(
+            "QLabel { background: rgba(18, 18, 22, 215); color: #f0f0f0;"
+            " padding: 4px 8px; border-radius: 3px; }"
+        )
         self.header.move(8, 8)
         self.header.hide()
         viewport.overlay(self.header)  # over the view's native window
@@ -91,8 +93,10 @@ class TransformMode(QtCore.QObject):
         view = self._view
         cursor = view.mapFromGlobal(QtGui.QCursor.pos())
         center_px = view.project(subject.center[None])[0]
-        if view.rect().contains(cursor) and np.linalg.norm(
-            [cursor.x() - center_px[0], cursor.y() - center_px[1]]) > 4:  # fmt: skip
+        if (
+            view.rect().contains(cursor)
+            and np.linalg.norm([cursor.x() - center_px[0], cursor.y() - center_px[1]]) > 4
+        ):
             self.start_px = np.array([cursor.x(), cursor.y()], dtype=float)
         else:  # the cursor is elsewhere: start beside the item
             self.start_px = center_px + (80.0, -40.0)
@@ -192,8 +196,9 @@ class TransformMode(QtCore.QObject):
                     else:
                         offset = snapped(offset, DISTANCE_STEP)
             subject.move(offset, self.axis, self.local)
-            self.amount = float(offset @ axis) if axis is not None else float(
-                np.linalg.norm(offset))  # fmt: skip
+            self.amount = (
+                float(offset @ axis) if axis is not None else float(np.linalg.norm(offset))
+            )
             self.offset = np.asarray(offset, dtype=float)
         self._show()
 
@@ -211,8 +216,9 @@ class TransformMode(QtCore.QObject):
             x, y, z = self.offset
             words.append(f"D {x:.3f} {y:.3f} {z:.3f}")
         else:
-            words.append(f"{self.amount:.1f}{unit}" if self.mode == ROTATE
-                         else f"{self.amount:.3f}")  # fmt: skip
+            words.append(
+                f"{self.amount:.1f}{unit}" if self.mode == ROTATE else f"{self.amount:.3f}"
+            )
         if self._ctrl and not self.number.active:
             words.append("snap " + ("5°" if self.mode == ROTATE else "0.1"))
         return " · ".join(words)

@@ -29,13 +29,29 @@ def body_matrix(q, p, scale):
     return m
 
 
-def make_scene(pivots, *, body=None, substeps=4, space="object", integrator="seed",
-               frame_start=0, frame_end=24, bones=()):  # fmt: skip
+def make_scene(
+    pivots,
+    *,
+    body=None,
+    substeps=4,
+    space="object",
+    integrator="seed",
+    frame_start=0,
+    frame_end=24,
+    bones=(),
+):
     body = body or Bone(name="body", translation=(0.2, 1.0, -0.3))
-    constraint = MultiParent(name="mp", body=body.name, pivots=tuple(pivots), substeps=substeps,
-                             space=space, integrator=integrator)  # fmt: skip
-    return Scene(bones=[body, *bones], constraints=[constraint], frame_start=frame_start,
-                 frame_end=frame_end)  # fmt: skip
+    constraint = MultiParent(
+        name="mp",
+        body=body.name,
+        pivots=tuple(pivots),
+        substeps=substeps,
+        space=space,
+        integrator=integrator,
+    )
+    return Scene(
+        bones=[body, *bones], constraints=[constraint], frame_start=frame_start, frame_end=frame_end
+    )
 
 
 def random_pivots(rng, spread=25.0):
@@ -50,25 +66,35 @@ def random_pivots(rng, spread=25.0):
     return [
         Pivot(name="heel", position=(0.1, -0.2, -0.3), rotation_keys=keys([0, 5, 12, 20])),
         Pivot(name="ball", position=(-0.1, -0.2, 0.4), rotation_keys=keys([2, 7.5, 10.3, 16])),
-        Pivot(name="slide", position=(0.0, 0.3, 0.0), rotation_keys=keys([1, 9, 18]),
-              position_keys=Keys([3.0, 11.0], [[0.0, 0.3, 0.0], [0.2, -0.1, 0.5]])),
-    ]  # fmt: skip
+        Pivot(
+            name="slide",
+            position=(0.0, 0.3, 0.0),
+            rotation_keys=keys([1, 9, 18]),
+            position_keys=Keys([3.0, 11.0], [[0.0, 0.3, 0.0], [0.2, -0.1, 0.5]]),
+        ),
+    ]
 
 
 @pytest.mark.parametrize("space", ["world", "object"])
 @pytest.mark.parametrize("integrator", ["seed", "twist"])
 @pytest.mark.parametrize("substeps", [1, 3, 4])
 def test_agrees_with_a_literal_loop_of_the_update_equations(rng, space, integrator, substeps):
-    body = Bone(name="body", translation=(0.2, 1.0, -0.3), scale=(1.0, 2.0, 0.5),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(0.2, 1.0, -0.3),
+        scale=(1.0, 2.0, 0.5),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
     pivots = random_pivots(rng)
     scene = make_scene(pivots, body=body, substeps=substeps, space=space, integrator=integrator)
     frames = np.concatenate([np.arange(-2.0, 23.0), [0.3, 7.7, 10.31, 15.125]])
     result = bake(scene, frames)
-    q, p = literal(pivots, body.rotation, body.translation, body.scale, 0, substeps, frames,
-                   space, integrator)  # fmt: skip
-    np.testing.assert_allclose(result.bone_to_world[:, 0], body_matrix(q, p, body.scale),
-                               atol=1e-10, rtol=0)  # fmt: skip
+    q, p = literal(
+        pivots, body.rotation, body.translation, body.scale, 0, substeps, frames, space, integrator
+    )
+    np.testing.assert_allclose(
+        result.bone_to_world[:, 0], body_matrix(q, p, body.scale), atol=1e-10, rtol=0
+    )
 
 
 @pytest.mark.parametrize("integrator", ["seed", "twist"])
@@ -78,14 +104,20 @@ def test_one_pivot_reproduces_the_seeds_closed_form(rng, integrator, substeps):
 
     The keys include turns of 150 degrees in one frame, so large steps are subdivided.
     """
-    turns = Rotation.concatenate([Rotation.identity(), Rotation.random(3, rng=rng),
-                                  about(Z, 150) * Rotation.identity()])  # fmt: skip
+    turns = Rotation.concatenate(
+        [Rotation.identity(), Rotation.random(3, rng=rng), about(Z, 150) * Rotation.identity()]
+    )
     keys = rotation_keys([0, 4, 9, 10, 11], turns)
     pivot = Pivot(name="p", position=(0.3, -0.4, 0.2), rotation_keys=keys)
-    body = Bone(name="body", translation=(1.0, 2.0, 3.0), scale=(2.0, 1.0, 0.5),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
-    scene = make_scene([pivot], body=body, substeps=substeps, space="world",
-                       integrator=integrator, frame_end=14)  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(1.0, 2.0, 3.0),
+        scale=(2.0, 1.0, 0.5),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
+    scene = make_scene(
+        [pivot], body=body, substeps=substeps, space="world", integrator=integrator, frame_end=14
+    )
     frames = np.arange(0, 14.0, 0.5)
     result = bake(scene, frames)
     q_start = Rotation.from_quat(body.rotation, scalar_first=True)
@@ -113,8 +145,10 @@ def test_opposite_turns_on_parallel_axes_translate_without_rotating(space):
     """Two pivots on parallel axes turning by equal and opposite angles: a pure translation."""
     forward = Keys([0.0, 12.0], about(Z, [0, 60]).as_quat(scalar_first=True))
     backward = Keys([0.0, 12.0], about(Z, [0, -60]).as_quat(scalar_first=True))
-    pivots = [Pivot(name="left", position=(-0.5, 0.0, 0.0), rotation_keys=forward),
-              Pivot(name="right", position=(0.5, 0.0, 0.0), rotation_keys=backward)]  # fmt: skip
+    pivots = [
+        Pivot(name="left", position=(-0.5, 0.0, 0.0), rotation_keys=forward),
+        Pivot(name="right", position=(0.5, 0.0, 0.0), rotation_keys=backward),
+    ]
     result = bake(make_scene(pivots, space=space, frame_end=12))
     rotations = result.bone_to_world[:, 0, :3, :3]
     np.testing.assert_allclose(rotations, np.broadcast_to(np.eye(3), rotations.shape), atol=1e-12)
@@ -141,13 +175,15 @@ def test_pivots_stay_rigid_on_the_body_over_1e5_steps(rng):
     assert result.info["mp"]["grid_steps"] >= 100_000
     m = result.bone_to_world[:, 0]
     rotation = m[:, :3, :3]
-    np.testing.assert_allclose(np.swapaxes(rotation, 1, 2) @ rotation,
-                               np.broadcast_to(np.eye(3), rotation.shape), atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        np.swapaxes(rotation, 1, 2) @ rotation,
+        np.broadcast_to(np.eye(3), rotation.shape),
+        atol=1e-12,
+    )
     on_body = np.array([p.position for p in pivots])
     in_world = np.einsum("fij,pj->fpi", rotation, on_body) + m[:, None, :3, 3]
     distances = np.linalg.norm(in_world[:, :, None] - in_world[:, None, :], axis=-1)
-    np.testing.assert_allclose(distances, np.broadcast_to(distances[0], distances.shape),
-                               atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(distances, np.broadcast_to(distances[0], distances.shape), atol=1e-9)
     to_head = np.linalg.norm(in_world - m[:, None, :3, 3], axis=-1)
     np.testing.assert_allclose(to_head, np.broadcast_to(to_head[0], to_head.shape), atol=1e-9)
 
@@ -158,14 +194,16 @@ def test_object_space_rolls_a_yawed_body_along_its_length_world_space_sideways(i
     x axis: in object space it tumbles over its front edge along its length (world x); in
     world space the same keys turn it about world x, its length, so it rolls sideways (z)."""
     yaw = about(Y, 90)
-    body = Bone(name="plank", translation=(0.0, 0.1, 0.0),
-                rotation=tuple(yaw.as_quat(scalar_first=True)))  # fmt: skip
+    body = Bone(
+        name="plank", translation=(0.0, 0.1, 0.0), rotation=tuple(yaw.as_quat(scalar_first=True))
+    )
     roll = Keys([0.0, 12.0], about(X, [0, 90]).as_quat(scalar_first=True))
     edge = Pivot(name="edge", position=(0.0, -0.1, 0.5), rotation_keys=roll)  # front bottom edge
     moves = {}
     for space in ("object", "world"):
-        result = bake(make_scene([edge], body=body, space=space, integrator=integrator,
-                                 frame_end=12))  # fmt: skip
+        result = bake(
+            make_scene([edge], body=body, space=space, integrator=integrator, frame_end=12)
+        )
         moves[space] = result.heads[-1, 0] - result.heads[0, 0]
     length, sideways = np.abs(moves["object"][[0, 2]])
     assert length > 0.5 and sideways < 1e-12
@@ -190,8 +228,10 @@ def huge_jump_scene(substeps, integrator="seed"):
     """Half turns about perpendicular axes between adjacent frames, on two pivots at once."""
     half_x = Keys([4.0, 5.0], about(X, [0, 180]).as_quat(scalar_first=True))
     half_y = Keys([4.0, 5.0], about(Y, [0, 180]).as_quat(scalar_first=True))
-    pivots = [Pivot(name="a", position=(0.3, 0.0, 0.0), rotation_keys=half_x),
-              Pivot(name="b", position=(0.0, 0.0, 0.4), rotation_keys=half_y)]  # fmt: skip
+    pivots = [
+        Pivot(name="a", position=(0.3, 0.0, 0.0), rotation_keys=half_x),
+        Pivot(name="b", position=(0.0, 0.0, 0.4), rotation_keys=half_y),
+    ]
     return make_scene(pivots, substeps=substeps, integrator=integrator, space="world", frame_end=8)
 
 
@@ -225,8 +265,7 @@ def test_a_pivot_sliding_to_a_new_place_does_not_pop():
     closed form about the pivot's current place would jump at the switch."""
     roll = Keys([0.0, 20.0], about(X, [0, 60]).as_quat(scalar_first=True))
     slide = Keys([10.0, 11.0], [[0.0, -0.1, -0.1], [0.0, -0.1, 0.2]])
-    pivot = Pivot(name="roll", position=(0.0, -0.1, -0.1), rotation_keys=roll,
-                  position_keys=slide)  # fmt: skip
+    pivot = Pivot(name="roll", position=(0.0, -0.1, -0.1), rotation_keys=roll, position_keys=slide)
     body = Bone(name="foot", translation=(0.0, 0.1, 0.0))
     frames = np.arange(0, 20.0, 0.25)
     result = bake(make_scene([pivot], body=body, substeps=4, frame_end=20), frames)
@@ -266,8 +305,10 @@ def test_the_twist_is_exact_in_object_space_for_steady_pivots():
         for p in pivots
     ]
     frames = np.arange(0, 21.0)
-    results = [bake(make_scene(pivots, substeps=s, integrator="twist"), frames).bone_to_world
-               for s in (1, 7, 64)]  # fmt: skip
+    results = [
+        bake(make_scene(pivots, substeps=s, integrator="twist"), frames).bone_to_world
+        for s in (1, 7, 64)
+    ]
     for other in results[1:]:
         np.testing.assert_allclose(other, results[0], atol=1e-10)
 
@@ -276,14 +317,21 @@ def test_state_at_frame_start_comes_from_forward_kinematics(rng):
     """The body under an animated, scaled parent starts where FK puts it at frame_start (the
     parent's own scale is not part of ``T(p0) R(q0) S``); frames before it hold; its children
     follow it with their local transforms."""
-    parent = Bone(name="parent", translation=(1.0, 0.0, 0.0), scale=(2.0, 2.0, 2.0),
-                  rotation_keys=Keys([0.0, 10.0], Rotation.random(2, rng=rng).as_quat(
-                      scalar_first=True)))  # fmt: skip
+    parent = Bone(
+        name="parent",
+        translation=(1.0, 0.0, 0.0),
+        scale=(2.0, 2.0, 2.0),
+        rotation_keys=Keys([0.0, 10.0], Rotation.random(2, rng=rng).as_quat(scalar_first=True)),
+    )
     body = Bone(name="body", parent="parent", translation=(0.0, 0.5, 0.0), scale=(1.0, 3.0, 1.0))
     child = Bone(name="child", parent="body", translation=(0.0, 1.0, 0.0))
     still = Pivot(name="still", position=(0.1, 0.2, 0.3))
-    scene = Scene(bones=[parent, body, child], frame_start=4, frame_end=12,
-                  constraints=[MultiParent(name="mp", body="body", pivots=(still,))])  # fmt: skip
+    scene = Scene(
+        bones=[parent, body, child],
+        frame_start=4,
+        frame_end=12,
+        constraints=[MultiParent(name="mp", body="body", pivots=(still,))],
+    )
     result = bake(scene, [0.0, 4.0, 8.0])
     plain = bake(Scene(bones=scene.bones, frame_start=4, frame_end=12), [4.0])
     fk = plain.bone_to_world[0, 1]
@@ -295,8 +343,9 @@ def test_state_at_frame_start_comes_from_forward_kinematics(rng):
         np.testing.assert_allclose(m, expected, atol=1e-12)
     child_to_body = np.eye(4)
     child_to_body[:3, 3] = child.translation
-    np.testing.assert_allclose(result.bone_to_world[:, 2],
-                               result.bone_to_world[:, 1] @ child_to_body, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        result.bone_to_world[:, 2], result.bone_to_world[:, 1] @ child_to_body, atol=1e-12
+    )
 
 
 def test_after_the_last_key_the_body_holds_still(rng):
@@ -336,10 +385,13 @@ def test_a_looping_animation_does_not_drift_over_1e6_steps(space):
 
     heel = Pivot(name="heel", position=(0.05, -0.2, -0.3), rotation_keys=looping_keys(0, heel_turn))
     toe = Pivot(name="toe", position=(-0.05, -0.2, 0.4), rotation_keys=looping_keys(20, toe_turn))
-    body = Bone(name="body", translation=(0.2, 1.0, -0.3), scale=(1.0, 1.5, 0.8),
-                rotation=tuple(about(Y, 30).as_quat(scalar_first=True)))  # fmt: skip
-    scene = make_scene([heel, toe], body=body, substeps=4, space=space,
-                       frame_end=loops * period)  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(0.2, 1.0, -0.3),
+        scale=(1.0, 1.5, 0.8),
+        rotation=tuple(about(Y, 30).as_quat(scalar_first=True)),
+    )
+    scene = make_scene([heel, toe], body=body, substeps=4, space=space, frame_end=loops * period)
     frames = np.arange(0.0, loops * period + 1)
     evaluator = Evaluator(scene)
     result = evaluator.evaluate(frames)

@@ -15,7 +15,7 @@ from app.scene.io import dumps_scene, load_scene, loads_scene
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, ConeLimit, Fabrik, HingeLimit, Scene, Target
 from tests.helpers.paths import ROOT, SCENES
-from tests.scene.test_points_at import (
+from tests.scene.constraints.test_points_at import (
     FRAMES,
     direction_error_deg,
     local_rest_relative,
@@ -61,10 +61,12 @@ def test_world_and_object_spaces_give_the_same_pose_without_limits(seed):
     info = obj.info["ik"]
     np.testing.assert_array_equal(info["iterations"], world.info["ik"]["iterations"])
     tip = obj.tails[:, scene.bone_index("b3")]
-    target = (obj.heads[:, scene.bone_index("mover")] if scene.constraints[0].target.bone
-              else scene.constraints[0].target.position_keys.values)  # fmt: skip
-    np.testing.assert_allclose(np.linalg.norm(tip - target, axis=-1), info["distance"],
-                               atol=1e-9)  # fmt: skip
+    target = (
+        obj.heads[:, scene.bone_index("mover")]
+        if scene.constraints[0].target.bone
+        else scene.constraints[0].target.position_keys.values
+    )
+    np.testing.assert_allclose(np.linalg.norm(tip - target, axis=-1), info["distance"], atol=1e-9)
     converged = info["reachable"] & (info["iterations"] < 50)
     assert np.all(info["distance"][converged] <= 1e-6)
     if scene.constraints[0].target.bone is None:
@@ -80,8 +82,12 @@ def test_reachable_targets_are_reached_and_unreachable_ones_get_a_straight_chain
     for space in ("world", "object"):
         near = root + np.array([0.3, 0.2, -0.25]) * reach
         keys = Keys(FRAMES, near)
-        with_fabrik(scene, target=Target(position=tuple(near[0]), position_keys=keys),
-                    tolerance=1e-7, max_iterations=200)  # fmt: skip
+        with_fabrik(
+            scene,
+            target=Target(position=tuple(near[0]), position_keys=keys),
+            tolerance=1e-7,
+            max_iterations=200,
+        )
         r = bake(scene, FRAMES, space=space)
         assert r.info["ik"]["reachable"].all()
         tip = r.tails[:, scene.bone_index("b3")]
@@ -98,8 +104,10 @@ def test_reachable_targets_are_reached_and_unreachable_ones_get_a_straight_chain
 
 def test_limits_are_kept_in_object_space_and_reported_in_world_space(rng):
     scene = random_chain_scene(rng, 4)
-    limits = {"b1": ConeLimit(degrees=25.0, twist=(-10.0, 10.0)),
-              "b2": HingeLimit(axis=(0.0, 0.0, 1.0), min=-30.0, max=80.0)}  # fmt: skip
+    limits = {
+        "b1": ConeLimit(degrees=25.0, twist=(-10.0, 10.0)),
+        "b2": HingeLimit(axis=(0.0, 0.0, 1.0), min=-30.0, max=80.0),
+    }
     with_fabrik(scene, limits=limits, max_iterations=40)
     obj = bake(scene, FRAMES, space="object")
     world = bake(scene, FRAMES, space="world")
@@ -112,11 +120,13 @@ def test_limits_are_kept_in_object_space_and_reported_in_world_space(rng):
         swing = direction_error_deg(d1.apply(u1), u1)
         # Twist about the rest direction, from scipy: what is left after the shortest arc.
         swing_rot = shortest_arc_scipy(np.broadcast_to(u1, (len(FRAMES), 3)), d1.apply(u1))
-        twist = np.degrees(np.einsum("nk,k->n", (swing_rot.inv() * d1).as_rotvec(),
-                                     u1 / np.linalg.norm(u1)))  # fmt: skip
+        twist = np.degrees(
+            np.einsum("nk,k->n", (swing_rot.inv() * d1).as_rotvec(), u1 / np.linalg.norm(u1))
+        )
         d2 = local_rest_relative(result, scene, "b2")
-        to_hinge = np.array([np.degrees((allowed.inv() * d2[i]).magnitude().min())
-                             for i in range(len(FRAMES))])  # fmt: skip
+        to_hinge = np.array(
+            [np.degrees((allowed.inv() * d2[i]).magnitude().min()) for i in range(len(FRAMES))]
+        )
         if result is obj:
             assert swing.max() <= 25 + 1e-7 and np.abs(twist).max() <= 10 + 1e-7
             assert to_hinge.max() < 0.01  # the grid's resolution
@@ -145,8 +155,11 @@ def test_each_bone_turns_by_the_shortest_arc_from_its_animated_pose(rng):
             after = r.bone_to_world[:, b]
             s = scene.bones[b].scale[0]
             delta = Rotation.from_matrix(after[:, :3, :3] @ np.linalg.inv(before[:, :3, :3]))
-            seg = (np.asarray(scene.tail_of(b)) if k == 3
-                   else np.asarray(scene.bones[b + 1].translation))  # fmt: skip
+            seg = (
+                np.asarray(scene.tail_of(b))
+                if k == 3
+                else np.asarray(scene.bones[b + 1].translation)
+            )
             seg_world = before[:, :3, :3] @ seg / s
             # No twist about the segment: the roll stays the animation's.
             twist = np.einsum("nk,nk->n", delta.as_rotvec(), seg_world)
@@ -159,8 +172,9 @@ def test_no_frame_depends_on_another(rng):
     for frames in ([7.0], [12.0, 3.0, 5.0], [5.0, 5.0]):
         some = bake(scene, frames, space="object")
         index = [list(FRAMES).index(f) for f in frames]
-        np.testing.assert_allclose(some.bone_to_world, everything.bone_to_world[index],
-                                   rtol=0, atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            some.bone_to_world, everything.bone_to_world[index], rtol=0, atol=1e-12
+        )
 
 
 def test_the_pole_sets_the_plane_the_chain_bends_in(rng):
@@ -171,9 +185,13 @@ def test_the_pole_sets_the_plane_the_chain_bends_in(rng):
     reach = np.linalg.norm(np.diff(joints[0], axis=0), axis=-1).sum()
     pole = root + np.array([0.0, 0.0, 3.0])
     target = root + np.array([0.6, 0.2, 0.0]) * reach
-    with_fabrik(scene, target=Target(position=tuple(target[0]), position_keys=Keys(FRAMES, target)),
-                pole=Target(position=tuple(pole[0]), position_keys=Keys(FRAMES, pole)),
-                tolerance=1e-8, max_iterations=300)  # fmt: skip
+    with_fabrik(
+        scene,
+        target=Target(position=tuple(target[0]), position_keys=Keys(FRAMES, target)),
+        pole=Target(position=tuple(pole[0]), position_keys=Keys(FRAMES, pole)),
+        tolerance=1e-8,
+        max_iterations=300,
+    )
     for space in ("world", "object"):
         r = bake(scene, FRAMES, space=space)
         joints = np.concatenate([r.heads[:, 1:5], r.tails[:, 4:5]], axis=1)
@@ -188,11 +206,16 @@ def chain_scene(rest_rotations, animated_rotations, limits=None):
     """Four unit bones along +Y from the origin; rest and animated rotations per bone."""
     bones = []
     for k in range(4):
-        bones.append(Bone(name=CHAIN[k], parent=CHAIN[k - 1] if k else None,
-                          translation=(0.0, 1.0 if k else 0.0, 0.0),
-                          rotation=tuple(rest_rotations[k]),
-                          rotation_keys=Keys(np.array([0.0]), np.array([animated_rotations[k]])),
-                          tail=(0.0, 1.0, 0.0) if k == 3 else None))  # fmt: skip
+        bones.append(
+            Bone(
+                name=CHAIN[k],
+                parent=CHAIN[k - 1] if k else None,
+                translation=(0.0, 1.0 if k else 0.0, 0.0),
+                rotation=tuple(rest_rotations[k]),
+                rotation_keys=Keys(np.array([0.0]), np.array([animated_rotations[k]])),
+                tail=(0.0, 1.0, 0.0) if k == 3 else None,
+            )
+        )
     scene = Scene(bones=bones, frame_start=0, frame_end=0)
     scene.constraints = [
         Fabrik(
@@ -241,8 +264,9 @@ def test_bad_input_is_refused_with_where_and_why(rng):
         r"length at frame 0: .*translation of 'b2'",
     ):
         bake(scene, FRAMES)
-    scene = with_fabrik(random_chain_scene(rng, 4),
-                        target=Target(position=(0.0, float("nan"), 0.0)))  # fmt: skip
+    scene = with_fabrik(
+        random_chain_scene(rng, 4), target=Target(position=(0.0, float("nan"), 0.0))
+    )
     with pytest.raises(SceneError, match=r"constraints\[0\]\.target: the target is not a finite"):
         bake(scene, FRAMES)
     scene = with_fabrik(random_chain_scene(rng, 4), pole=Target(position=(np.inf, 0.0, 0.0)))
@@ -252,12 +276,22 @@ def test_bad_input_is_refused_with_where_and_why(rng):
 
 def test_pole_round_trips_and_a_bad_pole_names_its_path():
     value = {
-        "format": "pivotal-scene", "version": 1,
-        "bones": [{"name": "a", "translation": [0, 0, 0]},
-                  {"name": "b", "parent": "a", "translation": [0, 1, 0], "tail": [0, 1, 0]}],
-        "constraints": [{"type": "fabrik", "name": "ik", "chain": ["a", "b"],
-                         "target": {"position": [1, 1, 0]}, "pole": {"bone": "a", "at": "tail"}}],
-    }  # fmt: skip
+        "format": "pivotal-scene",
+        "version": 1,
+        "bones": [
+            {"name": "a", "translation": [0, 0, 0]},
+            {"name": "b", "parent": "a", "translation": [0, 1, 0], "tail": [0, 1, 0]},
+        ],
+        "constraints": [
+            {
+                "type": "fabrik",
+                "name": "ik",
+                "chain": ["a", "b"],
+                "target": {"position": [1, 1, 0]},
+                "pole": {"bone": "a", "at": "tail"},
+            }
+        ],
+    }
     scene = loads_scene(json.dumps(value))
     assert scene.constraints[0].pole == Target(bone="a", at="tail")
     assert scene.constraints[0].referenced_bones() == ("a", "b", "a")
@@ -277,9 +311,22 @@ def test_the_shipped_scenes_bake_and_show_world_against_object(tmp_path, name):
     runs = {}
     for space in ("world", "object"):
         out = tmp_path / f"{space}.npz"
-        proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "bake", str(path), "--out",
-                               str(out), "--space", space], capture_output=True, text=True,
-                              cwd=ROOT, timeout=120)  # fmt: skip
+        proc = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "main.py"),
+                "bake",
+                str(path),
+                "--out",
+                str(out),
+                "--space",
+                space,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         runs[space] = np.load(out)
     assert np.all(runs["object"]["limit_violation_deg"] == 0)

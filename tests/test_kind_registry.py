@@ -406,9 +406,12 @@ class PinSolver:
 
 
 def _read(obj, path, common) -> Pin:
-    return Pin(bone=read_name(required(obj, "bone", path), f"{path}.bone"),
-               target=target_from_json(required(obj, "target", path), f"{path}.target"),
-               height=read_number(obj.get("height", 0.0), f"{path}.height"), **common)  # fmt: skip
+    return Pin(
+        bone=read_name(required(obj, "bone", path), f"{path}.bone"),
+        target=target_from_json(required(obj, "target", path), f"{path}.target"),
+        height=read_number(obj.get("height", 0.0), f"{path}.height"),
+        **common,
+    )
 
 
 def _write(c: Pin) -> dict:
@@ -437,8 +440,9 @@ def _add_on_bone(menu, document, bone: str, bones) -> None:
 def toy_kind():
     """The toy kind registered on each side (the one line per registry of the recipe)."""
     solvers.SOLVERS.register(Pin, PinSolver)
-    schemas.SCHEMAS.register(schemas.KindSchema(Pin, frozenset({"bone", "target", "height"}),
-                                                _read, _write))  # fmt: skip
+    schemas.SCHEMAS.register(
+        schemas.KindSchema(Pin, frozenset({"bone", "target", "height"}), _read, _write)
+    )
     views.VIEWS.register(views.ConstraintView(Pin, section=_section, add_on_bone=_add_on_bone))
     try:
         yield
@@ -477,7 +481,7 @@ SCENE = {
             "translation_keys": GOAL_KEYS,
             "tail": [0, 0.5, 0],
         },
-    ],  # fmt: skip
+    ],
     "constraints": [
         {
             "type": "toy_pin",
@@ -488,7 +492,7 @@ SCENE = {
             "height": 0.5,
             "note": "kept",
         },
-    ],  # fmt: skip
+    ],
 }
 
 

@@ -17,17 +17,28 @@ from app.scene.formats.gltf.importer import parse_gltf
 from app.scene.io import load_scene
 from tests.helpers.gltf_files import Builder
 from tests.helpers.paths import SCENES
-from tests.scene.test_gltf_import import _channel, _skinned
+from tests.scene.formats.test_gltf_import import _channel, _skinned
 
 
 def _seed() -> Builder:
     b = Builder()
     _skinned(b, stride=True, normalized=True)
-    _channel(b, 1, "rotation", [0.0, 0.5, 1.0], [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795],
-                                                 [0, 0, 0.7071068, 0.7071068]])  # fmt: skip
+    _channel(
+        b,
+        1,
+        "rotation",
+        [0.0, 0.5, 1.0],
+        [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795], [0, 0, 0.7071068, 0.7071068]],
+    )
     _channel(b, 0, "translation", [0.0, 1.0], [[0, 1, 0], [0, 1.5, 0.2]], "STEP")
-    _channel(b, 2, "scale", [0.0, 0.5], [[1, 1, 1], [2, 2, 2], [1.5, 1, 1], [0, 0, 0],
-                                         [1, 1, 1], [0.5, 0.5, 0.5]], "CUBICSPLINE")  # fmt: skip
+    _channel(
+        b,
+        2,
+        "scale",
+        [0.0, 0.5],
+        [[1, 1, 1], [2, 2, 2], [1.5, 1, 1], [0, 0, 0], [1, 1, 1], [0.5, 0.5, 0.5]],
+        "CUBICSPLINE",
+    )
     return b
 
 
@@ -66,9 +77,12 @@ def _judge(data: bytes) -> None:
         assert mesh.joint_indices.max() < len(mesh.joints)
 
 
-FUZZ = settings(max_examples=int(os.environ.get("PIVOTAL_FUZZ_EXAMPLES", 150)), deadline=None,
-                derandomize="PIVOTAL_FUZZ_EXAMPLES" not in os.environ,
-                suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+FUZZ = settings(
+    max_examples=int(os.environ.get("PIVOTAL_FUZZ_EXAMPLES", 150)),
+    deadline=None,
+    derandomize="PIVOTAL_FUZZ_EXAMPLES" not in os.environ,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def test_the_seeds_are_valid_scenes():
@@ -83,8 +97,11 @@ def test_the_seeds_are_valid_scenes():
 @given(st.data(), st.sampled_from(sorted(SEEDS)))
 def test_byte_flips(data, kind):
     raw = bytearray(SEEDS[kind])
-    flips = data.draw(st.lists(st.tuples(st.integers(0, len(raw) - 1), st.integers(0, 255)),
-                               min_size=1, max_size=8))  # fmt: skip
+    flips = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(raw) - 1), st.integers(0, 255)), min_size=1, max_size=8
+        )
+    )
     for at, value in flips:
         raw[at] = value
     _judge(bytes(raw))
@@ -109,15 +126,26 @@ def _paths(value, prefix=()):
 
 PATHS = [p for p in _paths(DOC) if p and p[0] != "buffers"] + [("buffers", 0, "byteLength")]
 JUNK = st.one_of(
-    st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.sampled_from([-1, 0, 1, 2, 3]),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5),
-    st.lists(st.integers(-2, 5), max_size=5), st.just({}), st.just([0, 0, 0, 0]),
-)  # fmt: skip
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.sampled_from([-1, 0, 1, 2, 3]),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=5),
+    st.lists(st.integers(-2, 5), max_size=5),
+    st.just({}),
+    st.just([0, 0, 0, 0]),
+)
 
 
 @FUZZ
-@given(st.lists(st.tuples(st.sampled_from(PATHS), st.one_of(st.just("delete"), JUNK)),
-                min_size=1, max_size=4))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(PATHS), st.one_of(st.just("delete"), JUNK)),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_json_mutations(mutations):
     doc = json.loads(GLTF)
     for path, junk in mutations:

@@ -28,9 +28,15 @@ def hamilton(a, b):
     """Hamilton products of ``(N, 4)`` quaternion stacks ``[w, x, y, z]``."""
     aw, ax, ay, az = a.T
     bw, bx, by, bz = b.T
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw],
-                    axis=-1)  # fmt: skip
+    return np.stack(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        axis=-1,
+    )
 
 
 def orientation_steps(combined, start, space):
@@ -84,8 +90,16 @@ def left_jacobians(phi):
     return np.eye(3) + a * K + b * K @ K
 
 
-def seed_loop(pivots, body, substeps, frames, space, integrator="seed", sample_rotation=None,
-              sample_offset=None):  # fmt: skip
+def seed_loop(
+    pivots,
+    body,
+    substeps,
+    frames,
+    space,
+    integrator="seed",
+    sample_rotation=None,
+    sample_offset=None,
+):
     """The seed's update equations stepped one grid step at a time from frame 0.
 
     ``integrator="twist"`` steps their limit with the twist frozen over each step instead.
@@ -137,29 +151,50 @@ def random_turns(rng, frames, spread=40.0):
     turns = [Rotation.identity()]
     for _ in frames[1:]:
         axis = rng.normal(size=3)
-        turns.append(Rotation.from_rotvec(np.radians(rng.uniform(-spread, spread))
-                                          * axis / np.linalg.norm(axis)) * turns[-1])  # fmt: skip
+        turns.append(
+            Rotation.from_rotvec(
+                np.radians(rng.uniform(-spread, spread)) * axis / np.linalg.norm(axis)
+            )
+            * turns[-1]
+        )
     return Keys(frames, Rotation.concatenate(turns).as_quat(scalar_first=True))
 
 
 def random_rig(rng, sliding=True):
     """Three pivots on random axes, keys on dyadic frames (grid points at 4^k substeps)."""
-    body = Bone(name="body", translation=tuple(rng.normal(size=3)), scale=(1.0, 1.5, 0.75),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=tuple(rng.normal(size=3)),
+        scale=(1.0, 1.5, 0.75),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
     slide = Keys([0.5, 3.25], [[0.0, 0.3, 0.0], [0.2, -0.1, 0.5]]) if sliding else None
     pivots = [
         Pivot(name="heel", position=(0.1, -0.2, -0.3), rotation_keys=random_turns(rng, [0, 2, 4])),
-        Pivot(name="ball", position=(-0.1, -0.2, 0.4),
-              rotation_keys=random_turns(rng, [0.25, 1.5, 3.75])),
-        Pivot(name="slide", position=(0.0, 0.3, 0.0), rotation_keys=random_turns(rng, [1, 2.5, 4]),
-              position_keys=slide),
-    ]  # fmt: skip
+        Pivot(
+            name="ball",
+            position=(-0.1, -0.2, 0.4),
+            rotation_keys=random_turns(rng, [0.25, 1.5, 3.75]),
+        ),
+        Pivot(
+            name="slide",
+            position=(0.0, 0.3, 0.0),
+            rotation_keys=random_turns(rng, [1, 2.5, 4]),
+            position_keys=slide,
+        ),
+    ]
     return body, pivots
 
 
 def make_scene(pivots, body, *, space="world", integrator="exact", substeps=4, frame_end=5):
-    constraint = MultiParent(name="mp", body=body.name, pivots=tuple(pivots), substeps=substeps,
-                             space=space, integrator=integrator)  # fmt: skip
+    constraint = MultiParent(
+        name="mp",
+        body=body.name,
+        pivots=tuple(pivots),
+        substeps=substeps,
+        space=space,
+        integrator=integrator,
+    )
     return Scene(bones=[body], constraints=[constraint], frame_start=0, frame_end=frame_end)
 
 
@@ -173,8 +208,9 @@ def state(scene, frames):
 
 def rotation_distance(a, b):
     """Angles (radians) between quaternion stacks."""
-    return (Rotation.from_quat(a, scalar_first=True).inv()
-            * Rotation.from_quat(b, scalar_first=True)).magnitude()  # fmt: skip
+    return (
+        Rotation.from_quat(a, scalar_first=True).inv() * Rotation.from_quat(b, scalar_first=True)
+    ).magnitude()
 
 
 FRAMES = np.arange(0.0, 5.0)
@@ -222,16 +258,25 @@ def test_one_pivot_is_the_seeds_closed_form(rng, space):
     come, so the closed form holds there when they commute: turns about one axis.
     """
     if space == "world":
-        turns = Rotation.concatenate([Rotation.identity(), Rotation.random(3, rng=rng),
-                                      Rotation.from_rotvec(np.radians(150) * Z)])  # fmt: skip
+        turns = Rotation.concatenate(
+            [
+                Rotation.identity(),
+                Rotation.random(3, rng=rng),
+                Rotation.from_rotvec(np.radians(150) * Z),
+            ]
+        )
     else:
         axis = rng.normal(size=3)
         angles = np.radians([0, 70, -40, 30, 180])
         turns = Rotation.from_rotvec(angles[:, None] * axis / np.linalg.norm(axis))
     keys = Keys([0, 2.6, 4, 7.3, 8.3], turns.as_quat(scalar_first=True))
     pivot = Pivot(name="p", position=(0.3, -0.4, 0.2), rotation_keys=keys)
-    body = Bone(name="body", translation=(1.0, 2.0, 3.0), scale=(2.0, 1.0, 0.5),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(1.0, 2.0, 3.0),
+        scale=(2.0, 1.0, 0.5),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
     frames = np.concatenate([np.arange(0, 10.0), rng.uniform(0, 10, 12), [2.6, 7.3, 8.0, 8.29]])
     q, p = state(make_scene([pivot], body, space=space, frame_end=10), frames)
     q_start = Rotation.from_quat(body.rotation, scalar_first=True)
@@ -246,17 +291,24 @@ def test_one_pivot_is_the_seeds_closed_form(rng, space):
 @pytest.mark.parametrize("space", ["world", "object"])
 def test_a_fractional_frame_is_the_piece_cut_there(rng, space):
     """Exact at 10.37 equals exact with keys inserted at 10.37 (the same motion, cut there)."""
-    body = Bone(name="body", translation=(0.2, 1.0, -0.3),
-                rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)))  # fmt: skip
+    body = Bone(
+        name="body",
+        translation=(0.2, 1.0, -0.3),
+        rotation=tuple(Rotation.random(rng=rng).as_quat(scalar_first=True)),
+    )
     frames = [0, 5, 12.5, 20]
-    pivots = [Pivot(name="a", position=(0.1, -0.2, -0.3), rotation_keys=random_turns(rng, frames)),
-              Pivot(name="b", position=(-0.3, 0.1, 0.4), rotation_keys=random_turns(rng, frames),
-                    position_keys=Keys([2.0, 16.0], [[-0.3, 0.1, 0.4], [0.5, 0.2, -0.1]]))]
-    # fmt: skip
+    pivots = [
+        Pivot(name="a", position=(0.1, -0.2, -0.3), rotation_keys=random_turns(rng, frames)),
+        Pivot(
+            name="b",
+            position=(-0.3, 0.1, 0.4),
+            rotation_keys=random_turns(rng, frames),
+            position_keys=Keys([2.0, 16.0], [[-0.3, 0.1, 0.4], [0.5, 0.2, -0.1]]),
+        ),
+    ]
 
     def cut(pv, t):  # the same keys with one more, on the motion, at t
-        rot = pv.rotation_keys.with_key(t, slerped(pv, np.array([t]))[0].as_quat(
-            scalar_first=True))  # fmt: skip
+        rot = pv.rotation_keys.with_key(t, slerped(pv, np.array([t]))[0].as_quat(scalar_first=True))
         pos = pv.position_keys
         if pos is not None:
             pos = pos.with_key(t, offsets(pv, np.array([t]), 1.0)[0])
@@ -277,8 +329,10 @@ def test_a_fractional_frame_is_the_piece_cut_there(rng, space):
 def test_the_pivots_order_changes_no_bit(rng):
     body, pivots = random_rig(rng)
     frames = np.concatenate([FRAMES, [0.3, 2.7, 3.9]])
-    results = [bake(make_scene([pivots[i] for i in order], body), frames).bone_to_world
-               for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0])]  # fmt: skip
+    results = [
+        bake(make_scene([pivots[i] for i in order], body), frames).bone_to_world
+        for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0])
+    ]
     for other in results[1:]:
         assert np.array_equal(other, results[0])
 
@@ -299,9 +353,15 @@ def test_a_long_shot_stays_on_the_limit(rng, space):
     """Over 600 frames with keys every 7 frames (many scan blocks), the exact integral agrees
     with the seed loop's Richardson extrapolation at its far end, and |q0| stays 1."""
     frames = np.arange(0.0, 601.0, 7.0)
-    pivots = [Pivot(name=n, position=tuple(rng.normal(size=3) * 0.3),
-                    rotation_keys=random_turns(rng, frames, spread=10.0)) for n in "abc"]
-    # fmt: skip
+    pivots = [
+        Pivot(
+            name=n,
+            position=tuple(rng.normal(size=3) * 0.3),
+            rotation_keys=random_turns(rng, frames, spread=10.0),
+        )
+        for n in "abc"
+    ]
+
     body = Bone(name="body", translation=(0.0, 1.0, 0.0))
     scene = make_scene(pivots, body, space=space, frame_end=600)
     ends = np.array([0.0, 300.0, 600.0])
@@ -327,10 +387,23 @@ def test_the_jacobians_are_the_integrals_of_a_turning_vector(rng):
 
 
 def test_the_format_reads_and_writes_exact():
-    doc = {"format": "pivotal-scene", "version": 1, "fps": 24, "frame_start": 0,
-           "frame_end": 4, "bones": [{"name": "b"}],
-           "constraints": [{"type": "multi_parent", "name": "mp", "body": "b",
-                            "integrator": "exact", "pivots": [{"name": "p"}]}]}  # fmt: skip
+    doc = {
+        "format": "pivotal-scene",
+        "version": 1,
+        "fps": 24,
+        "frame_start": 0,
+        "frame_end": 4,
+        "bones": [{"name": "b"}],
+        "constraints": [
+            {
+                "type": "multi_parent",
+                "name": "mp",
+                "body": "b",
+                "integrator": "exact",
+                "pivots": [{"name": "p"}],
+            }
+        ],
+    }
     scene = scene_from_json(doc)
     assert scene.constraints[0].integrator == "exact"
     assert scene_to_json(scene)["constraints"][0]["integrator"] == "exact"
@@ -352,8 +425,14 @@ def test_the_step_through_shows_the_exact_pieces(rng, space):
         st = steps(scene.constraints[0], scene, frame)
         assert len(st) >= 1 and st.integrator == "exact"
         assert np.all(np.diff(st.times) > 0) and st.times[-1] == frame
-        keys = {float(f) for pv in pivots for k in (pv.rotation_keys, pv.position_keys)
-                if k is not None for f in k.frames if frame - 1 < f < frame}  # fmt: skip
+        keys = {
+            float(f)
+            for pv in pivots
+            for k in (pv.rotation_keys, pv.position_keys)
+            if k is not None
+            for f in k.frames
+            if frame - 1 < f < frame
+        }
         assert keys <= {float(t) for t in st.times}  # the pieces are cut at the keys
         np.testing.assert_allclose(np.diff(st.position, axis=0), st.displacement(), atol=1e-13)
         _, p = state(scene, [frame])

@@ -28,8 +28,14 @@ def independent_bvh_fk(path):
     while tokens[i] != "MOTION":
         t = tokens[i]
         if t in ("ROOT", "JOINT"):
-            joints.append({"name": tokens[i + 1], "parent": stack[-1] if stack else None,
-                           "channels": [], "end": None})  # fmt: skip
+            joints.append(
+                {
+                    "name": tokens[i + 1],
+                    "parent": stack[-1] if stack else None,
+                    "channels": [],
+                    "end": None,
+                }
+            )
             i += 2
         elif t == "End":
             joints[stack[-1]]["end"] = [float(x) for x in tokens[i + 4 : i + 7]]
@@ -66,8 +72,11 @@ def independent_bvh_fk(path):
                 rot_axes += c[0]
                 rot_cols.append(col)
             col += 1
-        local = (Rotation.from_euler(rot_axes, values[:, rot_cols], degrees=True)
-                 if rot_axes else Rotation.identity(n_frames))  # fmt: skip
+        local = (
+            Rotation.from_euler(rot_axes, values[:, rot_cols], degrees=True)
+            if rot_axes
+            else Rotation.identity(n_frames)
+        )
         p = joint["parent"]
         if p is None:
             positions[:, j], rotations[j] = offset, local

@@ -80,12 +80,16 @@ def _clip(path: Path) -> Path:
     for k in range(3):
         columns += [zero, right[:, k], zero]
     columns += [zero, zero, zero]
-    text = ("HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
-            "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  "
-            + LEG.format(s="Left", x=0.1) + "\n  " + LEG.format(s="Right", x=-0.1)
-            + f"\n}}\nMOTION\nFrames: {FRAMES}\nFrame Time: {1 / FPS:.10f}\n"
-            + "\n".join(" ".join(f"{v:.6f}" for v in row) for row in np.stack(columns, 1))
-            + "\n")  # fmt: skip
+    text = (
+        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
+        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  "
+        + LEG.format(s="Left", x=0.1)
+        + "\n  "
+        + LEG.format(s="Right", x=-0.1)
+        + f"\n}}\nMOTION\nFrames: {FRAMES}\nFrame Time: {1 / FPS:.10f}\n"
+        + "\n".join(" ".join(f"{v:.6f}" for v in row) for row in np.stack(columns, 1))
+        + "\n"
+    )
     path.write_text(text)
     return path
 

@@ -111,8 +111,9 @@ def test_unknown_keys_survive(tmp_path):
 
 
 def test_defaults(tmp_path):
-    scene = load_scene(write(tmp_path, {"format": "pivotal-scene", "version": 1,
-                                        "bones": [{"name": "a"}]}))  # fmt: skip
+    scene = load_scene(
+        write(tmp_path, {"format": "pivotal-scene", "version": 1, "bones": [{"name": "a"}]})
+    )
     assert (scene.fps, scene.frame_start, scene.frame_end) == (24.0, 0, 120)
     bone = scene.bones[0]
     assert bone.rotation == (1, 0, 0, 0) and bone.scale == (1, 1, 1) and bone.parent is None
@@ -300,8 +301,10 @@ def test_the_next_save_removes_what_a_killed_writer_left_even_before_it_is_reape
 
     target = tmp_path / "session-1.json"
     code = KILLED_WRITER.format(root=str(ROOT), target=str(target))
-    writers = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-               for _ in range(2)]  # fmt: skip
+    writers = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     try:
         for w in writers:
             assert w.stdout.readline() == "writing\n"
@@ -319,6 +322,5 @@ def test_the_next_save_removes_what_a_killed_writer_left_even_before_it_is_reape
             w.kill()
             w.wait()
             w.stdout.close()
-    assert [f.name for f in remove_stale_temporaries_in(tmp_path, "session-*")] == [
-        left[0].name]  # fmt: skip
+    assert [f.name for f in remove_stale_temporaries_in(tmp_path, "session-*")] == [left[0].name]
     assert [f.name for f in tmp_path.iterdir()] == ["session-1.json"]

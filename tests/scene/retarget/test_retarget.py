@@ -110,7 +110,10 @@ def test_the_motion_looks_the_same_on_the_other_body(clip_name, character_name):
     # the clip keeps its length and rate, one key a frame
     scene = done.scene
     assert (scene.fps, scene.frame_start, scene.frame_end) == (
-        clip.fps, clip.frame_start, clip.frame_end)  # fmt: skip
+        clip.fps,
+        clip.frame_start,
+        clip.frame_end,
+    )
     hips = scene.bone(character_map["hips"])
     np.testing.assert_array_equal(hips.rotation_keys.frames, every)
     assert len(hips.translation_keys) == len(every)
@@ -121,8 +124,9 @@ def test_the_motion_looks_the_same_on_the_other_body(clip_name, character_name):
     source = clip_joints[clip_map["hips"]][:, 1]
     result = result_joints[character_map["hips"]][:, 1]
     assert np.ptp(source) > 0.02 * legs / scale  # the clip's hips do move: this could fail
-    np.testing.assert_allclose(result - result.mean(), scale * (source - source.mean()),
-                               atol=0.01 * legs)  # fmt: skip
+    np.testing.assert_allclose(
+        result - result.mean(), scale * (source - source.mean()), atol=0.01 * legs
+    )
 
 
 def _leg_length(positions, mapping, frame=0):
@@ -136,8 +140,12 @@ def _leg_length(positions, mapping, frame=0):
 
 def _at_rest(scene):
     rest = scene.copy()
-    rest.bones = [b.__class__(**{**b.__dict__, "translation_keys": None, "rotation_keys": None,
-                                 "scale_keys": None}) for b in scene.bones]  # fmt: skip
+    rest.bones = [
+        b.__class__(
+            **{**b.__dict__, "translation_keys": None, "rotation_keys": None, "scale_keys": None}
+        )
+        for b in scene.bones
+    ]
     return rest
 
 
@@ -165,8 +173,9 @@ def _twisting_clip(turns_deg):
     axis = np.asarray(hand.translation) / np.linalg.norm(hand.translation)  # in its own frame
     rest = Rotation.from_quat(forearm.rotation, scalar_first=True)
     turned = rest * Rotation.from_rotvec(np.radians(turns_deg)[:, None] * axis)
-    keyed = forearm.__class__(**{**forearm.__dict__,
-                                 "rotation_keys": Keys(frames, turned.as_quat(scalar_first=True))})
+    keyed = forearm.__class__(
+        **{**forearm.__dict__, "rotation_keys": Keys(frames, turned.as_quat(scalar_first=True))}
+    )
     clip.bones[clip.bone_index(forearm.name)] = keyed
     clip.frame_end = len(frames) - 1
     return clip
@@ -190,8 +199,9 @@ def test_the_twist_about_a_limb_follows_the_clips_whatever_the_rest_poses():
     rotvec = relative.as_rotvec()
     twist = np.degrees(rotvec @ limb)
     np.testing.assert_allclose(twist, turns, atol=1e-6)
-    np.testing.assert_allclose(np.linalg.norm(rotvec - np.outer(np.radians(twist), limb), axis=1),
-                               0.0, atol=1e-9)  # no swing: the forearm keeps its direction
+    np.testing.assert_allclose(
+        np.linalg.norm(rotvec - np.outer(np.radians(twist), limb), axis=1), 0.0, atol=1e-9
+    )  # no swing: the forearm keeps its direction
     clip_joints = joints(clip, frames)
     source_limb = clip_joints[hand] - clip_joints[forearm]
     cos = (source_limb @ limb) / np.linalg.norm(source_limb, axis=1)

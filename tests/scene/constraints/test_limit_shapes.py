@@ -12,8 +12,9 @@ from tests.helpers.paths import SCENES
 
 def _shape(limit):
     axis = np.array([0.0, 0.0, 1.0]) if isinstance(limit, HingeLimit) else np.array([1.0, 0, 0])
-    return limit_shapes.LimitShape("c", "b", limit, np.array([1.0, 2.0, 3.0]),
-                                   np.array([0.0, 2.0, 0.0]), axis)  # fmt: skip
+    return limit_shapes.LimitShape(
+        "c", "b", limit, np.array([1.0, 2.0, 3.0]), np.array([0.0, 2.0, 0.0]), axis
+    )
 
 
 def test_hinge_angles_round_trip_through_points():
@@ -22,8 +23,9 @@ def test_hinge_angles_round_trip_through_points():
         point = shape.head + Rotation.from_euler("z", angle, degrees=True).apply([0, 2, 0])
         assert np.isclose(limit_shapes.hinge_angle_at(shape, point), angle)
     ends = limit_shapes.hinge_ends(shape)
-    assert np.allclose(ends[0] - shape.head, Rotation.from_euler("z", -30, degrees=True)
-                       .apply([0, 2, 0]))  # fmt: skip
+    assert np.allclose(
+        ends[0] - shape.head, Rotation.from_euler("z", -30, degrees=True).apply([0, 2, 0])
+    )
 
 
 def test_cone_angle_of_a_rim_point_is_the_cone_angle():
@@ -41,8 +43,7 @@ def test_the_rest_frame_is_the_static_rotation_in_the_parent_current_frame():
     (shape,) = limit_shapes.shapes(scene, pose.bone_to_world[0], 30)
     calf = scene.bone("calf.l")
     thigh = pose.bone_to_world[0, scene.bone_index("thigh.l")]
-    rot = Rotation.from_matrix(thigh[:3, :3]) * Rotation.from_quat(calf.rotation,
-                                                                  scalar_first=True)
+    rot = Rotation.from_matrix(thigh[:3, :3]) * Rotation.from_quat(calf.rotation, scalar_first=True)
     tail = np.asarray(scene.tail_of(scene.bone_index("calf.l")))
     assert np.allclose(shape.rest_tail, rot.apply(tail * calf.scale))
     assert np.allclose(shape.head, thigh[:3, :3] @ calf.translation + thigh[:3, 3])

@@ -25,8 +25,15 @@ def cut(frames: int = FRAMES) -> str:
     """01_01's first frames, as BVH text."""
     head, motion = CLIP.read_text().split("MOTION", 1)
     lines = motion.strip().splitlines()
-    return (head + "MOTION\n" + f"Frames: {frames}\n" + lines[1] + "\n"
-            + "\n".join(lines[2:2 + frames]) + "\n")  # fmt: skip
+    return (
+        head
+        + "MOTION\n"
+        + f"Frames: {frames}\n"
+        + lines[1]
+        + "\n"
+        + "\n".join(lines[2 : 2 + frames])
+        + "\n"
+    )
 
 
 SHORT = 160  # frames of the record's tests: a landing and a take-off of both feet
@@ -54,17 +61,29 @@ def test_the_record_saves_and_loads_back_equal(planted, tmp_path):
     assert {f["foot"] for f in value["feet"]} == {"LeftFoot", "RightFoot"}
 
 
-@pytest.mark.parametrize("change, path, words", [
-    (lambda p: p.update(frames=[10, 5]), "plant.frames", "ends (5) before it starts (10)"),
-    (lambda p: p.update(speed=0), "plant.speed", "speed must be > 0"),
-    (lambda p: p["feet"][0].update(foot="Nobody"), "plant.feet[0].foot", "not a bone"),
-    (lambda p: p["feet"][0]["contacts"].update(heel=[[5, 9], [8, 12]]),
-     "plant.feet[0].contacts.heel[1]", "within the one before"),
-    (lambda p: p["feet"][0]["contacts"].update(sole=[]), "plant.feet[0].contacts",
-     "unknown contact point 'sole'"),
-    (lambda p: p["feet"][1]["contacts"].update(toe=[[0, 9999]]),
-     "plant.feet[1].contacts.toe[0]", "leaves the range planted"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "change, path, words",
+    [
+        (lambda p: p.update(frames=[10, 5]), "plant.frames", "ends (5) before it starts (10)"),
+        (lambda p: p.update(speed=0), "plant.speed", "speed must be > 0"),
+        (lambda p: p["feet"][0].update(foot="Nobody"), "plant.feet[0].foot", "not a bone"),
+        (
+            lambda p: p["feet"][0]["contacts"].update(heel=[[5, 9], [8, 12]]),
+            "plant.feet[0].contacts.heel[1]",
+            "within the one before",
+        ),
+        (
+            lambda p: p["feet"][0]["contacts"].update(sole=[]),
+            "plant.feet[0].contacts",
+            "unknown contact point 'sole'",
+        ),
+        (
+            lambda p: p["feet"][1]["contacts"].update(toe=[[0, 9999]]),
+            "plant.feet[1].contacts.toe[0]",
+            "leaves the range planted",
+        ),
+    ],
+)
 def test_a_bad_record_is_refused_where_it_is_wrong(planted_json, change, path, words):
     value = json.loads(planted_json)
     change(value["plant"])
@@ -90,8 +109,9 @@ def test_an_edited_contact_plants_again_from_the_original(planted):
     # the released frames follow the original again: the point moves there
     p0 = bake(source).heads
     p1 = bake(again.scene).heads[:, : len(source.bones)]
-    assert not np.allclose(p1[last - 15:last], bake(scene).heads[last - 15:last,
-                                                                  : len(source.bones)])
+    assert not np.allclose(
+        p1[last - 15 : last], bake(scene).heads[last - 15 : last, : len(source.bones)]
+    )
     assert np.abs(p1 - p0).max() > 0
 
 
@@ -108,8 +128,13 @@ def test_a_range_plants_only_its_frames():
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), "plant-feet", *args],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "plant-feet", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
 
 
 def test_the_command_writes_a_bvh_in_the_inputs_joints_and_channels(tmp_path):
@@ -155,8 +180,11 @@ def test_renaming_or_deleting_a_planted_bone_keeps_the_file_whole(planted):
 
     scene = planted.scene.copy()
     rig = rename_bone(scene, "LeftFoot", "foot.L")
-    scene.bones, scene.constraints, scene.plant = list(rig.bones), list(rig.constraints), \
-        rig.plant[0]
+    scene.bones, scene.constraints, scene.plant = (
+        list(rig.bones),
+        list(rig.constraints),
+        rig.plant[0],
+    )
     assert "foot.L" in {f.foot for f in scene.plant.feet}
     assert loads_scene(dumps_scene(scene)).plant == scene.plant  # still a valid file
     rig = delete_bones(scene, ["LeftToeBase"])

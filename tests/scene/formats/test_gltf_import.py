@@ -1,5 +1,5 @@
-"""glTF 2.0 import on hand-built files (tests/helpers/gltf_files.py writes their bytes with struct and
-numpy, independently of the importer): accessors, containers, interpolation, names,
+"""glTF 2.0 import on hand-built files (tests/helpers/gltf_files.py writes their bytes with struct
+and numpy, independently of the importer): accessors, containers, interpolation, names,
 hierarchy, meshes and every refusal with its JSON pointer."""
 
 import base64
@@ -39,10 +39,10 @@ def _channel(b, node, path, times, values, interpolation="LINEAR"):
     anims = b.doc.setdefault("animations", [{"samplers": [], "channels": []}])
     a = anims[0]
     t = b.accessor(np.asarray(times, float), minmax=True)
-    a["samplers"].append({"input": t, "output": b.accessor(values),
-                          "interpolation": interpolation})  # fmt: skip
-    a["channels"].append({"sampler": len(a["samplers"]) - 1,
-                          "target": {"node": node, "path": path}})  # fmt: skip
+    a["samplers"].append({"input": t, "output": b.accessor(values), "interpolation": interpolation})
+    a["channels"].append(
+        {"sampler": len(a["samplers"]) - 1, "target": {"node": node, "path": path}}
+    )
 
 
 def test_nodes_become_bones_with_names_hierarchy_and_static_transforms():
@@ -99,8 +99,9 @@ def test_linear_keys_fps_frames_and_slerp_against_scipy():
     wxyz = np.roll(xyzw, 1, axis=1)
     oracle = Slerp(times * 10, Rotation.from_quat(wxyz, scalar_first=True))(frames).as_matrix()
     np.testing.assert_allclose(local, oracle, atol=1e-6)  # float32 keys
-    np.testing.assert_allclose(scene.bones[0].translation_keys.values,
-                               np.arange(12.0).reshape(4, 3))  # fmt: skip
+    np.testing.assert_allclose(
+        scene.bones[0].translation_keys.values, np.arange(12.0).reshape(4, 3)
+    )
 
 
 def test_irregular_times_fall_back_to_30_fps():
@@ -109,8 +110,9 @@ def test_irregular_times_fall_back_to_30_fps():
     _channel(b, 0, "translation", [0.0, 0.2, 0.5, 0.71], np.zeros((4, 3)))
     scene = parse_gltf(b.gltf_bytes())
     assert scene.fps == 30.0
-    np.testing.assert_allclose(scene.bones[0].translation_keys.frames,
-                               np.float32([0.0, 0.2, 0.5, 0.71]) * 30.0, rtol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(
+        scene.bones[0].translation_keys.frames, np.float32([0.0, 0.2, 0.5, 0.71]) * 30.0, rtol=1e-6
+    )
     assert (scene.frame_start, scene.frame_end) == (0, 21)
 
 
@@ -143,8 +145,12 @@ def _hermite(t, times, a, v, bt):
         k = min(max(np.searchsorted(times, x, side="right") - 1, 0), len(times) - 2)
         td = times[k + 1] - times[k]
         s = (x - times[k]) / td
-        out.append((2 * s**3 - 3 * s**2 + 1) * v[k] + td * (s**3 - 2 * s**2 + s) * bt[k]
-                   + (-2 * s**3 + 3 * s**2) * v[k + 1] + td * (s**3 - s**2) * a[k + 1])  # fmt: skip
+        out.append(
+            (2 * s**3 - 3 * s**2 + 1) * v[k]
+            + td * (s**3 - 2 * s**2 + s) * bt[k]
+            + (-2 * s**3 + 3 * s**2) * v[k + 1]
+            + td * (s**3 - s**2) * a[k + 1]
+        )
     return np.array(out)
 
 
@@ -181,9 +187,8 @@ def _skinned(b: Builder, stride=False, normalized=False):
         v = b.view(inter, stride=24)
         b.doc["accessors"] += [
             {"bufferView": v, "componentType": FLOAT, "count": 4, "type": "VEC3"},
-            {"bufferView": v, "byteOffset": 12, "componentType": FLOAT, "count": 4,
-             "type": "VEC3"},
-        ]  # fmt: skip
+            {"bufferView": v, "byteOffset": 12, "componentType": FLOAT, "count": 4, "type": "VEC3"},
+        ]
         pos, nor = len(b.doc["accessors"]) - 2, len(b.doc["accessors"]) - 1
     else:
         pos, nor = b.accessor(positions), b.accessor(normals)
@@ -193,14 +198,28 @@ def _skinned(b: Builder, stride=False, normalized=False):
         w = b.accessor(np.round(weights * 255), UBYTE, normalized=True)
     else:
         w = b.accessor(weights)
-    attrs = {"POSITION": pos, "NORMAL": nor, "JOINTS_0": b.accessor(joints, USHORT),
-             "WEIGHTS_0": w}  # fmt: skip
-    ibm = np.stack([np.linalg.inv(_t([0, 1, 0])), np.linalg.inv(_t([0, 0.5, 0])),
-                    np.linalg.inv(_t([0, 0.1, 0.1]))])  # fmt: skip
-    b.doc["meshes"] = [{"name": "skin", "primitives": [
-        {"attributes": attrs, "indices": b.accessor(np.array([0, 1, 2, 1, 2, 3]), USHORT)}]}]
-    b.doc["skins"] = [{"joints": [0, 1, 2],
-                       "inverseBindMatrices": b.accessor(ibm.transpose(0, 2, 1).reshape(3, 16))}]
+    attrs = {"POSITION": pos, "NORMAL": nor, "JOINTS_0": b.accessor(joints, USHORT), "WEIGHTS_0": w}
+    ibm = np.stack(
+        [
+            np.linalg.inv(_t([0, 1, 0])),
+            np.linalg.inv(_t([0, 0.5, 0])),
+            np.linalg.inv(_t([0, 0.1, 0.1])),
+        ]
+    )
+    b.doc["meshes"] = [
+        {
+            "name": "skin",
+            "primitives": [
+                {"attributes": attrs, "indices": b.accessor(np.array([0, 1, 2, 1, 2, 3]), USHORT)}
+            ],
+        }
+    ]
+    b.doc["skins"] = [
+        {
+            "joints": [0, 1, 2],
+            "inverseBindMatrices": b.accessor(ibm.transpose(0, 2, 1).reshape(3, 16)),
+        }
+    ]
     b.doc["nodes"].append({"name": "body", "mesh": 0, "skin": 0})
     b.doc["scenes"][0]["nodes"].append(3)
     return positions, normals, joints, weights, ibm
@@ -240,20 +259,35 @@ def test_normalized_short_rotations_and_sparse_translations():
     # Translations: zeros (no bufferView) with two rows replaced by a sparse accessor.
     idx = b.view(np.array([0, 2], "<u2").tobytes())
     val = b.view(np.array([[1, 2, 3], [4, 5, 6]], "<f4").tobytes())
-    b.doc["accessors"].append({"componentType": FLOAT, "count": 3, "type": "VEC3", "sparse": {
-        "count": 2, "indices": {"bufferView": idx, "componentType": USHORT},
-        "values": {"bufferView": val}}})  # fmt: skip
+    b.doc["accessors"].append(
+        {
+            "componentType": FLOAT,
+            "count": 3,
+            "type": "VEC3",
+            "sparse": {
+                "count": 2,
+                "indices": {"bufferView": idx, "componentType": USHORT},
+                "values": {"bufferView": val},
+            },
+        }
+    )
     sparse = len(b.doc["accessors"]) - 1
-    b.doc["animations"] = [{
-        "samplers": [{"input": t, "output": out}, {"input": t, "output": sparse}],
-        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}},
-                     {"sampler": 1, "target": {"node": 0, "path": "translation"}}]}]  # fmt: skip
+    b.doc["animations"] = [
+        {
+            "samplers": [{"input": t, "output": out}, {"input": t, "output": sparse}],
+            "channels": [
+                {"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 0, "path": "translation"}},
+            ],
+        }
+    ]
     scene = parse_gltf(b.gltf_bytes())
     raw = np.maximum(np.round(xyzw * 32767) / 32767, -1)  # glTF's normalization formula
     raw /= np.linalg.norm(raw, axis=1, keepdims=True)
     np.testing.assert_allclose(scene.bones[1].rotation_keys.values, np.roll(raw, 1, axis=1))
-    np.testing.assert_array_equal(scene.bones[0].translation_keys.values,
-                                  [[1, 2, 3], [0, 0, 0], [4, 5, 6]])  # fmt: skip
+    np.testing.assert_array_equal(
+        scene.bones[0].translation_keys.values, [[1, 2, 3], [0, 0, 0], [4, 5, 6]]
+    )
 
 
 def test_data_uri_external_buffer_and_glb_give_the_same_scene(tmp_path):
@@ -278,8 +312,12 @@ def test_animation_by_name_and_weights_channels(tmp_path):
     b.doc["animations"][0]["name"] = "walk"
     b.doc["animations"].append({"name": "wave", "samplers": [], "channels": []})
     wave = b.doc["animations"][1]
-    wave["samplers"].append({"input": b.accessor(np.array([0.0, 0.5]), minmax=True),
-                             "output": b.accessor(np.array([[0, 0, 0], [0, 3, 0.0]]))})
+    wave["samplers"].append(
+        {
+            "input": b.accessor(np.array([0.0, 0.5]), minmax=True),
+            "output": b.accessor(np.array([[0, 0, 0], [0, 3, 0.0]])),
+        }
+    )
     wave["channels"].append({"sampler": 0, "target": {"node": 1, "path": "translation"}})
     path = tmp_path / "two.gltf"
     path.write_bytes(b.gltf_bytes())
@@ -307,12 +345,12 @@ def test_saved_scene_keeps_its_meshes_through_the_gltf_beside_it(tmp_path):
     scene.extra.pop("meshes")
     save_scene(scene, tmp_path / "code.json")
     assert json.loads((tmp_path / "code.json").read_text())["meshes"] == {
-        "source": "code.meshes.glb"}
+        "source": "code.meshes.glb"
+    }
     back = load_scene(tmp_path / "code.json")
     assert len(back.meshes) == 1
     np.testing.assert_allclose(back.meshes[0].positions, scene.meshes[0].positions, atol=1e-7)
-    np.testing.assert_allclose(back.meshes[0].inverse_bind, scene.meshes[0].inverse_bind,
-                               atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(back.meshes[0].inverse_bind, scene.meshes[0].inverse_bind, atol=1e-6)
     # A scene file whose mesh source is gone is refused, naming the key.
     (tmp_path / "code.meshes.glb").unlink()
     with pytest.raises(SceneError) as e:
@@ -332,8 +370,10 @@ def _refused(data, base=None):
 def test_refusals_name_their_json_pointer(tmp_path):
     assert _refused(b'{"asset": {"version": "1.0"}}').path == "/asset/version"
     assert _refused(b"not json").path == "line 1 column 1"  # where the JSON breaks
-    e = _refused(b'{"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_materials_unlit", '
-                 b'"KHR_draco_mesh_compression"]}')
+    e = _refused(
+        b'{"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_materials_unlit", '
+        b'"KHR_draco_mesh_compression"]}'
+    )
     assert e.path == "/extensionsRequired/1" and "KHR_draco_mesh_compression" in e.reason
     assert ".glb file of version 1" in _refused(b"glTF\x01\0\0\0" + bytes(20)).reason
 
@@ -391,8 +431,9 @@ def test_a_mesh_without_skin_rides_rigidly_on_its_bone():
     _arm(b)
     b.doc["nodes"][1]["rotation"] = [0, 0, np.sin(0.2), np.cos(0.2)]
     b.doc["nodes"][1]["children"].append(3)
-    b.doc["nodes"].append({"name": "kneecap", "mesh": 0, "translation": [0.1, 0, 0],
-                           "scale": [2, 2, 2]})  # fmt: skip
+    b.doc["nodes"].append(
+        {"name": "kneecap", "mesh": 0, "translation": [0.1, 0, 0], "scale": [2, 2, 2]}
+    )
     positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]], float)
     b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
     scene = parse_gltf(b.gltf_bytes())
@@ -415,8 +456,10 @@ def test_a_file_whose_only_animated_nodes_are_meshes_loads_with_them_as_bones():
     """A spinning box and a still top-level base, no joints: both meshes ride on their own
     node's bone, and the spin is kept."""
     b = Builder()
-    b.doc["nodes"] = [{"name": "base", "mesh": 0}, {"name": "lid", "mesh": 0,
-                                                   "translation": [0, 2, 0]}]  # fmt: skip
+    b.doc["nodes"] = [
+        {"name": "base", "mesh": 0},
+        {"name": "lid", "mesh": 0, "translation": [0, 2, 0]},
+    ]
     b.doc["scenes"] = [{"nodes": [0, 1]}]
     positions = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 1]], float)
     b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
@@ -436,8 +479,15 @@ def test_a_scene_saved_before_mesh_leaves_were_bones_keeps_its_rigid_meshes(tmp_
     b = Builder()
     _arm(b)
     b.doc["nodes"][1]["children"].append(3)
-    b.doc["nodes"].append({"name": "kneecap", "mesh": 0, "translation": [0.1, 0, 0],
-                           "rotation": [0, 0, np.sin(0.2), np.cos(0.2)], "scale": [2, 2, 2]})
+    b.doc["nodes"].append(
+        {
+            "name": "kneecap",
+            "mesh": 0,
+            "translation": [0.1, 0, 0],
+            "rotation": [0, 0, np.sin(0.2), np.cos(0.2)],
+            "scale": [2, 2, 2],
+        }
+    )
     positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0.5]], float)
     b.doc["meshes"] = [{"primitives": [{"attributes": {"POSITION": b.accessor(positions)}}]}]
     _channel(b, 1, "rotation", [0.0, 1.0], _rot_xyzw([0, 0, 1], [0.0, 1.0]))
@@ -451,7 +501,8 @@ def test_a_scene_saved_before_mesh_leaves_were_bones_keeps_its_rigid_meshes(tmp_
     (mesh,) = old.meshes
     assert mesh.joints == ("knee",)
     frames = [0.0, 15.0, 30.0]
-    want = bind(scene.meshes[0], scene.bone_names()).deform(bake(scene, frames).bone_to_world,
-                                                           normals=False)  # fmt: skip
+    want = bind(scene.meshes[0], scene.bone_names()).deform(
+        bake(scene, frames).bone_to_world, normals=False
+    )
     got = bind(mesh, old.bone_names()).deform(bake(old, frames).bone_to_world, normals=False)
     np.testing.assert_allclose(got, want, atol=1e-12)

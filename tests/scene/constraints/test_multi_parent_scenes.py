@@ -22,9 +22,21 @@ def world_points(result, bone, points):
 def test_scenes_bake_from_the_command_line(tmp_path, name):
     out = tmp_path / "baked.npz"
     for space in ("world", "object"):
-        run = subprocess.run([sys.executable, "main.py", "bake", str(SCENES / name), "--out",
-                              str(out), "--space", space], cwd=ROOT, capture_output=True,
-                             text=True)  # fmt: skip
+        run = subprocess.run(
+            [
+                sys.executable,
+                "main.py",
+                "bake",
+                str(SCENES / name),
+                "--out",
+                str(out),
+                "--space",
+                space,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         assert run.returncode == 0, run.stderr
         baked = np.load(out)
         scene = load_scene(SCENES / name)
@@ -48,8 +60,9 @@ def test_the_foot_rolls_over_heel_ball_and_toe():
         for index, (start, end) in enumerate([(0, 12), (12, 16), (16, 19)]):  # heel, ball, toe
             span = (frames >= 24 * cycle + start) & (frames <= 24 * cycle + end)
             contact = points[span, index]
-            np.testing.assert_allclose(contact, np.broadcast_to(contact[0], contact.shape),
-                                       atol=1e-9)  # fmt: skip
+            np.testing.assert_allclose(
+                contact, np.broadcast_to(contact[0], contact.shape), atol=1e-9
+            )
             assert abs(contact[0, 1]) < 1e-6  # on the ground
     # The sole (heel, ball, toes' tip) never goes through the ground ...
     toes_tip = result.tails[:, scene.bone_index("toes")]
@@ -83,9 +96,9 @@ def test_the_box_tumbles_over_each_edge_in_turn():
         moving = np.flatnonzero(~np.all(keys.values[1:] == keys.values[:-1], axis=1))
         for j in moving:
             span = (frames >= keys.frames[j]) & (frames <= keys.frames[j + 1])
-            np.testing.assert_allclose(edges[span, i], np.broadcast_to(edges[span, i][0],
-                                                                       edges[span, i].shape),
-                                       atol=1e-9)  # fmt: skip
+            np.testing.assert_allclose(
+                edges[span, i], np.broadcast_to(edges[span, i][0], edges[span, i].shape), atol=1e-9
+            )
             assert abs(edges[span, i][0, 1]) < 1e-9
     travel = result.heads[-1, 0] - result.heads[0, 0]
     assert travel[0] > 5.0 and abs(travel[2]) < 1e-9  # along its length, world +X

@@ -18,22 +18,47 @@ def keyed_scene(integrator="seed", space="object", substeps=2):
     """Two pivots: keys off the grid (3.3), a large turn (subdivided steps), a pivot that
     slides along a scaled body, keys that end at different frames."""
     data = {
-        "format": "pivotal-scene", "version": 1, "frame_start": 0, "frame_end": 12,
-        "bones": [{"name": "body", "translation": [0.2, 1, -0.3], "tail": [0, 1, 0],
-                   "rotation": [0.9238795325112867, 0, 0.3826834323650898, 0],
-                   "scale": [1, 2, 1]}],
-        "constraints": [{
-            "type": "multi_parent", "name": "mp", "body": "body", "space": space,
-            "integrator": integrator, "substeps": substeps,
-            "pivots": [
-                {"name": "a", "position": [1, 0, 0], "rotation_keys": [
-                    [0, [1, 0, 0, 0]], [3.3, [0, 0, 0, 1]], [7, [0.6, 0.8, 0, 0]]]},
-                {"name": "b", "position": [0, 0, 1], "position_keys": [
-                    [0, [0, 0, 1]], [5.25, [0, 1, 1]]], "rotation_keys": [
-                    [1, [1, 0, 0, 0]], [9, [0.8, 0, 0.6, 0]]]},
-            ],
-        }],
-    }  # fmt: skip
+        "format": "pivotal-scene",
+        "version": 1,
+        "frame_start": 0,
+        "frame_end": 12,
+        "bones": [
+            {
+                "name": "body",
+                "translation": [0.2, 1, -0.3],
+                "tail": [0, 1, 0],
+                "rotation": [0.9238795325112867, 0, 0.3826834323650898, 0],
+                "scale": [1, 2, 1],
+            }
+        ],
+        "constraints": [
+            {
+                "type": "multi_parent",
+                "name": "mp",
+                "body": "body",
+                "space": space,
+                "integrator": integrator,
+                "substeps": substeps,
+                "pivots": [
+                    {
+                        "name": "a",
+                        "position": [1, 0, 0],
+                        "rotation_keys": [
+                            [0, [1, 0, 0, 0]],
+                            [3.3, [0, 0, 0, 1]],
+                            [7, [0.6, 0.8, 0, 0]],
+                        ],
+                    },
+                    {
+                        "name": "b",
+                        "position": [0, 0, 1],
+                        "position_keys": [[0, [0, 0, 1]], [5.25, [0, 1, 1]]],
+                        "rotation_keys": [[1, [1, 0, 0, 0]], [9, [0.8, 0, 0.6, 0]]],
+                    },
+                ],
+            }
+        ],
+    }
     return loads_scene(json.dumps(data))
 
 
@@ -63,12 +88,14 @@ def brute_anticommutator(qs):
         product = np.array([1.0, 0, 0, 0])
         for i in order:
             a, b = product, qs[i]
-            product = np.array([
-                a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-            ])  # fmt: skip
+            product = np.array(
+                [
+                    a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+                ]
+            )
         assert same_rotation(q, product, 1e-12)
         total += product
     return total / np.linalg.norm(total)
@@ -90,11 +117,13 @@ def test_the_last_step_ends_at_the_evaluated_pose(integrator, space):
             assert st.times[0] == pytest.approx(frame - 1) and st.times[-1] == frame
             assert np.all(np.diff(st.times) > 0)
             # Each step: p0 moves by the sum of the contributions, q0 turns by {R_i}.
-            np.testing.assert_allclose(np.diff(st.position, axis=0), st.displacement(),
-                                       rtol=0, atol=1e-12)  # fmt: skip
+            np.testing.assert_allclose(
+                np.diff(st.position, axis=0), st.displacement(), rtol=0, atol=1e-12
+            )
             for k in range(len(st)):
                 turned = Rotation.from_quat(st.combined[k], scalar_first=True) * Rotation.from_quat(
-                    st.rotation[k], scalar_first=True)  # fmt: skip
+                    st.rotation[k], scalar_first=True
+                )
                 assert same_rotation(turned.as_quat(scalar_first=True), st.rotation[k + 1], 1e-12)
     assert subdivided > 0  # the half turn between keys 0 and 3.3 is split
 
@@ -106,15 +135,16 @@ def test_each_contribution_is_v_minus_R_v_R_star_and_the_turn_is_the_anticommuta
         for frame in (2, 4, 6, 9):
             st = steps(c, scene, frame)
             assert len(st) > 0
-            np.testing.assert_allclose(st.pivot_positions, st.position[:-1, None] + st.offsets,
-                                       atol=1e-15)  # fmt: skip
+            np.testing.assert_allclose(
+                st.pivot_positions, st.position[:-1, None] + st.offsets, atol=1e-15
+            )
             for k in range(len(st)):
                 for i in range(len(st.pivot_names)):
                     v, R = st.offsets[k, i], st.increments[k, i]
-                    np.testing.assert_allclose(st.contributions[k, i], v - scipy_rotate(R, v),
-                                               rtol=0, atol=1e-14)  # fmt: skip
-                assert same_rotation(st.combined[k], brute_anticommutator(st.increments[k]),
-                                     1e-12)  # fmt: skip
+                    np.testing.assert_allclose(
+                        st.contributions[k, i], v - scipy_rotate(R, v), rtol=0, atol=1e-14
+                    )
+                assert same_rotation(st.combined[k], brute_anticommutator(st.increments[k]), 1e-12)
 
 
 def test_offsets_are_the_pivots_on_the_turned_scaled_body():

@@ -39,18 +39,29 @@ def random_chain_scene(rng, n_bones=4, *, scale="uniform", animated=True):
             return None
         return Keys(np.array([0.0, 6.0, 12.0]), random_quat(rng, 3))
 
-    bones = [Bone(name="base", translation=tuple(rng.normal(size=3)),
-                  rotation=tuple(random_quat(rng)), scale=scale_of(),
-                  rotation_keys=rot_keys())]  # fmt: skip
+    bones = [
+        Bone(
+            name="base",
+            translation=tuple(rng.normal(size=3)),
+            rotation=tuple(random_quat(rng)),
+            scale=scale_of(),
+            rotation_keys=rot_keys(),
+        )
+    ]
     parent = "base"
     for k in range(n_bones):
         direction = rng.normal(size=3)
-        bones.append(Bone(
-            name=f"b{k}", parent=parent,
-            translation=tuple(direction / np.linalg.norm(direction) * rng.uniform(0.3, 1.2)),
-            rotation=tuple(random_quat(rng)), scale=scale_of(), rotation_keys=rot_keys(),
-            tail=tuple(rng.normal(size=3)) if k == n_bones - 1 else None,
-        ))  # fmt: skip
+        bones.append(
+            Bone(
+                name=f"b{k}",
+                parent=parent,
+                translation=tuple(direction / np.linalg.norm(direction) * rng.uniform(0.3, 1.2)),
+                rotation=tuple(random_quat(rng)),
+                scale=scale_of(),
+                rotation_keys=rot_keys(),
+                tail=tuple(rng.normal(size=3)) if k == n_bones - 1 else None,
+            )
+        )
         parent = f"b{k}"
     mover = Keys(np.array([0.0, 12.0]), rng.normal(size=(2, 3)) * 2.0)
     bones.append(Bone(name="mover", translation_keys=mover, tail=(0.0, 0.1, 0.0)))
@@ -81,8 +92,9 @@ def test_world_and_object_spaces_give_the_same_pose_without_limits(seed):
     bone = f"b{rng.integers(0, 5)}"
     target = Target(bone="mover") if seed % 2 else Target(position=tuple(rng.normal(size=3)))
     up = UpVector(axis=tuple(rng.normal(size=3)), toward=tuple(rng.normal(size=3)))
-    scene.constraints = [PointsAt(name="aim", bone=bone, target=target,
-                                  up=up if seed % 3 == 0 else None)]  # fmt: skip
+    scene.constraints = [
+        PointsAt(name="aim", bone=bone, target=target, up=up if seed % 3 == 0 else None)
+    ]
     world = bake(scene, FRAMES, space="world")
     obj = bake(scene, FRAMES, space="object")
     np.testing.assert_allclose(world.bone_to_world, obj.bone_to_world, rtol=0, atol=1e-9)
@@ -91,8 +103,9 @@ def test_world_and_object_spaces_give_the_same_pose_without_limits(seed):
     assert direction_error_deg(tail - head, aim - head).max() < 1e-7
     before = bake(Scene(bones=scene.bones, frame_start=0, frame_end=12), FRAMES)
     untouched = [i for i, n in enumerate(scene.bone_names()) if n in ("base", "mover")]
-    np.testing.assert_array_equal(obj.bone_to_world[:, untouched],
-                                  before.bone_to_world[:, untouched])  # fmt: skip
+    np.testing.assert_array_equal(
+        obj.bone_to_world[:, untouched], before.bone_to_world[:, untouched]
+    )
 
 
 def test_descendants_follow_the_driven_bone_with_their_local_transforms(rng):
@@ -114,8 +127,9 @@ def test_nearly_equal_and_nearly_opposite_targets_are_handled(space):
     for eps in (0.0, 1e-12, 1e-9, 1e-6, 1e-3):
         for sign in (1.0, -1.0):
             aim = head + 2.0 * np.array([eps, 0.0, sign])
-            scene.constraints = [PointsAt(name="aim", bone="bone",
-                                          target=Target(position=tuple(aim)))]  # fmt: skip
+            scene.constraints = [
+                PointsAt(name="aim", bone="bone", target=Target(position=tuple(aim)))
+            ]
             r = bake(scene, [0.0], space=space)
             assert np.all(np.isfinite(r.bone_to_world))
             rotation = r.bone_to_world[0, 0, :3, :3]
@@ -131,8 +145,9 @@ def test_nearly_equal_and_nearly_opposite_targets_are_handled(space):
 def seed_legs_scene():
     """The seed's two legs, with the hip moving and turning so its terms must cancel."""
     scene = load_scene(SCENES / "calf_points_at_ankle.json")
-    scene.constraints = [PointsAt(name="aim", bone="calf.l",
-                                  target=Target(bone="foot.r", at="head"))]  # fmt: skip
+    scene.constraints = [
+        PointsAt(name="aim", bone="calf.l", target=Target(bone="foot.r", at="head"))
+    ]
     return scene
 
 
@@ -161,8 +176,9 @@ def test_the_seed_example_left_calf_points_at_right_ankle():
         return T(t), Rm(q)
 
     for i, f in enumerate(frames):
-        (T_hip, R_hip), (T_thl, R_thl), (T_cl, R_cl) = (tr(n, f) for n in
-                                                         ("hip", "thigh.l", "calf.l"))  # fmt: skip
+        (T_hip, R_hip), (T_thl, R_thl), (T_cl, R_cl) = (
+            tr(n, f) for n in ("hip", "thigh.l", "calf.l")
+        )
         (T_thr, R_thr), (T_cr, R_cr) = (tr(n, f) for n in ("thigh.r", "calf.r"))
         ankle_in_calf_r = np.append(scene.bone("foot.r").translation, 1.0)
         # Step 1: the right ankle in world coordinates through the right leg's hierarchy.
@@ -233,8 +249,7 @@ def local_rest_relative(result, scene, name):
 def test_cone_limit_kept_in_object_space_and_reported_in_world_space(rng):
     scene = random_chain_scene(rng, 3)
     limit = ConeLimit(degrees=20.0)
-    scene.constraints = [PointsAt(name="aim", bone="b1", target=Target(bone="mover"),
-                                  limit=limit)]  # fmt: skip
+    scene.constraints = [PointsAt(name="aim", bone="b1", target=Target(bone="mover"), limit=limit)]
     b = scene.bone_index("b1")
     u = np.asarray(scene.tail_of(b)) * scene.bones[b].scale
     obj = bake(scene, FRAMES, space="object")
@@ -255,13 +270,18 @@ def test_a_cone_that_allows_everything_changes_nothing_and_a_twist_range_clamps_
     scene = random_chain_scene(rng, 3)
     up = UpVector(axis=(0.3, 1.0, 0.2), toward=(0.0, 0.0, 1.0))
     results = {}
-    for key, limit in (("free", None), ("cone", ConeLimit(degrees=180.0)),
-                       ("twist", ConeLimit(degrees=180.0, twist=(-5.0, 5.0)))):  # fmt: skip
-        scene.constraints = [PointsAt(name="aim", bone="b1", target=Target(bone="mover"),
-                                      up=up, limit=limit)]  # fmt: skip
+    for key, limit in (
+        ("free", None),
+        ("cone", ConeLimit(degrees=180.0)),
+        ("twist", ConeLimit(degrees=180.0, twist=(-5.0, 5.0))),
+    ):
+        scene.constraints = [
+            PointsAt(name="aim", bone="b1", target=Target(bone="mover"), up=up, limit=limit)
+        ]
         results[key] = bake(scene, FRAMES, space="object")
-    np.testing.assert_allclose(results["cone"].bone_to_world, results["free"].bone_to_world,
-                               atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        results["cone"].bone_to_world, results["free"].bone_to_world, atol=1e-9
+    )
     b = scene.bone_index("b1")
     u = np.asarray(scene.tail_of(b)) * scene.bones[b].scale
     d = local_rest_relative(results["twist"], scene, "b1")
@@ -275,8 +295,7 @@ def test_a_cone_that_allows_everything_changes_nothing_and_a_twist_range_clamps_
 def test_hinge_in_object_space_is_the_best_allowed_angle(rng):
     scene = random_chain_scene(rng, 3)
     limit = HingeLimit(axis=(0.3, 1.0, -0.2), min=-40.0, max=60.0)
-    scene.constraints = [PointsAt(name="aim", bone="b2", target=Target(bone="mover"),
-                                  limit=limit)]  # fmt: skip
+    scene.constraints = [PointsAt(name="aim", bone="b2", target=Target(bone="mover"), limit=limit)]
     obj = bake(scene, FRAMES, space="object")
     world = bake(scene, FRAMES, space="world")
     d = local_rest_relative(obj, scene, "b2")
@@ -310,8 +329,9 @@ def test_zero_length_bone_and_nan_target_are_refused_with_where_and_why(rng):
     scene.constraints = [PointsAt(name="aim", bone="stub", target=Target(bone="mover"))]
     with pytest.raises(SceneError, match=r"constraints\[0\]\.bone: .*'stub' has zero length"):
         bake(scene, FRAMES)
-    scene.constraints = [PointsAt(name="aim", bone="b1",
-                                  target=Target(position=(float("nan"), 0.0, 0.0)))]  # fmt: skip
+    scene.constraints = [
+        PointsAt(name="aim", bone="b1", target=Target(position=(float("nan"), 0.0, 0.0)))
+    ]
     with pytest.raises(SceneError, match=r"constraints\[0\]\.target: .*not a finite .*frame 0"):
         bake(scene, FRAMES)
 
@@ -329,14 +349,20 @@ def test_a_target_on_the_head_keeps_the_pose_and_is_reported(rng):
 
 def test_points_at_keys_round_trip_and_bad_keys_name_their_path():
     value = {
-        "format": "pivotal-scene", "version": 1,
+        "format": "pivotal-scene",
+        "version": 1,
         "bones": [{"name": "a", "tail": [0, 1, 0]}, {"name": "b", "translation": [1, 0, 0]}],
-        "constraints": [{
-            "type": "points_at", "name": "aim", "bone": "a", "target": {"bone": "b"},
-            "up": {"axis": [1, 0, 0], "toward": [0, 0, 1], "note": "kept"},
-            "limit": {"cone": 30, "twist": {"min": -10, "max": 20, "why": "kept"}},
-        }],
-    }  # fmt: skip
+        "constraints": [
+            {
+                "type": "points_at",
+                "name": "aim",
+                "bone": "a",
+                "target": {"bone": "b"},
+                "up": {"axis": [1, 0, 0], "toward": [0, 0, 1], "note": "kept"},
+                "limit": {"cone": 30, "twist": {"min": -10, "max": 20, "why": "kept"}},
+            }
+        ],
+    }
     scene = loads_scene(json.dumps(value))
     c = scene.constraints[0]
     assert c.up == UpVector(axis=(1, 0, 0), toward=(0, 0, 1), extra={"note": "kept"})
@@ -356,10 +382,12 @@ def test_points_at_keys_round_trip_and_bad_keys_name_their_path():
             loads_scene(json.dumps(broken))
     for limit, message in [
         ({"cone": 30, "twist": {"min": 5, "max": -5}}, r"limit\.twist: min 5 is greater"),
-        ({"hinge": {"axis": [1, 0, 0], "min": 0, "max": 1}, "twist": {"min": 0, "max": 1}},
-         r"limit\.twist: a hinge fixes the twist"),
+        (
+            {"hinge": {"axis": [1, 0, 0], "min": 0, "max": 1}, "twist": {"min": 0, "max": 1}},
+            r"limit\.twist: a hinge fixes the twist",
+        ),
         ({"cone": 30, "twist": {"min": 0}}, r'limit\.twist: a twist needs "max"'),
-    ]:  # fmt: skip
+    ]:
         broken = json.loads(json.dumps(value))
         broken["constraints"][0]["limit"] = limit
         with pytest.raises(SceneError, match=message):
@@ -375,8 +403,9 @@ def test_non_uniform_scale_follows_the_format_page_literally(rng, space):
     tail, head = tail_and_head(r, "b2", scene)
     assert direction_error_deg(tail - head, r.heads[:, -1] - head).max() < 1e-7
     b = scene.bone_index("b2")
-    before = bake(Scene(bones=scene.bones, frame_start=scene.frame_start,
-                        frame_end=scene.frame_end), FRAMES)  # fmt: skip
+    before = bake(
+        Scene(bones=scene.bones, frame_start=scene.frame_start, frame_end=scene.frame_end), FRAMES
+    )
     m = before.bone_to_world[:, b]
     target_in_bone = np.einsum(
         "fij,fj->fi", np.linalg.inv(m), np.c_[r.heads[:, -1], np.ones(len(FRAMES))]

@@ -56,8 +56,14 @@ def test_fractional_frames_and_awkward_names(tmp_path):
     result = bake(scene, [0, 0.5, 7.25])
     B = len(result.bone_names)
     names = np.array([f'odd, "name" {i}' if i % 2 else f"b{i}" for i in range(B)])
-    renamed = BakeResult(names, result.frames, result.bone_to_world, result.heads,
-                         result.tails, result.limit_violation_deg)  # fmt: skip
+    renamed = BakeResult(
+        names,
+        result.frames,
+        result.bone_to_world,
+        result.heads,
+        result.tails,
+        result.limit_violation_deg,
+    )
     out = tmp_path / "legs.csv"
     write_csv(out, renamed)
     text = out.read_text()

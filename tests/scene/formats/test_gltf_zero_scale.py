@@ -114,8 +114,10 @@ def test_a_matrix_with_a_zero_column_is_a_zero_scale_along_that_axis():
     flat[:3, 3] = [1, 2, 3]
     gone[:3, :3] = 0.0
     b = Builder()
-    b.doc["nodes"] = [{"name": "flat", "matrix": flat.T.reshape(-1).tolist()},
-                      {"name": "gone", "matrix": gone.T.reshape(-1).tolist()}]  # fmt: skip
+    b.doc["nodes"] = [
+        {"name": "flat", "matrix": flat.T.reshape(-1).tolist()},
+        {"name": "gone", "matrix": gone.T.reshape(-1).tolist()},
+    ]
     scene = parse_gltf(b.gltf_bytes())
     np.testing.assert_allclose(scene.bones[0].scale, [2.0, 0.0, 1.5])
     np.testing.assert_allclose(bake(scene, [0.0]).bone_to_world[0, 0], flat, atol=1e-12)

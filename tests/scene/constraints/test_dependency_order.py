@@ -24,9 +24,17 @@ def _quat_x(degrees):
 
 
 def _scene(bones, constraints, frame_end=FRAMES - 1):
-    return scene_from_json({"format": "pivotal-scene", "version": 1, "fps": 24,
-                            "frame_start": 0, "frame_end": frame_end, "bones": bones,
-                            "constraints": constraints})  # fmt: skip
+    return scene_from_json(
+        {
+            "format": "pivotal-scene",
+            "version": 1,
+            "fps": 24,
+            "frame_start": 0,
+            "frame_end": frame_end,
+            "bones": bones,
+            "constraints": constraints,
+        }
+    )
 
 
 def _bone(name, parent=None, translation=(0, 1, 0), keys=None):
@@ -40,22 +48,39 @@ def _bone(name, parent=None, translation=(0, 1, 0), keys=None):
 
 def _roll(name, body):
     """A multi-parent rolling ``body`` 60° about a pivot at its head over the frames."""
-    pivot = {"name": "p", "position": [0, 0, 0.5],
-             "rotation_keys": [[0, _quat_x(0)], [FRAMES - 1, _quat_x(60)]]}  # fmt: skip
-    return {"type": "multi_parent", "name": name, "body": body, "space": "world",
-            "integrator": "exact", "pivots": [pivot]}  # fmt: skip
+    pivot = {
+        "name": "p",
+        "position": [0, 0, 0.5],
+        "rotation_keys": [[0, _quat_x(0)], [FRAMES - 1, _quat_x(60)]],
+    }
+    return {
+        "type": "multi_parent",
+        "name": name,
+        "body": body,
+        "space": "world",
+        "integrator": "exact",
+        "pivots": [pivot],
+    }
 
 
 def _aim(name, bone, target, at="head"):
-    return {"type": "points_at", "name": name, "bone": bone, "space": "world",
-            "target": {"bone": target, "at": at}}  # fmt: skip
+    return {
+        "type": "points_at",
+        "name": name,
+        "bone": bone,
+        "space": "world",
+        "target": {"bone": target, "at": at},
+    }
 
 
 # --- a points-at aiming at what a multi-parent moves, listed before it ---------------------
 
 
-ARM_BONES = [_bone("root", translation=(0, 0, 0)), _bone("arm", "root"),
-             _bone("ctrl", translation=(1, 0, 0))]  # fmt: skip
+ARM_BONES = [
+    _bone("root", translation=(0, 0, 0)),
+    _bone("arm", "root"),
+    _bone("ctrl", translation=(1, 0, 0)),
+]
 
 
 def test_a_points_at_runs_after_the_multi_parent_that_moves_its_target():
@@ -115,11 +140,19 @@ def test_two_constraints_reading_each_other_are_refused_at_load_naming_them():
 def test_a_longer_cycle_through_a_child_is_named_in_order():
     # z aims c at a's tail; x aims a at the child of b; y aims b at the head of c; "free"
     # (first in the file) reads a but is on no cycle
-    bones = [_bone("a", translation=(0, 0, 0)), _bone("b", translation=(1, 0, 0)),
-             _bone("b_child", "b"), _bone("c", translation=(2, 0, 0)),
-             _bone("d", translation=(3, 0, 0))]  # fmt: skip
-    constraints = [_aim("free", "d", "a"), _aim("z", "c", "a", "tail"),
-                   _aim("x", "a", "b_child"), _aim("y", "b", "c")]  # fmt: skip
+    bones = [
+        _bone("a", translation=(0, 0, 0)),
+        _bone("b", translation=(1, 0, 0)),
+        _bone("b_child", "b"),
+        _bone("c", translation=(2, 0, 0)),
+        _bone("d", translation=(3, 0, 0)),
+    ]
+    constraints = [
+        _aim("free", "d", "a"),
+        _aim("z", "c", "a", "tail"),
+        _aim("x", "a", "b_child"),
+        _aim("y", "b", "c"),
+    ]
     with pytest.raises(SceneError, match="^constraints: z → y → x → z "):
         _scene(bones, constraints)
 
@@ -127,8 +160,11 @@ def test_a_longer_cycle_through_a_child_is_named_in_order():
 def test_a_constraint_reading_what_it_writes_is_no_cycle():
     # a points-at on a bone aiming at its own child (it reads what it writes), and a
     # multi-parent moving the bone's parent listed after it: the points-at runs after it
-    bones = [_bone("base", translation=(0, 0, 0)), _bone("a", "base"), _bone("a_child", "a", keys=[
-        [0, _quat_x(0)], [FRAMES - 1, _quat_x(40)]])]  # fmt: skip
+    bones = [
+        _bone("base", translation=(0, 0, 0)),
+        _bone("a", "base"),
+        _bone("a_child", "a", keys=[[0, _quat_x(0)], [FRAMES - 1, _quat_x(40)]]),
+    ]
     scene = _scene(bones, [_aim("self", "a", "a_child", "tail"), _roll("roll", "base")])
     assert [c.name for c in scene.constraints] == ["self", "roll"]
     again = _scene(bones, [_roll("roll", "base"), _aim("self", "a", "a_child", "tail")])
@@ -138,10 +174,17 @@ def test_a_constraint_reading_what_it_writes_is_no_cycle():
 def test_a_stack_against_the_hierarchy_is_a_cycle():
     # "aim" drives the calf before the FABRIK (the calf's stack), but reads the thigh, which
     # the FABRIK moves: no order satisfies both rules
-    bones = [_bone("thigh", translation=(0, 0, 0)), _bone("calf", "thigh"),
-             _bone("ctrl", translation=(1, 0, 0))]  # fmt: skip
-    fabrik = {"type": "fabrik", "name": "ik", "chain": ["thigh", "calf"],
-              "target": {"bone": "ctrl", "at": "head"}}  # fmt: skip
+    bones = [
+        _bone("thigh", translation=(0, 0, 0)),
+        _bone("calf", "thigh"),
+        _bone("ctrl", translation=(1, 0, 0)),
+    ]
+    fabrik = {
+        "type": "fabrik",
+        "name": "ik",
+        "chain": ["thigh", "calf"],
+        "target": {"bone": "ctrl", "at": "head"},
+    }
     with pytest.raises(SceneError, match="^constraints: aim → ik → aim "):
         _scene(bones, [_aim("aim", "calf", "ctrl"), fabrik])
     _scene(bones, [fabrik, _aim("aim", "calf", "ctrl")])  # the other way round loads
@@ -162,9 +205,14 @@ def rigs(draw):
         axis = draw(st.sampled_from([(1, 0, 0), (0, 0, 1)]))
         h = math.radians(turn) / 2
         q = [math.cos(h)] + [math.sin(h) * a for a in axis]
-        bones.append(_bone(f"b{i}", None if parent < 0 else f"b{parent}",
-                           translation=(0, 1, 0) if parent >= 0 else (i, 0, 0),
-                           keys=[[0, [1, 0, 0, 0]], [FRAMES - 1, q]]))  # fmt: skip
+        bones.append(
+            _bone(
+                f"b{i}",
+                None if parent < 0 else f"b{parent}",
+                translation=(0, 1, 0) if parent >= 0 else (i, 0, 0),
+                keys=[[0, [1, 0, 0, 0]], [FRAMES - 1, q]],
+            )
+        )
     parent_of = {b["name"]: b.get("parent") for b in bones}
     constraints = []
     bodies = set()
@@ -174,20 +222,26 @@ def rigs(draw):
         target = draw(st.one_of(st.none(), st.integers(0, n - 1)))
         at = draw(st.sampled_from(["head", "tail"]))
         name = f"c{k}"
-        aim = ({"position": [1.0, 2.0, 0.5]} if target is None
-               else {"bone": f"b{target}", "at": at})  # fmt: skip
+        aim = {"position": [1.0, 2.0, 0.5]} if target is None else {"bone": f"b{target}", "at": at}
         if kind == "multi_parent":
             if bone in bodies:
                 continue
             bodies.add(bone)
             constraints.append(_roll(name, bone))
         elif kind == "points_at":
-            constraints.append({"type": "points_at", "name": name, "bone": bone,
-                                "space": draw(st.sampled_from(["world", "object"])),
-                                "target": aim})  # fmt: skip
+            constraints.append(
+                {
+                    "type": "points_at",
+                    "name": name,
+                    "bone": bone,
+                    "space": draw(st.sampled_from(["world", "object"])),
+                    "target": aim,
+                }
+            )
         elif parent_of[bone] is not None:
-            constraints.append({"type": "fabrik", "name": name, "target": aim,
-                                "chain": [parent_of[bone], bone]})  # fmt: skip
+            constraints.append(
+                {"type": "fabrik", "name": name, "target": aim, "chain": [parent_of[bone], bone]}
+            )
     return bones, constraints
 
 

@@ -13,7 +13,7 @@ from app.scene.math.euler import ORDERS
 from app.scene.rig.keys import Keys
 from app.scene.rig.model import Bone, Scene
 from app.scene.rig.skeleton import Skeleton, forward_kinematics, heads_and_tails, local_transforms
-from tests.scene.test_bvh import independent_bvh_positions
+from tests.scene.formats.test_bvh import independent_bvh_positions
 
 
 def read_back(text, frames=None):
@@ -30,8 +30,9 @@ def assert_same_joints(original_scene, original, text, atol=1e-6):
     np.testing.assert_allclose(back.heads[:, index], original.heads, atol=atol, rtol=0)
     parents = {b.parent for b in original_scene.bones}
     leaves = [i for i, b in enumerate(original_scene.bones) if b.name not in parents]
-    np.testing.assert_allclose(back.tails[:, [index[i] for i in leaves]],
-                               original.tails[:, leaves], atol=atol, rtol=0)  # fmt: skip
+    np.testing.assert_allclose(
+        back.tails[:, [index[i] for i in leaves]], original.tails[:, leaves], atol=atol, rtol=0
+    )
     return scene, back
 
 
@@ -72,14 +73,13 @@ def test_every_rotation_order_round_trips(order, cmu_01_01):
 def gimbal_scene(middle_deg):
     """A joint whose ZXY middle angle is ``middle_deg`` while its outer angles animate."""
     f = np.arange(6.0)
-    angles = np.stack([np.linspace(-170, 170, 6), np.full(6, middle_deg),
-                       np.linspace(40, -130, 6)], axis=1)  # fmt: skip
+    angles = np.stack(
+        [np.linspace(-170, 170, 6), np.full(6, middle_deg), np.linspace(40, -130, 6)], axis=1
+    )
     q = Rotation.from_euler("ZXY", angles, degrees=True).as_quat(scalar_first=True)
     bones = [
         Bone(name="root", translation=(1.0, 2.0, 3.0)),
-        Bone(
-            name="locked", parent="root", translation=(0.0, 1.0, 0.0), rotation_keys=Keys(f, q)
-        ),  # fmt: skip
+        Bone(name="locked", parent="root", translation=(0.0, 1.0, 0.0), rotation_keys=Keys(f, q)),
         Bone(name="arm", parent="locked", translation=(0.3, 2.0, -0.4), tail=(0.0, 1.5, 0.5)),
     ]
     return Scene(bones=bones, frame_start=0, frame_end=5)
@@ -92,8 +92,9 @@ def test_round_trip_through_gimbal_lock(middle):
     export = bvh_from_bake(scene, original, order="ZXY")
     _, back = assert_same_joints(scene, original, export.text, atol=1e-9)
     np.testing.assert_allclose(back.bone_to_world, original.bone_to_world, atol=1e-9)
-    motion = np.array([line.split() for line in export.text.split("Frame Time:")[1]
-                       .splitlines()[1:]], dtype=float)  # fmt: skip
+    motion = np.array(
+        [line.split() for line in export.text.split("Frame Time:")[1].splitlines()[1:]], dtype=float
+    )
     np.testing.assert_allclose(motion[:, 6 + 1], middle, atol=1e-5)  # locked joint's X
 
 
@@ -103,12 +104,18 @@ def rigid_scene(rng, n_bones=10, frames=30):
     for i in range(n_bones):
         parent = None if i in (0, 5) else f"b{rng.integers(5 if i > 5 else 0, i)}"
         q = Rotation.random(4, rng=rng).as_quat(scalar_first=True)
-        bones.append(Bone(
-            name=f"b{i}", parent=parent, translation=tuple(rng.normal(size=3)),
-            rotation_keys=Keys([0.0, 9.0, 20.0, 29.0], q),
-            translation_keys=Keys([0.0, 29.0], rng.normal(size=(2, 3))) if i in (3, 7) else None,
-            tail=tuple(rng.normal(size=3)),
-        ))  # fmt: skip
+        bones.append(
+            Bone(
+                name=f"b{i}",
+                parent=parent,
+                translation=tuple(rng.normal(size=3)),
+                rotation_keys=Keys([0.0, 9.0, 20.0, 29.0], q),
+                translation_keys=Keys([0.0, 29.0], rng.normal(size=(2, 3)))
+                if i in (3, 7)
+                else None,
+                tail=tuple(rng.normal(size=3)),
+            )
+        )
     return Scene(bones=bones, frame_start=0, frame_end=frames - 1, fps=30)
 
 
@@ -120,9 +127,11 @@ def test_random_rig_with_two_roots_and_moving_joints(rng):
     moving = {"b0", "b5", "b3", "b7"}
     assert set(export.position_joints) == moving
     back_scene, back = assert_same_joints(scene, original, export.text)
-    np.testing.assert_allclose(back.bone_to_world[:, [list(back.bone_names).index(n)
-                               for n in original.bone_names]], original.bone_to_world,
-                               atol=1e-9)  # fmt: skip
+    np.testing.assert_allclose(
+        back.bone_to_world[:, [list(back.bone_names).index(n) for n in original.bone_names]],
+        original.bone_to_world,
+        atol=1e-9,
+    )
     # Custom tails of bones with children cannot be written; the export says so.
     with_children = {b.parent for b in scene.bones}
     for bone in scene.bones:
@@ -146,8 +155,9 @@ def test_a_body_moved_in_world_space_gets_position_channels(rng):
     for child in skeleton.descendants(body):
         world[:, child] = world[:, skeleton.parents[child]] @ local[:, child]
     heads, tails = heads_and_tails(scene, world)
-    driven = BakeResult(np.array(skeleton.names), frames, world, heads, tails,
-                        np.zeros((30, len(scene.bones))))  # fmt: skip
+    driven = BakeResult(
+        np.array(skeleton.names), frames, world, heads, tails, np.zeros((30, len(scene.bones)))
+    )
     export = bvh_from_bake(scene, driven)
     assert "b2" in export.position_joints
     assert_same_joints(scene, driven, export.text)
@@ -162,7 +172,7 @@ def test_uniform_and_static_scale_is_baked_into_offsets_exactly():
             translation=(0.0, 1.0, 0.0),
             scale=(2.0, 2.0, 2.0),
             rotation_keys=Keys(f, q),
-        ),  # fmt: skip
+        ),
         # Non-uniform, but nothing below it turns: still exact with constant offsets.
         Bone(name="squash", parent="root", translation=(0.0, 1.0, 0.0), scale=(1.0, 0.5, 3.0)),
         Bone(name="tip", parent="squash", translation=(0.2, 1.0, 0.1), tail=(0.0, 0.5, 0.5)),
@@ -219,8 +229,14 @@ def test_refusals_name_the_bone():
     bad = scene.copy()
     bad.bones[2] = Bone(name="calf\tl", parent="thigh.l", translation=(0, -0.45, 0))
     bad.bones[3] = Bone(name="foot.l", parent="calf\tl", translation=(0, -0.45, 0))
-    renamed = BakeResult(np.array(bad.bone_names()), result.frames, result.bone_to_world,
-                         result.heads, result.tails, result.limit_violation_deg)  # fmt: skip
+    renamed = BakeResult(
+        np.array(bad.bone_names()),
+        result.frames,
+        result.bone_to_world,
+        result.heads,
+        result.tails,
+        result.limit_violation_deg,
+    )
     with pytest.raises(SceneError, match="bone 'calf\\\\tl': a BVH joint name cannot hold tabs"):
         bvh_from_bake(bad, renamed)
     broken = bake(scene, [0, 1])

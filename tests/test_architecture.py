@@ -20,8 +20,9 @@ def test_app_scene_imports_no_gui_modules():
         "('PySide6', 'shiboken6', 'pyqtgraph', 'OpenGL'))\n"
         "print(','.join(bad))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
 
@@ -86,7 +87,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
                 path.pop()
                 state[node] = 2
             elif state[child] == 1:
-                return path[path.index(child):] + [child]
+                return path[path.index(child) :] + [child]
             elif state[child] == 0:
                 state[child] = 1
                 stack.append((child, iter(sorted(graph[child]))))
@@ -199,8 +200,16 @@ SCENE_RULES = {
     "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},
     # planting feet builds the foot-roll rig on a clip and evaluates it for its figures
     "motion": {"math", "rig", "evaluate", "builders"},
-    "evaluations": {"math", "rig", "constraints", "evaluate", "formats", "io", "analysis",
-                    "motion"},
+    "evaluations": {
+        "math",
+        "rig",
+        "constraints",
+        "evaluate",
+        "formats",
+        "io",
+        "analysis",
+        "motion",
+    },
     "__init__": set(),
     **{leaf: set() for leaf in SCENE_LEAVES},
 }
@@ -257,8 +266,9 @@ def _scene_layer_breaks(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_the_layer_rule_finds_a_break():
-    graph = {"app.scene.rig.skeleton": {"app.scene.math.quat", "app.scene.bounds",
-                                        "app.scene.evaluate"}}  # fmt: skip
+    graph = {
+        "app.scene.rig.skeleton": {"app.scene.math.quat", "app.scene.bounds", "app.scene.evaluate"}
+    }
     assert _scene_layer_breaks(graph) == ["app.scene.rig.skeleton imports app.scene.evaluate"]
 
 
