@@ -187,9 +187,10 @@ def refuse_identical(document, constraint) -> None:
         raise OperationError(f"Not added: {why}")
 
 
-def add_constraint(document, constraint) -> Ref:
-    """Add a new ``constraint`` (one undo step) and select it: what a kind's add-menu entry
-    calls once it has built its item."""
+def add_constraint(document, constraint, words: str | None = None) -> Ref:
+    """Add a new ``constraint`` (one undo step, named ``words``; by default "Add" and its
+    name, which says its kind and bone) and select it: what a kind's add-menu entry calls
+    once it has built its item. Refuses one the scene has already."""
     refuse_identical(document, constraint)
     index = len(document.scene.constraints)
     document.push(
@@ -198,7 +199,7 @@ def add_constraint(document, constraint) -> Ref:
             "constraints",
             index,
             constraint,
-            f"Add {constraint.name}",  # its name says its kind and bone
+            words or f"Add {constraint.name}",
         )
     )
     ref = Ref.constraint(constraint.name)

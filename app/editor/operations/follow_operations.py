@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace as replaced
 
-from app.editor.commands import InsertItem
 from app.editor.operations.base import OperationError, replace
-from app.editor.operations.constraint_operations import constraint_named, refuse_identical
+from app.editor.operations.constraint_operations import add_constraint, constraint_named
 from app.scene.constraints.follows import edits as follows_edits
 from app.scene.rig.model import OFFSETS
 from app.scene.rig.refs import Ref
@@ -45,19 +44,7 @@ def add_follow(document, cls, bones=None) -> Ref:
     scene = document.scene
     scene.bone(bone)
     new = follows_edits.new_follow(scene, cls, bone, others[-1])
-    refuse_identical(document, new)
-    document.push(
-        InsertItem(
-            document,
-            "constraints",
-            len(scene.constraints),
-            new,
-            f"Add {new.name} following {others[-1]}",
-        )
-    )
-    ref = Ref.constraint(new.name)
-    document.set_selection([ref])
-    return ref
+    return add_constraint(document, new, f"Add {new.name} following {others[-1]}")
 
 
 def set_follow_target(document, name: str, bone: str | None = None, at: str | None = None):

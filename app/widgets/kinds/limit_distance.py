@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.editor.commands import InsertItem
 from app.editor.operations.base import OperationError, replace
-from app.editor.operations.constraint_operations import refuse_identical, target_world
+from app.editor.operations.constraint_operations import add_constraint, target_world
 from app.scene.constraints.limit_distance import edits
 from app.scene.constraints.limit_distance.model import MODE_WORDS, LimitDistance
 from app.scene.rig.constraint_edits import identical_in
@@ -55,19 +54,7 @@ def add_limit_distance(document, bones=None) -> Ref:
         raise OperationError(f"Select a target bone too: {bone} keeps a distance from it")
     scene = document.scene
     new = edits.new_limit_distance(scene, bone, others[-1])
-    refuse_identical(document, new)
-    document.push(
-        InsertItem(
-            document,
-            "constraints",
-            len(scene.constraints),
-            new,
-            f"Add {new.name} about {others[-1]}",
-        )
-    )
-    ref = Ref.constraint(new.name)
-    document.set_selection([ref])
-    return ref
+    return add_constraint(document, new, f"Add {new.name} about {others[-1]}")
 
 
 def _edit(document, name: str, change, text: str, merge_key=None) -> None:

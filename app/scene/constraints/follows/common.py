@@ -17,8 +17,9 @@ from app.scene.math import quat
 from app.scene.math.transforms import RCOND, inverse, rotation_from_matrix, transform_points
 
 
-def bone_and_target(constraint, ctx) -> tuple[int, int]:
-    """Indices of the driven bone and of the target bone.
+def bone_and_target(constraint, ctx, itself: str = "follow itself") -> tuple[int, int]:
+    """Indices of the driven bone and of the target bone (``itself``: what a bone cannot do
+    with itself, in the refusal).
 
     Raises
     ------
@@ -35,7 +36,7 @@ def bone_and_target(constraint, ctx) -> tuple[int, int]:
     if target not in names:
         raise SceneError(f"{target!r} is not a bone of this scene", f"{path}.target.bone")
     if target == constraint.bone:
-        raise SceneError(f"bone {target!r} cannot follow itself", f"{path}.target.bone")
+        raise SceneError(f"bone {target!r} cannot {itself}", f"{path}.target.bone")
     return names[constraint.bone], names[target]
 
 

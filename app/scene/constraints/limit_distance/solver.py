@@ -23,40 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from app.scene.constraints.change_of_basis import parent_to_world
-from app.scene.constraints.follows.common import point
+from app.scene.constraints.follows.common import bone_and_target, point
 from app.scene.constraints.limit_distance.model import LimitDistance
-from app.scene.constraints.points_at.solver import constraint_path
-from app.scene.errors import SceneError
 from app.scene.math.transforms import inverse, transform_points, transform_vectors
 
 UP = np.array([0.0, 1.0, 0.0])
 #: ``r`` at most this fraction of the largest of ``|p|``, ``|c|`` (max norm) and ``d`` counts
 #: as ``r = 0``: the head and the target apart by rounding alone.
 ZERO = 1e-12
-
-
-def bone_and_target(constraint: LimitDistance, ctx) -> tuple[int, int]:
-    """Indices of the limited bone and of the target bone.
-
-    Raises
-    ------
-    SceneError
-        A bone that is not in the scene, no target bone, or the bone as its own target.
-    """
-    path = constraint_path(ctx, constraint)
-    names = ctx.rig.index
-    if constraint.bone not in names:
-        raise SceneError(f"{constraint.bone!r} is not a bone of this scene", f"{path}.bone")
-    target = constraint.target.bone
-    if target is None:
-        raise SceneError("the target must be a bone", f"{path}.target")
-    if target not in names:
-        raise SceneError(f"{target!r} is not a bone of this scene", f"{path}.target.bone")
-    if target == constraint.bone:
-        raise SceneError(
-            f"bone {target!r} cannot keep a distance from itself", f"{path}.target.bone"
-        )
-    return names[constraint.bone], names[target]
 
 
 def limited(head, center, distance, mode: str, up) -> tuple[np.ndarray, np.ndarray]:
@@ -114,7 +88,7 @@ def _in_space(bone_to_world, skeleton, rig, constraint, b, t, space):
 
 def apply(constraint: LimitDistance, ctx) -> None:
     """Solve ``constraint`` at every frame of ``ctx``."""
-    b, t = bone_and_target(constraint, ctx)
+    b, t = bone_and_target(constraint, ctx, itself="keep a distance from itself")
     space = ctx.space_of(constraint)
     skeleton, rig = ctx.skeleton, ctx.rig
     distance = constraint.distance
