@@ -108,7 +108,7 @@ def show_trace(panel, m) -> None:
     )
     k = m.index
     panel.position.setText(f"step {k + 1} of {len(st)} · frame {frame:g}")
-    axis, angle = quat.to_axis_angle(st.combined[k])
+    axis, angle = quat.axis_angle_from_quat(st.combined[k])
     where = ""
     if st.parent:
         where = (

@@ -16,7 +16,7 @@ import numpy as np
 from app.scene.analysis import trails
 from app.scene.constraints.fabrik.trace import ChainTrace
 from app.scene.constraints.multi_parent.steps import Steps
-from app.scene.math.quat import matrix_from_quat, to_axis_angle
+from app.scene.math.quat import axis_angle_from_quat, matrix_from_quat
 from app.widgets.viewport.layers.base import Labels, Layer
 from app.widgets.viewport.overlays import BLENDED, arrow_lines, axes_lines
 from app.widgets.viewport.skeleton_item import SkeletonItem
@@ -261,7 +261,7 @@ class StepThroughLayer(Layer):
         total = contributions.sum(axis=0)
         pos += list(arrow_lines(p0[None], (p0 + a * total)[None]))
         col += [SUM_COLOR] * 6
-        axis, angle = to_axis_angle(st.combined[k])
+        axis, angle = axis_angle_from_quat(st.combined[k])
         pos += [p0 - 0.5 * reach * axis, p0 + 0.5 * reach * axis]
         col += [AXIS_COLOR] * 2
         frame_pos, frame_col = axes_lines(

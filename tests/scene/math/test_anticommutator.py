@@ -33,7 +33,7 @@ def test_equals_the_definition(rng, n):
 @pytest.mark.parametrize("n", [3, 5, 7])
 def test_small_rotations_like_integration_steps(rng, n):
     axes = rng.normal(size=(n, 3))
-    qs = quat.from_axis_angle(axes, rng.uniform(0, 0.05, size=n))
+    qs = quat.quat_from_axis_angle(axes, rng.uniform(0, 0.05, size=n))
     np.testing.assert_allclose(nac(qs), brute_force(qs), atol=1e-12)
 
 
@@ -66,19 +66,19 @@ def test_batched_equals_one_at_a_time(rng):
 
 
 def test_one_and_two_factors():
-    q = quat.from_axis_angle([1, 2, 3], 0.7)
+    q = quat.quat_from_axis_angle([1, 2, 3], 0.7)
     np.testing.assert_allclose(nac(q[None]), q)
-    p = quat.from_axis_angle([0, 1, 0], 0.3)
+    p = quat.quat_from_axis_angle([0, 1, 0], 0.3)
     sym = quat.mul(p, q) + quat.mul(q, p)
     np.testing.assert_allclose(symmetrized_product(np.stack([p, q])), sym, atol=1e-15)
 
 
 def test_commuting_rotations_give_their_product():
-    a = quat.from_axis_angle([0, 0, 1], 0.4)
-    b = quat.from_axis_angle([0, 0, 1], 1.1)
-    c = quat.from_axis_angle([0, 0, 1], -0.2)
+    a = quat.quat_from_axis_angle([0, 0, 1], 0.4)
+    b = quat.quat_from_axis_angle([0, 0, 1], 1.1)
+    c = quat.quat_from_axis_angle([0, 0, 1], -0.2)
     np.testing.assert_allclose(
-        nac(np.stack([a, b, c])), quat.from_axis_angle([0, 0, 1], 1.3), atol=1e-15
+        nac(np.stack([a, b, c])), quat.quat_from_axis_angle([0, 0, 1], 1.3), atol=1e-15
     )
 
 
