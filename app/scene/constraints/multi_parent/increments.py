@@ -24,10 +24,11 @@ the left Jacobian of SO(3); so ``M_i v = -J(Phi) (phi_i x v)``. See ``docs/multi
 Arrays are component-major: quaternions ``(4, X)``, vectors ``(3, X)``, per pivot
 ``(4, P, X)`` and ``(3, P, X)``, so every operation is a handful of elementwise expressions
 over all pivots and steps at once; sums over pivots run in pivot order. The quaternion
-arithmetic is :mod:`app.scene.math.quat`'s component-major layout (``mul_components``, ...)
-and the anticommutator :mod:`app.scene.math.anticommutator`'s
-(``symmetrized_product_components``); they keep their short names here (``qmul``,
-``rotate``, ...), which the other modules of the integrator import.
+arithmetic is :mod:`app.scene.math.quat`'s component-major layout (``mul_components``,
+``rotate_components``), the vector products :mod:`app.scene.math.vectors`'
+(``cross_components``, ``dot_components``) and the anticommutator
+:mod:`app.scene.math.anticommutator`'s (``symmetrized_product_components``), each under its
+one name.
 Only elementwise arithmetic is used (no BLAS): a step's result does not depend on how many
 other steps are computed with it, which the scan's bit-identical recomputation relies on.
 """
@@ -40,7 +41,7 @@ from functools import cached_property
 import numpy as np
 
 from app.scene.errors import SceneError
-from app.scene.math.anticommutator import symmetrized_product_components as symmetrized_product
+from app.scene.math.anticommutator import symmetrized_product_components
 from app.scene.math.jacobians import jacobian_apply_with, jacobian_coefficients
 from app.scene.math.quat import rotate_components
 from app.scene.math.vectors import cross_components, dot_components
@@ -201,7 +202,7 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
     """
     R = None if R is None else np.asarray(R, dtype=float)
     if integrator == "seed":
-        total = symmetrized_product(R)
+        total = symmetrized_product_components(R)
         norm = np.sqrt(total[0] * total[0] + dot_components(total[1:], total[1:]))
         if not np.all(norm > 0):
             raise SceneError(
