@@ -310,7 +310,6 @@ KNOWN = {
     "app/widgets/viewport/interaction/drag.py": {"part": 3},
     "app/widgets/viewport/interaction/transform_edit.py": {"part": 6},
     "app/widgets/viewport/scene_drawing.py": {"part": 10},
-    "app/widgets/viewport/teaching_drawing.py": {"result": 2},
     "app/widgets/viewport/viewport.py": {"part": 1},
     "app/window/bone_actions.py": {"part": 2},
     "app/window/main_window.py": {"part": 2},

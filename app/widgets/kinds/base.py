@@ -50,6 +50,10 @@ class ConstraintView:
     shapes : callable ``(document, constraint) -> [(points (N, 3), rgba), ...]``, optional
         Closed world polylines the viewport draws for it at the current frame (a limit
         distance's sphere), thin like the guide lines.
+    draw_trace : callable ``(layer, trace, index, scale) -> labels``, optional
+        Its step-through in the viewport: sets the step-through layer's ``step_lines`` and
+        ``step_points`` (and ``arrow_scale``, ``step_joints``) for stage ``index`` of
+        ``trace`` and returns the labels to show; a kind registered in ``TRACES`` has one.
     """
 
     cls: type
@@ -62,6 +66,7 @@ class ConstraintView:
     report: Callable | None = None
     show_trace: Callable | None = None
     shapes: Callable | None = None
+    draw_trace: Callable | None = None
 
     @property
     def words(self) -> str:
