@@ -61,6 +61,18 @@ class Ref:
     def pole_of(cls, constraint: str) -> Ref:
         return cls(POLE, constraint)
 
+    @property
+    def on_constraint(self) -> bool:
+        """Whether it names a constraint or one of its parts (whatever parts its kind
+        declares), not a bone or a bone's point."""
+        return self.kind not in (BONE, POINT)
+
+    @property
+    def is_handle(self) -> bool:
+        """Whether it is a handle a press in the viewport drags: a constraint's part or a
+        bone's point (a bone press orbits; a constraint itself has no handle)."""
+        return self.kind not in (BONE, CONSTRAINT)
+
     def label(self) -> str:
         """Words for menus and undo texts: ``pivot heel``, ``target of aim``."""
         if self.kind == PIVOT:
