@@ -309,7 +309,6 @@ KNOWN = {
     "app/widgets/viewport/interaction/transform_edit.py": {"part": 6},
     "app/widgets/viewport/scene_drawing.py": {"part": 9},
     "app/window/bone_actions.py": {"part": 2},
-    "app/window/main_window.py": {"part": 2},
 }
 
 

@@ -68,6 +68,12 @@ class Ref:
         return self.kind not in (BONE, POINT)
 
     @property
+    def is_part(self) -> bool:
+        """Whether it names one of a constraint's parts (a pivot, a target, a pole, or
+        whatever parts its kind declares)."""
+        return self.kind not in (BONE, POINT, CONSTRAINT)
+
+    @property
     def is_handle(self) -> bool:
         """Whether it is a handle a press in the viewport drags: a constraint's part or a
         bone's point (a bone press orbits; a constraint itself has no handle)."""

@@ -211,6 +211,16 @@ def draw_trace(layer, st, k, scale) -> list:
     return labels
 
 
+def part_hint(ref) -> str | None:
+    """A pivot moves on the body and turns (its rotation is always keyed)."""
+    if ref.kind != PIVOT:
+        return None
+    return (
+        "Drag: move on the body · Shift: on the ground · Ctrl+drag: rotate & key "
+        "· K key · Shift+K delete key"
+    )
+
+
 VIEW = ConstraintView(
     MultiParent,
     section=section,
@@ -219,4 +229,5 @@ VIEW = ConstraintView(
     report=report,
     show_trace=show_trace,
     draw_trace=draw_trace,
+    part_hint=part_hint,
 )
