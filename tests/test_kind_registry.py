@@ -308,7 +308,6 @@ KNOWN = {
     "app/widgets/viewport/interaction/drag.py": {"part": 3},
     "app/widgets/viewport/interaction/transform_edit.py": {"part": 6},
     "app/widgets/viewport/scene_drawing.py": {"part": 9},
-    "app/window/bone_actions.py": {"part": 2},
 }
 
 

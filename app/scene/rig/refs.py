@@ -74,6 +74,12 @@ class Ref:
         return self.kind not in (BONE, POINT, CONSTRAINT)
 
     @property
+    def is_named_part(self) -> bool:
+        """Whether it names a part its kind lists by name (``parts()`` gives it a name: a
+        pivot), renamed and deleted like a bone, where a target or a pole is set or cleared."""
+        return self.is_part and self.pivot is not None
+
+    @property
     def is_handle(self) -> bool:
         """Whether it is a handle a press in the viewport drags: a constraint's part or a
         bone's point (a bone press orbits; a constraint itself has no handle)."""
