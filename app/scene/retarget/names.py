@@ -8,9 +8,9 @@ duplicate suffix (``.001``) is noted, and the rest is split at separators (``.``
 or last word ``Left``/``Right``/``L``/``R`` (any case); numbers are a finger's joint or a
 chain's index; the other words, joined, are looked up in :data:`PARTS`.
 
-Conventions read (tested in ``tests/test_retarget_names.py``): CMU's BVH (``LeftUpLeg``,
-``LHipJoint``, ``LThumb``), Mixamo with or without its namespace, Blender's metarig and
-Rigify (``thigh.L``, ``upper_arm.L``, ``DEF-forearm.L``, ``f_index.01.L``), Unreal
+Conventions read (tested in ``tests/scene/retarget/test_humanoid_map.py``): CMU's BVH
+(``LeftUpLeg``, ``LHipJoint``, ``LThumb``), Mixamo with or without its namespace, Blender's
+metarig and Rigify (``thigh.L``, ``upper_arm.L``, ``DEF-forearm.L``, ``f_index.01.L``), Unreal
 (``upperarm_l``, ``calf_l``, ``ball_l``), Godot's humanoid profile (``LeftUpperLeg``,
 ``LeftIndexProximal``) and its Blender exports (``upperleg.l``), three.js's
 RobotExpressive (``UpperLegL``), VRM, 3ds Max's Biped (``Bip01 L Thigh``), Biovision
