@@ -364,9 +364,6 @@ class Document(QtCore.QObject):
 
 
 def _child_names(item) -> tuple:
-    """What lists show of an item: a multi-parent constraint's pivots, the kind of target."""
-    names = tuple(p.name for p in getattr(item, "pivots", ()))
-    target = getattr(item, "target", None)
-    if target is not None:
-        names += (target.bone, target.at if target.bone else None)
-    return names
+    """What lists show under an item (a constraint's ``listed_names()``; a bone: none)."""
+    listed = getattr(item, "listed_names", None)
+    return listed() if listed is not None else ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from app.editor.operations import bone_operations, constraint_operations
-from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref
+from app.scene.rig.refs import BONE, Ref
 from app.widgets.kinds import registry as views
 from app.widgets.kinds.base import act as _act
 
@@ -46,7 +46,7 @@ def build_add_menu(document, parent, ref: Ref | None = None) -> QtWidgets.QMenu:
     menu.addSeparator()
     if ref is not None and ref.kind == BONE:
         views.add_on_bone(menu, document, ref.name, bones)
-    if ref is not None and ref.kind in (CONSTRAINT, PIVOT, *TARGET_KINDS):
+    if ref is not None and ref.on_constraint:
         c = scene.constraint(ref.name)
         view = views.view_for(c)
         if view.on_constraint is not None:

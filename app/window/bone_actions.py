@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.editor.operations import bone_operations, constraint_operations, pose_operations
 from app.editor.operations.base import OperationError
 from app.scene.rig.bone_edits import DELETE, REPARENT
-from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT
+from app.scene.rig.refs import BONE, CONSTRAINT
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
 from app.window.layout import show_message
@@ -143,7 +143,7 @@ class BoneActions:
         """F2: rename the active bone or pivot (in place in the outliner, else a dialog)."""
         doc = self.document
         ref = doc.active
-        if ref is None or ref.kind not in (BONE, PIVOT):
+        if ref is None or not (ref.kind == BONE or ref.is_named_part):
             self.statusBar().showMessage("Select a bone or a pivot to rename it", 4000)
             return
         item = self.outliner.item_for(ref)
@@ -189,7 +189,7 @@ class BoneActions:
         constraints, as one undo step."""
         doc = self.document
         bones = doc.selected_bones()
-        others = [r for r in doc.selection if r.kind in (PIVOT, CONSTRAINT)]
+        others = [r for r in doc.selection if r.kind == CONSTRAINT or r.is_named_part]
         if not bones:
             self._safely(constraint_operations.delete_selected, doc)()
             return

@@ -20,7 +20,8 @@ from app.editor.document import Document
 from app.editor.files import FileController
 from app.editor.recovery import Autosaver
 from app.editor.step_through import StepThrough
-from app.scene.rig.refs import BONE, PIVOT, TARGET_KINDS
+from app.scene.rig.refs import BONE, exists
+from app.widgets.kinds import registry as views
 from app.widgets.panels.compare_table import CompareTable
 from app.widgets.panels.inspector import Inspector
 from app.widgets.panels.outliner import Outliner
@@ -282,13 +283,8 @@ class MainWindow(WindowActions, TeachingActions, BoneActions, QtWidgets.QMainWin
         ref = self.document.active
         if ref is None:
             hint = "Click to select · drag to orbit · F frames · F1 lists the controls"
-        elif ref.kind == PIVOT:
-            hint = (
-                "Drag: move on the body · Shift: on the ground · Ctrl+drag: rotate & key "
-                "· K key · Shift+K delete key"
-            )
-        elif ref.kind in TARGET_KINDS:
-            hint = f"Drag: move the {ref.kind} · Shift: on the ground · K key · Shift+K delete key"
+        elif ref.is_part and exists(self.document.scene, ref):
+            hint = views.view_for(self.document.scene.constraint(ref.name)).hint_for(ref)
         elif ref.kind == BONE:
             hint = "Ctrl+drag: rotate · Shift+click: add bones · Edit ▸ Add for constraints"
         else:

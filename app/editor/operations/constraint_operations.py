@@ -111,7 +111,7 @@ def set_relative_to(document, name: str, relative_to: str) -> None:
     """What a multi-parent's state is taken relative to: ``"world"`` or ``"parent"``
     (contract §F3), as one undo command per change."""
     constraint = _edit(document, name, lambda c: c)
-    if not hasattr(constraint, "relative_to"):
+    if not constraint.has_relative_to:
         raise OperationError(f"{name} is not a multi-parent constraint")
     if relative_to not in RELATIVE_TO:
         raise OperationError(
@@ -149,7 +149,7 @@ def set_constraint_field(document, name: str, field: str, value) -> None:
 def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
     """A new pivot on a multi-parent body (at the body's tail unless given); selects it."""
     constraint = constraint_named(document, constraint_name)
-    if "pivots" not in constraint.field_names():
+    if not constraint.has_pivots:
         raise OperationError(f"{constraint_name} is not a multi-parent constraint")
     if position_in_body is None:
         body = constraint.driven_bones()[0]

@@ -24,7 +24,7 @@ OFFSET_WORDS = {
 
 def _follow(document, name: str):
     constraint = constraint_named(document, name)
-    if "offset" not in constraint.field_names():
+    if not constraint.follows_a_bone:
         raise OperationError(f"{name} does not follow a bone")
     return constraint
 

@@ -54,7 +54,7 @@ def multi_parent_constraints(scene: Scene) -> list[str]:
 
 def _has_integrators(constraint) -> bool:
     """A kind whose ``integrator`` field picks among :data:`INTEGRATORS` (a multi-parent)."""
-    return "integrator" in constraint.field_names()
+    return constraint.integrated
 
 
 def integrator_paths(

@@ -65,7 +65,7 @@ def foot_rolls(scene: Scene) -> list[FootRollParts]:
     for follow in scene.constraints:
         body = _target_bone(follow)
         driven = follow.driven_bones()
-        if body is None or len(driven) != 1 or "chain" in follow.field_names():
+        if body is None or len(driven) != 1 or follow.is_chain:
             continue
         foot = driven[0]
         calf = parents.get(foot)
@@ -73,18 +73,14 @@ def foot_rolls(scene: Scene) -> list[FootRollParts]:
         if thigh is None:
             continue
         roll = next(
-            (
-                c
-                for c in scene.constraints
-                if "pivots" in c.field_names() and c.driven_bones() == (body,)
-            ),
+            (c for c in scene.constraints if c.has_pivots and c.driven_bones() == (body,)),
             None,
         )
         leg_ik = next(
             (
                 c
                 for c in scene.constraints
-                if "chain" in c.field_names()
+                if c.is_chain
                 and tuple(c.driven_bones()) == (thigh, calf)
                 and _target_bone(c) == body
             ),

@@ -76,7 +76,7 @@ def with_limit(constraint, limit: Limit | None, bone: str | None = None):
 def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
     """A points-at with ``up`` set (``axis`` in the bone's frame, ``toward`` in the world),
     or removed when both are ``None``."""
-    if "up" not in constraint.field_names():
+    if not constraint.has_up_vector:
         raise ValueError(f"{constraint.name!r} has no up vector")
     if axis is None and toward is None:
         return dataclasses.replace(constraint, up=None)

@@ -103,6 +103,20 @@ class Constraint:
     target_fields: ClassVar[tuple[str, ...]] = ()
     #: Whether its limits are per bone (a chain's), so edits name the bone.
     limits_per_bone = False
+    #: What it is, as editing and analysis ask it (each kind says yes to its own): a body
+    #: turned about pivots the editor adds (a multi-parent), ...
+    has_pivots: ClassVar[bool] = False
+    #: ... integrated step by step with a choice of ``integrator`` (convergence compares them),
+    integrated: ClassVar[bool] = False
+    #: ... whose state is taken relative to the world or the body's parent,
+    has_relative_to: ClassVar[bool] = False
+    #: ... a chain solved as a whole (FABRIK),
+    is_chain: ClassVar[bool] = False
+    #: ... a bone aimed with an optional up vector (a points-at),
+    has_up_vector: ClassVar[bool] = False
+    #: ... a bone that follows another with a chosen ``offset`` (child-of, copy rotation,
+    #: copy location).
+    follows_a_bone: ClassVar[bool] = False
 
     def driven_bones(self) -> tuple[str, ...]:
         """Names of the bones whose world transforms this constraint writes."""
@@ -162,6 +176,12 @@ class Constraint:
         """The constraint with its limit on ``bone`` replaced (``None`` removes it)."""
         raise ValueError(f"{self.name!r} has no limits")
 
+    def listed_names(self) -> tuple:
+        """What lists show under it besides its name (its target's bone and end here; a
+        multi-parent's pivots): when these change, the outliner is rebuilt."""
+        target = getattr(self, "target", None)
+        return () if target is None else (target.bone, target.at if target.bone else None)
+
     def field_names(self) -> tuple[str, ...]:
         """Its dataclass fields, by name."""
         return tuple(f.name for f in dataclasses.fields(self))
@@ -213,6 +233,13 @@ class MultiParent(Constraint):
     #: integrated in the parent's frame, so the parent's later motion carries the body (§F3).
     relative_to: str = "world"
 
+    has_pivots: ClassVar[bool] = True
+    integrated: ClassVar[bool] = True
+    has_relative_to: ClassVar[bool] = True
+
+    def listed_names(self):
+        return tuple(p.name for p in self.pivots)
+
     def driven_bones(self):
         return (self.body,)
 
@@ -245,6 +272,7 @@ class PointsAt(Constraint):
     type = "points_at"
     label = "points-at"
     target_fields = ("target",)
+    has_up_vector = True
     bone: str
     target: Target
     limit: Limit | None = None
@@ -274,6 +302,7 @@ class Fabrik(Constraint):
     label = "FABRIK"
     target_fields = ("target", "pole")
     limits_per_bone = True
+    is_chain = True
     chain: tuple[str, ...]
     target: Target
     tolerance: float = 1e-4
@@ -331,6 +360,7 @@ class _BoneFollows(Constraint):
     """
 
     target_fields = ("target",)
+    follows_a_bone = True
     #: Whether it goes to the target's head or tail (copy location), not the whole bone.
     follows_point: ClassVar[bool] = False
     bone: str

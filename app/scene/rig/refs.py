@@ -61,6 +61,30 @@ class Ref:
     def pole_of(cls, constraint: str) -> Ref:
         return cls(POLE, constraint)
 
+    @property
+    def on_constraint(self) -> bool:
+        """Whether it names a constraint or one of its parts (whatever parts its kind
+        declares), not a bone or a bone's point."""
+        return self.kind not in (BONE, POINT)
+
+    @property
+    def is_part(self) -> bool:
+        """Whether it names one of a constraint's parts (a pivot, a target, a pole, or
+        whatever parts its kind declares)."""
+        return self.kind not in (BONE, POINT, CONSTRAINT)
+
+    @property
+    def is_named_part(self) -> bool:
+        """Whether it names a part its kind lists by name (``parts()`` gives it a name: a
+        pivot), renamed and deleted like a bone, where a target or a pole is set or cleared."""
+        return self.is_part and self.pivot is not None
+
+    @property
+    def is_handle(self) -> bool:
+        """Whether it is a handle a press in the viewport drags: a constraint's part or a
+        bone's point (a bone press orbits; a constraint itself has no handle)."""
+        return self.kind not in (BONE, CONSTRAINT)
+
     def label(self) -> str:
         """Words for menus and undo texts: ``pivot heel``, ``target of aim``."""
         if self.kind == PIVOT:

@@ -50,6 +50,13 @@ class ConstraintView:
     shapes : callable ``(document, constraint) -> [(points (N, 3), rgba), ...]``, optional
         Closed world polylines the viewport draws for it at the current frame (a limit
         distance's sphere), thin like the guide lines.
+    draw_trace : callable ``(layer, trace, index, scale) -> labels``, optional
+        Its step-through in the viewport: sets the step-through layer's ``step_lines`` and
+        ``step_points`` (and ``arrow_scale``, ``step_joints``) for stage ``index`` of
+        ``trace`` and returns the labels to show; a kind registered in ``TRACES`` has one.
+    part_hint : callable ``(ref) -> str or None``, optional
+        The status bar's hint for one of its parts (``None``: the plain one of
+        :meth:`hint_for`), for a part moved otherwise than a target (a pivot).
     """
 
     cls: type
@@ -62,11 +69,21 @@ class ConstraintView:
     report: Callable | None = None
     show_trace: Callable | None = None
     shapes: Callable | None = None
+    draw_trace: Callable | None = None
+    part_hint: Callable | None = None
 
     @property
     def words(self) -> str:
         """Words for people: the model's ``label`` (``"points-at"``)."""
         return self.cls.label
+
+    def hint_for(self, ref) -> str:
+        """The status bar's hint when part ``ref`` of one of its constraints is active: its
+        own (``part_hint``), else what any target-like handle does."""
+        own = self.part_hint(ref) if self.part_hint is not None else None
+        if own is not None:
+            return own
+        return f"Drag: move the {ref.kind} · Shift: on the ground · K key · Shift+K delete key"
 
 
 def vector_text(v, digits: int = 4) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
@@ -12,6 +13,10 @@ from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, choice_index, first, set_target_menu
 from app.widgets.panels.limit_fields import limit_row
 from app.widgets.text_keys import keep_keys
+
+STAGE_COLOR = (1.0, 0.93, 0.35, 1.0)
+PREVIOUS_STAGE_COLOR = (0.75, 0.75, 0.8, 0.45)
+ROOT_OFF_COLOR = (1.0, 0.35, 0.3, 1.0)
 
 
 def section(form, c: Fabrik) -> None:
@@ -134,6 +139,33 @@ def show_trace(panel, m) -> None:
     )
 
 
+def draw_trace(layer, trace, index, scale) -> list:
+    """The stage ``index`` of a solve in the viewport: the chain's joints (yellow), the
+    previous stage's (grey), the target, and the root when a pass left it off its place."""
+    stage = trace.stages[index]
+    joints = layer.step_joints = stage.joints
+    pos = [np.stack([joints[:-1], joints[1:]], axis=1).reshape(-1, 3)]
+    col = [np.tile(STAGE_COLOR, (2 * (len(joints) - 1), 1))]
+    if index > 0:
+        prev = trace.stages[index - 1].joints
+        pos.append(np.stack([prev[:-1], prev[1:]], axis=1).reshape(-1, 3))
+        col.append(np.tile(PREVIOUS_STAGE_COLOR, (2 * (len(prev) - 1), 1)))
+    layer.step_lines.setData(pos=np.concatenate(pos), color=np.concatenate(col))
+    layer.step_lines.setVisible(True)
+    root = trace.stages[0].joints[0]
+    dots = [joints, trace.target[None]]
+    colors = [np.tile(STAGE_COLOR, (len(joints), 1)), [(0.25, 0.88, 1.0, 1.0)]]
+    labels = [(joints[-1], f"{stage.name()}: tail → target {stage.tail_distance:.3g}", STAGE_COLOR)]
+
+    if stage.root_offset > 0:
+        dots.append(root[None])
+        colors.append([ROOT_OFF_COLOR])
+        labels.append((joints[0], f"root off its place by {stage.root_offset:.3g}", ROOT_OFF_COLOR))
+    layer.step_points.setData(pos=np.concatenate(dots), color=np.concatenate(colors), size=9.0)
+    layer.step_points.setVisible(True)
+    return labels
+
+
 VIEW = ConstraintView(
     Fabrik,
     section=section,
@@ -142,4 +174,5 @@ VIEW = ConstraintView(
     on_constraint=on_constraint,
     report=report,
     show_trace=show_trace,
+    draw_trace=draw_trace,
 )

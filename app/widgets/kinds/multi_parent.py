@@ -13,6 +13,19 @@ from app.scene.rig.model import MultiParent
 from app.scene.rig.refs import PIVOT
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, column_text, vector_text
+from app.widgets.viewport.overlays import arrow_lines, axes_lines
+
+SUM_COLOR = (1.0, 1.0, 1.0, 1.0)
+AXIS_COLOR = (1.0, 0.9, 0.3, 1.0)
+PIVOT_ARROW_COLORS = np.array(
+    [
+        [1.0, 0.58, 0.12, 1.0],
+        [0.95, 0.35, 0.55, 1.0],
+        [0.65, 0.5, 1.0, 1.0],
+        [0.3, 0.8, 1.0, 1.0],
+        [0.5, 0.95, 0.4, 1.0],
+    ]
+)
 
 
 def section(form, c: MultiParent) -> None:
@@ -142,6 +155,72 @@ def show_trace(panel, m) -> None:
     table.resizeRowsToContents()
 
 
+def draw_trace(layer, st, k, scale) -> list:
+    """Step ``k`` in the viewport: each pivot's lever and its contribution ``v − R v R*`` as
+    an arrow, their sum, the combined rotation's axis and the body's frame."""
+    p0 = st.position[k]
+    pivots = st.pivot_positions[k]
+    contributions = st.contributions[k]
+    reach = max(float(np.linalg.norm(st.offsets, axis=-1).max()), 1e-9)
+    biggest = float(np.linalg.norm(st.contributions, axis=-1).max())
+    # Arrows are a step's worth of motion, tiny next to the body: drawn scaled so the
+    # largest of the trace is 60% of the farthest pivot's distance.
+    layer.arrow_scale = 0.6 * reach / biggest if biggest > 0 else 0.0
+    a = layer.arrow_scale
+    pos, col = [], []
+    for i in range(len(pivots)):  # v_i: from the body's head to the pivot
+        pos += [p0, pivots[i]]
+        col += [(1.0, 0.6, 0.15, 0.5)] * 2
+    arrows = arrow_lines(np.repeat(p0[None], len(pivots), 0), p0 + a * contributions)
+    pos += list(arrows)
+    for i in range(len(pivots)):
+        col += [PIVOT_ARROW_COLORS[i % len(PIVOT_ARROW_COLORS)]] * 6
+    total = contributions.sum(axis=0)
+    pos += list(arrow_lines(p0[None], (p0 + a * total)[None]))
+    col += [SUM_COLOR] * 6
+    axis, angle = quat.axis_angle_from_quat(st.combined[k])
+    pos += [p0 - 0.5 * reach * axis, p0 + 0.5 * reach * axis]
+    col += [AXIS_COLOR] * 2
+    frame_pos, frame_col = axes_lines(
+        np.concatenate(
+            [
+                np.concatenate([quat.matrix_from_quat(st.rotation[k]), p0[:, None]], 1),
+                [[0, 0, 0, 1]],
+            ]
+        )[None],
+        np.array([0.3 * reach]),
+    )
+    pos += list(frame_pos)
+    col += list(frame_col)
+    layer.step_lines.setData(pos=np.array(pos), color=np.array(col, dtype=float))
+    layer.step_lines.setVisible(True)
+    layer.step_points.setData(
+        pos=np.concatenate([p0[None], pivots]),
+        color=np.array([SUM_COLOR] + [(1.0, 0.6, 0.15, 1.0)] * len(pivots)),
+        size=8.0,
+    )
+    layer.step_points.setVisible(True)
+    size = np.linalg.norm(contributions, axis=1)
+    labels = [
+        (p0 + a * contributions[i], f"{name}: v−RvR*", PIVOT_ARROW_COLORS[i % 5])
+        for i, name in enumerate(st.pivot_names)
+        if size[i] > 1e-9 * max(biggest, 1e-300)
+    ]  # a still pivot adds nothing
+    labels.append((p0 + a * total, f"Σ = Δp0 (arrows ×{a:.3g})", SUM_COLOR))
+    labels.append((p0 + 0.5 * reach * axis, f"{{Rᵢ}}: {np.degrees(angle):.3f}°", AXIS_COLOR))
+    return labels
+
+
+def part_hint(ref) -> str | None:
+    """A pivot moves on the body and turns (its rotation is always keyed)."""
+    if ref.kind != PIVOT:
+        return None
+    return (
+        "Drag: move on the body · Shift: on the ground · Ctrl+drag: rotate & key "
+        "· K key · Shift+K delete key"
+    )
+
+
 VIEW = ConstraintView(
     MultiParent,
     section=section,
@@ -149,4 +228,6 @@ VIEW = ConstraintView(
     on_constraint=on_constraint,
     report=report,
     show_trace=show_trace,
+    draw_trace=draw_trace,
+    part_hint=part_hint,
 )

@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.throttle import Throttle
 from app.scene.analysis.matrix_chain import MatrixChain, a_to_b_chain, bone_chain
-from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS
+from app.scene.rig.refs import BONE
 from app.widgets.panels.matrix_cards import Card, MatrixCards
 from app.widgets.text_keys import keep_keys
 from app.widgets.visible_refresh import RefreshWhileVisible
@@ -114,7 +114,7 @@ class MatrixPanel(RefreshWhileVisible, QtWidgets.QWidget):
         bone = None
         if ref is not None and ref.kind == BONE:
             bone = ref.name
-        elif ref is not None and ref.kind in (CONSTRAINT, PIVOT, *TARGET_KINDS):
+        elif ref is not None and ref.on_constraint:
             driven = doc.scene.constraint(ref.name).driven_bones()
             bone = driven[-1] if driven else None
         if bone is not None and bone != self.bone_combo.currentText():

@@ -9,34 +9,19 @@ its own.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from app.scene.analysis import trails
-from app.scene.constraints.fabrik.trace import ChainTrace
-from app.scene.constraints.multi_parent.steps import Steps
-from app.scene.math.quat import axis_angle_from_quat, matrix_from_quat
+from app.widgets.kinds.registry import view_for
 from app.widgets.viewport.layers.base import Labels, Layer
-from app.widgets.viewport.overlays import BLENDED, arrow_lines, axes_lines
+from app.widgets.viewport.overlays import BLENDED
 from app.widgets.viewport.skeleton_item import SkeletonItem
 
 BEFORE_COLOR = np.array([1.0, 0.55, 0.25])  # onion skin: the past warm
 AFTER_COLOR = np.array([0.35, 0.85, 0.65])  # and the future cool, as Blender's
-STAGE_COLOR = (1.0, 0.93, 0.35, 1.0)
-PREVIOUS_STAGE_COLOR = (0.75, 0.75, 0.8, 0.45)
-ROOT_OFF_COLOR = (1.0, 0.35, 0.3, 1.0)
-SUM_COLOR = (1.0, 1.0, 1.0, 1.0)
-AXIS_COLOR = (1.0, 0.9, 0.3, 1.0)
-PIVOT_ARROW_COLORS = np.array(
-    [
-        [1.0, 0.58, 0.12, 1.0],
-        [0.95, 0.35, 0.55, 1.0],
-        [0.65, 0.5, 1.0, 1.0],
-        [0.3, 0.8, 1.0, 1.0],
-        [0.5, 0.95, 0.4, 1.0],
-    ]
-)
 
 
 @dataclass
@@ -194,98 +179,23 @@ class StepThroughLayer(Layer):
         self.step_joints = None
 
     def draw(self, document, pose, scale: float) -> Labels:
-        return self.draw_steps(self.model, scale)
+        return self.draw_steps(document, self.model, scale)
 
     # --- step-through --------------------------------------------------------------------
 
-    def draw_steps(self, model, scale: float) -> Labels:
+    def draw_steps(self, document, model, scale: float) -> Labels:
+        """The traced kind's drawing of the stage shown (its view's ``draw_trace``)."""
         self.arrow_scale = 0.0
         self.step_joints = None
         trace = None if model is None or not model.active else model.trace
-        if trace is None or len(trace) == 0:
+        view = None
+        if trace is not None and len(trace) > 0:
+            with contextlib.suppress(KeyError):  # renamed or removed since it was traced
+                view = view_for(document.scene.constraint(model.constraint))
+        if view is None:
             self.step_lines.setVisible(False)
             self.step_points.setVisible(False)
             return []
-        if isinstance(trace, ChainTrace):
-            return self._draw_fabrik(trace, model.index)
-        if isinstance(trace, Steps):
-            return self._draw_multi_parent(trace, model.index, scale)
-        return []
-
-    def _draw_fabrik(self, trace, index) -> Labels:
-        stage = trace.stages[index]
-        joints = self.step_joints = stage.joints
-        pos = [np.stack([joints[:-1], joints[1:]], axis=1).reshape(-1, 3)]
-        col = [np.tile(STAGE_COLOR, (2 * (len(joints) - 1), 1))]
-        if index > 0:
-            prev = trace.stages[index - 1].joints
-            pos.append(np.stack([prev[:-1], prev[1:]], axis=1).reshape(-1, 3))
-            col.append(np.tile(PREVIOUS_STAGE_COLOR, (2 * (len(prev) - 1), 1)))
-        self.step_lines.setData(pos=np.concatenate(pos), color=np.concatenate(col))
-        self.step_lines.setVisible(True)
-        root = trace.stages[0].joints[0]
-        dots = [joints, trace.target[None]]
-        colors = [np.tile(STAGE_COLOR, (len(joints), 1)), [(0.25, 0.88, 1.0, 1.0)]]
-        labels = [
-            (joints[-1], f"{stage.name()}: tail → target {stage.tail_distance:.3g}", STAGE_COLOR)
-        ]
-
-        if stage.root_offset > 0:
-            dots.append(root[None])
-            colors.append([ROOT_OFF_COLOR])
-            labels.append(
-                (joints[0], f"root off its place by {stage.root_offset:.3g}", ROOT_OFF_COLOR)
-            )
-        self.step_points.setData(pos=np.concatenate(dots), color=np.concatenate(colors), size=9.0)
-        self.step_points.setVisible(True)
-        return labels
-
-    def _draw_multi_parent(self, st, k, scale) -> Labels:
-        p0 = st.position[k]
-        pivots = st.pivot_positions[k]
-        contributions = st.contributions[k]
-        reach = max(float(np.linalg.norm(st.offsets, axis=-1).max()), 1e-9)
-        biggest = float(np.linalg.norm(st.contributions, axis=-1).max())
-        # Arrows are a step's worth of motion, tiny next to the body: drawn scaled so the
-        # largest of the trace is 60% of the farthest pivot's distance.
-        self.arrow_scale = 0.6 * reach / biggest if biggest > 0 else 0.0
-        a = self.arrow_scale
-        pos, col = [], []
-        for i in range(len(pivots)):  # v_i: from the body's head to the pivot
-            pos += [p0, pivots[i]]
-            col += [(1.0, 0.6, 0.15, 0.5)] * 2
-        arrows = arrow_lines(np.repeat(p0[None], len(pivots), 0), p0 + a * contributions)
-        pos += list(arrows)
-        for i in range(len(pivots)):
-            col += [PIVOT_ARROW_COLORS[i % len(PIVOT_ARROW_COLORS)]] * 6
-        total = contributions.sum(axis=0)
-        pos += list(arrow_lines(p0[None], (p0 + a * total)[None]))
-        col += [SUM_COLOR] * 6
-        axis, angle = axis_angle_from_quat(st.combined[k])
-        pos += [p0 - 0.5 * reach * axis, p0 + 0.5 * reach * axis]
-        col += [AXIS_COLOR] * 2
-        frame_pos, frame_col = axes_lines(
-            np.concatenate(
-                [np.concatenate([matrix_from_quat(st.rotation[k]), p0[:, None]], 1), [[0, 0, 0, 1]]]
-            )[None],
-            np.array([0.3 * reach]),
-        )
-        pos += list(frame_pos)
-        col += list(frame_col)
-        self.step_lines.setData(pos=np.array(pos), color=np.array(col, dtype=float))
-        self.step_lines.setVisible(True)
-        self.step_points.setData(
-            pos=np.concatenate([p0[None], pivots]),
-            color=np.array([SUM_COLOR] + [(1.0, 0.6, 0.15, 1.0)] * len(pivots)),
-            size=8.0,
-        )
-        self.step_points.setVisible(True)
-        size = np.linalg.norm(contributions, axis=1)
-        labels = [
-            (p0 + a * contributions[i], f"{name}: v−RvR*", PIVOT_ARROW_COLORS[i % 5])
-            for i, name in enumerate(st.pivot_names)
-            if size[i] > 1e-9 * max(biggest, 1e-300)
-        ]  # a still pivot adds nothing
-        labels.append((p0 + a * total, f"Σ = Δp0 (arrows ×{a:.3g})", SUM_COLOR))
-        labels.append((p0 + 0.5 * reach * axis, f"{{Rᵢ}}: {np.degrees(angle):.3f}°", AXIS_COLOR))
-        return labels
+        if view.draw_trace is None:
+            return []
+        return view.draw_trace(self, trace, model.index, scale)

@@ -31,7 +31,7 @@ from PySide6 import QtCore, QtGui
 
 from app.scene.analysis import projection
 from app.scene.analysis.camera_framing import bounding_sphere, framing_distance
-from app.scene.rig.refs import PIVOT, POINT, TARGET_KINDS, Ref
+from app.scene.rig.refs import POINT, Ref
 from app.widgets.add_menu import build_add_menu
 from app.widgets.viewport import framing
 from app.widgets.viewport.gizmo_items import GizmoLayer
@@ -45,8 +45,6 @@ from app.widgets.viewport.overlays import circle_points
 from app.widgets.viewport.scene_drawing import WORLD_TO_VIEW, SceneDrawing, handle_at
 from app.widgets.viewport.teaching_drawing import TrailSettings
 
-#: Handles a press drags (a bone press orbits unless Ctrl is held).
-DRAGGABLE = (PIVOT, POINT, *TARGET_KINDS)
 #: The viewport's clear colour, RGB 0..255.
 BACKGROUND = (46, 48, 54)
 BONE_PICK_RADIUS_PX = 7.0
@@ -381,14 +379,14 @@ class Viewport(GLView):
         doc = self._document
         self._press_under = under
         self._press_selection = doc.selection
-        if not ctrl and (hit is None or hit.kind not in DRAGGABLE):  # a limit, a tail
+        if not ctrl and (hit is None or not hit.is_handle):  # a limit, a tail
             self._drag = start_limit_drag(self, doc, pixel) or start_tail_drag(
                 self, doc, pixel, shift
             )
             if self._drag is not None:
                 ev.accept()
                 return
-        if hit is not None and (hit.kind in DRAGGABLE or ctrl):
+        if hit is not None and (hit.is_handle or ctrl):
             doc.set_selection([Ref.bone(hit.name) if hit.kind == POINT else hit])
             self._drag = start_drag(self, doc, hit, pixel, ctrl=ctrl, shift=shift)
             if self._drag is not None:
@@ -489,7 +487,7 @@ class Viewport(GLView):
         super().keyPressEvent(ev)
 
     def _set_hover(self, ref: Ref | None) -> None:
-        hover = ref if ref is not None and ref.kind in DRAGGABLE else None
+        hover = ref if ref is not None and ref.is_handle else None
         if hover != self._hover:
             self._hover = hover
             cursor = (
