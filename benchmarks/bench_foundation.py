@@ -125,10 +125,10 @@ def anticommutator_rows() -> list[Row]:
     rows = []
     measured_definition = {}
     for n in (4, 8, 9):
-        qs = quat.from_axis_angle(rng.normal(size=(n, 3)), rng.uniform(0, 0.2, n))
+        qs = quat.quat_from_axis_angle(rng.normal(size=(n, 3)), rng.uniform(0, 0.2, n))
         measured_definition[n] = median_time(lambda qs=qs: definition(qs), repeat=3)
     for n in (4, 8, 12):
-        qs = quat.from_axis_angle(rng.normal(size=(n, 3)), rng.uniform(0, 0.2, n))
+        qs = quat.quat_from_axis_angle(rng.normal(size=(n, 3)), rng.uniform(0, 0.2, n))
         t = median_time(lambda qs=qs: normalized_anticommutator(qs), repeat=9, min_total=0.02)
         if n in measured_definition:
             ref, note = measured_definition[n], ""

@@ -32,7 +32,7 @@ def shot(stagger: int = 0, seed: int = 1) -> Scene:
         frames = np.arange(i * stagger, FRAMES + 1, EVERY, dtype=float)
         values = [quat.identity()]
         for _ in frames[1:]:  # up to ~20 degrees per key interval about random axes
-            values.append(quat.mul(quat.from_rotvec(rng.normal(size=3) * 0.2), values[-1]))
+            values.append(quat.mul(quat.quat_from_rotvec(rng.normal(size=3) * 0.2), values[-1]))
         pivots.append(
             Pivot(
                 name=f"p{i}",
@@ -136,7 +136,9 @@ def shot_rows() -> list[Row]:
     keys = pivot.rotation_keys
     k = 3 * len(keys) // 4  # a key three quarters into the shot
     edited = [
-        keys.with_key(keys.frames[k], quat.mul(quat.from_rotvec([0, 0.1 * s, 0]), keys.values[k]))
+        keys.with_key(
+            keys.frames[k], quat.mul(quat.quat_from_rotvec([0, 0.1 * s, 0]), keys.values[k])
+        )
         for s in (1, -1)
     ]
     state = {"i": 0}
@@ -209,7 +211,7 @@ def every_frame_shot(integrator: str, substeps: int = SUBSTEPS) -> Scene:
     frames = np.arange(0.0, FRAMES + 1)
     pivots = []
     for i in range(4):
-        turns = quat.from_rotvec(rng.normal(size=(FRAMES, 3)) * 0.02)
+        turns = quat.quat_from_rotvec(rng.normal(size=(FRAMES, 3)) * 0.02)
         values = np.empty((FRAMES + 1, 4))
         values[0] = quat.identity()
         for k in range(FRAMES):  # keys: a random walk of small turns

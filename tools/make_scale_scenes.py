@@ -132,10 +132,10 @@ def rig_scene(tentacles: int = 20, joints: int = 9, bodies: int = 10, frames: in
         a = 2 * np.pi * t / tentacles
         base = (2.5 * np.cos(a), 0.0, 2.5 * np.sin(a))
         tangent = np.array([-np.sin(a), 0.0, np.cos(a)])
-        sway = quat.from_axis_angle(tangent, np.radians(10) * np.sin(phase + a))
+        sway = quat.quat_from_axis_angle(tangent, np.radians(10) * np.sin(phase + a))
         names = [f"t{t}_{j}" for j in range(joints)]
         for j, name in enumerate(names):
-            bend = tuple(quat.from_axis_angle(tangent, np.radians(6.0)))
+            bend = tuple(quat.quat_from_axis_angle(tangent, np.radians(6.0)))
             bones.append(
                 Bone(
                     name=name,
@@ -170,8 +170,8 @@ def rig_scene(tentacles: int = 20, joints: int = 9, bodies: int = 10, frames: in
         bones.append(Bone(name=body, translation=(x, 0.0, -5.0), tail=(0.0, 0.0, 0.4)))
         bones.append(Bone(name=tip, parent=body, translation=(0.0, 0.0, 0.4), tail=(0.0, 0.3, 0.0)))
         rock = np.radians(20) * np.sin(phase + m)
-        heel = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.maximum(rock, 0.0))
-        toe = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.minimum(rock, 0.0))
+        heel = quat.quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), np.maximum(rock, 0.0))
+        toe = quat.quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), np.minimum(rock, 0.0))
         constraints.append(
             MultiParent(
                 name=f"rock_{m}",

@@ -49,7 +49,7 @@ def order_scene(space: str, integrator: str = "exact", substeps: int = 1) -> Sce
             Pivot(
                 name=f"p{i}",
                 position=position,
-                rotation_keys=Keys(frames, quat.from_axis_angle(axis, angles)),
+                rotation_keys=Keys(frames, quat.quat_from_axis_angle(axis, angles)),
             )
         )
     pivots[2] = dataclasses.replace(
@@ -124,7 +124,7 @@ def long_shot(every: int = 12, minutes: int = 10, fps: int = 24):
         frames = np.arange(0, n + 1, every, dtype=float)
         values = [quat.identity()]
         for _ in frames[1:]:
-            values.append(quat.mul(quat.from_rotvec(rng.normal(size=3) * 0.2), values[-1]))
+            values.append(quat.mul(quat.quat_from_rotvec(rng.normal(size=3) * 0.2), values[-1]))
         pivots.append(
             Pivot(
                 name=f"p{i}",
@@ -202,8 +202,8 @@ def one_frame_errors(scene: Scene, substeps: int, space: str | None = None):
 
 def two_axes():
     """Two pivots turning at once about perpendicular axes; the circles each would draw alone."""
-    keys_x = Keys([0.0, 48.0], quat.from_axis_angle((1, 0, 0), [0.0, 2.4]))
-    keys_y = Keys([0.0, 48.0], quat.from_axis_angle((0, 1, 0), [0.0, 2.4]))
+    keys_x = Keys([0.0, 48.0], quat.quat_from_axis_angle((1, 0, 0), [0.0, 2.4]))
+    keys_y = Keys([0.0, 48.0], quat.quat_from_axis_angle((0, 1, 0), [0.0, 2.4]))
     pivots = (
         Pivot(name="a", position=(0.0, 0.5, 0.0), rotation_keys=keys_x),
         Pivot(name="b", position=(0.0, 0.0, 0.5), rotation_keys=keys_y),

@@ -136,7 +136,7 @@ class RotationEditor(QtWidgets.QWidget):
     def set_value(self, q) -> None:
         q = quat.normalize(np.asarray(q, dtype=float))
         self._q = q
-        axis, angle = quat.to_axis_angle(q)
+        axis, angle = quat.axis_angle_from_quat(q)
         self.axis.set_value(axis)
         self.angle.set_value([np.degrees(angle)])
         self.euler.set_value(euler_xyz_from_quat(q))
@@ -157,7 +157,7 @@ class RotationEditor(QtWidgets.QWidget):
         if np.linalg.norm(axis) == 0:
             return
         angle = np.radians(self.angle.value()[0])
-        self._emit(quat.from_axis_angle(axis / np.linalg.norm(axis), angle), "axis-angle")
+        self._emit(quat.quat_from_axis_angle(axis / np.linalg.norm(axis), angle), "axis-angle")
 
     def _from_euler(self, degrees) -> None:
         self._emit(quat_from_euler_xyz(np.array(degrees)), "euler")

@@ -143,5 +143,5 @@ def accumulated_turn_deg(quats) -> np.ndarray:
     if len(quats) == 0:
         return np.zeros(0)
     steps = quat.canonical(quat.mul(quats[1:], quat.conj(quats[:-1])))
-    total = np.concatenate([np.zeros((1, 3)), np.cumsum(quat.to_rotvec(steps), axis=0)])
+    total = np.concatenate([np.zeros((1, 3)), np.cumsum(quat.rotvec_from_quat(steps), axis=0)])
     return np.degrees(np.linalg.norm(total, axis=1))

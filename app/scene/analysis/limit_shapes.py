@@ -90,7 +90,7 @@ def shapes(scene: Scene, bone_to_world, frame: float, which=None) -> list[LimitS
 def _turned(shape: LimitShape, degrees) -> np.ndarray:
     """``rest_tail`` turned about the hinge axis by each of ``degrees`` (N,): (N, 3)."""
     angles = np.radians(np.asarray(degrees, float))
-    q = quat.from_axis_angle(np.broadcast_to(shape.hinge_axis, angles.shape + (3,)), angles)
+    q = quat.quat_from_axis_angle(np.broadcast_to(shape.hinge_axis, angles.shape + (3,)), angles)
     return quat.rotate(q, np.broadcast_to(shape.rest_tail, angles.shape + (3,)))
 
 

@@ -94,7 +94,7 @@ def roll_to_up(aim_dir, up_dir, toward) -> np.ndarray:
     # Within 1e-9 rad of the aim a projection's direction is rounding noise: no roll there.
     degenerate = (np.linalg.norm(up_p, axis=-1) < 1e-9) | (np.linalg.norm(toward_p, axis=-1) < 1e-9)
     angle = np.where(degenerate, 0.0, signed_angle(up_p, toward_p, aim_dir))
-    return quat.from_axis_angle(aim_dir, angle)
+    return quat.quat_from_axis_angle(aim_dir, angle)
 
 
 def aim_delta(tail_dir, desired, up_dir=None, toward=None) -> np.ndarray:

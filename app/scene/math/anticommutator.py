@@ -39,7 +39,8 @@ from functools import cache
 
 import numpy as np
 
-from app.scene.math.quat import dot_components, mul_components
+from app.scene.math.quat import mul_components
+from app.scene.math.vectors import dot_components
 
 #: Largest supported n: the dynamic program holds every subset, 2^n of them.
 MAX_FACTORS = 20

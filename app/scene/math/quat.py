@@ -19,6 +19,12 @@ multi-parent integrator, which runs elementwise over all pivots and steps and mu
 depend on how many steps are computed together, so these use no BLAS), and ONE rotation
 as a tuple of floats (``*_one``: the one-frame FABRIK path and its limits, where numpy's
 fixed cost per call would dominate). ``tests/scene/math/test_quat.py`` checks that the three agree.
+The plain vector products those layouts need (cross, dot) are not quaternion operations and live in
+:mod:`app.scene.math.vectors`.
+
+Conversions are named ``<output>_from_<input>`` (as pytransform3d does):
+``quat_from_axis_angle``/``axis_angle_from_quat``, ``quat_from_rotvec``/``rotvec_from_quat``,
+``matrix_from_quat``/``quat_from_matrix``.
 
 One idea: the quaternion vocabulary of the whole core, in its three layouts.
 """
@@ -29,6 +35,8 @@ from math import cos, sin, sqrt
 
 import numpy as np
 
+from app.scene.math.vectors import cross_components, cross_one, dot_one
+
 __all__ = [
     "identity",
     "mul",
@@ -38,10 +46,10 @@ __all__ = [
     "normalize",
     "canonical",
     "rotate",
-    "from_axis_angle",
-    "to_axis_angle",
-    "from_rotvec",
-    "to_rotvec",
+    "quat_from_axis_angle",
+    "axis_angle_from_quat",
+    "quat_from_rotvec",
+    "rotvec_from_quat",
     "matrix_from_quat",
     "quat_from_matrix",
     "slerp",
@@ -159,7 +167,7 @@ def rotate(q, v) -> np.ndarray:
     )
 
 
-def from_axis_angle(axis, angle) -> np.ndarray:
+def quat_from_axis_angle(axis, angle) -> np.ndarray:
     """Rotation by ``angle`` radians about ``axis`` (normalized here).
 
     Parameters
@@ -185,7 +193,7 @@ def from_axis_angle(axis, angle) -> np.ndarray:
     return np.concatenate([np.cos(half)[..., None], np.sin(half)[..., None] * unit], axis=-1)
 
 
-def to_axis_angle(q):
+def axis_angle_from_quat(q):
     """Axis and angle of unit quaternions, angle in ``[0, pi]``.
 
     Returns
@@ -239,13 +247,13 @@ def log(q) -> np.ndarray:
     return np.concatenate([np.log(n)[..., None], ratio[..., None] * v], axis=-1)
 
 
-def from_rotvec(rotvec) -> np.ndarray:
+def quat_from_rotvec(rotvec) -> np.ndarray:
     """Rotation from a rotation vector ``angle * axis``, shape ``(..., 3)``."""
     rotvec = np.asarray(rotvec, dtype=float)
     return exp(np.concatenate([np.zeros(rotvec.shape[:-1] + (1,)), 0.5 * rotvec], axis=-1))
 
 
-def to_rotvec(q) -> np.ndarray:
+def rotvec_from_quat(q) -> np.ndarray:
     """Rotation vector ``angle * axis`` of the shorter arc, shape ``(..., 3)``."""
     return 2.0 * log(normalize(canonical(q)))[..., 1:]
 
@@ -417,20 +425,6 @@ def mul_components(a, b) -> np.ndarray:
     return out
 
 
-def cross_components(a, b) -> np.ndarray:
-    """Cross product of component-major vectors ``(3, ...)``."""
-    out = np.empty((3,) + np.broadcast_shapes(a[0].shape, b[0].shape))
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
-
-
-def dot_components(a, b):
-    """Dot product of component-major vectors ``(3, ...)`` over the leading axis."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
 def rotate_components(q, v) -> np.ndarray:
     """:func:`rotate` of component-major vectors ``v (3, ...)`` by unit ``q (4, ...)``."""
     u = q[1:]
@@ -464,14 +458,6 @@ def conj_one(q) -> tuple:
     return (q[0], -q[1], -q[2], -q[3])
 
 
-def dot_one(a, b) -> float:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def cross_one(a, b) -> tuple:
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
 def rotate_one(q, v) -> tuple:
     """:func:`rotate` of one vector (3 floats) by one unit quaternion (4 floats)."""
     w, x, y, z = q
@@ -486,8 +472,8 @@ def rotate_one(q, v) -> tuple:
     )
 
 
-def from_axis_angle_one(axis, angle) -> tuple:
-    """:func:`from_axis_angle` of one non-zero axis (3 floats, normalized here)."""
+def quat_from_axis_angle_one(axis, angle) -> tuple:
+    """:func:`quat_from_axis_angle` of one non-zero axis (3 floats, normalized here)."""
     n = sqrt(dot_one(axis, axis))
     s = sin(0.5 * angle)
     return (cos(0.5 * angle), s * (axis[0] / n), s * (axis[1] / n), s * (axis[2] / n))

@@ -196,8 +196,8 @@ def corrected(
     """``rotation`` ``(F, 4)`` turned to ``target`` on the ``known`` frames and by a filled
     correction (a rotation vector on the right) elsewhere."""
     correction = np.zeros((len(rotation), 3))
-    correction[known] = quat.to_rotvec(quat.mul(quat.conj(rotation[known]), target[known]))
-    return quat.mul(rotation, quat.from_rotvec(fill(correction, known, window)))
+    correction[known] = quat.rotvec_from_quat(quat.mul(quat.conj(rotation[known]), target[known]))
+    return quat.mul(rotation, quat.quat_from_rotvec(fill(correction, known, window)))
 
 
 def twist(q: np.ndarray, axis: np.ndarray) -> np.ndarray:

@@ -125,12 +125,12 @@ def roll_keys(path: FootPath, down, ball_heel, toe_in_foot) -> RollKeys:
     )
     turn = quat.canonical(quat.mul(quat.conj(q[:-1]), q[1:]))  # (F-1, 4), the foot's frame
     which = np.where(rolling >= 0, rolling, -1)  # the pivot turning on each step
-    amount = np.where((rolling >= 0)[:, None], quat.to_rotvec(turn), 0.0)
+    amount = np.where((rolling >= 0)[:, None], quat.rotvec_from_quat(turn), 0.0)
     _undo(rolling, q, points, which, amount)
     on = which >= 0
     u = np.zeros((count - 1, 3))
     u[on] = points[which[on], steps[on]]
-    step = quat.from_rotvec(amount[on])
+    step = quat.quat_from_rotvec(amount[on])
     # the running products change only on the steps where a pivot turns: scan those alone
     roll_q, roll_t = _held(on, *scan_right(step, u[on] - quat.rotate(step, u[on])))
     iq = quat.conj(roll_q)
@@ -161,7 +161,7 @@ def _undo(rolling, q, points, which, amount) -> None:
         piv = rolling[a : b + 1]
         cuts = np.flatnonzero(np.diff(piv)) + 1
         for c, d in zip(np.concatenate([[0], cuts]), np.append(cuts, len(piv)) - 1):
-            net = quat.to_rotvec(quat.mul(quat.conj(q[a + c]), q[a + d + 1]))
+            net = quat.rotvec_from_quat(quat.mul(quat.conj(q[a + c]), q[a + d + 1]))
             history.append((int(piv[c]), points[piv[c], a + c].copy(), net))
         # the last free step stays still: the toe pivot may move on the body there
         usable = free - 1 if b + 1 + free < len(rolling) else free

@@ -191,7 +191,7 @@ def _yaw(source_forward, target_forward) -> np.ndarray:
     angle = np.arctan2(
         np.cross(target_forward, source_forward) @ UP, float(target_forward @ source_forward)
     )
-    return quat.from_axis_angle(UP, angle)
+    return quat.quat_from_axis_angle(UP, angle)
 
 
 def _world_rotations(pairs, directions, src: _Side, tgt: _Side, clip, yaw) -> np.ndarray:

@@ -129,8 +129,8 @@ def _clamp_twist(d, u, twist):
     lo, hi = np.radians(twist[0]), np.radians(twist[1])
     tau = twist_angle(d, u)
     clamped = clamp_circular(tau, lo, hi)
-    swing = quat.mul(d, quat.from_axis_angle(u, -tau))
-    return quat.mul(swing, quat.from_axis_angle(u, clamped))
+    swing = quat.mul(d, quat.quat_from_axis_angle(u, -tau))
+    return quat.mul(swing, quat.quat_from_axis_angle(u, clamped))
 
 
 def hinge_axis(limit: HingeLimit) -> np.ndarray:
@@ -173,7 +173,7 @@ def limited_rotation(limit: Limit | None, d0, u, desired, up_axis=None, toward=N
         # Tail along the axis, or target along it: no angle is better; keep the current one.
         theta = np.where(u_zero | v_zero, twist_angle(d0, a), signed_angle(u_p, v_p, a))
         theta = clamp_circular(theta, np.radians(limit.min), np.radians(limit.max))
-        return quat.from_axis_angle(a, theta)
+        return quat.quat_from_axis_angle(a, theta)
     current = quat.rotate(d0, u)
     if isinstance(limit, ConeLimit):
         desired = cone_direction(u, desired, current, limit.degrees)
@@ -209,7 +209,7 @@ def violation_deg(limit: Limit | None, d, u) -> np.ndarray:
     if isinstance(limit, HingeLimit):
         a = hinge_axis(limit)
         allowed = clamp_circular(twist_angle(d, a), np.radians(limit.min), np.radians(limit.max))
-        rest = quat.mul(quat.from_axis_angle(a, -allowed), d)
+        rest = quat.mul(quat.quat_from_axis_angle(a, -allowed), d)
         out = 2.0 * np.arctan2(np.linalg.norm(rest[..., 1:], axis=-1), np.abs(rest[..., 0]))
     else:
         u = np.broadcast_to(np.asarray(u, dtype=float), d.shape[:-1] + (3,))

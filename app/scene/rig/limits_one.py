@@ -21,12 +21,8 @@ from __future__ import annotations
 from math import atan2, cos, pi, sin, sqrt
 
 from app.scene.math.aim import DEGENERATE
-from app.scene.math.quat import arc_of_units_one as arc_of_units
-from app.scene.math.quat import cross_one as cross
-from app.scene.math.quat import dot_one as dot
-from app.scene.math.quat import from_axis_angle_one as from_axis_angle
-from app.scene.math.quat import mul_one as mul
-from app.scene.math.quat import rotate_one as rotate
+from app.scene.math.quat import arc_of_units_one, mul_one, quat_from_axis_angle_one, rotate_one
+from app.scene.math.vectors import cross_one, dot_one
 from app.scene.rig.limits import VIOLATION_FLOOR_DEG
 from app.scene.rig.model import ConeLimit, HingeLimit
 
@@ -36,7 +32,7 @@ _DEG = pi / 180.0
 
 def unit(v):
     """``(v / |v|, False)``, or ``((0, 0, 0), True)`` within :data:`DEGENERATE` of zero."""
-    n = sqrt(dot(v, v))
+    n = sqrt(dot_one(v, v))
     if n <= DEGENERATE:
         return (0.0, 0.0, 0.0), True
     return (v[0] / n, v[1] / n, v[2] / n), False
@@ -47,7 +43,7 @@ def perpendicular(u):
     m = [abs(c) for c in u]
     e = [0.0, 0.0, 0.0]
     e[m.index(min(m))] = 1.0
-    return unit(cross(u, e))[0]
+    return unit(cross_one(u, e))[0]
 
 
 def wrap(angle):
@@ -74,18 +70,18 @@ def arc(u, v):
     ``v`` has no length), through a half turn near opposite directions."""
     if unit(v)[1]:
         v = u
-    nu, nv = sqrt(dot(u, u)), sqrt(dot(v, v))
+    nu, nv = sqrt(dot_one(u, u)), sqrt(dot_one(v, v))
     u = (u[0] / nu, u[1] / nu, u[2] / nu)
     v = (v[0] / nv, v[1] / nv, v[2] / nv)
-    if 1.0 + dot(u, v) >= 2e-6:
-        return arc_of_units(u, v)
+    if 1.0 + dot_one(u, v) >= 2e-6:
+        return arc_of_units_one(u, v)
     m = [abs(c) for c in u]
     e = [0.0, 0.0, 0.0]
     e[m.index(min(m))] = 1.0
-    p = cross(u, e)
-    n = sqrt(dot(p, p))
+    p = cross_one(u, e)
+    n = sqrt(dot_one(p, p))
     half_turn = (0.0, p[0] / n, p[1] / n, p[2] / n)
-    return mul(arc_of_units(rotate(half_turn, u), v), half_turn)
+    return mul_one(arc_of_units_one(rotate_one(half_turn, u), v), half_turn)
 
 
 def cone_direction(rest_dir, desired, current, degrees):
@@ -95,13 +91,13 @@ def cone_direction(rest_dir, desired, current, degrees):
     if v_zero:
         v = c
     alpha = degrees * _DEG
-    along = dot(v, rest_dir)
+    along = dot_one(v, rest_dir)
     side, side_zero = unit(tuple(v[i] - along * rest_dir[i] for i in range(3)))
     if side_zero:
-        cr = dot(c, rest_dir)
+        cr = dot_one(c, rest_dir)
         lean, lean_zero = unit(tuple(c[i] - cr * rest_dir[i] for i in range(3)))
         side = perpendicular(rest_dir) if lean_zero else lean
-    if atan2(dot(v, side), along) <= alpha:
+    if atan2(dot_one(v, side), along) <= alpha:
         return v
     ca, sa = cos(alpha), sin(alpha)
     return tuple(ca * rest_dir[i] + sa * side[i] for i in range(3))
@@ -127,24 +123,24 @@ def limited_rotation_one(limit, d0, u, desired):
     """
     if isinstance(limit, HingeLimit):
         a, _ = unit(tuple(float(c) for c in limit.axis))
-        ua, da = dot(u, a), dot(desired, a)
+        ua, da = dot_one(u, a), dot_one(desired, a)
         u_p, u_zero = unit((u[0] - ua * a[0], u[1] - ua * a[1], u[2] - ua * a[2]))
         v_p, v_zero = unit((desired[0] - da * a[0], desired[1] - da * a[1], desired[2] - da * a[2]))
         if u_zero or v_zero:
             theta = twist_angle(d0, a)
         else:
-            theta = atan2(dot(cross(u_p, v_p), a), dot(u_p, v_p))
+            theta = atan2(dot_one(cross_one(u_p, v_p), a), dot_one(u_p, v_p))
         theta = clamp_circular(theta, limit.min * _DEG, limit.max * _DEG)
-        return from_axis_angle(a, theta)
-    current = rotate(d0, u)
+        return quat_from_axis_angle_one(a, theta)
+    current = rotate_one(d0, u)
     if isinstance(limit, ConeLimit):
         desired = cone_direction(u, desired, current, limit.degrees)
-    d1 = mul(arc(current, desired), d0)
+    d1 = mul_one(arc(current, desired), d0)
     if isinstance(limit, ConeLimit) and limit.twist is not None:
         lo, hi = limit.twist[0] * _DEG, limit.twist[1] * _DEG
         tau = twist_angle(d1, u)
-        swing = mul(d1, from_axis_angle(u, -tau))
-        d1 = mul(swing, from_axis_angle(u, clamp_circular(tau, lo, hi)))
+        swing = mul_one(d1, quat_from_axis_angle_one(u, -tau))
+        d1 = mul_one(swing, quat_from_axis_angle_one(u, clamp_circular(tau, lo, hi)))
     return d1
 
 
@@ -156,10 +152,10 @@ def limit_turn(limit, d0, u):
     if isinstance(limit, HingeLimit):
         a, _ = unit(tuple(float(c) for c in limit.axis))
         ax, ay, az = a
-        ua = dot(u, a)
+        ua = dot_one(u, a)
         (upx, upy, upz), u_zero = unit((u[0] - ua * ax, u[1] - ua * ay, u[2] - ua * az))
         lo, hi = limit.min * _DEG, limit.max * _DEG
-        n = sqrt(dot(a, a))  # from_axis_angle's normalization, as it does it
+        n = sqrt(dot_one(a, a))  # quat_from_axis_angle_one's normalization, as it does it
         bx, by, bz = ax / n, ay / n, az / n
         twist = twist_angle(d0, a)
 
@@ -180,14 +176,14 @@ def limit_turn(limit, d0, u):
 
         return hinge
     if limit is None:
-        return _free_turn(d0, rotate(d0, u))
+        return _free_turn(d0, rotate_one(d0, u))
     return lambda desired: limited_rotation_one(limit, d0, u, desired)
 
 
 def _free_turn(d0, current):
     """``desired -> mul(arc(current, desired), d0)``, the arc of unit directions written out
     (:func:`arc` itself where ``desired`` has no length or lies opposite ``current``)."""
-    nu = sqrt(dot(current, current))
+    nu = sqrt(dot_one(current, current))
     ux, uy, uz = current[0] / nu, current[1] / nu, current[2] / nu
     bw, bx, by, bz = d0
 
@@ -195,11 +191,11 @@ def _free_turn(d0, current):
         vx, vy, vz = desired
         nv = sqrt(vx * vx + vy * vy + vz * vz)
         if nv <= DEGENERATE:
-            return mul(arc(current, desired), d0)
+            return mul_one(arc(current, desired), d0)
         vx, vy, vz = vx / nv, vy / nv, vz / nv
         w = 1.0 + (ux * vx + uy * vy + uz * vz)
         if w < 2e-6:  # near opposite: arc's half turn
-            return mul(arc(current, desired), d0)
+            return mul_one(arc(current, desired), d0)
         x, y, z = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
         n = sqrt(w * w + x * x + y * y + z * z)
         w, x, y, z = w / n, x / n, y / n, z / n
@@ -230,14 +226,14 @@ def violation_deg_one(limit, d, u):
     if isinstance(limit, HingeLimit):
         a, _ = unit(tuple(float(c) for c in limit.axis))
         allowed = clamp_circular(twist_angle(d, a), limit.min * _DEG, limit.max * _DEG)
-        rest = mul(from_axis_angle(a, -allowed), d)
+        rest = mul_one(quat_from_axis_angle_one(a, -allowed), d)
         out = 2.0 * atan2(
             sqrt(rest[1] * rest[1] + rest[2] * rest[2] + rest[3] * rest[3]), abs(rest[0])
         )
     else:
-        tail = rotate(d, u)
-        c = cross(u, tail)
-        swing = atan2(sqrt(dot(c, c)), dot(u, tail))
+        tail = rotate_one(d, u)
+        c = cross_one(u, tail)
+        swing = atan2(sqrt(dot_one(c, c)), dot_one(u, tail))
         out = max(swing - limit.degrees * _DEG, 0.0)
         if limit.twist is not None:
             lo, hi = limit.twist[0] * _DEG, limit.twist[1] * _DEG

@@ -121,7 +121,7 @@ def show_trace(panel, m) -> None:
     )
     k = m.index
     panel.position.setText(f"step {k + 1} of {len(st)} · frame {frame:g}")
-    axis, angle = quat.to_axis_angle(st.combined[k])
+    axis, angle = quat.axis_angle_from_quat(st.combined[k])
     where = ""
     if st.parent:
         where = (
@@ -178,7 +178,7 @@ def draw_trace(layer, st, k, scale) -> list:
     total = contributions.sum(axis=0)
     pos += list(arrow_lines(p0[None], (p0 + a * total)[None]))
     col += [SUM_COLOR] * 6
-    axis, angle = quat.to_axis_angle(st.combined[k])
+    axis, angle = quat.axis_angle_from_quat(st.combined[k])
     pos += [p0 - 0.5 * reach * axis, p0 + 0.5 * reach * axis]
     col += [AXIS_COLOR] * 2
     frame_pos, frame_col = axes_lines(

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.spatial.transform import Rotation, Slerp
 
-from app.scene.math import quat
+from app.scene.math import quat, vectors
 
 TOL = 1e-12
 
@@ -33,7 +33,7 @@ def test_hamilton_convention():
 
 
 def test_quarter_turn_about_z_takes_x_to_y():
-    q = quat.from_axis_angle([0, 0, 1], np.pi / 2)
+    q = quat.quat_from_axis_angle([0, 0, 1], np.pi / 2)
     np.testing.assert_allclose(quat.rotate(q, [1, 0, 0]), [0, 1, 0], atol=1e-15)
     np.testing.assert_allclose(quat.matrix_from_quat(q) @ [1, 0, 0], [0, 1, 0], atol=1e-15)
 
@@ -56,7 +56,7 @@ def test_quat_from_matrix_round_trip_including_half_turns(rng):
     q = random_quats(rng, 300)
     # Half turns about random axes and about the coordinate axes: w = 0 exactly.
     axes = np.concatenate([rng.normal(size=(50, 3)), np.eye(3), -np.eye(3)])
-    half = quat.from_axis_angle(axes, np.pi)
+    half = quat.quat_from_axis_angle(axes, np.pi)
     q = np.concatenate([q, half, [[1, 0, 0, 0]]])
     m = quat.matrix_from_quat(q)
     back = quat.quat_from_matrix(m)
@@ -69,21 +69,21 @@ def test_quat_from_matrix_round_trip_including_half_turns(rng):
 
 def test_axis_angle_round_trip_and_scipy(rng):
     q = random_quats(rng, 200)
-    axis, angle = quat.to_axis_angle(q)
+    axis, angle = quat.axis_angle_from_quat(q)
     assert np.all((angle >= 0) & (angle <= np.pi))
     np.testing.assert_allclose(
         axis * angle[:, None], Rotation.from_quat(q, scalar_first=True).as_rotvec(), atol=TOL
     )
-    assert same_rotation(quat.from_axis_angle(axis, angle), q)
-    np.testing.assert_allclose(quat.to_rotvec(q), axis * angle[:, None], atol=TOL)
-    assert same_rotation(quat.from_rotvec(quat.to_rotvec(q)), q)
+    assert same_rotation(quat.quat_from_axis_angle(axis, angle), q)
+    np.testing.assert_allclose(quat.rotvec_from_quat(q), axis * angle[:, None], atol=TOL)
+    assert same_rotation(quat.quat_from_rotvec(quat.rotvec_from_quat(q)), q)
 
 
 def test_identity_axis_angle_is_defined():
-    axis, angle = quat.to_axis_angle([1.0, 0, 0, 0])
+    axis, angle = quat.axis_angle_from_quat([1.0, 0, 0, 0])
     assert angle == 0 and np.all(np.isfinite(axis))
     with pytest.raises(ValueError, match="zero length"):
-        quat.from_axis_angle([0, 0, 0], 1.0)
+        quat.quat_from_axis_angle([0, 0, 0], 1.0)
 
 
 def test_inverse_conj_normalize(rng):
@@ -124,10 +124,10 @@ def test_slerp_exact_at_ends_and_shorter_arc(rng):
 def test_slerp_nearly_equal_inputs_is_stable():
     a = np.array([1.0, 0, 0, 0])
     for eps in (1e-9, 1e-14, 1e-17, 0.0):
-        b = quat.from_axis_angle([0, 0, 1], eps)
+        b = quat.quat_from_axis_angle([0, 0, 1], eps)
         mid = quat.slerp(a, b, 0.5)
         assert np.all(np.isfinite(mid))
-        np.testing.assert_allclose(quat.to_rotvec(mid)[2], eps / 2, atol=1e-20 + 1e-9 * eps)
+        np.testing.assert_allclose(quat.rotvec_from_quat(mid)[2], eps / 2, atol=1e-20 + 1e-9 * eps)
 
 
 def test_exp_log_against_scipy(rng):
@@ -161,7 +161,7 @@ def test_shortest_arc_nearly_opposite(rng, angle_from_opposite):
         u = rng.normal(size=3)
         perp = np.cross(u, rng.normal(size=3))
         # v is -u turned by a small angle towards perp
-        v = quat.rotate(quat.from_axis_angle(perp, np.pi - angle_from_opposite), u)
+        v = quat.rotate(quat.quat_from_axis_angle(perp, np.pi - angle_from_opposite), u)
         q = quat.shortest_arc(u, v)
         np.testing.assert_allclose(np.linalg.norm(q), 1, atol=1e-14)
         np.testing.assert_allclose(
@@ -175,7 +175,7 @@ def test_shortest_arc_is_minimal_and_handles_equal(rng):
     un = u / np.linalg.norm(u, axis=1, keepdims=True)
     vn = v / np.linalg.norm(v, axis=1, keepdims=True)
     np.testing.assert_allclose(quat.rotate(q, un), vn, atol=1e-12)
-    _, angle = quat.to_axis_angle(q)
+    _, angle = quat.axis_angle_from_quat(q)
     np.testing.assert_allclose(angle, np.arccos(np.clip(np.sum(un * vn, 1), -1, 1)), atol=1e-7)
     np.testing.assert_allclose(
         quat.shortest_arc(u, 3 * u), np.tile([1, 0, 0, 0], (100, 1)), atol=1e-15
@@ -211,7 +211,7 @@ def test_the_three_layouts_are_one_vocabulary(rng):
     assert quat.mul_components(a.T, b.T).T.tobytes() == product.tobytes()
     np.testing.assert_allclose(quat.rotate_components(a.T, v.T).T, turned, atol=1e-15)
     np.testing.assert_allclose(quat.normalize_components(2.0 * a.T).T, a, atol=1e-16)
-    np.testing.assert_array_equal(quat.cross_components(u.T, w.T).T, np.cross(u, w))
+    np.testing.assert_array_equal(vectors.cross_components(u.T, w.T).T, np.cross(u, w))
     for k in range(7):
         assert quat.mul_one(tuple(a[k]), tuple(b[k])) == tuple(product[k])
         assert quat.conj_one(tuple(a[k])) == tuple(quat.conj(a[k]))
@@ -219,5 +219,5 @@ def test_the_three_layouts_are_one_vocabulary(rng):
         np.testing.assert_allclose(
             quat.arc_of_units_one(tuple(u[k]), tuple(w[k])), arc[k], atol=1e-15
         )
-        axis_angle = quat.from_axis_angle_one(tuple(v[k]), 0.7)
-        np.testing.assert_allclose(axis_angle, quat.from_axis_angle(v[k], 0.7), atol=1e-15)
+        axis_angle = quat.quat_from_axis_angle_one(tuple(v[k]), 0.7)
+        np.testing.assert_allclose(axis_angle, quat.quat_from_axis_angle(v[k], 0.7), atol=1e-15)

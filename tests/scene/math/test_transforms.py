@@ -32,7 +32,7 @@ def test_rice208_to_ricedoor():
         transform_points(rice208_to_ricedoor, bagels_in_rice208), [-1.0, 0.0, 30.0]
     )
     # Its rotation part is a quarter turn about y; T @ R spells the same matrix.
-    q = quat.from_axis_angle([0, 1, 0], np.pi / 2)
+    q = quat.quat_from_axis_angle([0, 1, 0], np.pi / 2)
     np.testing.assert_allclose(T([9, 4, 28]) @ R(q), rice208_to_ricedoor, atol=1e-15)
     # And back again with the rigid inverse.
     np.testing.assert_allclose(

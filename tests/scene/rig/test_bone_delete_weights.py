@@ -43,7 +43,9 @@ def humanoid():
     """The humanoid with its left toes curling too (they are not animated in the file)."""
     scene = load_scene(SCENES / "humanoid.glb")
     toes = scene.bone("toes.L")
-    curl = quat.mul(toes.rotation, quat.from_axis_angle([1.0, 0.0, 0.0], np.radians([0, 40, 0])))
+    curl = quat.mul(
+        toes.rotation, quat.quat_from_axis_angle([1.0, 0.0, 0.0], np.radians([0, 40, 0]))
+    )
     scene.bones = [
         dataclasses.replace(b, rotation_keys=Keys([0.0, 20.0, 40.0], curl)) if b is toes else b
         for b in scene.bones

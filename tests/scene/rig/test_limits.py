@@ -156,7 +156,7 @@ def test_cone_violation_is_how_far_the_tail_leaves_the_cone(rng):
 
 def test_a_zero_desired_direction_keeps_the_pose_clamped(rng):
     u = np.array([[0.0, -1.0, 0.0]])
-    d0 = quat.from_axis_angle([1.0, 0, 0], np.radians(70.0))[None]
+    d0 = quat.quat_from_axis_angle([1.0, 0, 0], np.radians(70.0))[None]
     d1 = limited_rotation(ConeLimit(degrees=30.0), d0, u, np.zeros((1, 3)))
     assert angle(u, quat.rotate(d1, u))[0] == pytest.approx(30.0)
     same = limited_rotation(None, d0, u, np.zeros((1, 3)))

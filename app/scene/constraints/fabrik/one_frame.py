@@ -43,9 +43,7 @@ from app.scene.constraints.change_of_basis import RIGID_FRAME
 from app.scene.constraints.fabrik.one_chain import STRAIGHT, solve_one
 from app.scene.constraints.fabrik.one_limited import iterate_lists, limited_lists, one_pose
 from app.scene.math.aim import DEGENERATE
-from app.scene.math.quat import conj_one as conj
-from app.scene.math.quat import mul_one as mul
-from app.scene.math.quat import rotate_one as rotate
+from app.scene.math.quat import conj_one, mul_one, rotate_one
 from app.scene.math.rigid_one import (
     IDENTITY,
     compose,
@@ -117,7 +115,8 @@ def apply_one(constraint, ctx, static) -> bool:
     d0 = units = pose = None
     if last >= 0:  # each bone's rotation relative to its rest frame, up to the last limit
         d0 = [
-            mul(conj(static.rest_list[k]), quat_from_rotation(locals_[k])) for k in range(last + 1)
+            mul_one(conj_one(static.rest_list[k]), quat_from_rotation(locals_[k]))
+            for k in range(last + 1)
         ]
         units = [_unit(segments[k]) for k in range(last + 1)]
         pose = one_pose(quat_from_rotation(root_parent), static.rest_list, d0, units, limits)
@@ -138,10 +137,10 @@ def apply_one(constraint, ctx, static) -> bool:
             rotation = arc(tuple(segments[k]), aim)
         else:
             q0 = d0[k]
-            d1 = limited_rotation_one(limits[k], q0, units[k], rotate(q0, aim))
-            rotation = mul(conj(q0), d1)
+            d1 = limited_rotation_one(limits[k], q0, units[k], rotate_one(q0, aim))
+            rotation = mul_one(conj_one(q0), d1)
             # The turned bone's rotation relative to its rest frame: rest^-1 local R_c.
-            violation[0, idx[k]] = violation_deg_one(limits[k], mul(q0, rotation), units[k])
+            violation[0, idx[k]] = violation_deg_one(limits[k], mul_one(q0, rotation), units[k])
         parent = turned(before, rotation)
         new[k, :3] = parent
     if static.branchless:  # each bone's only child is the next one: write them at once

@@ -19,9 +19,7 @@ from math import sqrt
 import numpy as np
 
 from app.scene.constraints.change_of_basis import world_to_bone
-from app.scene.math.quat import conj_one as conj
-from app.scene.math.quat import mul_one as mul
-from app.scene.math.quat import rotate_one as rotate
+from app.scene.math.quat import conj_one, mul_one, rotate_one
 from app.scene.rig.limits_one import (
     arc,
     limit_turn,
@@ -217,5 +215,5 @@ def object_rotation_one(bone_to_world, segment, aim, rigid, limit, d0) -> np.nda
         return np.array([arc(tail, target)])
     u, _ = unit(tail)
     q0 = tuple(d0[0].tolist())
-    d1 = limited_rotation_one(limit, q0, u, rotate(q0, target))
-    return np.array([mul(conj(q0), d1)])
+    d1 = limited_rotation_one(limit, q0, u, rotate_one(q0, target))
+    return np.array([mul_one(conj_one(q0), d1)])

@@ -484,7 +484,7 @@ def rest_bend_in_root(scene, constraint: Fabrik, idx, limits) -> np.ndarray | No
             if isinstance(lim, HingeLimit) and 0 < k:
                 mid = 0.5 * (lim.min + lim.max) or (lim.max if lim.max != 0 else lim.min)
                 bent = rest_local.copy()
-                turn = quat.from_axis_angle(lim.axis, np.radians(np.clip(mid, -90, 90)))
+                turn = quat.quat_from_axis_angle(lim.axis, np.radians(np.clip(mid, -90, 90)))
                 bent[k] = trs(
                     bones[k].translation, quat.mul(bones[k].rotation, turn), bones[k].scale
                 )

@@ -55,10 +55,8 @@ from app.scene.constraints.multi_parent.plan import (
     track_of,
 )
 from app.scene.math.jacobians import jacobian_coefficients, moment_apply
-from app.scene.math.quat import cross_components as cross
-from app.scene.math.quat import dot_components as dot
-from app.scene.math.quat import mul_components as qmul
-from app.scene.math.quat import rotate_components as rotate
+from app.scene.math.quat import mul_components, rotate_components
+from app.scene.math.vectors import cross_components, dot_components
 from app.scene.rig.keys import EASE, Keys, sample
 
 
@@ -83,20 +81,24 @@ def moment_terms(inc, velocity, Q, world: bool):
     """
     n, phi, Phi = inc.axis, inc.pivot_rotvec, inc.total_rotvec
     if world:
-        w = rotate(Q[:, None], velocity)
+        w = rotate_components(Q[:, None], velocity)
         nb = n[:, None]
         Pb = np.broadcast_to(Phi[:, None], w.shape)
         return [
-            -sum_pivots(cross(phi, moment_apply(Pb, x)))
-            for x in (w, w - nb * dot(nb, w), cross(nb, w))
+            -sum_pivots(cross_components(phi, moment_apply(Pb, x)))
+            for x in (w, w - nb * dot_components(nb, w), cross_components(nb, w))
         ]
-    m = -moment_apply(Phi, sum_pivots(cross(phi, velocity)))
-    return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
+    m = -moment_apply(Phi, sum_pivots(cross_components(phi, velocity)))
+    return [
+        rotate_components(Q, m),
+        rotate_components(Q, m - n * dot_components(n, m)),
+        rotate_components(Q, cross_components(n, m)),
+    ]
 
 
 def exp_half(Phi):
     """``exp(Phi / 2)``: unit quaternions ``(4, X)`` of rotation vectors ``Phi (3, X)``."""
-    t = np.sqrt(dot(Phi, Phi))
+    t = np.sqrt(dot_components(Phi, Phi))
     ratio = np.where(t > 1e-8, np.sin(0.5 * t) / np.where(t > 1e-8, t, 1.0), 0.5 - t * t / 48.0)
     return np.concatenate([np.cos(0.5 * t)[None], ratio * Phi])
 
@@ -118,20 +120,26 @@ def exact_step(world: bool, q, p, phi, u, du):
     )
 
     def apply(axis, x, dx):  # J(Phi) x + K(Phi) dx, as jacobians.jacobians_apply
-        px = cross(axis, x)
-        out = x + a * px + b * cross(axis, px)
+        px = cross_components(axis, x)
+        out = x + a * px + b * cross_components(axis, px)
         if dx is not None:
-            pd = cross(axis, dx)
-            out = out + 0.5 * dx + c * pd + d * cross(axis, pd)
+            pd = cross_components(axis, dx)
+            out = out + 0.5 * dx + c * pd + d * cross_components(axis, pd)
         return out
 
     if world:
         swept = apply(
-            Phi[:, None], rotate(q[:, None], u), None if du is None else rotate(q[:, None], du)
+            Phi[:, None],
+            rotate_components(q[:, None], u),
+            None if du is None else rotate_components(q[:, None], du),
         )
-        return qmul(exp_half(Phi), q), p - sum_pivots(cross(phi, swept))
-    body = apply(Phi, sum_pivots(cross(u, phi)), None if du is None else sum_pivots(cross(du, phi)))
-    return qmul(q, exp_half(Phi)), p + rotate(q, body)
+        return mul_components(exp_half(Phi), q), p - sum_pivots(cross_components(phi, swept))
+    body = apply(
+        Phi,
+        sum_pivots(cross_components(u, phi)),
+        None if du is None else sum_pivots(cross_components(du, phi)),
+    )
+    return mul_components(q, exp_half(Phi)), p + rotate_components(q, body)
 
 
 def _rates(tracks, times, speeds: bool = False):
@@ -420,7 +428,7 @@ def partial_steps(inputs, t0, t1, q, p):
         if np.any(eased):
             A, disp = ease_flow(world, tracks, scale, a[eased], b[eased])
             qe = q[:, eased]
-            q_next[:, eased] = qmul(A, qe) if world else qmul(qe, A)
+            q_next[:, eased] = mul_components(A, qe) if world else mul_components(qe, A)
             p_next[:, eased] = p[:, eased] + apply_flow(world, A, disp, qe)
         q = np.where(active, q_next, q)
         p = np.where(active, p_next, p)
@@ -432,7 +440,7 @@ def partial_steps(inputs, t0, t1, q, p):
                 world, jump_phi[..., k[jumping]], _offsets(tracks, scale, b[jumping])
             )
             qj = q[:, jumping]
-            q[:, jumping] = qmul(A, qj) if world else qmul(qj, A)
+            q[:, jumping] = mul_components(A, qj) if world else mul_components(qj, A)
             p[:, jumping] = p[:, jumping] + apply_flow(world, A, disp, qj)
     return q, p
 
@@ -447,5 +455,5 @@ def moment_contributions(inc, du, q, world: bool):
     qp = q[:, None]
     Pb = np.broadcast_to(inc.total_rotvec[:, None], du.shape)
     if world:
-        return -cross(inc.pivot_rotvec, moment_apply(Pb, rotate(qp, du)))
-    return rotate(qp, moment_apply(Pb, cross(du, inc.pivot_rotvec)))
+        return -cross_components(inc.pivot_rotvec, moment_apply(Pb, rotate_components(qp, du)))
+    return rotate_components(qp, moment_apply(Pb, cross_components(du, inc.pivot_rotvec)))

@@ -24,10 +24,11 @@ the left Jacobian of SO(3); so ``M_i v = -J(Phi) (phi_i x v)``. See ``docs/multi
 Arrays are component-major: quaternions ``(4, X)``, vectors ``(3, X)``, per pivot
 ``(4, P, X)`` and ``(3, P, X)``, so every operation is a handful of elementwise expressions
 over all pivots and steps at once; sums over pivots run in pivot order. The quaternion
-arithmetic is :mod:`app.scene.math.quat`'s component-major layout (``mul_components``, ...)
-and the anticommutator :mod:`app.scene.math.anticommutator`'s
-(``symmetrized_product_components``); they keep their short names here (``qmul``,
-``rotate``, ...), which the other modules of the integrator import.
+arithmetic is :mod:`app.scene.math.quat`'s component-major layout (``mul_components``,
+``rotate_components``), the vector products :mod:`app.scene.math.vectors`'
+(``cross_components``, ``dot_components``) and the anticommutator
+:mod:`app.scene.math.anticommutator`'s (``symmetrized_product_components``), each under its
+one name.
 Only elementwise arithmetic is used (no BLAS): a step's result does not depend on how many
 other steps are computed with it, which the scan's bit-identical recomputation relies on.
 """
@@ -40,11 +41,10 @@ from functools import cached_property
 import numpy as np
 
 from app.scene.errors import SceneError
-from app.scene.math.anticommutator import symmetrized_product_components as symmetrized_product
+from app.scene.math.anticommutator import symmetrized_product_components
 from app.scene.math.jacobians import jacobian_apply_with, jacobian_coefficients
-from app.scene.math.quat import cross_components as cross
-from app.scene.math.quat import dot_components as dot
-from app.scene.math.quat import rotate_components as rotate
+from app.scene.math.quat import rotate_components
+from app.scene.math.vectors import cross_components, dot_components
 
 #: The anticommutator of n pivots sums n! orders; beyond this many it is refused.
 MAX_PIVOTS = 10
@@ -62,7 +62,7 @@ def sum_pivots(x) -> np.ndarray:
 
 def _half_angle_axis(q):
     """Half angle ``atan2(|v|, w)`` and unit axis (``x`` where there is none) of ``q``."""
-    s = np.sqrt(dot(q[1:], q[1:]))
+    s = np.sqrt(dot_components(q[1:], q[1:]))
     safe = np.where(s == 0, 1.0, s)
     axis = np.where(s == 0, np.array([1.0, 0.0, 0.0])[:, None], q[1:] / safe)
     return np.arctan2(s, q[0]), axis
@@ -71,7 +71,7 @@ def _half_angle_axis(q):
 def rotation_vectors(R) -> np.ndarray:
     """``2 log(R)``: rotation vectors ``(3, ...)`` of unit quaternions ``(4, ...)``, ``w >= 0``."""
     v = R[1:]
-    s = np.sqrt(dot(v, v))
+    s = np.sqrt(dot_components(v, v))
     # 2 atan2(s, w) / s, which tends to 2 / w as s -> 0.
     ratio = np.where(s > 1e-300, 2.0 * np.arctan2(s, R[0]) / np.where(s == 0, 1.0, s), 2.0 / R[0])
     return ratio * v
@@ -83,14 +83,14 @@ def left_jacobian_apply(phi, x):
     ``J = I + (1 - cos t)/t^2 [phi]x + (t - sin t)/t^3 [phi]x^2`` with ``t = |phi|``; its
     series is used below ``t = 1e-3``, where the closed form cancels.
     """
-    t2 = dot(phi, phi)
+    t2 = dot_components(phi, phi)
     t = np.sqrt(t2)
     small = t < 1e-3
     safe = np.where(small, 1.0, t)
     a = np.where(small, 0.5 - t2 / 24.0 + t2 * t2 / 720.0, 2.0 * np.sin(0.5 * safe) ** 2 / safe**2)
     b = np.where(small, 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0, (safe - np.sin(safe)) / safe**3)
-    px = cross(phi, x)
-    return x + a * px + b * cross(phi, px)
+    px = cross_components(phi, x)
+    return x + a * px + b * cross_components(phi, px)
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,7 +161,9 @@ class Increment:
         """``sum_i M_i v_i`` for offsets ``v (3, P, X)``; the step's displacement ``(3, X)``."""
         if self.integrator == "seed" or self._exact_world:
             return sum_pivots(self.contributions(v))
-        return left_jacobian_apply(self.total_rotvec, -sum_pivots(cross(self.pivot_rotvec, v)))
+        return left_jacobian_apply(
+            self.total_rotvec, -sum_pivots(cross_components(self.pivot_rotvec, v))
+        )
 
     def contributions(self, v) -> np.ndarray:
         """Each pivot's share ``M_i v_i`` of the displacement, ``(3, P, X)``.
@@ -171,12 +173,14 @@ class Increment:
         rounding (the step applies ``J`` once, to the sum).
         """
         if self.integrator == "seed":
-            return v - rotate(self.pivot_rotation, v)
+            return v - rotate_components(self.pivot_rotation, v)
         phi = self.total_rotvec[:, None]
         if self._exact_world:  # -phi_i x J(Phi) v_i (see app.scene.constraints.multi_parent.exact)
             a, b = self.jacobian_ab
-            return -cross(self.pivot_rotvec, jacobian_apply_with(phi, a, b, v))
-        return left_jacobian_apply(np.broadcast_to(phi, v.shape), -cross(self.pivot_rotvec, v))
+            return -cross_components(self.pivot_rotvec, jacobian_apply_with(phi, a, b, v))
+        return left_jacobian_apply(
+            np.broadcast_to(phi, v.shape), -cross_components(self.pivot_rotvec, v)
+        )
 
 
 def increment(R, integrator: str, space: str = "world", rotvec=None) -> Increment:
@@ -198,8 +202,8 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
     """
     R = None if R is None else np.asarray(R, dtype=float)
     if integrator == "seed":
-        total = symmetrized_product(R)
-        norm = np.sqrt(total[0] * total[0] + dot(total[1:], total[1:]))
+        total = symmetrized_product_components(R)
+        norm = np.sqrt(total[0] * total[0] + dot_components(total[1:], total[1:]))
         if not np.all(norm > 0):
             raise SceneError(
                 "the normalized anticommutator of the pivots' steps vanishes", "pivots"
@@ -212,7 +216,7 @@ def increment(R, integrator: str, space: str = "world", rotvec=None) -> Incremen
         # 2 log R_i, unless the plan has the rotation vectors R_i came from
         phi = rotation_vectors(R) if rotvec is None else np.asarray(rotvec, dtype=float)
         Phi = sum_pivots(phi)
-        t = np.sqrt(dot(Phi, Phi))
+        t = np.sqrt(dot_components(Phi, Phi))
         axis = np.where(t == 0, np.array([1.0, 0.0, 0.0])[:, None], Phi / np.where(t == 0, 1, t))
         return Increment(integrator, None, 0.5 * t, axis, R, phi, Phi, space)
     raise SceneError(

@@ -26,10 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.scene.constraints.multi_parent.increments import sum_pivots
-from app.scene.math.quat import cross_components as cross
-from app.scene.math.quat import dot_components as dot
-from app.scene.math.quat import mul_components as qmul
-from app.scene.math.quat import rotate_components as rotate
+from app.scene.math.quat import mul_components, rotate_components
+from app.scene.math.vectors import cross_components, dot_components
 from app.scene.rig.keys import CONSTANT, EASE, sample
 
 #: Largest summed turn (radians) of one Magnus substep in an eased piece.
@@ -134,7 +132,7 @@ def _offsets(tracks, scale, times):
 
 
 def _exp_half(v):
-    t = np.sqrt(dot(v, v))
+    t = np.sqrt(dot_components(v, v))
     ratio = np.where(t > 1e-8, np.sin(0.5 * t) / np.where(t > 1e-8, t, 1.0), 0.5 - t * t / 48.0)
     return np.concatenate([np.cos(0.5 * t)[None], ratio * v])
 
@@ -144,7 +142,7 @@ def _magnus(tracks, a, h, world: bool):
     in object space: ``R(a + h) = exp(Omega) R(a)`` or ``R(a) exp(Omega)``)."""
     w1 = sum_pivots(rates_at(tracks, a + _MAGNUS_NODES[0] * h)[0])
     w2 = sum_pivots(rates_at(tracks, a + _MAGNUS_NODES[1] * h)[0])
-    correction = (np.sqrt(3.0) / 12.0) * h * h * cross(w2, w1)
+    correction = (np.sqrt(3.0) / 12.0) * h * h * cross_components(w2, w1)
     return 0.5 * h * (w1 + w2) + (correction if world else -correction)
 
 
@@ -198,19 +196,21 @@ def ease_flow(world: bool, tracks, scale, t0, t1, per_pivot: bool = False):
         for g, weight in zip(_QUAD_NODES, _QUAD_WEIGHTS):
             tg = a + g * h
             partial = _exp_half(_magnus(tracks, a, g * h, world))
-            Ag = qmul(partial, A) if world else qmul(A, partial)
+            Ag = mul_components(partial, A) if world else mul_components(A, partial)
             omega, _ = rates_at(tracks, tg)
             u = _offsets(tracks, scale, tg)  # (3, P, X)
             if world:  # -sum_i u_ic omega_i x (R_rel e_d)
                 for d in range(3):
-                    turned = rotate(Ag, np.broadcast_to(_BASIS[:, d], Ag[1:].shape))
+                    turned = rotate_components(Ag, np.broadcast_to(_BASIS[:, d], Ag[1:].shape))
                     for c in range(3):
-                        disp[c, :, d] -= (weight * h) * (u[c][None] * cross(omega, turned[:, None]))
+                        disp[c, :, d] -= (weight * h) * (
+                            u[c][None] * cross_components(omega, turned[:, None])
+                        )
             else:  # R_rel sum_i u_i x w_i
-                disp += (weight * h) * rotate(Ag[:, None], cross(u, omega))
+                disp += (weight * h) * rotate_components(Ag[:, None], cross_components(u, omega))
         step = _exp_half(_magnus(tracks, a, h, world))
-        A = qmul(step, A) if world else qmul(A, step)
-        A /= np.sqrt(A[0] * A[0] + dot(A[1:], A[1:]))
+        A = mul_components(step, A) if world else mul_components(A, step)
+        A /= np.sqrt(A[0] * A[0] + dot_components(A[1:], A[1:]))
     return A, (disp if per_pivot else disp.sum(axis=-2))
 
 
@@ -226,11 +226,13 @@ def jump_flow(world: bool, phi, u, per_pivot: bool = False):
     Phi = sum_pivots(phi)
     Pb = np.broadcast_to(Phi[:, None], phi.shape)  # J is linear: each pivot's share apart
     if not world:
-        disp = jacobians_apply(Pb, cross(u, phi))
+        disp = jacobians_apply(Pb, cross_components(u, phi))
     else:
         disp = np.zeros((3, 3, 3) + phi.shape[1:])
         for d in range(3):
-            across = cross(phi, np.broadcast_to(_BASIS[:, d][:, None], phi.shape))  # phi_i x e_d
+            across = cross_components(
+                phi, np.broadcast_to(_BASIS[:, d][:, None], phi.shape)
+            )  # phi_i x e_d
             for c in range(3):
                 disp[c, :, d] = -jacobians_apply(Pb, u[c][None] * across)
     return _exp_half(Phi), (disp if per_pivot else disp.sum(axis=-2))
@@ -289,11 +291,11 @@ def apply_flow(world: bool, rotation, displacement, q):
     if displacement.ndim == (3 if not world else 5):  # per pivot: (..., P, X)
         q = q[:, None]
     if not world:
-        return rotate(q, displacement)
+        return rotate_components(q, displacement)
     out = np.zeros((3,) + displacement.shape[3:])
     for c in range(3):
         e = np.eye(3)[:, c].reshape((3,) + (1,) * (q.ndim - 1))
-        r = rotate(q, np.broadcast_to(e, (3,) + q.shape[1:]))  # R(q) e_c
+        r = rotate_components(q, np.broadcast_to(e, (3,) + q.shape[1:]))  # R(q) e_c
         out += (
             displacement[c, :, 0] * r[0]
             + displacement[c, :, 1] * r[1]

@@ -43,8 +43,7 @@ import numpy as np
 from app.scene.bounds import check_steps
 from app.scene.constraints.multi_parent.nonlinear import nonlinear_steps
 from app.scene.errors import SceneError
-from app.scene.math.quat import canonical, conj, mul, normalize
-from app.scene.math.quat import mul_components as qmul_components
+from app.scene.math.quat import canonical, conj, mul, mul_components, normalize
 from app.scene.rig.keys import CONSTANT, Keys, sample
 from app.scene.rig.model import Pivot
 
@@ -112,7 +111,7 @@ def _track(pivot: Pivot, scale: np.ndarray) -> _Track:
         # key intervals: a long shot keyed every frame has as many intervals as frames).
         values = np.ascontiguousarray(np.asarray(keys.values, dtype=float).T)  # (4, K)
         a, b = values[:, :-1], values[:, 1:]
-        delta = qmul_components(b, a * np.array([1.0, -1.0, -1.0, -1.0])[:, None])
+        delta = mul_components(b, a * np.array([1.0, -1.0, -1.0, -1.0])[:, None])
         length = np.sqrt(
             delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2] + delta[3] * delta[3]
         )

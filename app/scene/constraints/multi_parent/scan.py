@@ -51,12 +51,9 @@ from app.scene.constraints.multi_parent.exact_terms import exact_world_terms
 from app.scene.constraints.multi_parent.increments import _half_angle_axis, increment
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import StepPlan
-from app.scene.math.quat import cross_components as cross
-from app.scene.math.quat import dot_components as dot
-from app.scene.math.quat import mul_components as qmul
-from app.scene.math.quat import mul_one
-from app.scene.math.quat import rotate_components as rotate
+from app.scene.math.quat import mul_components, mul_one, rotate_components
 from app.scene.math.rotation_sums import rotation_sums, weighted_rotation_sums
+from app.scene.math.vectors import cross_components, dot_components
 
 
 @dataclass(frozen=True, eq=False)
@@ -248,7 +245,7 @@ def _piece_orientations(totals, block, rank, count, world: bool, q_start):
         flat[c][at] = totals[c]
 
     def mul(later, earlier):  # world: later on the left; object: on the right
-        return qmul(later, earlier) if world else qmul(earlier, later)
+        return mul_components(later, earlier) if world else mul_components(earlier, later)
 
     # z[:, e] <- the product of its group's pieces before e (the identity for e = 0).
     run = z[:, 0].copy()
@@ -344,30 +341,34 @@ def _terms(inc, position, velocity, Q, world: bool, full: bool):
         if not world:
             m = inc.pivot_sum(vectors)
             if not full:
-                return [rotate(Q, m)]
-            return [rotate(Q, m), rotate(Q, m - n * dot(n, m)), rotate(Q, cross(n, m))]
+                return [rotate_components(Q, m)]
+            return [
+                rotate_components(Q, m),
+                rotate_components(Q, m - n * dot_components(n, m)),
+                rotate_components(Q, cross_components(n, m)),
+            ]
         if inc.integrator == "exact":  # M_i x = -phi_i x J(Phi) x, through J(Phi) R(Q)
             a, b = inc.jacobian_ab
             return exact_world_terms(Q, inc.total_rotvec, n, a, b, inc.pivot_rotvec, vectors, full)
-        w = [rotate(Q, v) for v in np.moveaxis(vectors, 1, 0)]
+        w = [rotate_components(Q, v) for v in np.moveaxis(vectors, 1, 0)]
         if inc.integrator == "twist":
             if not full:
                 return [inc.pivot_sum(np.stack(w, axis=1))]
-            y = [wi - n * dot(n, wi) for wi in w]
-            z = [cross(n, wi) for wi in w]
+            y = [wi - n * dot_components(n, wi) for wi in w]
+            z = [cross_components(n, wi) for wi in w]
             return [inc.pivot_sum(np.stack(x, axis=1)) for x in (w, y, z)]
         # The seed's M_i x = x - R_i x, applied to w, to y = w - n (n.w) and to n x w;
         # a rotation keeps cross products, so R_i (n x w) = (R_i n) x (R_i w).
         x0, x1, x2 = (np.zeros(n.shape) for _ in range(3))
         for i, wi in enumerate(w):
             r = inc.pivot_rotation[:, i]
-            rw = rotate(r, wi)
+            rw = rotate_components(r, wi)
             mw = wi - rw
             x0 += mw
             if full:
-                rn = rotate(r, n)
-                x1 += mw - dot(n, wi) * (n - rn)
-                x2 += cross(n, wi) - cross(rn, rw)
+                rn = rotate_components(r, n)
+                x1 += mw - dot_components(n, wi) * (n - rn)
+                x2 += cross_components(n, wi) - cross_components(rn, rw)
         return [x0, x1, x2] if full else [x0]
 
     terms = three(position)
@@ -459,7 +460,11 @@ def integrate(plan: StepPlan, integrator: str, space: str, q_start, p_start) -> 
         q = Q[:, s:e]
         many = longer[(longer >= s) & (longer < e)] - s
         pure_axis = np.concatenate([np.zeros((1, len(many))), axis[:, s + many]])
-        Y[:, s + many] = qmul(pure_axis, q[:, many]) if world else qmul(q[:, many], pure_axis)
+        Y[:, s + many] = (
+            mul_components(pure_axis, q[:, many])
+            if world
+            else mul_components(q[:, many], pure_axis)
+        )
         _displacement_terms(
             incs[s // size],
             plan.position[..., s:e],

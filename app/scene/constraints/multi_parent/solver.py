@@ -49,9 +49,15 @@ from app.scene.constraints.multi_parent.plan import (
 )
 from app.scene.constraints.multi_parent.scan import CHUNK
 from app.scene.errors import SceneError
-from app.scene.math.quat import canonical, conj, mul, normalize, normalize_components
-from app.scene.math.quat import mul_components as qmul
-from app.scene.math.quat import rotate_components as rotate
+from app.scene.math.quat import (
+    canonical,
+    conj,
+    mul,
+    mul_components,
+    normalize,
+    normalize_components,
+    rotate_components,
+)
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.keys import sample
 from app.scene.rig.model import MultiParent, Scene
@@ -161,11 +167,11 @@ def _partial_steps(inputs: Inputs, t0, t1, q, p):
         )
         inc = increment(R, inputs.integrator)
         if inputs.space == "world":
-            d = inc.pivot_sum(rotate(q[:, None], u))
-            q_next = qmul(inc.rotation, q)
+            d = inc.pivot_sum(rotate_components(q[:, None], u))
+            q_next = mul_components(inc.rotation, q)
         else:
-            d = rotate(q, inc.pivot_sum(u))
-            q_next = qmul(q, inc.rotation)
+            d = rotate_components(q, inc.pivot_sum(u))
+            q_next = mul_components(q, inc.rotation)
         q = np.where(active, normalize_components(q_next), q)
         p = np.where(active, p + d, p)
     return q, p

@@ -28,8 +28,7 @@ from app.scene.constraints.multi_parent.increments import increment
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
 from app.scene.constraints.multi_parent.solver import cached_integral, inputs_of, relative_parent
-from app.scene.math.quat import mul_components as qmul
-from app.scene.math.quat import rotate_components as rotate
+from app.scene.math.quat import mul_components, rotate_components
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.model import MultiParent, Scene
 from app.scene.rig.prepared import prepare
@@ -179,14 +178,14 @@ def steps(
         R, inputs.integrator, space, None if plan.rotvec is None else plan.rotvec[:, :, piece]
     )
     q_p = q[:, None]  # (4, 1, S): broadcast over pivots
-    v = rotate(q_p, u)
+    v = rotate_components(q_p, u)
     if space == "world":
         contributions = inc.contributions(v)
         world_R, combined = R, inc.rotation
     else:
-        contributions = rotate(q_p, inc.contributions(u))
-        world_R = qmul(qmul(q_p, R), _conj(q_p))
-        combined = qmul(qmul(q, inc.rotation), _conj(q))
+        contributions = rotate_components(q_p, inc.contributions(u))
+        world_R = mul_components(mul_components(q_p, R), _conj(q_p))
+        combined = mul_components(mul_components(q, inc.rotation), _conj(q))
     if inputs.integrator == "exact" and plan.velocity is not None:  # sliding pivots' moment
         contributions = contributions + moment_contributions(
             inc, plan.velocity[:, :, piece], q, space == "world"
@@ -201,7 +200,9 @@ def steps(
                 space == "world", None, shares[..., where], qf
             )
             turn = turn[:, where]
-            combined[:, is_flow] = turn if space == "world" else qmul(qmul(qf, turn), _conj(qf))
+            combined[:, is_flow] = (
+                turn if space == "world" else mul_components(mul_components(qf, turn), _conj(qf))
+            )
 
     q, p = np.concatenate([q, q_end], axis=1), np.concatenate([p, p_end], axis=1)
     parent = relative_parent(constraint, scene)
@@ -215,9 +216,9 @@ def steps(
         v = np.einsum("ij,j...->i...", linear, v)
         contributions = np.einsum("ij,j...->i...", linear, contributions)
         turn = rotation_from_matrix(linear)[:, None]  # (4, 1)
-        q = qmul(turn, q)
-        world_R = qmul(qmul(turn[:, None], world_R), _conj(turn[:, None]))
-        combined = qmul(qmul(turn, combined), _conj(turn))
+        q = mul_components(turn, q)
+        world_R = mul_components(mul_components(turn[:, None], world_R), _conj(turn[:, None]))
+        combined = mul_components(mul_components(turn, combined), _conj(turn))
     return Steps(
         constraint=constraint.name,
         space=space,

@@ -198,7 +198,7 @@ class Subject:
 
         def delta(it):
             a = it.local_axes[:, k] if local and k is not None else np.asarray(axis, float)
-            return quat.from_axis_angle(a, angle)
+            return quat.quat_from_axis_angle(a, angle)
 
         self._preview([it.rotated(delta(it)) for it in self.items])
 
