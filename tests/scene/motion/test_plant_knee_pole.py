@@ -18,51 +18,14 @@ import numpy as np
 from app.cli_plant import write_planted
 from app.scene.io import load_scene
 from app.scene.motion.plant import plant_feet
+from tests.helpers.two_legs import ANKLE, CALF, THIGH, leg_angles, write_two_legs
 from tests.scene.motion.test_plant_feet import forward, read_bvh
 
 FPS = 30.0
 FRAMES = 60
-THIGH = CALF = 0.42
-ANKLE = 0.08
 SLIDE = 0.15  # m/s
 BEHIND = 0.12  # the hip joint behind the ankle
 STRAIGHT = 0.9995  # the original leg's hip-to-ankle distance over its length
-
-LEG = """JOINT {s}UpLeg
-  {{
-    OFFSET {x} 0 0
-    CHANNELS 3 Zrotation Xrotation Yrotation
-    JOINT {s}Leg
-    {{
-      OFFSET 0 -0.42 0
-      CHANNELS 3 Zrotation Xrotation Yrotation
-      JOINT {s}Foot
-      {{
-        OFFSET 0 -0.42 0
-        CHANNELS 3 Zrotation Xrotation Yrotation
-        JOINT {s}ToeBase
-        {{
-          OFFSET 0 -0.05 0.13
-          CHANNELS 3 Zrotation Xrotation Yrotation
-          End Site
-          {{
-            OFFSET 0 0 0.05
-          }}
-        }}
-      }}
-    }}
-  }}"""
-
-
-def _angles(hip, ankle):
-    """X rotations (degrees) of thigh, knee and foot for a leg from ``hip`` to ``ankle``
-    ``(F, 3)`` in its sagittal plane, the knee ahead, the foot flat."""
-    d = ankle - hip
-    forward_angle = np.arctan2(d[:, 2], -d[:, 1])
-    reach = np.minimum(np.linalg.norm(d[:, 1:], axis=1), 0.9999 * (THIGH + CALF))
-    bend = np.arccos(reach / (2 * THIGH))
-    thigh, calf = forward_angle + bend, forward_angle - bend
-    return np.degrees(np.stack([-thigh, thigh - calf, calf], axis=1))
 
 
 def _clip(path: Path) -> Path:
@@ -70,28 +33,14 @@ def _clip(path: Path) -> Path:
     ankle = np.stack([np.full(FRAMES, 0.1), np.full(FRAMES, ANKLE), SLIDE * t], axis=1)
     height = ANKLE + np.sqrt((STRAIGHT * (THIGH + CALF)) ** 2 - BEHIND**2)
     hips = np.stack([np.zeros(FRAMES), np.full(FRAMES, height), SLIDE * t - BEHIND], axis=1)
-    left = _angles(hips + [0.1, 0.0, 0.0], ankle)
-    right = _angles(hips + [-0.1, 0.0, 0.0], hips + [-0.1, -0.5, 0.05])
+    left = leg_angles(hips + [0.1, 0.0, 0.0], ankle, 0.9999)
+    right = leg_angles(hips + [-0.1, 0.0, 0.0], hips + [-0.1, -0.5, 0.05], 0.9999)
     twist = np.random.default_rng(24).uniform(-40.0, 40.0, FRAMES)
     zero = np.zeros(FRAMES)
-    columns = [hips[:, 0], hips[:, 1], hips[:, 2], zero, zero, zero]
-    columns += [zero, left[:, 0], twist, zero, left[:, 1], zero, zero, left[:, 2], -twist]
-    columns += [zero, zero, zero]
-    for k in range(3):
-        columns += [zero, right[:, k], zero]
-    columns += [zero, zero, zero]
-    text = (
-        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
-        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  "
-        + LEG.format(s="Left", x=0.1)
-        + "\n  "
-        + LEG.format(s="Right", x=-0.1)
-        + f"\n}}\nMOTION\nFrames: {FRAMES}\nFrame Time: {1 / FPS:.10f}\n"
-        + "\n".join(" ".join(f"{v:.6f}" for v in row) for row in np.stack(columns, 1))
-        + "\n"
-    )
-    path.write_text(text)
-    return path
+    left_channels = [zero, left[:, 0], twist, zero, left[:, 1], zero, zero, left[:, 2], -twist]
+    right_channels = [c for k in range(3) for c in (zero, right[:, k], zero)]
+    toes = [zero, zero, zero]
+    return write_two_legs(path, hips, left_channels + toes, right_channels + toes, FPS)
 
 
 def _leg(path: Path):

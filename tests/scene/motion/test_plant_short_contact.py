@@ -19,24 +19,11 @@ from app.cli_plant import write_planted
 from app.scene.io import load_scene
 from app.scene.motion.contacts import Thresholds, contact_speed, detect, intervals_of
 from app.scene.motion.plant import plant_feet
+from tests.helpers.two_legs import ANKLE, leg_angles, write_two_legs
 from tests.scene.motion.test_plant_feet import forward, gmd_skating_ratio, read_bvh
 
 FPS = 30.0
-THIGH = CALF = 0.42  # metres: a person 1.71 m tall (thigh and calf are 0.491 of the height)
-ANKLE = 0.08  # the ankle's height when the foot is flat on the floor
 TOE = np.array([0.0, -0.05, 0.13])  # the toe joint from the ankle: 3 cm above the floor
-
-
-def _leg_angles(hip: np.ndarray, ankle: np.ndarray) -> np.ndarray:
-    """X rotations (degrees, BVH's: positive swings the leg back) of thigh, knee and foot
-    putting a leg of two 0.42 m bones from ``hip`` to ``ankle`` ``(F, 3)``, the knee ahead,
-    the foot flat."""
-    d = ankle - hip
-    forward_angle = np.arctan2(d[:, 2], -d[:, 1])
-    reach = np.minimum(np.linalg.norm(d[:, 1:], axis=1), 0.999 * (THIGH + CALF))
-    bend = np.arccos(reach / (2 * THIGH))
-    thigh, calf = forward_angle + bend, forward_angle - bend
-    return np.degrees(np.stack([-thigh, thigh - calf, calf], axis=1))
 
 
 def _clip(path: Path) -> Path:
@@ -57,50 +44,13 @@ def _clip(path: Path) -> Path:
     body = np.convolve(np.pad(z, 15, mode="edge"), kernel, mode="valid")
     hips = np.stack([np.zeros(frames), np.full(frames, 0.76), body], axis=1)
     right_ankle = hips + np.array([-0.1, -0.5, 0.05])  # hanging, well above the floor
-    left = _leg_angles(hips + [0.1, 0, 0], left_ankle)
-    right = _leg_angles(hips + [-0.1, 0, 0], right_ankle)
+    left = leg_angles(hips + [0.1, 0, 0], left_ankle)
+    right = leg_angles(hips + [-0.1, 0, 0], right_ankle)
     zero = np.zeros(frames)
-    columns = [hips[:, 0], hips[:, 1], hips[:, 2], zero, zero, zero]
-    for angles in (left, right):
-        for k in range(3):
-            columns += [zero, angles[:, k], zero]
-        columns += [zero, zero, zero]  # the toes
-    leg = """JOINT {s}UpLeg
-  {{
-    OFFSET {x} 0 0
-    CHANNELS 3 Zrotation Xrotation Yrotation
-    JOINT {s}Leg
-    {{
-      OFFSET 0 -0.42 0
-      CHANNELS 3 Zrotation Xrotation Yrotation
-      JOINT {s}Foot
-      {{
-        OFFSET 0 -0.42 0
-        CHANNELS 3 Zrotation Xrotation Yrotation
-        JOINT {s}ToeBase
-        {{
-          OFFSET 0 -0.05 0.13
-          CHANNELS 3 Zrotation Xrotation Yrotation
-          End Site
-          {{
-            OFFSET 0 0 0.05
-          }}
-        }}
-      }}
-    }}
-  }}"""
-    text = (
-        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n"
-        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  "
-        + leg.format(s="Left", x=0.1)
-        + "\n  "
-        + leg.format(s="Right", x=-0.1)
-        + f"\n}}\nMOTION\nFrames: {frames}\nFrame Time: {1 / FPS:.10f}\n"
-        + "\n".join(" ".join(f"{v:.6f}" for v in row) for row in np.stack(columns, 1))
-        + "\n"
-    )
-    path.write_text(text)
-    return path
+    legs = [
+        [c for k in range(3) for c in (zero, a[:, k], zero)] + [zero] * 3 for a in (left, right)
+    ]
+    return write_two_legs(path, hips, *legs, FPS)
 
 
 @pytest.fixture(scope="module")
