@@ -19,6 +19,7 @@ import numpy as np
 from app.scene.bounds import bad_name_character
 from app.scene.rig.keys import floats
 from app.scene.rig.model import (
+    PIVOT_PART,
     ConeLimit,
     Constraint,
     Fabrik,
@@ -31,7 +32,6 @@ from app.scene.rig.model import (
     Target,
     UpVector,
 )
-from app.scene.rig.refs import pivot_named, replace_pivot
 
 
 def cone(degrees: float, twist=None) -> ConeLimit:
@@ -116,38 +116,39 @@ def without_pivot(constraint: MultiParent, name: str) -> MultiParent:
 
     Raises
     ------
+    KeyError
+        No pivot ``name``.
     ValueError
         If it is the last pivot (a multi-parent constraint needs at least one).
     """
-    pivot_named(constraint, name)
-    if len(constraint.pivots) == 1:
-        raise ValueError(
-            f"{name!r} is the only pivot of {constraint.name!r}; a multi-parent "
-            "constraint needs at least one, remove the constraint instead"
-        )
-    return dataclasses.replace(
-        constraint, pivots=tuple(p for p in constraint.pivots if p.name != name)
-    )
+    return constraint.without_part(PIVOT_PART.word, name)
 
 
 def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiParent:
-    """A multi-parent constraint whose pivot ``old`` is called ``new``.
+    """A multi-parent constraint whose pivot ``old`` is called ``new``
+    (:func:`with_part_renamed`)."""
+    return with_part_renamed(constraint, PIVOT_PART.word, old, new)
+
+
+def with_part_renamed(constraint: Constraint, word: str, old: str, new: str) -> Constraint:
+    """The constraint whose named part ``old`` of type ``word`` (a pivot) is called ``new``.
 
     Raises
     ------
     KeyError
-        No pivot ``old``.
+        No such part ``old``.
     ValueError
-        ``new`` is empty, padded with spaces, or another pivot's name.
+        ``new`` is empty, padded with spaces, has a character names may not have, or is
+        another such part's name.
     """
-    pivot = pivot_named(constraint, old)
+    item = constraint.part_item(word, old)
     if not new or new != new.strip():
-        raise ValueError("a pivot's name must be non-empty, without leading or trailing spaces")
+        raise ValueError(f"a {word}'s name must be non-empty, without leading or trailing spaces")
     if bad_name_character(new):
         raise ValueError(bad_name_character(new))
-    if new != old and any(p.name == new for p in constraint.pivots):
-        raise ValueError(f"{constraint.name!r} already has a pivot named {new!r}")
-    return replace_pivot(constraint, dataclasses.replace(pivot, name=new), old)
+    if new != old and (word, new) in constraint.parts():
+        raise ValueError(f"{constraint.name!r} already has a {word} named {new!r}")
+    return constraint.with_part(word, old, dataclasses.replace(item, name=new))
 
 
 def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiParent:
@@ -162,7 +163,7 @@ def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiPa
     ValueError
         The pivot would leave the list (the first one moved up, the last one down).
     """
-    pivot = pivot_named(constraint, name)
+    pivot = constraint.part_item(PIVOT_PART.word, name)
     pivots = list(constraint.pivots)
     old = pivots.index(pivot)
     new = old + int(offset)

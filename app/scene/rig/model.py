@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from operator import is_
 from typing import ClassVar
 
+from app.scene.registry import Registry
 from app.scene.rig.keys import Keys
 
 Vec3 = tuple[float, float, float]
@@ -79,6 +80,65 @@ class HingeLimit:
 
 Limit = ConeLimit | HingeLimit
 
+RGBA = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PartType:
+    """A kind of handle a constraint has (a pivot, a target, a pole, or whatever a new kind
+    needs), declared by the kinds that have it: what the editor, the lists and the viewport
+    ask of a part, so that none of them asks which part it is.
+
+    A part is either a point on the driven body (``on_body``: its ``position`` is in the
+    body's frame, the frame of ``driven_bones()[0]``, as a :class:`Pivot`'s) or a
+    :class:`Target` (a world position, keyed or not, or a bone's head or tail it follows).
+
+    Attributes
+    ----------
+    word : str
+        Its ``Ref`` kind and its field's name (``"target"``), in words for people too.
+    label : str
+        Its heading in the inspector (``"Pivot"``).
+    on_body : bool
+        A point in the body's frame; else a :class:`Target`.
+    named : bool
+        Listed by name, several per constraint: added, renamed (outliner, F2) and deleted
+        (X) like a bone; else one field per constraint, set or cleared.
+    turns : bool
+        Carries a keyed rotation of its own: R and Ctrl+drag turn it, Alt+R clears it,
+        its curve is a rotation.
+    at_least : int
+        How many a constraint keeps (X refuses to delete the last ones).
+    placed : str
+        The inspector's heading over where it is (``"Aims at"``).
+    hint : str
+        What it does, after the kind's words in the inspector's heading.
+    color, guide_color : tuple of 4 floats
+        RGBA of its handle and label, and of the guide line to it (see :meth:`Constraint.guide_of`).
+    list_color : tuple of 3 ints
+        RGB (0-255) of its row in the outliner.
+    """
+
+    word: str
+    label: str
+    on_body: bool = False
+    named: bool = False
+    turns: bool = False
+    at_least: int = 0
+    placed: str = "Is at"
+    hint: str = ""
+    color: RGBA = (0.25, 0.88, 1.0, 1.0)
+    guide_color: RGBA = (0.3, 0.9, 1.0, 0.55)
+    list_color: tuple[int, int, int] = (80, 220, 255)
+
+
+#: Every part type, by ``word`` (a :class:`Ref`'s kind): each kind registers the ones it
+#: declares in its ``part_types``.
+PARTS: Registry[str, PartType] = Registry("constraint part", key=lambda part: part.word)
+
+#: A kind's aim: the :class:`Target` in its ``target`` field.
+TARGET_PART = PARTS.register(PartType("target", "Target", placed="Aims at"))
+
 
 @dataclass(frozen=True, kw_only=True)
 class Constraint:
@@ -99,8 +159,11 @@ class Constraint:
     #: Whether its ``space`` changes what it does (a child-of reads the target's whole
     #: transform either way: the inspector does not offer it).
     space_matters: ClassVar[bool] = True
-    #: The fields holding a :class:`Target` (``None`` when unset), in the order shown.
+    #: The fields holding a :class:`Target` (``None`` when unset), in the order shown; each
+    #: is a part whose :class:`PartType` has the field's name as ``word``.
     target_fields: ClassVar[tuple[str, ...]] = ()
+    #: The kinds of parts it has (its handles): :class:`PartType`, registered in :data:`PARTS`.
+    part_types: ClassVar[tuple[PartType, ...]] = ()
     #: Whether its limits are per bone (a chain's), so edits name the bone.
     limits_per_bone = False
     #: What it is, as editing and analysis ask it (each kind says yes to its own): a body
@@ -156,9 +219,32 @@ class Constraint:
         )
 
     def parts(self) -> tuple[tuple[str, str | None], ...]:
-        """Its selectable, keyable parts: ``(kind, pivot name or None)``, e.g.
+        """Its selectable, keyable parts: ``(part word, name or None)``, e.g.
         ``("target", None)`` (a part named by the field that holds it)."""
         return tuple((key, None) for key, _ in self.targets())
+
+    def part_item(self, word: str, name: str | None = None):
+        """The item that is its part ``word`` (named ``name`` when its type is ``named``):
+        a :class:`Target` here, whatever its kind holds there; ``KeyError`` if it has none."""
+        target = getattr(self, word) if word in self.target_fields else None
+        if target is None:
+            raise KeyError(f"{self.name!r} has no {word}")
+        return target
+
+    def with_part(self, word: str, name: str | None, item) -> Constraint:
+        """The constraint with its part ``word`` (named ``name``) replaced by ``item``."""
+        self.part_item(word, name)  # KeyError when missing
+        return dataclasses.replace(self, **{word: item})
+
+    def without_part(self, word: str, name: str | None) -> Constraint:
+        """The constraint without its named part ``name`` of type ``word`` (``ValueError``:
+        it has none to remove, or it would keep fewer than the type's ``at_least``)."""
+        raise ValueError(f"{self.name!r}: its {word} is set or cleared, not removed")
+
+    def guide_of(self, word: str) -> tuple[str, str]:
+        """``(bone, "head" or "tail")`` where the viewport's guide line to its part ``word``
+        starts: by default the point whose path shows what it does (:meth:`trail_point`)."""
+        return self.trail_point()
 
     def trail_point(self) -> tuple[str, str]:
         """``(bone, "head" or "tail")``: the point whose path shows what it does."""
@@ -219,6 +305,22 @@ class Pivot:
     extra: Mapping = field(default_factory=dict)
 
 
+#: A multi-parent's pivot: a point on the body turning by its own keyed ``q_i(t)``.
+PIVOT_PART = PARTS.register(
+    PartType(
+        "pivot",
+        "Pivot",
+        on_body=True,
+        named=True,
+        turns=True,
+        at_least=1,
+        color=(1.0, 0.58, 0.12, 1.0),
+        guide_color=(1.0, 0.6, 0.15, 0.55),
+        list_color=(255, 160, 60),
+    )
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class MultiParent(Constraint):
     """A body rotating about several pivots at once (the multi-parent seed)."""
@@ -236,6 +338,7 @@ class MultiParent(Constraint):
     has_pivots: ClassVar[bool] = True
     integrated: ClassVar[bool] = True
     has_relative_to: ClassVar[bool] = True
+    part_types = (PIVOT_PART,)
 
     def listed_names(self):
         return tuple(p.name for p in self.pivots)
@@ -250,7 +353,35 @@ class MultiParent(Constraint):
         return ()
 
     def parts(self):
-        return tuple(("pivot", p.name) for p in self.pivots)
+        return tuple((PIVOT_PART.word, p.name) for p in self.pivots)
+
+    def _pivot_named(self, name: str) -> Pivot:
+        for p in self.pivots:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.name!r} has no pivot named {name!r}")
+
+    def part_item(self, word, name=None):
+        if word != PIVOT_PART.word:
+            raise KeyError(f"{self.name!r} has no {word}")
+        return self._pivot_named(name)
+
+    def with_part(self, word, name, item):
+        self.part_item(word, name)  # KeyError when missing
+        pivots = tuple(item if p.name == name else p for p in self.pivots)
+        return dataclasses.replace(self, pivots=pivots)
+
+    def without_part(self, word, name):
+        self.part_item(word, name)  # KeyError when missing
+        if len(self.pivots) <= PIVOT_PART.at_least:
+            raise ValueError(
+                f"{name!r} is the only pivot of {self.name!r}; a multi-parent "
+                "constraint needs at least one, remove the constraint instead"
+            )
+        return dataclasses.replace(self, pivots=tuple(p for p in self.pivots if p.name != name))
+
+    def guide_of(self, word):
+        return self.body, "head"  # a pivot is a point on the body: from its head
 
     def trail_point(self):
         return self.body, "head"
@@ -272,6 +403,7 @@ class PointsAt(Constraint):
     type = "points_at"
     label = "points-at"
     target_fields = ("target",)
+    part_types = (TARGET_PART,)
     has_up_vector = True
     bone: str
     target: Target
@@ -294,6 +426,19 @@ class PointsAt(Constraint):
         return dataclasses.replace(self, limit=limit)
 
 
+#: A FABRIK chain's pole: the chain bends towards it.
+POLE_PART = PARTS.register(
+    PartType(
+        "pole",
+        "Pole",
+        hint="the chain bends towards it",
+        color=(0.78, 0.55, 1.0, 1.0),
+        guide_color=(0.78, 0.55, 1.0, 0.5),
+        list_color=(200, 140, 255),
+    )
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Fabrik(Constraint):
     """FABRIK inverse kinematics on a chain of bones, root to tip."""
@@ -301,6 +446,7 @@ class Fabrik(Constraint):
     type = "fabrik"
     label = "FABRIK"
     target_fields = ("target", "pole")
+    part_types = (TARGET_PART, POLE_PART)
     limits_per_bone = True
     is_chain = True
     chain: tuple[str, ...]
@@ -319,6 +465,11 @@ class Fabrik(Constraint):
 
     def target_bones(self):
         return tuple(t.bone for _, t in self.targets() if t.bone)
+
+    def guide_of(self, word):
+        if word == POLE_PART.word:  # the chain bends towards it at its middle joint
+            return self.chain[len(self.chain) // 2], "head"
+        return self.trail_point()
 
     def limits_by_bone(self):
         return tuple((b, self.limits[b]) for b in self.chain if b in self.limits)
@@ -360,6 +511,7 @@ class _BoneFollows(Constraint):
     """
 
     target_fields = ("target",)
+    part_types = (TARGET_PART,)
     follows_a_bone = True
     #: Whether it goes to the target's head or tail (copy location), not the whole bone.
     follows_point: ClassVar[bool] = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scene.rig.model import Constraint, Target
+from app.scene.rig.model import TARGET_PART, Constraint, Target
 
 #: ``mode`` values: where the head may be relative to the sphere.
 MODES = ("inside", "outside", "surface")
@@ -24,6 +24,7 @@ class LimitDistance(Constraint):
     type = "limit_distance"
     label = "limit distance"
     target_fields = ("target",)
+    part_types = (TARGET_PART,)
     bone: str
     target: Target
     mode: str = "inside"
