@@ -13,7 +13,7 @@ from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
 from app.editor.operations import key_operations
-from app.scene.rig.model import MultiParent
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.rig.refs import BONE, CONSTRAINT, Ref
 from app.widgets.add_menu import build_add_menu
 from tests.helpers.gui import LEFT, NO_MODS, SHIFT, key, open_window

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pyqtgraph.opengl as gl
 
-from app.scene.rig.model import PIVOT_PART
+from app.scene.constraints.multi_parent.model import PIVOT_PART
 from app.widgets.viewport.gl_batches import PointSprites, SegmentLines
 from app.widgets.viewport.scene_drawing import grid_lines
 from app.widgets.viewport.skeleton_item import JOINT_COLOR

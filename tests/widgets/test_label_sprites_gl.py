@@ -5,7 +5,7 @@ and without repainting the main window on every orbit or playback frame."""
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.scene.rig.model import PIVOT_PART
+from app.scene.constraints.multi_parent.model import PIVOT_PART
 from tests.helpers.gui import drag, framebuffer, open_window
 from tests.helpers.paths import SCENES
 

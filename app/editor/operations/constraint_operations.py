@@ -15,10 +15,11 @@ from app.editor.commands import InsertItem, RemoveItem
 from app.editor.operations.base import OperationError, replace
 from app.scene.constraints.fabrik import edits as fabrik_edits
 from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.multi_parent.model import RELATIVE_TO
 from app.scene.constraints.points_at import edits as points_at_edits
 from app.scene.math.transforms import transform_points
 from app.scene.rig import constraint_edits, key_edits
-from app.scene.rig.model import RELATIVE_TO, Target
+from app.scene.rig.model import Target
 from app.scene.rig.refs import CONSTRAINT, Ref, exists
 from app.scene.words import plural
 
@@ -64,7 +65,7 @@ def set_limit(document, name: str, limit, bone: str | None = None, merge: bool =
 
 def set_up(document, name: str, axis=None, toward=None) -> None:
     """A points-at's up vector (``None``, ``None`` removes it)."""
-    new = _edit(document, name, constraint_edits.with_up, axis, toward)
+    new = _edit(document, name, points_at_edits.with_up, axis, toward)
     words = "none" if new.up is None else "an axis toward a direction"
     replace(
         document,
@@ -77,7 +78,7 @@ def set_up(document, name: str, axis=None, toward=None) -> None:
 
 def set_pole(document, name: str, pole) -> None:
     """A FABRIK pole (a :class:`~app.scene.rig.model.Target`, or ``None``)."""
-    new = _edit(document, name, constraint_edits.with_pole, pole)
+    new = _edit(document, name, fabrik_edits.with_pole, pole)
     if pole is None:
         words = "none"
     elif pole.bone is not None:
@@ -115,7 +116,7 @@ def rename_part(document, ref: Ref, new: str) -> None:
 def move_pivot(document, name: str, pivot: str, offset: int) -> None:
     """Move pivot ``pivot`` of multi-parent constraint ``name`` ``offset`` places later in its
     list (negative: earlier), as one undo command; the selection stays on it."""
-    constraint = _edit(document, name, constraint_edits.with_pivot_moved, pivot, offset)
+    constraint = _edit(document, name, multi_parent_edits.with_pivot_moved, pivot, offset)
     where = "down" if offset > 0 else "up"
     replace(document, Ref.constraint(name), constraint, f"Move pivot {pivot} of {name} {where}")
 
@@ -167,7 +168,7 @@ def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
     if position_in_body is None:
         body = constraint.driven_bones()[0]
         position_in_body = document.scene.tail_of(document.scene.bone_index(body))
-    new, pivot = constraint_edits.with_new_pivot(constraint, position_in_body)
+    new, pivot = multi_parent_edits.with_new_pivot(constraint, position_in_body)
     ref = Ref.pivot_of(constraint_name, pivot.name)
     replace(
         document,

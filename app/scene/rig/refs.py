@@ -13,15 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scene.rig.model import (
-    PARTS,
-    PIVOT_PART,
-    POLE_PART,
-    TARGET_PART,
-    Constraint,
-    PartType,
-    Scene,
-)
+from app.scene.rig.model import PARTS, TARGET_PART, Constraint, PartType, Scene
 
 BONE, CONSTRAINT = "bone", "constraint"
 #: A viewport handle on a bone's head that moves the bone (a tutorial's point); selecting it
@@ -57,9 +49,13 @@ class Ref:
     def constraint(cls, name: str) -> Ref:
         return cls(CONSTRAINT, name)
 
+    # The shipped kinds' parts by their words (``PIVOT_PART``, ``TARGET_PART``, ``POLE_PART``),
+    # for code that builds a selection of them; what a part is and does is asked of
+    # ``ref.part``, never of its word.
+
     @classmethod
     def pivot_of(cls, constraint: str, pivot: str) -> Ref:
-        return cls(PIVOT_PART.word, constraint, pivot)
+        return cls("pivot", constraint, pivot)
 
     @classmethod
     def target_of(cls, constraint: str) -> Ref:
@@ -67,7 +63,7 @@ class Ref:
 
     @classmethod
     def pole_of(cls, constraint: str) -> Ref:
-        return cls(POLE_PART.word, constraint)
+        return cls("pole", constraint)
 
     @property
     def part(self) -> PartType | None:

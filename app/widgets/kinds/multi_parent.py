@@ -7,9 +7,9 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
 from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.multi_parent.model import PIVOT_PART, MultiParent
 from app.scene.math import quat
 from app.scene.rig import constraint_edits
-from app.scene.rig.model import PIVOT_PART, MultiParent
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, column_text, vector_text
 from app.widgets.viewport.overlays import arrow_lines, axes_lines
