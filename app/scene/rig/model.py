@@ -293,6 +293,23 @@ class Constraint:
 
 
 @dataclass(frozen=True, kw_only=True)
+class OneBoneOneTarget(Constraint):
+    """A kind that drives one bone, ``bone``, from one :class:`Target`, ``target`` (its only
+    part, :data:`TARGET_PART`): what such kinds share (their own fields follow these)."""
+
+    target_fields = ("target",)
+    part_types = (TARGET_PART,)
+    bone: str
+    target: Target
+
+    def driven_bones(self):
+        return (self.bone,)
+
+    def own_bone_fields(self):
+        return (("bone", self.bone),)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Pivot:
     """A multi-parent pivot: a point on the body (body frame) and its quaternion ``q_i(t)``."""
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from app.scene.rig.model import TARGET_PART, Constraint, Target
+from app.scene.rig.model import OneBoneOneTarget
 
 #: ``offset`` values of the copy kinds (contract §F2).
 OFFSETS = ("frame_start", "none")
 
 
 @dataclass(frozen=True, kw_only=True)
-class _BoneFollows(Constraint):
+class _BoneFollows(OneBoneOneTarget):
     """A bone that follows one target bone (the kinds of contract §F2).
 
     ``offset="frame_start"`` keeps the relation between bone and target at ``frame_start``
@@ -21,20 +21,10 @@ class _BoneFollows(Constraint):
     target's value as it is.
     """
 
-    target_fields = ("target",)
-    part_types = (TARGET_PART,)
     follows_a_bone = True
     #: Whether it goes to the target's head or tail (copy location), not the whole bone.
     follows_point: ClassVar[bool] = False
-    bone: str
-    target: Target
     offset: str = "frame_start"
-
-    def driven_bones(self):
-        return (self.bone,)
-
-    def own_bone_fields(self):
-        return (("bone", self.bone),)
 
     def target_bones(self):
         return (self.target.bone,) if self.target.bone else ()

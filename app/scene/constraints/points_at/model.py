@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.scene.rig.model import TARGET_PART, Constraint, Limit, Target, Vec3
+from app.scene.rig.model import Limit, OneBoneOneTarget, Vec3
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -20,24 +20,14 @@ class UpVector:
 
 
 @dataclass(frozen=True, kw_only=True)
-class PointsAt(Constraint):
+class PointsAt(OneBoneOneTarget):
     """Turn a bone so its tail points at a target."""
 
     type = "points_at"
     label = "points-at"
-    target_fields = ("target",)
-    part_types = (TARGET_PART,)
     has_up_vector = True
-    bone: str
-    target: Target
     limit: Limit | None = None
     up: UpVector | None = None
-
-    def driven_bones(self):
-        return (self.bone,)
-
-    def own_bone_fields(self):
-        return (("bone", self.bone),)
 
     def limits_by_bone(self):
         return ((self.bone, self.limit),) if self.limit is not None else ()
