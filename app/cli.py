@@ -109,7 +109,8 @@ def _screenshot(argv) -> int:
         action="append",
         default=[],
         metavar="NAME",
-        help="select a bone, a constraint or CONSTRAINT/PIVOT (repeatable)",
+        help="select a bone, a constraint, or a part of one as CONSTRAINT/PART: a pivot by its "
+        "name, a target or pole by that word (repeatable)",
     )
     parser.add_argument("--axes", action="store_true", help="draw each bone's frame axes")
     parser.add_argument(

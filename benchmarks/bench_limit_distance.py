@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
+from app.scene.constraints.follows.model import CopyLocation
 from app.scene.constraints.limit_distance import solver
 from app.scene.constraints.limit_distance.model import LimitDistance
 from app.scene.evaluate import Evaluator, bake
 from app.scene.formats.bvh import load_bvh
-from app.scene.rig.model import CopyLocation, Target
+from app.scene.rig.model import Target
 from benchmarks.common import Row, median_time
 
 CMU = Path("/usr/share/assimp/models/BVH/01_01.bvh")

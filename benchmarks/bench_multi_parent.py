@@ -12,11 +12,12 @@ import math
 
 import numpy as np
 
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import Evaluator
 from app.scene.math import quat
 from app.scene.math.anticommutator import normalized_anticommutator
 from app.scene.rig.keys import Keys, sample
-from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
+from app.scene.rig.model import Bone, Pivot, Scene
 from benchmarks.common import Row, median_time
 
 FPS, MINUTES, SUBSTEPS, EVERY = 24, 10, 8, 12

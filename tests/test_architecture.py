@@ -192,9 +192,10 @@ SCENE_RULES = {
     # a scene file's humanoid map is checked at load (retarget/map_file)
     "formats": {"math", "rig", "constraints", "evaluate", "retarget"},
     "io": {"math", "rig", "evaluate", "formats"},
-    # a rig builder reads the skeleton and evaluates it (to place pivots and the pole), and
-    # which bones are the legs from the humanoid map (retarget)
-    "builders": {"math", "rig", "evaluate", "retarget"},
+    # a rig builder reads the skeleton and evaluates it (to place pivots and the pole), makes
+    # the kinds' constraints (each kind's model is in its package), and reads which bones
+    # are the legs from the humanoid map (retarget)
+    "builders": {"math", "rig", "constraints", "evaluate", "retarget"},
     # the humanoid map reads the skeleton at rest; the retarget evaluates the clip
     "retarget": {"math", "rig", "evaluate"},
     "analysis": {"math", "rig", "constraints", "evaluate", "formats", "io"},

@@ -34,11 +34,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from app.scene.constraints.fabrik.model import Fabrik  # noqa: E402
+from app.scene.constraints.multi_parent.model import MultiParent  # noqa: E402
 from app.scene.formats.bvh import load_bvh  # noqa: E402
 from app.scene.formats.scene_json import scene_to_json  # noqa: E402
 from app.scene.math import quat  # noqa: E402
 from app.scene.rig.keys import Keys  # noqa: E402
-from app.scene.rig.model import Bone, Fabrik, MultiParent, Pivot, Scene, Target  # noqa: E402
+from app.scene.rig.model import Bone, Pivot, Scene, Target  # noqa: E402
 
 CMU_01_01 = Path("/usr/share/assimp/models/BVH/01_01.bvh")
 SCENES = ROOT / "resources" / "scenes"

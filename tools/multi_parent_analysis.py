@@ -17,12 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.math import quat
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
+from app.scene.rig.model import Bone, Pivot, Scene
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBSTEPS = (1, 2, 4, 8, 16, 32, 64, 128)

@@ -139,9 +139,18 @@ def render_screenshot(
     document.set_space(space)
     refs = []
     for name in select:
-        constraint, _, pivot = name.partition("/")
-        if pivot:
-            refs.append(Ref.pivot_of(constraint, pivot))
+        constraint, _, part = name.partition("/")
+        if part:  # a named part (a pivot) or an unnamed one by its word (a target)
+            found = [
+                Ref(word, constraint, named)
+                for c in document.scene.constraints
+                if c.name == constraint
+                for word, named in c.parts()
+                if part in (named, word)
+            ]
+            if not found:
+                raise ValueError(f"--select {name!r}: {constraint!r} has no part called {part!r}")
+            refs.append(found[0])
         elif name in document.scene.bone_names():
             refs.append(Ref.bone(name))
         elif name in [c.name for c in document.scene.constraints]:

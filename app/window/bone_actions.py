@@ -137,7 +137,7 @@ class BoneActions:
         if ref.kind == BONE:
             self._safely(bone_operations.rename_bone, doc, ref.name, new)()
         else:
-            self._safely(constraint_operations.rename_pivot, doc, ref.name, ref.pivot, new)()
+            self._safely(constraint_operations.rename_part, doc, ref, new)()
 
     def _rename_active_bone(self) -> None:
         """F2: rename the active bone or pivot (in place in the outliner, else a dialog)."""

@@ -13,9 +13,9 @@ import pytest
 
 from app.editor.document import Document
 from app.editor.export import ExportRequest, format_for, run_export
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import bake, default_frames
 from app.scene.io import load_scene
-from app.scene.rig.model import MultiParent
 from app.scene.rig.skinning import bind
 from tests.helpers.gltf_validator import problems, validate
 from tests.helpers.paths import SCENES

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from app.editor.tutorials import load_tutorials
+from app.scene.constraints.multi_parent import edits as multi_parent_edits
 from app.scene.constraints.multi_parent.steps import steps
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.math.transforms import transform_points
-from app.scene.rig import constraint_edits
 from app.scene.rig.key_edits import move_keys
 from app.scene.rig.keys import sample
 from app.scene.rig.skinning import bind
@@ -88,7 +88,7 @@ def test_foot_roll_figures():
     assert names.index("swing") == 3 and "press *Move Up* three times" in text
     moved = c
     for _ in range(3):
-        moved = constraint_edits.with_pivot_moved(moved, "swing", -1)
+        moved = multi_parent_edits.with_pivot_moved(moved, "swing", -1)
     assert [p.name for p in moved.pivots][0] == "swing"
     reordered = bake(dataclasses.replace(scene, constraints=[moved]), frames)
     assert np.array_equal(reordered.bone_to_world, base.bone_to_world)
@@ -245,7 +245,7 @@ def test_tumbling_box_figures():
     says(text, "(frames 6 to 12)")
     short = centre[-1, 0] - both.heads[-1, box, 0]
     says(text, f"lands {100 * short:.1f} cm short of where it did")
-    first_up = constraint_edits.with_pivot_moved(
+    first_up = multi_parent_edits.with_pivot_moved(
         with_pivots(scene, pivots).constraints[0], "edge_b", -1
     )
     reordered = bake(dataclasses.replace(scene, constraints=[first_up]), frames)

@@ -56,7 +56,9 @@ def test_shift_drag_keeps_the_pivot_at_its_height(qtbot):
 def test_labels_never_cover_a_handle_as_the_foot_rolls(qtbot):
     """Stepping through the roll, every pivot's handle stays visible: no label's box covers
     its disc, and the disc's centre pixel shows the handle's colour, not text."""
-    from app.widgets.viewport.scene_drawing import PIVOT_COLOR
+    from app.scene.constraints.multi_parent.model import PIVOT_PART
+
+    PIVOT_COLOR = np.array(PIVOT_PART.color)
 
     win = gui.open_window(qtbot, SCENES / "foot_roll.json", 0)
     vp = win.viewport

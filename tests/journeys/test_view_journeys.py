@@ -192,8 +192,10 @@ def test_labels_sit_at_their_handles_without_overlapping(window, qtbot):
     sits beside its handle and over no other label; the selection's label shows where
     labels crowd; View ▸ Labels (Alt+L) hides them all and brings them back."""
     from app.editor.operations.rig_operations import add_foot_roll_rig, suggested_leg
+    from app.scene.constraints.multi_parent.model import PIVOT_PART
     from app.scene.rig.refs import Ref
-    from app.widgets.viewport.scene_drawing import PIVOT_COLOR
+
+    PIVOT_COLOR = np.array(PIVOT_PART.color)
     from tests.helpers.gui import framebuffer
     from tests.helpers.paths import SCENES
 

@@ -13,8 +13,8 @@ from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
 from app.editor.operations import key_operations
-from app.scene.rig.model import MultiParent
-from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, POLE, TARGET, Ref
+from app.scene.constraints.multi_parent.model import MultiParent
+from app.scene.rig.refs import BONE, CONSTRAINT, Ref
 from app.widgets.add_menu import build_add_menu
 from tests.helpers.gui import LEFT, NO_MODS, SHIFT, key, open_window
 from tests.helpers.paths import CMU_DIR, SCENES
@@ -80,7 +80,7 @@ def _session(window, qtbot, path, strings: list) -> None:
             window.actions_by_name["stepThrough"].setChecked(True)
             window.step_through.start(ref.name)
             window.step_through.next()
-        if ref.kind in (BONE, PIVOT, TARGET, POLE):
+        if ref.kind == BONE or ref.is_part:
             key(window.viewport, "K")  # a key at the current frame, as a person keys
         _read(window, qtbot, strings)
         strings.extend(menu_strings(build_add_menu(doc, window, ref), f"add menu of {ref}"))

@@ -404,8 +404,8 @@ def test_the_harness_calls_a_scene_that_does_not_come_back_equal_a_defect(monkey
 
 
 def test_renaming_in_the_editor_refuses_a_name_a_save_could_not_write():
+    from app.scene.constraints.multi_parent.edits import with_pivot_renamed
     from app.scene.rig.bone_edits import rename_bone
-    from app.scene.rig.constraint_edits import with_pivot_renamed
 
     scene = load_scene(SCENES / "foot_roll.json")
     for bad in ("hi\u0000p", "hi\tp", "\ud800"):

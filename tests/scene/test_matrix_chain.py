@@ -7,10 +7,12 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from app.scene.analysis.matrix_chain import a_to_b_chain, bone_chain, chain_from_bake
+from app.scene.constraints.multi_parent.model import MultiParent
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.math.transforms import T
-from app.scene.rig.model import MultiParent, Pivot, PointsAt, Target
+from app.scene.rig.model import Pivot, Target
 from app.scene.rig.skeleton import Skeleton, a_to_b, forward_kinematics, local_transforms
 from tests.helpers.paths import SCENES
 from tests.scene.rig.test_fk import random_scene

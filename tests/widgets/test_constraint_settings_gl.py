@@ -9,8 +9,9 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.points_at.model import UpVector
 from app.scene.evaluate import bake
-from app.scene.rig.model import ConeLimit, HingeLimit, UpVector
+from app.scene.rig.model import ConeLimit, HingeLimit
 from app.scene.rig.refs import Ref
 from tests.helpers import gui
 from tests.helpers.gui import LEFT, NO_MODS, click

@@ -12,19 +12,13 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from app.scene import evaluate
+from app.scene.constraints.follows.model import ChildOf, CopyLocation, CopyRotation
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.errors import SceneError
 from app.scene.evaluate import Evaluator, bake
 from app.scene.io import dumps_scene, loads_scene
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import (
-    Bone,
-    ChildOf,
-    CopyLocation,
-    CopyRotation,
-    PointsAt,
-    Scene,
-    Target,
-)
+from app.scene.rig.model import Bone, Scene, Target
 
 FS = 3  # frame_start: not 0, and not the first key
 FRAMES = np.arange(FS, 17, dtype=float)

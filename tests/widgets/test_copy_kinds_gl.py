@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
-from app.scene.rig.model import ChildOf
+from app.scene.constraints.follows.model import ChildOf
 from app.scene.rig.refs import Ref
 from tests.helpers import gui
 from tests.helpers.gui import CTRL, SHIFT, click, framebuffer, key

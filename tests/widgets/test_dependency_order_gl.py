@@ -91,7 +91,8 @@ def test_adding_a_constraint_or_reparenting_into_a_cycle_is_refused(qtbot):
     from app.editor.document import Document
     from app.editor.operations import bone_operations, constraint_operations
     from app.editor.operations.base import OperationError
-    from app.scene.rig.model import Bone, PointsAt, Scene, Target
+    from app.scene.constraints.points_at.model import PointsAt
+    from app.scene.rig.model import Bone, Scene, Target
 
     bones = [Bone(name=n, translation=(i, 0, 0), tail=(0, 1, 0)) for i, n in enumerate("abc")]
     x = PointsAt(name="x", bone="a", target=Target(bone="c"))

@@ -12,10 +12,12 @@ from app.editor.operations import (
     timeline_operations,
 )
 from app.editor.operations.base import LiveEdit, OperationError
+from app.scene.constraints.multi_parent.model import MultiParent
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.rig import key_edits
-from app.scene.rig.model import MultiParent, Pivot, PointsAt, Target
+from app.scene.rig.model import Pivot, Target
 from app.scene.rig.refs import Ref
 from tests.helpers.paths import SCENES
 
@@ -199,7 +201,7 @@ def test_set_and_delete_key(doc):
 
 def test_evaluation_failure_falls_back_to_the_bare_skeleton(doc, monkeypatch):
     from app.scene.constraints import registry
-    from app.scene.rig.model import PointsAt
+    from app.scene.constraints.points_at.model import PointsAt
 
     monkeypatch.delitem(registry.SOLVERS, PointsAt)
     failures = recorder(doc.evaluation_failed)

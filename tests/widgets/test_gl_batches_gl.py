@@ -11,11 +11,14 @@ import sys
 import numpy as np
 import pyqtgraph.opengl as gl
 
+from app.scene.constraints.multi_parent.model import PIVOT_PART
 from app.widgets.viewport.gl_batches import PointSprites, SegmentLines
-from app.widgets.viewport.scene_drawing import PIVOT_COLOR, grid_lines
+from app.widgets.viewport.scene_drawing import grid_lines
 from app.widgets.viewport.skeleton_item import JOINT_COLOR
 from tests.helpers.gui import framebuffer, open_window
 from tests.helpers.paths import ROOT, SCENES
+
+PIVOT_COLOR = np.array(PIVOT_PART.color)
 
 BACKGROUND = (0, 0, 0)
 

@@ -5,9 +5,11 @@ and without repainting the main window on every orbit or playback frame."""
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.widgets.viewport.scene_drawing import PIVOT_COLOR
+from app.scene.constraints.multi_parent.model import PIVOT_PART
 from tests.helpers.gui import drag, framebuffer, open_window
 from tests.helpers.paths import SCENES
+
+PIVOT_COLOR = np.array(PIVOT_PART.color)
 
 
 class PaintCounter(QtCore.QObject):

@@ -20,13 +20,15 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation, Slerp
 
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.multi_parent.steps import steps
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.errors import SceneError
 from app.scene.evaluate import Evaluator, bake
 from app.scene.formats.scene_json import scene_to_json
 from app.scene.formats.schema import scene_from_json
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, PointsAt, Scene, Target
+from app.scene.rig.model import Bone, Pivot, Scene, Target
 from app.scene.rig.refs import Ref
 from tests.helpers import gui
 

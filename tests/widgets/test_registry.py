@@ -7,9 +7,10 @@ import pytest
 
 from app.editor import export
 from app.scene.constraints import registry as solvers
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.formats.kinds import registry as schemas
 from app.scene.registry import NotRegistered, Registry
-from app.scene.rig.model import Fabrik, PointsAt
 from app.widgets.kinds import registry as views
 from app.widgets.viewport.layers import registry as layers
 

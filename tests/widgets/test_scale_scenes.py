@@ -10,11 +10,12 @@ import sys
 
 import numpy as np
 
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import bake
 from app.scene.formats.bvh import load_bvh
 from app.scene.io import load_scene
 from app.scene.rig.keys import sample
-from app.scene.rig.model import Fabrik, MultiParent
 from tests.helpers import gui
 from tests.helpers.gui import CTRL, key
 from tests.helpers.paths import SCENES

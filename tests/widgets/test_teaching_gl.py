@@ -83,6 +83,8 @@ def test_a_selected_bone_gets_a_trail_too(qtbot):
     select_in_outliner(win, qtbot, Ref.bone("foot.r"))
     win.viewport.setFocus()
     key(win.viewport, "T")
+    # The trail is drawn with the next frame the viewport draws (later on a loaded machine).
+    qtbot.waitUntil(lambda: "foot.r tip" in win.viewport.teaching.trail_paths)
     frames, path = win.viewport.teaching.trail_paths["foot.r tip"]
     result = bake(win.document.scene, frames)
     np.testing.assert_allclose(

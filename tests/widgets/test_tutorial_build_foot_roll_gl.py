@@ -13,8 +13,8 @@ from PySide6.QtTest import QTest
 from scipy.spatial.transform import Rotation
 
 from app.editor import tutorials
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import bake
-from app.scene.rig.model import MultiParent
 from app.scene.rig.refs import Ref
 from tests.helpers import gui
 from tests.helpers.gui import CTRL, LEFT, SHIFT, framebuffer, key

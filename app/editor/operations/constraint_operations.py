@@ -15,11 +15,13 @@ from app.editor.commands import InsertItem, RemoveItem
 from app.editor.operations.base import OperationError, replace
 from app.scene.constraints.fabrik import edits as fabrik_edits
 from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.multi_parent.model import RELATIVE_TO
 from app.scene.constraints.points_at import edits as points_at_edits
 from app.scene.math.transforms import transform_points
 from app.scene.rig import constraint_edits, key_edits
-from app.scene.rig.model import RELATIVE_TO, Target
-from app.scene.rig.refs import CONSTRAINT, PIVOT, Ref, exists
+from app.scene.rig.model import Target
+from app.scene.rig.refs import CONSTRAINT, Ref, exists
+from app.scene.words import plural
 
 
 def constraint_named(document, name: str):
@@ -63,7 +65,7 @@ def set_limit(document, name: str, limit, bone: str | None = None, merge: bool =
 
 def set_up(document, name: str, axis=None, toward=None) -> None:
     """A points-at's up vector (``None``, ``None`` removes it)."""
-    new = _edit(document, name, constraint_edits.with_up, axis, toward)
+    new = _edit(document, name, points_at_edits.with_up, axis, toward)
     words = "none" if new.up is None else "an axis toward a direction"
     replace(
         document,
@@ -76,7 +78,7 @@ def set_up(document, name: str, axis=None, toward=None) -> None:
 
 def set_pole(document, name: str, pole) -> None:
     """A FABRIK pole (a :class:`~app.scene.rig.model.Target`, or ``None``)."""
-    new = _edit(document, name, constraint_edits.with_pole, pole)
+    new = _edit(document, name, fabrik_edits.with_pole, pole)
     if pole is None:
         words = "none"
     elif pole.bone is not None:
@@ -87,22 +89,34 @@ def set_pole(document, name: str, pole) -> None:
 
 
 def rename_pivot(document, name: str, old: str, new: str) -> None:
-    """Rename a pivot of a multi-parent constraint (the selection follows)."""
+    """Rename a pivot of a multi-parent constraint (:func:`rename_part`)."""
+    rename_part(document, Ref.pivot_of(name, old), new)
+
+
+def rename_part(document, ref: Ref, new: str) -> None:
+    """Rename the named part ``ref`` (a pivot) of its constraint, as one undo command (the
+    selection follows it)."""
     new = new.strip()
-    if new == old:
+    if new == ref.pivot:
         return
-    constraint = _edit(document, name, constraint_edits.with_pivot_renamed, old, new)
-    selection = [
-        Ref.pivot_of(name, new) if r == Ref.pivot_of(name, old) else r for r in document.selection
-    ]
-    replace(document, Ref.constraint(name), constraint, f"Rename pivot {old} of {name} to {new}")
+    constraint = _edit(
+        document, ref.name, constraint_edits.with_part_renamed, ref.kind, ref.pivot, new
+    )
+    renamed = dataclasses.replace(ref, pivot=new)
+    selection = [renamed if r == ref else r for r in document.selection]
+    replace(
+        document,
+        Ref.constraint(ref.name),
+        constraint,
+        f"Rename {ref.label()} of {ref.name} to {new}",
+    )
     document.set_selection(selection)
 
 
 def move_pivot(document, name: str, pivot: str, offset: int) -> None:
     """Move pivot ``pivot`` of multi-parent constraint ``name`` ``offset`` places later in its
     list (negative: earlier), as one undo command; the selection stays on it."""
-    constraint = _edit(document, name, constraint_edits.with_pivot_moved, pivot, offset)
+    constraint = _edit(document, name, multi_parent_edits.with_pivot_moved, pivot, offset)
     where = "down" if offset > 0 else "up"
     replace(document, Ref.constraint(name), constraint, f"Move pivot {pivot} of {name} {where}")
 
@@ -154,7 +168,7 @@ def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
     if position_in_body is None:
         body = constraint.driven_bones()[0]
         position_in_body = document.scene.tail_of(document.scene.bone_index(body))
-    new, pivot = constraint_edits.with_new_pivot(constraint, position_in_body)
+    new, pivot = multi_parent_edits.with_new_pivot(constraint, position_in_body)
     ref = Ref.pivot_of(constraint_name, pivot.name)
     replace(
         document,
@@ -167,17 +181,18 @@ def add_pivot(document, constraint_name: str, position_in_body=None) -> Ref:
 
 
 def remove_pivot(document, constraint_name: str, pivot_name: str) -> None:
-    constraint = constraint_named(document, constraint_name)
+    remove_part(document, Ref.pivot_of(constraint_name, pivot_name))
+
+
+def remove_part(document, ref: Ref) -> None:
+    """Remove the named part ``ref`` (a pivot) from its constraint, as one undo command
+    (``OperationError``: it is not there, or its constraint needs it)."""
+    constraint = constraint_named(document, ref.name)
     try:
-        new = constraint_edits.without_pivot(constraint, pivot_name)
+        new = constraint.without_part(ref.kind, ref.pivot)
     except (ValueError, KeyError) as e:
         raise OperationError(str(e).strip("'\"")) from None
-    replace(
-        document,
-        Ref.constraint(constraint_name),
-        new,
-        f"Remove pivot {pivot_name} from {constraint_name}",
-    )
+    replace(document, Ref.constraint(ref.name), new, f"Remove {ref.label()} from {ref.name}")
 
 
 def refuse_identical(document, constraint) -> None:
@@ -300,9 +315,10 @@ def target_world(document, constraint, kind: str = "target") -> np.ndarray:
 
 
 def delete_selected(document) -> None:
-    """Delete: removes the selected pivots and constraints (bones stay: the skeleton is the
-    file's, and removing one would orphan its children)."""
-    refs = [r for r in document.selection if r.kind in (PIVOT, CONSTRAINT)]
+    """Delete: removes the selected named parts (pivots) and constraints (bones stay: the
+    skeleton is the file's, and removing one would orphan its children)."""
+    selection = document.selection
+    refs = [r for r in selection if r.kind == CONSTRAINT or r.is_named_part]
     if not refs:
         active = document.active
         what = "X deletes the selected bones, pivots and constraints"
@@ -312,22 +328,22 @@ def delete_selected(document) -> None:
             else f"{what}: select some first"
         )
     removed = {r.name for r in refs if r.kind == CONSTRAINT}
-    for ref in refs:
-        if ref.kind == PIVOT and ref.name not in removed:
-            pivots = document.scene.constraint(ref.name).pivots
-            going = {r.pivot for r in refs if r.kind == PIVOT and r.name == ref.name}
-            if going >= {p.name for p in pivots}:
-                raise OperationError(
-                    f"{ref.name} would have no pivot left; a multi-parent "
-                    "constraint needs at least one, remove the constraint "
-                    "instead"
-                )
+    parts = [r for r in refs if r.is_named_part and r.name not in removed]
+    for ref in parts:
+        listed = [n for w, n in document.scene.constraint(ref.name).parts() if w == ref.kind]
+        going = {r.pivot for r in parts if r.kind == ref.kind and r.name == ref.name}
+        if len(set(listed) - going) < ref.part.at_least:
+            raise OperationError(
+                f"{ref.name} would have no {ref.kind} left; a "
+                f"{document.scene.constraint(ref.name).label} constraint needs at least "
+                f"{plural(ref.part.at_least, ref.kind) if ref.part.at_least > 1 else 'one'}, "
+                "remove the constraint instead"
+            )
     stack = document.undo_stack
     stack.beginMacro("Delete " + ", ".join(r.label() for r in refs))
     try:
-        for ref in refs:
-            if ref.kind == PIVOT and ref.name not in removed:
-                remove_pivot(document, ref.name, ref.pivot)
+        for ref in parts:
+            remove_part(document, ref)
         for ref in refs:
             if ref.kind == CONSTRAINT and exists(document.scene, ref):
                 remove_constraint(document, ref.name)

@@ -12,7 +12,7 @@ from dataclasses import replace as replaced
 from app.editor.operations.base import OperationError, replace
 from app.editor.operations.constraint_operations import add_constraint, constraint_named
 from app.scene.constraints.follows import edits as follows_edits
-from app.scene.rig.model import OFFSETS
+from app.scene.constraints.follows.model import OFFSETS
 from app.scene.rig.refs import Ref
 
 #: Words for each ``offset`` (the inspector's choices and the undo names).
@@ -30,10 +30,10 @@ def _follow(document, name: str):
 
 
 def add_follow(document, cls, bones=None) -> Ref:
-    """A ``cls`` constraint (:class:`~app.scene.rig.model.ChildOf`, ``CopyRotation`` or
-    ``CopyLocation``) on the active bone, following the other selected bone (Blender's
-    convention: select the target, then the bone); keeps the frame-start offset, so adding
-    it moves nothing at frame_start. Selects it."""
+    """A ``cls`` constraint (``ChildOf``, ``CopyRotation`` or ``CopyLocation``, from
+    :mod:`app.scene.constraints.follows.model`) on the active bone, following the other
+    selected bone (Blender's convention: select the target, then the bone); keeps the
+    frame-start offset, so adding it moves nothing at frame_start. Selects it."""
     bones = list(bones) if bones is not None else document.selected_bones()
     if not bones:
         raise OperationError("Select the target bone, then the bone that follows it")

@@ -23,10 +23,9 @@ from app.editor.operations.base import OperationError, replace
 from app.scene.rig import key_edits
 from app.scene.rig.keys import sample
 from app.scene.rig.refs import (
-    PIVOT,
-    TARGET_KINDS,
     Ref,
     exists,
+    follows_a_bone,
     item_in,
     owner_of,
     replace_in,
@@ -55,7 +54,7 @@ def _keyable_selection(document, what: str) -> list[Ref]:
         raise OperationError(f"{what}: select some first")
     but = (
         "follows a bone (key that bone)"
-        if active.kind in TARGET_KINDS
+        if follows_a_bone(document.scene, active)
         else "has no keys of its own (select its pivots or bones)"
     )
     raise OperationError(f"{what}; {active.label()} {but}")
@@ -68,7 +67,8 @@ def rest_keyed_too(scene, refs, frame: float) -> str:
     pivots = [
         r
         for r in refs
-        if r.kind == PIVOT
+        if r.part is not None
+        and r.part.turns
         and exists(scene, r)
         and key_edits.keys_rest_too(resolve(scene, r), frame, scene.frame_start)
     ]
@@ -140,7 +140,7 @@ def set_rotation(document, ref: Ref, rotation, source: str = "rotation") -> None
     frame = document.frame
     item = resolve(document.scene, ref)
     rest = ""
-    if ref.kind == PIVOT:
+    if ref.part is not None and ref.part.turns:
         rest = rest_keyed_too(document.scene, [ref], frame)
         new = key_edits.with_pivot_rotation(item, frame, rotation, document.scene.frame_start)
     else:
@@ -155,7 +155,7 @@ def set_position(document, ref: Ref, position, merge: bool = True) -> None:
     """Move a pivot (on its body) or a position target (in the world) at the current frame."""
     frame = document.frame
     item = resolve(document.scene, ref)
-    if ref.kind in TARGET_KINDS and item.bone is not None:
+    if follows_a_bone(document.scene, ref):
         raise OperationError(f"This {ref.kind} follows a bone; set it to a position first")
     new = key_edits.with_position(item, frame, position)
     keyed = item.position_keys is not None

@@ -14,7 +14,7 @@ import json
 from app.editor.commands import ReplaceItem
 from app.editor.operations.base import OperationError
 from app.scene.rig import key_edits, poses
-from app.scene.rig.refs import PIVOT, TARGET_KINDS, owner_of, replace_in, resolve
+from app.scene.rig.refs import owner_of, replace_in, resolve
 
 FORMAT = "pivotal-pose"
 
@@ -94,7 +94,7 @@ def clear(document, rotation: bool = True) -> None:
     no rest location: Alt+G on one says so."""
     frame = document.frame
     scene = document.scene
-    pivots = [r for r in document.selection if r.kind == PIVOT] if rotation else []
+    pivots = [r for r in document.selection if r.part and r.part.turns] if rotation else []
     if pivots:
         names = document.selected_bones()
     elif rotation:
@@ -106,10 +106,9 @@ def clear(document, rotation: bool = True) -> None:
     else:
         active = document.active
         but = "is not a bone"
-        if active is not None and active.kind == PIVOT:
-            but = "has no rest location (drag it, or type where it sits in the inspector)"
-        elif active is not None and active.kind in TARGET_KINDS:
-            but = "has no rest location (drag it, or type its position in the inspector)"
+        if active is not None and active.part is not None:
+            where = "where it sits" if active.part.on_body else "its position"
+            but = f"has no rest location (drag it, or type {where} in the inspector)"
         names = _bones(document, "Alt+G puts the selected bones back at their rest location", but)
     changed: dict = {}  # (collection, index) -> the new item, in order
     cleared = []
@@ -128,10 +127,10 @@ def clear(document, rotation: bool = True) -> None:
         owner = changed.get(at, getattr(scene, at[0])[at[1]])  # two pivots, one owner
         unturned = key_edits.with_pivot_rotation(pivot, frame, (1.0, 0.0, 0.0, 0.0))
         changed[at] = replace_in(owner, ref, unturned)
-        cleared.append(f"pivot {ref.pivot}")
+        cleared.append(ref.label())
     what = "rotation" if rotation else "location"
     if not changed:
-        things = ", ".join(names + [f"pivot {r.pivot}" for r in pivots])
+        things = ", ".join(names + [r.label() for r in pivots])
         field = "rotation_keys" if rotation else "translation_keys"
         if not pivots and all(getattr(scene.bone(n), field) is None for n in names):
             raise OperationError(f"{things}: the {what} is not animated, so it is the rest already")

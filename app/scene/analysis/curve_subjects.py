@@ -23,8 +23,6 @@ from app.scene.rig.model import Bone, Scene
 from app.scene.rig.refs import (
     BONE,
     CONSTRAINT,
-    PIVOT,
-    TARGET_KINDS,
     Ref,
     exists,
     part_refs,
@@ -110,10 +108,11 @@ def subject_of(scene: Scene, ref: Ref | None) -> CurveSubject | None:
     if ref is None or not exists(scene, ref):
         return None
     item = resolve(scene, ref)
-    if ref.kind == PIVOT:
+    part = ref.part
+    if part is not None and part.turns:  # its own keyed rotation (a pivot's q_i(t))
         return CurveSubject(
             ROTATION,
-            f"pivot {ref.pivot} of {ref.name}: qᵢ(t)",
+            f"{ref.label()} of {ref.name}: qᵢ(t)",
             ref,
             tuple(item.rotation),
             item.rotation_keys,
@@ -132,7 +131,7 @@ def subject_of(scene: Scene, ref: Ref | None) -> CurveSubject | None:
     if ref.kind == CONSTRAINT:
         driven = item.driven_bones()
         return _driven(scene, driven[-1]) if driven else None
-    if ref.kind in TARGET_KINDS and item.bone is None:
+    if part is not None and not part.on_body and item.bone is None:  # a position target
         return CurveSubject(
             POSITION,
             f"{ref.label()}: position in world",

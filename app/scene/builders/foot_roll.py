@@ -40,20 +40,15 @@ from app.scene.builders.foot_motion import leg_keys
 from app.scene.builders.foot_roll_parts import FootRollParts
 from app.scene.builders.foot_sole import foot_forward, knee_forward, sole_points
 from app.scene.builders.leg_names import Leg
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.constraints.follows.model import CopyRotation
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import bake, default_frames
 from app.scene.math import quat
 from app.scene.math.transforms import inverse, rotation_from_matrix
 from app.scene.rig.bone_edits import Rig
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import (
-    Bone,
-    CopyRotation,
-    Fabrik,
-    MultiParent,
-    Pivot,
-    Scene,
-    Target,
-)
+from app.scene.rig.model import Bone, Pivot, Scene, Target
 
 #: How the control and the pole are keyed: from the leg's motion (every frame from
 #: ``frame_start`` to ``frame_end``, one key when the leg does not move), or once, at rest.

@@ -18,23 +18,19 @@ from __future__ import annotations
 from typing import Protocol
 
 from app.scene.constraints.fabrik import solver as fabrik
+from app.scene.constraints.fabrik.model import Fabrik
 from app.scene.constraints.follows import child_of, copy_location, copy_rotation
+from app.scene.constraints.follows.model import ChildOf, CopyLocation, CopyRotation
 from app.scene.constraints.limit_distance import model as limit_distance
 from app.scene.constraints.limit_distance import solver as limit_distance_solver
 from app.scene.constraints.multi_parent import solver as multi_parent
 from app.scene.constraints.multi_parent import steps as multi_parent_steps
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.points_at import solver as points_at
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.errors import SceneError
 from app.scene.registry import Registry
-from app.scene.rig.model import (
-    ChildOf,
-    Constraint,
-    CopyLocation,
-    CopyRotation,
-    Fabrik,
-    MultiParent,
-    PointsAt,
-)
+from app.scene.rig.model import Constraint
 
 
 class Solver(Protocol):

@@ -1,13 +1,14 @@
-"""Edits of constraints, as pure functions from old items to new ones: their settings
-(limits, the points-at ``up``, the FABRIK pole), their pivots (added, removed, renamed,
-reordered), and whether a new one would repeat one the scene has.
+"""Edits of constraints, as pure functions from old items to new ones: their limits, their
+named parts' names, and whether a new one would repeat one the scene has (a kind's own
+settings and parts, a pivot, the points-at ``up``, the FABRIK pole, are edited in its
+package's ``edits``).
 
 Each checks what the file format checks (``app.scene.formats.schema``), so a value the
 editor accepts is one the file can hold; a bad one raises ``ValueError`` saying why. A new
 constraint of a kind is made in its package (``app.scene.constraints.<kind>.edits``); a pivot's or
 a target's values at a frame are key edits (:mod:`app.scene.rig.key_edits`).
 
-One idea: constraint edits (settings, pivots, repeats).
+One idea: the edits every kind shares (limits, part names, repeats).
 """
 
 from __future__ import annotations
@@ -18,20 +19,7 @@ import numpy as np
 
 from app.scene.bounds import bad_name_character
 from app.scene.rig.keys import floats
-from app.scene.rig.model import (
-    ConeLimit,
-    Constraint,
-    Fabrik,
-    HingeLimit,
-    Limit,
-    MultiParent,
-    Pivot,
-    PointsAt,
-    Scene,
-    Target,
-    UpVector,
-)
-from app.scene.rig.refs import pivot_named, replace_pivot
+from app.scene.rig.model import ConeLimit, Constraint, HingeLimit, Limit, Scene
 
 
 def cone(degrees: float, twist=None) -> ConeLimit:
@@ -73,107 +61,25 @@ def with_limit(constraint, limit: Limit | None, bone: str | None = None):
     return constraint.with_limit_on(bone, limit)
 
 
-def with_up(constraint: PointsAt, axis=None, toward=None) -> PointsAt:
-    """A points-at with ``up`` set (``axis`` in the bone's frame, ``toward`` in the world),
-    or removed when both are ``None``."""
-    if not constraint.has_up_vector:
-        raise ValueError(f"{constraint.name!r} has no up vector")
-    if axis is None and toward is None:
-        return dataclasses.replace(constraint, up=None)
-    axis, toward = floats(axis), floats(toward)
-    for what, v in (("axis", axis), ("toward", toward)):
-        if len(v) != 3 or not np.all(np.isfinite(v)) or np.linalg.norm(v) == 0:
-            raise ValueError(f"the up vector's {what} needs three finite numbers, not all zero")
-    extra = constraint.up.extra if constraint.up is not None else {}
-    return dataclasses.replace(constraint, up=UpVector(axis=axis, toward=toward, extra=extra))
-
-
-def with_pole(constraint: Fabrik, pole: Target | None) -> Fabrik:
-    """A FABRIK constraint with its pole set (``None``: no pole)."""
-    return constraint.with_target("pole", pole)
-
-
-def numbered_pivot_name(taken) -> str:
-    """A new pivot's name: "pivot N" with N one more than the pivots there are, or the next
-    number free ("pivot 1" for a constraint's first)."""
-    taken = set(taken)
-    n = len(taken) + 1
-    while f"pivot {n}" in taken:
-        n += 1
-    return f"pivot {n}"
-
-
-def with_new_pivot(constraint: MultiParent, position_in_body) -> tuple[MultiParent, Pivot]:
-    """The constraint with one more pivot at ``position_in_body`` (no rotation yet), named
-    "pivot N" (the user names it heel, ball or toe with F2 or the inspector)."""
-    name = numbered_pivot_name(p.name for p in constraint.pivots)
-    pivot = Pivot(name=name, position=floats(position_in_body))
-    return dataclasses.replace(constraint, pivots=constraint.pivots + (pivot,)), pivot
-
-
-def without_pivot(constraint: MultiParent, name: str) -> MultiParent:
-    """The constraint without pivot ``name``.
-
-    Raises
-    ------
-    ValueError
-        If it is the last pivot (a multi-parent constraint needs at least one).
-    """
-    pivot_named(constraint, name)
-    if len(constraint.pivots) == 1:
-        raise ValueError(
-            f"{name!r} is the only pivot of {constraint.name!r}; a multi-parent "
-            "constraint needs at least one, remove the constraint instead"
-        )
-    return dataclasses.replace(
-        constraint, pivots=tuple(p for p in constraint.pivots if p.name != name)
-    )
-
-
-def with_pivot_renamed(constraint: MultiParent, old: str, new: str) -> MultiParent:
-    """A multi-parent constraint whose pivot ``old`` is called ``new``.
+def with_part_renamed(constraint: Constraint, word: str, old: str, new: str) -> Constraint:
+    """The constraint whose named part ``old`` of type ``word`` (a pivot) is called ``new``.
 
     Raises
     ------
     KeyError
-        No pivot ``old``.
+        No such part ``old``.
     ValueError
-        ``new`` is empty, padded with spaces, or another pivot's name.
+        ``new`` is empty, padded with spaces, has a character names may not have, or is
+        another such part's name.
     """
-    pivot = pivot_named(constraint, old)
+    item = constraint.part_item(word, old)
     if not new or new != new.strip():
-        raise ValueError("a pivot's name must be non-empty, without leading or trailing spaces")
+        raise ValueError(f"a {word}'s name must be non-empty, without leading or trailing spaces")
     if bad_name_character(new):
         raise ValueError(bad_name_character(new))
-    if new != old and any(p.name == new for p in constraint.pivots):
-        raise ValueError(f"{constraint.name!r} already has a pivot named {new!r}")
-    return replace_pivot(constraint, dataclasses.replace(pivot, name=new), old)
-
-
-def with_pivot_moved(constraint: MultiParent, name: str, offset: int) -> MultiParent:
-    """A multi-parent constraint whose pivot ``name`` is ``offset`` places later in the list
-    (negative: earlier). The normalized anticommutator sums the pivots' rotations in every
-    order, so the order changes the file and the drawing, not the motion.
-
-    Raises
-    ------
-    KeyError
-        No pivot ``name``.
-    ValueError
-        The pivot would leave the list (the first one moved up, the last one down).
-    """
-    pivot = pivot_named(constraint, name)
-    pivots = list(constraint.pivots)
-    old = pivots.index(pivot)
-    new = old + int(offset)
-    if not 0 <= new < len(pivots):
-        where = "first" if new < 0 else "last"
-        raise ValueError(f"pivot {name} of {constraint.name} is already the {where} one")
-    pivots.insert(new, pivots.pop(old))
-    return dataclasses.replace(constraint, pivots=tuple(pivots))
-
-
-# --- a constraint the scene has already ---------------------------------------------------
+    if new != old and (word, new) in constraint.parts():
+        raise ValueError(f"{constraint.name!r} already has a {word} named {new!r}")
+    return constraint.with_part(word, old, dataclasses.replace(item, name=new))
 
 
 def alike_on_same_bones(scene: Scene, constraint: Constraint) -> bool:

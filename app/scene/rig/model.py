@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from operator import is_
 from typing import ClassVar
 
+from app.scene.registry import Registry
 from app.scene.rig.keys import Keys
 
 Vec3 = tuple[float, float, float]
@@ -79,6 +80,65 @@ class HingeLimit:
 
 Limit = ConeLimit | HingeLimit
 
+RGBA = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PartType:
+    """A kind of handle a constraint has (a pivot, a target, a pole, or whatever a new kind
+    needs), declared by the kinds that have it: what the editor, the lists and the viewport
+    ask of a part, so that none of them asks which part it is.
+
+    A part is either a point on the driven body (``on_body``: its ``position`` is in the
+    body's frame, the frame of ``driven_bones()[0]``, as a :class:`Pivot`'s) or a
+    :class:`Target` (a world position, keyed or not, or a bone's head or tail it follows).
+
+    Attributes
+    ----------
+    word : str
+        Its ``Ref`` kind and its field's name (``"target"``), in words for people too.
+    label : str
+        Its heading in the inspector (``"Pivot"``).
+    on_body : bool
+        A point in the body's frame; else a :class:`Target`.
+    named : bool
+        Listed by name, several per constraint: added, renamed (outliner, F2) and deleted
+        (X) like a bone; else one field per constraint, set or cleared.
+    turns : bool
+        Carries a keyed rotation of its own: R and Ctrl+drag turn it, Alt+R clears it,
+        its curve is a rotation.
+    at_least : int
+        How many a constraint keeps (X refuses to delete the last ones).
+    placed : str
+        The inspector's heading over where it is (``"Aims at"``).
+    hint : str
+        What it does, after the kind's words in the inspector's heading.
+    color, guide_color : tuple of 4 floats
+        RGBA of its handle and label, and of the guide line to it (see :meth:`Constraint.guide_of`).
+    list_color : tuple of 3 ints
+        RGB (0-255) of its row in the outliner.
+    """
+
+    word: str
+    label: str
+    on_body: bool = False
+    named: bool = False
+    turns: bool = False
+    at_least: int = 0
+    placed: str = "Is at"
+    hint: str = ""
+    color: RGBA = (0.25, 0.88, 1.0, 1.0)
+    guide_color: RGBA = (0.3, 0.9, 1.0, 0.55)
+    list_color: tuple[int, int, int] = (80, 220, 255)
+
+
+#: Every part type, by ``word`` (a :class:`Ref`'s kind): each kind registers the ones it
+#: declares in its ``part_types``.
+PARTS: Registry[str, PartType] = Registry("constraint part", key=lambda part: part.word)
+
+#: A kind's aim: the :class:`Target` in its ``target`` field.
+TARGET_PART = PARTS.register(PartType("target", "Target", placed="Aims at"))
+
 
 @dataclass(frozen=True, kw_only=True)
 class Constraint:
@@ -99,8 +159,11 @@ class Constraint:
     #: Whether its ``space`` changes what it does (a child-of reads the target's whole
     #: transform either way: the inspector does not offer it).
     space_matters: ClassVar[bool] = True
-    #: The fields holding a :class:`Target` (``None`` when unset), in the order shown.
+    #: The fields holding a :class:`Target` (``None`` when unset), in the order shown; each
+    #: is a part whose :class:`PartType` has the field's name as ``word``.
     target_fields: ClassVar[tuple[str, ...]] = ()
+    #: The kinds of parts it has (its handles): :class:`PartType`, registered in :data:`PARTS`.
+    part_types: ClassVar[tuple[PartType, ...]] = ()
     #: Whether its limits are per bone (a chain's), so edits name the bone.
     limits_per_bone = False
     #: What it is, as editing and analysis ask it (each kind says yes to its own): a body
@@ -156,9 +219,32 @@ class Constraint:
         )
 
     def parts(self) -> tuple[tuple[str, str | None], ...]:
-        """Its selectable, keyable parts: ``(kind, pivot name or None)``, e.g.
+        """Its selectable, keyable parts: ``(part word, name or None)``, e.g.
         ``("target", None)`` (a part named by the field that holds it)."""
         return tuple((key, None) for key, _ in self.targets())
+
+    def part_item(self, word: str, name: str | None = None):
+        """The item that is its part ``word`` (named ``name`` when its type is ``named``):
+        a :class:`Target` here, whatever its kind holds there; ``KeyError`` if it has none."""
+        target = getattr(self, word) if word in self.target_fields else None
+        if target is None:
+            raise KeyError(f"{self.name!r} has no {word}")
+        return target
+
+    def with_part(self, word: str, name: str | None, item) -> Constraint:
+        """The constraint with its part ``word`` (named ``name``) replaced by ``item``."""
+        self.part_item(word, name)  # KeyError when missing
+        return dataclasses.replace(self, **{word: item})
+
+    def without_part(self, word: str, name: str | None) -> Constraint:
+        """The constraint without its named part ``name`` of type ``word`` (``ValueError``:
+        it has none to remove, or it would keep fewer than the type's ``at_least``)."""
+        raise ValueError(f"{self.name!r}: its {word} is set or cleared, not removed")
+
+    def guide_of(self, word: str) -> tuple[str, str]:
+        """``(bone, "head" or "tail")`` where the viewport's guide line to its part ``word``
+        starts: by default the point whose path shows what it does (:meth:`trail_point`)."""
+        return self.trail_point()
 
     def trail_point(self) -> tuple[str, str]:
         """``(bone, "head" or "tail")``: the point whose path shows what it does."""
@@ -177,10 +263,9 @@ class Constraint:
         raise ValueError(f"{self.name!r} has no limits")
 
     def listed_names(self) -> tuple:
-        """What lists show under it besides its name (its target's bone and end here; a
+        """What lists show under it besides its name (its targets' bones and ends here; a
         multi-parent's pivots): when these change, the outliner is rebuilt."""
-        target = getattr(self, "target", None)
-        return () if target is None else (target.bone, target.at if target.bone else None)
+        return tuple(v for _, t in self.targets() for v in (t.bone, t.at if t.bone else None))
 
     def field_names(self) -> tuple[str, ...]:
         """Its dataclass fields, by name."""
@@ -208,6 +293,23 @@ class Constraint:
 
 
 @dataclass(frozen=True, kw_only=True)
+class OneBoneOneTarget(Constraint):
+    """A kind that drives one bone, ``bone``, from one :class:`Target`, ``target`` (its only
+    part, :data:`TARGET_PART`): what such kinds share (their own fields follow these)."""
+
+    target_fields = ("target",)
+    part_types = (TARGET_PART,)
+    bone: str
+    target: Target
+
+    def driven_bones(self):
+        return (self.bone,)
+
+    def own_bone_fields(self):
+        return (("bone", self.bone),)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Pivot:
     """A multi-parent pivot: a point on the body (body frame) and its quaternion ``q_i(t)``."""
 
@@ -217,193 +319,6 @@ class Pivot:
     rotation: Quat = (1.0, 0.0, 0.0, 0.0)
     rotation_keys: Keys | None = None
     extra: Mapping = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class MultiParent(Constraint):
-    """A body rotating about several pivots at once (the multi-parent seed)."""
-
-    type = "multi_parent"
-    label = "multi-parent"
-    body: str
-    pivots: tuple[Pivot, ...]
-    substeps: int = 4
-    integrator: str = "seed"
-    #: ``"world"``: the state is the body's world head and rotation; ``"parent"``: it is
-    #: integrated in the parent's frame, so the parent's later motion carries the body (§F3).
-    relative_to: str = "world"
-
-    has_pivots: ClassVar[bool] = True
-    integrated: ClassVar[bool] = True
-    has_relative_to: ClassVar[bool] = True
-
-    def listed_names(self):
-        return tuple(p.name for p in self.pivots)
-
-    def driven_bones(self):
-        return (self.body,)
-
-    def own_bone_fields(self):
-        return (("body", self.body),)
-
-    def target_bones(self):
-        return ()
-
-    def parts(self):
-        return tuple(("pivot", p.name) for p in self.pivots)
-
-    def trail_point(self):
-        return self.body, "head"
-
-
-@dataclass(frozen=True, kw_only=True)
-class UpVector:
-    """Fixes a points-at's roll: the bone's ``axis`` (its own frame) turns ``toward`` (world)."""
-
-    axis: Vec3
-    toward: Vec3
-    extra: Mapping = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class PointsAt(Constraint):
-    """Turn a bone so its tail points at a target."""
-
-    type = "points_at"
-    label = "points-at"
-    target_fields = ("target",)
-    has_up_vector = True
-    bone: str
-    target: Target
-    limit: Limit | None = None
-    up: UpVector | None = None
-
-    def driven_bones(self):
-        return (self.bone,)
-
-    def own_bone_fields(self):
-        return (("bone", self.bone),)
-
-    def limits_by_bone(self):
-        return ((self.bone, self.limit),) if self.limit is not None else ()
-
-    def limit_on(self, bone):
-        return self.limit
-
-    def with_limit_on(self, bone, limit):
-        return dataclasses.replace(self, limit=limit)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Fabrik(Constraint):
-    """FABRIK inverse kinematics on a chain of bones, root to tip."""
-
-    type = "fabrik"
-    label = "FABRIK"
-    target_fields = ("target", "pole")
-    limits_per_bone = True
-    is_chain = True
-    chain: tuple[str, ...]
-    target: Target
-    tolerance: float = 1e-4
-    max_iterations: int = 20
-    limits: Mapping[str, Limit] = field(default_factory=dict)
-    #: Sets the plane the chain bends in (root, target and pole), on the pole's side.
-    pole: Target | None = None
-
-    def driven_bones(self):
-        return tuple(self.chain)
-
-    def own_bone_fields(self):
-        return tuple((f"chain[{k}]", name) for k, name in enumerate(self.chain))
-
-    def target_bones(self):
-        return tuple(t.bone for _, t in self.targets() if t.bone)
-
-    def limits_by_bone(self):
-        return tuple((b, self.limits[b]) for b in self.chain if b in self.limits)
-
-    def limit_on(self, bone):
-        return self.limits.get(bone)
-
-    def with_limit_on(self, bone, limit):
-        if bone not in self.chain:
-            raise ValueError(f"{bone!r} is not in the chain of {self.name!r}")
-        limits = {k: v for k, v in self.limits.items() if k != bone}
-        if limit is not None:
-            limits[bone] = limit
-        # chain order: the file lists them as the chain does
-        return dataclasses.replace(self, limits={b: limits[b] for b in self.chain if b in limits})
-
-    def _renamed_own(self, old, new):
-        if old not in self.chain and old not in self.limits:
-            return {}
-        return {
-            "chain": tuple(new if n == old else n for n in self.chain),
-            "limits": {(new if k == old else k): v for k, v in self.limits.items()},
-        }
-
-
-#: ``offset`` values of the copy kinds (contract §F2).
-OFFSETS = ("frame_start", "none")
-#: ``relative_to`` values of a multi-parent (contract §F3).
-RELATIVE_TO = ("world", "parent")
-
-
-@dataclass(frozen=True, kw_only=True)
-class _BoneFollows(Constraint):
-    """A bone that follows one target bone (the kinds of contract §F2).
-
-    ``offset="frame_start"`` keeps the relation between bone and target at ``frame_start``
-    (both as the constraints this one depends on leave them there); ``"none"`` takes the
-    target's value as it is.
-    """
-
-    target_fields = ("target",)
-    follows_a_bone = True
-    #: Whether it goes to the target's head or tail (copy location), not the whole bone.
-    follows_point: ClassVar[bool] = False
-    bone: str
-    target: Target
-    offset: str = "frame_start"
-
-    def driven_bones(self):
-        return (self.bone,)
-
-    def own_bone_fields(self):
-        return (("bone", self.bone),)
-
-    def target_bones(self):
-        return (self.target.bone,) if self.target.bone else ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class ChildOf(_BoneFollows):
-    """The bone moves as if it were the target bone's child (``space`` changes nothing)."""
-
-    type = "child_of"
-    label = "child of"
-    space_matters: ClassVar[bool] = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class CopyRotation(_BoneFollows):
-    """The bone's head stays where the hierarchy puts it; its rotation follows the target's."""
-
-    type = "copy_rotation"
-    label = "copy rotation"
-
-
-@dataclass(frozen=True, kw_only=True)
-class CopyLocation(_BoneFollows):
-    """The bone's head goes to the target point; its rotation and scale are kept."""
-
-    type = "copy_location"
-    label = "copy location"
-    follows_point = True
-
-    def trail_point(self):
-        return self.bone, "head"  # the point it places
 
 
 @dataclass(frozen=True, kw_only=True)

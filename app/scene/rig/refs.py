@@ -11,17 +11,14 @@ One idea: the reference type every edit takes, and the names things are found by
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
-from app.scene.rig.model import Constraint, MultiParent, Pivot, Scene
+from app.scene.rig.model import PARTS, TARGET_PART, Constraint, PartType, Scene
 
-BONE, CONSTRAINT, PIVOT, TARGET, POLE = "bone", "constraint", "pivot", "target", "pole"
+BONE, CONSTRAINT = "bone", "constraint"
 #: A viewport handle on a bone's head that moves the bone (a tutorial's point); selecting it
 #: selects the bone, so it is never part of a selection itself.
 POINT = "point"
-#: Kinds that are a :class:`Target` of a constraint (its aim, or a FABRIK pole).
-TARGET_KINDS = (TARGET, POLE)
 
 
 @dataclass(frozen=True)
@@ -30,11 +27,14 @@ class Ref:
 
     Attributes
     ----------
-    kind : {"bone", "constraint", "pivot", "target", "pole"}
+    kind : str
+        ``"bone"``, ``"constraint"``, ``"point"`` (a bone's head handle) or the ``word`` of
+        a constraint's :class:`~app.scene.rig.model.PartType` (``"pivot"``, ``"target"``...):
+        what a part is and does is asked of its type (``ref.part``), never of its word.
     name : str
         The bone's name, or the constraint's name for the other kinds.
     pivot : str, optional
-        The pivot's name, for ``kind == "pivot"``.
+        The part's name, for a part whose type is ``named`` (a pivot).
     """
 
     kind: str
@@ -49,17 +49,27 @@ class Ref:
     def constraint(cls, name: str) -> Ref:
         return cls(CONSTRAINT, name)
 
+    # The shipped kinds' parts by their words (``PIVOT_PART``, ``TARGET_PART``, ``POLE_PART``),
+    # for code that builds a selection of them; what a part is and does is asked of
+    # ``ref.part``, never of its word.
+
     @classmethod
     def pivot_of(cls, constraint: str, pivot: str) -> Ref:
-        return cls(PIVOT, constraint, pivot)
+        return cls("pivot", constraint, pivot)
 
     @classmethod
     def target_of(cls, constraint: str) -> Ref:
-        return cls(TARGET, constraint)
+        return cls(TARGET_PART.word, constraint)
 
     @classmethod
     def pole_of(cls, constraint: str) -> Ref:
-        return cls(POLE, constraint)
+        return cls("pole", constraint)
+
+    @property
+    def part(self) -> PartType | None:
+        """The type of the constraint part it names (what the part is and does), or
+        ``None`` for a bone, a constraint or a bone's point."""
+        return PARTS.get(self.kind)
 
     @property
     def on_constraint(self) -> bool:
@@ -85,13 +95,29 @@ class Ref:
         bone's point (a bone press orbits; a constraint itself has no handle)."""
         return self.kind not in (BONE, CONSTRAINT)
 
+    @property
+    def turns(self) -> bool:
+        """Whether R turns it: a bone, or a part whose type has a rotation of its own."""
+        part = self.part
+        return self.kind == BONE or (part is not None and part.turns)
+
+    @property
+    def renamable(self) -> bool:
+        """Whether its name is edited in place (outliner, F2): a bone's, a named part's."""
+        return self.kind == BONE or self.is_named_part
+
     def label(self) -> str:
         """Words for menus and undo texts: ``pivot heel``, ``target of aim``."""
-        if self.kind == PIVOT:
-            return f"pivot {self.pivot}"
-        if self.kind in TARGET_KINDS:
+        if self.is_named_part:
+            return f"{self.kind} {self.pivot}"
+        if self.is_part:
             return f"{self.kind} of {self.name}"
         return f"{self.kind} {self.name}"
+
+    def handle_text(self) -> str:
+        """Its label beside its viewport handle: a named part's name (``heel``), else
+        ``target · aim``."""
+        return self.pivot if self.is_named_part else f"{self.kind} · {self.name}"
 
 
 def exists(scene: Scene, ref: Ref) -> bool:
@@ -104,22 +130,24 @@ def exists(scene: Scene, ref: Ref) -> bool:
 
 
 def resolve(scene: Scene, ref: Ref):
-    """The item ``ref`` names (a Bone, Constraint, Pivot or Target); ``KeyError`` if none."""
+    """The item ``ref`` names (a Bone, Constraint, or a part: a Pivot, a Target...);
+    ``KeyError`` if none."""
     if ref.kind == BONE:
         return scene.bone(ref.name)
     constraint = scene.constraint(ref.name)
     if ref.kind == CONSTRAINT:
         return constraint
-    if ref.kind == PIVOT:
-        if not any(kind == PIVOT for kind, _ in constraint.parts()):
-            raise KeyError(f"{ref.name!r} has no pivots")
-        return pivot_named(constraint, ref.pivot)
-    if ref.kind in TARGET_KINDS:
-        target = getattr(constraint, ref.kind) if ref.kind in constraint.target_fields else None
-        if target is None:
-            raise KeyError(f"{ref.name!r} has no {ref.kind}")
-        return target
-    raise KeyError(f"unknown kind {ref.kind!r}")
+    if ref.part is None:
+        raise KeyError(f"unknown kind {ref.kind!r}")
+    return constraint.part_item(ref.kind, ref.pivot)
+
+
+def follows_a_bone(scene: Scene, ref: Ref) -> bool:
+    """Whether ``ref`` names a target that follows a bone's head or tail: it has no position
+    of its own to move or key (move or key the bone)."""
+    if ref.part is None or ref.part.on_body or not exists(scene, ref):
+        return False
+    return resolve(scene, ref).bone is not None
 
 
 def owner_of(scene: Scene, ref: Ref) -> tuple[str, int]:
@@ -137,42 +165,23 @@ def owner_of(scene: Scene, ref: Ref) -> tuple[str, int]:
     raise KeyError(f"no constraint named {ref.name!r}")
 
 
-def pivot_named(constraint: MultiParent, name: str) -> Pivot:
-    for p in constraint.pivots:
-        if p.name == name:
-            return p
-    raise KeyError(f"{constraint.name!r} has no pivot named {name!r}")
-
-
-def replace_pivot(constraint: MultiParent, pivot: Pivot, old_name: str | None = None):
-    """The constraint with its pivot ``old_name`` (default ``pivot.name``) replaced."""
-    name = pivot.name if old_name is None else old_name
-    pivot_named(constraint, name)  # KeyError when missing
-    pivots = tuple(pivot if p.name == name else p for p in constraint.pivots)
-    return dataclasses.replace(constraint, pivots=pivots)
-
-
 def replace_in(owner_item, ref: Ref, new_item):
     """``owner_item`` (the bone or constraint that holds ``ref``) with ``new_item`` in place.
 
     For a bone or a constraint ref the owner is the item itself and ``new_item`` replaces
-    it; for a pivot or a target, the constraint gets the new pivot or target.
+    it; for a part (a pivot, a target), the constraint gets the new part.
     """
-    if ref.kind in (BONE, CONSTRAINT):
+    if not ref.is_part:
         return new_item
-    if ref.kind == PIVOT:
-        return replace_pivot(owner_item, new_item, ref.pivot)
-    return dataclasses.replace(owner_item, **{ref.kind: new_item})
+    return owner_item.with_part(ref.kind, ref.pivot, new_item)
 
 
 def item_in(owner_item, ref: Ref):
     """The item ``ref`` names inside its owner (which may already be an edited copy): what
     :func:`replace_in` replaces."""
-    if ref.kind in (BONE, CONSTRAINT):
+    if not ref.is_part:
         return owner_item
-    if ref.kind == PIVOT:
-        return pivot_named(owner_item, ref.pivot)
-    return getattr(owner_item, ref.kind)
+    return owner_item.part_item(ref.kind, ref.pivot)
 
 
 def part_refs(constraint: Constraint) -> list[Ref]:

@@ -8,7 +8,8 @@ from PySide6 import QtCore, QtWidgets
 from app.editor.operations import constraint_operations
 from app.editor.operations import constraint_operations as ops
 from app.scene.constraints.fabrik import edits as fabrik_edits
-from app.scene.rig.model import Fabrik, Target
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.rig.model import Target
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, choice_index, first, set_target_menu
 from app.widgets.panels.limit_fields import limit_row

@@ -14,8 +14,8 @@ from app.editor.operations.follow_operations import (
     set_offset,
 )
 from app.scene.constraints.follows.edits import new_follow
+from app.scene.constraints.follows.model import ChildOf, CopyLocation, CopyRotation
 from app.scene.rig.constraint_edits import identical_in
-from app.scene.rig.model import ChildOf, CopyLocation, CopyRotation
 from app.widgets.kinds.base import ConstraintView, act
 
 #: What each kind keeps of the bone, for the inspector's note.

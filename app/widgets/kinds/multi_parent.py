@@ -7,10 +7,9 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
 from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.multi_parent.model import PIVOT_PART, MultiParent
 from app.scene.math import quat
 from app.scene.rig import constraint_edits
-from app.scene.rig.model import MultiParent
-from app.scene.rig.refs import PIVOT
 from app.scene.words import plural
 from app.widgets.kinds.base import ConstraintView, act, column_text, vector_text
 from app.widgets.viewport.overlays import arrow_lines, axes_lines
@@ -60,7 +59,7 @@ def add_on_bone(menu, document, bone: str, bones) -> None:
 
 def on_constraint(menu, document, c: MultiParent, ref) -> None:
     act(menu, f"Add Pivot to {c.name}", constraint_operations.add_pivot, document, c.name)
-    if ref.kind == PIVOT:
+    if ref.kind == PIVOT_PART.word:
         act(
             menu,
             f"Remove Pivot {ref.pivot}",
@@ -213,7 +212,7 @@ def draw_trace(layer, st, k, scale) -> list:
 
 def part_hint(ref) -> str | None:
     """A pivot moves on the body and turns (its rotation is always keyed)."""
-    if ref.kind != PIVOT:
+    if ref.kind != PIVOT_PART.word:
         return None
     return (
         "Drag: move on the body · Shift: on the ground · Ctrl+drag: rotate & key "

@@ -7,7 +7,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
 from app.editor.operations import constraint_operations as ops
-from app.scene.rig.model import PointsAt
+from app.scene.constraints.points_at.model import PointsAt
 from app.widgets.fields import VectorEdit
 from app.widgets.kinds.base import ConstraintView, act, set_target_menu
 from app.widgets.panels.limit_fields import limit_row

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from app.editor.operations import constraint_operations
-from app.scene.rig.model import RELATIVE_TO
+from app.scene.constraints.multi_parent.model import RELATIVE_TO
 from app.scene.rig.refs import Ref
 from app.widgets.fields import spin_box
 from app.widgets.kinds import registry as views

@@ -20,7 +20,7 @@ from app.editor.operations.follow_operations import set_follow_target
 from app.editor.throttle import Throttle
 from app.scene.rig import key_edits
 from app.scene.rig.model import Target
-from app.scene.rig.refs import BONE, CONSTRAINT, PIVOT, TARGET_KINDS, Ref, exists, resolve
+from app.scene.rig.refs import BONE, CONSTRAINT, Ref, exists, resolve
 from app.scene.words import plural
 from app.widgets.fields import RotationEditor, VectorEdit
 from app.widgets.kinds import registry as views
@@ -82,9 +82,9 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             self._build_scene()
         elif ref.kind == BONE:
             self._build_bone(ref)
-        elif ref.kind == PIVOT:
-            self._build_pivot(ref)
-        elif ref.kind in TARGET_KINDS:
+        elif ref.part is not None and ref.part.on_body:
+            self._build_body_point(ref)
+        elif ref.part is not None:
             self._build_target(ref)
         elif ref.kind == CONSTRAINT:
             self._build_constraint(ref)
@@ -312,18 +312,21 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             )
         return text
 
-    def _build_pivot(self, ref: Ref) -> None:
+    def _build_body_point(self, ref: Ref) -> None:
+        """A part that is a point on the body (a pivot): its name, where it sits on the
+        body, and its rotation when it has one."""
         doc = self._document
         c = doc.scene.constraint(ref.name)
-        self._header(f"Pivot {ref.pivot}", f"of {c.name} · body {c.body} · {c.space} space")
+        body = c.driven_bones()[0]
+        self._header(
+            f"{ref.part.label} {ref.pivot}", f"of {c.name} · body {body} · {c.space} space"
+        )
         name = keep_keys(QtWidgets.QLineEdit(ref.pivot))
         name.setObjectName("pivotName")
         name.editingFinished.connect(
             lambda: (
                 name.text() != ref.pivot
-                and self._run(
-                    constraint_operations.rename_pivot, doc, ref.name, ref.pivot, name.text()
-                )
+                and self._run(constraint_operations.rename_part, doc, ref, name.text())
             )
         )
         self._group("Name").addRow(name)
@@ -343,18 +346,18 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
             ),
         )
         interpolation_row(self, form, ref, "position_keys")
-        self._rotation_group(ref, "Rotation qᵢ at this frame — edits key it")
+        if ref.part.turns:
+            self._rotation_group(ref, "Rotation qᵢ at this frame — edits key it")
 
     def _build_target(self, ref: Ref) -> None:
         doc = self._document
         c = doc.scene.constraint(ref.name)
         target = resolve(doc.scene, ref)
-        what = "Pole" if ref.kind == "pole" else "Target"
         sub = f"{views.words(c)} constraint"
-        if ref.kind == "pole":
-            sub += " · the chain bends towards it"
-        self._header(f"{what} of {c.name}", sub)
-        form = self._group("Aims at" if ref.kind == "target" else "Is at")
+        if ref.part.hint:
+            sub += f" · {ref.part.hint}"
+        self._header(f"{ref.part.label} of {c.name}", sub)
+        form = self._group(ref.part.placed)
         kind = keep_keys(QtWidgets.QComboBox())
         kind.setObjectName("targetKind")
         view = views.view_for(c)

@@ -17,10 +17,6 @@ from app.scene.rig import key_edits
 from app.scene.rig.refs import (
     BONE,
     CONSTRAINT,
-    PIVOT,
-    POLE,
-    TARGET,
-    TARGET_KINDS,
     Ref,
     exists,
     part_refs,
@@ -31,13 +27,15 @@ from app.widgets.add_menu import build_add_menu
 from app.widgets.kinds import registry as views
 
 REF_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+#: The rows' colours: a bone's, a constraint's; a part's is its type's ``list_color``.
 COLORS = {
     BONE: QtGui.QColor(220, 222, 228),
     CONSTRAINT: QtGui.QColor(150, 215, 140),
-    PIVOT: QtGui.QColor(255, 160, 60),
-    TARGET: QtGui.QColor(80, 220, 255),
-    POLE: QtGui.QColor(200, 140, 255),
 }
+
+
+def _color(ref: Ref) -> QtGui.QColor:
+    return COLORS[ref.kind] if ref.part is None else QtGui.QColor(*ref.part.list_color)
 
 
 class Outliner(QtWidgets.QTreeWidget):
@@ -170,8 +168,8 @@ class Outliner(QtWidgets.QTreeWidget):
     def _add(self, parent, ref: Ref, text: str) -> QtWidgets.QTreeWidgetItem:
         item = QtWidgets.QTreeWidgetItem(parent, [text, ""])
         item.setData(0, REF_ROLE, ref)
-        item.setForeground(0, COLORS[ref.kind])
-        if ref.kind in (BONE, PIVOT):
+        item.setForeground(0, _color(ref))
+        if ref.renamable:
             item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsEditable)
         item.setToolTip(0, text)  # the whole name, however narrow the column
         self._items[ref] = item
@@ -207,7 +205,7 @@ class Outliner(QtWidgets.QTreeWidget):
             for c in scene.constraints:
                 item = self._add(constraints, Ref.constraint(c.name), c.name)
                 for part in part_refs(c):
-                    self._add(item, part, part.pivot if part.kind == PIVOT else part.kind)
+                    self._add(item, part, part.pivot if part.is_named_part else part.kind)
             self.expandAll()
         self._update_texts()
         self._on_document_selection()
@@ -226,7 +224,7 @@ class Outliner(QtWidgets.QTreeWidget):
                 item.setFirstColumnSpanned(said)
                 space = f", authored in {thing.space} space" if thing.space_matters else ""
                 item.setToolTip(0, f"{thing.name}: {words}{space}")
-            elif ref.kind in TARGET_KINDS:
+            elif ref.part is not None and not ref.part.on_body:  # a target: what it is at
                 words = views.target_text(scene.constraint(ref.name), thing)
                 if item.text(0) != f"{ref.kind} {words}":
                     item.setText(0, f"{ref.kind} {words}")
@@ -252,7 +250,7 @@ class Outliner(QtWidgets.QTreeWidget):
 
     def _on_item_changed(self, item, column: int) -> None:
         ref = item.data(0, REF_ROLE)
-        if column != 0 or ref is None or ref.kind not in (BONE, PIVOT):
+        if column != 0 or ref is None or not ref.renamable:
             return
         name = ref.name if ref.kind == BONE else ref.pivot
         new = item.text(0)

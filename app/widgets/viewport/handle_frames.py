@@ -15,7 +15,7 @@ import numpy as np
 from app.scene.math.transforms import transform_points
 from app.scene.rig.keys import sample
 from app.scene.rig.prepared import prepare
-from app.scene.rig.refs import PIVOT, part_refs, pivot_named
+from app.scene.rig.refs import part_refs, resolve
 
 
 def timeline_handles(scene, timeline):
@@ -32,8 +32,7 @@ def timeline_handles(scene, timeline):
     frames = np.asarray(timeline.frames, dtype=float)
     refs, columns = [], []
 
-    def target(c, kind: str) -> np.ndarray:
-        t = getattr(c, kind)
+    def target(t) -> np.ndarray:
         if t.bone is None:
             return sample(t.position, t.position_keys, frames)
         i = index[t.bone]
@@ -43,17 +42,17 @@ def timeline_handles(scene, timeline):
 
     for c in scene.constraints:
         for ref in part_refs(c):
-            if ref.kind == PIVOT:  # a point on the body, in its frame
+            if ref.part.on_body:  # a point on the body, in its frame (a pivot)
                 body = index.get(c.driven_bones()[0])
                 if body is None:
                     continue
-                p = pivot_named(c, ref.pivot)
+                p = resolve(scene, ref)
                 pivot_in_body = sample(p.position, p.position_keys, frames)
                 refs.append(ref)
                 columns.append(transform_points(timeline.bone_to_world[:, body], pivot_in_body))
             else:
                 refs.append(ref)
-                columns.append(target(c, ref.kind))
+                columns.append(target(resolve(scene, ref)))
     positions = np.stack(columns, axis=1) if columns else np.zeros((len(frames), 0, 3))
     return refs, positions
 

@@ -21,7 +21,7 @@ from app.scene.analysis import compare
 from app.scene.rig import key_edits
 from app.scene.rig.model import same_items
 from app.scene.rig.prepared import prepare
-from app.scene.rig.refs import PIVOT, POINT, POLE, Ref, part_refs, pivot_named, resolve
+from app.scene.rig.refs import POINT, Ref, follows_a_bone, part_refs
 from app.widgets.kinds.registry import segments_of
 from app.widgets.viewport.bone_frames import TimelineShapes
 from app.widgets.viewport.gl_batches import SegmentLines
@@ -44,9 +44,6 @@ WORLD_TO_VIEW = np.array([[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1
 SELECTED_COLOR = np.array([0.42, 0.70, 1.0, 1.0])  # Blender's pose-mode blue
 DRIVEN_COLOR = np.array([0.62, 0.82, 0.60, 1.0])  # bones a constraint drives, greenish
 VIOLATION_COLOR = np.array([0.95, 0.18, 0.22, 1.0])
-PIVOT_COLOR = np.array([1.0, 0.58, 0.12, 1.0])
-TARGET_COLOR = np.array([0.25, 0.88, 1.0, 1.0])
-POLE_COLOR = np.array([0.78, 0.55, 1.0, 1.0])
 BONE_TARGET_COLOR = np.array([0.55, 0.70, 0.78, 1.0])  # a target that follows a bone
 DIFF_LOW = np.array([0.80, 0.82, 0.86, 1.0])
 DIFF_HIGH = np.array([1.0, 0.66, 0.10, 1.0])  # amber: apart (red is kept for limits)
@@ -75,12 +72,12 @@ def grid_lines(cx: float, cz: float, extent: float, spacing: float) -> np.ndarra
 def _part_world(document, pose, index, c, ref: Ref) -> np.ndarray | None:
     """Where part ``ref`` of constraint ``c`` is at the current frame (world, (3,)), or
     ``None`` for a pivot whose body is not in the scene."""
-    if ref.kind == PIVOT:  # a point on the body, in its frame
+    if ref.part.on_body:  # a point on the body, in its frame (a pivot)
         body = index.get(c.driven_bones()[0])
         if body is None:
             return None
         body_to_world = pose.bone_to_world[0, body]
-        pivot = pivot_named(c, ref.pivot)
+        pivot = c.part_item(ref.kind, ref.pivot)
         pivot_in_body = key_edits.position_at(pivot, document.frame)
         return body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
     return np.asarray(target_world(document, c, ref.kind), float)
@@ -149,24 +146,17 @@ def ghost_colors(ghost) -> np.ndarray:
 
 
 def _handle_color(scene, ref: Ref) -> np.ndarray:
-    """A constraint part's handle colour by kind (a target that follows a bone greyer)."""
-    if ref.kind == PIVOT:
-        return PIVOT_COLOR
-    if resolve(scene, ref).bone is not None:
+    """A constraint part's handle colour: its type's (a target that follows a bone greyer)."""
+    if follows_a_bone(scene, ref):
         return BONE_TARGET_COLOR
-    return POLE_COLOR if ref.kind == POLE else TARGET_COLOR
+    return np.array(ref.part.color)
 
 
 def _guide_of(c, ref: Ref, index) -> tuple[int, bool, tuple]:
     """Where the guide to handle ``ref`` of constraint ``c`` starts: (bone index, at its tail
     rather than its head, RGBA)."""
-    driven = c.driven_bones()
-    if ref.kind == PIVOT:  # from the body's head
-        return index[driven[0]], False, (1.0, 0.6, 0.15, 0.55)
-    if ref.kind == POLE:  # the chain bends towards it at its middle joint
-        return index[driven[len(driven) // 2]], False, (0.78, 0.55, 1.0, 0.5)
-    bone, at = c.trail_point()  # from the point it moves (the tip it aims, the head it places)
-    return index[bone], at != "head", (0.3, 0.9, 1.0, 0.55)
+    bone, at = c.guide_of(ref.kind)  # the kind says (a pivot's body, a pole's middle joint)
+    return index[bone], at != "head", ref.part.guide_color
 
 
 #: Whose labels keep their place first where labels would overlap (lower first): the
@@ -211,12 +201,9 @@ class _HandleStyle:
         self.bones = np.array([g[0] for g in guides], dtype=np.intp)
         self.at_tail = np.array([g[1] for g in guides], dtype=bool)
         self.guide_colors = np.repeat(np.array([g[2] for g in guides]).reshape(-1, 4), 2, axis=0)
-        self.texts = [r.pivot if r.kind == PIVOT else f"{r.kind} · {r.name}" for r in refs]
+        self.texts = [r.handle_text() for r in refs]
         self.priority = label_priority(document, refs, hover)
-        self.label_colors = [
-            PIVOT_COLOR if r.kind == PIVOT else POLE_COLOR if r.kind == POLE else TARGET_COLOR
-            for r in refs
-        ]
+        self.label_colors = [np.array(r.part.color) for r in refs]
 
 
 class SceneDrawing:
@@ -432,12 +419,9 @@ class SceneDrawing:
             if layer_handle is not None:
                 texts.append(layer_handle.text)
                 colors.append(layer_handle.color)
-            elif ref.kind == PIVOT:
-                texts.append(ref.pivot)
-                colors.append(PIVOT_COLOR)
             else:
-                texts.append(f"{ref.kind} · {ref.name}")
-                colors.append(POLE_COLOR if ref.kind == POLE else TARGET_COLOR)
+                texts.append(ref.handle_text())
+                colors.append(np.array(ref.part.color))
         # Limit violations (world space only has them) on the bone that has them: the
         # solid pose, or the ghost in Compare mode.
         shown = [(pose, "")]

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.fabrik.model import Fabrik
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import dumps_scene, load_scene, loads_scene
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, ConeLimit, Fabrik, HingeLimit, Scene, Target
+from app.scene.rig.model import Bone, ConeLimit, HingeLimit, Scene, Target
 from tests.helpers.paths import ROOT, SCENES
 from tests.scene.constraints.test_points_at import (
     FRAMES,

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.multi_parent.plan import MAX_PIVOT_STEP_ANGLE
 from app.scene.errors import SceneError
 from app.scene.evaluate import Evaluator, bake
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
+from app.scene.rig.model import Bone, Pivot, Scene
 from tests.scene.rig.test_multi_parent_reference import literal, pivot_rotation, rotation_keys
 
 X, Y, Z = np.eye(3)

@@ -7,9 +7,10 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, agrees_until
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.evaluate import Evaluator, bake
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
+from app.scene.rig.model import Bone, Pivot, Scene
 
 
 def long_scene(rng, frame_end=600, substeps=4, space="object"):

@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.errors import SceneError
 from app.scene.evaluate import Evaluator, bake
 from app.scene.formats.scene_json import scene_to_json
 from app.scene.formats.schema import scene_from_json
 from app.scene.math.jacobians import jacobian_matrices
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
+from app.scene.rig.model import Bone, Pivot, Scene
 
 X, Y, Z = np.eye(3)
 

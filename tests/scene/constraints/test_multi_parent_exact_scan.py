@@ -16,11 +16,12 @@ from scipy.spatial.transform import Rotation
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Inputs
 from app.scene.constraints.multi_parent.exact import plan_exact
 from app.scene.constraints.multi_parent.exact_terms import exact_world_terms
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.multi_parent.plan import _track, ordered_pivots
 from app.scene.constraints.multi_parent.scan import _block_layout, _piece_orientations, integrate
 from app.scene.evaluate import Evaluator, bake
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, Scene
+from app.scene.rig.model import Bone, Pivot, Scene
 from tests.scene.constraints.test_multi_parent_scan import assert_restarts_match
 
 

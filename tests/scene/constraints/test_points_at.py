@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.points_at.model import PointsAt, UpVector
 from app.scene.errors import SceneError
 from app.scene.evaluate import bake
 from app.scene.io import dumps_scene, load_scene, loads_scene
 from app.scene.rig.keys import Keys, sample
-from app.scene.rig.model import Bone, ConeLimit, HingeLimit, PointsAt, Scene, Target, UpVector
+from app.scene.rig.model import Bone, ConeLimit, HingeLimit, Scene, Target
 from tests.helpers.paths import SCENES
 
 FRAMES = np.arange(0.0, 13.0)

@@ -7,11 +7,14 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.constraints.multi_parent.model import MultiParent
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.rig import bone_edits
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, Fabrik, MultiParent, Pivot, PointsAt, Scene, Target
+from app.scene.rig.model import Bone, Pivot, Scene, Target
 from tests.helpers.paths import SCENES
 
 

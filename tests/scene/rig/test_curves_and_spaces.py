@@ -7,12 +7,13 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from app.scene.analysis.compare import pose_differences
 from app.scene.analysis.curves import continuous, rotation_curve
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.constraints.registry import SOLVERS
 from app.scene.evaluate import bake
 from app.scene.io import load_scene
 from app.scene.math.transforms import T
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import PointsAt, Target
+from app.scene.rig.model import Target
 from app.scene.rig.skeleton import Skeleton, forward_kinematics, local_transforms
 from tests.helpers.paths import SCENES
 

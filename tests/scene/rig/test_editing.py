@@ -7,13 +7,15 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from app.scene.constraints.fabrik import edits as fabrik_edits
 from app.scene.constraints.multi_parent import edits as multi_parent_edits
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.points_at import edits as points_at_edits
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.evaluate import Evaluator
 from app.scene.formats.schema import validate
 from app.scene.io import dumps_scene, loads_scene
-from app.scene.rig import bone_edits, constraint_edits, key_edits
+from app.scene.rig import bone_edits, key_edits
 from app.scene.rig.keys import Keys
-from app.scene.rig.model import Bone, MultiParent, Pivot, PointsAt, Scene, Target
+from app.scene.rig.model import Bone, Pivot, Scene, Target
 from app.scene.rig.refs import Ref, exists, owner_of, replace_in, resolve, unique_name
 
 
@@ -148,14 +150,14 @@ def test_replace_in_puts_pivots_and_targets_back():
 def test_pivots_added_and_removed():
     s = arm_scene()
     mp = s.constraints[0]
-    more, pivot = constraint_edits.with_new_pivot(mp, (0, 0.4, 0))
+    more, pivot = multi_parent_edits.with_new_pivot(mp, (0, 0.4, 0))
     assert pivot.name == "pivot 3" and len(more.pivots) == 3
-    more2, pivot2 = constraint_edits.with_new_pivot(more, (0, 0, 0))
+    more2, pivot2 = multi_parent_edits.with_new_pivot(more, (0, 0, 0))
     assert pivot2.name == "pivot 4"
-    fewer = constraint_edits.without_pivot(mp, "heel")
+    fewer = multi_parent_edits.without_pivot(mp, "heel")
     assert [p.name for p in fewer.pivots] == ["toe"]
     with pytest.raises(ValueError, match="only pivot"):
-        constraint_edits.without_pivot(fewer, "toe")
+        multi_parent_edits.without_pivot(fewer, "toe")
 
 
 def test_new_constraints_are_valid_and_survive_a_file_round_trip():

@@ -14,6 +14,7 @@ from scipy.spatial.transform import Rotation
 
 from app.scene.constraints.fabrik import one_frame
 from app.scene.constraints.fabrik.chains import solve
+from app.scene.constraints.fabrik.model import Fabrik
 from app.scene.constraints.fabrik.one_limited import limited_lists, one_pose, pose_lists
 from app.scene.errors import SceneError
 from app.scene.evaluate import Evaluator, bake
@@ -23,7 +24,7 @@ from app.scene.math.transforms import inverse, trs
 from app.scene.rig.keys import Keys, sample, sample_one, sample_stacked
 from app.scene.rig.limits import violation_deg
 from app.scene.rig.limits_one import limit_turn, limited_rotation_one, violation_deg_one
-from app.scene.rig.model import Bone, ConeLimit, Fabrik, HingeLimit, Target
+from app.scene.rig.model import Bone, ConeLimit, HingeLimit, Target
 from tests.helpers.paths import SCENES
 from tests.scene.constraints.test_limits_one import LIMITS, random_pose, rotations, unit_vectors
 from tests.scene.constraints.test_points_at import FRAMES, random_chain_scene

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.math.euler import euler_xyz_from_quat
 from app.scene.rig import key_edits
 from app.scene.rig.keys import INTERPOLATIONS, Keys
-from app.scene.rig.model import Bone, Fabrik, MultiParent, Pivot, Scene, Target
+from app.scene.rig.model import Bone, Pivot, Scene, Target
 from app.scene.rig.refs import Ref
 
 

@@ -1,10 +1,11 @@
-"""A new FABRIK constraint, as the editor adds it, and the chain it takes from a selection
+"""A FABRIK's edits: a new one as the editor adds it, the chain it takes from a selection
 (named as Blender names it; not added: the editor refuses one the scene has already and
-pushes one undo command)."""
+pushes one undo command), and its pole set or cleared."""
 
 from __future__ import annotations
 
-from app.scene.rig.model import Fabrik, Scene, Target
+from app.scene.constraints.fabrik.model import Fabrik
+from app.scene.rig.model import Scene, Target
 from app.scene.rig.refs import new_constraint_name
 
 
@@ -50,3 +51,8 @@ def new_fabrik(scene: Scene, chain, target: Target) -> Fabrik:
     """A FABRIK constraint on ``chain`` (root to tip) reaching for ``target``."""
     chain = tuple(chain)
     return Fabrik(name=new_constraint_name(scene, Fabrik, chain[-1]), chain=chain, target=target)
+
+
+def with_pole(constraint: Fabrik, pole: Target | None) -> Fabrik:
+    """A FABRIK constraint with its pole set (``None``: no pole)."""
+    return constraint.with_target("pole", pole)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.scene import bounds
+from app.scene.constraints.fabrik.model import Fabrik
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
     key_text,
@@ -21,7 +22,7 @@ from app.scene.formats.kinds.parts import (
     target_from_json,
     target_to_json,
 )
-from app.scene.rig.model import Fabrik, Scene
+from app.scene.rig.model import Scene
 
 
 def read(obj: dict, path: str, common: dict) -> Fabrik:

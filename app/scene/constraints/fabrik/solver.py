@@ -38,6 +38,7 @@ from app.scene.constraints.change_of_basis import (
     world_to_bone,
 )
 from app.scene.constraints.fabrik.chains import ChainError, ChainPose, solve
+from app.scene.constraints.fabrik.model import Fabrik
 from app.scene.constraints.fabrik.one_frame import apply_one, target_at
 from app.scene.constraints.fabrik.one_limited import object_rotation_one
 from app.scene.constraints.fabrik.trace import ChainTrace
@@ -58,7 +59,7 @@ from app.scene.math.transforms import (
     transform_vectors,
     trs,
 )
-from app.scene.rig.model import Fabrik, HingeLimit
+from app.scene.rig.model import HingeLimit
 from app.scene.rig.prepared import prepare
 
 

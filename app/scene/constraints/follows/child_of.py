@@ -10,7 +10,7 @@ be (finite; :func:`~app.scene.constraints.follows.common.world_inverse`).
 from __future__ import annotations
 
 from app.scene.constraints.follows.common import bone_and_target, keeps_start, world_inverse
-from app.scene.rig.model import ChildOf
+from app.scene.constraints.follows.model import ChildOf
 
 
 def apply(constraint: ChildOf, ctx) -> None:

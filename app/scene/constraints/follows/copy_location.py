@@ -14,8 +14,8 @@ from __future__ import annotations
 from app.scene.constraints.change_of_basis import parent_to_world
 from app.scene.constraints.follows import common
 from app.scene.constraints.follows.common import bone_and_target, keeps_start, point
+from app.scene.constraints.follows.model import CopyLocation
 from app.scene.math.transforms import transform_vectors
-from app.scene.rig.model import CopyLocation
 
 
 def apply(constraint: CopyLocation, ctx) -> None:

@@ -23,7 +23,7 @@ from app.scene.constraints.follows.common import (
     polar,
     rotations,
 )
-from app.scene.rig.model import CopyRotation
+from app.scene.constraints.follows.model import CopyRotation
 
 
 def apply(constraint: CopyRotation, ctx) -> None:

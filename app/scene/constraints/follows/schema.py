@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from app.scene.constraints.follows.model import OFFSETS, ChildOf, CopyLocation, CopyRotation
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import read_name
 from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import required, target_from_json, target_to_json
-from app.scene.rig.model import OFFSETS, ChildOf, CopyLocation, CopyRotation
 
 KEYS = frozenset({"bone", "target", "offset"})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scene.rig.model import Constraint, Target
+from app.scene.rig.model import OneBoneOneTarget
 
 #: ``mode`` values: where the head may be relative to the sphere.
 MODES = ("inside", "outside", "surface")
@@ -14,7 +14,7 @@ MODE_WORDS = {"inside": "Inside", "outside": "Outside", "surface": "On Surface"}
 
 
 @dataclass(frozen=True, kw_only=True)
-class LimitDistance(Constraint):
+class LimitDistance(OneBoneOneTarget):
     """The bone's head ``p`` kept at a distance from the target point ``c`` (a bone's head or
     tail): ``inside`` (``|p - c| <= distance``), ``outside`` (``>=``) or on the ``surface``
     (``=``). ``distance=None``: the distance at ``frame_start`` on the pose the constraints
@@ -23,17 +23,8 @@ class LimitDistance(Constraint):
 
     type = "limit_distance"
     label = "limit distance"
-    target_fields = ("target",)
-    bone: str
-    target: Target
     mode: str = "inside"
     distance: float | None = None
-
-    def driven_bones(self):
-        return (self.bone,)
-
-    def own_bone_fields(self):
-        return (("bone", self.bone),)
 
     def target_bones(self):
         return (self.target.bone,) if self.target.bone else ()

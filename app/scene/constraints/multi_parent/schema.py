@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.scene import bounds
+from app.scene.constraints.multi_parent.model import RELATIVE_TO, MultiParent
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import check_name, read_array, read_integer, read_name
 from app.scene.formats.kinds.base import SCHEMAS, KindSchema
@@ -13,7 +14,7 @@ from app.scene.formats.kinds.parts import (
     required,
     unique,
 )
-from app.scene.rig.model import RELATIVE_TO, MultiParent, Scene
+from app.scene.rig.model import Scene
 
 
 def read(obj: dict, path: str, common: dict) -> MultiParent:

@@ -41,6 +41,7 @@ from app.scene.constraints.multi_parent.cache import (
 from app.scene.constraints.multi_parent.exact import partial_steps
 from app.scene.constraints.multi_parent.exact_terms import rotation_matrix
 from app.scene.constraints.multi_parent.increments import MAX_PIVOTS, increment
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.multi_parent.plan import (
     grid_time,
     max_turn_rate,
@@ -60,7 +61,7 @@ from app.scene.math.quat import (
 )
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig.keys import sample
-from app.scene.rig.model import MultiParent, Scene
+from app.scene.rig.model import Scene
 from app.scene.rig.prepared import prepare
 
 

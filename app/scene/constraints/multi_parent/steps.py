@@ -25,12 +25,13 @@ import numpy as np
 from app.scene.constraints.multi_parent.cache import BLOCK_STEPS, Integral, update
 from app.scene.constraints.multi_parent.exact import moment_contributions, plan_exact
 from app.scene.constraints.multi_parent.increments import increment
+from app.scene.constraints.multi_parent.model import MultiParent
 from app.scene.constraints.multi_parent.nonlinear import apply_flow
 from app.scene.constraints.multi_parent.plan import grid_time, piece_timing, plan_steps
 from app.scene.constraints.multi_parent.solver import cached_integral, inputs_of, relative_parent
 from app.scene.math.quat import mul_components, rotate_components
 from app.scene.math.transforms import rotation_from_matrix
-from app.scene.rig.model import MultiParent, Scene
+from app.scene.rig.model import Scene
 from app.scene.rig.prepared import prepare
 
 

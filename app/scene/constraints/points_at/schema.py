@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.scene.constraints.points_at.model import PointsAt
 from app.scene.formats.json_values import read_name, vec
 from app.scene.formats.kinds.base import SCHEMAS, KindSchema
 from app.scene.formats.kinds.parts import (
@@ -12,7 +13,6 @@ from app.scene.formats.kinds.parts import (
     target_to_json,
     up_from_json,
 )
-from app.scene.rig.model import PointsAt
 
 
 def read(obj: dict, path: str, common: dict) -> PointsAt:

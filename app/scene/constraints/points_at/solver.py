@@ -31,12 +31,13 @@ from app.scene.constraints.change_of_basis import (
     turn_in_bone,
     world_to_bone,
 )
+from app.scene.constraints.points_at.model import PointsAt, UpVector
 from app.scene.errors import SceneError
 from app.scene.math import quat
 from app.scene.math.aim import DEGENERATE, aim_delta, unit
 from app.scene.math.transforms import inverse, transform_points, transform_vectors
 from app.scene.rig.limits import limited_rotation, violation_deg
-from app.scene.rig.model import Limit, PointsAt, UpVector
+from app.scene.rig.model import Limit
 
 
 def constraint_path(ctx, constraint) -> str:

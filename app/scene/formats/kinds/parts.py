@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.scene.constraints.points_at.model import UpVector
 from app.scene.errors import SceneError
 from app.scene.formats.json_values import (
     keys_json,
@@ -18,7 +19,7 @@ from app.scene.formats.json_values import (
     read_vector,
     vec,
 )
-from app.scene.rig.model import ConeLimit, HingeLimit, Limit, Pivot, Target, UpVector
+from app.scene.rig.model import ConeLimit, HingeLimit, Limit, Pivot, Target
 
 TARGET_KEYS = {"bone", "at", "position", "position_keys"}
 PIVOT_KEYS = {"name", "position", "position_keys", "rotation", "rotation_keys"}

@@ -17,7 +17,7 @@ from app.editor.operations.base import LiveEdit
 from app.scene.analysis import projection
 from app.scene.analysis.gizmo import arcball_rotation, rotation_in_world
 from app.scene.rig import key_edits
-from app.scene.rig.refs import BONE, PIVOT, POINT, TARGET_KINDS, Ref, resolve
+from app.scene.rig.refs import POINT, Ref, resolve
 from app.widgets.kinds import registry as views
 from app.widgets.viewport.interaction.transform_edit import ROTATE, subject_for
 
@@ -139,7 +139,7 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
     frame = document.frame
     pose = document.pose()
     if ctrl:
-        if ref.kind not in (PIVOT, BONE):
+        if not ref.turns:
             return None
         subject, why = subject_for(document, ROTATE, [ref])
         if subject is None:
@@ -148,10 +148,10 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
         if subject.note:  # a driven bone
             document.notify(subject.note)
         return RotateDrag(viewport, document, subject, pixel)
-    if ref.kind == PIVOT:
-        c = scene.constraint(ref.name)
+    if ref.part is not None and ref.part.on_body:  # a point on the body (a pivot)
+        body = scene.constraint(ref.name).driven_bones()[0]
         pivot = resolve(scene, ref)
-        body_to_world = pose.bone_to_world[0, scene.bone_index(c.body)]
+        body_to_world = pose.bone_to_world[0, scene.bone_index(body)]
         live = LiveEdit(
             document, ref, f"Move {ref.label()}" + _frame_text(pivot.position_keys, frame)
         )
@@ -191,7 +191,7 @@ def start_drag(viewport, document, ref: Ref, pixel, ctrl: bool, shift: bool) -> 
             np.linalg.inv(parent_to_world),
             key_edits.with_bone_translation,
         )
-    if ref.kind in TARGET_KINDS:
+    if ref.part is not None:  # a target: a world position, or a bone's point it follows
         target = resolve(scene, ref)
         if target.bone is not None:
             if views.view_for(scene.constraint(ref.name)).target_position:

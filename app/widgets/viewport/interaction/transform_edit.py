@@ -33,13 +33,18 @@ from app.scene.analysis.transform_math import (
 from app.scene.math import quat
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig import bone_edits, key_edits
-from app.scene.rig.refs import BONE, PIVOT, TARGET_KINDS, Ref, owner_of, replace_in, resolve
+from app.scene.rig.refs import BONE, Ref, follows_a_bone, owner_of, replace_in, resolve
 from app.widgets.viewport.scene_drawing import handles_of
 
 ROTATE, MOVE = "rotate", "move"
-#: What each gesture can edit.
-ROTATABLE = (BONE, PIVOT)
-MOVABLE = (BONE, PIVOT, *TARGET_KINDS)
+
+
+def _can(ref: Ref, mode: str) -> bool:
+    """Whether gesture ``mode`` edits ``ref``: R a bone or a part that turns (a pivot); G a
+    bone or any part (a pivot, a target)."""
+    return ref.turns if mode == ROTATE else ref.kind == BONE or ref.is_part
+
+
 IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
 
 
@@ -96,8 +101,8 @@ class Item:
         else:
             c = scene.constraint(ref.name)
             self.center = next(p for r, p in handles_of(document) if r == ref).copy()
-            if ref.kind == PIVOT:
-                body_to_world = pose.bone_to_world[0, scene.bone_index(c.body)]
+            if ref.part.on_body:  # a point on the body, in its frame (a pivot)
+                body_to_world = pose.bone_to_world[0, scene.bone_index(c.driven_bones()[0])]
                 self.local_axes = _unit_columns(body_to_world)
                 if (document.space or c.space) == "object":
                     self.frame_rotation = rotation_from_matrix(body_to_world)
@@ -115,7 +120,7 @@ class Item:
     def rotated(self, delta_in_world):
         """The item turned by the world rotation ``delta_in_world`` (4,) about its centre."""
         q = turn_in_frame(self.start_value, delta_in_world, self.frame_rotation)
-        if self.ref.kind == PIVOT:
+        if self.ref.is_part:  # a part that turns (a pivot): its rotation is always keyed
             return key_edits.with_pivot_rotation(self.original, self.frame, q, self.first_frame)
         if self.keyed:
             return key_edits.with_bone_rotation(self.original, self.frame, q)
@@ -262,15 +267,13 @@ def subject_for(document, mode: str, refs=None) -> tuple[Subject | None, str]:
             else "G moves the selected bones, pivots and targets"
         )
         return None, f"{what}: select some first"
-    kinds = ROTATABLE if mode == ROTATE else MOVABLE
     scene = document.scene
-    usable = [r for r in refs if r.kind in kinds]
-    usable = [r for r in usable if r.kind not in TARGET_KINDS or resolve(scene, r).bone is None]
+    usable = [r for r in refs if _can(r, mode) and not follows_a_bone(scene, r)]
     bones = {r.name for r in usable if r.kind == BONE}
     usable = [r for r in usable if r.kind != BONE or not (_ancestors(scene, r.name) & bones)]
     if not usable:
         ref = refs[-1]
-        if ref.kind in TARGET_KINDS and ref.kind in kinds:
+        if _can(ref, mode) and follows_a_bone(scene, ref):
             return None, (
                 f"The {ref.kind} of {ref.name} follows a bone; set it to a position "
                 "(inspector or outliner menu) to move it"
