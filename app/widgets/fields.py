@@ -42,7 +42,16 @@ def spin_box(decimals: int, step: float, lo: float = -BIG, hi: float = BIG, suff
     spin.setKeyboardTracking(False)
     spin.setSuffix(suffix)
     spin.setAccelerated(True)
-    spin.setMinimumWidth(46)
+    # As narrow as a usual value needs in a narrow inspector ("-0.0511" in [-1, 1], "-12.3456"
+    # in a wide range, "-180.00°" in [-720, 720]), not the widest number of its range (its
+    # size hint), which a small screen has no room for; where even that does not fit, the
+    # inspector's rows put their fields under their labels.
+    digits = min(len(str(int(max(abs(lo), abs(hi))))), 3 if hi <= 1000 else 2)
+    usual = "-" + "0" * digits + ("." + "0" * decimals if decimals else "") + suffix
+    spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance(usual) + 12)
+    policy = spin.sizePolicy()
+    policy.setHorizontalPolicy(QtWidgets.QSizePolicy.Policy.Preferred)
+    spin.setSizePolicy(policy)
     spin.setButtonSymbols(QtWidgets.QAbstractSpinBox.ButtonSymbols.NoButtons)
     return keep_keys(spin)
 
@@ -67,7 +76,7 @@ class VectorEdit(QtWidgets.QWidget):
         self.setObjectName(name)
         layout = QtWidgets.QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(3)
+        layout.setSpacing(2)
         self.spins = []
         for i in range(n):
             spin = spin_box(decimals, step, lo, hi, suffix)
@@ -118,6 +127,9 @@ class RotationEditor(QtWidgets.QWidget):
         form = QtWidgets.QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setHorizontalSpacing(4)  # the labels are short; the fields want the room
+        # In a narrow inspector, a row whose fields do not fit beside its label goes under it.
+        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow("Axis", self.axis)
         form.addRow("Angle", self.angle)
         form.addRow("Euler XYZ", self.euler)

@@ -40,7 +40,7 @@ def limits(inspector, name: str) -> None:
     form = inspector.group("Limit (object space, relative to the rest pose)")
     limit_row(inspector, form, name, None, "limit")
     form = inspector.group("Up vector (fixes the roll)")
-    on = QtWidgets.QCheckBox("Turn the bone's axis toward a world direction")
+    on = QtWidgets.QCheckBox("Turn an axis toward a direction")
     on.setObjectName("upEnabled")
     form.addRow(on)
     axis = VectorEdit(3, "upAxis", decimals=3, step=0.1)

@@ -22,7 +22,7 @@ from app.scene.rig import key_edits
 from app.scene.rig.model import Target
 from app.scene.rig.refs import BONE, CONSTRAINT, Ref, exists, resolve
 from app.scene.words import plural
-from app.widgets.fields import RotationEditor, VectorEdit
+from app.widgets.fields import BIG, RotationEditor, VectorEdit
 from app.widgets.kinds import registry as views
 from app.widgets.kinds.base import choice_index, target_choices
 from app.widgets.panels.constraint_section import ConstraintSection
@@ -105,11 +105,26 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         self._form.addWidget(label)
 
     def _group(self, title: str) -> QtWidgets.QFormLayout:
-        box = QtWidgets.QGroupBox(title)
+        """A framed group of rows under ``title``. The title is a label that wraps, above the
+        frame where the style draws a group box's title: a box's own title never wraps, and a
+        long one ("Translation in units (head in the parent's frame)") made every page wider
+        than the inspector of a small screen."""
+        group = QtWidgets.QWidget()
+        column = QtWidgets.QVBoxLayout(group)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        heading = QtWidgets.QLabel(title)
+        heading.setObjectName("groupTitle")
+        heading.setWordWrap(True)
+        box = QtWidgets.QGroupBox()
         form = QtWidgets.QFormLayout(box)
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(6, 6, 6, 6)
-        self._form.addWidget(box)
+        # A field goes under its label where both do not fit side by side (a narrow inspector).
+        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
+        column.addWidget(heading)
+        column.addWidget(box)
+        self._form.addWidget(group)
         return form
 
     def _note(self, form, fn) -> QtWidgets.QLabel:
@@ -273,13 +288,13 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         interpolation_row(self, form, ref, "translation_keys")
         scale_group(self, ref)
         form = self._group("Rest pose (limits are relative to it)")
-        for field, label, n, dec in (
-            ("translation", "Translation (units)", 3, 4),
-            ("rotation", "Rotation", 4, 4),
-            ("scale", "Scale", 3, 4),
-            ("tail", "Tail (units)", 3, 4),
+        for field, label, n, dec, bound in (
+            ("translation", "Translation (units)", 3, 4, BIG),
+            ("rotation", "Rotation", 4, 4, 1.0),  # a unit quaternion's components
+            ("scale", "Scale", 3, 4, BIG),
+            ("tail", "Tail (units)", 3, 4, BIG),
         ):
-            edit = VectorEdit(n, f"rest_{field}", decimals=dec)
+            edit = VectorEdit(n, f"rest_{field}", decimals=dec, lo=-bound, hi=bound)
             form.addRow(label, edit)
             edit.edited.connect(
                 lambda v, f=field: self._run(bone_operations.set_bone_rest, doc, ref.name, f, v)

@@ -47,6 +47,8 @@ def interpolation_row(panel, form, ref: Ref, field: str) -> QtWidgets.QComboBox:
     layout.setContentsMargins(0, 0, 0, 0)
     label = QtWidgets.QLabel()
     label.setObjectName(f"interpolationLabel_{what}")
+    label.setWordWrap(True)  # two lines in a narrow inspector rather than cut off
+    label.setMinimumWidth(80)
     combo = keep_keys(QtWidgets.QComboBox())
     combo.setObjectName(f"interpolation_{what}")
     combo.setToolTip(f"How the {what} runs from this key to the next (T in the curve view)")

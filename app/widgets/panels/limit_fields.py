@@ -35,6 +35,8 @@ class LimitEditor(QtWidgets.QWidget):
         self.setObjectName(name)
         form = QtWidgets.QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
+        # In a narrow inspector, a row whose fields do not fit beside its label goes under it.
+        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
         self._form = form
         self.kind = keep_keys(QtWidgets.QComboBox())
         self.kind.setObjectName(f"{name}Kind")
