@@ -182,4 +182,8 @@ def render_screenshot(
     write_png(image, out)
     window.autosaver.stop()
     window.close()
+    # Destroyed now, while the application lives (its GL window and context too), not at the
+    # interpreter's exit, where the order is not ours (see render._Offscreen.close).
+    window.deleteLater()
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
     return str(out)

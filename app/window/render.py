@@ -163,9 +163,15 @@ class _Offscreen:
             self.app.processEvents()
 
     def close(self) -> None:
+        """Destroy the viewport (its GL window and context) and the document now, while the
+        application lives: left to the interpreter's exit, they could be destroyed after it,
+        and the process crashed there (a segmentation fault after the PNG was written, one
+        run in a few on a loaded machine)."""
         self.viewport.close()
         self.viewport.deleteLater()
         self.document.deleteLater()
+        # processEvents() does not run deferred deletions; this does.
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
         self.app.processEvents()
 
 

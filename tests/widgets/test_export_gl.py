@@ -194,3 +194,30 @@ def test_the_screenshot_is_written_atomically_by_the_one_renderer(qtbot, tmp_pat
     image = QtGui.QImage(path)  # the whole window (no narrower than its docks allow)
     assert image.height() == 640 and image.width() >= 900
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.png"]  # no temporary left
+
+
+def test_a_png_export_destroys_its_viewport_before_it_returns(qtbot, tmp_path, monkeypatch):
+    """``main.py export --format png`` crashed at exit one run in a few on a loaded machine,
+    after writing the image: its viewport (a GL window and context of its own) was left to
+    the interpreter's exit, which may destroy it after the application. The export now
+    destroys it before it returns."""
+    import shiboken6
+
+    from app.editor.export import ExportRequest
+    from app.scene.io import load_scene
+    from app.window import render
+
+    made = []
+    real = render._Offscreen.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append((self.viewport, self.document))
+
+    monkeypatch.setattr(render._Offscreen, "__init__", spy)
+    out = tmp_path / "legs.png"
+    request = ExportRequest(load_scene(SCENES / "legs.json"), out, options={"size": (320, 200)})
+    render.write_png_request(request)
+    assert out.stat().st_size > 0
+    ((viewport, document),) = made
+    assert not shiboken6.isValid(viewport) and not shiboken6.isValid(document)
