@@ -150,7 +150,7 @@ class BoneActions:
         if self.outliner.hasFocus() and item is not None:
             self.outliner.editItem(item, 0)  # in place, as the outliner's own F2 would
             return
-        name = ref.name if ref.kind == BONE else ref.pivot
+        name = ref.name if ref.kind == BONE else ref.part_name
         dialog = QtWidgets.QInputDialog(self)
         dialog.setObjectName("renameDialog")
         dialog.setWindowTitle("Rename")

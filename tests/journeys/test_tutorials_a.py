@@ -44,7 +44,7 @@ def window(qtbot):
 def step_labels(vp) -> list[str]:
     """The pivots whose contribution arrow the step-through labels in the viewport (a label
     "<pivot>: <what>" at the arrow's tip; a handle's label is the bare name)."""
-    pivots = {ref.pivot for ref, _ in vp.handles() if ref.kind == "pivot"}
+    pivots = {ref.part_name for ref, _ in vp.handles() if ref.kind == "pivot"}
     return sorted(t.split(":")[0] for t in vp.labels() if ":" in t and t.split(":")[0] in pivots)
 
 
@@ -307,7 +307,7 @@ def test_the_tumbling_box_tutorial_step_by_step(qtbot):
     text = open_tutorial(win, qtbot, "tumbling_box")
     box = doc.scene.bone_index("box")
     tumble = Ref.constraint("tumble")
-    edges = {ref.pivot: p for ref, p in vp.handles() if ref.kind == "pivot"}
+    edges = {ref.part_name: p for ref, p in vp.handles() if ref.kind == "pivot"}
     # 1. T: the trail; before and after 128 in the Trails bar: quarter circles of 0.56 m
     vp.setFocus()
     key(vp, "T")

@@ -172,7 +172,7 @@ def test_a_click_on_the_middle_of_a_bone_picks_that_bone(window, qtbot, scene):
 
 def _label_text(ref) -> str:
     """What a handle's label says (a pivot's name; "target · foot_leg_ik.L")."""
-    return ref.pivot if ref.kind == "pivot" else f"{ref.kind} · {ref.name}"
+    return ref.part_name if ref.kind == "pivot" else f"{ref.kind} · {ref.name}"
 
 
 def _drawn_labels(vp) -> list[tuple[str, object]]:

@@ -136,7 +136,7 @@ def test_a_driven_body_shows_its_path_and_world_against_object(window, qtbot):
     owner = doc.active
     assert owner.kind == "pivot" and owner.name == ROLL
     pivot = doc.scene.constraint(ROLL).pivots
-    assert any(p.name == owner.pivot and 20 in p.rotation_keys.frames for p in pivot)
+    assert any(p.name == owner.part_name and 20 in p.rotation_keys.frames for p in pivot)
 
 
 def test_an_edit_redraws_the_curve(window, qtbot):

@@ -517,7 +517,7 @@ def test_g_moves_two_pivots_of_one_constraint_together(qtbot):
     for ref, p0 in zip(refs, starts):
         pivot = resolve(doc.scene, ref)
         world = body_to_world[:3, :3] @ np.array(pivot.position) + body_to_world[:3, 3]
-        assert np.allclose(world - p0, [0, 0.1, 0]), ref.pivot
+        assert np.allclose(world - p0, [0, 0.1, 0]), ref.part_name
     assert doc.undo_stack.count() == 1
     assert doc.undo_stack.undoText() == "Move pivot heel, pivot toe"
     doc.undo_stack.undo()

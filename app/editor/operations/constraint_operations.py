@@ -97,12 +97,12 @@ def rename_part(document, ref: Ref, new: str) -> None:
     """Rename the named part ``ref`` (a pivot) of its constraint, as one undo command (the
     selection follows it)."""
     new = new.strip()
-    if new == ref.pivot:
+    if new == ref.part_name:
         return
     constraint = _edit(
-        document, ref.name, constraint_edits.with_part_renamed, ref.kind, ref.pivot, new
+        document, ref.name, constraint_edits.with_part_renamed, ref.kind, ref.part_name, new
     )
-    renamed = dataclasses.replace(ref, pivot=new)
+    renamed = dataclasses.replace(ref, part_name=new)
     selection = [renamed if r == ref else r for r in document.selection]
     replace(
         document,
@@ -189,7 +189,7 @@ def remove_part(document, ref: Ref) -> None:
     (``OperationError``: it is not there, or its constraint needs it)."""
     constraint = constraint_named(document, ref.name)
     try:
-        new = constraint.without_part(ref.kind, ref.pivot)
+        new = constraint.without_part(ref.kind, ref.part_name)
     except (ValueError, KeyError) as e:
         raise OperationError(str(e).strip("'\"")) from None
     replace(document, Ref.constraint(ref.name), new, f"Remove {ref.label()} from {ref.name}")
@@ -331,7 +331,7 @@ def delete_selected(document) -> None:
     parts = [r for r in refs if r.is_named_part and r.name not in removed]
     for ref in parts:
         listed = [n for w, n in document.scene.constraint(ref.name).parts() if w == ref.kind]
-        going = {r.pivot for r in parts if r.kind == ref.kind and r.name == ref.name}
+        going = {r.part_name for r in parts if r.kind == ref.kind and r.name == ref.name}
         if len(set(listed) - going) < ref.part.at_least:
             raise OperationError(
                 f"{ref.name} would have no {ref.kind} left; a "

@@ -33,13 +33,13 @@ class Ref:
         what a part is and does is asked of its type (``ref.part``), never of its word.
     name : str
         The bone's name, or the constraint's name for the other kinds.
-    pivot : str, optional
+    part_name : str, optional
         The part's name, for a part whose type is ``named`` (a pivot).
     """
 
     kind: str
     name: str
-    pivot: str | None = None
+    part_name: str | None = None
 
     @classmethod
     def bone(cls, name: str) -> Ref:
@@ -87,7 +87,7 @@ class Ref:
     def is_named_part(self) -> bool:
         """Whether it names a part its kind lists by name (``parts()`` gives it a name: a
         pivot), renamed and deleted like a bone, where a target or a pole is set or cleared."""
-        return self.is_part and self.pivot is not None
+        return self.is_part and self.part_name is not None
 
     @property
     def is_handle(self) -> bool:
@@ -109,7 +109,7 @@ class Ref:
     def label(self) -> str:
         """Words for menus and undo texts: ``pivot heel``, ``target of aim``."""
         if self.is_named_part:
-            return f"{self.kind} {self.pivot}"
+            return f"{self.kind} {self.part_name}"
         if self.is_part:
             return f"{self.kind} of {self.name}"
         return f"{self.kind} {self.name}"
@@ -117,7 +117,7 @@ class Ref:
     def handle_text(self) -> str:
         """Its label beside its viewport handle: a named part's name (``heel``), else
         ``target · aim``."""
-        return self.pivot if self.is_named_part else f"{self.kind} · {self.name}"
+        return self.part_name if self.is_named_part else f"{self.kind} · {self.name}"
 
 
 def exists(scene: Scene, ref: Ref) -> bool:
@@ -139,7 +139,7 @@ def resolve(scene: Scene, ref: Ref):
         return constraint
     if ref.part is None:
         raise KeyError(f"unknown kind {ref.kind!r}")
-    return constraint.part_item(ref.kind, ref.pivot)
+    return constraint.part_item(ref.kind, ref.part_name)
 
 
 def follows_a_bone(scene: Scene, ref: Ref) -> bool:
@@ -173,7 +173,7 @@ def replace_in(owner_item, ref: Ref, new_item):
     """
     if not ref.is_part:
         return new_item
-    return owner_item.with_part(ref.kind, ref.pivot, new_item)
+    return owner_item.with_part(ref.kind, ref.part_name, new_item)
 
 
 def item_in(owner_item, ref: Ref):
@@ -181,12 +181,12 @@ def item_in(owner_item, ref: Ref):
     :func:`replace_in` replaces."""
     if not ref.is_part:
         return owner_item
-    return owner_item.part_item(ref.kind, ref.pivot)
+    return owner_item.part_item(ref.kind, ref.part_name)
 
 
 def part_refs(constraint: Constraint) -> list[Ref]:
     """The selectable, keyable parts of ``constraint`` (its pivots, target, pole)."""
-    return [Ref(kind, constraint.name, pivot) for kind, pivot in constraint.parts()]
+    return [Ref(kind, constraint.name, name) for kind, name in constraint.parts()]
 
 
 # --- names of new things ------------------------------------------------------------------

@@ -62,11 +62,11 @@ def on_constraint(menu, document, c: MultiParent, ref) -> None:
     if ref.kind == PIVOT_PART.word:
         act(
             menu,
-            f"Remove Pivot {ref.pivot}",
+            f"Remove Pivot {ref.part_name}",
             constraint_operations.remove_pivot,
             document,
             c.name,
-            ref.pivot,
+            ref.part_name,
             enabled=len(c.pivots) > 1,
         )
 

@@ -334,13 +334,13 @@ class Inspector(ConstraintSection, QtWidgets.QScrollArea):
         c = doc.scene.constraint(ref.name)
         body = c.driven_bones()[0]
         self._header(
-            f"{ref.part.label} {ref.pivot}", f"of {c.name} · body {body} · {c.space} space"
+            f"{ref.part.label} {ref.part_name}", f"of {c.name} · body {body} · {c.space} space"
         )
-        name = keep_keys(QtWidgets.QLineEdit(ref.pivot))
+        name = keep_keys(QtWidgets.QLineEdit(ref.part_name))
         name.setObjectName("pivotName")
         name.editingFinished.connect(
             lambda: (
-                name.text() != ref.pivot
+                name.text() != ref.part_name
                 and self._run(constraint_operations.rename_part, doc, ref, name.text())
             )
         )

@@ -205,7 +205,7 @@ class Outliner(QtWidgets.QTreeWidget):
             for c in scene.constraints:
                 item = self._add(constraints, Ref.constraint(c.name), c.name)
                 for part in part_refs(c):
-                    self._add(item, part, part.pivot if part.is_named_part else part.kind)
+                    self._add(item, part, part.part_name if part.is_named_part else part.kind)
             self.expandAll()
         self._update_texts()
         self._on_document_selection()
@@ -252,7 +252,7 @@ class Outliner(QtWidgets.QTreeWidget):
         ref = item.data(0, REF_ROLE)
         if column != 0 or ref is None or not ref.renamable:
             return
-        name = ref.name if ref.kind == BONE else ref.pivot
+        name = ref.name if ref.kind == BONE else ref.part_name
         new = item.text(0)
         if new == name:
             return

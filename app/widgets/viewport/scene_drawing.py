@@ -77,7 +77,7 @@ def _part_world(document, pose, index, c, ref: Ref) -> np.ndarray | None:
         if body is None:
             return None
         body_to_world = pose.bone_to_world[0, body]
-        pivot = c.part_item(ref.kind, ref.pivot)
+        pivot = c.part_item(ref.kind, ref.part_name)
         pivot_in_body = key_edits.position_at(pivot, document.frame)
         return body_to_world[:3, :3] @ pivot_in_body + body_to_world[:3, 3]
     return np.asarray(target_world(document, c, ref.kind), float)

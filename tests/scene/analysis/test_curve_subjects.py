@@ -31,7 +31,7 @@ def test_a_driven_bone_marks_the_keys_that_drive_it():
     keyed = {float(f) for p in foot.constraints[0].pivots for f in p.rotation_keys.frames}
     assert set(s.key_frames()) == keyed
     for frame, owner in s.key_owners:
-        pivot = next(p for p in foot.constraints[0].pivots if p.name == owner.pivot)
+        pivot = next(p for p in foot.constraints[0].pivots if p.name == owner.part_name)
         assert frame in pivot.rotation_keys.frames
     arm = load_scene(SCENES / "fabrik_arm.json")
     tip = subject_of(arm, Ref.constraint("arm reaches"))
