@@ -543,3 +543,28 @@ def test_g_z_z_moves_along_the_bone_own_z_and_keys_an_animated_translation(qtbot
     calf = doc.scene.bone("calf.r")
     assert calf.translation_keys is None  # static translation: the rest value moved
     assert doc.undo_stack.undoText() == "Move bone calf.r"
+
+
+def test_a_frame_change_redraws_the_rotate_gizmo_once_and_it_follows_the_pivot(qtbot, monkeypatch):
+    """Playing with the rotate gizmo on a pivot: each new frame rebuilds its rings once (it
+    was twice: once for the frame, once more for the same pose), and the rings stay centred
+    on the pivot's handle as the foot rolls."""
+    from app.widgets.viewport.gizmo_items import GizmoLayer
+    from app.widgets.viewport.scene_drawing import handle_at
+
+    win = gui.open_window(qtbot, SCENES / "foot_roll.json", 0)
+    doc, vp = win.document, win.viewport
+    heel = Ref.pivot_of("foot_roll", "heel")
+    doc.set_selection([heel])
+    vp.gizmo.set_mode("rotate")
+    qtbot.wait(20)
+    drawn = []
+    real = GizmoLayer._draw
+    monkeypatch.setattr(GizmoLayer, "_draw", lambda self: (drawn.append(doc.frame), real(self)))
+    for frame in range(1, 25):
+        doc.set_frame(float(frame))
+        qtbot.wait(5)
+        (ring,) = [p for p in vp.gizmo.parts() if p.name == "x"]
+        center = ring.points[:-1].mean(axis=0)  # a circle's points average to its centre
+        np.testing.assert_allclose(center, handle_at(doc, heel), atol=1e-9)
+    assert drawn == [float(f) for f in range(1, 25)]

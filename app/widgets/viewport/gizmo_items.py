@@ -69,6 +69,20 @@ class Part:
     radius: float = 0.0  # world radius of a ring
 
 
+class _Identity:
+    """Compares its object by identity (a pose: arrays that ``==`` cannot compare)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    __hash__ = None
+
+
 class GizmoLayer:
     """The gizmo's state (which gizmo, which orientation), its drawing and its picking."""
 
@@ -80,13 +94,11 @@ class GizmoLayer:
         self.hovered: str | None = None
         self.suspended = False  # hidden (a modal transform runs)
         self._axis_line = None  # (center, axis, color) while a modal transform locks one
-        self._key = None
+        self._key = None  # what the lines were drawn for: _state(), the hover, the axis line
         self._syncing = False
-        self._parts_key = None  # parts() for this camera and state, until the pose changes
+        self._parts_key = None  # what parts() were built for: _state()
         self._parts: list[Part] = []
         self._screen: list[np.ndarray] = []
-        for signal in (document.pose_changed, document.selection_changed):
-            signal.connect(self._forget)
         self._root = gl.GLGraphicsItem.GLGraphicsItem()
         self._root.setTransform(QtGui.QMatrix4x4(*WORLD_TO_VIEW.reshape(-1)))
         self._root.setDepthValue(20)  # after the scene: over the skeleton and handles
@@ -129,24 +141,30 @@ class GizmoLayer:
         subject, _ = subject_for(self._document, self.mode)
         return subject
 
-    def _forget(self) -> None:
-        self._parts_key = None
-
-    def parts(self) -> list[Part]:
-        """The parts of the gizmo for the active item, as drawn now ([] when none)."""
-        view = self._view
-        key = (
+    def _state(self) -> tuple:
+        """What the gizmo's geometry depends on: the camera and the viewport's size, the
+        selection, the frame, the mode and the pose (the document's cached pose object: a
+        new one whenever anything moved, a live drag's preview included), compared by
+        identity."""
+        view, doc = self._view, self._document
+        return (
             view.world_to_clip().tobytes(),
             view.width(),
             view.height(),
+            doc.selection,
+            doc.frame,
             self.mode,
             self.local,
             self.suspended,
-            self._document.frame,
+            _Identity(doc.pose()),
         )
+
+    def parts(self) -> list[Part]:
+        """The parts of the gizmo for the active item, as drawn now ([] when none)."""
+        key = self._state()
         if key != self._parts_key:
             self._parts = self._build_parts()
-            self._screen = [view.project(p.points) for p in self._parts]
+            self._screen = [self._view.project(p.points) for p in self._parts]
             self._parts_key = key
         return self._parts
 
@@ -192,43 +210,19 @@ class GizmoLayer:
     # --- drawing -------------------------------------------------------------------------
 
     def sync(self, force: bool = False) -> None:
-        """Rebuild the lines when the camera, the pose or the state changed."""
+        """Redraw the lines when the camera, the pose or the state changed (``force``: also
+        when none did, after a change the state does not see)."""
         if self._syncing:
             return
         if self.mode == OFF and self._axis_line is None and not self._lines.visible():
             return  # nothing drawn and nothing to draw: costs the viewport nothing
-        view, doc = self._view, self._document
-        key = None
-        if not force:
-            key = (
-                view.world_to_clip().tobytes(),
-                view.width(),
-                view.height(),
-                doc.selection,
-                doc.frame,
-                self.mode,
-                self.local,
-                self.hovered,
-            )
-            if key == self._key:
-                return
+        key = (self._state(), self.hovered, self._axis_line is not None)
+        if not force and key == self._key:
+            return
         self._syncing = True
         try:
             self._draw()
-            self._key = (
-                key
-                if key is not None
-                else (
-                    view.world_to_clip().tobytes(),
-                    view.width(),
-                    view.height(),
-                    doc.selection,
-                    doc.frame,
-                    self.mode,
-                    self.local,
-                    self.hovered,
-                )
-            )
+            self._key = key
         finally:
             self._syncing = False
 

@@ -263,7 +263,7 @@ class Viewport(GLView):
     def refresh(self) -> None:
         """Rebuild what is drawn from the document (pose, ghost, handles, labels, layers)."""
         self._drawing.draw(self._document, self._show_axes, self._hover)
-        self.gizmo.sync(force=True)
+        self.gizmo.sync()  # redrawn if the pose, the camera or the selection moved it
         self.update()
 
     def show_ring(self, center, radius_px: float | None) -> None:

@@ -34,7 +34,7 @@ from app.scene.math import quat
 from app.scene.math.transforms import rotation_from_matrix
 from app.scene.rig import bone_edits, key_edits
 from app.scene.rig.refs import BONE, Ref, follows_a_bone, owner_of, replace_in, resolve
-from app.widgets.viewport.scene_drawing import handles_of
+from app.widgets.viewport.scene_drawing import handle_at
 
 ROTATE, MOVE = "rotate", "move"
 
@@ -100,7 +100,7 @@ class Item:
             )
         else:
             c = scene.constraint(ref.name)
-            self.center = next(p for r, p in handles_of(document) if r == ref).copy()
+            self.center = handle_at(document, ref).copy()  # as its handle is drawn
             if ref.part.on_body:  # a point on the body, in its frame (a pivot)
                 body_to_world = pose.bone_to_world[0, scene.bone_index(c.driven_bones()[0])]
                 self.local_axes = _unit_columns(body_to_world)
