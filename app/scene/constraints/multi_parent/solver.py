@@ -250,6 +250,9 @@ def compose(parent_to_world, body_to_parent, out=None) -> np.ndarray:
     """
     a, b = parent_to_world, body_to_parent
     out = np.empty(np.shape(b)) if out is None else out
+    if len(b) == 1 and len(a) == 1:  # the editor's frame: the same sums on Python floats
+        out[0] = _compose_one(a[0].tolist(), b[0].tolist())  # (IEEE doubles, same order)
+        return out
     for j in range(3):
         for k in range(4):
             out[:, j, k] = (
@@ -259,6 +262,21 @@ def compose(parent_to_world, body_to_parent, out=None) -> np.ndarray:
     out[:, 3, :3] = 0.0
     out[:, 3, 3] = 1.0
     return out
+
+
+def _compose_one(a, b) -> list:
+    """:func:`compose` of one frame, ``a @ b`` as nested lists: each entry the same sum of
+    products in the same order, so its bits are those of the stacked form, in a tenth of
+    the time (no numpy call per entry)."""
+    rows = []
+    for j in range(3):
+        aj0, aj1, aj2, aj3 = a[j]
+        rows.append(
+            [aj0 * b[0][k] + aj1 * b[1][k] + aj2 * b[2][k] for k in range(3)]
+            + [aj0 * b[0][3] + aj1 * b[1][3] + aj2 * b[2][3] + aj3]
+        )
+    rows.append([0.0, 0.0, 0.0, 1.0])
+    return rows
 
 
 def _entry(cache: dict, name: str) -> dict:
