@@ -221,3 +221,26 @@ def test_a_png_export_destroys_its_viewport_before_it_returns(qtbot, tmp_path, m
     assert out.stat().st_size > 0
     ((viewport, document),) = made
     assert not shiboken6.isValid(viewport) and not shiboken6.isValid(document)
+
+
+def test_screenshot_selects_a_part_by_constraint_and_part(qtbot, tmp_path, monkeypatch):
+    """``--select CONSTRAINT/PART``: a pivot by its name, a target or pole by that word; a
+    part the constraint does not have is refused, naming both."""
+    from app.editor.document import Document
+    from app.scene.rig.refs import Ref
+    from app.window.application import render_screenshot
+
+    chosen = []
+    real = Document.set_selection
+    monkeypatch.setattr(
+        Document, "set_selection", lambda self, refs: (chosen.append(list(refs)), real(self, refs))
+    )
+    out = tmp_path / "shot.png"
+    render_screenshot(SCENES / "fabrik_arm.json", out, size=(640, 400), select=["arm reaches/pole"])
+    assert chosen[0] == [Ref.pole_of("arm reaches")]
+    render_screenshot(SCENES / "foot_roll.json", out, size=(640, 400), select=["foot_roll/heel"])
+    assert chosen[-1] == [Ref.pivot_of("foot_roll", "heel")]
+    with pytest.raises(ValueError, match="'arm reaches' has no part called 'heel'"):
+        render_screenshot(
+            SCENES / "fabrik_arm.json", out, size=(640, 400), select=["arm reaches/heel"]
+        )
