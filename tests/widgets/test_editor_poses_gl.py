@@ -84,5 +84,6 @@ def test_pose_keys_belong_to_the_viewport_and_outliner(qtbot):
     key(win.timeline, "C", CTRL)
     assert QtGui.QGuiApplication.clipboard().text() == "untouched"
     win.viewport.setFocus()
+    qtbot.waitUntil(win.viewport.hasFocus)  # the keyboard is in the viewport, as after a click
     key(win.viewport, "C", CTRL)
     assert "pivotal-pose" in QtGui.QGuiApplication.clipboard().text()

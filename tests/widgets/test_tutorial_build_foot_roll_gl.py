@@ -58,6 +58,7 @@ def test_build_the_foot_roll_from_an_empty_scene(qtbot):
     doc, vp = win.document, win.viewport
     # 1. File ▸ New: one upright root bone
     assert "Ctrl+N" in text
+    qtbot.waitUntil(win.isActiveWindow)  # a window's shortcuts need it active
     key(win, "N", CTRL)
     assert doc.scene.bone_names() == ["root"] and not doc.scene.constraints
     # 2. select it, rename it foot (F2), lay it along the ground (its tail in the inspector)
