@@ -575,7 +575,6 @@ class Tacks(Constraint):
 
     type = "toy_tacks"
     label = "toy tacks"
-    part_types = (TACK,)
     bone: str
     tacks: tuple[model.Pivot, ...]
 

@@ -132,8 +132,8 @@ class PartType:
     list_color: tuple[int, int, int] = (80, 220, 255)
 
 
-#: Every part type, by ``word`` (a :class:`Ref`'s kind): each kind registers the ones it
-#: declares in its ``part_types``.
+#: Every part type, by ``word`` (a :class:`Ref`'s kind): each kind registers the types of
+#: the parts its ``parts()`` lists (a ``target`` field's is :data:`TARGET_PART`).
 PARTS: Registry[str, PartType] = Registry("constraint part", key=lambda part: part.word)
 
 #: A kind's aim: the :class:`Target` in its ``target`` field.
@@ -162,8 +162,6 @@ class Constraint:
     #: The fields holding a :class:`Target` (``None`` when unset), in the order shown; each
     #: is a part whose :class:`PartType` has the field's name as ``word``.
     target_fields: ClassVar[tuple[str, ...]] = ()
-    #: The kinds of parts it has (its handles): :class:`PartType`, registered in :data:`PARTS`.
-    part_types: ClassVar[tuple[PartType, ...]] = ()
     #: Whether its limits are per bone (a chain's), so edits name the bone.
     limits_per_bone = False
     #: What it is, as editing and analysis ask it (each kind says yes to its own): a body
@@ -298,7 +296,6 @@ class OneBoneOneTarget(Constraint):
     part, :data:`TARGET_PART`): what such kinds share (their own fields follow these)."""
 
     target_fields = ("target",)
-    part_types = (TARGET_PART,)
     bone: str
     target: Target
 

@@ -145,9 +145,12 @@ def resolve(scene: Scene, ref: Ref):
 def follows_a_bone(scene: Scene, ref: Ref) -> bool:
     """Whether ``ref`` names a target that follows a bone's head or tail: it has no position
     of its own to move or key (move or key the bone)."""
-    if ref.part is None or ref.part.on_body or not exists(scene, ref):
+    if ref.part is None or ref.part.on_body:
         return False
-    return resolve(scene, ref).bone is not None
+    try:
+        return resolve(scene, ref).bone is not None
+    except KeyError:  # gone (an undone edit): it follows nothing
+        return False
 
 
 def owner_of(scene: Scene, ref: Ref) -> tuple[str, int]:

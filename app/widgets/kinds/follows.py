@@ -108,27 +108,19 @@ def on_constraint(menu, document, c, ref) -> None:
             )
 
 
+def _view(cls, **options) -> ConstraintView:
+    """A follow kind's view: a bone it follows has no position of its own to set."""
+    return ConstraintView(
+        cls,
+        section=section,
+        add_on_bone=_add_on_bone(cls),
+        on_constraint=on_constraint,
+        target_position=False,
+        **options,
+    )
+
+
 # child of and copy rotation follow the target bone as a whole: its head or tail means nothing
-CHILD_OF = ConstraintView(
-    ChildOf,
-    section=section,
-    add_on_bone=_add_on_bone(ChildOf),
-    on_constraint=on_constraint,
-    target_ends=False,
-    target_position=False,
-)
-COPY_ROTATION = ConstraintView(
-    CopyRotation,
-    section=section,
-    add_on_bone=_add_on_bone(CopyRotation),
-    on_constraint=on_constraint,
-    target_ends=False,
-    target_position=False,
-)
-COPY_LOCATION = ConstraintView(
-    CopyLocation,
-    section=section,
-    add_on_bone=_add_on_bone(CopyLocation),
-    on_constraint=on_constraint,
-    target_position=False,
-)
+CHILD_OF = _view(ChildOf, target_ends=False)
+COPY_ROTATION = _view(CopyRotation, target_ends=False)
+COPY_LOCATION = _view(CopyLocation)

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.scene.rig.model import PARTS, TARGET_PART, Constraint, Limit, PartType, Target
+from app.scene.rig.model import PARTS, Constraint, Limit, PartType, Target
 
 #: A FABRIK chain's pole: the chain bends towards it.
 POLE_PART = PARTS.register(
@@ -29,7 +29,6 @@ class Fabrik(Constraint):
     type = "fabrik"
     label = "FABRIK"
     target_fields = ("target", "pole")
-    part_types = (TARGET_PART, POLE_PART)
     limits_per_bone = True
     is_chain = True
     chain: tuple[str, ...]

@@ -45,7 +45,6 @@ class MultiParent(Constraint):
     has_pivots: ClassVar[bool] = True
     integrated: ClassVar[bool] = True
     has_relative_to: ClassVar[bool] = True
-    part_types = (PIVOT_PART,)
 
     def listed_names(self):
         return tuple(p.name for p in self.pivots)
