@@ -148,6 +148,8 @@ def render_screenshot(
                 for word, named in c.parts()
                 if part in (named, word)
             ]
+            if constraint not in [c.name for c in document.scene.constraints]:
+                raise ValueError(f"--select {name!r}: no constraint named {constraint!r}")
             if not found:
                 raise ValueError(f"--select {name!r}: {constraint!r} has no part called {part!r}")
             refs.append(found[0])

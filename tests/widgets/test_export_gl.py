@@ -244,3 +244,5 @@ def test_screenshot_selects_a_part_by_constraint_and_part(qtbot, tmp_path, monke
         render_screenshot(
             SCENES / "fabrik_arm.json", out, size=(640, 400), select=["arm reaches/heel"]
         )
+    with pytest.raises(ValueError, match="no constraint named 'arm'"):
+        render_screenshot(SCENES / "fabrik_arm.json", out, size=(640, 400), select=["arm/pole"])
